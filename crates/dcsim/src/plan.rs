@@ -1,0 +1,260 @@
+//! The validated, fully resolved description of one run. The scenario layer turns a TOML
+//! file into a `Plan` (all names resolved to indices, all units parsed, all defaults
+//! applied); the world is built from a `Plan` alone. Tests may also build a `Plan` directly.
+
+use crate::units::{Rate, SimTime};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub name: String,
+    pub seed: u64,
+    /// Simulated time at which the run stops.
+    pub duration: SimTime,
+    pub nodes: Vec<NodePlan>,
+    pub links: Vec<LinkPlan>,
+    pub flows: Vec<FlowPlan>,
+    pub host: HostPlan,
+    pub switch: SwitchPlan,
+    pub stats: StatsPlan,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Host,
+    Switch,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodePlan {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+/// A full-duplex link between nodes `a` and `b` (indices into `Plan::nodes`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkPlan {
+    pub a: u32,
+    pub b: u32,
+    pub rate: Rate,
+    pub delay: SimTime,
+}
+
+/// One RDMA-write-style message on its own queue pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowPlan {
+    pub src: u32,
+    pub dst: u32,
+    /// Payload bytes; `None` is a long-lived flow that sends until the run ends.
+    pub size: Option<u64>,
+    pub start: SimTime,
+    pub priority: u8,
+    /// Optional pacing rate of the queue pair (defaults to the NIC line rate).
+    pub rate: Option<Rate>,
+    /// Index of the `[[traffic]]` entry that produced the flow (for grouping results).
+    pub group: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostPlan {
+    /// Largest payload per packet (bytes). Messages are cut into packets of this size.
+    pub mtu: u32,
+    /// Frame overhead per data packet (RoCEv2 over IPv4: 62 B, metrics.md 12.4).
+    pub header_bytes: u32,
+    /// Whether the 20 B of preamble, SFD and inter-frame gap occupy the wire.
+    pub preamble_ifg: bool,
+    /// Frame size of an ACK (RoCEv2 ACK with AETH: 66 B).
+    pub ack_bytes: u32,
+    /// The receiver ACKs every n-th packet of a flow (and always the last).
+    pub ack_every: u32,
+    /// Go-back-N retransmission timeout for lossy fabrics.
+    pub rto: SimTime,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FlowControl {
+    /// Per-priority pause (IEEE 802.1Qbb) on the lossless priorities.
+    Pfc,
+    /// Link-level PAUSE (IEEE 802.3x): one class that stops every priority.
+    Pause,
+    /// No flow control: the fabric is lossy and full buffers drop.
+    None,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PauseMode {
+    /// XOFF carries `xoff_quanta`; refreshed before expiry while congested; explicit XON.
+    XonXoff,
+    /// XOFF carries a short `pause_time`, re-sent every half period while congested.
+    Timer,
+    /// Any XOFF pauses until XON (the HPCC simulator's behaviour).
+    Infinite,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Headroom {
+    /// 3 x one-way link BDP (the HPCC simulator's rule).
+    Hpcc,
+    /// pfc.md 1.6: MTU_R + 84 + 2*C*d/8 + 2*D_phy*C/8 + 64*Q_react + MTU_S.
+    Formula { phy_delay: SimTime },
+    /// A configured number of bytes per (port, priority).
+    Fixed(u64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PfcPlan {
+    pub mode: FlowControl,
+    pub pause_mode: PauseMode,
+    /// Bit p set: priority p is lossless (paused by PFC).
+    pub lossless: u8,
+    pub xoff_quanta: u16,
+    /// Pause time of TIMER mode.
+    pub pause_time: SimTime,
+    /// Refresh an XOFF after this fraction of its duration while still congested.
+    pub refresh_fraction: f64,
+    /// Quanta a port keeps sending after it receives a pause (802.3 Annex 31B reaction).
+    pub reaction_quanta: u32,
+    pub headroom: Headroom,
+    /// Static buffer only: XOFF threshold in ingress bytes per (port, priority);
+    /// `None` computes it as the per-priority share of `port_buffer` minus headroom.
+    pub xoff: Option<u64>,
+    /// Static buffer only: XON threshold; `None` is `xoff - resume_offset`.
+    pub xon: Option<u64>,
+    /// Hysteresis between XOFF and XON (bytes).
+    pub resume_offset: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum BufferPlan {
+    /// Each ingress port owns `port_buffer` bytes; lossless priorities pause at XOFF.
+    Static { port_buffer: u64 },
+    /// One pool per switch with per-(port, priority) reserve, per-port headroom and a
+    /// dynamic threshold alpha = 2^-alpha_shift (pfc.md 1.4, the HPCC simulator's MMU).
+    Shared { total: u64, reserve: u64, alpha_shift: u8 },
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SchedulerKind {
+    /// Higher priority number first.
+    Strict,
+    /// One packet per non-empty priority in turn.
+    RoundRobin,
+    /// Deficit weighted round robin (ETS); priorities in `strict_mask` are served first.
+    Dwrr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedulerPlan {
+    pub kind: SchedulerKind,
+    pub weights: [u32; 8],
+    pub strict_mask: u8,
+}
+
+/// How one egress (port, priority) queue shares its service among its arrivals.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Arbitration {
+    /// One FIFO: first come, first served.
+    Fifo,
+    /// Round robin over the ingress ports that have packets queued (VOQ arbitration).
+    PerPort,
+    /// Round robin over the flows that have packets queued.
+    PerFlow,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchPlan {
+    pub buffer: BufferPlan,
+    pub pfc: PfcPlan,
+    pub scheduler: SchedulerPlan,
+    pub arbitration: Arbitration,
+    /// Lossy egress drop-tail limit per (port, priority) in bytes, if any.
+    pub egress_limit: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatsPlan {
+    /// Bin width of the per-flow goodput time series; `None` disables it.
+    pub goodput_interval: Option<SimTime>,
+    /// Period of queue-depth samples; `None` disables them.
+    pub sample_interval: Option<SimTime>,
+    /// Averages reported as "steady state" use [steady_start, duration].
+    pub steady_start: SimTime,
+    /// Upper bound on rows of the PFC event log (further events are counted, not logged).
+    pub max_pfc_events: u64,
+    /// Upper bound on rows of the sample and goodput tables each.
+    pub max_rows: u64,
+}
+
+// Defaults, with their sources (../shared/models/pfc.md, metrics.md). The scenario layer
+// starts from these and applies what the file says.
+
+impl Default for HostPlan {
+    fn default() -> Self {
+        HostPlan {
+            mtu: 1024,
+            header_bytes: 62,
+            preamble_ifg: true,
+            ack_bytes: 66,
+            ack_every: 1,
+            rto: SimTime::ms(1),
+        }
+    }
+}
+
+impl Default for PfcPlan {
+    fn default() -> Self {
+        PfcPlan {
+            mode: FlowControl::Pfc,
+            pause_mode: PauseMode::XonXoff,
+            lossless: 1 << 3,
+            xoff_quanta: 65535,
+            pause_time: SimTime::us(5),
+            refresh_fraction: 0.5,
+            reaction_quanta: 0,
+            headroom: Headroom::Formula { phy_delay: SimTime::ZERO },
+            xoff: None,
+            xon: None,
+            resume_offset: 3 * 1024,
+        }
+    }
+}
+
+impl Default for SwitchPlan {
+    fn default() -> Self {
+        SwitchPlan {
+            buffer: BufferPlan::Shared { total: 32 << 20, reserve: 4 * 1024, alpha_shift: 3 },
+            pfc: PfcPlan::default(),
+            scheduler: SchedulerPlan { kind: SchedulerKind::Strict, weights: [1; 8], strict_mask: 0 },
+            arbitration: Arbitration::Fifo,
+            egress_limit: None,
+        }
+    }
+}
+
+impl Default for StatsPlan {
+    fn default() -> Self {
+        StatsPlan {
+            goodput_interval: Some(SimTime::us(100)),
+            sample_interval: Some(SimTime::us(100)),
+            steady_start: SimTime::ZERO,
+            max_pfc_events: 1_000_000,
+            max_rows: 10_000_000,
+        }
+    }
+}
+
+impl Plan {
+    /// An empty plan with default settings; tests fill in nodes, links and flows.
+    pub fn new(name: &str, duration: SimTime) -> Self {
+        Plan {
+            name: name.to_string(),
+            seed: 1,
+            duration,
+            nodes: Vec::new(),
+            links: Vec::new(),
+            flows: Vec::new(),
+            host: HostPlan::default(),
+            switch: SwitchPlan::default(),
+            stats: StatsPlan::default(),
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! Columnar results of a run: named tables of typed columns plus a JSON summary.
+//! The Python layer turns each table into a DataFrame; the CLI writes them to files.
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    U64(Vec<u64>),
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::U64(v) => v.len(),
+            Column::I64(v) => v.len(),
+            Column::F64(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool { self.len() == 0 }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub columns: Vec<(String, Column)>,
+}
+
+impl Table {
+    pub fn push(&mut self, name: &str, col: Column) { self.columns.push((name.to_string(), col)); }
+    pub fn get(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+    pub fn rows(&self) -> usize { self.columns.first().map_or(0, |(_, c)| c.len()) }
+}
+
+/// Everything a run produces. Table names: `flows`, `ports`, `pfc_events`, `samples`,
+/// `goodput`, `nodes`, `links` (documented column by column in docs/outputs.md).
+#[derive(Clone, Debug, Default)]
+pub struct Results {
+    pub tables: Vec<(String, Table)>,
+    pub summary: serde_json::Value,
+}
+
+impl Results {
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        self.tables.iter().find(|(n, _)| n == name).map(|(_, t)| t)
+    }
+}

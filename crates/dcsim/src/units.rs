@@ -1,0 +1,183 @@
+//! Physical units: integer picosecond time, bit/s rates, byte sizes, and their
+//! parsing from the strings scenario files use ("40Gbps", "1.5us", "32MiB").
+
+use std::fmt;
+
+/// Simulated time in picoseconds. Integer so that runs are bit-reproducible.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(pub u64);
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+    pub const MAX: SimTime = SimTime(u64::MAX);
+    pub const fn ps(v: u64) -> Self { SimTime(v) }
+    pub const fn ns(v: u64) -> Self { SimTime(v * 1_000) }
+    pub const fn us(v: u64) -> Self { SimTime(v * 1_000_000) }
+    pub const fn ms(v: u64) -> Self { SimTime(v * 1_000_000_000) }
+    pub fn as_secs_f64(self) -> f64 { self.0 as f64 * 1e-12 }
+    pub fn as_us_f64(self) -> f64 { self.0 as f64 * 1e-6 }
+}
+
+impl std::ops::Add for SimTime {
+    type Output = SimTime;
+    #[inline]
+    fn add(self, o: SimTime) -> SimTime { SimTime(self.0 + o.0) }
+}
+impl std::ops::Sub for SimTime {
+    type Output = SimTime;
+    #[inline]
+    fn sub(self, o: SimTime) -> SimTime { SimTime(self.0 - o.0) }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ps = self.0;
+        if ps >= 1_000_000_000 { write!(f, "{}ms", ps as f64 / 1e9) }
+        else if ps >= 1_000_000 { write!(f, "{}us", ps as f64 / 1e6) }
+        else if ps >= 1_000 { write!(f, "{}ns", ps as f64 / 1e3) }
+        else { write!(f, "{}ps", ps) }
+    }
+}
+
+/// A bit rate in bit/s.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    pub const fn bps(v: u64) -> Self { Rate(v) }
+    pub const fn mbps(v: u64) -> Self { Rate(v * 1_000_000) }
+    pub const fn gbps(v: u64) -> Self { Rate(v * 1_000_000_000) }
+    pub fn as_gbps_f64(self) -> f64 { self.0 as f64 * 1e-9 }
+
+    /// Time to serialize `bytes` at this rate, rounded down to the picosecond.
+    #[inline]
+    pub fn tx_time(self, bytes: u64) -> SimTime {
+        SimTime(bytes * 8_000_000_000_000 / self.0)
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}Gbps", self.0 as f64 / 1e9)
+    }
+}
+
+/// Why a unit string did not parse; the caller adds the field path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitError(pub String);
+
+fn split_number(s: &str) -> Result<(f64, &str), UnitError> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '-' || *c == '+'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(end);
+    if num.is_empty() {
+        return Err(UnitError(format!("'{s}' does not start with a number")));
+    }
+    let v: f64 = num.parse().map_err(|_| UnitError(format!("'{num}' is not a number")))?;
+    if !v.is_finite() {
+        return Err(UnitError(format!("'{s}' is not finite")));
+    }
+    if v < 0.0 {
+        return Err(UnitError(format!("'{s}' is negative")));
+    }
+    Ok((v, unit.trim()))
+}
+
+fn scaled(v: f64, mult: f64, what: &str, s: &str) -> Result<u64, UnitError> {
+    let x = v * mult;
+    if x > u64::MAX as f64 / 2.0 {
+        return Err(UnitError(format!("{what} '{s}' is too large")));
+    }
+    let r = x.round();
+    if (x - r).abs() > 1e-6 * x.max(1.0) {
+        return Err(UnitError(format!("{what} '{s}' is not a whole number of the base unit")));
+    }
+    Ok(r as u64)
+}
+
+/// Parses a duration: `ps`, `ns`, `us` (or `µs`), `ms`, `s`. A bare number is refused
+/// so that a forgotten unit is an error, not a silent nanosecond.
+pub fn parse_time(s: &str) -> Result<SimTime, UnitError> {
+    let (v, unit) = split_number(s)?;
+    let mult = match unit {
+        "ps" => 1.0,
+        "ns" => 1e3,
+        "us" | "µs" => 1e6,
+        "ms" => 1e9,
+        "s" => 1e12,
+        "" => return Err(UnitError(format!("'{s}' has no unit (use ps, ns, us, ms or s)"))),
+        u => return Err(UnitError(format!("unknown time unit '{u}' in '{s}' (use ps, ns, us, ms or s)"))),
+    };
+    Ok(SimTime(scaled(v, mult, "time", s)?))
+}
+
+/// Parses a rate: `bps`, `Kbps`, `Mbps`, `Gbps`, `Tbps` (also written `Gb/s`).
+pub fn parse_rate(s: &str) -> Result<Rate, UnitError> {
+    let (v, unit) = split_number(s)?;
+    let u = unit.replace("b/s", "bps");
+    let mult = match u.as_str() {
+        "bps" => 1.0,
+        "Kbps" | "kbps" => 1e3,
+        "Mbps" => 1e6,
+        "Gbps" => 1e9,
+        "Tbps" => 1e12,
+        "" => return Err(UnitError(format!("'{s}' has no unit (use bps, Kbps, Mbps, Gbps or Tbps)"))),
+        _ => return Err(UnitError(format!("unknown rate unit '{unit}' in '{s}' (use bps, Kbps, Mbps, Gbps or Tbps)"))),
+    };
+    Ok(Rate(scaled(v, mult, "rate", s)?))
+}
+
+/// Parses a size: `B`, `KB`/`MB`/`GB` (powers of 1000) and `KiB`/`MiB`/`GiB` (powers of 1024).
+pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
+    let (v, unit) = split_number(s)?;
+    let mult = match unit {
+        "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "" => return Err(UnitError(format!("'{s}' has no unit (use B, KB, KiB, MB, MiB, GB or GiB)"))),
+        u => return Err(UnitError(format!("unknown size unit '{u}' in '{s}' (use B, KB, KiB, MB, MiB, GB or GiB)"))),
+    };
+    scaled(v, mult, "size", s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units() {
+        assert_eq!(parse_rate("40Gbps").unwrap(), Rate::gbps(40));
+        assert_eq!(parse_rate("2.5Gb/s").unwrap(), Rate::mbps(2500));
+        assert_eq!(parse_time("1.5us").unwrap(), SimTime::ns(1500));
+        assert_eq!(parse_time("55us").unwrap(), SimTime::us(55));
+        assert_eq!(parse_bytes("32MiB").unwrap(), 32 << 20);
+        assert_eq!(parse_bytes("100KB").unwrap(), 100_000);
+        assert_eq!(parse_bytes("2048B").unwrap(), 2048);
+    }
+
+    #[test]
+    fn rejects_bad_units() {
+        assert!(parse_rate("40Gbs").is_err());
+        assert!(parse_rate("40").is_err());
+        assert!(parse_time("-1us").is_err());
+        assert!(parse_time("1.5").is_err());
+        assert!(parse_time("0.5ps").is_err());
+        assert!(parse_bytes("1.5B").is_err());
+        assert!(parse_bytes("abc").is_err());
+    }
+
+    #[test]
+    fn serialization_time_is_exact_for_common_rates() {
+        // 2130 B on the wire at 40 Gb/s = 426 ns.
+        assert_eq!(Rate::gbps(40).tx_time(2130), SimTime::ns(426));
+        assert_eq!(Rate::gbps(100).tx_time(84), SimTime::ps(6720));
+    }
+}
