@@ -52,7 +52,11 @@ impl Rate {
     /// Time to serialize `bytes` at this rate, rounded down to the picosecond.
     #[inline]
     pub fn tx_time(self, bytes: u64) -> SimTime {
-        SimTime(bytes * 8_000_000_000_000 / self.0)
+        if bytes <= 2_000_000 {
+            SimTime(bytes * 8_000_000_000_000 / self.0) // fits in u64
+        } else {
+            SimTime((bytes as u128 * 8_000_000_000_000 / self.0 as u128) as u64)
+        }
     }
 }
 

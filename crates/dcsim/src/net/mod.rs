@@ -1,0 +1,9 @@
+//! The packet model: packets, ports and their queues, the switch buffer (MMU) with PFC,
+//! routing, host NICs with queue pairs, and the statistics they keep.
+
+pub mod mmu;
+pub mod packet;
+pub mod pfc;
+pub mod queue;
+pub mod routing;
+pub mod stats;

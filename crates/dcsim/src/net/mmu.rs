@@ -1,0 +1,259 @@
+//! Switch buffer management (MMU): ingress accounting per (port, class), admission with
+//! drops counted by reason, and the XOFF/XON conditions of PFC.
+//!
+//! Two models (../shared/models/pfc.md):
+//! - static: each ingress port owns `port_buffer` bytes; a lossless class pauses at
+//!   `xoff` and resumes at `xon`, and may exceed `xoff` by its headroom;
+//! - shared: the HPCC simulator's MMU (pfc.md 1.4): per-(port, class) reserve, per-port
+//!   headroom, and a shared pool with dynamic threshold alpha x free space.
+//!
+//! A "class" is the priority under PFC and 0 for every priority under 802.3x PAUSE.
+
+use crate::ids::PortId;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum DropReason {
+    /// Static model: the ingress port's buffer is full.
+    BufferFull = 0,
+    /// A lossless class used up its headroom (headroom too small for the link).
+    HeadroomExceeded = 1,
+    /// Shared model: a lossy class reached the dynamic threshold.
+    SharedThreshold = 2,
+    /// The egress queue reached its configured drop-tail limit.
+    EgressFull = 3,
+}
+
+pub const DROP_REASONS: [&str; 4] = ["buffer_full", "headroom_exceeded", "shared_threshold", "egress_full"];
+
+#[derive(Clone, Debug)]
+pub enum Model {
+    Static { port_buffer: u64 },
+    Shared { reserve: u64 },
+}
+
+pub struct Mmu {
+    model: Model,
+    resume_offset: u64,
+    /// Per port: index of its switch, or u32::MAX for host ports (no MMU).
+    port_switch: Vec<u32>,
+    /// Per port: headroom per lossless class (bytes).
+    headroom: Vec<u64>,
+    /// Per port: static XOFF and XON thresholds.
+    xoff: Vec<u64>,
+    xon: Vec<u64>,
+    /// Per port: dynamic-threshold shift (alpha = 2^-shift).
+    shift: Vec<u8>,
+    /// Per port: all bytes charged to the port (static model).
+    port_bytes: Vec<u64>,
+    /// Per switch: buffer size, and the part set aside for reserves and headroom.
+    sw_total: Vec<u64>,
+    sw_fixed: Vec<u64>,
+    sw_shared_used: Vec<u64>,
+    /// Per (port, class): bytes counted in reserve + shared, and in headroom.
+    ingress: Vec<u64>,
+    hdrm: Vec<u64>,
+}
+
+/// Per-port settings the world computes (headroom from the link, alpha from the rate).
+#[derive(Copy, Clone, Debug)]
+pub struct PortBuffer {
+    pub switch: u32,
+    pub headroom: u64,
+    pub xoff: u64,
+    pub xon: u64,
+    pub shift: u8,
+}
+
+impl Mmu {
+    /// `ports[p]` is `None` for host ports. `switch_total[s]` is the shared buffer of
+    /// switch s (shared model).
+    pub fn new(model: Model, resume_offset: u64, ports: &[Option<PortBuffer>], switch_total: &[u64], lossless_classes: u64) -> Self {
+        let n = ports.len();
+        let mut sw_fixed = vec![0u64; switch_total.len()];
+        if let Model::Shared { reserve } = model {
+            for pb in ports.iter().flatten() {
+                sw_fixed[pb.switch as usize] += reserve + pb.headroom * lossless_classes;
+            }
+        }
+        Mmu {
+            model,
+            resume_offset,
+            port_switch: ports.iter().map(|p| p.map_or(u32::MAX, |b| b.switch)).collect(),
+            headroom: ports.iter().map(|p| p.map_or(0, |b| b.headroom)).collect(),
+            xoff: ports.iter().map(|p| p.map_or(0, |b| b.xoff)).collect(),
+            xon: ports.iter().map(|p| p.map_or(0, |b| b.xon)).collect(),
+            shift: ports.iter().map(|p| p.map_or(0, |b| b.shift)).collect(),
+            port_bytes: vec![0; n],
+            sw_total: switch_total.to_vec(),
+            sw_fixed,
+            sw_shared_used: vec![0; switch_total.len()],
+            ingress: vec![0; n * 8],
+            hdrm: vec![0; n * 8],
+        }
+    }
+
+    /// Free shared space times alpha for ingress `port` (pfc.md: PfcThreshold).
+    #[inline]
+    fn threshold(&self, port: usize) -> u64 {
+        let s = self.port_switch[port] as usize;
+        self.sw_total[s].saturating_sub(self.sw_fixed[s] + self.sw_shared_used[s]) >> self.shift[port]
+    }
+
+    #[inline]
+    fn shared_used(&self, i: usize, reserve: u64) -> u64 { self.ingress[i].saturating_sub(reserve) }
+
+    /// Charges a frame of `size` bytes arriving on (port, class), or says why it drops.
+    /// `lossless`: the class is paused by PFC/PAUSE, so it may use headroom.
+    #[inline]
+    pub fn admit(&mut self, port: PortId, class: u8, size: u64, lossless: bool) -> Result<(), DropReason> {
+        let p = port.idx();
+        let i = p * 8 + class as usize;
+        match self.model {
+            Model::Static { port_buffer } => {
+                if lossless && self.ingress[i] + size > self.xoff[p] + self.headroom[p] {
+                    return Err(DropReason::HeadroomExceeded);
+                }
+                if self.port_bytes[p] + size > port_buffer {
+                    return Err(DropReason::BufferFull);
+                }
+                self.ingress[i] += size;
+                self.port_bytes[p] += size;
+            }
+            Model::Shared { reserve } => {
+                let thr = self.threshold(p);
+                let over_shared = size + self.shared_used(i, reserve) > thr;
+                if over_shared && (!lossless || size + self.hdrm[i] > self.headroom[p]) {
+                    return Err(if lossless { DropReason::HeadroomExceeded } else { DropReason::SharedThreshold });
+                }
+                let nb = self.ingress[i] + size;
+                let s = self.port_switch[p] as usize;
+                if nb <= reserve {
+                    self.ingress[i] = nb;
+                } else if nb - reserve > thr {
+                    self.hdrm[i] += size;
+                } else {
+                    self.ingress[i] = nb;
+                    self.sw_shared_used[s] += size.min(nb - reserve);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Releases a frame charged to (port, class) when it starts leaving the switch.
+    #[inline]
+    pub fn release(&mut self, port: PortId, class: u8, size: u64) {
+        let p = port.idx();
+        let i = p * 8 + class as usize;
+        match self.model {
+            Model::Static { .. } => {
+                self.ingress[i] -= size;
+                self.port_bytes[p] -= size;
+            }
+            Model::Shared { reserve } => {
+                let from_h = self.hdrm[i].min(size);
+                let from_s = (size - from_h).min(self.ingress[i].saturating_sub(reserve));
+                self.hdrm[i] -= from_h;
+                self.ingress[i] -= size - from_h;
+                self.sw_shared_used[self.port_switch[p] as usize] -= from_s;
+            }
+        }
+    }
+
+    /// The XOFF condition of (port, class), checked after an admitted arrival.
+    #[inline]
+    pub fn over_xoff(&self, port: PortId, class: u8) -> bool {
+        let p = port.idx();
+        let i = p * 8 + class as usize;
+        match self.model {
+            Model::Static { .. } => self.ingress[i] >= self.xoff[p],
+            Model::Shared { reserve } => self.hdrm[i] > 0 || self.shared_used(i, reserve) >= self.threshold(p),
+        }
+    }
+
+    /// The XON condition of (port, class), checked after a departure.
+    #[inline]
+    pub fn under_xon(&self, port: PortId, class: u8) -> bool {
+        let p = port.idx();
+        let i = p * 8 + class as usize;
+        match self.model {
+            Model::Static { .. } => self.ingress[i] <= self.xon[p],
+            Model::Shared { reserve } => {
+                let su = self.shared_used(i, reserve);
+                self.hdrm[i] == 0 && (su == 0 || su + self.resume_offset <= self.threshold(p))
+            }
+        }
+    }
+
+    /// Bytes charged to (port, class): reserve + shared + headroom.
+    #[inline]
+    pub fn occupancy(&self, port: PortId, class: u8) -> u64 {
+        let i = port.idx() * 8 + class as usize;
+        self.ingress[i] + self.hdrm[i]
+    }
+
+    pub fn headroom(&self, port: PortId) -> u64 { self.headroom[port.idx()] }
+    pub fn xoff(&self, port: PortId) -> u64 { self.xoff[port.idx()] }
+    pub fn xon(&self, port: PortId) -> u64 { self.xon[port.idx()] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_port(model: Model, headroom: u64, xoff: u64, xon: u64) -> Mmu {
+        let pb = PortBuffer { switch: 0, headroom, xoff, xon, shift: 3 };
+        Mmu::new(model, 3 * 1024, &[Some(pb)], &[1 << 20], 1)
+    }
+
+    #[test]
+    fn static_hysteresis_and_headroom() {
+        let mut m = one_port(Model::Static { port_buffer: 100_000 }, 20_000, 60_000, 50_000);
+        let p = PortId(0);
+        for _ in 0..59 { m.admit(p, 3, 1000, true).unwrap(); }
+        assert!(!m.over_xoff(p, 3));
+        m.admit(p, 3, 1000, true).unwrap();
+        assert!(m.over_xoff(p, 3));
+        // Headroom absorbs up to xoff + headroom, then the class drops.
+        for _ in 0..20 { m.admit(p, 3, 1000, true).unwrap(); }
+        assert_eq!(m.admit(p, 3, 1000, true), Err(DropReason::HeadroomExceeded));
+        // XON only once back at the low watermark.
+        for _ in 0..29 { m.release(p, 3, 1000); }
+        assert!(!m.under_xon(p, 3));
+        m.release(p, 3, 1000);
+        assert!(m.under_xon(p, 3));
+    }
+
+    #[test]
+    fn static_lossy_drops_when_port_full() {
+        let mut m = one_port(Model::Static { port_buffer: 10_000 }, 0, 0, 0);
+        for _ in 0..10 { m.admit(PortId(0), 0, 1000, false).unwrap(); }
+        assert_eq!(m.admit(PortId(0), 0, 1000, false), Err(DropReason::BufferFull));
+    }
+
+    #[test]
+    fn shared_dynamic_threshold() {
+        // 1 MiB buffer, one port, reserve 4 KiB, headroom 10 KB, alpha 1/8.
+        let mut m = one_port(Model::Shared { reserve: 4096 }, 10_000, 0, 0);
+        let p = PortId(0);
+        let free0 = (1u64 << 20) - 4096 - 10_000;
+        // Threshold T = (free0 - used)/8; XOFF when used >= T, i.e. used >= free0/9.
+        let mut used = 0;
+        while !m.over_xoff(p, 3) {
+            m.admit(p, 3, 1000, true).unwrap();
+            used += 1000;
+        }
+        let shared = used - 4096;
+        assert!(shared as f64 >= free0 as f64 / 9.0 - 1000.0 && (shared as f64) <= free0 as f64 / 9.0 + 1000.0, "{shared}");
+        // Headroom takes the rest, then drops.
+        let mut h = 0;
+        while m.admit(p, 3, 1000, true).is_ok() { h += 1000; }
+        assert!(h <= 10_000 && h >= 9_000, "{h}");
+        // Draining everything releases the pool and allows XON.
+        let total = m.occupancy(p, 3);
+        for _ in 0..total / 1000 { m.release(p, 3, 1000); }
+        assert!(m.under_xon(p, 3));
+        assert_eq!(m.occupancy(p, 3), total % 1000);
+    }
+}

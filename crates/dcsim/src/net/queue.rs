@@ -1,0 +1,299 @@
+//! Egress queues of switch ports: one queue per (port, priority), each served by an
+//! arbitration among its arrivals (FIFO, round robin over ingress ports, round robin over
+//! flows), and a scheduler across the 8 priorities of a port (strict, RR, DWRR/ETS).
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::ids::{PktId, PortId};
+use crate::net::packet::{PacketPool, PktFifo};
+use crate::plan::{Arbitration, SchedulerKind, SchedulerPlan};
+
+const NONE: u32 = u32::MAX;
+
+/// Packets of one arbitration class (an ingress port or a flow) inside an egress queue.
+#[derive(Copy, Clone, Default)]
+struct SubQueue {
+    fifo: PktFifo,
+    next_active: u32,
+    key: u32,
+}
+
+/// One egress (port, priority) queue.
+#[derive(Copy, Clone)]
+pub struct EgressQueue {
+    pub bytes: u64,
+    pub pkts: u32,
+    /// Ring of non-empty sub-queues, served in turn (a FIFO of sub-queue ids).
+    active_head: u32,
+    active_tail: u32,
+    /// FIFO and per-port arbitration: the first of this queue's fixed sub-queues.
+    sub_base: u32,
+}
+
+/// Scheduling state of one port across its priorities.
+#[derive(Copy, Clone, Default)]
+struct PortSched {
+    nonempty: u8,
+    last: u8,
+    deficit: [u32; 8],
+}
+
+/// Tiny deterministic hasher for the per-flow sub-queue map (never iterated).
+#[derive(Default)]
+pub struct FxHasher(u64);
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 { self.0 }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, i: u32) { self.write_u64(i as u64) }
+    fn write_u64(&mut self, i: u64) { self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95); }
+}
+
+pub struct EgressQueues {
+    queues: Vec<EgressQueue>,
+    sched: Vec<PortSched>,
+    subs: Vec<SubQueue>,
+    arbitration: Arbitration,
+    scheduler: SchedulerPlan,
+    /// DWRR quantum per unit of weight (bytes).
+    quantum: u32,
+    flow_subs: HashMap<(u32, u32), u32, BuildHasherDefault<FxHasher>>,
+    free_subs: Vec<u32>,
+}
+
+impl EgressQueues {
+    /// `radix[p]` is the number of ports of the node owning port p (per-port arbitration
+    /// keeps one sub-queue per ingress port of that node).
+    pub fn new(radix: &[u32], arbitration: Arbitration, scheduler: SchedulerPlan, quantum: u32) -> Self {
+        let mut queues = Vec::with_capacity(radix.len() * 8);
+        let mut n_subs = 0u32;
+        for &r in radix {
+            for _ in 0..8 {
+                let width = match arbitration {
+                    Arbitration::Fifo => 1,
+                    Arbitration::PerPort => r,
+                    Arbitration::PerFlow => 0,
+                };
+                queues.push(EgressQueue { bytes: 0, pkts: 0, active_head: NONE, active_tail: NONE, sub_base: n_subs });
+                n_subs += width;
+            }
+        }
+        EgressQueues {
+            queues,
+            sched: vec![PortSched::default(); radix.len()],
+            subs: vec![SubQueue { next_active: NONE, ..Default::default() }; n_subs as usize],
+            arbitration,
+            scheduler,
+            quantum,
+            flow_subs: HashMap::default(),
+            free_subs: Vec::new(),
+        }
+    }
+
+    #[inline]
+    pub fn queue(&self, port: PortId, prio: u8) -> &EgressQueue { &self.queues[port.idx() * 8 + prio as usize] }
+
+    /// Priorities of `port` with packets queued (bit p = priority p).
+    #[inline]
+    pub fn nonempty(&self, port: PortId) -> u8 { self.sched[port.idx()].nonempty }
+
+    /// Appends a packet. `in_local` is the ingress port's index within its node, `flow`
+    /// the packet's flow; which one counts depends on the arbitration.
+    #[inline]
+    pub fn enqueue(&mut self, pool: &mut PacketPool, port: PortId, prio: u8, id: PktId, bytes: u32, in_local: u32, flow: u32) {
+        let qi = port.idx() * 8 + prio as usize;
+        let si = match self.arbitration {
+            Arbitration::Fifo => self.queues[qi].sub_base,
+            Arbitration::PerPort => self.queues[qi].sub_base + in_local,
+            Arbitration::PerFlow => self.flow_sub(qi as u32, flow),
+        };
+        let was_empty = self.subs[si as usize].fifo.is_empty();
+        self.subs[si as usize].fifo.push(pool, id);
+        let q = &mut self.queues[qi];
+        q.bytes += bytes as u64;
+        q.pkts += 1;
+        if was_empty {
+            self.subs[si as usize].next_active = NONE;
+            if q.active_tail == NONE {
+                q.active_head = si;
+            } else {
+                self.subs[q.active_tail as usize].next_active = si;
+            }
+            q.active_tail = si;
+        }
+        self.sched[port.idx()].nonempty |= 1 << prio;
+    }
+
+    fn flow_sub(&mut self, qi: u32, flow: u32) -> u32 {
+        if let Some(&s) = self.flow_subs.get(&(qi, flow)) {
+            return s;
+        }
+        let s = self.free_subs.pop().unwrap_or_else(|| {
+            self.subs.push(SubQueue { next_active: NONE, ..Default::default() });
+            self.subs.len() as u32 - 1
+        });
+        self.subs[s as usize].key = flow;
+        self.flow_subs.insert((qi, flow), s);
+        s
+    }
+
+    /// Head packet of the sub-queue next in turn.
+    #[inline]
+    fn head(&self, qi: usize) -> PktId {
+        let s = self.queues[qi].active_head;
+        self.subs[s as usize].fifo.head
+    }
+
+    /// Removes the next packet of (port, prio) by the arbitration's turn.
+    #[inline]
+    pub fn dequeue(&mut self, pool: &PacketPool, port: PortId, prio: u8) -> PktId {
+        let qi = port.idx() * 8 + prio as usize;
+        let si = self.queues[qi].active_head as usize;
+        let id = self.subs[si].fifo.pop(pool).expect("dequeue from an empty queue");
+        let bytes = pool.get(id).frame as u64;
+        let next = self.subs[si].next_active;
+        let q = &mut self.queues[qi];
+        q.bytes -= bytes;
+        q.pkts -= 1;
+        // Rotate: the served sub-queue goes to the back of the ring if it still has packets.
+        q.active_head = next;
+        if next == NONE {
+            q.active_tail = NONE;
+        }
+        if !self.subs[si].fifo.is_empty() {
+            self.subs[si].next_active = NONE;
+            if q.active_tail == NONE {
+                q.active_head = si as u32;
+            } else {
+                self.subs[q.active_tail as usize].next_active = si as u32;
+            }
+            q.active_tail = si as u32;
+        } else if self.arbitration == Arbitration::PerFlow {
+            let key = self.subs[si].key;
+            self.flow_subs.remove(&(qi as u32, key));
+            self.free_subs.push(si as u32);
+        }
+        if q.pkts == 0 {
+            self.sched[port.idx()].nonempty &= !(1 << prio);
+        }
+        id
+    }
+
+    /// Chooses the priority to serve next among `eligible` (non-empty and not paused),
+    /// updating the scheduler's state as if the head packet of that priority is sent.
+    #[inline]
+    pub fn pick(&mut self, pool: &PacketPool, port: PortId, eligible: u8) -> Option<u8> {
+        if eligible == 0 {
+            return None;
+        }
+        let sched = self.scheduler.kind;
+        let st = &mut self.sched[port.idx()];
+        match sched {
+            SchedulerKind::Strict => Some(7 - eligible.leading_zeros() as u8),
+            SchedulerKind::RoundRobin => {
+                // First eligible priority after the last one served, cyclically.
+                let rot = eligible.rotate_right((st.last as u32 + 1) % 8);
+                let p = ((rot.trailing_zeros() + st.last as u32 + 1) % 8) as u8;
+                st.last = p;
+                Some(p)
+            }
+            SchedulerKind::Dwrr => {
+                let strict = eligible & self.scheduler.strict_mask;
+                if strict != 0 {
+                    return Some(7 - strict.leading_zeros() as u8);
+                }
+                // Deficit round robin: visit priorities from the current one; a visit to a
+                // priority whose deficit cannot cover its head packet adds its quantum and
+                // moves on. Terminates: every pass adds at least one quantum.
+                let mut p = st.last;
+                loop {
+                    if eligible & (1 << p) != 0 {
+                        let qi = port.idx() * 8 + p as usize;
+                        let size = pool.get(self.head_of(qi)).frame;
+                        let st = &mut self.sched[port.idx()];
+                        if st.deficit[p as usize] >= size {
+                            st.deficit[p as usize] -= size;
+                            st.last = p;
+                            return Some(p);
+                        }
+                        st.deficit[p as usize] += self.quantum * self.scheduler.weights[p as usize];
+                    } else {
+                        self.sched[port.idx()].deficit[p as usize] = 0;
+                    }
+                    p = (p + 1) % 8;
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn head_of(&self, qi: usize) -> PktId { self.head(qi) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{FlowId, NodeId};
+    use crate::net::packet::{Packet, PktKind};
+    use crate::units::SimTime;
+
+    fn pkt(pool: &mut PacketPool, flow: u32, frame: u32) -> PktId {
+        pool.alloc(Packet { flow: FlowId(flow), seq: 0, dst: NodeId(0), in_port: PortId(0), next: PktId::NONE,
+                            payload: 0, frame, kind: PktKind::Data, prio: 0, flags: 0, sent: SimTime::ZERO })
+    }
+
+    fn sched(kind: SchedulerKind, weights: [u32; 8]) -> SchedulerPlan { SchedulerPlan { kind, weights, strict_mask: 0 } }
+
+    #[test]
+    fn per_port_arbitration_alternates_inputs() {
+        let mut pool = PacketPool::default();
+        let mut q = EgressQueues::new(&[3, 3, 3], Arbitration::PerPort, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        // Four packets from input 0, then two from input 1.
+        for _ in 0..4 { let id = pkt(&mut pool, 0, 100); q.enqueue(&mut pool, PortId(2), 0, id, 100, 0, 0); }
+        for _ in 0..2 { let id = pkt(&mut pool, 1, 100); q.enqueue(&mut pool, PortId(2), 0, id, 100, 1, 1); }
+        let order: Vec<u32> = (0..6).map(|_| pool.get(q.dequeue(&pool, PortId(2), 0)).flow.0).collect();
+        assert_eq!(order, vec![0, 1, 0, 1, 0, 0]);
+        assert_eq!(q.nonempty(PortId(2)), 0);
+    }
+
+    #[test]
+    fn per_flow_arbitration_alternates_flows_of_one_input() {
+        let mut pool = PacketPool::default();
+        let mut q = EgressQueues::new(&[2, 2], Arbitration::PerFlow, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        for f in [5, 5, 5, 7] { let id = pkt(&mut pool, f, 100); q.enqueue(&mut pool, PortId(1), 3, id, 100, 0, f); }
+        let order: Vec<u32> = (0..4).map(|_| pool.get(q.dequeue(&pool, PortId(1), 3)).flow.0).collect();
+        assert_eq!(order, vec![5, 7, 5, 5]);
+    }
+
+    #[test]
+    fn strict_and_round_robin_pick() {
+        let pool = PacketPool::default();
+        let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        assert_eq!(q.pick(&pool, PortId(0), 0b0000_1010), Some(3));
+        let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::RoundRobin, [1; 8]), 1000);
+        let picks: Vec<u8> = (0..4).map(|_| q.pick(&pool, PortId(0), 0b1000_0010).unwrap()).collect();
+        assert_eq!(picks, vec![1, 7, 1, 7]);
+    }
+
+    #[test]
+    fn dwrr_shares_bytes_by_weight() {
+        let mut pool = PacketPool::default();
+        let mut w = [1; 8];
+        w[1] = 3;
+        let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Dwrr, w), 1000);
+        for _ in 0..400 {
+            for p in [0u8, 1] { let id = pkt(&mut pool, p as u32, 1000); q.enqueue(&mut pool, PortId(0), p, id, 1000, 0, 0); }
+        }
+        let mut sent = [0u32; 2];
+        for _ in 0..400 {
+            let p = q.pick(&pool, PortId(0), q.nonempty(PortId(0))).unwrap();
+            q.dequeue(&pool, PortId(0), p);
+            sent[p as usize] += 1;
+        }
+        assert_eq!(sent[1], 3 * sent[0], "{sent:?}");
+    }
+}

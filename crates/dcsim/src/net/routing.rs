@@ -1,0 +1,112 @@
+//! Shortest-path routing with per-flow ECMP. For every switch and destination host the
+//! table holds the equal-cost next-hop ports; a flow picks one by a seeded hash of
+//! (flow, switch), so a flow keeps its path and a new seed reshuffles paths.
+
+use std::collections::VecDeque;
+
+use crate::ids::{NodeId, PortId};
+use crate::rng::mix64;
+
+pub struct Routing {
+    n_hosts: usize,
+    /// Dense host index of each node (u32::MAX for switches).
+    host_index: Vec<u32>,
+    /// Dense switch index of each node (u32::MAX for hosts).
+    switch_index: Vec<u32>,
+    /// (offset, len) into `ports` per (switch index, host index).
+    entries: Vec<(u32, u16)>,
+    ports: Vec<PortId>,
+    salt: u64,
+}
+
+/// Graph view the routing is computed from.
+pub struct Graph<'a> {
+    pub is_host: &'a [bool],
+    /// Ports of each node: `node_ports[n]` is the range of port ids.
+    pub node_ports: &'a [std::ops::Range<u32>],
+    /// Node at the other end of each port.
+    pub peer_node: &'a [NodeId],
+}
+
+impl Routing {
+    pub fn build(g: &Graph, seed: u64) -> Routing {
+        let n = g.is_host.len();
+        let mut host_index = vec![u32::MAX; n];
+        let mut switch_index = vec![u32::MAX; n];
+        let (mut nh, mut ns) = (0u32, 0u32);
+        for (i, &h) in g.is_host.iter().enumerate() {
+            if h {
+                host_index[i] = nh;
+                nh += 1;
+            } else {
+                switch_index[i] = ns;
+                ns += 1;
+            }
+        }
+        let mut entries = vec![(0u32, 0u16); ns as usize * nh as usize];
+        let mut ports = Vec::new();
+        let mut dist = vec![u32::MAX; n];
+        let mut bfs = VecDeque::new();
+        for dst in 0..n {
+            if !g.is_host[dst] {
+                continue;
+            }
+            // BFS from the destination; hosts other than the destination do not forward.
+            dist.iter_mut().for_each(|d| *d = u32::MAX);
+            dist[dst] = 0;
+            bfs.clear();
+            bfs.push_back(dst);
+            while let Some(u) = bfs.pop_front() {
+                if u != dst && g.is_host[u] {
+                    continue;
+                }
+                for p in g.node_ports[u].clone() {
+                    let v = g.peer_node[p as usize].idx();
+                    if dist[v] == u32::MAX {
+                        dist[v] = dist[u] + 1;
+                        bfs.push_back(v);
+                    }
+                }
+            }
+            let hi = host_index[dst] as usize;
+            for s in 0..n {
+                if g.is_host[s] || dist[s] == u32::MAX {
+                    continue;
+                }
+                let off = ports.len() as u32;
+                for p in g.node_ports[s].clone() {
+                    let v = g.peer_node[p as usize].idx();
+                    if dist[v] != u32::MAX && dist[v] + 1 == dist[s] && (!g.is_host[v] || v == dst) {
+                        ports.push(PortId(p));
+                    }
+                }
+                let len = (ports.len() as u32 - off) as u16;
+                entries[switch_index[s] as usize * nh as usize + hi] = (off, len);
+            }
+        }
+        Routing { n_hosts: nh as usize, host_index, switch_index, entries, ports, salt: mix64(seed ^ 0xEC3F) }
+    }
+
+    /// Equal-cost next hops from switch `sw` toward host `dst`.
+    #[inline]
+    pub fn next_hops(&self, sw: NodeId, dst: NodeId) -> &[PortId] {
+        let (off, len) = self.entries[self.switch_index[sw.idx()] as usize * self.n_hosts + self.host_index[dst.idx()] as usize];
+        &self.ports[off as usize..off as usize + len as usize]
+    }
+
+    /// The port a flow's packets take at switch `sw` toward `dst`.
+    #[inline]
+    pub fn route(&self, sw: NodeId, dst: NodeId, flow: u32) -> PortId {
+        let hops = self.next_hops(sw, dst);
+        if hops.len() == 1 {
+            return hops[0];
+        }
+        let h = mix64(self.salt ^ ((flow as u64) << 32) ^ sw.0 as u64);
+        hops[((h as u128 * hops.len() as u128) >> 64) as usize]
+    }
+
+    /// Bytes the tables occupy.
+    pub fn footprint(&self) -> usize {
+        self.entries.capacity() * 8 + self.ports.capacity() * 4 + (self.host_index.len() + self.switch_index.len()) * 4
+    }
+}

@@ -1,0 +1,154 @@
+//! Always-on counters and bounded logs: per (port, priority) traffic, drops by reason,
+//! PFC frames and paused time; a latency histogram; the PFC event log, queue samples
+//! and per-flow goodput bins (each capped at a configured number of rows).
+
+use crate::units::SimTime;
+
+/// Counters of one (port, priority). Control frames count under the priority they
+/// concern (PFC) or in the port's `ctrl_*` counters (ACK/NAK).
+#[derive(Copy, Clone, Default, Debug)]
+pub struct PrioCounters {
+    pub tx_bytes: u64,
+    pub tx_pkts: u64,
+    pub drops: [u64; 4],
+    pub pfc_xoff_tx: u64,
+    pub pfc_xon_tx: u64,
+    pub pfc_xoff_rx: u64,
+    pub pfc_xon_rx: u64,
+    pub pfc_expired: u64,
+    /// Time this port's transmitter was paused for the priority.
+    pub paused_ps: u64,
+    /// Largest egress queue and largest ingress charge seen (bytes).
+    pub max_egress: u64,
+    pub max_ingress: u64,
+    /// Smallest ingress charge seen after the first XOFF was sent for it.
+    pub min_ingress_after_xoff: u64,
+}
+
+#[derive(Copy, Clone, Default, Debug)]
+pub struct PortCounters {
+    pub ctrl_tx_bytes: u64,
+    pub ctrl_tx_pkts: u64,
+    /// Wire bytes (frames + preamble/gap) this port put on its link.
+    pub wire_bytes: u64,
+}
+
+/// Log-linear histogram: 128 sub-buckets per power of two, so a reported percentile is
+/// within 1/128 (0.8 %) of the exact order statistic. Fixed memory, exact count, min,
+/// max and mean.
+pub struct Histogram {
+    buckets: Vec<u64>,
+    pub count: u64,
+    pub sum: u128,
+    pub min: u64,
+    pub max: u64,
+}
+
+const SUB_BITS: u32 = 7;
+
+impl Default for Histogram {
+    fn default() -> Self { Histogram { buckets: vec![0; 64 << SUB_BITS], count: 0, sum: 0, min: u64::MAX, max: 0 } }
+}
+
+impl Histogram {
+    #[inline]
+    fn bucket(v: u64) -> usize {
+        if v < (1 << SUB_BITS) {
+            return v as usize;
+        }
+        let e = 63 - v.leading_zeros() - SUB_BITS; // >= 0
+        (((e + 1) << SUB_BITS) | ((v >> e) as u32 & ((1 << SUB_BITS) - 1))) as usize
+    }
+
+    /// Smallest value that falls in bucket b.
+    fn bucket_low(b: usize) -> u64 {
+        let e = (b >> SUB_BITS) as u32;
+        let m = (b & ((1 << SUB_BITS) - 1)) as u64;
+        if e == 0 { m } else { ((1 << SUB_BITS) | m) << (e - 1) }
+    }
+
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        self.buckets[Self::bucket(v)] += 1;
+        self.count += 1;
+        self.sum += v as u128;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
+    /// Value at quantile p (0 <= p < 1), by the rule a[floor(n p)] of metrics.md 12.3,
+    /// reported as the low edge of its bucket (clamped to [min, max]).
+    pub fn quantile(&self, p: f64) -> Option<u64> {
+        if self.count == 0 {
+            return None;
+        }
+        let rank = ((self.count as f64 * p).floor() as u64).min(self.count - 1);
+        let mut seen = 0;
+        for (b, &c) in self.buckets.iter().enumerate() {
+            seen += c;
+            if seen > rank {
+                return Some(Self::bucket_low(b).clamp(self.min, self.max));
+            }
+        }
+        Some(self.max)
+    }
+
+    pub fn mean(&self) -> Option<f64> { (self.count > 0).then(|| self.sum as f64 / self.count as f64) }
+}
+
+/// One row of the PFC event log: a port's transmitter paused or resumed for a priority.
+#[derive(Copy, Clone, Debug)]
+pub struct PfcEvent {
+    pub time: SimTime,
+    pub port: u32,
+    pub prio: u8,
+    /// 1 = XOFF received (pause starts or is refreshed), 0 = XON received, 2 = expired.
+    pub kind: u8,
+}
+
+/// Column buffers of the queue samples.
+#[derive(Default)]
+pub struct Samples {
+    pub time: Vec<u64>,
+    pub port: Vec<u32>,
+    pub prio: Vec<u8>,
+    pub egress_bytes: Vec<u64>,
+    pub ingress_bytes: Vec<u64>,
+    pub paused: Vec<u8>,
+}
+
+/// Column buffers of per-flow goodput bins.
+#[derive(Default)]
+pub struct GoodputRows {
+    pub flow: Vec<u32>,
+    pub bin_start: Vec<u64>,
+    pub bytes: Vec<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_quantiles_are_close() {
+        let mut h = Histogram::default();
+        for v in 1..=100_000u64 {
+            h.record(v * 1000);
+        }
+        for (p, exact) in [(0.5, 50_001_000u64), (0.99, 99_001_000), (0.999, 99_901_000)] {
+            let q = h.quantile(p).unwrap();
+            let err = (q as f64 - exact as f64).abs() / exact as f64;
+            assert!(err < 1.0 / 128.0, "p{p}: {q} vs {exact}");
+        }
+        assert_eq!(h.min, 1000);
+        assert_eq!(h.max, 100_000_000);
+    }
+
+    #[test]
+    fn small_values_are_exact() {
+        let mut h = Histogram::default();
+        for v in [5, 7, 9] { h.record(v); }
+        assert_eq!(h.quantile(0.0), Some(5));
+        assert_eq!(h.quantile(0.5), Some(7));
+    }
+}

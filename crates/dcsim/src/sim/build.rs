@@ -1,0 +1,328 @@
+//! Builds the world from a plan: ports from links, routing tables, per-port buffer
+//! settings (headroom, XOFF/XON, alpha), queue pairs and the first events.
+
+use super::{Flow, Nic, Node, Port, QpState, Simulation};
+use crate::error::{Error, Result};
+use crate::event::{Event, EventQueue};
+use crate::ids::{FlowId, NodeId, PortId};
+use crate::net::mmu::{Mmu, Model, PortBuffer};
+use crate::net::packet::{PacketPool, PktFifo};
+use crate::net::pfc::{headroom_bytes, PREAMBLE_IFG};
+use crate::net::queue::EgressQueues;
+use crate::net::routing::{Graph, Routing};
+use crate::net::stats::{Histogram, PortCounters, PrioCounters};
+use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan};
+use crate::units::{Rate, SimTime};
+
+pub(super) fn build(plan: &Plan) -> Result<Simulation> {
+    let n = plan.nodes.len();
+    if n == 0 {
+        return Err(Error::scenario("topology", "has no nodes"));
+    }
+    // Ports: each node's ports are contiguous, in the order its links are listed.
+    let mut degree = vec![0u32; n];
+    for (i, l) in plan.links.iter().enumerate() {
+        if l.a as usize >= n || l.b as usize >= n {
+            return Err(Error::scenario(format!("topology.links[{i}]"), "names a node that does not exist"));
+        }
+        if l.rate.0 == 0 {
+            return Err(Error::scenario(format!("topology.links[{i}].rate"), "must be greater than zero"));
+        }
+        degree[l.a as usize] += 1;
+        degree[l.b as usize] += 1;
+    }
+    let mut first = vec![0u32; n + 1];
+    for i in 0..n {
+        first[i + 1] = first[i] + degree[i];
+    }
+    let n_ports = first[n] as usize;
+    let mut fill = first.clone();
+    let mut peer_node = vec![NodeId(0); n_ports];
+    let mut ports: Vec<Option<Port>> = (0..n_ports).map(|_| None).collect();
+    for l in &plan.links {
+        let (a, b) = (l.a as usize, l.b as usize);
+        let (pa, pb) = (fill[a], fill[b]);
+        fill[a] += 1;
+        fill[b] += 1;
+        for (p, me, peer, other) in [(pa, a, pb, b), (pb, b, pa, a)] {
+            peer_node[p as usize] = NodeId(other as u32);
+            ports[p as usize] = Some(Port {
+                node: NodeId(me as u32),
+                peer: PortId(peer),
+                local: p - first[me],
+                rate: l.rate,
+                delay: l.delay,
+                busy: false,
+                paused: 0,
+                pause_gen: [0; 8],
+                paused_since: [SimTime::ZERO; 8],
+                ctrl: PktFifo::default(),
+            });
+        }
+    }
+    let ports: Vec<Port> = ports.into_iter().map(|p| p.expect("every port is filled")).collect();
+    let nodes: Vec<Node> = plan
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, np)| Node { name: np.name.clone(), is_host: np.kind == NodeKind::Host, ports: first[i]..first[i + 1] })
+        .collect();
+    for nd in &nodes {
+        if nd.is_host && nd.ports.len() != 1 {
+            return Err(Error::scenario(
+                "topology",
+                format!("host '{}' has {} links; a host needs exactly one", nd.name, nd.ports.len()),
+            ));
+        }
+    }
+    let is_host: Vec<bool> = nodes.iter().map(|n| n.is_host).collect();
+    let node_ports: Vec<std::ops::Range<u32>> = nodes.iter().map(|n| n.ports.clone()).collect();
+    let routing = Routing::build(&Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node }, plan.seed);
+
+    // Buffers.
+    let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
+    let max_wire = plan.host.mtu + plan.host.header_bytes + preamble;
+    let pfc = &plan.switch.pfc;
+    let n_classes = match pfc.mode {
+        FlowControl::Pause => 1,
+        _ => pfc.lossless.count_ones().max(1) as u64,
+    };
+    let host_rate = ports.iter().filter(|p| is_host[p.node.idx()]).map(|p| p.rate).min().unwrap_or(Rate(1));
+    let mut switch_of = vec![u32::MAX; n];
+    let mut n_sw = 0u32;
+    for (i, nd) in nodes.iter().enumerate() {
+        if !nd.is_host {
+            switch_of[i] = n_sw;
+            n_sw += 1;
+        }
+    }
+    let mut port_buf = Vec::with_capacity(n_ports);
+    for p in &ports {
+        if is_host[p.node.idx()] {
+            port_buf.push(None);
+            continue;
+        }
+        let headroom = headroom_bytes(&pfc.headroom, p.rate, p.delay, max_wire, pfc.reaction_quanta);
+        let (xoff, xon) = match plan.switch.buffer {
+            BufferPlan::Static { port_buffer } => {
+                let share = port_buffer / n_classes;
+                let xoff = match pfc.xoff {
+                    Some(x) => x,
+                    None if pfc.mode == FlowControl::None => share,
+                    None => {
+                        if share <= headroom + max_wire as u64 {
+                            return Err(Error::scenario(
+                                "switch.buffer.size",
+                                format!(
+                                    "a static buffer of {port_buffer} B per port leaves {share} B per lossless class, \
+                                     not enough for its headroom of {headroom} B plus one frame ({} B on a {} link)",
+                                    max_wire, p.rate
+                                ),
+                            ));
+                        }
+                        share - headroom
+                    }
+                };
+                let xon = pfc.xon.unwrap_or(xoff.saturating_sub(pfc.resume_offset));
+                (xoff, xon)
+            }
+            BufferPlan::Shared { .. } => (0, 0),
+        };
+        let shift = match plan.switch.buffer {
+            BufferPlan::Shared { alpha_shift, .. } => {
+                // alpha doubles for each factor of two the port is faster than the NICs.
+                let mut s = alpha_shift as i32;
+                let mut r = host_rate.0.max(1);
+                while r * 2 <= p.rate.0 && s > 0 {
+                    r *= 2;
+                    s -= 1;
+                }
+                s as u8
+            }
+            BufferPlan::Static { .. } => 0,
+        };
+        port_buf.push(Some(PortBuffer { switch: switch_of[p.node.idx()], headroom, xoff, xon, shift }));
+    }
+    let (model, totals) = match plan.switch.buffer {
+        BufferPlan::Static { port_buffer } => {
+            if port_buffer < max_wire as u64 {
+                return Err(Error::scenario("switch.buffer.size", format!("{port_buffer} B is smaller than one frame ({max_wire} B)")));
+            }
+            (Model::Static { port_buffer }, vec![0; n_sw as usize])
+        }
+        BufferPlan::Shared { total, reserve, .. } => {
+            let mut fixed = vec![0u64; n_sw as usize];
+            for pb in port_buf.iter().flatten() {
+                fixed[pb.switch as usize] += reserve + pb.headroom * n_classes;
+            }
+            for (i, nd) in nodes.iter().enumerate() {
+                if let Some(f) = (switch_of[i] != u32::MAX).then(|| fixed[switch_of[i] as usize]) {
+                    if f + max_wire as u64 >= total {
+                        return Err(Error::scenario(
+                            "switch.buffer.size",
+                            format!("{total} B cannot hold the reserves and headroom of switch '{}' ({f} B) plus a frame", nd.name),
+                        ));
+                    }
+                }
+            }
+            (Model::Shared { reserve }, vec![total; n_sw as usize])
+        }
+    };
+    let mmu = Mmu::new(model, pfc.resume_offset, &port_buf, &totals, n_classes);
+    let radix: Vec<u32> = ports.iter().map(|p| nodes[p.node.idx()].ports.len() as u32).collect();
+    let egress = EgressQueues::new(&radix, plan.switch.arbitration, plan.switch.scheduler.clone(), max_wire);
+
+    // Flows.
+    let mut flows = Vec::with_capacity(plan.flows.len());
+    let mut used_prios = 0u8;
+    let mut q = EventQueue::new(plan.seed);
+    for (i, fp) in plan.flows.iter().enumerate() {
+        let path = format!("traffic[{}] flow {}", fp.group, i);
+        let (src, dst) = (fp.src as usize, fp.dst as usize);
+        if src >= n || dst >= n || !is_host[src] || !is_host[dst] || src == dst {
+            return Err(Error::scenario(path, "source and destination must be two different hosts"));
+        }
+        if fp.priority > 7 {
+            return Err(Error::scenario(path, "priority must be 0..7"));
+        }
+        let (npkts, last) = match fp.size {
+            None => (u32::MAX, plan.host.mtu),
+            Some(0) => return Err(Error::scenario(path, "size must be greater than zero")),
+            Some(s) => {
+                let np = s.div_ceil(plan.host.mtu as u64);
+                if np >= u32::MAX as u64 {
+                    return Err(Error::scenario(path, "message too large for 32-bit packet numbers"));
+                }
+                (np as u32, (s - (np - 1) * plan.host.mtu as u64) as u32)
+            }
+        };
+        let ideal = ideal_fct(plan, &ports, &nodes, &routing, NodeId(fp.src), NodeId(fp.dst), i as u32, fp.size, preamble)
+            .ok_or_else(|| {
+                Error::scenario(
+                    path.clone(),
+                    format!("destination '{}' is unreachable from '{}'", plan.nodes[dst].name, plan.nodes[src].name),
+                )
+            })?;
+        used_prios |= 1 << fp.priority;
+        let host_rate = ports[first[src] as usize].rate;
+        flows.push(Flow {
+            src: NodeId(fp.src),
+            dst: NodeId(fp.dst),
+            prio: fp.priority,
+            group: fp.group,
+            start: fp.start,
+            size: fp.size.unwrap_or(u64::MAX),
+            npkts,
+            last_payload: last,
+            pace: fp.rate.filter(|r| *r < host_rate),
+            lossy: match pfc.mode {
+                FlowControl::Pfc => pfc.lossless & (1 << fp.priority) == 0,
+                FlowControl::Pause => false,
+                FlowControl::None => true,
+            },
+            state: QpState::Idle,
+            next_seq: 0,
+            snd_una: 0,
+            next_tx: SimTime::ZERO,
+            rto_gen: 0,
+            rto_armed: false,
+            rto_mark: 0,
+            rcv_next: 0,
+            nak_for: u32::MAX,
+            since_ack: 0,
+            started: false,
+            finish: None,
+            pkts_sent: 0,
+            retransmits: 0,
+            delivered: 0,
+            steady_bytes: 0,
+            last_rx: SimTime::ZERO,
+            lat_sum: 0,
+            lat_max: 0,
+            pkts_rx: 0,
+            bin: 0,
+            bin_bytes: 0,
+            ideal_fct: ideal,
+        });
+        if fp.start <= plan.duration {
+            q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));
+        }
+    }
+    if let Some(iv) = plan.stats.sample_interval {
+        if iv.0 > 0 {
+            q.schedule(SimTime::ZERO, Event::Sample);
+        }
+    }
+
+    Ok(Simulation {
+        name: plan.name.clone(),
+        seed: plan.seed,
+        end: plan.duration,
+        host: plan.host.clone(),
+        pfc: plan.switch.pfc.clone(),
+        stats_cfg: plan.stats.clone(),
+        preamble,
+        egress_limit: plan.switch.egress_limit,
+        links: plan.links.clone(),
+        q,
+        clock: SimTime::ZERO,
+        pool: PacketPool::default(),
+        nics: (0..n).map(|_| Nic::default()).collect(),
+        xoff_sent: vec![false; n_ports * 8],
+        refresh_gen: vec![0; n_ports * 8],
+        ever_xoff: vec![false; n_ports * 8],
+        prio_stats: vec![PrioCounters { min_ingress_after_xoff: u64::MAX, ..Default::default() }; n_ports * 8],
+        port_stats: vec![PortCounters::default(); n_ports],
+        latency: Histogram::default(),
+        pfc_log: Vec::new(),
+        pfc_log_dropped: 0,
+        samples: Default::default(),
+        samples_dropped: 0,
+        goodput: Default::default(),
+        goodput_dropped: 0,
+        used_prios,
+        nodes,
+        ports,
+        routing,
+        egress,
+        mmu,
+        flows,
+    })
+}
+
+/// FCT of the flow alone in the empty fabric on its own ECMP path (metrics.md 12.2 in
+/// this simulator's wire model): the first packet crosses every hop store-and-forward,
+/// the rest follows at the bottleneck rate, and the last ACK returns. `None` if the
+/// destination cannot be reached. Long-lived flows get zero.
+#[allow(clippy::too_many_arguments)]
+fn ideal_fct(plan: &Plan, ports: &[Port], nodes: &[Node], routing: &Routing, src: NodeId, dst: NodeId, flow: u32, size: Option<u64>, preamble: u32) -> Option<SimTime> {
+    let mut hops: Vec<(Rate, SimTime)> = Vec::new();
+    let mut port = PortId(nodes[src.idx()].ports.start);
+    loop {
+        let p = &ports[port.idx()];
+        hops.push((p.rate, p.delay));
+        let next = ports[p.peer.idx()].node;
+        if next == dst {
+            break;
+        }
+        if nodes[next.idx()].is_host || hops.len() > nodes.len() {
+            return None;
+        }
+        if routing.next_hops(next, dst).is_empty() {
+            return None;
+        }
+        port = routing.route(next, dst, flow);
+    }
+    let Some(size) = size else { return Some(SimTime::ZERO) };
+    let h = &plan.host;
+    let npkts = size.div_ceil(h.mtu as u64);
+    let wire_total = size + npkts * (h.header_bytes + preamble) as u64;
+    let first = size.min(h.mtu as u64) + (h.header_bytes + preamble) as u64;
+    let ack = (h.ack_bytes + preamble) as u64;
+    let bottleneck = hops.iter().map(|(r, _)| *r).min().unwrap();
+    let mut t = SimTime::ZERO;
+    for (r, d) in &hops {
+        t = t + *d + r.tx_time(first) + *d + r.tx_time(ack);
+    }
+    Some(t + bottleneck.tx_time(wire_total - first))
+}

@@ -1,0 +1,249 @@
+//! Host NICs: queue pairs that cut messages into MTU packets and send them in
+//! round-robin order, each paced by its own rate limiter; the receiver delivers in order,
+//! ACKs (cumulatively, every `ack_every` packets and the last), and asks for go-back-N
+//! retransmission with a NAK when a lossy fabric dropped something.
+
+use super::{QpState, Simulation};
+use crate::event::Event;
+use crate::ids::{FlowId, NodeId, PktId, PortId};
+use crate::net::packet::{Packet, PktKind};
+
+impl Simulation {
+    #[inline]
+    fn host_port(&self, node: NodeId) -> PortId { PortId(self.nodes[node.idx()].ports.start) }
+
+    pub(crate) fn on_flow_start(&mut self, f: FlowId) {
+        self.flows[f.idx()].started = true;
+        self.activate(f);
+    }
+
+    /// Makes a queue pair eligible to send if it is not already queued somewhere.
+    pub(crate) fn activate(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        if flow.state != QpState::Idle || !flow.started {
+            return;
+        }
+        flow.state = QpState::Ready;
+        let node = flow.src;
+        self.nics[node.idx()].ready.push_back(f);
+        let p = self.host_port(node);
+        self.host_try_send(p);
+    }
+
+    pub(crate) fn on_qp_wake(&mut self, f: FlowId) {
+        if self.flows[f.idx()].state == QpState::Waking {
+            self.flows[f.idx()].state = QpState::Idle;
+            self.activate(f);
+        }
+    }
+
+    /// Returns the queue pairs parked on a paused priority to the ready ring.
+    pub(crate) fn unpark(&mut self, node: NodeId, prio: u8) {
+        let nic = &mut self.nics[node.idx()];
+        for f in nic.parked[prio as usize].drain(..) {
+            self.flows[f.idx()].state = QpState::Ready;
+            nic.ready.push_back(f);
+        }
+    }
+
+    pub(crate) fn host_try_send(&mut self, p: PortId) {
+        if self.ports[p.idx()].busy {
+            return;
+        }
+        if let Some(id) = self.ports[p.idx()].ctrl.pop(&self.pool) {
+            self.transmit(p, id);
+            return;
+        }
+        let now = self.now_t();
+        let node = self.ports[p.idx()].node;
+        while let Some(f) = self.nics[node.idx()].ready.pop_front() {
+            let flow = &mut self.flows[f.idx()];
+            if flow.next_seq >= flow.npkts {
+                flow.state = QpState::Idle;
+                continue;
+            }
+            if self.ports[p.idx()].paused & (1 << flow.prio) != 0 {
+                flow.state = QpState::Parked;
+                self.nics[node.idx()].parked[flow.prio as usize].push(f);
+                continue;
+            }
+            if flow.next_tx > now {
+                flow.state = QpState::Waking;
+                let at = flow.next_tx;
+                self.q.schedule(at, Event::QpWake(f));
+                continue;
+            }
+            let seq = flow.next_seq;
+            let payload = if seq + 1 == flow.npkts { flow.last_payload } else { self.host.mtu };
+            let frame = payload + self.host.header_bytes;
+            flow.next_seq += 1;
+            flow.pkts_sent += 1;
+            if let Some(rate) = flow.pace {
+                flow.next_tx = now + rate.tx_time((frame + self.preamble) as u64);
+            }
+            let more = flow.next_seq < flow.npkts;
+            let (dst, prio, lossy) = (flow.dst, flow.prio, flow.lossy);
+            if more {
+                self.nics[node.idx()].ready.push_back(f);
+            } else {
+                flow.state = QpState::Idle;
+            }
+            if lossy && !flow.rto_armed {
+                flow.rto_armed = true;
+                flow.rto_mark = flow.snd_una;
+                let gen = flow.rto_gen;
+                self.q.schedule(now + self.host.rto, Event::Rto(f, gen));
+            }
+            let id = self.pool.alloc(Packet {
+                flow: f,
+                seq,
+                dst,
+                in_port: PortId::NONE,
+                next: PktId::NONE,
+                payload,
+                frame,
+                kind: PktKind::Data,
+                prio,
+                flags: 0,
+                sent: now,
+            });
+            self.transmit(p, id);
+            return;
+        }
+    }
+
+    pub(crate) fn host_receive(&mut self, _p: PortId, id: PktId) {
+        let pkt = *self.pool.get(id);
+        self.pool.free(id);
+        match pkt.kind {
+            PktKind::Data => self.receive_data(&pkt),
+            PktKind::Ack | PktKind::Nak => self.receive_ack(&pkt),
+            PktKind::Pfc => unreachable!("PFC frames are handled before"),
+        }
+    }
+
+    fn receive_data(&mut self, pkt: &Packet) {
+        let now = self.now_t();
+        let f = pkt.flow;
+        let lat = (now - pkt.sent).0;
+        self.latency.record(lat);
+        let steady = now >= self.stats_cfg.steady_start;
+        let gp = self.stats_cfg.goodput_interval;
+        let flow = &mut self.flows[f.idx()];
+        flow.pkts_rx += 1;
+        flow.lat_sum += lat as u128;
+        flow.lat_max = flow.lat_max.max(lat);
+        let reply = if pkt.seq == flow.rcv_next {
+            flow.rcv_next += 1;
+            flow.nak_for = u32::MAX;
+            flow.delivered += pkt.payload as u64;
+            flow.last_rx = now;
+            if steady {
+                flow.steady_bytes += pkt.payload as u64;
+            }
+            if let Some(iv) = gp {
+                let bin = now.0 / iv.0;
+                if bin != flow.bin {
+                    let (old, bytes) = (flow.bin, flow.bin_bytes);
+                    flow.bin = bin;
+                    flow.bin_bytes = 0;
+                    self.push_goodput(f, old * iv.0, bytes);
+                }
+                self.flows[f.idx()].bin_bytes += pkt.payload as u64;
+            }
+            let flow = &mut self.flows[f.idx()];
+            flow.since_ack += 1;
+            if flow.since_ack >= self.host.ack_every || flow.rcv_next == flow.npkts {
+                flow.since_ack = 0;
+                Some(PktKind::Ack)
+            } else {
+                None
+            }
+        } else if pkt.seq > flow.rcv_next {
+            // A gap: something was dropped. Ask once per gap for go-back-N.
+            if flow.nak_for != flow.rcv_next {
+                flow.nak_for = flow.rcv_next;
+                Some(PktKind::Nak)
+            } else {
+                None
+            }
+        } else {
+            Some(PktKind::Ack) // duplicate: repeat the cumulative ACK
+        };
+        if let Some(kind) = reply {
+            let flow = &self.flows[f.idx()];
+            let (src, dst, seq) = (flow.src, flow.dst, flow.rcv_next);
+            let id = self.pool.alloc(Packet {
+                flow: f,
+                seq,
+                dst: src,
+                in_port: PortId::NONE,
+                next: PktId::NONE,
+                payload: 0,
+                frame: self.host.ack_bytes,
+                kind,
+                prio: pkt.prio,
+                flags: 0,
+                sent: now,
+            });
+            let p = self.host_port(dst);
+            self.ports[p.idx()].ctrl.push(&mut self.pool, id);
+            self.host_try_send(p);
+        }
+    }
+
+    pub(crate) fn push_goodput(&mut self, f: FlowId, bin_start: u64, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        if (self.goodput.flow.len() as u64) < self.stats_cfg.max_rows {
+            self.goodput.flow.push(f.0);
+            self.goodput.bin_start.push(bin_start);
+            self.goodput.bytes.push(bytes);
+        } else {
+            self.goodput_dropped += 1;
+        }
+    }
+
+    fn receive_ack(&mut self, pkt: &Packet) {
+        let now = self.now_t();
+        let f = pkt.flow;
+        let flow = &mut self.flows[f.idx()];
+        if pkt.seq > flow.snd_una {
+            flow.snd_una = pkt.seq;
+        }
+        if pkt.kind == PktKind::Nak && pkt.seq >= flow.snd_una && flow.next_seq > pkt.seq {
+            flow.retransmits += (flow.next_seq - pkt.seq) as u64;
+            flow.next_seq = pkt.seq;
+            self.activate(f);
+        }
+        let flow = &mut self.flows[f.idx()];
+        if flow.snd_una >= flow.npkts && flow.finish.is_none() {
+            flow.finish = Some(now);
+        }
+    }
+
+    /// Go-back-N timeout: no cumulative ACK progress for one RTO with data outstanding.
+    pub(crate) fn on_rto(&mut self, f: FlowId, gen: u32) {
+        let now = self.now_t();
+        let rto = self.host.rto;
+        let flow = &mut self.flows[f.idx()];
+        if gen != flow.rto_gen || !flow.rto_armed {
+            return;
+        }
+        flow.rto_armed = false;
+        if flow.snd_una >= flow.next_seq {
+            return; // nothing outstanding; the next send re-arms
+        }
+        if flow.snd_una == flow.rto_mark {
+            flow.retransmits += (flow.next_seq - flow.snd_una) as u64;
+            flow.next_seq = flow.snd_una;
+        }
+        flow.rto_armed = true;
+        flow.rto_mark = flow.snd_una;
+        flow.rto_gen = flow.rto_gen.wrapping_add(1);
+        let g = flow.rto_gen;
+        self.q.schedule(now + rto, Event::Rto(f, g));
+        self.activate(f);
+    }
+}

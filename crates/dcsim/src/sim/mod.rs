@@ -1,0 +1,311 @@
+//! The world (flat arrays of nodes, ports, flows) and the run loop. Handlers are split
+//! by what they model: `switch.rs` (forwarding, MMU, scheduling), `host.rs` (NIC, queue
+//! pairs, receiver), `pause.rs` (PFC frames and timers), `output.rs` (result tables).
+
+mod build;
+mod host;
+mod output;
+mod pause;
+mod switch;
+
+use std::collections::VecDeque;
+use std::ops::Range;
+
+use crate::error::Result;
+use crate::event::{Event, EventQueue};
+use crate::ids::{FlowId, NodeId, PktId, PortId};
+use crate::net::mmu::Mmu;
+use crate::net::packet::{PacketPool, PktFifo};
+use crate::net::queue::EgressQueues;
+use crate::net::routing::Routing;
+use crate::net::stats::{GoodputRows, Histogram, PfcEvent, PortCounters, PrioCounters, Samples};
+use crate::plan::{FlowControl, HostPlan, LinkPlan, PfcPlan, Plan, StatsPlan};
+use crate::results::Results;
+use crate::units::{Rate, SimTime};
+
+pub(crate) struct Node {
+    pub name: String,
+    pub is_host: bool,
+    pub ports: Range<u32>,
+}
+
+/// One end of a full-duplex link: a transmitter toward `peer` and its pause state.
+pub(crate) struct Port {
+    pub node: NodeId,
+    pub peer: PortId,
+    /// Index of this port within its node.
+    pub local: u32,
+    pub rate: Rate,
+    pub delay: SimTime,
+    pub busy: bool,
+    /// Priorities this transmitter may not send (paused by the peer), bit per priority.
+    pub paused: u8,
+    pub pause_gen: [u32; 8],
+    pub paused_since: [SimTime; 8],
+    /// Control frames (PFC, ACK, NAK): served before any data, never paused.
+    pub ctrl: PktFifo,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum QpState {
+    /// Not queued anywhere: nothing to send, or not started.
+    Idle,
+    /// In the NIC's ready ring.
+    Ready,
+    /// Its priority is paused: parked until resume.
+    Parked,
+    /// Waiting for its pacing timer.
+    Waking,
+}
+
+/// A flow and its sender queue pair and receiver state.
+pub(crate) struct Flow {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub prio: u8,
+    pub group: u32,
+    pub start: SimTime,
+    /// Payload bytes (u64::MAX: long-lived).
+    pub size: u64,
+    pub npkts: u32,
+    pub last_payload: u32,
+    /// Pacing rate; `None` sends back to back at line rate.
+    pub pace: Option<Rate>,
+    pub lossy: bool,
+    // sender
+    pub state: QpState,
+    pub next_seq: u32,
+    pub snd_una: u32,
+    pub next_tx: SimTime,
+    pub rto_gen: u32,
+    pub rto_armed: bool,
+    pub rto_mark: u32,
+    // receiver
+    pub rcv_next: u32,
+    pub nak_for: u32,
+    pub since_ack: u32,
+    // statistics
+    pub started: bool,
+    pub finish: Option<SimTime>,
+    pub pkts_sent: u64,
+    pub retransmits: u64,
+    pub delivered: u64,
+    pub steady_bytes: u64,
+    pub last_rx: SimTime,
+    pub lat_sum: u128,
+    pub lat_max: u64,
+    pub pkts_rx: u64,
+    pub bin: u64,
+    pub bin_bytes: u64,
+    pub ideal_fct: SimTime,
+}
+
+/// A host's NIC: queue pairs ready to send in round-robin order.
+#[derive(Default)]
+pub(crate) struct Nic {
+    pub ready: VecDeque<FlowId>,
+    pub parked: [Vec<FlowId>; 8],
+}
+
+pub struct Simulation {
+    pub(crate) name: String,
+    pub(crate) seed: u64,
+    pub(crate) end: SimTime,
+    pub(crate) host: HostPlan,
+    pub(crate) pfc: PfcPlan,
+    pub(crate) stats_cfg: StatsPlan,
+    pub(crate) preamble: u32,
+    pub(crate) egress_limit: Option<u64>,
+    pub(crate) links: Vec<LinkPlan>,
+
+    pub(crate) q: EventQueue,
+    pub(crate) clock: SimTime,
+    pub(crate) pool: PacketPool,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) routing: Routing,
+    pub(crate) egress: EgressQueues,
+    pub(crate) mmu: Mmu,
+    pub(crate) nics: Vec<Nic>,
+    pub(crate) flows: Vec<Flow>,
+
+    /// Per ingress (port, class): XOFF sent upstream and not yet resumed.
+    pub(crate) xoff_sent: Vec<bool>,
+    pub(crate) refresh_gen: Vec<u32>,
+    pub(crate) ever_xoff: Vec<bool>,
+
+    pub(crate) prio_stats: Vec<PrioCounters>,
+    pub(crate) port_stats: Vec<PortCounters>,
+    pub(crate) latency: Histogram,
+    pub(crate) pfc_log: Vec<PfcEvent>,
+    pub(crate) pfc_log_dropped: u64,
+    pub(crate) samples: Samples,
+    pub(crate) samples_dropped: u64,
+    pub(crate) goodput: GoodputRows,
+    pub(crate) goodput_dropped: u64,
+    /// Priorities some flow uses (bit per priority).
+    pub(crate) used_prios: u8,
+}
+
+impl Simulation {
+    /// Builds the world (routing tables, buffers, queue pairs) from a validated plan.
+    pub fn new(plan: &Plan) -> Result<Self> {
+        build::build(plan)
+    }
+
+    /// Processes events up to and including time `t` (capped at the plan's end).
+    /// Returns true while the run has more to do.
+    pub fn run_until(&mut self, t: SimTime) -> bool {
+        let stop = t.min(self.end);
+        while let Some(nt) = self.q.peek_time() {
+            if nt > stop {
+                break;
+            }
+            let (now, ev) = self.q.pop().unwrap();
+            self.clock = now;
+            self.dispatch(ev);
+        }
+        self.clock = stop;
+        stop < self.end && !self.q.is_empty()
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone(p) => self.on_tx_done(p),
+            Event::Arrive(p, pkt) => self.on_arrive(p, pkt),
+            Event::PauseExpire(p, prio, gen) => self.on_pause_expire(p, prio, gen),
+            Event::PfcRefresh(p, class, gen) => self.on_pfc_refresh(p, class, gen),
+            Event::QpWake(f) => self.on_qp_wake(f),
+            Event::FlowStart(f) => self.on_flow_start(f),
+            Event::Rto(f, gen) => self.on_rto(f, gen),
+            Event::Sample => self.on_sample(),
+        }
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> SimTime { self.clock }
+    /// The plan's end time.
+    pub fn end(&self) -> SimTime { self.end }
+    /// Events processed so far.
+    pub fn events(&self) -> u64 { self.q.processed() }
+    /// Packets alive now (queued, on a wire or being sent).
+    pub fn packets_in_flight(&self) -> usize { self.pool.live() }
+
+    /// Finalises statistics and returns the result tables and summary.
+    pub fn finish(mut self) -> Results {
+        output::finish(&mut self)
+    }
+
+    #[inline]
+    pub(crate) fn now_t(&self) -> SimTime { self.q.now() }
+
+    #[inline]
+    fn on_tx_done(&mut self, p: PortId) {
+        self.ports[p.idx()].busy = false;
+        self.kick(p);
+    }
+
+    /// Lets an idle transmitter pick its next frame.
+    #[inline]
+    pub(crate) fn kick(&mut self, p: PortId) {
+        let node = self.ports[p.idx()].node;
+        if self.nodes[node.idx()].is_host {
+            self.host_try_send(p);
+        } else {
+            self.switch_try_send(p);
+        }
+    }
+
+    #[inline]
+    fn on_arrive(&mut self, p: PortId, pkt: PktId) {
+        if self.pool.get(pkt).kind == crate::net::packet::PktKind::Pfc {
+            self.on_pfc_frame(p, pkt);
+            return;
+        }
+        let node = self.ports[p.idx()].node;
+        if self.nodes[node.idx()].is_host {
+            self.host_receive(p, pkt);
+        } else {
+            self.switch_receive(p, pkt);
+        }
+    }
+
+    /// Starts serializing a frame on port `p` (which must be idle).
+    #[inline]
+    pub(crate) fn transmit(&mut self, p: PortId, id: PktId) {
+        let now = self.now_t();
+        let pkt = self.pool.get(id);
+        let wire = pkt.frame + self.preamble;
+        let port = &mut self.ports[p.idx()];
+        let t = port.rate.tx_time(wire as u64);
+        port.busy = true;
+        let (peer, delay) = (port.peer, port.delay);
+        let st = &mut self.port_stats[p.idx()];
+        st.wire_bytes += wire as u64;
+        if pkt.is_control() {
+            st.ctrl_tx_bytes += pkt.frame as u64;
+            st.ctrl_tx_pkts += 1;
+        } else {
+            let c = &mut self.prio_stats[p.idx() * 8 + pkt.prio as usize];
+            c.tx_bytes += pkt.frame as u64;
+            c.tx_pkts += 1;
+        }
+        self.q.schedule(now + t, Event::TxDone(p));
+        self.q.schedule(now + t + delay, Event::Arrive(peer, id));
+    }
+
+    fn on_sample(&mut self) {
+        let now = self.now_t();
+        for p in 0..self.ports.len() {
+            let port = &self.ports[p];
+            if self.nodes[port.node.idx()].is_host {
+                continue;
+            }
+            for prio in 0..8u8 {
+                if self.used_prios & (1 << prio) == 0 {
+                    continue;
+                }
+                if self.samples.time.len() as u64 >= self.stats_cfg.max_rows {
+                    self.samples_dropped += 1;
+                    continue;
+                }
+                let class = self.class_of(prio);
+                self.samples.time.push(now.0);
+                self.samples.port.push(p as u32);
+                self.samples.prio.push(prio);
+                self.samples.egress_bytes.push(self.egress.queue(PortId(p as u32), prio).bytes);
+                self.samples.ingress_bytes.push(self.mmu.occupancy(PortId(p as u32), class));
+                self.samples.paused.push((port.paused >> prio) & 1);
+            }
+        }
+        if let Some(iv) = self.stats_cfg.sample_interval {
+            if now + iv <= self.end {
+                self.q.schedule(now + iv, Event::Sample);
+            }
+        }
+    }
+
+    /// MMU accounting class of a priority: itself under PFC, one class under PAUSE.
+    #[inline]
+    pub(crate) fn class_of(&self, prio: u8) -> u8 {
+        if self.pfc.mode == FlowControl::Pause { 0 } else { prio }
+    }
+
+    /// Whether a priority is protected by PFC/PAUSE.
+    #[inline]
+    pub(crate) fn is_lossless(&self, prio: u8) -> bool {
+        match self.pfc.mode {
+            FlowControl::Pfc => self.pfc.lossless & (1 << prio) != 0,
+            FlowControl::Pause => true,
+            FlowControl::None => false,
+        }
+    }
+}
+
+/// Convenience: build, run to the end, finish.
+pub fn run(plan: &Plan) -> Result<Results> {
+    let mut sim = Simulation::new(plan)?;
+    while sim.run_until(sim.end()) {}
+    Ok(sim.finish())
+}

@@ -1,0 +1,262 @@
+//! Turns the world's counters and logs into result tables and the summary.
+
+use serde_json::json;
+
+use super::Simulation;
+use crate::net::mmu::DROP_REASONS;
+use crate::results::{Column, Results, Table};
+use crate::units::SimTime;
+
+fn gbps(bytes: u64, t: SimTime) -> f64 {
+    if t.0 == 0 { 0.0 } else { bytes as f64 * 8.0 / t.as_secs_f64() * 1e-9 }
+}
+
+pub(super) fn finish(s: &mut Simulation) -> Results {
+    let end = s.end;
+    // Close what is still open at the end: pauses and goodput bins.
+    for (p, port) in s.ports.iter().enumerate() {
+        for prio in 0..8 {
+            if port.paused & (1 << prio) != 0 {
+                s.prio_stats[p * 8 + prio].paused_ps += (end - port.paused_since[prio]).0;
+            }
+        }
+    }
+    if let Some(iv) = s.stats_cfg.goodput_interval {
+        for f in 0..s.flows.len() {
+            let (bin, bytes) = (s.flows[f].bin, s.flows[f].bin_bytes);
+            s.push_goodput(crate::ids::FlowId(f as u32), bin * iv.0, bytes);
+        }
+    }
+    let mut tables = Vec::new();
+    let name = |n: crate::ids::NodeId| s.nodes[n.idx()].name.clone();
+
+    // nodes
+    let mut t = Table::default();
+    t.push("node_id", Column::U64((0..s.nodes.len() as u64).collect()));
+    t.push("name", Column::Str(s.nodes.iter().map(|n| n.name.clone()).collect()));
+    t.push("kind", Column::Str(s.nodes.iter().map(|n| if n.is_host { "host" } else { "switch" }.to_string()).collect()));
+    t.push("ports", Column::U64(s.nodes.iter().map(|n| n.ports.len() as u64).collect()));
+    tables.push(("nodes".to_string(), t));
+
+    // links
+    let mut t = Table::default();
+    t.push("link_id", Column::U64((0..s.links.len() as u64).collect()));
+    t.push("a", Column::Str(s.links.iter().map(|l| s.nodes[l.a as usize].name.clone()).collect()));
+    t.push("b", Column::Str(s.links.iter().map(|l| s.nodes[l.b as usize].name.clone()).collect()));
+    t.push("rate_bps", Column::U64(s.links.iter().map(|l| l.rate.0).collect()));
+    t.push("delay_ps", Column::U64(s.links.iter().map(|l| l.delay.0).collect()));
+    tables.push(("links".to_string(), t));
+
+    // flows
+    let steady = s.stats_cfg.steady_start;
+    let mut t = Table::default();
+    let fl = &s.flows;
+    t.push("flow_id", Column::U64((0..fl.len() as u64).collect()));
+    t.push("src", Column::Str(fl.iter().map(|f| name(f.src)).collect()));
+    t.push("dst", Column::Str(fl.iter().map(|f| name(f.dst)).collect()));
+    t.push("group", Column::U64(fl.iter().map(|f| f.group as u64).collect()));
+    t.push("priority", Column::U64(fl.iter().map(|f| f.prio as u64).collect()));
+    t.push("size_bytes", Column::I64(fl.iter().map(|f| if f.size == u64::MAX { -1 } else { f.size as i64 }).collect()));
+    t.push("start_ps", Column::U64(fl.iter().map(|f| f.start.0).collect()));
+    t.push("finish_ps", Column::I64(fl.iter().map(|f| f.finish.map_or(-1, |x| x.0 as i64)).collect()));
+    t.push("fct_ps", Column::I64(fl.iter().map(|f| f.finish.map_or(-1, |x| (x - f.start).0 as i64)).collect()));
+    t.push("ideal_fct_ps", Column::I64(fl.iter().map(|f| if f.size == u64::MAX { -1 } else { f.ideal_fct.0 as i64 }).collect()));
+    t.push(
+        "slowdown",
+        Column::F64(
+            fl.iter()
+                .map(|f| match f.finish {
+                    Some(x) if f.ideal_fct.0 > 0 => ((x - f.start).0 as f64 / f.ideal_fct.0 as f64).max(1.0),
+                    _ => f64::NAN,
+                })
+                .collect(),
+        ),
+    );
+    t.push("bytes_delivered", Column::U64(fl.iter().map(|f| f.delivered).collect()));
+    t.push(
+        "goodput_gbps",
+        Column::F64(
+            fl.iter()
+                .map(|f| {
+                    let stop = f.finish.unwrap_or(end).min(end);
+                    if stop > f.start { gbps(f.delivered, stop - f.start) } else { 0.0 }
+                })
+                .collect(),
+        ),
+    );
+    t.push(
+        "goodput_steady_gbps",
+        Column::F64(
+            fl.iter()
+                .map(|f| {
+                    let from = steady.max(f.start);
+                    let stop = f.finish.unwrap_or(end).min(end);
+                    if stop > from { gbps(f.steady_bytes, stop - from) } else { f64::NAN }
+                })
+                .collect(),
+        ),
+    );
+    t.push("pkts_sent", Column::U64(fl.iter().map(|f| f.pkts_sent).collect()));
+    t.push("retransmits", Column::U64(fl.iter().map(|f| f.retransmits).collect()));
+    t.push("pkts_received", Column::U64(fl.iter().map(|f| f.pkts_rx).collect()));
+    t.push(
+        "latency_mean_ns",
+        Column::F64(fl.iter().map(|f| if f.pkts_rx > 0 { f.lat_sum as f64 / f.pkts_rx as f64 / 1e3 } else { f64::NAN }).collect()),
+    );
+    t.push("latency_max_ns", Column::F64(fl.iter().map(|f| f.lat_max as f64 / 1e3).collect()));
+    tables.push(("flows".to_string(), t));
+
+    // ports: one row per (port, priority in use)
+    let mut cols: Vec<(&str, Vec<u64>)> = Vec::new();
+    let mut node_col = Vec::new();
+    let mut peer_col = Vec::new();
+    let mut util = Vec::new();
+    let mut paused_frac = Vec::new();
+    let names = [
+        "port_id", "node_id", "port", "priority", "rate_bps", "tx_bytes", "tx_pkts",
+        "drops_buffer_full", "drops_headroom_exceeded", "drops_shared_threshold", "drops_egress_full",
+        "pfc_xoff_sent", "pfc_xon_sent", "pfc_xoff_received", "pfc_xon_received", "pfc_pause_expired",
+        "paused_ps", "max_egress_bytes", "max_ingress_bytes", "min_ingress_after_xoff",
+        "headroom_bytes", "xoff_bytes", "xon_bytes", "ctrl_tx_bytes", "wire_bytes",
+    ];
+    for n in names {
+        cols.push((n, Vec::new()));
+    }
+    let secs = end.as_secs_f64();
+    for (p, port) in s.ports.iter().enumerate() {
+        let pid = crate::ids::PortId(p as u32);
+        for prio in 0..8u8 {
+            if s.used_prios & (1 << prio) == 0 {
+                continue;
+            }
+            let c = &s.prio_stats[p * 8 + prio as usize];
+            let class = s.class_of(prio) as usize;
+            let ci = &s.prio_stats[p * 8 + class];
+            let ps = &s.port_stats[p];
+            let is_sw = !s.nodes[port.node.idx()].is_host;
+            let vals = [
+                p as u64, port.node.0 as u64, port.local as u64, prio as u64, port.rate.0, c.tx_bytes, c.tx_pkts,
+                c.drops[0], c.drops[1], c.drops[2], c.drops[3],
+                ci.pfc_xoff_tx, ci.pfc_xon_tx, c.pfc_xoff_rx, c.pfc_xon_rx, c.pfc_expired,
+                c.paused_ps, c.max_egress, ci.max_ingress,
+                if ci.min_ingress_after_xoff == u64::MAX { 0 } else { ci.min_ingress_after_xoff },
+                if is_sw { s.mmu.headroom(pid) } else { 0 },
+                if is_sw { s.mmu.xoff(pid) } else { 0 },
+                if is_sw { s.mmu.xon(pid) } else { 0 },
+                ps.ctrl_tx_bytes, ps.wire_bytes,
+            ];
+            for (i, v) in vals.iter().enumerate() {
+                cols[i].1.push(*v);
+            }
+            node_col.push(s.nodes[port.node.idx()].name.clone());
+            peer_col.push(s.nodes[s.ports[port.peer.idx()].node.idx()].name.clone());
+            util.push(if secs > 0.0 { ps.wire_bytes as f64 * 8.0 / (port.rate.0 as f64 * secs) } else { 0.0 });
+            paused_frac.push(if end.0 > 0 { c.paused_ps as f64 / end.0 as f64 } else { 0.0 });
+        }
+    }
+    let mut t = Table::default();
+    let mut it = cols.into_iter();
+    for _ in 0..3 {
+        let (n, v) = it.next().unwrap();
+        t.push(n, Column::U64(v));
+    }
+    t.push("node", Column::Str(node_col));
+    t.push("peer", Column::Str(peer_col));
+    for (n, v) in it {
+        t.push(n, Column::U64(v));
+    }
+    t.push("utilization", Column::F64(util));
+    t.push("paused_fraction", Column::F64(paused_frac));
+    tables.push(("ports".to_string(), t));
+
+    // pfc_events
+    let mut t = Table::default();
+    let log = &s.pfc_log;
+    t.push("time_ps", Column::U64(log.iter().map(|e| e.time.0).collect()));
+    t.push("node", Column::Str(log.iter().map(|e| name(s.ports[e.port as usize].node)).collect()));
+    t.push("port_id", Column::U64(log.iter().map(|e| e.port as u64).collect()));
+    t.push("port", Column::U64(log.iter().map(|e| s.ports[e.port as usize].local as u64).collect()));
+    t.push("priority", Column::I64(log.iter().map(|e| if e.prio == 255 { -1 } else { e.prio as i64 }).collect()));
+    t.push(
+        "event",
+        Column::Str(log.iter().map(|e| ["resume", "pause", "expire"][e.kind as usize].to_string()).collect()),
+    );
+    tables.push(("pfc_events".to_string(), t));
+
+    // samples
+    let sm = &s.samples;
+    let mut t = Table::default();
+    t.push("time_ps", Column::U64(sm.time.clone()));
+    t.push("port_id", Column::U64(sm.port.iter().map(|&p| p as u64).collect()));
+    t.push("node_id", Column::U64(sm.port.iter().map(|&p| s.ports[p as usize].node.0 as u64).collect()));
+    t.push("port", Column::U64(sm.port.iter().map(|&p| s.ports[p as usize].local as u64).collect()));
+    t.push("priority", Column::U64(sm.prio.iter().map(|&p| p as u64).collect()));
+    t.push("egress_bytes", Column::U64(sm.egress_bytes.clone()));
+    t.push("ingress_bytes", Column::U64(sm.ingress_bytes.clone()));
+    t.push("paused", Column::U64(sm.paused.iter().map(|&p| p as u64).collect()));
+    tables.push(("samples".to_string(), t));
+
+    // goodput
+    let g = &s.goodput;
+    let iv = s.stats_cfg.goodput_interval.unwrap_or(SimTime(1));
+    let mut t = Table::default();
+    t.push("flow_id", Column::U64(g.flow.iter().map(|&f| f as u64).collect()));
+    t.push("time_ps", Column::U64(g.bin_start.clone()));
+    t.push("bytes", Column::U64(g.bytes.clone()));
+    t.push("gbps", Column::F64(g.bytes.iter().map(|&b| gbps(b, iv)).collect()));
+    tables.push(("goodput".to_string(), t));
+
+    // summary
+    let mut drops = serde_json::Map::new();
+    let mut drops_total = 0;
+    for (i, r) in DROP_REASONS.iter().enumerate() {
+        let v: u64 = s.prio_stats.iter().map(|c| c.drops[i]).sum();
+        drops_total += v;
+        drops.insert(r.to_string(), json!(v));
+    }
+    let sum = |f: fn(&crate::net::stats::PrioCounters) -> u64| -> u64 { s.prio_stats.iter().map(f).sum() };
+    let lat = &s.latency;
+    let q = |p: f64| lat.quantile(p).map(|v| v as f64 / 1e3);
+    let finished = s.flows.iter().filter(|f| f.finish.is_some()).count();
+    let rows: serde_json::Map<String, serde_json::Value> =
+        tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
+    let summary = json!({
+        "name": s.name,
+        "seed": s.seed,
+        "version": crate::VERSION,
+        "duration_ps": end.0,
+        "events": s.q.processed(),
+        "counters": {
+            "flows": s.flows.len(),
+            "flows_finished": finished,
+            "data_packets_delivered": s.flows.iter().map(|f| f.pkts_rx).sum::<u64>(),
+            "payload_bytes_delivered": s.flows.iter().map(|f| f.delivered).sum::<u64>(),
+            "drops_total": drops_total,
+            "drops": drops,
+            "pfc_xoff_sent": sum(|c| c.pfc_xoff_tx),
+            "pfc_xon_sent": sum(|c| c.pfc_xon_tx),
+            "pfc_pause_expired": sum(|c| c.pfc_expired),
+            "retransmitted_packets": s.flows.iter().map(|f| f.retransmits).sum::<u64>(),
+        },
+        "latency_ns": {
+            "what": "one-way delay of data packets, first bit sent at the NIC to last bit received",
+            "count": lat.count,
+            "mean": lat.mean().map(|m| m / 1e3),
+            "p50": q(0.5),
+            "p99": q(0.99),
+            "p999": q(0.999),
+            "max": (lat.count > 0).then(|| lat.max as f64 / 1e3),
+        },
+        "memory": {
+            "peak_packets": s.pool.peak(),
+            "packet_struct_bytes": std::mem::size_of::<crate::net::packet::Packet>(),
+        },
+        "outputs": {
+            "rows": rows,
+            "pfc_events_not_logged": s.pfc_log_dropped,
+            "samples_not_kept": s.samples_dropped,
+            "goodput_bins_not_kept": s.goodput_dropped,
+        },
+    });
+    Results { tables, summary }
+}

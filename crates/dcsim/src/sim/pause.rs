@@ -1,0 +1,142 @@
+//! PFC / PAUSE in the world: sending XOFF/XON from a congested ingress port, refreshing
+//! XOFF while the congestion lasts, and a transmitter obeying received pauses (the frame
+//! in flight always completes; the pause applies from the next scheduling decision).
+
+use super::Simulation;
+use crate::event::Event;
+use crate::ids::{FlowId, NodeId, PktId, PortId};
+use crate::net::packet::{Packet, PktKind};
+use crate::net::pfc::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
+use crate::net::stats::PfcEvent;
+use crate::plan::{FlowControl, PauseMode};
+use crate::units::SimTime;
+
+impl Simulation {
+    /// Queues a PFC frame (or 802.3x PAUSE) out of `port` for `class`.
+    pub(crate) fn send_pfc(&mut self, port: PortId, class: u8, xoff: bool) {
+        let now = self.now_t();
+        let rate = self.ports[port.idx()].rate;
+        let quanta = if !xoff {
+            0
+        } else {
+            match self.pfc.pause_mode {
+                PauseMode::XonXoff | PauseMode::Infinite => self.pfc.xoff_quanta as u32,
+                PauseMode::Timer => time_to_quanta(self.pfc.pause_time, rate),
+            }
+        };
+        let mask = if self.pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
+        let id = self.pool.alloc(Packet {
+            flow: FlowId::NONE,
+            seq: quanta,
+            dst: NodeId::NONE,
+            in_port: PortId::NONE,
+            next: PktId::NONE,
+            payload: 0,
+            frame: PFC_FRAME_BYTES,
+            kind: PktKind::Pfc,
+            prio: mask,
+            flags: 0,
+            sent: now,
+        });
+        let ci = port.idx() * 8 + class as usize;
+        self.xoff_sent[ci] = xoff;
+        if xoff {
+            self.ever_xoff[ci] = true;
+            self.prio_stats[ci].pfc_xoff_tx += 1;
+            if self.pfc.pause_mode != PauseMode::Infinite {
+                self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
+                let dur = quanta_to_time(quanta, rate);
+                let after = SimTime((dur.0 as f64 * self.pfc.refresh_fraction) as u64).max(SimTime(1));
+                self.q.schedule(now + after, Event::PfcRefresh(port, class, self.refresh_gen[ci]));
+            }
+        } else {
+            self.prio_stats[ci].pfc_xon_tx += 1;
+            self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
+        }
+        self.ports[port.idx()].ctrl.push(&mut self.pool, id);
+        self.kick(port);
+    }
+
+    /// While still congested, re-send XOFF before the upstream pause runs out.
+    pub(crate) fn on_pfc_refresh(&mut self, port: PortId, class: u8, gen: u32) {
+        let ci = port.idx() * 8 + class as usize;
+        if gen != self.refresh_gen[ci] || !self.xoff_sent[ci] {
+            return;
+        }
+        let resume = self.mmu.under_xon(port, class);
+        self.send_pfc(port, class, !resume);
+    }
+
+    /// A PFC/PAUSE frame reached port `p`: pause or resume its transmitter.
+    pub(crate) fn on_pfc_frame(&mut self, p: PortId, id: PktId) {
+        let now = self.now_t();
+        let pkt = *self.pool.get(id);
+        self.pool.free(id);
+        let (mask, quanta) = (pkt.prio, pkt.seq);
+        let log_prio = if mask.count_ones() == 1 { mask.trailing_zeros() as u8 } else { 255 };
+        self.log_pfc(now, p, log_prio, if quanta > 0 { 1 } else { 0 });
+        let mut resumed = false;
+        for prio in 0..8u8 {
+            if mask & (1 << prio) == 0 {
+                continue;
+            }
+            let port = &mut self.ports[p.idx()];
+            port.pause_gen[prio as usize] = port.pause_gen[prio as usize].wrapping_add(1);
+            if quanta > 0 {
+                if port.paused & (1 << prio) == 0 {
+                    port.paused |= 1 << prio;
+                    port.paused_since[prio as usize] = now;
+                }
+                if self.pfc.pause_mode != PauseMode::Infinite {
+                    let gen = port.pause_gen[prio as usize];
+                    let until = now + quanta_to_time(quanta, port.rate);
+                    self.q.schedule(until, Event::PauseExpire(p, prio, gen));
+                }
+                self.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
+            } else {
+                self.prio_stats[p.idx() * 8 + prio as usize].pfc_xon_rx += 1;
+                resumed |= self.unpause(p, prio);
+            }
+        }
+        if resumed {
+            self.kick(p);
+        }
+    }
+
+    pub(crate) fn on_pause_expire(&mut self, p: PortId, prio: u8, gen: u32) {
+        if self.ports[p.idx()].pause_gen[prio as usize] != gen {
+            return;
+        }
+        if self.unpause(p, prio) {
+            self.prio_stats[p.idx() * 8 + prio as usize].pfc_expired += 1;
+            let now = self.now_t();
+            self.log_pfc(now, p, prio, 2);
+            self.kick(p);
+        }
+    }
+
+    /// Clears the pause of (port, prio); returns whether it was paused.
+    fn unpause(&mut self, p: PortId, prio: u8) -> bool {
+        let now = self.now_t();
+        let port = &mut self.ports[p.idx()];
+        if port.paused & (1 << prio) == 0 {
+            return false;
+        }
+        port.paused &= !(1 << prio);
+        let since = port.paused_since[prio as usize];
+        self.prio_stats[p.idx() * 8 + prio as usize].paused_ps += (now - since).0;
+        let node = port.node;
+        if self.nodes[node.idx()].is_host {
+            self.unpark(node, prio);
+        }
+        true
+    }
+
+    fn log_pfc(&mut self, time: SimTime, p: PortId, prio: u8, kind: u8) {
+        if (self.pfc_log.len() as u64) < self.stats_cfg.max_pfc_events {
+            self.pfc_log.push(PfcEvent { time, port: p.0, prio, kind });
+        } else {
+            self.pfc_log_dropped += 1;
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Switch forwarding: ingress admission against the MMU (and XOFF), egress enqueue,
+//! and the transmitter's choice of the next frame (control first, then the scheduler
+//! across priorities; the MMU charge is released and XON checked as a frame leaves).
+
+use super::Simulation;
+use crate::ids::{PktId, PortId};
+use crate::net::mmu::DropReason;
+
+impl Simulation {
+    pub(crate) fn switch_receive(&mut self, in_port: PortId, id: PktId) {
+        let node = self.ports[in_port.idx()].node;
+        let pkt = *self.pool.get(id);
+        let out = self.routing.route(node, pkt.dst, pkt.flow.0);
+        if pkt.is_control() {
+            self.ports[out.idx()].ctrl.push(&mut self.pool, id);
+            self.switch_try_send(out);
+            return;
+        }
+        let prio = pkt.prio;
+        let class = self.class_of(prio);
+        let size = pkt.frame as u64;
+        if let Some(limit) = self.egress_limit {
+            if self.egress.queue(out, prio).bytes + size > limit {
+                self.drop_packet(in_port, prio, id, DropReason::EgressFull);
+                return;
+            }
+        }
+        let lossless = self.is_lossless(prio);
+        if let Err(reason) = self.mmu.admit(in_port, class, size, lossless) {
+            self.drop_packet(in_port, prio, id, reason);
+            return;
+        }
+        self.pool.get_mut(id).in_port = in_port;
+        let local = self.ports[in_port.idx()].local;
+        self.egress.enqueue(&mut self.pool, out, prio, id, pkt.frame, local, pkt.flow.0);
+
+        let occ = self.mmu.occupancy(in_port, class);
+        let ci = in_port.idx() * 8 + class as usize;
+        let st = &mut self.prio_stats[ci];
+        st.max_ingress = st.max_ingress.max(occ);
+        let eq = self.egress.queue(out, prio).bytes;
+        let st = &mut self.prio_stats[out.idx() * 8 + prio as usize];
+        st.max_egress = st.max_egress.max(eq);
+
+        if lossless && !self.xoff_sent[ci] && self.mmu.over_xoff(in_port, class) {
+            self.send_pfc(in_port, class, true);
+        }
+        self.switch_try_send(out);
+    }
+
+    fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {
+        self.prio_stats[in_port.idx() * 8 + prio as usize].drops[reason as usize] += 1;
+        self.pool.free(id);
+    }
+
+    pub(crate) fn switch_try_send(&mut self, p: PortId) {
+        let port = &mut self.ports[p.idx()];
+        if port.busy {
+            return;
+        }
+        if let Some(id) = port.ctrl.pop(&self.pool) {
+            self.transmit(p, id);
+            return;
+        }
+        let eligible = self.egress.nonempty(p) & !port.paused;
+        let Some(prio) = self.egress.pick(&self.pool, p, eligible) else { return };
+        let id = self.egress.dequeue(&self.pool, p, prio);
+        let pkt = self.pool.get(id);
+        let (in_port, size) = (pkt.in_port, pkt.frame as u64);
+        let class = self.class_of(prio);
+        self.mmu.release(in_port, class, size);
+        let ci = in_port.idx() * 8 + class as usize;
+        if self.ever_xoff[ci] {
+            let occ = self.mmu.occupancy(in_port, class);
+            let st = &mut self.prio_stats[ci];
+            st.min_ingress_after_xoff = st.min_ingress_after_xoff.min(occ);
+        }
+        if self.xoff_sent[ci] && self.mmu.under_xon(in_port, class) {
+            self.send_pfc(in_port, class, false);
+        }
+        self.transmit(p, id);
+    }
+}

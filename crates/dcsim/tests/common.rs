@@ -1,0 +1,71 @@
+//! Plans built in code for the engine tests (the scenario layer has its own tests).
+#![allow(dead_code)]
+
+use dcsim::plan::*;
+use dcsim::{Rate, SimTime};
+
+pub fn host(p: &mut Plan, name: &str) -> u32 {
+    p.nodes.push(NodePlan { name: name.into(), kind: NodeKind::Host });
+    p.nodes.len() as u32 - 1
+}
+pub fn switch(p: &mut Plan, name: &str) -> u32 {
+    p.nodes.push(NodePlan { name: name.into(), kind: NodeKind::Switch });
+    p.nodes.len() as u32 - 1
+}
+pub fn link(p: &mut Plan, a: u32, b: u32, gbps: u64, delay_ns: u64) {
+    p.links.push(LinkPlan { a, b, rate: Rate::gbps(gbps), delay: SimTime::ns(delay_ns) });
+}
+pub fn flow(p: &mut Plan, src: u32, dst: u32, size: Option<u64>, start: SimTime) {
+    p.flows.push(FlowPlan { src, dst, size, start, priority: 3, rate: None, group: 0 });
+}
+
+/// The seed study's parking lot: A, B, C on S1; D and R on S2; all send to R.
+pub fn parking_lot(duration: SimTime) -> Plan {
+    let mut p = Plan::new("parking_lot", duration);
+    p.host.mtu = 2048;
+    let s1 = switch(&mut p, "S1");
+    let s2 = switch(&mut p, "S2");
+    let names = ["A", "B", "C", "D"];
+    let mut senders = vec![];
+    for (i, n) in names.iter().enumerate() {
+        let h = host(&mut p, n);
+        link(&mut p, h, if i < 3 { s1 } else { s2 }, 40, 100);
+        senders.push(h);
+    }
+    let r = host(&mut p, "R");
+    link(&mut p, r, s2, 40, 100);
+    link(&mut p, s1, s2, 40, 100);
+    for s in senders {
+        flow(&mut p, s, r, None, SimTime::ZERO);
+    }
+    p.switch.arbitration = Arbitration::PerPort;
+    p.stats.steady_start = SimTime::ms(1);
+    p
+}
+
+/// N senders and one receiver on one switch.
+pub fn incast(n: usize, gbps: u64, delay_ns: u64, size: Option<u64>, duration: SimTime) -> Plan {
+    let mut p = Plan::new("incast", duration);
+    let s = switch(&mut p, "S0");
+    let r = host(&mut p, "h0");
+    link(&mut p, r, s, gbps, delay_ns);
+    for i in 0..n {
+        let h = host(&mut p, &format!("h{}", i + 1));
+        link(&mut p, h, s, gbps, delay_ns);
+        flow(&mut p, h, r, size, SimTime::ZERO);
+    }
+    p
+}
+
+pub fn col_f64<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [f64] {
+    match r.table(table).unwrap().get(col).unwrap() {
+        dcsim::results::Column::F64(v) => v,
+        _ => panic!("{col} is not f64"),
+    }
+}
+pub fn col_u64<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [u64] {
+    match r.table(table).unwrap().get(col).unwrap() {
+        dcsim::results::Column::U64(v) => v,
+        _ => panic!("{col} is not u64"),
+    }
+}
