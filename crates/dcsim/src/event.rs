@@ -6,9 +6,6 @@
 //! symmetric service. An event scheduled for the current time still runs after the
 //! event that scheduled it (it is pushed after that one was popped).
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use crate::ids::{FlowId, PktId, PortId};
 use crate::rng::Rng;
 use crate::units::SimTime;
@@ -35,28 +32,26 @@ pub enum Event {
 
 #[derive(Copy, Clone, Debug)]
 struct Entry {
-    time: u64,
-    tie: u64,
+    key: u128,
     ev: Event,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool { self.time == o.time && self.tie == o.tie }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> { Some(self.cmp(o)) }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap, we want the earliest first.
-    #[inline]
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.tie).cmp(&(self.time, self.tie))
-    }
-}
+#[inline]
+fn key(time: SimTime, tie: u64) -> u128 { ((time.0 as u128) << 64) | tie as u128 }
 
+/// A radix heap (Ahuja et al. 1990) over the 128-bit key (time, tie). It relies on the
+/// keys being monotone: nothing is scheduled before the last event popped, which is
+/// what a discrete-event simulation guarantees. An element sits in the bucket of the
+/// highest bit in which its key differs from the last popped key; a pop empties the
+/// lowest non-empty bucket into lower ones, so each element moves a few times at most.
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    buckets: Vec<Vec<Entry>>,
+    /// Bit b set: bucket b is non-empty.
+    occupied: u128,
+    /// Bucket 128 (keys differing in the top bit) does not fit in `occupied`.
+    top: usize,
+    last: u128,
+    len: usize,
     ties: Rng,
     now: SimTime,
     popped: u64,
@@ -64,7 +59,16 @@ pub struct EventQueue {
 
 impl EventQueue {
     pub fn new(seed: u64) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), ties: Rng::stream(seed, "event-ties"), now: SimTime::ZERO, popped: 0 }
+        EventQueue {
+            buckets: (0..129).map(|_| Vec::new()).collect(),
+            occupied: 0,
+            top: 0,
+            last: 0,
+            len: 0,
+            ties: Rng::stream(seed, "event-ties"),
+            now: SimTime::ZERO,
+            popped: 0,
+        }
     }
 
     #[inline]
@@ -74,24 +78,78 @@ impl EventQueue {
     #[inline]
     pub fn processed(&self) -> u64 { self.popped }
 
-    pub fn len(&self) -> usize { self.heap.len() }
-    pub fn is_empty(&self) -> bool { self.heap.is_empty() }
+    pub fn len(&self) -> usize { self.len }
+    pub fn is_empty(&self) -> bool { self.len == 0 }
+
+    #[inline]
+    fn bucket_of(&self, k: u128) -> usize { 128 - (k ^ self.last).leading_zeros() as usize }
+
+    #[inline]
+    fn put(&mut self, e: Entry) {
+        let b = self.bucket_of(e.key);
+        self.buckets[b].push(e);
+        if b < 128 {
+            self.occupied |= 1 << b;
+        } else {
+            self.top += 1;
+        }
+    }
 
     #[inline]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let tie = self.ties.next_u64();
-        self.heap.push(Entry { time: at.0, tie, ev });
+        self.len += 1;
+        self.put(Entry { key: key(at, tie), ev });
+    }
+
+    /// Makes bucket 0 hold the smallest key(s); false if the queue is empty.
+    #[inline]
+    fn settle(&mut self) -> bool {
+        if self.occupied & 1 != 0 {
+            return true;
+        }
+        if self.len == 0 {
+            return false;
+        }
+        let b = if self.occupied != 0 { self.occupied.trailing_zeros() as usize } else { 128 };
+        let mut v = std::mem::take(&mut self.buckets[b]);
+        if b < 128 {
+            self.occupied &= !(1 << b);
+        } else {
+            self.top = 0;
+        }
+        self.last = v.iter().map(|e| e.key).min().unwrap();
+        for e in v.drain(..) {
+            self.put(e);
+        }
+        // Keep the emptied vector's capacity for reuse.
+        if self.buckets[b].is_empty() {
+            self.buckets[b] = v;
+        }
+        true
     }
 
     /// Time of the next event, if any.
     #[inline]
-    pub fn peek_time(&self) -> Option<SimTime> { self.heap.peek().map(|e| SimTime(e.time)) }
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        if !self.settle() {
+            return None;
+        }
+        Some(SimTime((self.last >> 64) as u64))
+    }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let e = self.heap.pop()?;
-        self.now = SimTime(e.time);
+        if !self.settle() {
+            return None;
+        }
+        let e = self.buckets[0].pop().unwrap();
+        if self.buckets[0].is_empty() {
+            self.occupied &= !1;
+        }
+        self.len -= 1;
+        self.now = SimTime((e.key >> 64) as u64);
         self.popped += 1;
         Some((self.now, e.ev))
     }
@@ -100,6 +158,26 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Random schedules popped in (time, tie) order, against a sorted reference.
+    #[test]
+    fn matches_a_sorted_reference() {
+        let mut q = EventQueue::new(3);
+        let mut rng = Rng::stream(5, "test");
+        let mut out = vec![];
+        for round in 0..200u64 {
+            for _ in 0..rng.below(20) {
+                let at = q.now() + SimTime(rng.below(1000) * (1 + round % 3));
+                q.schedule(at, Event::Sample);
+            }
+            for _ in 0..rng.below(15) {
+                if let Some((t, _)) = q.pop() { out.push(t.0); }
+            }
+        }
+        while let Some((t, _)) = q.pop() { out.push(t.0); }
+        assert!(out.windows(2).all(|w| w[0] <= w[1]));
+        assert!(q.is_empty());
+    }
 
     #[test]
     fn pops_in_time_order() {

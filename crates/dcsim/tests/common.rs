@@ -69,3 +69,52 @@ pub fn col_u64<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [u64] {
         _ => panic!("{col} is not u64"),
     }
 }
+
+/// k-ary fat-tree: k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 cores,
+/// k/2 hosts per edge switch. Returns the plan and the host indices.
+pub fn fat_tree(k: u32, gbps: u64, delay_ns: u64, duration: SimTime) -> (Plan, Vec<u32>) {
+    let mut p = Plan::new("fat_tree", duration);
+    let h = k / 2;
+    let mut hosts = vec![];
+    let cores: Vec<u32> = (0..h * h).map(|i| switch(&mut p, &format!("core{i}"))).collect();
+    for pod in 0..k {
+        let aggs: Vec<u32> = (0..h).map(|i| switch(&mut p, &format!("agg{pod}_{i}"))).collect();
+        for (j, &a) in aggs.iter().enumerate() {
+            for c in 0..h {
+                link(&mut p, a, cores[(j as u32 * h + c) as usize], gbps, delay_ns);
+            }
+        }
+        for e in 0..h {
+            let edge = switch(&mut p, &format!("edge{pod}_{e}"));
+            for &a in &aggs {
+                link(&mut p, edge, a, gbps, delay_ns);
+            }
+            for i in 0..h {
+                let x = host(&mut p, &format!("h{}", hosts.len()));
+                let _ = i;
+                link(&mut p, x, edge, gbps, delay_ns);
+                hosts.push(x);
+            }
+        }
+    }
+    (p, hosts)
+}
+
+/// A random derangement of the hosts (seeded), one long flow per host.
+pub fn permutation(p: &mut Plan, hosts: &[u32], seed: u64) {
+    let n = hosts.len();
+    let mut rng = dcsim::rng::Rng::stream(seed, "test-permutation");
+    loop {
+        let mut perm: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            perm.swap(i, j);
+        }
+        if perm.iter().enumerate().all(|(i, &j)| i != j) {
+            for (i, &j) in perm.iter().enumerate() {
+                flow(p, hosts[i], hosts[j], None, SimTime::ZERO);
+            }
+            return;
+        }
+    }
+}

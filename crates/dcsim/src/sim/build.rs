@@ -281,6 +281,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         goodput: Default::default(),
         goodput_dropped: 0,
         used_prios,
+        hops: 0,
         nodes,
         ports,
         routing,

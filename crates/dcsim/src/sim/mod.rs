@@ -145,6 +145,8 @@ pub struct Simulation {
     pub(crate) goodput_dropped: u64,
     /// Priorities some flow uses (bit per priority).
     pub(crate) used_prios: u8,
+    /// Packets that finished crossing a link (every frame kind).
+    pub(crate) hops: u64,
 }
 
 impl Simulation {
@@ -191,6 +193,10 @@ impl Simulation {
     pub fn events(&self) -> u64 { self.q.processed() }
     /// Packets alive now (queued, on a wire or being sent).
     pub fn packets_in_flight(&self) -> usize { self.pool.live() }
+    /// Packets that finished crossing a link so far.
+    pub fn packet_hops(&self) -> u64 { self.hops }
+    /// Most packets alive at once so far.
+    pub fn peak_packets(&self) -> usize { self.pool.peak() }
 
     /// Finalises statistics and returns the result tables and summary.
     pub fn finish(mut self) -> Results {
@@ -219,6 +225,7 @@ impl Simulation {
 
     #[inline]
     fn on_arrive(&mut self, p: PortId, pkt: PktId) {
+        self.hops += 1;
         if self.pool.get(pkt).kind == crate::net::packet::PktKind::Pfc {
             self.on_pfc_frame(p, pkt);
             return;

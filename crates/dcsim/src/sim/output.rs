@@ -227,6 +227,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         "duration_ps": end.0,
         "events": s.q.processed(),
         "counters": {
+            "link_packet_hops": s.hops,
             "flows": s.flows.len(),
             "flows_finished": finished,
             "data_packets_delivered": s.flows.iter().map(|f| f.pkts_rx).sum::<u64>(),
