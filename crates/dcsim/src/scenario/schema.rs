@@ -564,17 +564,16 @@ fn de_at<T: for<'de> Deserialize<'de>>(v: toml::Value, prefix: &str) -> std::res
 
 /// Finds a precise path for an error inside a `type`-tagged table (serde cannot track
 /// paths through internally tagged enums).
+type VariantCheck = dyn Fn(&str, toml::Value, &str) -> Option<(String, String)>;
+
 fn refine_tagged(
     v: &toml::Value,
     prefix: &str,
     kind: &str,
     types: &[&str],
-    check: &dyn Fn(&str, toml::Value, &str) -> Option<(String, String)>,
+    check: &VariantCheck,
 ) -> Option<(String, String)> {
-    let table = match v.as_table() {
-        Some(t) => t,
-        None => return None,
-    };
+    let table = v.as_table()?;
     let ty = match table.get("type") {
         None => {
             return Some((

@@ -382,3 +382,21 @@ fn bad_missing_fields_and_syntax() {
     expect(&with(BASE, "[simulation]", "[simulation"), &[], &["line", "TOML syntax error"]);
     expect(BASE, &["topology.type=\"\""], &["topology.type:"]);
 }
+
+#[test]
+#[ignore]
+fn print_sample_errors() {
+    for ov in [
+        "switch.pfc.xof=1",
+        "topology.rate=40",
+        "topology.rate=40Gbs",
+        "simulation.seed=\"x\"",
+        "traffic[0].flows[1].dst=Q",
+        "traffic[0].flows[1].sise=1",
+        "topology.type=ring",
+        "switch.buffer.size=\"1KB\"",
+        "traffic=3",
+    ] {
+        eprintln!("{ov:32} -> {}", err(BASE, &[ov]));
+    }
+}
