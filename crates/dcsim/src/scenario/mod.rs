@@ -1,22 +1,82 @@
 //! Scenario files: TOML -> typed schema (serde, unknown fields rejected) -> validated
 //! `Plan`. Topology and traffic builders live beside the schema.
+//!
+//! Pipeline: parse the text into a `toml::Value`, apply `--set path=value` overrides,
+//! deserialize into `schema::Scenario` (errors name the dotted field path), build the
+//! topology and traffic (`build`), and check the result (`validate`).
 
 use std::path::Path;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::plan::Plan;
+
+pub mod build;
+pub mod cdf;
+pub mod overrides;
+pub mod random;
+pub mod schema;
+pub mod topology;
+pub mod traffic;
+pub mod validate;
+
+#[cfg(test)]
+mod tests;
 
 /// Reads a scenario file, applies `--set path=value` overrides, validates it.
 /// Relative file names inside the scenario (topology or traffic files) are resolved
 /// against the scenario file's directory.
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<Plan> {
-    let _ = (path, overrides);
-    todo!("scenario layer")
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Io { path: path.display().to_string(), msg: e.to_string() })?;
+    let base = path.parent().unwrap_or_else(|| Path::new("."));
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into());
+    load_inner(&text, base, overrides, &stem)
 }
 
 /// Same as `load_file` for scenario text already in memory; `base_dir` resolves
 /// relative file names.
 pub fn load_str(text: &str, base_dir: &Path, overrides: &[String]) -> Result<Plan> {
-    let _ = (text, base_dir, overrides);
-    todo!("scenario layer")
+    load_inner(text, base_dir, overrides, "scenario")
+}
+
+fn load_inner(text: &str, base_dir: &Path, overrides: &[String], default_name: &str) -> Result<Plan> {
+    let mut value = parse_toml(text)?;
+    for o in overrides {
+        overrides::apply_override(&mut value, o)?;
+    }
+    let spec = schema::deserialize(value)?;
+    let plan = build::build(&spec, base_dir, default_name)?;
+    validate::validate_plan(&plan)?;
+    Ok(plan)
+}
+
+/// Parses TOML text; syntax errors name the line and column.
+fn parse_toml(text: &str) -> Result<toml::Value> {
+    match text.parse::<toml::Table>() {
+        Ok(t) => Ok(toml::Value::Table(t)),
+        Err(e) => {
+            let (line, col) = match e.span() {
+                Some(sp) => {
+                    let before = &text[..sp.start.min(text.len())];
+                    let line = before.matches('\n').count() + 1;
+                    let col = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
+                    (line, col)
+                }
+                None => (0, 0),
+            };
+            let msg = e.message().trim().to_string();
+            Err(Error::scenario(format!("scenario (line {line}, column {col})"), format!("TOML syntax error: {msg}")))
+        }
+    }
+}
+
+/// A stable 64-bit FNV-1a hash (16 hex digits) of the scenario text and its overrides,
+/// for run summaries.
+pub fn scenario_hash(text: &str, overrides: &[String]) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    for o in overrides {
+        bytes.push(0);
+        bytes.extend_from_slice(o.as_bytes());
+    }
+    format!("{:016x}", random::fnv1a64(&bytes))
 }

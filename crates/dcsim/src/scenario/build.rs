@@ -1,0 +1,485 @@
+//! Turns a deserialized `Scenario` into a `Plan`: parses units, applies defaults,
+//! builds the topology and the flows.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::plan::*;
+use crate::scenario::cdf::{parse_cdf, CdfReading};
+use crate::scenario::random::Rng;
+use crate::scenario::schema::*;
+use crate::scenario::topology::{self, NamedLink, Topology};
+use crate::scenario::traffic::{self, FlowTemplate, HostIndex};
+use crate::units::SimTime;
+
+fn resolve(base: &Path, file: &str) -> PathBuf {
+    let p = Path::new(file);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
+fn to_u32(v: u64, path: &str) -> Result<u32> {
+    u32::try_from(v).map_err(|_| Error::scenario(path, format!("{v} is too large")))
+}
+
+fn priority(v: Option<i64>, default: u8, path: &str) -> Result<u8> {
+    match v {
+        None => Ok(default),
+        Some(p) if (0..=7).contains(&p) => Ok(p as u8),
+        Some(p) => Err(Error::scenario(path, format!("must be 0..=7 (got {p})"))),
+    }
+}
+
+fn priority_mask(list: &[i64], path: &str) -> Result<u8> {
+    let mut m = 0u8;
+    for (i, &p) in list.iter().enumerate() {
+        if !(0..=7).contains(&p) {
+            return Err(Error::scenario(format!("{path}[{i}]"), format!("priority must be 0..=7 (got {p})")));
+        }
+        m |= 1 << p;
+    }
+    Ok(m)
+}
+
+/// Builds the plan. `default_name` is used when the file has no `name`.
+pub fn build(s: &Scenario, base_dir: &Path, default_name: &str) -> Result<Plan> {
+    let duration = s.simulation.duration.time("simulation.duration")?;
+    if duration == SimTime::ZERO {
+        return Err(Error::scenario("simulation.duration", "must be > 0"));
+    }
+    let mut plan = Plan::new(s.name.as_deref().unwrap_or(default_name), duration);
+    plan.seed = s.simulation.seed.unwrap_or(1);
+    plan.host = host(&s.host)?;
+    plan.switch = switch(&s.switch)?;
+    plan.stats = stats(&s.stats, duration)?;
+    let topo = build_topology(&s.topology, base_dir)?;
+    plan.nodes = topo.nodes;
+    plan.links = topo.links;
+    plan.flows = build_traffic(&s.traffic, &plan, base_dir)?;
+    Ok(plan)
+}
+
+fn host(h: &HostSpec) -> Result<HostPlan> {
+    let mut p = HostPlan::default();
+    if let Some(v) = &h.mtu {
+        p.mtu = to_u32(v.bytes("host.mtu")?, "host.mtu")?;
+        if p.mtu == 0 {
+            return Err(Error::scenario("host.mtu", "must be > 0"));
+        }
+    }
+    if let Some(v) = &h.header {
+        p.header_bytes = to_u32(v.bytes("host.header")?, "host.header")?;
+    }
+    if let Some(v) = h.preamble_ifg {
+        p.preamble_ifg = v;
+    }
+    if let Some(v) = &h.ack_bytes {
+        p.ack_bytes = to_u32(v.bytes("host.ack_bytes")?, "host.ack_bytes")?;
+    }
+    if let Some(v) = h.ack_every {
+        if v == 0 {
+            return Err(Error::scenario("host.ack_every", "must be >= 1"));
+        }
+        p.ack_every = v;
+    }
+    if let Some(v) = &h.rto {
+        p.rto = v.time("host.rto")?;
+    }
+    Ok(p)
+}
+
+fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
+    let mut p = SwitchPlan::default();
+    if let Some(a) = s.arbitration {
+        p.arbitration = match a {
+            ArbitrationSpec::Fifo => Arbitration::Fifo,
+            ArbitrationSpec::PerPort => Arbitration::PerPort,
+            ArbitrationSpec::PerFlow => Arbitration::PerFlow,
+        };
+    }
+    if let Some(v) = &s.egress_limit {
+        p.egress_limit = Some(v.bytes("switch.egress_limit")?);
+    }
+    match &s.buffer {
+        None => {}
+        Some(BufferSpec::Static(b)) => {
+            p.buffer = BufferPlan::Static { port_buffer: b.size.bytes("switch.buffer.size")? };
+        }
+        Some(BufferSpec::Shared(b)) => {
+            let (mut total, mut reserve, mut alpha_shift) = match p.buffer {
+                BufferPlan::Shared { total, reserve, alpha_shift } => (total, reserve, alpha_shift),
+                _ => unreachable!(),
+            };
+            if let Some(v) = &b.size {
+                total = v.bytes("switch.buffer.size")?;
+            }
+            if let Some(v) = &b.reserve {
+                reserve = v.bytes("switch.buffer.reserve")?;
+            }
+            if let Some(v) = b.alpha_shift {
+                if v > 15 {
+                    return Err(Error::scenario("switch.buffer.alpha_shift", format!("must be 0..=15 (got {v})")));
+                }
+                alpha_shift = v;
+            }
+            p.buffer = BufferPlan::Shared { total, reserve, alpha_shift };
+        }
+    }
+    p.pfc = pfc(&s.pfc)?;
+    if let Some(sch) = &s.scheduler {
+        p.scheduler = match sch {
+            SchedulerSpec::Strict(_) => SchedulerPlan { kind: SchedulerKind::Strict, ..p.scheduler },
+            SchedulerSpec::Rr(_) => SchedulerPlan { kind: SchedulerKind::RoundRobin, ..p.scheduler },
+            SchedulerSpec::Dwrr(d) => {
+                let mut weights = [1u32; 8];
+                if let Some(w) = &d.weights {
+                    if w.len() != 8 {
+                        return Err(Error::scenario(
+                            "switch.scheduler.weights",
+                            format!("needs 8 weights, one per priority (got {})", w.len()),
+                        ));
+                    }
+                    for (i, &x) in w.iter().enumerate() {
+                        if x < 1 || x > u32::MAX as i64 {
+                            return Err(Error::scenario(format!("switch.scheduler.weights[{i}]"), format!("must be >= 1 (got {x})")));
+                        }
+                        weights[i] = x as u32;
+                    }
+                }
+                let strict_mask = match &d.strict {
+                    None => 0,
+                    Some(l) => priority_mask(l, "switch.scheduler.strict")?,
+                };
+                SchedulerPlan { kind: SchedulerKind::Dwrr, weights, strict_mask }
+            }
+        };
+    }
+    Ok(p)
+}
+
+fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
+    let mut p = PfcPlan::default();
+    if let Some(m) = s.mode {
+        p.mode = match m {
+            FlowControlSpec::Pfc => FlowControl::Pfc,
+            FlowControlSpec::Pause => FlowControl::Pause,
+            FlowControlSpec::Off => FlowControl::None,
+        };
+    }
+    if let Some(m) = s.pause_mode {
+        p.pause_mode = match m {
+            PauseModeSpec::XonXoff => PauseMode::XonXoff,
+            PauseModeSpec::Timer => PauseMode::Timer,
+            PauseModeSpec::Infinite => PauseMode::Infinite,
+        };
+    }
+    if let Some(l) = &s.lossless {
+        p.lossless = priority_mask(l, "switch.pfc.lossless")?;
+    }
+    if let Some(q) = s.xoff_quanta {
+        if !(1..=65535).contains(&q) {
+            return Err(Error::scenario("switch.pfc.xoff_quanta", format!("must be 1..=65535 (got {q})")));
+        }
+        p.xoff_quanta = q as u16;
+    }
+    if let Some(t) = &s.pause_time {
+        p.pause_time = t.time("switch.pfc.pause_time")?;
+    }
+    if let Some(f) = s.refresh_fraction {
+        if !(f > 0.0 && f <= 1.0) {
+            return Err(Error::scenario("switch.pfc.refresh_fraction", format!("must be in (0, 1] (got {f})")));
+        }
+        p.refresh_fraction = f;
+    }
+    if let Some(q) = s.reaction_quanta {
+        p.reaction_quanta = q;
+    }
+    let phy_delay = match &s.phy_delay {
+        Some(t) => Some(t.time("switch.pfc.phy_delay")?),
+        None => None,
+    };
+    let headroom = s.headroom.as_deref().unwrap_or("formula").trim();
+    p.headroom = match headroom {
+        "formula" => Headroom::Formula { phy_delay: phy_delay.unwrap_or(SimTime::ZERO) },
+        other => {
+            let h = if other == "hpcc" {
+                Headroom::Hpcc
+            } else {
+                let b = SizeStr::new(other).bytes("switch.pfc.headroom").map_err(|e| match e {
+                    Error::Scenario { path, msg } => {
+                        Error::scenario(path, format!("expected \"formula\", \"hpcc\" or a size like \"40KB\": {msg}"))
+                    }
+                    e => e,
+                })?;
+                Headroom::Fixed(b)
+            };
+            if phy_delay.is_some() {
+                return Err(Error::scenario("switch.pfc.phy_delay", "only applies with headroom = \"formula\""));
+            }
+            h
+        }
+    };
+    if let Some(v) = &s.xoff {
+        p.xoff = Some(v.bytes("switch.pfc.xoff")?);
+    }
+    if let Some(v) = &s.xon {
+        p.xon = Some(v.bytes("switch.pfc.xon")?);
+    }
+    if let Some(v) = &s.resume_offset {
+        p.resume_offset = v.bytes("switch.pfc.resume_offset")?;
+    }
+    Ok(p)
+}
+
+fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {
+    let mut p = StatsPlan { steady_start: SimTime(duration.0 / 10), ..StatsPlan::default() };
+    if let Some(v) = &s.goodput_interval {
+        p.goodput_interval = v.time_or_off("stats.goodput_interval")?;
+    }
+    if let Some(v) = &s.sample_interval {
+        p.sample_interval = v.time_or_off("stats.sample_interval")?;
+    }
+    if let Some(v) = &s.steady_start {
+        p.steady_start = v.time("stats.steady_start")?;
+    }
+    if let Some(v) = s.max_pfc_events {
+        p.max_pfc_events = v;
+    }
+    if let Some(v) = s.max_rows {
+        p.max_rows = v;
+    }
+    Ok(p)
+}
+
+fn count(v: u32, path: &str, min: u32) -> Result<u32> {
+    if v < min {
+        return Err(Error::scenario(path, format!("must be >= {min} (got {v})")));
+    }
+    Ok(v)
+}
+
+/// Builds the topology section.
+pub fn build_topology(t: &TopologySpec, base_dir: &Path) -> Result<Topology> {
+    Ok(match t {
+        TopologySpec::ParkingLot(p) => {
+            let rate = p.rate.rate("topology.rate")?;
+            let delay = p.delay.time("topology.delay")?;
+            topology::parking_lot(p.switches, &p.senders, rate, delay)?
+        }
+        TopologySpec::Dumbbell(d) => {
+            let hr = d.host_rate.rate("topology.host_rate")?;
+            let br = match &d.bottleneck_rate {
+                Some(r) => r.rate("topology.bottleneck_rate")?,
+                None => hr,
+            };
+            let delay = d.delay.time("topology.delay")?;
+            topology::dumbbell(count(d.senders, "topology.senders", 1)?, count(d.receivers, "topology.receivers", 1)?, hr, br, delay)
+        }
+        TopologySpec::Star(s) => {
+            let r = s.rate.rate("topology.rate")?;
+            let delay = s.delay.time("topology.delay")?;
+            topology::star(count(s.hosts, "topology.hosts", 1)?, r, delay)
+        }
+        TopologySpec::LeafSpine(l) => {
+            let hr = l.host_rate.rate("topology.host_rate")?;
+            let fr = l.fabric_rate.rate("topology.fabric_rate")?;
+            let delay = l.delay.time("topology.delay")?;
+            topology::leaf_spine(
+                count(l.leaves, "topology.leaves", 1)?,
+                count(l.spines, "topology.spines", if l.leaves > 1 { 1 } else { 0 })?,
+                count(l.hosts_per_leaf, "topology.hosts_per_leaf", 1)?,
+                hr,
+                fr,
+                delay,
+            )
+        }
+        TopologySpec::FatTree(f) => {
+            let hr = f.host_rate.rate("topology.host_rate")?;
+            let fr = f.fabric_rate.rate("topology.fabric_rate")?;
+            let delay = f.delay.time("topology.delay")?;
+            topology::fat_tree(f.k, hr, fr, delay)?
+        }
+        TopologySpec::Explicit(e) => {
+            let mut links = Vec::with_capacity(e.links.len());
+            for (i, l) in e.links.iter().enumerate() {
+                links.push(NamedLink {
+                    a: l.a.clone(),
+                    b: l.b.clone(),
+                    rate: l.rate.rate(&format!("topology.links[{i}].rate"))?,
+                    delay: l.delay.time(&format!("topology.links[{i}].delay"))?,
+                });
+            }
+            topology::explicit(&e.hosts, &e.switches, &links)?
+        }
+        TopologySpec::Hpcc(h) => topology::hpcc_file(&resolve(base_dir, &h.file), "topology.file")?,
+    })
+}
+
+fn template(
+    prio: u8,
+    size: &Option<SizeStr>,
+    start: &Option<TimeStr>,
+    rate: &Option<RateStr>,
+    p: &str,
+    group: u32,
+) -> Result<FlowTemplate> {
+    Ok(FlowTemplate {
+        size: match size {
+            Some(s) => s.size_or_inf(&format!("{p}.size"))?,
+            None => None,
+        },
+        start: match start {
+            Some(t) => t.time(&format!("{p}.start"))?,
+            None => SimTime::ZERO,
+        },
+        priority: prio,
+        rate: match rate {
+            Some(r) => Some(r.rate(&format!("{p}.rate"))?),
+            None => None,
+        },
+        group,
+    })
+}
+
+/// Builds the flows of every `[[traffic]]` entry.
+pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> Result<Vec<FlowPlan>> {
+    let idx = HostIndex::new(&plan.nodes);
+    let mut flows = Vec::new();
+    for (gi, e) in entries.iter().enumerate() {
+        let g = gi as u32;
+        let p = format!("traffic[{gi}]");
+        match e {
+            TrafficSpec::Flows(fs) => {
+                let prio = priority(fs.priority, 3, &format!("{p}.priority"))?;
+                for (j, f) in fs.flows.iter().enumerate() {
+                    let fp = format!("{p}.flows[{j}]");
+                    let src = idx.host(&f.src, &format!("{fp}.src"))?;
+                    let dst = idx.host(&f.dst, &format!("{fp}.dst"))?;
+                    if src == dst {
+                        return Err(Error::scenario(
+                            format!("{fp}.dst"),
+                            format!("same host as src ('{}'); a flow needs two different hosts", f.src),
+                        ));
+                    }
+                    let prio = priority(f.priority, prio, &format!("{fp}.priority"))?;
+                    let t = template(prio, &f.size, &f.start, &f.rate, &fp, g)?;
+                    flows.push(t.flow(src, dst));
+                }
+            }
+            TrafficSpec::Incast(s) => {
+                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let recv = idx.host(&s.receiver, &format!("{p}.receiver"))?;
+                let senders = match (&s.senders, s.sender_count) {
+                    (Some(_), Some(_)) => {
+                        return Err(Error::scenario(format!("{p}.sender_count"), "give either senders or sender_count, not both"))
+                    }
+                    (None, None) => {
+                        return Err(Error::scenario(format!("{p}.senders"), "missing: give senders or sender_count"))
+                    }
+                    (Some(list), None) => {
+                        let v = idx.hosts(Some(list), &format!("{p}.senders"))?;
+                        if let Some(i) = v.iter().position(|&h| h == recv) {
+                            return Err(Error::scenario(format!("{p}.senders[{i}]"), "the receiver cannot be a sender"));
+                        }
+                        v
+                    }
+                    (None, Some(n)) => {
+                        let all: Vec<u32> = idx.all().into_iter().filter(|&h| h != recv).collect();
+                        if n == 0 || n as usize > all.len() {
+                            return Err(Error::scenario(
+                                format!("{p}.sender_count"),
+                                format!("must be 1..={} (the hosts other than the receiver), got {n}", all.len()),
+                            ));
+                        }
+                        all[..n as usize].to_vec()
+                    }
+                };
+                let per = s.flows_per_sender.unwrap_or(1);
+                count(per, &format!("{p}.flows_per_sender"), 1)?;
+                let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
+                flows.extend(traffic::incast(&senders, recv, per, &t));
+            }
+            TrafficSpec::Permutation(s) => {
+                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let hosts = idx.hosts(s.hosts.as_deref(), &format!("{p}.hosts"))?;
+                if hosts.len() < 2 {
+                    return Err(Error::scenario(format!("{p}.hosts"), "a permutation needs at least 2 hosts"));
+                }
+                let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
+                let mut rng = Rng::new(plan.seed, &p);
+                flows.extend(traffic::permutation(&hosts, &mut rng, &t));
+            }
+            TrafficSpec::AllToAll(s) => {
+                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let hosts = idx.hosts(s.hosts.as_deref(), &format!("{p}.hosts"))?;
+                if hosts.len() < 2 {
+                    return Err(Error::scenario(format!("{p}.hosts"), "all-to-all needs at least 2 hosts"));
+                }
+                let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
+                flows.extend(traffic::all_to_all(&hosts, &t));
+            }
+            TrafficSpec::Csv(s) => {
+                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let path = resolve(base_dir, &s.file);
+                let origin = format!("{p}.file");
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| Error::scenario(&origin, format!("cannot read '{}': {e}", path.display())))?;
+                flows.extend(traffic::parse_csv(&text, &idx, prio, g, &origin)?);
+            }
+            TrafficSpec::Cdf(s) => {
+                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                if !(s.load > 0.0 && s.load <= 1.0) {
+                    return Err(Error::scenario(format!("{p}.load"), format!("must be in (0, 1] (got {})", s.load)));
+                }
+                let unit = match &s.size_unit {
+                    Some(u) => u.bytes(&format!("{p}.size_unit"))?,
+                    None => 1,
+                };
+                if unit == 0 {
+                    return Err(Error::scenario(format!("{p}.size_unit"), "must be > 0"));
+                }
+                let path = resolve(base_dir, &s.file);
+                let origin = format!("{p}.file");
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| Error::scenario(&origin, format!("cannot read '{}': {e}", path.display())))?;
+                let cdf = parse_cdf(&text, unit as f64, s.cdf_percent).map_err(|m| Error::scenario(&origin, m))?;
+                let reading = match s.format {
+                    Some(CdfFormatSpec::Interpolated) => CdfReading::Interpolated,
+                    Some(CdfFormatSpec::Step) => CdfReading::Step,
+                    None if cdf.header_mean.is_some() => CdfReading::Step,
+                    None => CdfReading::Interpolated,
+                };
+                let hosts = idx.hosts(s.hosts.as_deref(), &format!("{p}.hosts"))?;
+                if hosts.len() < 2 {
+                    return Err(Error::scenario(format!("{p}.hosts"), "needs at least 2 hosts"));
+                }
+                let with_rate: Vec<(u32, crate::units::Rate)> = hosts
+                    .iter()
+                    .map(|&h| {
+                        let l = plan.links.iter().find(|l| l.a == h || l.b == h);
+                        l.map(|l| (h, l.rate)).ok_or_else(|| {
+                            Error::scenario("topology", format!("host '{}' has no link", plan.nodes[h as usize].name))
+                        })
+                    })
+                    .collect::<Result<_>>()?;
+                let start = match &s.start {
+                    Some(t) => t.time(&format!("{p}.start"))?,
+                    None => SimTime::ZERO,
+                };
+                let stop = match &s.stop {
+                    Some(t) => t.time(&format!("{p}.stop"))?,
+                    None => plan.duration,
+                };
+                if stop <= start {
+                    return Err(Error::scenario(format!("{p}.stop"), format!("must be after start ({stop} <= {start})")));
+                }
+                let mut rng = Rng::new(plan.seed, &p);
+                flows.extend(traffic::cdf_poisson(&with_rate, &cdf, reading, s.load, start, stop, prio, g, &mut rng));
+            }
+        }
+    }
+    Ok(flows)
+}

@@ -1,0 +1,676 @@
+//! The TOML shape of a scenario file. Every struct rejects unknown keys; the sections
+//! with alternatives (`topology`, `[[traffic]]`, `switch.buffer`, `switch.scheduler`)
+//! are tagged by a `type` key. Physical quantities are strings with a unit
+//! ("40Gbps", "1.5us", "32MiB") parsed by `crate::units`; a bare number where a unit is
+//! expected is an error. Defaults come from the `Default` impls in `crate::plan`.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::units::{parse_bytes, parse_rate, parse_time, Rate, SimTime};
+
+// ---------------------------------------------------------------------------------------
+// Unit-carrying strings
+
+macro_rules! unit_string {
+    ($name:ident, $what:literal, $example:literal) => {
+        #[doc = concat!("A ", $what, " written with its unit, e.g. `\"", $example, "\"`.")]
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct $name(pub String);
+
+        impl $name {
+            pub fn new(s: &str) -> Self {
+                $name(s.to_string())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        write!(f, concat!("a ", $what, " string with a unit, e.g. \"", $example, "\""))
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<$name, E> {
+                        Ok($name(v.to_string()))
+                    }
+                    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<$name, E> {
+                        Ok($name(v))
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<$name, E> {
+                        Err(E::custom(format!(
+                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
+                            v
+                        )))
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<$name, E> {
+                        Err(E::custom(format!(
+                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
+                            v
+                        )))
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<$name, E> {
+                        Err(E::custom(format!(
+                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
+                            v
+                        )))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+unit_string!(RateStr, "rate", "40Gbps");
+unit_string!(TimeStr, "duration", "1.5us");
+unit_string!(SizeStr, "size", "32MiB");
+
+impl RateStr {
+    /// Parses the rate; zero is refused.
+    pub fn rate(&self, path: &str) -> Result<Rate> {
+        let r = parse_rate(&self.0).map_err(|e| Error::scenario(path, e.0))?;
+        if r.0 == 0 {
+            return Err(Error::scenario(path, format!("must be > 0 (got '{}')", self.0)));
+        }
+        Ok(r)
+    }
+}
+
+impl TimeStr {
+    pub fn time(&self, path: &str) -> Result<SimTime> {
+        parse_time(&self.0).map_err(|e| Error::scenario(path, e.0))
+    }
+    /// `"off"` is `None`.
+    pub fn time_or_off(&self, path: &str) -> Result<Option<SimTime>> {
+        if self.0.trim().eq_ignore_ascii_case("off") {
+            return Ok(None);
+        }
+        let t = self.time(path)?;
+        if t == SimTime::ZERO {
+            return Err(Error::scenario(path, "must be > 0 (write \"off\" to disable)"));
+        }
+        Ok(Some(t))
+    }
+}
+
+impl SizeStr {
+    pub fn bytes(&self, path: &str) -> Result<u64> {
+        parse_bytes(&self.0).map_err(|e| Error::scenario(path, e.0))
+    }
+    /// `"inf"` is `None` (a long-lived flow); otherwise a size > 0.
+    pub fn size_or_inf(&self, path: &str) -> Result<Option<u64>> {
+        let s = self.0.trim();
+        if s.eq_ignore_ascii_case("inf") || s.eq_ignore_ascii_case("infinite") {
+            return Ok(None);
+        }
+        let b = self.bytes(path)?;
+        if b == 0 {
+            return Err(Error::scenario(path, "must be > 0 (write \"inf\" for a long-lived flow)"));
+        }
+        Ok(Some(b))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The file
+
+/// A whole scenario file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Name of the run; defaults to the file stem.
+    pub name: Option<String>,
+    /// Free text, ignored by the simulator.
+    pub description: Option<String>,
+    pub simulation: SimulationSpec,
+    #[serde(default)]
+    pub host: HostSpec,
+    pub topology: TopologySpec,
+    #[serde(default)]
+    pub switch: SwitchSpec,
+    /// Each entry produces flows; `FlowPlan::group` is the entry's index.
+    #[serde(default)]
+    pub traffic: Vec<TrafficSpec>,
+    #[serde(default)]
+    pub stats: StatsSpec,
+}
+
+/// `[simulation]`
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSpec {
+    /// Simulated time at which the run stops (required, > 0).
+    pub duration: TimeStr,
+    /// Seed of every random choice (default 1).
+    pub seed: Option<u64>,
+}
+
+/// `[host]`: NIC and transport settings shared by all hosts.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    /// Largest payload per packet (> 0), default "1024B".
+    pub mtu: Option<SizeStr>,
+    /// Frame overhead per data packet, default "62B".
+    pub header: Option<SizeStr>,
+    /// Whether preamble, SFD and inter-frame gap (20 B) occupy the wire, default true.
+    pub preamble_ifg: Option<bool>,
+    /// Frame size of an ACK, default "66B".
+    pub ack_bytes: Option<SizeStr>,
+    /// ACK every n-th packet (>= 1), default 1.
+    pub ack_every: Option<u32>,
+    /// Go-back-N retransmission timeout, default "1ms".
+    pub rto: Option<TimeStr>,
+}
+
+/// `[topology]`, selected by `type`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TopologySpec {
+    ParkingLot(ParkingLotSpec),
+    Dumbbell(DumbbellSpec),
+    Star(StarSpec),
+    LeafSpine(LeafSpineSpec),
+    FatTree(FatTreeSpec),
+    Explicit(ExplicitSpec),
+    Hpcc(HpccSpec),
+}
+
+/// Names of the topology types, for messages.
+pub const TOPOLOGY_TYPES: &[&str] =
+    &["parking_lot", "dumbbell", "star", "leaf_spine", "fat_tree", "explicit", "hpcc"];
+
+/// Chain of switches S1..Sn; senders A, B, C, ... attached in order (`senders[i]` of
+/// them on switch i+1); the receiver R on the last switch.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLotSpec {
+    pub switches: u32,
+    pub senders: Vec<u32>,
+    pub rate: RateStr,
+    pub delay: TimeStr,
+}
+
+/// Senders s0.. on switch SL, receivers r0.. on switch SR, one SL-SR bottleneck link.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    pub senders: u32,
+    pub receivers: u32,
+    pub host_rate: RateStr,
+    /// Default: `host_rate`.
+    pub bottleneck_rate: Option<RateStr>,
+    pub delay: TimeStr,
+}
+
+/// Hosts h0..h{N-1} on one switch S0.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StarSpec {
+    pub hosts: u32,
+    pub rate: RateStr,
+    pub delay: TimeStr,
+}
+
+/// Two-tier Clos: hosts h0.. (`hosts_per_leaf` on each leaf leaf0..), every leaf linked
+/// to every spine spine0..
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpineSpec {
+    pub leaves: u32,
+    pub spines: u32,
+    pub hosts_per_leaf: u32,
+    pub host_rate: RateStr,
+    pub fabric_rate: RateStr,
+    pub delay: TimeStr,
+}
+
+/// k-ary fat tree: k pods of k/2 edge (edge{pod}_{i}) and k/2 aggregation
+/// (agg{pod}_{i}) switches, (k/2)^2 cores core{i}, k^3/4 hosts h0..
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeSpec {
+    /// Even, >= 2.
+    pub k: u32,
+    pub host_rate: RateStr,
+    pub fabric_rate: RateStr,
+    pub delay: TimeStr,
+}
+
+/// Named hosts, switches and links.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitSpec {
+    pub hosts: Vec<String>,
+    pub switches: Vec<String>,
+    pub links: Vec<LinkSpec>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub a: String,
+    pub b: String,
+    pub rate: RateStr,
+    pub delay: TimeStr,
+}
+
+/// A topology file in the HPCC simulator's text format; relative paths are resolved
+/// against the scenario file's directory. Nodes are named by their number.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HpccSpec {
+    pub file: String,
+}
+
+/// `[switch]`
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchSpec {
+    /// fifo | per_port | per_flow (default fifo).
+    pub arbitration: Option<ArbitrationSpec>,
+    /// Lossy drop-tail limit per egress (port, priority); none by default.
+    pub egress_limit: Option<SizeStr>,
+    pub buffer: Option<BufferSpec>,
+    #[serde(default)]
+    pub pfc: PfcSpec,
+    pub scheduler: Option<SchedulerSpec>,
+}
+
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArbitrationSpec {
+    Fifo,
+    PerPort,
+    PerFlow,
+}
+
+/// `[switch.buffer]`, selected by `type`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum BufferSpec {
+    Shared(SharedBufferSpec),
+    Static(StaticBufferSpec),
+}
+
+pub const BUFFER_TYPES: &[&str] = &["shared", "static"];
+
+/// One pool per switch with a dynamic threshold alpha = 2^-alpha_shift.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedBufferSpec {
+    /// Total buffer per switch, default "32MiB".
+    pub size: Option<SizeStr>,
+    /// Reserved bytes per (port, priority), default "4KiB".
+    pub reserve: Option<SizeStr>,
+    /// 0..=15, default 3.
+    pub alpha_shift: Option<u8>,
+}
+
+/// A fixed buffer per ingress port.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticBufferSpec {
+    /// Bytes per ingress port.
+    pub size: SizeStr,
+}
+
+/// `[switch.pfc]`
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcSpec {
+    /// pfc | pause | off (default pfc).
+    pub mode: Option<FlowControlSpec>,
+    /// xon_xoff | timer | infinite (default xon_xoff).
+    pub pause_mode: Option<PauseModeSpec>,
+    /// Lossless priorities 0..7 (default [3]).
+    pub lossless: Option<Vec<i64>>,
+    /// Pause quanta carried by an XOFF, 1..=65535 (default 65535).
+    pub xoff_quanta: Option<i64>,
+    /// Pause time of timer mode (default "5us").
+    pub pause_time: Option<TimeStr>,
+    /// Refresh fraction in (0, 1] (default 0.5).
+    pub refresh_fraction: Option<f64>,
+    /// Reaction delay in quanta (default 0).
+    pub reaction_quanta: Option<u32>,
+    /// "formula" | "hpcc" | a size like "40KB" (default "formula").
+    pub headroom: Option<String>,
+    /// Physical-layer delay of the headroom formula (only with headroom = "formula").
+    pub phy_delay: Option<TimeStr>,
+    /// XOFF threshold (static buffer only).
+    pub xoff: Option<SizeStr>,
+    /// XON threshold (static buffer only), below `xoff`.
+    pub xon: Option<SizeStr>,
+    /// Hysteresis between XOFF and XON (default "3KiB").
+    pub resume_offset: Option<SizeStr>,
+}
+
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowControlSpec {
+    Pfc,
+    Pause,
+    Off,
+}
+
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PauseModeSpec {
+    XonXoff,
+    Timer,
+    Infinite,
+}
+
+/// `[switch.scheduler]`, selected by `type`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SchedulerSpec {
+    Strict(EmptySpec),
+    Rr(EmptySpec),
+    Dwrr(DwrrSpec),
+}
+
+pub const SCHEDULER_TYPES: &[&str] = &["strict", "rr", "dwrr"];
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmptySpec {}
+
+/// Deficit weighted round robin.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DwrrSpec {
+    /// Eight weights, each >= 1 (default all 1).
+    pub weights: Option<Vec<i64>>,
+    /// Priorities served strictly before the weighted ones.
+    pub strict: Option<Vec<i64>>,
+}
+
+/// One `[[traffic]]` entry, selected by `type`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TrafficSpec {
+    Flows(FlowsSpec),
+    Incast(IncastSpec),
+    Permutation(PermutationSpec),
+    AllToAll(AllToAllSpec),
+    Csv(CsvSpec),
+    Cdf(CdfSpec),
+}
+
+pub const TRAFFIC_TYPES: &[&str] = &["flows", "incast", "permutation", "all_to_all", "csv", "cdf"];
+
+/// Explicit flows.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowsSpec {
+    /// Default priority of the entry's flows (default 3).
+    pub priority: Option<i64>,
+    pub flows: Vec<FlowSpec>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub src: String,
+    pub dst: String,
+    /// Payload bytes or "inf" (default "inf").
+    pub size: Option<SizeStr>,
+    /// Default "0us".
+    pub start: Option<TimeStr>,
+    /// Default: the entry's priority.
+    pub priority: Option<i64>,
+    /// Optional pacing rate.
+    pub rate: Option<RateStr>,
+}
+
+/// Many senders to one receiver.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IncastSpec {
+    pub priority: Option<i64>,
+    /// The senders by name; or use `sender_count`.
+    pub senders: Option<Vec<String>>,
+    /// Take the first N hosts other than the receiver.
+    pub sender_count: Option<u32>,
+    pub receiver: String,
+    /// Default "inf".
+    pub size: Option<SizeStr>,
+    pub start: Option<TimeStr>,
+    /// Default 1.
+    pub flows_per_sender: Option<u32>,
+    pub rate: Option<RateStr>,
+}
+
+/// A random derangement: each host sends to one other host, and receives from one.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermutationSpec {
+    pub priority: Option<i64>,
+    /// Default: all hosts.
+    pub hosts: Option<Vec<String>>,
+    pub size: Option<SizeStr>,
+    pub start: Option<TimeStr>,
+    pub rate: Option<RateStr>,
+}
+
+/// Every host to every other host.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllToAllSpec {
+    pub priority: Option<i64>,
+    pub hosts: Option<Vec<String>>,
+    pub size: Option<SizeStr>,
+    pub start: Option<TimeStr>,
+    pub rate: Option<RateStr>,
+}
+
+/// Flows from a CSV file with header `src,dst,size,start[,priority]`. Sizes are unit
+/// strings ("10KB") or plain integers in bytes, or "inf"; starts are unit strings
+/// ("5us") or plain integers in nanoseconds.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CsvSpec {
+    pub priority: Option<i64>,
+    pub file: String,
+}
+
+/// Poisson arrivals with sizes from a CDF file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CdfSpec {
+    pub priority: Option<i64>,
+    pub file: String,
+    /// "interpolated" | "step"; default "step" when the file starts with a single-number
+    /// line (Homa), else "interpolated".
+    pub format: Option<CdfFormatSpec>,
+    /// Size multiplier of the file's values, default "1B" ("1460B" for packet units).
+    pub size_unit: Option<SizeStr>,
+    /// Offered payload load relative to the host link rate, in (0, 1].
+    pub load: f64,
+    /// Default: all hosts.
+    pub hosts: Option<Vec<String>>,
+    /// Start of the arrival window, default "0us".
+    pub start: Option<TimeStr>,
+    /// End of the arrival window, default the simulation duration.
+    pub stop: Option<TimeStr>,
+    /// Whether the CDF column is in percent; default: detected from the last value.
+    pub cdf_percent: Option<bool>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CdfFormatSpec {
+    Interpolated,
+    Step,
+}
+
+/// `[stats]`
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatsSpec {
+    /// Goodput time-series bin, or "off" (default "100us").
+    pub goodput_interval: Option<TimeStr>,
+    /// Queue sample period, or "off" (default "100us").
+    pub sample_interval: Option<TimeStr>,
+    /// Start of the steady-state window, default duration/10; must be < duration.
+    pub steady_start: Option<TimeStr>,
+    pub max_pfc_events: Option<u64>,
+    pub max_rows: Option<u64>,
+}
+
+// ---------------------------------------------------------------------------------------
+// Deserialization with field paths in the errors
+
+fn clean_msg(m: &str) -> String {
+    m.replace('`', "'").trim().to_string()
+}
+
+fn join(prefix: &str, rest: &str) -> String {
+    if rest.is_empty() || rest == "." {
+        prefix.to_string()
+    } else if prefix.is_empty() {
+        rest.to_string()
+    } else if rest.starts_with('[') {
+        format!("{prefix}{rest}")
+    } else {
+        format!("{prefix}.{rest}")
+    }
+}
+
+/// Deserializes `v` as `T`; errors carry `prefix` joined with the path inside `v`.
+fn de_at<T: for<'de> Deserialize<'de>>(v: toml::Value, prefix: &str) -> std::result::Result<T, (String, String)> {
+    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
+        let mut path = e.path().to_string();
+        let full = e.inner().to_string();
+        let msg = clean_msg(full.lines().next().unwrap_or(""));
+        // For an unknown key, the path ends with the key itself: name its table instead.
+        if let Some(rest) = msg.strip_prefix("unknown field '") {
+            let key = rest.split('\'').next().unwrap_or("");
+            if path == key {
+                path = String::new();
+            } else if let Some(parent) = path.strip_suffix(&format!(".{key}")) {
+                path = parent.to_string();
+            }
+        }
+        (join(prefix, &path), msg)
+    })
+}
+
+/// Finds a precise path for an error inside a `type`-tagged table (serde cannot track
+/// paths through internally tagged enums).
+type VariantCheck = dyn Fn(&str, toml::Value, &str) -> Option<(String, String)>;
+
+fn refine_tagged(
+    v: &toml::Value,
+    prefix: &str,
+    kind: &str,
+    types: &[&str],
+    check: &VariantCheck,
+) -> Option<(String, String)> {
+    let table = v.as_table()?;
+    let ty = match table.get("type") {
+        None => {
+            return Some((
+                format!("{prefix}.type"),
+                format!("missing; {kind} type is one of {}", types.join(", ")),
+            ))
+        }
+        Some(toml::Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Some((
+                format!("{prefix}.type"),
+                format!("expected a string, got {}", other.type_str()),
+            ))
+        }
+    };
+    if !types.contains(&ty.as_str()) {
+        return Some((
+            format!("{prefix}.type"),
+            format!("unknown {kind} type '{ty}', expected one of {}", types.join(", ")),
+        ));
+    }
+    let mut rest = table.clone();
+    rest.remove("type");
+    check(&ty, toml::Value::Table(rest), prefix)
+}
+
+fn check_topology(ty: &str, v: toml::Value, p: &str) -> Option<(String, String)> {
+    match ty {
+        "parking_lot" => de_at::<ParkingLotSpec>(v, p).err(),
+        "dumbbell" => de_at::<DumbbellSpec>(v, p).err(),
+        "star" => de_at::<StarSpec>(v, p).err(),
+        "leaf_spine" => de_at::<LeafSpineSpec>(v, p).err(),
+        "fat_tree" => de_at::<FatTreeSpec>(v, p).err(),
+        "explicit" => de_at::<ExplicitSpec>(v, p).err(),
+        "hpcc" => de_at::<HpccSpec>(v, p).err(),
+        _ => None,
+    }
+}
+
+fn check_traffic(ty: &str, v: toml::Value, p: &str) -> Option<(String, String)> {
+    match ty {
+        "flows" => de_at::<FlowsSpec>(v, p).err(),
+        "incast" => de_at::<IncastSpec>(v, p).err(),
+        "permutation" => de_at::<PermutationSpec>(v, p).err(),
+        "all_to_all" => de_at::<AllToAllSpec>(v, p).err(),
+        "csv" => de_at::<CsvSpec>(v, p).err(),
+        "cdf" => de_at::<CdfSpec>(v, p).err(),
+        _ => None,
+    }
+}
+
+fn check_buffer(ty: &str, v: toml::Value, p: &str) -> Option<(String, String)> {
+    match ty {
+        "shared" => de_at::<SharedBufferSpec>(v, p).err(),
+        "static" => de_at::<StaticBufferSpec>(v, p).err(),
+        _ => None,
+    }
+}
+
+fn check_scheduler(ty: &str, v: toml::Value, p: &str) -> Option<(String, String)> {
+    match ty {
+        "strict" | "rr" => de_at::<EmptySpec>(v, p).err(),
+        "dwrr" => de_at::<DwrrSpec>(v, p).err(),
+        _ => None,
+    }
+}
+
+/// Deserializes a whole scenario from a TOML value. Errors name the dotted field path.
+pub fn deserialize(v: toml::Value) -> Result<Scenario> {
+    match de_at::<Scenario>(v.clone(), "") {
+        Ok(s) => Ok(s),
+        Err((path, msg)) => {
+            let refined = refine(&v, &path);
+            let (path, msg) = refined.unwrap_or((path, msg));
+            let path = if path.is_empty() { "scenario".to_string() } else { path };
+            Err(Error::scenario(path, msg))
+        }
+    }
+}
+
+fn refine(v: &toml::Value, path: &str) -> Option<(String, String)> {
+    if path == "topology" || path.starts_with("topology.") {
+        let t = v.get("topology")?;
+        return refine_tagged(t, "topology", "topology", TOPOLOGY_TYPES, &check_topology);
+    }
+    if path == "switch.buffer" || path.starts_with("switch.buffer.") {
+        let t = v.get("switch")?.get("buffer")?;
+        return refine_tagged(t, "switch.buffer", "buffer", BUFFER_TYPES, &check_buffer);
+    }
+    if path == "switch.scheduler" || path.starts_with("switch.scheduler.") {
+        let t = v.get("switch")?.get("scheduler")?;
+        return refine_tagged(t, "switch.scheduler", "scheduler", SCHEDULER_TYPES, &check_scheduler);
+    }
+    if let Some(rest) = path.strip_prefix("traffic[") {
+        let idx: usize = rest.split(']').next()?.parse().ok()?;
+        let t = v.get("traffic")?.get(idx)?;
+        return refine_tagged(t, &format!("traffic[{idx}]"), "traffic", TRAFFIC_TYPES, &check_traffic);
+    }
+    None
+}

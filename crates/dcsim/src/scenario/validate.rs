@@ -1,0 +1,235 @@
+//! Checks of a resolved `Plan`. Each error names the scenario field it comes from.
+//! `validate_plan` also serves plans built directly in code.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+use crate::plan::{BufferPlan, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind};
+use crate::units::SimTime;
+
+/// Bytes of preamble, SFD and inter-frame gap.
+pub const PREAMBLE_IFG: u64 = 20;
+
+/// Runs every check.
+pub fn validate_plan(plan: &Plan) -> Result<()> {
+    validate_settings(plan)?;
+    let comp = validate_topology(plan)?;
+    validate_flows(plan, &comp)?;
+    check_connected(plan, &comp)
+}
+
+/// Host, switch, simulation and stats settings.
+pub fn validate_settings(p: &Plan) -> Result<()> {
+    if p.duration == SimTime::ZERO {
+        return Err(Error::scenario("simulation.duration", "must be > 0"));
+    }
+    let h = &p.host;
+    if h.mtu == 0 {
+        return Err(Error::scenario("host.mtu", "must be > 0"));
+    }
+    if h.ack_every == 0 {
+        return Err(Error::scenario("host.ack_every", "must be >= 1"));
+    }
+    if h.ack_bytes == 0 {
+        return Err(Error::scenario("host.ack_bytes", "must be > 0"));
+    }
+    if h.rto == SimTime::ZERO {
+        return Err(Error::scenario("host.rto", "must be > 0"));
+    }
+    let frame = h.mtu as u64 + h.header_bytes as u64 + PREAMBLE_IFG;
+    let s = &p.switch;
+    match s.buffer {
+        BufferPlan::Static { port_buffer } => {
+            if port_buffer < frame {
+                return Err(Error::scenario(
+                    "switch.buffer.size",
+                    format!("{port_buffer} B is smaller than one MTU-sized frame ({frame} B = mtu + header + 20)"),
+                ));
+            }
+            if let Some(xoff) = s.pfc.xoff {
+                if xoff > port_buffer {
+                    return Err(Error::scenario(
+                        "switch.pfc.xoff",
+                        format!("exceeds the port buffer ({xoff} B > {port_buffer} B)"),
+                    ));
+                }
+            }
+        }
+        BufferPlan::Shared { total, reserve, alpha_shift } => {
+            if total < frame {
+                return Err(Error::scenario(
+                    "switch.buffer.size",
+                    format!("{total} B is smaller than one MTU-sized frame ({frame} B = mtu + header + 20)"),
+                ));
+            }
+            if reserve > total {
+                return Err(Error::scenario("switch.buffer.reserve", format!("exceeds the buffer size ({reserve} B > {total} B)")));
+            }
+            if alpha_shift > 15 {
+                return Err(Error::scenario("switch.buffer.alpha_shift", format!("must be 0..=15 (got {alpha_shift})")));
+            }
+            if s.pfc.xoff.is_some() {
+                return Err(Error::scenario("switch.pfc.xoff", "only applies to a static buffer (switch.buffer.type = \"static\")"));
+            }
+            if s.pfc.xon.is_some() {
+                return Err(Error::scenario("switch.pfc.xon", "only applies to a static buffer (switch.buffer.type = \"static\")"));
+            }
+        }
+    }
+    let pfc = &s.pfc;
+    if let (Some(xon), Some(xoff)) = (pfc.xon, pfc.xoff) {
+        if xon >= xoff {
+            return Err(Error::scenario("switch.pfc.xon", format!("must be below xoff (xon {xon} B >= xoff {xoff} B)")));
+        }
+    }
+    if let (None, Some(xoff)) = (pfc.xon, pfc.xoff) {
+        if pfc.resume_offset >= xoff {
+            return Err(Error::scenario(
+                "switch.pfc.resume_offset",
+                format!("must be below xoff ({} B >= {xoff} B)", pfc.resume_offset),
+            ));
+        }
+    }
+    if pfc.xoff_quanta == 0 {
+        return Err(Error::scenario("switch.pfc.xoff_quanta", "must be 1..=65535"));
+    }
+    if !(pfc.refresh_fraction > 0.0 && pfc.refresh_fraction <= 1.0) {
+        return Err(Error::scenario("switch.pfc.refresh_fraction", format!("must be in (0, 1] (got {})", pfc.refresh_fraction)));
+    }
+    if pfc.pause_time == SimTime::ZERO {
+        return Err(Error::scenario("switch.pfc.pause_time", "must be > 0"));
+    }
+    if let Headroom::Fixed(0) = pfc.headroom {
+        return Err(Error::scenario("switch.pfc.headroom", "must be > 0"));
+    }
+    if s.scheduler.kind == SchedulerKind::Dwrr {
+        for (i, &w) in s.scheduler.weights.iter().enumerate() {
+            if w == 0 {
+                return Err(Error::scenario(format!("switch.scheduler.weights[{i}]"), "must be >= 1"));
+            }
+        }
+    }
+    if s.egress_limit == Some(0) {
+        return Err(Error::scenario("switch.egress_limit", "must be > 0"));
+    }
+    let st = &p.stats;
+    if st.steady_start >= p.duration {
+        return Err(Error::scenario(
+            "stats.steady_start",
+            format!("must be below simulation.duration ({} >= {})", st.steady_start, p.duration),
+        ));
+    }
+    Ok(())
+}
+
+/// Node names, links, host degrees. Returns the connected component of every node.
+pub fn validate_topology(p: &Plan) -> Result<Vec<u32>> {
+    if !p.nodes.iter().any(|n| n.kind == NodeKind::Host) {
+        return Err(Error::scenario("topology", "has no hosts"));
+    }
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    for (i, n) in p.nodes.iter().enumerate() {
+        if n.name.is_empty() {
+            return Err(Error::scenario("topology", format!("node {i} has an empty name")));
+        }
+        if names.insert(n.name.as_str(), i).is_some() {
+            return Err(Error::scenario("topology", format!("duplicate node name '{}'", n.name)));
+        }
+    }
+    let n = p.nodes.len();
+    let mut degree = vec![0u32; n];
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            parent[x as usize] = parent[parent[x as usize] as usize];
+            x = parent[x as usize];
+        }
+        x
+    }
+    for (k, l) in p.links.iter().enumerate() {
+        for (end, v) in [("a", l.a), ("b", l.b)] {
+            if v as usize >= n {
+                return Err(Error::scenario(format!("topology.links[{k}].{end}"), format!("node index {v} does not exist")));
+            }
+        }
+        if l.a == l.b {
+            return Err(Error::scenario(format!("topology.links[{k}]"), format!("self-link on '{}'", p.nodes[l.a as usize].name)));
+        }
+        if l.rate.0 == 0 {
+            return Err(Error::scenario(format!("topology.links[{k}].rate"), "must be > 0"));
+        }
+        degree[l.a as usize] += 1;
+        degree[l.b as usize] += 1;
+        let (ra, rb) = (find(&mut parent, l.a), find(&mut parent, l.b));
+        if ra != rb {
+            parent[ra as usize] = rb;
+        }
+    }
+    for (i, node) in p.nodes.iter().enumerate() {
+        if node.kind == NodeKind::Host && degree[i] != 1 {
+            return Err(Error::scenario(
+                "topology",
+                format!("host '{}' has {} links (a host needs exactly one)", node.name, degree[i]),
+            ));
+        }
+    }
+    Ok((0..n as u32).map(|i| find(&mut parent, i)).collect())
+}
+
+/// Flow endpoints, sizes, priorities and reachability. Flow `j` of group `i` is named
+/// `traffic[i].flows[j]` (its index among the flows of its `[[traffic]]` entry).
+pub fn validate_flows(p: &Plan, comp: &[u32]) -> Result<()> {
+    let mut counters: HashMap<u32, usize> = HashMap::new();
+    for f in &p.flows {
+        let j = counters.entry(f.group).or_insert(0);
+        let path = format!("traffic[{}].flows[{}]", f.group, j);
+        *j += 1;
+        check_flow(p, f, &path, comp)?;
+    }
+    Ok(())
+}
+
+fn check_flow(p: &Plan, f: &FlowPlan, path: &str, comp: &[u32]) -> Result<()> {
+    let n = p.nodes.len() as u32;
+    for (end, v) in [("src", f.src), ("dst", f.dst)] {
+        if v >= n {
+            return Err(Error::scenario(format!("{path}.{end}"), format!("node index {v} does not exist")));
+        }
+        if p.nodes[v as usize].kind != NodeKind::Host {
+            return Err(Error::scenario(format!("{path}.{end}"), format!("'{}' is a switch, not a host", p.nodes[v as usize].name)));
+        }
+    }
+    if f.src == f.dst {
+        return Err(Error::scenario(
+            format!("{path}.dst"),
+            format!("same host as src ('{}'); a flow needs two different hosts", p.nodes[f.src as usize].name),
+        ));
+    }
+    if f.size == Some(0) {
+        return Err(Error::scenario(format!("{path}.size"), "must be > 0"));
+    }
+    if f.priority > 7 {
+        return Err(Error::scenario(format!("{path}.priority"), format!("must be 0..=7 (got {})", f.priority)));
+    }
+    if f.rate.map(|r| r.0 == 0).unwrap_or(false) {
+        return Err(Error::scenario(format!("{path}.rate"), "must be > 0"));
+    }
+    if comp[f.src as usize] != comp[f.dst as usize] {
+        return Err(Error::scenario(
+            format!("{path}.dst"),
+            format!("host '{}' cannot be reached from '{}'", p.nodes[f.dst as usize].name, p.nodes[f.src as usize].name),
+        ));
+    }
+    Ok(())
+}
+
+/// Every node must reach every other node.
+pub fn check_connected(p: &Plan, comp: &[u32]) -> Result<()> {
+    if let Some(i) = comp.iter().position(|&c| c != comp[0]) {
+        return Err(Error::scenario(
+            "topology",
+            format!("the graph is disconnected: node '{}' cannot reach '{}'", p.nodes[0].name, p.nodes[i].name),
+        ));
+    }
+    Ok(())
+}
