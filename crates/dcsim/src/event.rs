@@ -1,10 +1,9 @@
 //! The event enum and the event queue.
 //!
-//! Order: by time, then by a seeded random tie key. Events at the same picosecond are
-//! thus served in a pseudo-random but reproducible order: no sender wins a tie because
-//! of its index or because its event was scheduled first, so symmetric senders get
-//! symmetric service. An event scheduled for the current time still runs after the
-//! event that scheduled it (it is pushed after that one was popped).
+//! Order: by time; among events due at the same picosecond, a seeded pseudo-random one
+//! is served next. So no sender wins a tie because of its index or because its event
+//! was scheduled first: symmetric senders get symmetric service, reproducibly. An event
+//! scheduled for the current time still runs after the event that scheduled it.
 
 use crate::ids::{FlowId, PktId, PortId};
 use crate::rng::Rng;
@@ -32,25 +31,21 @@ pub enum Event {
 
 #[derive(Copy, Clone, Debug)]
 struct Entry {
-    key: u128,
+    time: u64,
     ev: Event,
 }
 
-#[inline]
-fn key(time: SimTime, tie: u64) -> u128 { ((time.0 as u128) << 64) | tie as u128 }
-
-/// A radix heap (Ahuja et al. 1990) over the 128-bit key (time, tie). It relies on the
-/// keys being monotone: nothing is scheduled before the last event popped, which is
-/// what a discrete-event simulation guarantees. An element sits in the bucket of the
-/// highest bit in which its key differs from the last popped key; a pop empties the
-/// lowest non-empty bucket into lower ones, so each element moves a few times at most.
+/// A radix heap (Ahuja et al. 1990) over event times. It relies on times being
+/// monotone: nothing is scheduled before the last event popped, which a discrete-event
+/// simulation guarantees. An event sits in the bucket of the highest bit in which its
+/// time differs from the current time; bucket 0 holds the events due now. When bucket 0
+/// is empty the lowest non-empty bucket is spread into lower ones, so each event moves a
+/// few times at most. Ties: among the events due now, a seeded random one is served next.
 pub struct EventQueue {
     buckets: Vec<Vec<Entry>>,
     /// Bit b set: bucket b is non-empty.
     occupied: u128,
-    /// Bucket 128 (keys differing in the top bit) does not fit in `occupied`.
-    top: usize,
-    last: u128,
+    last: u64,
     len: usize,
     ties: Rng,
     now: SimTime,
@@ -60,9 +55,8 @@ pub struct EventQueue {
 impl EventQueue {
     pub fn new(seed: u64) -> Self {
         EventQueue {
-            buckets: (0..129).map(|_| Vec::new()).collect(),
+            buckets: (0..65).map(|_| Vec::with_capacity(64)).collect(),
             occupied: 0,
-            top: 0,
             last: 0,
             len: 0,
             ties: Rng::stream(seed, "event-ties"),
@@ -82,51 +76,37 @@ impl EventQueue {
     pub fn is_empty(&self) -> bool { self.len == 0 }
 
     #[inline]
-    fn bucket_of(&self, k: u128) -> usize { 128 - (k ^ self.last).leading_zeros() as usize }
-
-    #[inline]
     fn put(&mut self, e: Entry) {
-        let b = self.bucket_of(e.key);
+        let b = 64 - (e.time ^ self.last).leading_zeros() as usize;
         self.buckets[b].push(e);
-        if b < 128 {
-            self.occupied |= 1 << b;
-        } else {
-            self.top += 1;
-        }
+        self.occupied |= 1 << b;
     }
 
     #[inline]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        let tie = self.ties.next_u64();
         self.len += 1;
-        self.put(Entry { key: key(at, tie), ev });
+        self.put(Entry { time: at.0, ev });
     }
 
-    /// Makes bucket 0 hold the smallest key(s); false if the queue is empty.
+    /// Makes bucket 0 hold the earliest events; false if the queue is empty.
     #[inline]
     fn settle(&mut self) -> bool {
         if self.occupied & 1 != 0 {
             return true;
         }
-        if self.len == 0 {
+        if self.occupied == 0 {
             return false;
         }
-        let b = if self.occupied != 0 { self.occupied.trailing_zeros() as usize } else { 128 };
+        let b = self.occupied.trailing_zeros() as usize;
         let mut v = std::mem::take(&mut self.buckets[b]);
-        if b < 128 {
-            self.occupied &= !(1 << b);
-        } else {
-            self.top = 0;
-        }
-        self.last = v.iter().map(|e| e.key).min().unwrap();
+        self.occupied &= !(1 << b);
+        self.last = v.iter().map(|e| e.time).min().unwrap();
         for e in v.drain(..) {
             self.put(e);
         }
         // Keep the emptied vector's capacity for reuse.
-        if self.buckets[b].is_empty() {
-            self.buckets[b] = v;
-        }
+        self.buckets[b] = v;
         true
     }
 
@@ -136,7 +116,7 @@ impl EventQueue {
         if !self.settle() {
             return None;
         }
-        Some(SimTime((self.last >> 64) as u64))
+        Some(SimTime(self.last))
     }
 
     #[inline]
@@ -144,12 +124,16 @@ impl EventQueue {
         if !self.settle() {
             return None;
         }
-        let e = self.buckets[0].pop().unwrap();
-        if self.buckets[0].is_empty() {
+        let due = &mut self.buckets[0];
+        let e = if due.len() == 1 {
             self.occupied &= !1;
-        }
+            due.pop().unwrap()
+        } else {
+            let i = self.ties.below(due.len() as u64) as usize;
+            due.swap_remove(i)
+        };
         self.len -= 1;
-        self.now = SimTime((e.key >> 64) as u64);
+        self.now = SimTime(e.time);
         self.popped += 1;
         Some((self.now, e.ev))
     }
