@@ -222,7 +222,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         args = parser.parse_args(argv)
         return int(args.func(args))
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
+        print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK

@@ -141,7 +141,7 @@ class Results:
         written["summary"] = p
         if self.scenario is not None and hasattr(self.scenario, "to_toml"):
             p = out / "scenario.toml"
-            p.write_text(self.scenario.to_toml(), encoding="utf-8")
+            p.write_text(_scenario_text(self.scenario), encoding="utf-8")
             written["scenario"] = p
         return written
 
@@ -160,6 +160,16 @@ def _rows(table: Mapping[str, Any]) -> int:
             return len(col[1]) // 8
         return len(col)
     return 0
+
+
+def _scenario_text(scenario: Any) -> str:
+    """The scenario with its overrides merged; if the text cannot be re-serialised, the
+    text as given, preceded by the overrides as comments."""
+    try:
+        return scenario.to_toml()
+    except Exception:  # noqa: BLE001 - never lose the results over the scenario copy
+        head = "".join(f"# --set {o}\n" for o in getattr(scenario, "overrides", []))
+        return head + scenario.text
 
 
 def _json_default(o: Any) -> Any:

@@ -104,3 +104,9 @@ def test_write_rejects_unknown_format(tmp_path, example_raw):
 
 def test_table_names_constant():
     assert TABLES == ("flows", "ports", "pfc_events", "samples", "goodput", "nodes", "links")
+
+
+def test_write_keeps_unmergeable_scenario_text(tmp_path, example_raw):
+    sc = dcsim.Scenario("not toml at all", overrides=["a=1"])
+    written = Results(example_raw, scenario=sc).write(tmp_path)
+    assert written["scenario"].read_text() == "# --set a=1\nnot toml at all"
