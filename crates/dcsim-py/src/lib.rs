@@ -1,1 +1,216 @@
+//! `dcsim._native`: the Python face of the engine. The only crate that knows PyO3.
+//!
+//! * `load(path, overrides)` / `loads(text, base_dir, overrides)` -> `PlanHandle`
+//! * `run(plan, progress=False, chunk_ps=None)` -> `{"tables": ..., "summary": json}`
+//! * exceptions `DcsimError` > `ScenarioError`, `SimulationError`
+//!
+//! Engine calls run with the GIL released and behind a panic barrier (`errors::guard`).
 
+use std::path::{Path, PathBuf};
+
+use dcsim::Plan;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+mod errors;
+mod export;
+mod runner;
+
+use errors::{guard, scenario_error, to_pyerr, DcsimError, ScenarioError, SimulationError, Stage};
+
+/// A validated scenario, ready to run. Immutable; cheap to run many times.
+#[pyclass(module = "dcsim._native", frozen)]
+pub struct PlanHandle {
+    plan: Plan,
+    hash: String,
+}
+
+#[pymethods]
+impl PlanHandle {
+    /// The scenario's name.
+    #[getter]
+    fn name(&self) -> &str { &self.plan.name }
+    /// Root seed of the run's random streams.
+    #[getter]
+    fn seed(&self) -> u64 { self.plan.seed }
+    /// Simulated duration in picoseconds.
+    #[getter]
+    fn duration_ps(&self) -> u64 { self.plan.duration.0 }
+    /// Hash of the scenario text and its overrides (hex).
+    #[getter]
+    fn hash(&self) -> &str { &self.hash }
+    #[getter]
+    fn num_nodes(&self) -> usize { self.plan.nodes.len() }
+    #[getter]
+    fn num_hosts(&self) -> usize {
+        self.plan.nodes.iter().filter(|n| n.kind == dcsim::plan::NodeKind::Host).count()
+    }
+    #[getter]
+    fn num_switches(&self) -> usize {
+        self.plan.nodes.iter().filter(|n| n.kind == dcsim::plan::NodeKind::Switch).count()
+    }
+    #[getter]
+    fn num_links(&self) -> usize { self.plan.links.len() }
+    #[getter]
+    fn num_flows(&self) -> usize { self.plan.flows.len() }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "PlanHandle(name={:?}, seed={}, duration_ps={}, nodes={}, links={}, flows={}, hash={:?})",
+            self.plan.name,
+            self.plan.seed,
+            self.plan.duration.0,
+            self.plan.nodes.len(),
+            self.plan.links.len(),
+            self.plan.flows.len(),
+            self.hash
+        )
+    }
+}
+
+/// Hash identifying a scenario run: FNV-1a 64 over the text and each override, each
+/// followed by a NUL separator. Local stand-in until the engine's
+/// `scenario::scenario_hash(text, overrides)` is available; then that one is used.
+fn scenario_hash(text: &str, overrides: &[String]) -> String {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h = OFFSET;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes.iter().chain(std::iter::once(&0u8)) {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(PRIME);
+        }
+    };
+    feed(text.as_bytes());
+    for o in overrides {
+        feed(o.as_bytes());
+    }
+    format!("{h:016x}")
+}
+
+/// Reads and validates a scenario file, applying `path=value` overrides.
+#[pyfunction]
+#[pyo3(signature = (path, overrides=None))]
+fn load(py: Python<'_>, path: PathBuf, overrides: Option<Vec<String>>) -> PyResult<PlanHandle> {
+    let overrides = overrides.unwrap_or_default();
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| scenario_error(py, &path.display().to_string(), &io_reason(&e)))?;
+    let plan = py
+        .allow_threads(|| guard(|| dcsim::scenario::load_file(&path, &overrides)))?
+        .map_err(|e| to_pyerr(py, e, Stage::Load))?;
+    Ok(PlanHandle { plan, hash: scenario_hash(&text, &overrides) })
+}
+
+/// Validates scenario text; relative file names in it resolve against `base_dir`.
+#[pyfunction]
+#[pyo3(signature = (text, base_dir=None, overrides=None))]
+fn loads(
+    py: Python<'_>,
+    text: &str,
+    base_dir: Option<PathBuf>,
+    overrides: Option<Vec<String>>,
+) -> PyResult<PlanHandle> {
+    let overrides = overrides.unwrap_or_default();
+    let base = base_dir.unwrap_or_else(|| PathBuf::from("."));
+    let plan = py
+        .allow_threads(|| guard(|| dcsim::scenario::load_str(text, Path::new(&base), &overrides)))?
+        .map_err(|e| to_pyerr(py, e, Stage::Load))?;
+    Ok(PlanHandle { plan, hash: scenario_hash(text, &overrides) })
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+/// Runs a plan to its end. Returns `{"tables": {name: {col: (dtype, bytes) | list[str]}},
+/// "summary": json_str, "events": int, "wall_s": float}`; numeric columns are
+/// little-endian raw bytes of dtype 'u8', 'i8' or 'f8'.
+///
+/// The simulation advances in chunks of simulated time with the GIL released; between
+/// chunks Ctrl-C is checked (raising KeyboardInterrupt) and, with `progress`, a progress
+/// bar is drawn on stderr once the run has lasted a second. `chunk_ps` fixes the chunk
+/// length; by default it adapts so that a chunk takes about 75 ms of wall time.
+#[pyfunction]
+#[pyo3(signature = (plan, progress=false, chunk_ps=None))]
+fn run<'py>(
+    py: Python<'py>,
+    plan: &Bound<'py, PlanHandle>,
+    progress: bool,
+    chunk_ps: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let handle = plan.get();
+    let (results, stats) = runner::run_plan(py, &handle.plan, progress, chunk_ps)?;
+    let out = export::results_to_py(py, &results)?;
+    out.set_item("events", stats.events)?;
+    out.set_item("wall_s", stats.wall.as_secs_f64())?;
+    Ok(out)
+}
+
+/// A small fixed `Results` in the `run` output format (every column kind, an empty
+/// table), for testing the conversion layers without running a simulation.
+#[pyfunction]
+fn _example_results(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    use dcsim::results::{Column, Results, Table};
+    let mut flows = Table::default();
+    flows.push("flow", Column::U64(vec![0, 1]));
+    flows.push("src", Column::Str(vec!["h0".into(), "h1".into()]));
+    flows.push("dst", Column::Str(vec!["h2".into(), "h2".into()]));
+    flows.push("start_ps", Column::U64(vec![0, 1_000_000]));
+    flows.push("fct_ps", Column::I64(vec![-1, 123_456_789]));
+    flows.push("goodput_steady_gbps", Column::F64(vec![19.5, f64::NAN]));
+    let mut nodes = Table::default();
+    nodes.push("node", Column::U64(vec![0, 1, 2, 3]));
+    nodes.push("name", Column::Str(vec!["h0".into(), "h1".into(), "h2".into(), "s0".into()]));
+    let results = Results {
+        tables: vec![
+            ("flows".into(), flows),
+            ("nodes".into(), nodes),
+            ("pfc_events".into(), Table::default()),
+        ],
+        summary: serde_json::json!({"name": "example", "seed": 1, "drops": 0, "pfc_frames": 3}),
+    };
+    export::results_to_py(py, &results)
+}
+
+/// Raises a Rust panic inside the panic barrier (tests the SimulationError path).
+#[pyfunction]
+fn _panic(message: &str) -> PyResult<()> {
+    guard(|| panic!("{message}"))?;
+    Ok(())
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::install_panic_hook();
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("engine_version", dcsim::VERSION)?;
+    m.add("DcsimError", py.get_type::<DcsimError>())?;
+    m.add("ScenarioError", py.get_type::<ScenarioError>())?;
+    m.add("SimulationError", py.get_type::<SimulationError>())?;
+    m.add_class::<PlanHandle>()?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(loads, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(_example_results, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic, m)?)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scenario_hash;
+
+    #[test]
+    fn hash_depends_on_text_and_overrides() {
+        let a = scenario_hash("x = 1", &[]);
+        assert_eq!(a.len(), 16);
+        assert_eq!(a, scenario_hash("x = 1", &[]));
+        assert_ne!(a, scenario_hash("x = 1", &["y=2".into()]));
+        assert_ne!(scenario_hash("ab", &["c".into()]), scenario_hash("a", &["bc".into()]));
+    }
+}

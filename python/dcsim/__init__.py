@@ -1,0 +1,88 @@
+"""dcsim: a packet-level simulator of lossless datacenter networks (RoCEv2, PFC).
+
+    import dcsim
+    res = dcsim.run("scenarios/incast.toml", overrides=["switch.pfc.xoff=100KiB"])
+    res.flows            # pandas DataFrame
+    res.summary          # dict
+    res.write("out/incast")
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional, Union
+
+from . import _native
+from ._native import DcsimError, ScenarioError, SimulationError
+from .results import Results
+from .scenario import Scenario
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "DcsimError",
+    "Results",
+    "Scenario",
+    "ScenarioError",
+    "SimulationError",
+    "__version__",
+    "load",
+    "loads",
+    "run",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def load(path: PathLike, overrides: Optional[Iterable[str]] = None) -> Scenario:
+    """Reads and validates a scenario file. ``overrides`` are ``"path=value"`` strings.
+
+    Raises FileNotFoundError for a missing file and ScenarioError (message
+    ``field.path: reason``) for invalid content."""
+    sc = Scenario.from_file(path, overrides=list(overrides or ()))
+    sc.validate()
+    return sc
+
+
+def loads(text: str, base_dir: PathLike = ".", overrides: Optional[Iterable[str]] = None) -> Scenario:
+    """Validates scenario text; relative file names in it resolve against ``base_dir``."""
+    sc = Scenario(text, base_dir=base_dir, overrides=list(overrides or ()))
+    sc.validate()
+    return sc
+
+
+def run(
+    scenario: Union[Scenario, PathLike, Mapping[str, Any]],
+    *,
+    overrides: Optional[Iterable[str]] = None,
+    progress: bool = False,
+) -> Results:
+    """Runs a scenario (a ``Scenario``, a file path or a scenario dict) to its end.
+
+    The run releases the GIL while it simulates and can be stopped with Ctrl-C
+    (KeyboardInterrupt). ``progress=True`` draws a progress bar on stderr for runs that
+    last more than a second."""
+    if isinstance(scenario, Scenario):
+        sc = scenario.with_overrides(overrides) if overrides else scenario
+    elif isinstance(scenario, Mapping):
+        sc = Scenario.from_dict(scenario)
+        if overrides:
+            sc = sc.with_overrides(overrides)
+    elif isinstance(scenario, (str, os.PathLike)):
+        sc = Scenario.from_file(scenario, overrides=list(overrides or ()))
+    else:
+        raise TypeError(
+            f"run() takes a Scenario, a path or a dict, not {type(scenario).__name__}"
+        )
+    plan = sc.validate()
+    raw = _native.run(plan, progress=progress)
+    res = Results(raw, scenario=sc)
+    s = res.summary
+    s.setdefault("name", plan.name)
+    s.setdefault("seed", plan.seed)
+    s.setdefault("version", __version__)
+    s.setdefault("scenario_hash", plan.hash)
+    if sc.overrides:
+        s.setdefault("overrides", sc.overrides)
+    return res

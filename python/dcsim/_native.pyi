@@ -1,0 +1,53 @@
+"""Type stubs of the compiled module ``dcsim._native``."""
+
+from os import PathLike
+from typing import Dict, List, Optional, Tuple, TypedDict, Union
+
+__version__: str
+engine_version: str
+
+class DcsimError(Exception): ...
+
+class ScenarioError(DcsimError):
+    path: str
+    reason: str
+
+class SimulationError(DcsimError): ...
+
+class PlanHandle:
+    @property
+    def name(self) -> str: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def duration_ps(self) -> int: ...
+    @property
+    def hash(self) -> str: ...
+    @property
+    def num_nodes(self) -> int: ...
+    @property
+    def num_hosts(self) -> int: ...
+    @property
+    def num_switches(self) -> int: ...
+    @property
+    def num_links(self) -> int: ...
+    @property
+    def num_flows(self) -> int: ...
+
+Column = Union[Tuple[str, bytes], List[str]]
+
+class RawResults(TypedDict):
+    tables: Dict[str, Dict[str, Column]]
+    summary: str
+    events: int
+    wall_s: float
+
+def load(path: Union[str, PathLike[str]], overrides: Optional[List[str]] = None) -> PlanHandle: ...
+def loads(
+    text: str,
+    base_dir: Optional[Union[str, PathLike[str]]] = None,
+    overrides: Optional[List[str]] = None,
+) -> PlanHandle: ...
+def run(plan: PlanHandle, progress: bool = False, chunk_ps: Optional[int] = None) -> RawResults: ...
+def _example_results() -> RawResults: ...
+def _panic(message: str) -> None: ...

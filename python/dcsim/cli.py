@@ -1,0 +1,239 @@
+"""The ``dcsim`` command line.
+
+    dcsim run SCENARIO [--out DIR] [--set path=value ...] [--csv] [--quiet]
+    dcsim validate SCENARIO [--set path=value ...]
+    dcsim bench
+
+Errors are one line, ``error: path: reason``, on stderr with exit status 1; Ctrl-C exits
+with 130. Usage errors exit with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def _override(spec: str) -> str:
+    path, sep, _ = spec.partition("=")
+    if not sep or not path.strip():
+        raise argparse.ArgumentTypeError(f"'{spec}' is not of the form path=value")
+    return spec
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = argparse.ArgumentParser(
+        prog="dcsim",
+        description="Packet-level simulator of lossless datacenter networks (RoCEv2, PFC).",
+    )
+    p.add_argument("--version", action="version", version=f"dcsim {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    set_help = "override a scenario field, e.g. --set switch.pfc.xoff=100KiB (repeatable)"
+
+    r = sub.add_parser("run", help="run a scenario and write its results")
+    r.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
+    r.add_argument("--out", "-o", metavar="DIR", default=None,
+                   help="output directory (default: out/<scenario file name>)")
+    r.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
+                   default=[], type=_override, help=set_help)
+    r.add_argument("--csv", action="store_true", help="write CSV instead of Parquet")
+    r.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress bar and no result table")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser("validate", help="check a scenario without running it")
+    v.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
+    v.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
+                   default=[], type=_override, help=set_help)
+    v.set_defaults(func=cmd_validate)
+
+    b = sub.add_parser("bench", help="engine benchmarks")
+    b.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    b.set_defaults(func=cmd_bench)
+    return p
+
+
+def format_error(exc: BaseException) -> str:
+    """The one-line message for an error the user can act on (no traceback)."""
+    if isinstance(exc, OSError) and exc.filename is not None:
+        reason = exc.strerror or str(exc)
+        return f"error: {exc.filename}: {reason[:1].lower()}{reason[1:]}"
+    msg = str(exc).strip() or type(exc).__name__
+    return f"error: {msg}"
+
+
+# -- formatting helpers -----------------------------------------------------------------
+
+def fmt_time_ps(ps: float) -> str:
+    """12.3us, 4.56ms, 789ns ..."""
+    if ps is None or (isinstance(ps, float) and math.isnan(ps)):
+        return "-"
+    for scale, unit in ((1e12, "s"), (1e9, "ms"), (1e6, "us"), (1e3, "ns")):
+        if abs(ps) >= scale:
+            v = ps / scale
+            break
+    else:
+        return f"{int(ps)}ps"
+    s = f"{v:.0f}" if v >= 100 else f"{v:.1f}" if v >= 10 else f"{v:.2f}"
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return f"{s}{unit}"
+
+
+def _node_names(res: Any) -> Dict[int, str]:
+    nodes = res.nodes
+    if "name" not in nodes.columns:
+        return {}
+    ids = nodes[_first(nodes, ("node", "id", "node_id"))] if _first(nodes, ("node", "id", "node_id")) else range(len(nodes))
+    return {int(i): str(n) for i, n in zip(ids, nodes["name"])}
+
+
+def _first(df: Any, names: Sequence[str]) -> Optional[str]:
+    for n in names:
+        if n in df.columns:
+            return n
+    return None
+
+
+def _endpoint(row: Any, df: Any, which: str, names: Dict[int, str]) -> str:
+    col = _first(df, (f"{which}_name", which))
+    if col is None:
+        return "?"
+    v = row[col]
+    if isinstance(v, str):
+        return v
+    try:
+        return names.get(int(v), str(int(v)))
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def _fct_ps(row: Any, df: Any) -> Optional[float]:
+    for col, scale in (("fct_ps", 1.0), ("fct_ns", 1e3), ("fct_us", 1e6), ("fct_ms", 1e9), ("fct_s", 1e12)):
+        if col in df.columns:
+            v = row[col]
+            try:
+                v = float(v)
+            except (TypeError, ValueError):
+                return None
+            if math.isnan(v) or v <= 0:
+                return None
+            if "finished" in df.columns and not bool(row["finished"]):
+                return None
+            return v * scale
+    return None
+
+
+def _count(res: Any, summary_keys: Sequence[str], port_prefixes: Sequence[str]) -> Optional[int]:
+    s = res.summary
+    for k in summary_keys:
+        if k in s and isinstance(s[k], (int, float)):
+            return int(s[k])
+    ports = res.ports
+    cols = [c for c in ports.columns if any(c.startswith(p) for p in port_prefixes)]
+    if cols:
+        return int(sum(ports[c].sum() for c in cols))
+    return None
+
+
+def result_table(res: Any, max_flows: int = 20) -> List[str]:
+    """Lines of the human summary printed by ``dcsim run``."""
+    lines: List[str] = []
+    flows = res.flows
+    names = _node_names(res)
+    if len(flows):
+        header = f"{'flow':>5}  {'src -> dst':<24} {'goodput Gb/s':>12}  {'FCT':>9}"
+        lines += [header, "-" * len(header)]
+        id_col = _first(flows, ("flow", "id", "flow_id"))
+        for i, (_, row) in enumerate(flows.iterrows()):
+            if i >= max_flows:
+                lines.append(f"  ... {len(flows) - max_flows} more flows (see the flows table)")
+                break
+            fid = int(row[id_col]) if id_col else i
+            route = f"{_endpoint(row, flows, 'src', names)} -> {_endpoint(row, flows, 'dst', names)}"
+            gp = row["goodput_steady_gbps"] if "goodput_steady_gbps" in flows.columns else float("nan")
+            gp_s = "-" if gp is None or math.isnan(float(gp)) else f"{float(gp):.2f}"
+            fct = _fct_ps(row, flows)
+            lines.append(f"{fid:>5}  {route:<24} {gp_s:>12}  {fmt_time_ps(fct) if fct else '-':>9}")
+    else:
+        lines.append("no flows")
+    drops = _count(res, ("drops", "dropped_packets", "drop_packets", "total_drops"), ("drop",))
+    pfc = _count(res, ("pfc_frames", "pause_frames", "pfc_frames_sent", "pause_frames_sent"),
+                 ("pfc_tx", "pause_tx", "pfc_sent", "pause_sent", "pause_frames_sent"))
+    if pfc is None and "pfc_events" in res.names:
+        pfc = len(res.pfc_events)
+    lines.append(f"drops: {'n/a' if drops is None else drops}   "
+                 f"PFC frames: {'n/a' if pfc is None else pfc}")
+    return lines
+
+
+# -- commands ---------------------------------------------------------------------------
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import dcsim
+
+    sc = dcsim.load(args.scenario, overrides=args.overrides)
+    out = Path(args.out) if args.out else Path("out") / Path(args.scenario).stem
+    res = dcsim.run(sc, progress=not args.quiet)
+    written = res.write(out, fmt="csv" if args.csv else "parquet")
+    if not args.quiet:
+        plan = sc.plan
+        head = f"{plan.name}: simulated {fmt_time_ps(plan.duration_ps)}"
+        if res.wall_s is not None:
+            head += f" in {res.wall_s:.2f} s"
+        if res.events:
+            head += f" ({res.events / 1e6:.2f} M events)"
+        print(head)
+        for line in result_table(res):
+            print(line)
+        files = ", ".join(p.name for p in written.values())
+        print(f"outputs: {out}/ ({files})")
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    import dcsim
+
+    plan = dcsim.load(args.scenario, overrides=args.overrides).plan
+    print(f"ok: {plan.name} ({plan.num_nodes} nodes, {plan.num_links} links, {plan.num_flows} flows)")
+    return EXIT_OK
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    print("dcsim bench: not yet available", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - classified below
+        from ._native import DcsimError
+
+        if isinstance(exc, (DcsimError, OSError, ValueError)):
+            print(format_error(exc), file=sys.stderr)
+            return EXIT_ERROR
+        raise
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

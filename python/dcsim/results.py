@@ -1,0 +1,178 @@
+"""``Results``: the tables of a run as pandas DataFrames, plus the summary.
+
+The engine hands numeric columns over as raw little-endian bytes with a dtype code
+(``'u8'``, ``'i8'``, ``'f8'``); they become NumPy arrays with ``np.frombuffer``, with no
+per-element conversion. String columns arrive as lists.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Results", "TABLES", "column_to_array", "table_to_frame"]
+
+#: Tables every run reports (some may be empty when their statistics are off).
+TABLES: Tuple[str, ...] = ("flows", "ports", "pfc_events", "samples", "goodput", "nodes", "links")
+
+_DTYPES = {"u8": np.dtype("<u8"), "i8": np.dtype("<i8"), "f8": np.dtype("<f8")}
+_FORMATS = ("parquet", "csv")
+
+
+def column_to_array(col: Any) -> np.ndarray:
+    """One column in the native format -> a NumPy array."""
+    if isinstance(col, tuple) and len(col) == 2 and isinstance(col[0], str):
+        code, buf = col
+        try:
+            dtype = _DTYPES[code]
+        except KeyError:
+            raise ValueError(f"unknown column dtype {code!r}") from None
+        arr = np.frombuffer(buf, dtype=dtype)
+        return arr.astype(dtype.newbyteorder("="), copy=False)
+    if isinstance(col, list):
+        return np.array(col, dtype=object)
+    raise TypeError(f"unexpected column of type {type(col).__name__}")
+
+
+def table_to_frame(table: Mapping[str, Any]) -> pd.DataFrame:
+    """One table in the native format -> a DataFrame (columns in engine order)."""
+    data = {name: column_to_array(col) for name, col in table.items()}
+    # The DataFrame takes its own (writable) copy of the read-only buffers: one memcpy
+    # per column.
+    return pd.DataFrame(data) if data else pd.DataFrame()
+
+
+class Results:
+    """What one run produced. Tables are converted to DataFrames on first access."""
+
+    def __init__(self, raw: Mapping[str, Any], scenario: Optional[Any] = None) -> None:
+        self._raw_tables: Dict[str, Mapping[str, Any]] = dict(raw.get("tables", {}))
+        summary = raw.get("summary", "{}")
+        self._summary: Dict[str, Any] = json.loads(summary) if isinstance(summary, str) else dict(summary)
+        self._frames: Dict[str, pd.DataFrame] = {}
+        self.events: Optional[int] = raw.get("events")
+        self.wall_s: Optional[float] = raw.get("wall_s")
+        self.scenario = scenario
+
+    # -- access -------------------------------------------------------------------
+
+    @property
+    def names(self) -> List[str]:
+        """Names of the tables present, standard ones first."""
+        std = [t for t in TABLES if t in self._raw_tables]
+        return std + [t for t in self._raw_tables if t not in TABLES]
+
+    def table(self, name: str) -> pd.DataFrame:
+        """The table ``name`` as a DataFrame. A standard table the run did not produce is
+        an empty DataFrame; an unknown name is a KeyError."""
+        if name not in self._frames:
+            if name in self._raw_tables:
+                self._frames[name] = table_to_frame(self._raw_tables[name])
+            elif name in TABLES:
+                self._frames[name] = pd.DataFrame()
+            else:
+                raise KeyError(f"no table {name!r} (tables: {', '.join(self.names)})")
+        return self._frames[name]
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        return self.table(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    @property
+    def summary(self) -> Dict[str, Any]:
+        return self._summary
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self.table("flows")
+
+    @property
+    def ports(self) -> pd.DataFrame:
+        return self.table("ports")
+
+    @property
+    def pfc_events(self) -> pd.DataFrame:
+        return self.table("pfc_events")
+
+    @property
+    def samples(self) -> pd.DataFrame:
+        return self.table("samples")
+
+    @property
+    def goodput(self) -> pd.DataFrame:
+        return self.table("goodput")
+
+    @property
+    def nodes(self) -> pd.DataFrame:
+        return self.table("nodes")
+
+    @property
+    def links(self) -> pd.DataFrame:
+        return self.table("links")
+
+    # -- output -------------------------------------------------------------------
+
+    def write(self, out_dir: Union[str, "os.PathLike[str]"], fmt: str = "parquet") -> Dict[str, Path]:
+        """Writes one file per table (``flows.parquet`` ... or ``.csv``), ``summary.json``
+        and, when the scenario is known, ``scenario.toml`` (overrides merged) so the run
+        can be replayed. Returns ``{name: path}`` of the files written."""
+        if fmt not in _FORMATS:
+            raise ValueError(f"fmt must be one of {', '.join(_FORMATS)}, not {fmt!r}")
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written: Dict[str, Path] = {}
+        for name in self.names:
+            df = self.table(name)
+            p = out / f"{name}.{fmt}"
+            if fmt == "parquet":
+                df.to_parquet(p, index=False, engine="pyarrow")
+            else:
+                df.to_csv(p, index=False)
+            written[name] = p
+        p = out / "summary.json"
+        p.write_text(json.dumps(self._summary, indent=2, default=_json_default) + "\n", encoding="utf-8")
+        written["summary"] = p
+        if self.scenario is not None and hasattr(self.scenario, "to_toml"):
+            p = out / "scenario.toml"
+            p.write_text(_scenario_text(self.scenario), encoding="utf-8")
+            written["scenario"] = p
+        return written
+
+    def __repr__(self) -> str:
+        parts = []
+        for name in self.names:
+            t = self._raw_tables[name]
+            rows = _rows(t)
+            parts.append(f"{name}={rows}")
+        return f"Results({', '.join(parts)})"
+
+
+def _rows(table: Mapping[str, Any]) -> int:
+    for col in table.values():
+        if isinstance(col, tuple):
+            return len(col[1]) // 8
+        return len(col)
+    return 0
+
+
+def _scenario_text(scenario: Any) -> str:
+    """The scenario with its overrides merged; if the text cannot be re-serialised, the
+    text as given, preceded by the overrides as comments."""
+    try:
+        return scenario.to_toml()
+    except Exception:  # noqa: BLE001 - never lose the results over the scenario copy
+        head = "".join(f"# --set {o}\n" for o in getattr(scenario, "overrides", []))
+        return head + scenario.text
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "item"):
+        return o.item()
+    raise TypeError(f"{type(o).__name__} is not JSON serializable")

@@ -1,0 +1,176 @@
+"""``Scenario``: scenario text plus overrides, validated by the engine on demand.
+
+A scenario always has a TOML form, so any run built in Python can be saved and replayed
+with ``dcsim run``::
+
+    sc = dcsim.Scenario.from_dict({...})
+    sc.set("switch.pfc.xoff", "100KiB")
+    sc.save("incast.toml")          # overrides merged into the file
+    res = sc.run()
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+
+from . import _native, _toml
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+__all__ = ["Scenario"]
+
+
+class Scenario:
+    """A scenario: TOML ``text``, the directory relative file names resolve against
+    (``base_dir``), and ``overrides`` (``"path=value"`` strings, applied in order)."""
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        base_dir: PathLike = ".",
+        overrides: Optional[Iterable[str]] = None,
+        path: Optional[PathLike] = None,
+    ) -> None:
+        if not isinstance(text, str):
+            raise TypeError(f"scenario text must be a str, got {type(text).__name__}")
+        self._text = text
+        self._base_dir = Path(base_dir)
+        self._path = Path(path) if path is not None else None
+        self._overrides: List[str] = []
+        for o in overrides or ():
+            self._add_override(o)
+        self._plan: Optional[_native.PlanHandle] = None
+
+    # -- construction -----------------------------------------------------------------
+
+    @classmethod
+    def from_file(cls, path: PathLike, overrides: Optional[Iterable[str]] = None) -> "Scenario":
+        """Reads a scenario file (not yet validated; see ``validate``)."""
+        p = Path(path)
+        text = p.read_text(encoding="utf-8")
+        return cls(text, base_dir=p.parent, overrides=overrides, path=p)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], base_dir: PathLike = ".") -> "Scenario":
+        """Builds a scenario from a dict shaped like the TOML file (``None`` = default)."""
+        return cls(_toml.dumps(d), base_dir=base_dir)
+
+    # -- contents ---------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """The scenario text as given, without overrides."""
+        return self._text
+
+    @property
+    def path(self) -> Optional[Path]:
+        """The file the scenario was read from, if any."""
+        return self._path
+
+    @property
+    def base_dir(self) -> Path:
+        return self._base_dir
+
+    @property
+    def overrides(self) -> List[str]:
+        return list(self._overrides)
+
+    def _add_override(self, spec: str) -> None:
+        if not isinstance(spec, str):
+            raise TypeError(f"an override is a 'path=value' string, got {type(spec).__name__}")
+        _toml.split_override(spec)  # raises ValueError if malformed
+        self._overrides.append(spec)
+        self._plan = None
+
+    def set(self, path: str, value: Any) -> "Scenario":
+        """Adds an override: ``value`` (a Python value, written as TOML) at dotted ``path``.
+        Returns the scenario, so calls chain."""
+        self._add_override(f"{path}={_toml.format_value(value, path)}")
+        return self
+
+    def with_overrides(self, overrides: Iterable[str]) -> "Scenario":
+        """A copy with further ``path=value`` overrides."""
+        new = self.copy()
+        for o in overrides:
+            new._add_override(o)
+        return new
+
+    def copy(self) -> "Scenario":
+        new = copy.copy(self)
+        new._overrides = list(self._overrides)
+        return new
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The scenario as a dict, with the overrides applied."""
+        doc = _toml.loads(self._text)
+        for spec in self._overrides:
+            path, value = _toml.split_override(spec)
+            _toml.apply_override(doc, path, _toml.parse_value(value))
+        return doc
+
+    def to_toml(self) -> str:
+        """TOML text of the scenario with the overrides merged in (the text as given when
+        there are none, comments included)."""
+        if not self._overrides:
+            return self._text
+        return _toml.dumps(self.to_dict())
+
+    def save(self, path: PathLike) -> Path:
+        """Writes ``to_toml()`` to ``path``. Relative file names in the scenario resolve
+        against the file's directory when it is loaded again."""
+        p = Path(path)
+        if p.parent != Path(""):
+            p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(self.to_toml(), encoding="utf-8")
+        return p
+
+    # -- validation and running -------------------------------------------------------
+
+    def validate(self) -> "_native.PlanHandle":
+        """Checks the scenario with the engine; raises ``ScenarioError`` naming the field."""
+        if self._plan is None:
+            if self._path is not None and self._text_is_file():
+                self._plan = _native.load(str(self._path), self._overrides)
+            else:
+                self._plan = _native.loads(self._text, str(self._base_dir), self._overrides)
+        return self._plan
+
+    def _text_is_file(self) -> bool:
+        try:
+            return self._path.read_text(encoding="utf-8") == self._text  # type: ignore[union-attr]
+        except OSError:
+            return False
+
+    @property
+    def plan(self) -> "_native.PlanHandle":
+        return self.validate()
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    @property
+    def seed(self) -> int:
+        return self.plan.seed
+
+    @property
+    def duration_ps(self) -> int:
+        return self.plan.duration_ps
+
+    @property
+    def hash(self) -> str:
+        return self.plan.hash
+
+    def run(self, *, progress: bool = False) -> "Results":  # noqa: F821
+        from . import run
+
+        return run(self, progress=progress)
+
+    def __repr__(self) -> str:
+        src = f"path={str(self._path)!r}" if self._path else f"{len(self._text)} chars"
+        ov = f", overrides={self._overrides!r}" if self._overrides else ""
+        return f"Scenario({src}{ov})"

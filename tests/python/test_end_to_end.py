@@ -1,0 +1,156 @@
+"""End-to-end tests through the engine. Skipped while the engine is still a stub (its
+``todo!()`` surfaces as ``SimulationError("internal error: not yet implemented...")``).
+
+The scenario used is ``$DCSIM_TEST_SCENARIO`` if set, else the smallest file in
+``scenarios/``, else the inline ``TINY`` below.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import dcsim
+from dcsim import _native
+
+from conftest import REPO
+
+TINY = """\
+name = "tiny"
+seed = 1
+duration = "50us"
+
+[topology]
+type = "dumbbell"
+hosts = 2
+rate = "10Gbps"
+delay = "1us"
+
+[[traffic]]
+src = "h0"
+dst = "h1"
+size = "10KB"
+"""
+
+
+def _scenario_file(tmp_dir: Path) -> Path:
+    env = os.environ.get("DCSIM_TEST_SCENARIO")
+    if env:
+        return Path(env)
+    files = sorted((REPO / "scenarios").glob("*.toml"), key=lambda p: p.stat().st_size)
+    if files:
+        return files[0]
+    p = tmp_dir / "tiny.toml"
+    p.write_text(TINY)
+    return p
+
+
+def _engine_status():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        path = _scenario_file(Path(d))
+        try:
+            _native.run(_native.load(str(path), []))
+        except dcsim.SimulationError as e:
+            msg = str(e)
+            if "not yet implemented" in msg or msg.startswith("internal error"):
+                return msg
+        except dcsim.DcsimError:
+            return None  # engine answers; let the tests show the problem
+    return None
+
+
+_STUB = _engine_status()
+pytestmark = pytest.mark.skipif(_STUB is not None, reason=f"engine not ready: {_STUB}")
+
+
+@pytest.fixture
+def scenario_file(tmp_path):
+    return _scenario_file(tmp_path)
+
+
+def test_run_returns_dataframes(scenario_file):
+    res = dcsim.run(scenario_file)
+    for name in ("flows", "ports", "nodes", "links"):
+        assert name in res.names
+    assert len(res.nodes) > 0 and len(res.flows) > 0
+    assert "goodput_steady_gbps" in res.flows.columns
+    for name in ("pfc_events", "samples", "goodput"):
+        res.table(name)  # present or empty, never an error
+    s = res.summary
+    assert s["scenario_hash"] and "seed" in s and "version" in s
+
+
+def test_run_is_deterministic(scenario_file):
+    a = dcsim.run(scenario_file)
+    b = dcsim.run(scenario_file)
+    assert a.flows.equals(b.flows)
+
+
+def test_scenario_round_trip_gives_same_plan(scenario_file, tmp_path):
+    sc = dcsim.load(scenario_file)
+    saved = dcsim.Scenario.from_dict(sc.to_dict(), base_dir=scenario_file.parent)
+    assert saved.validate().name == sc.name
+    assert saved.duration_ps == sc.duration_ps
+
+
+def test_validate_ok(cli, scenario_file):
+    p = cli("validate", scenario_file)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("ok: ") and "nodes" in p.stdout and "flows" in p.stdout
+
+
+def test_validate_malformed_names_field(cli, scenario_file, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("bogus_field_xyz = 1\n" + scenario_file.read_text())
+    p = cli("validate", bad)
+    assert p.returncode == 1
+    assert p.stderr.startswith("error: ") and "bogus_field_xyz" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_validate_bad_override(cli, scenario_file):
+    p = cli("validate", scenario_file, "--set", "duration=fast")
+    assert p.returncode == 1
+    assert "duration" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_cli_run_writes_parquet_and_summary(cli, scenario_file, tmp_path):
+    out = tmp_path / "out"
+    p = cli("run", scenario_file, "--out", out)
+    assert p.returncode == 0, p.stderr
+    assert (out / "flows.parquet").exists() and (out / "summary.json").exists()
+    assert (out / "scenario.toml").exists()
+    assert json.loads((out / "summary.json").read_text())["scenario_hash"]
+    assert "PFC frames" in p.stdout and str(out) in p.stdout
+
+
+def test_cli_run_csv_quiet(cli, scenario_file, tmp_path):
+    out = tmp_path / "csv"
+    p = cli("run", scenario_file, "--out", out, "--csv", "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert (out / "flows.csv").exists() and p.stdout == ""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_stops_a_long_run(scenario_file, tmp_path):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dcsim", "run", str(scenario_file), "--set", 'duration="10s"',
+         "--out", str(tmp_path / "out")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    time.sleep(2.0)
+    if proc.poll() is not None:
+        pytest.skip("run finished before it could be interrupted")
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert time.monotonic() - t0 < 5
+    assert "Traceback" not in err

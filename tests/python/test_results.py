@@ -1,0 +1,112 @@
+import json
+import struct
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import dcsim
+from dcsim.results import TABLES, Results, column_to_array
+
+
+def raw_synthetic():
+    n = 3
+    return {
+        "tables": {
+            "flows": {
+                "flow": ("u8", struct.pack("<3Q", 0, 1, 2**64 - 1)),
+                "delta": ("i8", struct.pack("<3q", -5, 0, 7)),
+                "goodput_steady_gbps": ("f8", struct.pack("<3d", 1.5, float("nan"), 40.0)),
+                "src": ["h0", "h1", "h2"],
+            },
+            "ports": {"port": ("u8", b""), "name": []},
+            "custom": {"x": ("f8", np.arange(n, dtype="<f8").tobytes())},
+        },
+        "summary": json.dumps({"name": "syn", "seed": 9, "nested": {"a": [1, 2]}}),
+        "events": 1234,
+        "wall_s": 0.5,
+    }
+
+
+def test_columns_from_raw_bytes():
+    res = Results(raw_synthetic())
+    f = res.flows
+    assert list(f.columns) == ["flow", "delta", "goodput_steady_gbps", "src"]
+    assert f["flow"].dtype == np.uint64 and f["flow"].iloc[2] == 2**64 - 1
+    assert f["delta"].dtype == np.int64 and list(f["delta"]) == [-5, 0, 7]
+    assert f["goodput_steady_gbps"].dtype == np.float64 and np.isnan(f["goodput_steady_gbps"].iloc[1])
+    assert list(f["src"]) == ["h0", "h1", "h2"]
+    # The frame owns writable data.
+    f.loc[0, "delta"] = 11
+    assert res.events == 1234 and res.wall_s == 0.5
+
+
+def test_empty_and_missing_tables():
+    res = Results(raw_synthetic())
+    assert len(res.ports) == 0 and list(res.ports.columns) == ["port", "name"]
+    assert res.goodput.empty  # standard table not produced
+    assert res.table("custom")["x"].tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(KeyError, match="nope"):
+        res.table("nope")
+    assert res.names == ["flows", "ports", "custom"]
+    assert res["flows"] is res.flows  # cached
+    assert "flows=3" in repr(res)
+
+
+def test_summary():
+    res = Results(raw_synthetic())
+    assert res.summary == {"name": "syn", "seed": 9, "nested": {"a": [1, 2]}}
+
+
+def test_bad_column():
+    with pytest.raises(ValueError, match="dtype"):
+        column_to_array(("u4", b"\0\0\0\0"))
+    with pytest.raises(TypeError):
+        column_to_array(3)
+
+
+def test_native_exporter_format(example_raw):
+    assert set(example_raw) == {"tables", "summary"}
+    flows = example_raw["tables"]["flows"]
+    assert flows["flow"] == ("u8", struct.pack("<2Q", 0, 1))
+    assert flows["fct_ps"][0] == "i8" and flows["goodput_steady_gbps"][0] == "f8"
+    assert flows["src"] == ["h0", "h1"]
+    assert example_raw["tables"]["pfc_events"] == {}
+    assert json.loads(example_raw["summary"])["pfc_frames"] == 3
+    res = Results(example_raw)
+    assert res.flows["fct_ps"].tolist() == [-1, 123456789]
+    assert res.pfc_events.empty
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_write(tmp_path, example_raw, fmt):
+    sc = dcsim.Scenario.from_dict({"name": "example"}).set("seed", 2)
+    res = Results(example_raw, scenario=sc)
+    written = res.write(tmp_path / "out", fmt=fmt)
+    assert set(written) == {"flows", "nodes", "pfc_events", "summary", "scenario"}
+    for name in ("flows", "nodes", "pfc_events"):
+        assert written[name].name == f"{name}.{fmt}" and written[name].exists()
+    if fmt == "parquet":
+        t = pq.read_table(written["flows"]).to_pandas()
+    else:
+        t = pd.read_csv(written["flows"])
+    assert t["fct_ps"].tolist() == [-1, 123456789]
+    assert t["src"].tolist() == ["h0", "h1"]
+    assert json.loads(written["summary"].read_text())["name"] == "example"
+    assert "seed = 2" in written["scenario"].read_text()
+
+
+def test_write_rejects_unknown_format(tmp_path, example_raw):
+    with pytest.raises(ValueError, match="parquet"):
+        Results(example_raw).write(tmp_path, fmt="xlsx")
+
+
+def test_table_names_constant():
+    assert TABLES == ("flows", "ports", "pfc_events", "samples", "goodput", "nodes", "links")
+
+
+def test_write_keeps_unmergeable_scenario_text(tmp_path, example_raw):
+    sc = dcsim.Scenario("not toml at all", overrides=["a=1"])
+    written = Results(example_raw, scenario=sc).write(tmp_path)
+    assert written["scenario"].read_text() == "# --set a=1\nnot toml at all"

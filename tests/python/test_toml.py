@@ -1,0 +1,120 @@
+import math
+import tomllib
+
+import pytest
+
+from dcsim import _toml
+from dcsim.scenario import Scenario
+
+DOC = {
+    "name": "incast \"4:1\"",
+    "seed": 7,
+    "duration": "2ms",
+    "ratio": 0.25,
+    "big": 1e16,
+    "tiny": 1e-07,
+    "enabled": True,
+    "ports": [1, 2, 3],
+    "nested_list": [[1, 2], ["a", "b"]],
+    "unicode": "µs \t tab\nline \u0001",
+    "odd key": 1,
+    "skipped": None,
+    "host": {"mtu": 1024, "cc": {"type": "dcqcn", "params": {"g": 0.00390625}}},
+    "switch": {"pfc": {"xoff": "100KiB", "lossless": [3]}, "buffer": {"type": "shared"}},
+    "traffic": [
+        {"src": "h0", "dst": "h4", "size": "1MB", "cc": {"type": "dcqcn"}},
+        {"src": "h1", "dst": "h4", "tags": {"a": 1, "b": [1, 2]}},
+    ],
+    "empty": {},
+    "inline": [{"a": 1}, 2],
+}
+
+
+def expected(d):
+    if isinstance(d, dict):
+        return {k: expected(v) for k, v in d.items() if v is not None}
+    if isinstance(d, (list, tuple)):
+        return [expected(x) for x in d]
+    return d
+
+
+def test_round_trip_tomllib():
+    text = _toml.dumps(DOC)
+    assert tomllib.loads(text) == expected(DOC)
+
+
+def test_round_trip_is_stable():
+    text = _toml.dumps(DOC)
+    assert _toml.dumps(tomllib.loads(text)) == text
+
+
+def test_special_floats():
+    back = tomllib.loads(_toml.dumps({"a": float("nan"), "b": float("inf"), "c": -float("inf"), "d": 3.0}))
+    assert math.isnan(back["a"]) and back["b"] == math.inf and back["c"] == -math.inf
+    assert back["d"] == 3.0 and isinstance(back["d"], float)
+
+
+def test_numpy_scalars():
+    np = pytest.importorskip("numpy")
+    back = tomllib.loads(_toml.dumps({"a": np.int64(5), "b": np.float64(0.5), "c": np.bool_(True)}))
+    assert back == {"a": 5, "b": 0.5, "c": True}
+
+
+def test_unwritable_values_are_named():
+    with pytest.raises(TypeError, match=r"host\.x"):
+        _toml.dumps({"host": {"x": object()}})
+    with pytest.raises(ValueError, match=r"a\[1\]"):
+        _toml.dumps({"a": [1, None]})
+    with pytest.raises(TypeError):
+        _toml.dumps([1, 2])
+
+
+def test_tables_in_table_arrays_follow_their_element():
+    text = _toml.dumps({"traffic": [{"src": "a", "cc": {"type": "x"}}, {"src": "b"}]})
+    assert text.index("[[traffic]]") < text.index("[traffic.cc]")
+    assert tomllib.loads(text)["traffic"][0]["cc"] == {"type": "x"}
+
+
+@pytest.mark.parametrize(
+    "text,value",
+    [("40", 40), ("true", True), ("1.5", 1.5), ('"x y"', "x y"), ("[1, 2]", [1, 2]),
+     ("40Gbps", "40Gbps"), ("100KiB", "100KiB"), ("dcqcn", "dcqcn")],
+)
+def test_parse_value(text, value):
+    assert _toml.parse_value(text) == value
+
+
+def test_apply_override():
+    doc = {"switch": {"pfc": {"xoff": "1KiB"}}, "traffic": [{"rate": "1Gbps"}]}
+    _toml.apply_override(doc, "switch.pfc.xoff", "100KiB")
+    _toml.apply_override(doc, "switch.ecn.kmin", 10)
+    _toml.apply_override(doc, "traffic.0.rate", "5Gbps")
+    assert doc == {"switch": {"pfc": {"xoff": "100KiB"}, "ecn": {"kmin": 10}}, "traffic": [{"rate": "5Gbps"}]}
+    with pytest.raises(ValueError, match="traffic.3"):
+        _toml.apply_override(doc, "traffic.3.rate", "1Gbps")
+    with pytest.raises(ValueError):
+        _toml.split_override("no-equals-sign")
+
+
+def test_scenario_from_dict_set_save(tmp_path):
+    sc = Scenario.from_dict({"name": "t", "switch": {"pfc": {"xoff": "1KiB"}}})
+    assert tomllib.loads(sc.text) == {"name": "t", "switch": {"pfc": {"xoff": "1KiB"}}}
+    assert sc.to_toml() == sc.text
+    sc.set("switch.pfc.xoff", "100KiB").set("seed", 3).set("switch.pfc.on", True)
+    assert sc.overrides == ['switch.pfc.xoff="100KiB"', "seed=3", "switch.pfc.on=true"]
+    assert sc.to_dict() == {"name": "t", "seed": 3, "switch": {"pfc": {"xoff": "100KiB", "on": True}}}
+    p = sc.save(tmp_path / "sub" / "saved.toml")
+    again = Scenario.from_file(p)
+    assert again.to_dict() == sc.to_dict()
+    assert again.base_dir == p.parent and again.path == p
+    # Bare override values (as typed on the command line) merge as strings.
+    bare = Scenario("a = 1\n", overrides=["b.c=40Gbps", "a=2"])
+    assert bare.to_dict() == {"a": 2, "b": {"c": "40Gbps"}}
+
+
+def test_scenario_copy_is_independent():
+    sc = Scenario("a = 1\n")
+    other = sc.with_overrides(["a=2"])
+    assert sc.overrides == [] and other.overrides == ["a=2"]
+    with pytest.raises(ValueError):
+        sc.with_overrides(["oops"])
