@@ -68,25 +68,7 @@ impl PlanHandle {
     }
 }
 
-/// Hash identifying a scenario run: FNV-1a 64 over the text and each override, each
-/// followed by a NUL separator. Local stand-in until the engine's
-/// `scenario::scenario_hash(text, overrides)` is available; then that one is used.
-fn scenario_hash(text: &str, overrides: &[String]) -> String {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h = OFFSET;
-    let mut feed = |bytes: &[u8]| {
-        for b in bytes.iter().chain(std::iter::once(&0u8)) {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(PRIME);
-        }
-    };
-    feed(text.as_bytes());
-    for o in overrides {
-        feed(o.as_bytes());
-    }
-    format!("{h:016x}")
-}
+use dcsim::scenario::scenario_hash;
 
 /// Reads and validates a scenario file, applying `path=value` overrides.
 #[pyfunction]
@@ -199,18 +181,4 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_example_results, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::scenario_hash;
-
-    #[test]
-    fn hash_depends_on_text_and_overrides() {
-        let a = scenario_hash("x = 1", &[]);
-        assert_eq!(a.len(), 16);
-        assert_eq!(a, scenario_hash("x = 1", &[]));
-        assert_ne!(a, scenario_hash("x = 1", &["y=2".into()]));
-        assert_ne!(scenario_hash("ab", &["c".into()]), scenario_hash("a", &["bc".into()]));
-    }
 }
