@@ -59,8 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
                    default=[], type=_override, help=set_help)
     v.set_defaults(func=cmd_validate)
 
-    b = sub.add_parser("bench", help="engine benchmarks")
-    b.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    b = sub.add_parser("bench", help="run the fixed benchmark scenarios (one process each)")
+    b.add_argument("--only", metavar="NAME", help="only benchmarks whose name contains NAME")
+    b.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
+                   default=[], type=_override, help="override a setting of every benchmark, e.g. simulation.duration=10ms")
+    b.add_argument("--json", action="store_true", help="one JSON object per benchmark")
+    b.add_argument("--list", action="store_true", help="list the benchmark scenarios and exit")
     b.set_defaults(func=cmd_bench)
     return p
 
@@ -212,8 +216,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    print("dcsim bench: not yet available", file=sys.stderr)
-    return EXIT_USAGE
+    from . import bench
+
+    if args.list:
+        for f in bench.scenarios(args.only):
+            print(f)
+        return EXIT_OK
+    return bench.run(args.only, args.overrides, args.json)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
