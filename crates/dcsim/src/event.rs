@@ -35,30 +35,92 @@ struct Entry {
     ev: Event,
 }
 
-/// A radix heap (Ahuja et al. 1990) over event times. It relies on times being
-/// monotone: nothing is scheduled before the last event popped, which a discrete-event
-/// simulation guarantees. An event sits in the bucket of the highest bit in which its
-/// time differs from the current time; bucket 0 holds the events due now. When bucket 0
-/// is empty the lowest non-empty bucket is spread into lower ones, so each event moves a
-/// few times at most. Ties: among the events due now, a seeded random one is served next.
-pub struct EventQueue {
+/// Monotone priority queue over times (a radix heap, Ahuja et al. 1990): an entry sits in
+/// the bucket of the highest bit in which its time differs from the last time taken out.
+/// Used for far-future events only (timers), so its few moves per entry are rare work.
+struct RadixHeap {
     buckets: Vec<Vec<Entry>>,
-    /// Bit b set: bucket b is non-empty.
     occupied: u128,
     last: u64,
-    len: usize,
+}
+
+impl RadixHeap {
+    fn new() -> Self { RadixHeap { buckets: (0..65).map(|_| Vec::new()).collect(), occupied: 0, last: 0 } }
+
+    #[inline]
+    fn push(&mut self, e: Entry) {
+        let b = 64 - (e.time ^ self.last).leading_zeros() as usize;
+        self.buckets[b].push(e);
+        self.occupied |= 1 << b;
+    }
+
+    /// Smallest time held, after moving the smallest entries into bucket 0.
+    fn min(&mut self) -> Option<u64> {
+        if self.occupied & 1 != 0 {
+            return Some(self.last);
+        }
+        if self.occupied == 0 {
+            return None;
+        }
+        let b = self.occupied.trailing_zeros() as usize;
+        let mut v = std::mem::take(&mut self.buckets[b]);
+        self.occupied &= !(1 << b);
+        self.last = v.iter().map(|e| e.time).min().unwrap();
+        for e in v.drain(..) {
+            self.push(e);
+        }
+        self.buckets[b] = v;
+        Some(self.last)
+    }
+
+    /// Removes one entry with the smallest time (call after `min` returned Some).
+    fn pop_min(&mut self) -> Entry {
+        let e = self.buckets[0].pop().unwrap();
+        if self.buckets[0].is_empty() {
+            self.occupied &= !1;
+        }
+        e
+    }
+}
+
+const WHEEL_SLOTS: usize = 4096;
+
+/// The event queue: a timing wheel for the near future plus a radix heap for the rest.
+///
+/// The wheel has `WHEEL_SLOTS` slots of 2^shift ps, covering the window
+/// [cur, cur + WHEEL_SLOTS) in slot units. Serialization ends and link arrivals, which are
+/// nearly all events, land in it directly and are taken out once; an occupancy bitmap
+/// finds the next non-empty slot. Timers beyond the window wait in the radix heap and move
+/// into the wheel when the window reaches them. Within a slot the earliest time is served
+/// first, and among events due at the same picosecond a seeded random one.
+pub struct EventQueue {
+    wheel: Vec<Vec<Entry>>,
+    bits: Vec<u64>,
+    shift: u32,
+    /// Absolute index of the slot the window starts at.
+    cur: u64,
+    near: usize,
+    far: RadixHeap,
+    far_len: usize,
     ties: Rng,
     now: SimTime,
     popped: u64,
 }
 
 impl EventQueue {
-    pub fn new(seed: u64) -> Self {
+    /// A queue whose wheel spans at least `horizon` (the longest link delay plus the
+    /// longest frame time makes nearly every event a near one).
+    pub fn new(seed: u64, horizon: SimTime) -> Self {
+        let per_slot = (horizon.0 / WHEEL_SLOTS as u64).max(1);
+        let shift = (64 - (per_slot - 1).leading_zeros()).max(6);
         EventQueue {
-            buckets: (0..65).map(|_| Vec::with_capacity(64)).collect(),
-            occupied: 0,
-            last: 0,
-            len: 0,
+            wheel: (0..WHEEL_SLOTS).map(|_| Vec::new()).collect(),
+            bits: vec![0; WHEEL_SLOTS / 64],
+            shift,
+            cur: 0,
+            near: 0,
+            far: RadixHeap::new(),
+            far_len: 0,
             ties: Rng::stream(seed, "event-ties"),
             now: SimTime::ZERO,
             popped: 0,
@@ -72,71 +134,129 @@ impl EventQueue {
     #[inline]
     pub fn processed(&self) -> u64 { self.popped }
 
-    pub fn len(&self) -> usize { self.len }
-    pub fn is_empty(&self) -> bool { self.len == 0 }
+    pub fn len(&self) -> usize { self.near + self.far_len }
+    pub fn is_empty(&self) -> bool { self.len() == 0 }
 
     #[inline]
-    fn put(&mut self, e: Entry) {
-        let b = 64 - (e.time ^ self.last).leading_zeros() as usize;
-        self.buckets[b].push(e);
-        self.occupied |= 1 << b;
+    fn put_near(&mut self, e: Entry) {
+        let i = (e.time >> self.shift) as usize & (WHEEL_SLOTS - 1);
+        self.wheel[i].push(e);
+        self.bits[i / 64] |= 1 << (i % 64);
+        self.near += 1;
     }
 
     #[inline]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        self.len += 1;
-        self.put(Entry { time: at.0, ev });
-    }
-
-    /// Makes bucket 0 hold the earliest events; false if the queue is empty.
-    #[inline]
-    fn settle(&mut self) -> bool {
-        if self.occupied & 1 != 0 {
-            return true;
-        }
-        if self.occupied == 0 {
-            return false;
-        }
-        let b = self.occupied.trailing_zeros() as usize;
-        let mut v = std::mem::take(&mut self.buckets[b]);
-        self.occupied &= !(1 << b);
-        self.last = v.iter().map(|e| e.time).min().unwrap();
-        for e in v.drain(..) {
-            self.put(e);
-        }
-        // Keep the emptied vector's capacity for reuse.
-        self.buckets[b] = v;
-        true
-    }
-
-    /// Time of the next event, if any.
-    #[inline]
-    pub fn peek_time(&mut self) -> Option<SimTime> {
-        if !self.settle() {
-            return None;
-        }
-        Some(SimTime(self.last))
-    }
-
-    #[inline]
-    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        if !self.settle() {
-            return None;
-        }
-        let due = &mut self.buckets[0];
-        let e = if due.len() == 1 {
-            self.occupied &= !1;
-            due.pop().unwrap()
+        let e = Entry { time: at.0, ev };
+        if (at.0 >> self.shift) < self.cur + WHEEL_SLOTS as u64 {
+            self.put_near(e);
         } else {
-            let i = self.ties.below(due.len() as u64) as usize;
-            due.swap_remove(i)
+            self.far.push(e);
+            self.far_len += 1;
+        }
+    }
+
+    /// Absolute index of the first non-empty wheel slot in the window, if any.
+    #[inline]
+    fn next_slot(&self) -> Option<u64> {
+        if self.near == 0 {
+            return None;
+        }
+        let start = self.cur as usize & (WHEEL_SLOTS - 1);
+        let (w0, b0) = (start / 64, start % 64);
+        let words = WHEEL_SLOTS / 64;
+        let first = self.bits[w0] & (!0u64 << b0);
+        if first != 0 {
+            return Some(self.cur + (first.trailing_zeros() as usize - b0) as u64);
+        }
+        for k in 1..=words {
+            let w = (w0 + k) % words;
+            let m = if k == words { self.bits[w] & !(!0u64 << b0) } else { self.bits[w] };
+            if m != 0 {
+                let idx = w * 64 + m.trailing_zeros() as usize;
+                let off = (idx + WHEEL_SLOTS - start) % WHEEL_SLOTS;
+                return Some(self.cur + off as u64);
+            }
+        }
+        unreachable!("near events but no occupied slot")
+    }
+
+    /// Moves the window to start at slot `s` and pulls in the timers it now covers.
+    fn advance(&mut self, s: u64) {
+        self.cur = s;
+        let limit = self.cur + WHEEL_SLOTS as u64;
+        while let Some(t) = self.far.min() {
+            if (t >> self.shift) >= limit {
+                break;
+            }
+            let e = self.far.pop_min();
+            self.far_len -= 1;
+            self.put_near(e);
+        }
+    }
+
+    /// Removes and returns the next event if it is due no later than `limit`.
+    #[inline]
+    pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
+        let slot = match self.next_slot() {
+            Some(s) => s,
+            None => {
+                let t = self.far.min()?;
+                if t > limit.0 {
+                    return None;
+                }
+                self.advance(t >> self.shift);
+                self.next_slot().unwrap()
+            }
         };
-        self.len -= 1;
+        let i = slot as usize & (WHEEL_SLOTS - 1);
+        let v = &self.wheel[i];
+        // Earliest time in the slot; among equal times a random one.
+        let mut best = 0;
+        let mut best_t = v[0].time;
+        let mut ties = 1u64;
+        for (k, e) in v.iter().enumerate().skip(1) {
+            if e.time < best_t {
+                best_t = e.time;
+                best = k;
+                ties = 1;
+            } else if e.time == best_t {
+                ties += 1;
+            }
+        }
+        if best_t > limit.0 {
+            return None;
+        }
+        if ties > 1 {
+            let mut pick = self.ties.below(ties);
+            for (k, e) in v.iter().enumerate() {
+                if e.time == best_t {
+                    if pick == 0 {
+                        best = k;
+                        break;
+                    }
+                    pick -= 1;
+                }
+            }
+        }
+        if slot != self.cur {
+            self.advance(slot);
+        }
+        let v = &mut self.wheel[i];
+        let e = v.swap_remove(best);
+        if v.is_empty() {
+            self.bits[i / 64] &= !(1 << (i % 64));
+        }
+        self.near -= 1;
         self.now = SimTime(e.time);
         self.popped += 1;
         Some((self.now, e.ev))
     }
+
+    /// Removes and returns the next event.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(SimTime, Event)> { self.pop_until(SimTime::MAX) }
 }
 
 #[cfg(test)]
@@ -146,7 +266,7 @@ mod tests {
     /// Random schedules popped in (time, tie) order, against a sorted reference.
     #[test]
     fn matches_a_sorted_reference() {
-        let mut q = EventQueue::new(3);
+        let mut q = EventQueue::new(3, SimTime::ns(100));
         let mut rng = Rng::stream(5, "test");
         let mut out = vec![];
         for round in 0..200u64 {
@@ -165,7 +285,7 @@ mod tests {
 
     #[test]
     fn pops_in_time_order() {
-        let mut q = EventQueue::new(1);
+        let mut q = EventQueue::new(1, SimTime::ns(100));
         q.schedule(SimTime(30), Event::Sample);
         q.schedule(SimTime(10), Event::TxDone(PortId(1)));
         q.schedule(SimTime(20), Event::TxDone(PortId(2)));
@@ -178,7 +298,7 @@ mod tests {
     /// comes first about half the time.
     #[test]
     fn ties_are_broken_evenly() {
-        let mut q = EventQueue::new(42);
+        let mut q = EventQueue::new(42, SimTime::ns(100));
         let mut first_a = 0;
         let n = 10_000;
         for i in 0..n {

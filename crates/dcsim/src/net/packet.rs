@@ -1,7 +1,7 @@
 //! Packets live in one pool and move by index; queues link them intrusively through
 //! `next`, so the hot loop allocates nothing once the pool has grown to its peak.
 
-use crate::ids::{FlowId, NodeId, PktId, PortId};
+use crate::ids::{FlowId, NodeId, PktId};
 use crate::units::SimTime;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -25,8 +25,7 @@ pub struct Packet {
     pub seq: u32,
     /// Routing destination.
     pub dst: NodeId,
-    /// Ingress port at the current switch; the MMU releases the charge against it.
-    pub in_port: PortId,
+    /// Link in intrusive FIFOs (control queues).
     pub next: PktId,
     pub payload: u32,
     /// Frame bytes on the wire, without preamble and inter-frame gap.
@@ -129,7 +128,7 @@ mod tests {
     use super::*;
 
     fn pkt(seq: u32) -> Packet {
-        Packet { flow: FlowId(0), seq, dst: NodeId(0), in_port: PortId::NONE, next: PktId::NONE, payload: 0,
+        Packet { flow: FlowId(0), seq, dst: NodeId(0), next: PktId::NONE, payload: 0,
                  frame: 64, kind: PktKind::Data, prio: 0, flags: 0, sent: SimTime::ZERO }
     }
 

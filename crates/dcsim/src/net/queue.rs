@@ -2,19 +2,27 @@
 //! arbitration among its arrivals (FIFO, round robin over ingress ports, round robin over
 //! flows), and a scheduler across the 8 priorities of a port (strict, RR, DWRR/ETS).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::ids::{PktId, PortId};
-use crate::net::packet::{PacketPool, PktFifo};
 use crate::plan::{Arbitration, SchedulerKind, SchedulerPlan};
 
 const NONE: u32 = u32::MAX;
 
+/// What the egress side needs of a queued packet, kept beside its id so that dequeuing,
+/// scheduling and releasing the MMU charge never touch the (cold) packet itself.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Queued {
+    pub id: PktId,
+    pub in_port: PortId,
+    pub frame: u32,
+}
+
 /// Packets of one arbitration class (an ingress port or a flow) inside an egress queue.
-#[derive(Copy, Clone, Default)]
+#[derive(Clone, Default)]
 struct SubQueue {
-    fifo: PktFifo,
+    fifo: VecDeque<Queued>,
     next_active: u32,
     key: u32,
 }
@@ -85,7 +93,7 @@ impl EgressQueues {
         EgressQueues {
             queues,
             sched: vec![PortSched::default(); radix.len()],
-            subs: vec![SubQueue { next_active: NONE, ..Default::default() }; n_subs as usize],
+            subs: (0..n_subs).map(|_| SubQueue { next_active: NONE, ..Default::default() }).collect(),
             arbitration,
             scheduler,
             quantum,
@@ -104,7 +112,7 @@ impl EgressQueues {
     /// Appends a packet. `in_local` is the ingress port's index within its node, `flow`
     /// the packet's flow; which one counts depends on the arbitration.
     #[inline]
-    pub fn enqueue(&mut self, pool: &mut PacketPool, port: PortId, prio: u8, id: PktId, bytes: u32, in_local: u32, flow: u32) {
+    pub fn enqueue(&mut self, port: PortId, prio: u8, item: Queued, in_local: u32, flow: u32) {
         let qi = port.idx() * 8 + prio as usize;
         let si = match self.arbitration {
             Arbitration::Fifo => self.queues[qi].sub_base,
@@ -112,9 +120,9 @@ impl EgressQueues {
             Arbitration::PerFlow => self.flow_sub(qi as u32, flow),
         };
         let was_empty = self.subs[si as usize].fifo.is_empty();
-        self.subs[si as usize].fifo.push(pool, id);
+        self.subs[si as usize].fifo.push_back(item);
         let q = &mut self.queues[qi];
-        q.bytes += bytes as u64;
+        q.bytes += item.frame as u64;
         q.pkts += 1;
         if was_empty {
             self.subs[si as usize].next_active = NONE;
@@ -141,20 +149,20 @@ impl EgressQueues {
         s
     }
 
-    /// Head packet of the sub-queue next in turn.
+    /// Frame size of the packet next in turn.
     #[inline]
-    fn head(&self, qi: usize) -> PktId {
+    fn head_frame(&self, qi: usize) -> u32 {
         let s = self.queues[qi].active_head;
-        self.subs[s as usize].fifo.head
+        self.subs[s as usize].fifo.front().expect("non-empty queue").frame
     }
 
     /// Removes the next packet of (port, prio) by the arbitration's turn.
     #[inline]
-    pub fn dequeue(&mut self, pool: &PacketPool, port: PortId, prio: u8) -> PktId {
+    pub fn dequeue(&mut self, port: PortId, prio: u8) -> Queued {
         let qi = port.idx() * 8 + prio as usize;
         let si = self.queues[qi].active_head as usize;
-        let id = self.subs[si].fifo.pop(pool).expect("dequeue from an empty queue");
-        let bytes = pool.get(id).frame as u64;
+        let item = self.subs[si].fifo.pop_front().expect("dequeue from an empty queue");
+        let bytes = item.frame as u64;
         let next = self.subs[si].next_active;
         let q = &mut self.queues[qi];
         q.bytes -= bytes;
@@ -180,13 +188,13 @@ impl EgressQueues {
         if q.pkts == 0 {
             self.sched[port.idx()].nonempty &= !(1 << prio);
         }
-        id
+        item
     }
 
     /// Chooses the priority to serve next among `eligible` (non-empty and not paused),
     /// updating the scheduler's state as if the head packet of that priority is sent.
     #[inline]
-    pub fn pick(&mut self, pool: &PacketPool, port: PortId, eligible: u8) -> Option<u8> {
+    pub fn pick(&mut self, port: PortId, eligible: u8) -> Option<u8> {
         if eligible == 0 {
             return None;
         }
@@ -213,7 +221,7 @@ impl EgressQueues {
                 loop {
                     if eligible & (1 << p) != 0 {
                         let qi = port.idx() * 8 + p as usize;
-                        let size = pool.get(self.head_of(qi)).frame;
+                        let size = self.head_frame(qi);
                         let st = &mut self.sched[port.idx()];
                         if st.deficit[p as usize] >= size {
                             st.deficit[p as usize] -= size;
@@ -229,69 +237,57 @@ impl EgressQueues {
             }
         }
     }
-
-    #[inline]
-    fn head_of(&self, qi: usize) -> PktId { self.head(qi) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{FlowId, NodeId};
-    use crate::net::packet::{Packet, PktKind};
-    use crate::units::SimTime;
 
-    fn pkt(pool: &mut PacketPool, flow: u32, frame: u32) -> PktId {
-        pool.alloc(Packet { flow: FlowId(flow), seq: 0, dst: NodeId(0), in_port: PortId(0), next: PktId::NONE,
-                            payload: 0, frame, kind: PktKind::Data, prio: 0, flags: 0, sent: SimTime::ZERO })
-    }
+    /// Queue entries carry their flow in the packet id, for checking the order.
+    fn pkt(flow: u32, frame: u32) -> Queued { Queued { id: PktId(flow), in_port: PortId(0), frame } }
 
     fn sched(kind: SchedulerKind, weights: [u32; 8]) -> SchedulerPlan { SchedulerPlan { kind, weights, strict_mask: 0 } }
 
     #[test]
     fn per_port_arbitration_alternates_inputs() {
-        let mut pool = PacketPool::default();
-        let mut q = EgressQueues::new(&[3, 3, 3], Arbitration::PerPort, sched(SchedulerKind::Strict, [1; 8]), 1000);
+                let mut q = EgressQueues::new(&[3, 3, 3], Arbitration::PerPort, sched(SchedulerKind::Strict, [1; 8]), 1000);
         // Four packets from input 0, then two from input 1.
-        for _ in 0..4 { let id = pkt(&mut pool, 0, 100); q.enqueue(&mut pool, PortId(2), 0, id, 100, 0, 0); }
-        for _ in 0..2 { let id = pkt(&mut pool, 1, 100); q.enqueue(&mut pool, PortId(2), 0, id, 100, 1, 1); }
-        let order: Vec<u32> = (0..6).map(|_| pool.get(q.dequeue(&pool, PortId(2), 0)).flow.0).collect();
+        for _ in 0..4 { q.enqueue(PortId(2), 0, pkt(0, 100), 0, 0); }
+        for _ in 0..2 { q.enqueue(PortId(2), 0, pkt(1, 100), 1, 1); }
+        let order: Vec<u32> = (0..6).map(|_| q.dequeue(PortId(2), 0).id.0).collect();
         assert_eq!(order, vec![0, 1, 0, 1, 0, 0]);
         assert_eq!(q.nonempty(PortId(2)), 0);
     }
 
     #[test]
     fn per_flow_arbitration_alternates_flows_of_one_input() {
-        let mut pool = PacketPool::default();
-        let mut q = EgressQueues::new(&[2, 2], Arbitration::PerFlow, sched(SchedulerKind::Strict, [1; 8]), 1000);
-        for f in [5, 5, 5, 7] { let id = pkt(&mut pool, f, 100); q.enqueue(&mut pool, PortId(1), 3, id, 100, 0, f); }
-        let order: Vec<u32> = (0..4).map(|_| pool.get(q.dequeue(&pool, PortId(1), 3)).flow.0).collect();
+                let mut q = EgressQueues::new(&[2, 2], Arbitration::PerFlow, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        for f in [5, 5, 5, 7] { q.enqueue(PortId(1), 3, pkt(f, 100), 0, f); }
+        let order: Vec<u32> = (0..4).map(|_| q.dequeue(PortId(1), 3).id.0).collect();
         assert_eq!(order, vec![5, 7, 5, 5]);
     }
 
     #[test]
     fn strict_and_round_robin_pick() {
-        let pool = PacketPool::default();
-        let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Strict, [1; 8]), 1000);
-        assert_eq!(q.pick(&pool, PortId(0), 0b0000_1010), Some(3));
+                let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        assert_eq!(q.pick(PortId(0), 0b0000_1010), Some(3));
         let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::RoundRobin, [1; 8]), 1000);
-        let picks: Vec<u8> = (0..4).map(|_| q.pick(&pool, PortId(0), 0b1000_0010).unwrap()).collect();
+        let picks: Vec<u8> = (0..4).map(|_| q.pick(PortId(0), 0b1000_0010).unwrap()).collect();
         assert_eq!(picks, vec![1, 7, 1, 7]);
     }
 
     #[test]
     fn dwrr_shares_bytes_by_weight() {
-        let mut pool = PacketPool::default();
-        let mut w = [1; 8];
+                let mut w = [1; 8];
         w[1] = 3;
         let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Dwrr, w), 1000);
         for _ in 0..400 {
-            for p in [0u8, 1] { let id = pkt(&mut pool, p as u32, 1000); q.enqueue(&mut pool, PortId(0), p, id, 1000, 0, 0); }
+            for p in [0u8, 1] { q.enqueue(PortId(0), p, pkt(p as u32, 1000), 0, 0); }
         }
         let mut sent = [0u32; 2];
         for _ in 0..400 {
-            let p = q.pick(&pool, PortId(0), q.nonempty(PortId(0))).unwrap();
-            q.dequeue(&pool, PortId(0), p);
+            let p = q.pick(PortId(0), q.nonempty(PortId(0))).unwrap();
+            q.dequeue(PortId(0), p);
             sent[p as usize] += 1;
         }
         assert_eq!(sent[1], 3 * sent[0], "{sent:?}");

@@ -175,7 +175,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     // Flows.
     let mut flows = Vec::with_capacity(plan.flows.len());
     let mut used_prios = 0u8;
-    let mut q = EventQueue::new(plan.seed);
+    // The event wheel spans the longest link delay plus the longest frame time.
+    let horizon = ports.iter().map(|p| p.delay + p.rate.tx_time(max_wire as u64)).max().unwrap_or(SimTime::us(1));
+    let mut q = EventQueue::new(plan.seed, horizon + horizon);
     for (i, fp) in plan.flows.iter().enumerate() {
         let path = format!("traffic[{}] flow {}", fp.group, i);
         let (src, dst) = (fp.src as usize, fp.dst as usize);

@@ -51,7 +51,8 @@ impl Simulation {
             return;
         }
         if let Some(id) = self.ports[p.idx()].ctrl.pop(&self.pool) {
-            self.transmit(p, id);
+            let frame = self.pool.get(id).frame;
+            self.transmit(p, id, frame, None);
             return;
         }
         let now = self.now_t();
@@ -98,7 +99,6 @@ impl Simulation {
                 flow: f,
                 seq,
                 dst,
-                in_port: PortId::NONE,
                 next: PktId::NONE,
                 payload,
                 frame,
@@ -107,7 +107,7 @@ impl Simulation {
                 flags: 0,
                 sent: now,
             });
-            self.transmit(p, id);
+            self.transmit(p, id, frame, Some(prio));
             return;
         }
     }
@@ -177,7 +177,6 @@ impl Simulation {
                 flow: f,
                 seq,
                 dst: src,
-                in_port: PortId::NONE,
                 next: PktId::NONE,
                 payload: 0,
                 frame: self.host.ack_bytes,

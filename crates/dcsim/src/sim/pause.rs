@@ -29,7 +29,6 @@ impl Simulation {
             flow: FlowId::NONE,
             seq: quanta,
             dst: NodeId::NONE,
-            in_port: PortId::NONE,
             next: PktId::NONE,
             payload: 0,
             frame: PFC_FRAME_BYTES,

@@ -5,6 +5,7 @@
 use super::Simulation;
 use crate::ids::{PktId, PortId};
 use crate::net::mmu::DropReason;
+use crate::net::queue::Queued;
 
 impl Simulation {
     pub(crate) fn switch_receive(&mut self, in_port: PortId, id: PktId) {
@@ -30,9 +31,8 @@ impl Simulation {
             self.drop_packet(in_port, prio, id, reason);
             return;
         }
-        self.pool.get_mut(id).in_port = in_port;
         let local = self.ports[in_port.idx()].local;
-        self.egress.enqueue(&mut self.pool, out, prio, id, pkt.frame, local, pkt.flow.0);
+        self.egress.enqueue(out, prio, Queued { id, in_port, frame: pkt.frame }, local, pkt.flow.0);
 
         let occ = self.mmu.occupancy(in_port, class);
         let ci = in_port.idx() * 8 + class as usize;
@@ -59,14 +59,14 @@ impl Simulation {
             return;
         }
         if let Some(id) = port.ctrl.pop(&self.pool) {
-            self.transmit(p, id);
+            let frame = self.pool.get(id).frame;
+            self.transmit(p, id, frame, None);
             return;
         }
         let eligible = self.egress.nonempty(p) & !port.paused;
-        let Some(prio) = self.egress.pick(&self.pool, p, eligible) else { return };
-        let id = self.egress.dequeue(&self.pool, p, prio);
-        let pkt = self.pool.get(id);
-        let (in_port, size) = (pkt.in_port, pkt.frame as u64);
+        let Some(prio) = self.egress.pick(p, eligible) else { return };
+        let Queued { id, in_port, frame } = self.egress.dequeue(p, prio);
+        let size = frame as u64;
         let class = self.class_of(prio);
         self.mmu.release(in_port, class, size);
         let ci = in_port.idx() * 8 + class as usize;
@@ -78,6 +78,6 @@ impl Simulation {
         if self.xoff_sent[ci] && self.mmu.under_xon(in_port, class) {
             self.send_pfc(in_port, class, false);
         }
-        self.transmit(p, id);
+        self.transmit(p, id, frame, Some(prio));
     }
 }
