@@ -96,90 +96,37 @@ def fmt_time_ps(ps: float) -> str:
     return f"{s}{unit}"
 
 
-def _node_names(res: Any) -> Dict[int, str]:
-    nodes = res.nodes
-    if "name" not in nodes.columns:
-        return {}
-    ids = nodes[_first(nodes, ("node", "id", "node_id"))] if _first(nodes, ("node", "id", "node_id")) else range(len(nodes))
-    return {int(i): str(n) for i, n in zip(ids, nodes["name"])}
-
-
-def _first(df: Any, names: Sequence[str]) -> Optional[str]:
-    for n in names:
-        if n in df.columns:
-            return n
-    return None
-
-
-def _endpoint(row: Any, df: Any, which: str, names: Dict[int, str]) -> str:
-    col = _first(df, (f"{which}_name", which))
-    if col is None:
-        return "?"
-    v = row[col]
-    if isinstance(v, str):
-        return v
-    try:
-        return names.get(int(v), str(int(v)))
-    except (TypeError, ValueError):
-        return str(v)
-
-
-def _fct_ps(row: Any, df: Any) -> Optional[float]:
-    for col, scale in (("fct_ps", 1.0), ("fct_ns", 1e3), ("fct_us", 1e6), ("fct_ms", 1e9), ("fct_s", 1e12)):
-        if col in df.columns:
-            v = row[col]
-            try:
-                v = float(v)
-            except (TypeError, ValueError):
-                return None
-            if math.isnan(v) or v <= 0:
-                return None
-            if "finished" in df.columns and not bool(row["finished"]):
-                return None
-            return v * scale
-    return None
-
-
-def _count(res: Any, summary_keys: Sequence[str], port_prefixes: Sequence[str]) -> Optional[int]:
-    s = res.summary
-    for k in summary_keys:
-        if k in s and isinstance(s[k], (int, float)):
-            return int(s[k])
-    ports = res.ports
-    cols = [c for c in ports.columns if any(c.startswith(p) for p in port_prefixes)]
-    if cols:
-        return int(sum(ports[c].sum() for c in cols))
-    return None
-
-
 def result_table(res: Any, max_flows: int = 20) -> List[str]:
-    """Lines of the human summary printed by ``dcsim run``."""
+    """Lines of the human summary printed by ``dcsim run``: per flow its steady-state
+    goodput and FCT, then drops, PFC frames and packet latency from the summary."""
     lines: List[str] = []
     flows = res.flows
-    names = _node_names(res)
+    summary = res.summary
     if len(flows):
-        header = f"{'flow':>5}  {'src -> dst':<24} {'goodput Gb/s':>12}  {'FCT':>9}"
+        header = f"{'flow':>5}  {'src -> dst':<24} {'goodput Gb/s':>12}  {'FCT':>9}  {'slowdown':>8}"
         lines += [header, "-" * len(header)]
-        id_col = _first(flows, ("flow", "id", "flow_id"))
-        for i, (_, row) in enumerate(flows.iterrows()):
+        for i, row in enumerate(flows.itertuples(index=False)):
             if i >= max_flows:
                 lines.append(f"  ... {len(flows) - max_flows} more flows (see the flows table)")
                 break
-            fid = int(row[id_col]) if id_col else i
-            route = f"{_endpoint(row, flows, 'src', names)} -> {_endpoint(row, flows, 'dst', names)}"
-            gp = row["goodput_steady_gbps"] if "goodput_steady_gbps" in flows.columns else float("nan")
-            gp_s = "-" if gp is None or math.isnan(float(gp)) else f"{float(gp):.2f}"
-            fct = _fct_ps(row, flows)
-            lines.append(f"{fid:>5}  {route:<24} {gp_s:>12}  {fmt_time_ps(fct) if fct else '-':>9}")
+            gp = float(row.goodput_steady_gbps)
+            fct = fmt_time_ps(row.fct_ps) if row.fct_ps > 0 else "-"
+            slow = "-" if math.isnan(row.slowdown) else f"{row.slowdown:.2f}"
+            route = f"{row.src} -> {row.dst}"
+            lines.append(f"{row.flow_id:>5}  {route:<24} {'-' if math.isnan(gp) else f'{gp:.2f}':>12}  {fct:>9}  {slow:>8}")
+        steady = summary.get("steady_start_ps")
+        if steady is not None:
+            lines.append(f"(goodput averaged from {fmt_time_ps(steady)} to the end of the run or of the flow)")
     else:
         lines.append("no flows")
-    drops = _count(res, ("drops", "dropped_packets", "drop_packets", "total_drops"), ("drop",))
-    pfc = _count(res, ("pfc_frames", "pause_frames", "pfc_frames_sent", "pause_frames_sent"),
-                 ("pfc_tx", "pause_tx", "pfc_sent", "pause_sent", "pause_frames_sent"))
-    if pfc is None and "pfc_events" in res.names:
-        pfc = len(res.pfc_events)
-    lines.append(f"drops: {'n/a' if drops is None else drops}   "
-                 f"PFC frames: {'n/a' if pfc is None else pfc}")
+    c = summary.get("counters", {})
+    reasons = ", ".join(f"{k} {v}" for k, v in c.get("drops", {}).items() if v)
+    lines.append(f"drops: {c.get('drops_total', 'n/a')}{f' ({reasons})' if reasons else ''}   "
+                 f"PFC frames sent: {c.get('pfc_xoff_sent', 0)} XOFF, {c.get('pfc_xon_sent', 0)} XON")
+    lat = summary.get("latency_ns", {})
+    if lat.get("count"):
+        lines.append(f"packet latency: p50 {lat['p50']:.0f} ns, p99 {lat['p99']:.0f} ns, "
+                     f"p99.9 {lat['p999']:.0f} ns over {lat['count']} packets")
     return lines
 
 

@@ -93,44 +93,24 @@ def test_help_and_version(cli):
     assert p.returncode == 0 and dcsim.__version__ in p.stdout
 
 
-def test_result_table(example_raw):
-    lines = cli.result_table(Results(example_raw))
+def test_result_table_from_a_real_run():
+    import dcsim
+
+    sc = dcsim.Scenario.from_dict({
+        "simulation": {"duration": "300us"},
+        "topology": {"type": "star", "hosts": 3, "rate": "10Gbps", "delay": "1us"},
+        "traffic": [{"type": "flows", "flows": [
+            {"src": "h1", "dst": "h0", "size": "20KB"},
+            {"src": "h2", "dst": "h0"},
+        ]}],
+    })
+    lines = cli.result_table(dcsim.run(sc), max_flows=1)
     text = "\n".join(lines)
-    assert "h0 -> h2" in text and "h1 -> h2" in text
-    row0 = next(l for l in lines if "h0 -> h2" in l)
-    row1 = next(l for l in lines if "h1 -> h2" in l)
-    assert "19.50" in row0 and row0.rstrip().endswith("-")  # unfinished: no FCT
-    assert row1.rstrip().endswith("123us")
-    assert lines[-1] == "drops: 0   PFC frames: 3"
-
-
-def test_result_table_maps_node_ids_and_port_counters():
-    import numpy as np
-
-    def u8(*v):
-        return ("u8", np.array(v, dtype="<u8").tobytes())
-
-    raw = {
-        "tables": {
-            "flows": {"src": u8(0), "dst": u8(2), "fct_us": ("f8", np.array([12.5]).tobytes())},
-            "nodes": {"name": ["a", "b", "c"]},
-            "ports": {"drops_buffer": u8(1, 2), "drops_ttl": u8(0, 4), "pfc_tx": u8(5, 6)},
-        },
-        "summary": "{}",
-    }
-    lines = cli.result_table(Results(raw))
-    assert any("a -> c" in l and l.rstrip().endswith("12.5us") for l in lines)
-    assert lines[-1] == "drops: 7   PFC frames: 11"
-
-
-def test_result_table_limits_rows():
-    import numpy as np
-
-    n = 30
-    raw = {"tables": {"flows": {"flow": ("u8", np.arange(n, dtype="<u8").tobytes())}}, "summary": "{}"}
-    lines = cli.result_table(Results(raw), max_flows=5)
-    assert any("25 more flows" in l for l in lines)
-    assert lines[-1] == "drops: n/a   PFC frames: n/a"
+    assert "h1 -> h0" in text and "1 more flows" in text
+    finished = next(l for l in lines if "h1 -> h0" in l)
+    assert finished.split()[-2].endswith("us"), finished  # an FCT is shown
+    assert any(l.startswith("drops: 0") and "XOFF" in l for l in lines)
+    assert any(l.startswith("packet latency: p50") for l in lines)
 
 
 @pytest.mark.parametrize("ps,text", [(999, "999ps"), (1500, "1.5ns"), (123_456_789, "123us"),

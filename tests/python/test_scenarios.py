@@ -121,6 +121,7 @@ MALFORMED = [
     ("disconnected_graph", ISOLATED_SWITCH.replace('flows = [{ src = "A", dst = "C" }]', 'flows = [{ src = "A", dst = "B" }]'), "topology"),
     ("ack_every_zero", sub('mtu = "2048B"', 'mtu = "2048B"\nack_every = 0'), "host.ack_every"),
     ("unknown_pfc_mode", BASE + '[switch.pfc]\nmode = "sometimes"\n', "switch.pfc.mode"),
+    ("static_buffer_below_headroom", BASE + '[switch.buffer]\ntype = "static"\nsize = "8KB"\n', "switch.buffer.size"),
     ("alpha_shift_too_large", BASE + '[switch.buffer]\ntype = "shared"\nsize = "4MiB"\nalpha_shift = 40\n', "switch.buffer.alpha_shift"),
 ]
 

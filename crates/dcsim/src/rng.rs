@@ -23,9 +23,10 @@ pub fn mix64(mut x: u64) -> u64 {
     splitmix64(&mut x)
 }
 
-fn fnv1a(s: &str) -> u64 {
+/// FNV-1a, 64 bit: stream names and scenario hashes.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
+    for &b in bytes {
         h ^= b as u64;
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
@@ -35,7 +36,7 @@ fn fnv1a(s: &str) -> u64 {
 impl Rng {
     /// The stream `name` of the run seeded with `seed`.
     pub fn stream(seed: u64, name: &str) -> Rng {
-        let mut x = seed ^ fnv1a(name);
+        let mut x = seed ^ fnv1a64(name.as_bytes());
         Rng { s: [splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x)] }
     }
 
@@ -58,10 +59,24 @@ impl Rng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
-    /// Uniform integer in [0, n), n > 0 (multiply-shift, no modulo bias worth noting).
+    /// Uniform integer in [0, n), n > 0 (multiply-shift; the bias is below 2^-64 * n).
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+
+    /// Exponentially distributed value with the given mean.
+    pub fn exp(&mut self, mean: f64) -> f64 {
+        // 1 - u is in (0, 1], so the logarithm is finite.
+        -mean * (1.0 - self.next_f64()).ln()
+    }
+
+    /// Fisher-Yates shuffle.
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = self.below(i as u64 + 1) as usize;
+            v.swap(i, j);
+        }
     }
 }
 

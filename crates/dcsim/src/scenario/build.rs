@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::plan::*;
 use crate::scenario::cdf::{parse_cdf, CdfReading};
-use crate::scenario::random::Rng;
+use crate::rng::Rng;
 use crate::scenario::schema::*;
 use crate::scenario::topology::{self, NamedLink, Topology};
 use crate::scenario::traffic::{self, FlowTemplate, HostIndex};
@@ -409,7 +409,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                     return Err(Error::scenario(format!("{p}.hosts"), "a permutation needs at least 2 hosts"));
                 }
                 let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
-                let mut rng = Rng::new(plan.seed, &p);
+                let mut rng = Rng::stream(plan.seed, &p);
                 flows.extend(traffic::permutation(&hosts, &mut rng, &t));
             }
             TrafficSpec::AllToAll(s) => {
@@ -476,7 +476,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                 if stop <= start {
                     return Err(Error::scenario(format!("{p}.stop"), format!("must be after start ({stop} <= {start})")));
                 }
-                let mut rng = Rng::new(plan.seed, &p);
+                let mut rng = Rng::stream(plan.seed, &p);
                 flows.extend(traffic::cdf_poisson(&with_rate, &cdf, reading, s.load, start, stop, prio, g, &mut rng));
             }
         }

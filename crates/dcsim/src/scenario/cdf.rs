@@ -10,7 +10,7 @@
 //! an optional first line holding a single number (Homa's mean) is skipped. The cdf
 //! column is a fraction or a percentage (detected from the last value unless given).
 
-use crate::scenario::random::Rng;
+use crate::rng::Rng;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum CdfReading {
@@ -203,7 +203,7 @@ mod tests {
                 eprintln!("skipping {f}: not found");
                 continue;
             };
-            let mut rng = Rng::new(1, f);
+            let mut rng = Rng::stream(1, f);
             let n = 400_000;
             let s: f64 = (0..n).map(|_| c.sample(&mut rng, reading) as f64).sum::<f64>() / n as f64;
             let m = c.mean(reading);

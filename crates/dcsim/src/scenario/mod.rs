@@ -13,7 +13,6 @@ use crate::plan::Plan;
 pub mod build;
 pub mod cdf;
 pub mod overrides;
-pub mod random;
 pub mod schema;
 pub mod topology;
 pub mod traffic;
@@ -47,6 +46,9 @@ fn load_inner(text: &str, base_dir: &Path, overrides: &[String], default_name: &
     let spec = schema::deserialize(value)?;
     let plan = build::build(&spec, base_dir, default_name)?;
     validate::validate_plan(&plan)?;
+    // What only the built world can tell (headroom against buffer sizes, reachability
+    // along the routing tables) is checked here too, so `validate` sees it before `run`.
+    crate::sim::Simulation::new(&plan)?;
     Ok(plan)
 }
 
@@ -64,7 +66,7 @@ fn parse_toml(text: &str) -> Result<toml::Value> {
                 }
                 None => (0, 0),
             };
-            let msg = e.message().trim().to_string();
+            let msg = e.message().trim().replace('\n', "; ");
             Err(Error::scenario(format!("scenario (line {line}, column {col})"), format!("TOML syntax error: {msg}")))
         }
     }
@@ -78,5 +80,5 @@ pub fn scenario_hash(text: &str, overrides: &[String]) -> String {
         bytes.push(0);
         bytes.extend_from_slice(o.as_bytes());
     }
-    format!("{:016x}", random::fnv1a64(&bytes))
+    format!("{:016x}", crate::rng::fnv1a64(&bytes))
 }

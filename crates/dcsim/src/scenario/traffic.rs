@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::plan::{FlowPlan, NodeKind, NodePlan};
 use crate::scenario::cdf::{Cdf, CdfReading};
-use crate::scenario::random::Rng;
+use crate::rng::Rng;
 use crate::units::{parse_bytes, parse_time, Rate, SimTime};
 
 /// What every flow of a generated set shares.
@@ -249,7 +249,7 @@ mod tests {
         let hosts: Vec<u32> = (0..16).collect();
         let mut seen = std::collections::HashSet::new();
         for seed in 0..20 {
-            let f = permutation(&hosts, &mut Rng::new(seed, "traffic[0]"), &tmpl());
+            let f = permutation(&hosts, &mut Rng::stream(seed, "traffic[0]"), &tmpl());
             assert_eq!(f.len(), 16);
             assert!(f.iter().all(|x| x.src != x.dst));
             let mut dsts: Vec<u32> = f.iter().map(|x| x.dst).collect();
@@ -259,10 +259,10 @@ mod tests {
             seen.insert(key);
         }
         assert!(seen.len() > 15, "permutations should change with the seed");
-        let a = permutation(&hosts, &mut Rng::new(5, "t"), &tmpl());
-        let b = permutation(&hosts, &mut Rng::new(5, "t"), &tmpl());
+        let a = permutation(&hosts, &mut Rng::stream(5, "t"), &tmpl());
+        let b = permutation(&hosts, &mut Rng::stream(5, "t"), &tmpl());
         assert_eq!(a, b);
-        let two = permutation(&[4, 9], &mut Rng::new(1, "t"), &tmpl());
+        let two = permutation(&[4, 9], &mut Rng::stream(1, "t"), &tmpl());
         assert_eq!((two[0].dst, two[1].dst), (9, 4));
     }
 
@@ -301,13 +301,13 @@ mod tests {
         let cdf = parse_cdf("1000 0\n1000 1\n", 1.0, None).unwrap();
         let hosts: Vec<(u32, Rate)> = (0..4).map(|i| (i, Rate::gbps(10))).collect();
         let stop = SimTime::ms(10);
-        let f = cdf_poisson(&hosts, &cdf, CdfReading::Interpolated, 0.5, SimTime::ZERO, stop, 3, 1, &mut Rng::new(1, "c"));
+        let f = cdf_poisson(&hosts, &cdf, CdfReading::Interpolated, 0.5, SimTime::ZERO, stop, 3, 1, &mut Rng::stream(1, "c"));
         // 4 hosts * 0.5 * 10 Gb/s * 10 ms / 8000 bits = 25000 flows expected
         let n = f.len() as f64;
         assert!((n - 25000.0).abs() < 800.0, "{n}");
         assert!(f.iter().all(|x| x.src != x.dst && x.start < stop && x.size == Some(1000)));
         assert!(f.windows(2).all(|w| w[0].start <= w[1].start));
-        let g = cdf_poisson(&hosts, &cdf, CdfReading::Interpolated, 0.5, SimTime::ZERO, stop, 3, 1, &mut Rng::new(2, "c"));
+        let g = cdf_poisson(&hosts, &cdf, CdfReading::Interpolated, 0.5, SimTime::ZERO, stop, 3, 1, &mut Rng::stream(2, "c"));
         assert_ne!(f, g);
     }
 }

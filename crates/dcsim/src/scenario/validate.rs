@@ -8,7 +8,6 @@ use crate::plan::{BufferPlan, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind}
 use crate::units::SimTime;
 
 /// Bytes of preamble, SFD and inter-frame gap.
-pub const PREAMBLE_IFG: u64 = 20;
 
 /// Runs every check.
 pub fn validate_plan(plan: &Plan) -> Result<()> {
@@ -36,14 +35,14 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     if h.rto == SimTime::ZERO {
         return Err(Error::scenario("host.rto", "must be > 0"));
     }
-    let frame = h.mtu as u64 + h.header_bytes as u64 + PREAMBLE_IFG;
+    let frame = h.mtu as u64 + h.header_bytes as u64 + if h.preamble_ifg { crate::net::pfc::PREAMBLE_IFG as u64 } else { 0 };
     let s = &p.switch;
     match s.buffer {
         BufferPlan::Static { port_buffer } => {
             if port_buffer < frame {
                 return Err(Error::scenario(
                     "switch.buffer.size",
-                    format!("{port_buffer} B is smaller than one MTU-sized frame ({frame} B = mtu + header + 20)"),
+                    format!("{port_buffer} B is smaller than one MTU-sized frame ({frame} B on the wire)"),
                 ));
             }
             if let Some(xoff) = s.pfc.xoff {
@@ -59,7 +58,7 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
             if total < frame {
                 return Err(Error::scenario(
                     "switch.buffer.size",
-                    format!("{total} B is smaller than one MTU-sized frame ({frame} B = mtu + header + 20)"),
+                    format!("{total} B is smaller than one MTU-sized frame ({frame} B on the wire)"),
                 ));
             }
             if reserve > total {

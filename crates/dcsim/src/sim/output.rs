@@ -225,6 +225,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         "seed": s.seed,
         "version": crate::VERSION,
         "duration_ps": end.0,
+        "steady_start_ps": steady.0,
         "events": s.q.processed(),
         "counters": {
             "link_packet_hops": s.hops,

@@ -20,13 +20,13 @@ impl Simulation {
         let prio = pkt.prio;
         let class = self.class_of(prio);
         let size = pkt.frame as u64;
-        if let Some(limit) = self.egress_limit {
+        let lossless = self.is_lossless(prio);
+        if let (Some(limit), false) = (self.egress_limit, lossless) {
             if self.egress.queue(out, prio).bytes + size > limit {
                 self.drop_packet(in_port, prio, id, DropReason::EgressFull);
                 return;
             }
         }
-        let lossless = self.is_lossless(prio);
         if let Err(reason) = self.mmu.admit(in_port, class, size, lossless) {
             self.drop_packet(in_port, prio, id, reason);
             return;
