@@ -26,6 +26,13 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     if h.mtu == 0 {
         return Err(Error::scenario("host.mtu", "must be > 0"));
     }
+    // Frames are at most 65535 B (jumbo frames are about 9 KB); packets store sizes in 16 bits.
+    if h.mtu as u64 + h.header_bytes as u64 > 65_535 {
+        return Err(Error::scenario("host.mtu", format!("mtu + header must be at most 65535 B, got {} B", h.mtu + h.header_bytes)));
+    }
+    if h.ack_bytes > 65_535 {
+        return Err(Error::scenario("host.ack_bytes", "must be at most 65535 B"));
+    }
     if h.ack_every == 0 {
         return Err(Error::scenario("host.ack_every", "must be >= 1"));
     }

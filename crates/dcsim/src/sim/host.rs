@@ -51,7 +51,7 @@ impl Simulation {
             return;
         }
         if let Some(id) = self.ports[p.idx()].ctrl.pop(&self.pool) {
-            let frame = self.pool.get(id).frame;
+            let frame = self.pool.get(id).frame as u32;
             self.transmit(p, id, frame, None);
             return;
         }
@@ -100,8 +100,8 @@ impl Simulation {
                 seq,
                 dst,
                 next: PktId::NONE,
-                payload,
-                frame,
+                payload: payload as u16,
+                frame: frame as u16,
                 kind: PktKind::Data,
                 prio,
                 flags: 0,
@@ -179,7 +179,7 @@ impl Simulation {
                 dst: src,
                 next: PktId::NONE,
                 payload: 0,
-                frame: self.host.ack_bytes,
+                frame: self.host.ack_bytes as u16,
                 kind,
                 prio: pkt.prio,
                 flags: 0,

@@ -160,6 +160,9 @@ impl Simulation {
     pub fn run_until(&mut self, t: SimTime) -> bool {
         let stop = t.min(self.end);
         while let Some((now, ev)) = self.q.pop_until(stop) {
+            if let Some(Event::Arrive(_, next)) = self.q.upcoming() {
+                self.pool.prefetch(next);
+            }
             self.clock = now;
             self.dispatch(ev);
         }

@@ -31,7 +31,7 @@ impl Simulation {
             dst: NodeId::NONE,
             next: PktId::NONE,
             payload: 0,
-            frame: PFC_FRAME_BYTES,
+            frame: PFC_FRAME_BYTES as u16,
             kind: PktKind::Pfc,
             prio: mask,
             flags: 0,

@@ -32,7 +32,7 @@ impl Simulation {
             return;
         }
         let local = self.ports[in_port.idx()].local;
-        self.egress.enqueue(out, prio, Queued { id, in_port, frame: pkt.frame }, local, pkt.flow.0);
+        self.egress.enqueue(out, prio, Queued { id, in_port, frame: pkt.frame as u32 }, local, pkt.flow.0);
 
         let occ = self.mmu.occupancy(in_port, class);
         let ci = in_port.idx() * 8 + class as usize;
@@ -59,7 +59,7 @@ impl Simulation {
             return;
         }
         if let Some(id) = port.ctrl.pop(&self.pool) {
-            let frame = self.pool.get(id).frame;
+            let frame = self.pool.get(id).frame as u32;
             self.transmit(p, id, frame, None);
             return;
         }
