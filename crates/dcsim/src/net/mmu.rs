@@ -35,28 +35,32 @@ pub enum Model {
 pub struct Mmu {
     model: Model,
     resume_offset: u64,
-    /// Per port: index of its switch, or u32::MAX for host ports (no MMU).
-    port_switch: Vec<u32>,
-    /// Per port: headroom per lossless class (bytes).
-    headroom: Vec<u64>,
-    /// Per port: static XOFF and XON thresholds.
-    xoff: Vec<u64>,
-    xon: Vec<u64>,
-    /// Per port: dynamic-threshold shift (alpha = 2^-shift).
-    shift: Vec<u8>,
+    /// Per port: its settings (host ports have none and are never charged).
+    cfg: Vec<PortBuffer>,
     /// Per port: all bytes charged to the port (static model).
     port_bytes: Vec<u64>,
-    /// Per switch: buffer size, and the part set aside for reserves and headroom.
-    sw_total: Vec<u64>,
-    sw_fixed: Vec<u64>,
-    sw_shared_used: Vec<u64>,
+    /// Per switch: buffer size, the part set aside for reserves and headroom, and the
+    /// shared bytes in use.
+    pools: Vec<Pool>,
     /// Per (port, class): bytes counted in reserve + shared, and in headroom.
-    ingress: Vec<u64>,
-    hdrm: Vec<u64>,
+    charge: Vec<Charge>,
+}
+
+#[derive(Copy, Clone, Default, Debug)]
+struct Pool {
+    total: u64,
+    fixed: u64,
+    shared_used: u64,
+}
+
+#[derive(Copy, Clone, Default, Debug)]
+struct Charge {
+    ingress: u64,
+    hdrm: u64,
 }
 
 /// Per-port settings the world computes (headroom from the link, alpha from the rate).
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, Default)]
 pub struct PortBuffer {
     pub switch: u32,
     pub headroom: u64,
@@ -69,39 +73,32 @@ impl Mmu {
     /// `ports[p]` is `None` for host ports. `switch_total[s]` is the shared buffer of
     /// switch s (shared model).
     pub fn new(model: Model, resume_offset: u64, ports: &[Option<PortBuffer>], switch_total: &[u64], lossless_classes: u64) -> Self {
-        let n = ports.len();
-        let mut sw_fixed = vec![0u64; switch_total.len()];
+        let mut pools: Vec<Pool> = switch_total.iter().map(|&total| Pool { total, ..Default::default() }).collect();
         if let Model::Shared { reserve } = model {
             for pb in ports.iter().flatten() {
-                sw_fixed[pb.switch as usize] += reserve + pb.headroom * lossless_classes;
+                pools[pb.switch as usize].fixed += reserve + pb.headroom * lossless_classes;
             }
         }
         Mmu {
             model,
             resume_offset,
-            port_switch: ports.iter().map(|p| p.map_or(u32::MAX, |b| b.switch)).collect(),
-            headroom: ports.iter().map(|p| p.map_or(0, |b| b.headroom)).collect(),
-            xoff: ports.iter().map(|p| p.map_or(0, |b| b.xoff)).collect(),
-            xon: ports.iter().map(|p| p.map_or(0, |b| b.xon)).collect(),
-            shift: ports.iter().map(|p| p.map_or(0, |b| b.shift)).collect(),
-            port_bytes: vec![0; n],
-            sw_total: switch_total.to_vec(),
-            sw_fixed,
-            sw_shared_used: vec![0; switch_total.len()],
-            ingress: vec![0; n * 8],
-            hdrm: vec![0; n * 8],
+            cfg: ports.iter().map(|p| p.unwrap_or(PortBuffer { switch: u32::MAX, ..Default::default() })).collect(),
+            port_bytes: vec![0; ports.len()],
+            pools,
+            charge: vec![Charge::default(); ports.len() * 8],
         }
     }
 
     /// Free shared space times alpha for ingress `port` (pfc.md: PfcThreshold).
     #[inline]
     fn threshold(&self, port: usize) -> u64 {
-        let s = self.port_switch[port] as usize;
-        self.sw_total[s].saturating_sub(self.sw_fixed[s] + self.sw_shared_used[s]) >> self.shift[port]
+        let c = &self.cfg[port];
+        let pool = &self.pools[c.switch as usize];
+        pool.total.saturating_sub(pool.fixed + pool.shared_used) >> c.shift
     }
 
     #[inline]
-    fn shared_used(&self, i: usize, reserve: u64) -> u64 { self.ingress[i].saturating_sub(reserve) }
+    fn shared_used(&self, i: usize, reserve: u64) -> u64 { self.charge[i].ingress.saturating_sub(reserve) }
 
     /// Charges a frame of `size` bytes arriving on (port, class), or says why it drops.
     /// `lossless`: the class is paused by PFC/PAUSE, so it may use headroom.
@@ -111,30 +108,32 @@ impl Mmu {
         let i = p * 8 + class as usize;
         match self.model {
             Model::Static { port_buffer } => {
-                if lossless && self.ingress[i] + size > self.xoff[p] + self.headroom[p] {
+                let c = &self.cfg[p];
+                if lossless && self.charge[i].ingress + size > c.xoff + c.headroom {
                     return Err(DropReason::HeadroomExceeded);
                 }
                 if self.port_bytes[p] + size > port_buffer {
                     return Err(DropReason::BufferFull);
                 }
-                self.ingress[i] += size;
+                self.charge[i].ingress += size;
                 self.port_bytes[p] += size;
             }
             Model::Shared { reserve } => {
                 let thr = self.threshold(p);
                 let over_shared = size + self.shared_used(i, reserve) > thr;
-                if over_shared && (!lossless || size + self.hdrm[i] > self.headroom[p]) {
+                if over_shared && (!lossless || size + self.charge[i].hdrm > self.cfg[p].headroom) {
                     return Err(if lossless { DropReason::HeadroomExceeded } else { DropReason::SharedThreshold });
                 }
-                let nb = self.ingress[i] + size;
-                let s = self.port_switch[p] as usize;
+                let s = self.cfg[p].switch as usize;
+                let ch = &mut self.charge[i];
+                let nb = ch.ingress + size;
                 if nb <= reserve {
-                    self.ingress[i] = nb;
+                    ch.ingress = nb;
                 } else if nb - reserve > thr {
-                    self.hdrm[i] += size;
+                    ch.hdrm += size;
                 } else {
-                    self.ingress[i] = nb;
-                    self.sw_shared_used[s] += size.min(nb - reserve);
+                    ch.ingress = nb;
+                    self.pools[s].shared_used += size.min(nb - reserve);
                 }
             }
         }
@@ -148,15 +147,16 @@ impl Mmu {
         let i = p * 8 + class as usize;
         match self.model {
             Model::Static { .. } => {
-                self.ingress[i] -= size;
+                self.charge[i].ingress -= size;
                 self.port_bytes[p] -= size;
             }
             Model::Shared { reserve } => {
-                let from_h = self.hdrm[i].min(size);
-                let from_s = (size - from_h).min(self.ingress[i].saturating_sub(reserve));
-                self.hdrm[i] -= from_h;
-                self.ingress[i] -= size - from_h;
-                self.sw_shared_used[self.port_switch[p] as usize] -= from_s;
+                let ch = &mut self.charge[i];
+                let from_h = ch.hdrm.min(size);
+                let from_s = (size - from_h).min(ch.ingress.saturating_sub(reserve));
+                ch.hdrm -= from_h;
+                ch.ingress -= size - from_h;
+                self.pools[self.cfg[p].switch as usize].shared_used -= from_s;
             }
         }
     }
@@ -167,8 +167,8 @@ impl Mmu {
         let p = port.idx();
         let i = p * 8 + class as usize;
         match self.model {
-            Model::Static { .. } => self.ingress[i] >= self.xoff[p],
-            Model::Shared { reserve } => self.hdrm[i] > 0 || self.shared_used(i, reserve) >= self.threshold(p),
+            Model::Static { .. } => self.charge[i].ingress >= self.cfg[p].xoff,
+            Model::Shared { reserve } => self.charge[i].hdrm > 0 || self.shared_used(i, reserve) >= self.threshold(p),
         }
     }
 
@@ -178,10 +178,10 @@ impl Mmu {
         let p = port.idx();
         let i = p * 8 + class as usize;
         match self.model {
-            Model::Static { .. } => self.ingress[i] <= self.xon[p],
+            Model::Static { .. } => self.charge[i].ingress <= self.cfg[p].xon,
             Model::Shared { reserve } => {
                 let su = self.shared_used(i, reserve);
-                self.hdrm[i] == 0 && (su == 0 || su + self.resume_offset <= self.threshold(p))
+                self.charge[i].hdrm == 0 && (su == 0 || su + self.resume_offset <= self.threshold(p))
             }
         }
     }
@@ -189,13 +189,13 @@ impl Mmu {
     /// Bytes charged to (port, class): reserve + shared + headroom.
     #[inline]
     pub fn occupancy(&self, port: PortId, class: u8) -> u64 {
-        let i = port.idx() * 8 + class as usize;
-        self.ingress[i] + self.hdrm[i]
+        let c = &self.charge[port.idx() * 8 + class as usize];
+        c.ingress + c.hdrm
     }
 
-    pub fn headroom(&self, port: PortId) -> u64 { self.headroom[port.idx()] }
-    pub fn xoff(&self, port: PortId) -> u64 { self.xoff[port.idx()] }
-    pub fn xon(&self, port: PortId) -> u64 { self.xon[port.idx()] }
+    pub fn headroom(&self, port: PortId) -> u64 { self.cfg[port.idx()].headroom }
+    pub fn xoff(&self, port: PortId) -> u64 { self.cfg[port.idx()].xoff }
+    pub fn xon(&self, port: PortId) -> u64 { self.cfg[port.idx()].xon }
 }
 
 #[cfg(test)]

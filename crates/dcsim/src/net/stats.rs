@@ -6,10 +6,15 @@ use crate::units::SimTime;
 
 /// Counters of one (port, priority). Control frames count under the priority they
 /// concern (PFC) or in the port's `ctrl_*` counters (ACK/NAK).
+/// The fields touched per packet come first, so that they share one cache line.
 #[derive(Copy, Clone, Default, Debug)]
+#[repr(C, align(64))]
 pub struct PrioCounters {
     pub tx_bytes: u64,
     pub tx_pkts: u64,
+    /// Largest egress queue and largest ingress charge seen (bytes).
+    pub max_egress: u64,
+    pub max_ingress: u64,
     pub drops: [u64; 4],
     pub pfc_xoff_tx: u64,
     pub pfc_xon_tx: u64,
@@ -18,9 +23,6 @@ pub struct PrioCounters {
     pub pfc_expired: u64,
     /// Time this port's transmitter was paused for the priority.
     pub paused_ps: u64,
-    /// Largest egress queue and largest ingress charge seen (bytes).
-    pub max_egress: u64,
-    pub max_ingress: u64,
     /// Smallest ingress charge seen after the first XOFF was sent for it.
     pub min_ingress_after_xoff: u64,
 }
