@@ -1,9 +1,5 @@
-"""End-to-end tests through the engine. Skipped while the engine is still a stub (its
-``todo!()`` surfaces as ``SimulationError("internal error: not yet implemented...")``).
-
-The scenario used is ``$DCSIM_TEST_SCENARIO`` if set, else the smallest file in
-``scenarios/``, else the inline ``TINY`` below.
-"""
+"""End-to-end tests through the engine on the seed parking-lot scenario (or
+``$DCSIM_TEST_SCENARIO``)."""
 
 import json
 import os
@@ -16,63 +12,19 @@ from pathlib import Path
 import pytest
 
 import dcsim
-from dcsim import _native
 
 from conftest import REPO
 
-TINY = """\
-name = "tiny"
-seed = 1
-duration = "50us"
-
-[topology]
-type = "dumbbell"
-hosts = 2
-rate = "10Gbps"
-delay = "1us"
-
-[[traffic]]
-src = "h0"
-dst = "h1"
-size = "10KB"
-"""
-
-
-def _scenario_file(tmp_dir: Path) -> Path:
+def _scenario_file() -> Path:
     env = os.environ.get("DCSIM_TEST_SCENARIO")
     if env:
         return Path(env)
-    files = sorted((REPO / "scenarios").glob("*.toml"), key=lambda p: p.stat().st_size)
-    if files:
-        return files[0]
-    p = tmp_dir / "tiny.toml"
-    p.write_text(TINY)
-    return p
-
-
-def _engine_status():
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as d:
-        path = _scenario_file(Path(d))
-        try:
-            _native.run(_native.load(str(path), []))
-        except dcsim.SimulationError as e:
-            msg = str(e)
-            if "not yet implemented" in msg or msg.startswith("internal error"):
-                return msg
-        except dcsim.DcsimError:
-            return None  # engine answers; let the tests show the problem
-    return None
-
-
-_STUB = _engine_status()
-pytestmark = pytest.mark.skipif(_STUB is not None, reason=f"engine not ready: {_STUB}")
+    return REPO / "scenarios" / "seed000_parking_lot_pfc.toml"
 
 
 @pytest.fixture
-def scenario_file(tmp_path):
-    return _scenario_file(tmp_path)
+def scenario_file():
+    return _scenario_file()
 
 
 def test_run_returns_dataframes(scenario_file):
@@ -141,13 +93,12 @@ def test_cli_run_csv_quiet(cli, scenario_file, tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_stops_a_long_run(scenario_file, tmp_path):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dcsim", "run", str(scenario_file), "--set", 'duration="10s"',
+        [sys.executable, "-m", "dcsim", "run", str(scenario_file), "--set", "simulation.duration=100s",
          "--out", str(tmp_path / "out")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     time.sleep(2.0)
-    if proc.poll() is not None:
-        pytest.skip("run finished before it could be interrupted")
+    assert proc.poll() is None, f"the 100 s run ended early: {proc.communicate()}"
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)

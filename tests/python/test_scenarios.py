@@ -30,8 +30,8 @@ def test_every_scenario_runs(path):
     assert len(res.flows) > 0
     counters = res.summary["counters"]
     assert counters["link_packet_hops"] > 0
-    if "pfc" in path.stem:
-        assert counters["drops_total"] == 0, "a lossless fabric drops nothing"
+    # Every shipped scenario runs PFC with headroom computed for its links: nothing drops.
+    assert counters["drops_total"] == 0, counters["drops"]
 
 
 def test_seed000_cli_prints_the_published_result(tmp_path):
