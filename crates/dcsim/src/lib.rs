@@ -4,6 +4,7 @@
 //! `plan` (validated input), `scenario` (TOML -> plan, topology and traffic builders);
 //! `sim` (world construction and the run loop); `results` (columnar output).
 
+pub mod cc;
 pub mod error;
 pub mod event;
 pub mod ids;

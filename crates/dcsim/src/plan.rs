@@ -2,6 +2,7 @@
 //! file into a `Plan` (all names resolved to indices, all units parsed, all defaults
 //! applied); the world is built from a `Plan` alone. Tests may also build a `Plan` directly.
 
+use crate::cc::CcPlan;
 use crate::units::{Rate, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -16,6 +17,9 @@ pub struct Plan {
     pub host: HostPlan,
     pub switch: SwitchPlan,
     pub stats: StatsPlan,
+    /// Reaction-point algorithms; `FlowPlan::cc` indexes this list. Entry 0 is the
+    /// hosts' default (`[host.cc]`).
+    pub ccs: Vec<CcPlan>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -52,6 +56,8 @@ pub struct FlowPlan {
     pub rate: Option<Rate>,
     /// Index of the `[[traffic]]` entry that produced the flow (for grouping results).
     pub group: u32,
+    /// Index into `Plan::ccs` of the flow's congestion control.
+    pub cc: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -68,6 +74,24 @@ pub struct HostPlan {
     pub ack_every: u32,
     /// Go-back-N retransmission timeout for lossy fabrics.
     pub rto: SimTime,
+    /// Notification point: how a receiving NIC answers CE-marked packets.
+    pub cnp: CnpPlan,
+}
+
+/// Notification point (dcqcn.md 4.3, variant A): at most one CNP per queue pair per
+/// `interval` (a mark inside the window yields one CNP at its end), and at most one CNP
+/// per `nic_gap` from the whole NIC.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CnpPlan {
+    /// Minimum time between CNPs of one queue pair; zero answers every marked packet.
+    pub interval: SimTime,
+    /// Minimum time between two CNPs of one NIC (its generation rate limit); zero: none.
+    pub nic_gap: SimTime,
+    /// CNP frame size (RoCEv2: 78 B).
+    pub bytes: u32,
+    /// `None`: the control class (never paused, not charged to buffers). `Some(p)`: a
+    /// normal frame of priority p.
+    pub priority: Option<u8>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -168,6 +192,69 @@ pub struct SwitchPlan {
     pub arbitration: Arbitration,
     /// Lossy egress drop-tail limit per (port, priority) in bytes, if any.
     pub egress_limit: Option<u64>,
+    pub ecn: EcnPlan,
+    /// Which rule decides that an egress queue is congested and marks its packets.
+    pub detection: Detection,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EcnMode {
+    Off,
+    /// Instantaneous RED-ECN (WRED with ECN): p = Pmax (q - Kmin)/(Kmax - Kmin), 1 above Kmax.
+    Red,
+    /// DCTCP step: mark when q > Kmin.
+    Step,
+    /// Classic RED on the averaged queue (EWMA weight wq, gentle).
+    RedAvg,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MarkPoint {
+    Enqueue,
+    Dequeue,
+}
+
+/// ECN thresholds for ports of one link rate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EcnSpeedPlan {
+    pub rate: Rate,
+    pub kmin: u64,
+    pub kmax: u64,
+    pub pmax: f64,
+}
+
+/// ECN marking at switch egress queues (ecn.md).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EcnPlan {
+    pub mode: EcnMode,
+    /// Thresholds (bytes); `None` scales the HPCC simulator's defaults with the port rate:
+    /// Kmin = 100 KB x C / 25 Gb/s, Kmax = 400 KB x C / 25 Gb/s.
+    pub kmin: Option<u64>,
+    pub kmax: Option<u64>,
+    pub pmax: f64,
+    /// EWMA weight of `RedAvg`.
+    pub wq: f64,
+    pub mark_point: MarkPoint,
+    /// Priorities whose queues mark (bit per priority).
+    pub priorities: u8,
+    /// Per-link-rate thresholds; a port whose rate matches uses them.
+    pub by_speed: Vec<EcnSpeedPlan>,
+}
+
+/// The congestion-detection rule of switches.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Detection {
+    /// The ECN marker above decides packet by packet; `root_only` skips queues whose
+    /// port is paused by PFC (infiniband.md 2.2, ecn_mark_scope).
+    Ecn { root_only: bool },
+    /// Seed 000 rule 1a (InfiniBand): an egress queue above `threshold` is the root of
+    /// congestion if its port can transmit, a victim if PFC pauses it. Marks at roots,
+    /// and at victims too if `mark_victims`.
+    Rcm1a { threshold: u64, mark_victims: bool },
+    /// Seed 000 rule 1b: the output is requested by more traffic than its capacity
+    /// (arrivals over the last `window` exceed what the port can send in it) and the
+    /// packets waiting for it exceed `threshold`.
+    Rcm1b { threshold: u64, window: SimTime },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -196,6 +283,7 @@ impl Default for HostPlan {
             ack_bytes: 66,
             ack_every: 1,
             rto: SimTime::ms(1),
+            cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
         }
     }
 }
@@ -226,6 +314,23 @@ impl Default for SwitchPlan {
             scheduler: SchedulerPlan { kind: SchedulerKind::Strict, weights: [1; 8], strict_mask: 0 },
             arbitration: Arbitration::Fifo,
             egress_limit: None,
+            ecn: EcnPlan::default(),
+            detection: Detection::Ecn { root_only: false },
+        }
+    }
+}
+
+impl Default for EcnPlan {
+    fn default() -> Self {
+        EcnPlan {
+            mode: EcnMode::Off,
+            kmin: None,
+            kmax: None,
+            pmax: 0.2,
+            wq: 0.002,
+            mark_point: MarkPoint::Dequeue,
+            priorities: 0xFF,
+            by_speed: Vec::new(),
         }
     }
 }
@@ -255,6 +360,7 @@ impl Plan {
             host: HostPlan::default(),
             switch: SwitchPlan::default(),
             stats: StatsPlan::default(),
+            ccs: vec![CcPlan::None],
         }
     }
 }
