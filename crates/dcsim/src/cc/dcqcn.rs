@@ -41,6 +41,51 @@ pub struct DcqcnParams {
     pub rate_on_first_cnp: f64,
 }
 
+impl DcqcnParams {
+    /// The DCQCN paper's parameters (dcqcn.md 4.4, "simulator default set"): g = 1/256,
+    /// K = T_inc = 55 us, B = 10 MB, F = 5, R_AI = 40 Mb/s, R_HAI = 10 R_AI, R_min = 100 Mb/s.
+    pub fn paper() -> Self {
+        DcqcnParams {
+            variant: DcqcnVariant::Paper,
+            g: 1.0 / 256.0,
+            alpha_init: 1.0,
+            alpha_period: SimTime::us(55),
+            increase_period: SimTime::us(55),
+            decrease_period: SimTime::us(4),
+            byte_counter: 10_000_000,
+            f: 5,
+            rate_ai: Rate::mbps(40),
+            rate_hai: Rate::mbps(400),
+            rate_min: Rate::mbps(100),
+            clamp_target_rate: true,
+            rate_on_first_cnp: 1.0,
+        }
+    }
+
+    /// The HPCC simulator's "dcqcn" (Mellanox CX4+) settings for a NIC of `line_rate`
+    /// (dcqcn.md 4.5): alpha update every 1 us, decrease check every 4 us, rate-increase
+    /// timer 300 us, g = 1/256, F = 1, R_AI = 5 Mb/s and R_HAI = 50 Mb/s per 25 Gb/s of
+    /// NIC rate, R_min = 1 Gb/s... capped at the line rate / 10 for slow NICs.
+    pub fn mellanox(line_rate: Rate) -> Self {
+        let per25 = line_rate.0 as f64 / 25e9;
+        DcqcnParams {
+            variant: DcqcnVariant::Mellanox,
+            g: 1.0 / 256.0,
+            alpha_init: 1.0,
+            alpha_period: SimTime::us(1),
+            increase_period: SimTime::us(300),
+            decrease_period: SimTime::us(4),
+            byte_counter: 0,
+            f: 1,
+            rate_ai: Rate((5e6 * per25) as u64),
+            rate_hai: Rate((50e6 * per25) as u64),
+            rate_min: Rate::mbps(1000).min(Rate(line_rate.0 / 10)),
+            clamp_target_rate: false,
+            rate_on_first_cnp: 1.0,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Dcqcn {
     pub(crate) p: DcqcnParams,

@@ -37,6 +37,14 @@ pub struct RcmLinearParams {
     pub gap: bool,
 }
 
+impl Default for RcmLinearParams {
+    /// The study did not publish its values; these are starting points (a recovery step
+    /// per 50 us without a CNP), stated in every scenario that uses them.
+    fn default() -> Self {
+        RcmLinearParams { recover_time: SimTime::us(50), recover_bytes: 0, rule: RecoveryRule::Time, max_level: 1000, gap: false }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct RcmLinear {
     pub(crate) p: RcmLinearParams,
