@@ -25,6 +25,10 @@ pub enum Event {
     FlowStart(FlowId),
     /// Go-back-N retransmission timer of a flow.
     Rto(FlowId, u32),
+    /// Timer `kind` of a flow's congestion control; stale if the generation moved on.
+    CcTimer(FlowId, u8, u32),
+    /// A receiver may send the CNP it held back for a flow (interval or NIC limit).
+    CnpDeferred(FlowId),
     /// Periodic statistics sample.
     Sample,
 }

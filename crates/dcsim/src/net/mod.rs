@@ -1,6 +1,8 @@
 //! The packet model: packets, ports and their queues, the switch buffer (MMU) with PFC,
 //! routing, host NICs with queue pairs, and the statistics they keep.
 
+pub mod congestion;
+pub mod ecn;
 pub mod mmu;
 pub mod packet;
 pub mod pfc;

@@ -15,9 +15,15 @@ pub enum PktKind {
     /// PFC / PAUSE frame: `prio` holds the class-enable vector, `seq` the pause quanta
     /// (0 = resume).
     Pfc,
+    /// RoCEv2 congestion notification packet to the sender of `flow`.
+    Cnp,
 }
 
+/// Congestion experienced (IP ECN = 11), set by a switch on a data packet.
 pub const FLAG_CE: u8 = 1;
+/// Travels in the control class: strict highest priority, never paused, not charged to
+/// switch buffers (PFC, ACK, NAK, and CNPs unless given a priority).
+pub const FLAG_CTRL: u8 = 2;
 
 /// 32 bytes and 32-byte aligned: one packet is one half of a cache line, never two.
 #[derive(Copy, Clone, Debug)]
@@ -43,7 +49,7 @@ impl Packet {
     /// Control frames (PFC, ACK, NAK) travel in the control queue: strict highest
     /// priority, never paused and not charged to the MMU.
     #[inline]
-    pub fn is_control(&self) -> bool { !matches!(self.kind, PktKind::Data) }
+    pub fn is_control(&self) -> bool { self.flags & FLAG_CTRL != 0 }
 }
 
 #[derive(Default)]

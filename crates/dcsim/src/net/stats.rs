@@ -25,6 +25,8 @@ pub struct PrioCounters {
     pub paused_ps: u64,
     /// Smallest ingress charge seen after the first XOFF was sent for it.
     pub min_ingress_after_xoff: u64,
+    /// Data packets this egress queue marked CE.
+    pub ecn_marked: u64,
 }
 
 #[derive(Copy, Clone, Default, Debug)]

@@ -3,6 +3,8 @@
 
 use super::{Flow, Nic, Node, Port, QpState, Simulation};
 use crate::error::{Error, Result};
+use super::marking::Marking;
+use crate::cc::Cc;
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::net::mmu::{Mmu, Model, PortBuffer};
@@ -56,6 +58,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 paused: 0,
                 pause_gen: [0; 8],
                 paused_since: [SimTime::ZERO; 8],
+                paused_seen: 0,
                 ctrl: PktFifo::default(),
             });
         }
@@ -170,6 +173,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     };
     let mmu = Mmu::new(model, pfc.resume_offset, &port_buf, &totals, n_classes);
     let radix: Vec<u32> = ports.iter().map(|p| nodes[p.node.idx()].ports.len() as u32).collect();
+    let port_rates: Vec<Rate> = ports.iter().map(|p| p.rate).collect();
     let egress = EgressQueues::new(&radix, plan.switch.arbitration, plan.switch.scheduler.clone(), max_wire);
 
     // Flows.
@@ -207,6 +211,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             })?;
         used_prios |= 1 << fp.priority;
         let host_rate = ports[first[src] as usize].rate;
+        let Some(cc_plan) = plan.ccs.get(fp.cc as usize) else {
+            return Err(Error::scenario(path, format!("congestion control #{} is not defined", fp.cc)));
+        };
         flows.push(Flow {
             src: NodeId(fp.src),
             dst: NodeId(fp.dst),
@@ -245,6 +252,23 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             bin: 0,
             bin_bytes: 0,
             ideal_fct: ideal,
+            cc: Cc::new(cc_plan, host_rate, max_wire),
+            cc_gen: [0; 4],
+            line_rate: host_rate,
+            last_tx: SimTime::ZERO,
+            last_wire: 0,
+            last_cnp: None,
+            marked_since_cnp: 0,
+            cnp_pending: false,
+            marked_rx: 0,
+            cnps_sent: 0,
+            cnps_rx: 0,
+            min_rate: host_rate,
+            limited_since: None,
+            limited_ps: 0,
+            pkts_limited: 0,
+            ipi_sum: 0,
+            last_arrival: None,
         });
         if fp.start <= plan.duration {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));
@@ -284,6 +308,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         goodput_dropped: 0,
         used_prios,
         hops: 0,
+        marking: Marking::new(plan, &port_rates, &radix),
+        nic_next_cnp: vec![SimTime::ZERO; n],
+        rate_log: Vec::new(),
+        rate_log_dropped: 0,
         nodes,
         ports,
         routing,

@@ -4,9 +4,10 @@
 //! retransmission with a NAK when a lossy fabric dropped something.
 
 use super::{QpState, Simulation};
+use crate::cc::CongestionControl;
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
-use crate::net::packet::{Packet, PktKind};
+use crate::net::packet::{Packet, PktKind, FLAG_CE, FLAG_CTRL};
 
 impl Simulation {
     #[inline]
@@ -14,6 +15,9 @@ impl Simulation {
 
     pub(crate) fn on_flow_start(&mut self, f: FlowId) {
         self.flows[f.idx()].started = true;
+        if !self.flows[f.idx()].cc.is_static() {
+            self.cc_hook(f, |cc, ctx| cc.on_start(ctx));
+        }
         self.activate(f);
     }
 
@@ -79,9 +83,14 @@ impl Simulation {
             let frame = payload + self.host.header_bytes;
             flow.next_seq += 1;
             flow.pkts_sent += 1;
+            let wire = frame + self.preamble;
+            flow.last_tx = now;
+            flow.last_wire = wire;
             if let Some(rate) = flow.pace {
-                flow.next_tx = now + rate.tx_time((frame + self.preamble) as u64);
+                flow.next_tx = now + rate.tx_time(wire as u64);
+                flow.pkts_limited += 1;
             }
+            let cc_active = !flow.cc.is_static();
             let more = flow.next_seq < flow.npkts;
             let (dst, prio, lossy) = (flow.dst, flow.prio, flow.lossy);
             if more {
@@ -108,6 +117,9 @@ impl Simulation {
                 sent: now,
             });
             self.transmit(p, id, frame, Some(prio));
+            if cc_active {
+                self.cc_hook(f, |cc, ctx| cc.on_send(ctx, wire));
+            }
             return;
         }
     }
@@ -116,8 +128,14 @@ impl Simulation {
         let pkt = *self.pool.get(id);
         self.pool.free(id);
         match pkt.kind {
-            PktKind::Data => self.receive_data(&pkt),
+            PktKind::Data => {
+                self.receive_data(&pkt);
+                if pkt.flags & FLAG_CE != 0 {
+                    self.on_marked(pkt.flow);
+                }
+            }
             PktKind::Ack | PktKind::Nak => self.receive_ack(&pkt),
+            PktKind::Cnp => self.on_cnp_received(pkt.flow),
             PktKind::Pfc => unreachable!("PFC frames are handled before"),
         }
     }
@@ -131,6 +149,10 @@ impl Simulation {
         let gp = self.stats_cfg.goodput_interval;
         let flow = &mut self.flows[f.idx()];
         flow.pkts_rx += 1;
+        if let Some(prev) = flow.last_arrival {
+            flow.ipi_sum += (now - prev).0;
+        }
+        flow.last_arrival = Some(now);
         flow.lat_sum += lat as u128;
         flow.lat_max = flow.lat_max.max(lat);
         let reply = if pkt.seq == flow.rcv_next {
@@ -182,7 +204,7 @@ impl Simulation {
                 frame: self.host.ack_bytes as u16,
                 kind,
                 prio: pkt.prio,
-                flags: 0,
+                flags: FLAG_CTRL,
                 sent: now,
             });
             let p = self.host_port(dst);
@@ -219,6 +241,12 @@ impl Simulation {
         let flow = &mut self.flows[f.idx()];
         if flow.snd_una >= flow.npkts && flow.finish.is_none() {
             flow.finish = Some(now);
+            if let Some(since) = flow.limited_since.take() {
+                flow.limited_ps += (now - since).0;
+            }
+            if !flow.cc.is_static() {
+                self.cc_hook(f, |cc, ctx| cc.on_finish(ctx));
+            }
         }
     }
 

@@ -4,6 +4,8 @@
 
 mod build;
 mod host;
+mod marking;
+mod notify;
 mod output;
 mod pause;
 mod switch;
@@ -17,6 +19,7 @@ use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::mmu::Mmu;
 use crate::net::packet::{PacketPool, PktFifo};
 use crate::net::queue::EgressQueues;
+use crate::cc::Cc;
 use crate::net::routing::Routing;
 use crate::net::stats::{GoodputRows, Histogram, PfcEvent, PortCounters, PrioCounters, Samples};
 use crate::plan::{FlowControl, HostPlan, LinkPlan, PfcPlan, Plan, StatsPlan};
@@ -42,6 +45,8 @@ pub(crate) struct Port {
     pub paused: u8,
     pub pause_gen: [u32; 8],
     pub paused_since: [SimTime; 8],
+    /// Priorities paused at some time since their congestion point was last evaluated.
+    pub paused_seen: u8,
     /// Control frames (PFC, ACK, NAK): served before any data, never paused.
     pub ctrl: PktFifo,
 }
@@ -98,6 +103,26 @@ pub(crate) struct Flow {
     pub bin: u64,
     pub bin_bytes: u64,
     pub ideal_fct: SimTime,
+    // reaction point
+    pub cc: Cc,
+    pub cc_gen: [u32; 4],
+    pub line_rate: Rate,
+    pub last_tx: SimTime,
+    pub last_wire: u32,
+    // notification point (receiver side of the flow)
+    pub last_cnp: Option<SimTime>,
+    pub marked_since_cnp: u32,
+    pub cnp_pending: bool,
+    // congestion statistics
+    pub marked_rx: u64,
+    pub cnps_sent: u64,
+    pub cnps_rx: u64,
+    pub min_rate: Rate,
+    pub limited_since: Option<SimTime>,
+    pub limited_ps: u64,
+    pub pkts_limited: u64,
+    pub ipi_sum: u64,
+    pub last_arrival: Option<SimTime>,
 }
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
@@ -147,6 +172,14 @@ pub struct Simulation {
     pub(crate) used_prios: u8,
     /// Packets that finished crossing a link (every frame kind).
     pub(crate) hops: u64,
+
+    // Congestion management (switch side): marking, detection, congestion points.
+    pub(crate) marking: marking::Marking,
+    // Notification points: per host, the earliest time its NIC may send another CNP.
+    pub(crate) nic_next_cnp: Vec<SimTime>,
+    /// Rate changes of queue pairs: (time, flow, rate).
+    pub(crate) rate_log: Vec<(SimTime, u32, Rate)>,
+    pub(crate) rate_log_dropped: u64,
 }
 
 impl Simulation {
@@ -180,6 +213,8 @@ impl Simulation {
             Event::QpWake(f) => self.on_qp_wake(f),
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::Rto(f, gen) => self.on_rto(f, gen),
+            Event::CcTimer(f, kind, gen) => self.on_cc_timer(f, kind, gen),
+            Event::CnpDeferred(f) => self.on_cnp_deferred(f),
             Event::Sample => self.on_sample(),
         }
     }

@@ -21,6 +21,12 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             }
         }
     }
+    s.close_congestion(end);
+    for f in s.flows.iter_mut() {
+        if let Some(since) = f.limited_since.take() {
+            f.limited_ps += (end - since).0;
+        }
+    }
     if let Some(iv) = s.stats_cfg.goodput_interval {
         for f in 0..s.flows.len() {
             let (bin, bytes) = (s.flows[f].bin, s.flows[f].bin_bytes);
@@ -104,6 +110,20 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         Column::F64(fl.iter().map(|f| if f.pkts_rx > 0 { f.lat_sum as f64 / f.pkts_rx as f64 / 1e3 } else { f64::NAN }).collect()),
     );
     t.push("latency_max_ns", Column::F64(fl.iter().map(|f| f.lat_max as f64 / 1e3).collect()));
+    t.push(
+        "interarrival_mean_ns",
+        Column::F64(fl.iter().map(|f| if f.pkts_rx > 1 { f.ipi_sum as f64 / (f.pkts_rx - 1) as f64 / 1e3 } else { f64::NAN }).collect()),
+    );
+    t.push("marked_received", Column::U64(fl.iter().map(|f| f.marked_rx).collect()));
+    t.push(
+        "mark_fraction",
+        Column::F64(fl.iter().map(|f| if f.pkts_rx > 0 { f.marked_rx as f64 / f.pkts_rx as f64 } else { f64::NAN }).collect()),
+    );
+    t.push("cnps_sent", Column::U64(fl.iter().map(|f| f.cnps_sent).collect()));
+    t.push("cnps_received", Column::U64(fl.iter().map(|f| f.cnps_rx).collect()));
+    t.push("min_rate_gbps", Column::F64(fl.iter().map(|f| f.min_rate.as_gbps_f64()).collect()));
+    t.push("rate_limited_ps", Column::U64(fl.iter().map(|f| f.limited_ps).collect()));
+    t.push("pkts_rate_limited", Column::U64(fl.iter().map(|f| f.pkts_limited).collect()));
     tables.push(("flows".to_string(), t));
 
     // ports: one row per (port, priority in use)
@@ -117,7 +137,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         "drops_buffer_full", "drops_headroom_exceeded", "drops_shared_threshold", "drops_egress_full",
         "pfc_xoff_sent", "pfc_xon_sent", "pfc_xoff_received", "pfc_xon_received", "pfc_pause_expired",
         "paused_ps", "max_egress_bytes", "max_ingress_bytes", "min_ingress_after_xoff",
-        "headroom_bytes", "xoff_bytes", "xon_bytes", "ctrl_tx_bytes", "wire_bytes",
+        "headroom_bytes", "xoff_bytes", "xon_bytes", "ctrl_tx_bytes", "wire_bytes", "ecn_marked",
     ];
     for n in names {
         cols.push((n, Vec::new()));
@@ -143,7 +163,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
                 if is_sw { s.mmu.headroom(pid) } else { 0 },
                 if is_sw { s.mmu.xoff(pid) } else { 0 },
                 if is_sw { s.mmu.xon(pid) } else { 0 },
-                ps.ctrl_tx_bytes, ps.wire_bytes,
+                ps.ctrl_tx_bytes, ps.wire_bytes, c.ecn_marked,
             ];
             for (i, v) in vals.iter().enumerate() {
                 cols[i].1.push(*v);
@@ -206,6 +226,72 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("gbps", Column::F64(g.bytes.iter().map(|&b| gbps(b, iv)).collect()));
     tables.push(("goodput".to_string(), t));
 
+    // congestion points: every (switch port, priority) that was ever congested or marked
+    let m = &s.marking;
+    let mut pairs: Vec<Vec<u32>> = vec![Vec::new(); m.cps.len()];
+    for &(ci, f) in &m.pairs {
+        pairs[ci as usize].push(f);
+    }
+    let mut t = Table::default();
+    let (mut node, mut port, mut peer, mut prio, mut role, mut who) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut cong, mut root, mut victim, mut nint, mut marked, mut crossed, mut pid) = (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    for (ci, cp) in m.cps.iter().enumerate() {
+        if cp.intervals == 0 && cp.marked == 0 {
+            continue;
+        }
+        let p = &s.ports[ci / 8];
+        pid.push((ci / 8) as u64);
+        node.push(name(p.node));
+        port.push(p.local as u64);
+        peer.push(name(s.ports[p.peer.idx()].node));
+        prio.push((ci % 8) as u64);
+        cong.push(cp.congested_ps());
+        root.push(cp.root_ps);
+        victim.push(cp.victim_ps);
+        role.push(if cp.root_ps >= cp.victim_ps { "root" } else { "victim" }.to_string());
+        nint.push(cp.intervals);
+        marked.push(cp.marked);
+        crossed.push(cp.pkts_while_congested);
+        let mut names: Vec<String> = pairs[ci].iter().map(|&f| {
+            let fl = &s.flows[f as usize];
+            format!("{}->{}", name(fl.src), name(fl.dst))
+        }).collect();
+        names.sort();
+        names.dedup();
+        who.push(names.join(" "));
+    }
+    t.push("port_id", Column::U64(pid));
+    t.push("node", Column::Str(node));
+    t.push("port", Column::U64(port));
+    t.push("peer", Column::Str(peer));
+    t.push("priority", Column::U64(prio));
+    t.push("role", Column::Str(role));
+    t.push("congested_ps", Column::U64(cong));
+    t.push("root_ps", Column::U64(root));
+    t.push("victim_ps", Column::U64(victim));
+    t.push("intervals", Column::U64(nint));
+    t.push("marked", Column::U64(marked));
+    t.push("pkts_while_congested", Column::U64(crossed));
+    t.push("pairs", Column::Str(who));
+    tables.push(("congestion".to_string(), t));
+
+    let iv = &m.intervals;
+    let mut t = Table::default();
+    t.push("node", Column::Str(iv.iter().map(|i| name(s.ports[i.port as usize].node)).collect()));
+    t.push("port", Column::U64(iv.iter().map(|i| s.ports[i.port as usize].local as u64).collect()));
+    t.push("peer", Column::Str(iv.iter().map(|i| name(s.ports[s.ports[i.port as usize].peer.idx()].node)).collect()));
+    t.push("priority", Column::U64(iv.iter().map(|i| i.prio as u64).collect()));
+    t.push("start_ps", Column::U64(iv.iter().map(|i| i.start.0).collect()));
+    t.push("end_ps", Column::U64(iv.iter().map(|i| i.end.0).collect()));
+    t.push("role", Column::Str(iv.iter().map(|i| if i.root_ps >= i.victim_ps { "root" } else { "victim" }.to_string()).collect()));
+    tables.push(("congestion_intervals".to_string(), t));
+
+    let mut t = Table::default();
+    t.push("time_ps", Column::U64(s.rate_log.iter().map(|r| r.0 .0).collect()));
+    t.push("flow_id", Column::U64(s.rate_log.iter().map(|r| r.1 as u64).collect()));
+    t.push("rate_gbps", Column::F64(s.rate_log.iter().map(|r| r.2.as_gbps_f64()).collect()));
+    tables.push(("rates".to_string(), t));
+
     // summary
     let mut drops = serde_json::Map::new();
     let mut drops_total = 0;
@@ -239,6 +325,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "pfc_xon_sent": sum(|c| c.pfc_xon_tx),
             "pfc_pause_expired": sum(|c| c.pfc_expired),
             "retransmitted_packets": s.flows.iter().map(|f| f.retransmits).sum::<u64>(),
+            "ecn_marked": sum(|c| c.ecn_marked),
+            "cnps_sent": s.flows.iter().map(|f| f.cnps_sent).sum::<u64>(),
+            "cnps_received": s.flows.iter().map(|f| f.cnps_rx).sum::<u64>(),
         },
         "latency_ns": {
             "what": "one-way delay of data packets, first bit sent at the NIC to last bit received",
@@ -258,6 +347,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "pfc_events_not_logged": s.pfc_log_dropped,
             "samples_not_kept": s.samples_dropped,
             "goodput_bins_not_kept": s.goodput_dropped,
+            "rate_changes_not_kept": s.rate_log_dropped,
         },
     });
     Results { tables, summary }

@@ -5,7 +5,7 @@
 use super::Simulation;
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
-use crate::net::packet::{Packet, PktKind};
+use crate::net::packet::{Packet, PktKind, FLAG_CTRL};
 use crate::net::pfc::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
 use crate::net::stats::PfcEvent;
 use crate::plan::{FlowControl, PauseMode};
@@ -34,7 +34,7 @@ impl Simulation {
             frame: PFC_FRAME_BYTES as u16,
             kind: PktKind::Pfc,
             prio: mask,
-            flags: 0,
+            flags: FLAG_CTRL,
             sent: now,
         });
         let ci = port.idx() * 8 + class as usize;
@@ -82,6 +82,7 @@ impl Simulation {
             let port = &mut self.ports[p.idx()];
             port.pause_gen[prio as usize] = port.pause_gen[prio as usize].wrapping_add(1);
             if quanta > 0 {
+                port.paused_seen |= 1 << prio;
                 if port.paused & (1 << prio) == 0 {
                     port.paused |= 1 << prio;
                     port.paused_since[prio as usize] = now;

@@ -32,7 +32,11 @@ impl Simulation {
             return;
         }
         let local = self.ports[in_port.idx()].local;
+        let q_before = self.egress.queue(out, prio).bytes;
         self.egress.enqueue(out, prio, Queued { id, in_port, frame: pkt.frame as u32 }, local, pkt.flow.0);
+        if self.marking.active {
+            self.mark_on_enqueue(out, prio, id, local, q_before);
+        }
 
         let occ = self.mmu.occupancy(in_port, class);
         let ci = in_port.idx() * 8 + class as usize;
@@ -67,6 +71,10 @@ impl Simulation {
         let Some(prio) = self.egress.pick(p, eligible) else { return };
         let Queued { id, in_port, frame } = self.egress.dequeue(p, prio);
         let size = frame as u64;
+        if self.marking.active {
+            let (local, q_after) = (self.ports[in_port.idx()].local, self.egress.queue(p, prio).bytes);
+            self.mark_on_dequeue(p, prio, id, local, q_after);
+        }
         let class = self.class_of(prio);
         self.mmu.release(in_port, class, size);
         let ci = in_port.idx() * 8 + class as usize;

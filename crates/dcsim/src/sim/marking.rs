@@ -1,0 +1,174 @@
+//! Switch-side congestion management: ECN marking at enqueue or dequeue, the seed
+//! study's detection rules 1a and 1b, and the congestion-point statistics they feed.
+//! Nothing here runs unless marking or a detection rule is configured.
+
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+
+use super::Simulation;
+use crate::ids::{PktId, PortId};
+use crate::net::congestion::{CongestionPoint, Demand, Interval};
+use crate::net::ecn::{mark_instant, thresholds_for, RedAvg, Thresholds};
+use crate::net::packet::{PktKind, FLAG_CE};
+use crate::net::queue::FxHasher;
+use crate::plan::{Detection, EcnMode, MarkPoint, Plan};
+use crate::rng::Rng;
+use crate::units::{Rate, SimTime};
+
+pub(crate) struct Marking {
+    /// Whether anything below is configured at all.
+    pub active: bool,
+    pub mode: EcnMode,
+    pub prios: u8,
+    pub point: MarkPoint,
+    pub wq: f64,
+    pub detection: Detection,
+    /// Per port: ECN thresholds for its rate.
+    pub th: Vec<Thresholds>,
+    /// Per (port, priority): averaged-RED state (RedAvg only).
+    pub red: Vec<RedAvg>,
+    /// Per (port, priority): congestion-point state (switch ports only).
+    pub cps: Vec<CongestionPoint>,
+    /// (congestion point, flow) pairs seen crossing a congested queue.
+    pub pairs: HashSet<(u32, u32), BuildHasherDefault<FxHasher>>,
+    pub intervals: Vec<Interval>,
+    pub demand: Option<Demand>,
+    pub rng: Rng,
+}
+
+impl Marking {
+    pub fn new(plan: &Plan, port_rates: &[Rate], radix: &[u32]) -> Self {
+        let ecn = &plan.switch.ecn;
+        let detection = plan.switch.detection.clone();
+        let active = ecn.mode != EcnMode::Off || !matches!(detection, Detection::Ecn { .. });
+        let n = port_rates.len();
+        Marking {
+            active,
+            mode: ecn.mode,
+            prios: ecn.priorities,
+            point: ecn.mark_point,
+            wq: ecn.wq,
+            th: port_rates.iter().map(|r| thresholds_for(ecn, *r)).collect(),
+            red: if ecn.mode == EcnMode::RedAvg { vec![RedAvg::default(); n * 8] } else { Vec::new() },
+            cps: if active { vec![CongestionPoint::default(); n * 8] } else { Vec::new() },
+            pairs: HashSet::default(),
+            intervals: Vec::new(),
+            demand: match detection {
+                Detection::Rcm1b { window, .. } => Some(Demand::new(radix, window)),
+                _ => None,
+            },
+            detection,
+            rng: Rng::stream(plan.seed, "ecn"),
+        }
+    }
+}
+
+impl Simulation {
+    /// A data packet was queued at egress (out, prio); `q_before` is the queue before it.
+    pub(crate) fn mark_on_enqueue(&mut self, out: PortId, prio: u8, id: PktId, in_local: u32, q_before: u64) {
+        let now = self.now_t();
+        let m = &mut self.marking;
+        if let Some(d) = m.demand.as_mut() {
+            d.arrive(out.idx(), prio, in_local);
+        }
+        let Detection::Ecn { root_only } = m.detection else { return };
+        if m.prios & (1 << prio) == 0 || self.pool.get(id).kind != PktKind::Data {
+            return;
+        }
+        let th = m.th[out.idx()];
+        let mark = match m.mode {
+            EcnMode::RedAvg => {
+                let pkt_time = self.ports[out.idx()].rate.tx_time(self.pool.get(id).frame as u64);
+                m.red[out.idx() * 8 + prio as usize].on_arrival(&th, m.wq, q_before, now, pkt_time, &mut m.rng)
+            }
+            mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &th, q_before, &mut m.rng),
+            _ => false,
+        };
+        let paused = (self.ports[out.idx()].paused | self.ports[out.idx()].paused_seen) & (1 << prio) != 0;
+        if mark && !(root_only && paused) {
+            self.set_ce(out, prio, id);
+        }
+    }
+
+    /// A data-class packet left egress (p, prio) through arbitration: evaluate the
+    /// congestion point, mark by the configured rule, record who crossed it.
+    pub(crate) fn mark_on_dequeue(&mut self, p: PortId, prio: u8, id: PktId, in_local: u32, q_after: u64) {
+        let now = self.now_t();
+        let ci = p.idx() * 8 + prio as usize;
+        let rate = self.ports[p.idx()].rate;
+        let paused_recently = self.ports[p.idx()].paused_seen & (1 << prio) != 0;
+        self.ports[p.idx()].paused_seen &= !(1 << prio);
+        let node = self.ports[p.idx()].node;
+        let first = self.nodes[node.idx()].ports.start;
+        let m = &mut self.marking;
+        if let Some(d) = m.demand.as_mut() {
+            d.depart(p.idx(), prio, in_local, now);
+        }
+        if q_after == 0 && !m.red.is_empty() {
+            m.red[ci].on_empty(now);
+        }
+        let th = m.th[p.idx()];
+        let (congested, mark) = match m.detection {
+            Detection::Ecn { root_only } => {
+                let on = m.mode != EcnMode::Off && m.prios & (1 << prio) != 0;
+                let congested = on && q_after > th.kmin;
+                let mark = on
+                    && m.point == MarkPoint::Dequeue
+                    && matches!(m.mode, EcnMode::Red | EcnMode::Step)
+                    && !(root_only && paused_recently)
+                    && mark_instant(m.mode, &th, q_after, &mut m.rng);
+                (congested, mark)
+            }
+            Detection::Rcm1a { threshold, mark_victims } => {
+                let congested = q_after > threshold;
+                (congested, congested && (!paused_recently || mark_victims))
+            }
+            Detection::Rcm1b { threshold, .. } => {
+                let ports = &self.ports;
+                let requested = m.demand.as_ref().map_or(0, |d| d.requested(p.idx(), prio, now, |j| ports[(first + j) as usize].rate));
+                let congested = q_after > threshold && requested > rate.0;
+                (congested, congested)
+            }
+        };
+        if let Some((start, root_ps, victim_ps)) = m.cps[ci].evaluate(now, congested, paused_recently) {
+            m.intervals.push(Interval { port: p.0, prio, start, end: now, root_ps, victim_ps });
+        }
+        let pkt = self.pool.get(id);
+        if pkt.kind != PktKind::Data {
+            return;
+        }
+        if congested {
+            let flow = pkt.flow.0;
+            self.marking.cps[ci].pkts_while_congested += 1;
+            self.marking.pairs.insert((ci as u32, flow));
+        }
+        if mark {
+            self.set_ce(p, prio, id);
+        }
+    }
+
+    fn set_ce(&mut self, p: PortId, prio: u8, id: PktId) {
+        let pkt = self.pool.get_mut(id);
+        if pkt.flags & FLAG_CE == 0 {
+            pkt.flags |= FLAG_CE;
+            let ci = p.idx() * 8 + prio as usize;
+            self.prio_stats[ci].ecn_marked += 1;
+            if let Some(cp) = self.marking.cps.get_mut(ci) {
+                cp.marked += 1;
+            }
+        }
+    }
+
+    /// Closes congested intervals still open at the end of the run.
+    pub(crate) fn close_congestion(&mut self, end: SimTime) {
+        for ci in 0..self.marking.cps.len() {
+            let cp = &mut self.marking.cps[ci];
+            if cp.congested {
+                let paused = !cp.root;
+                if let Some((start, r, v)) = cp.evaluate(end, false, paused) {
+                    self.marking.intervals.push(Interval { port: (ci / 8) as u32, prio: (ci % 8) as u8, start, end, root_ps: r, victim_ps: v });
+                }
+            }
+        }
+    }
+}
