@@ -58,8 +58,9 @@ impl RadixHeap {
         self.occupied |= 1 << b;
     }
 
-    /// Smallest time held, after moving the smallest entries into bucket 0.
-    fn min(&mut self) -> Option<u64> {
+    /// Smallest time held. Does not move anything: a radix heap only accepts pushes at
+    /// or after its last *removed* key, so peeking must not advance that key.
+    fn min(&self) -> Option<u64> {
         if self.occupied & 1 != 0 {
             return Some(self.last);
         }
@@ -67,23 +68,29 @@ impl RadixHeap {
             return None;
         }
         let b = self.occupied.trailing_zeros() as usize;
-        let mut v = std::mem::take(&mut self.buckets[b]);
-        self.occupied &= !(1 << b);
-        self.last = v.iter().map(|e| e.time).min().unwrap();
-        for e in v.drain(..) {
-            self.push(e);
-        }
-        self.buckets[b] = v;
-        Some(self.last)
+        self.buckets[b].iter().map(|e| e.time).min()
     }
 
-    /// Removes one entry with the smallest time (call after `min` returned Some).
-    fn pop_min(&mut self) -> Entry {
+    /// Removes one entry with the smallest time.
+    fn pop_min(&mut self) -> Option<Entry> {
+        if self.occupied & 1 == 0 {
+            if self.occupied == 0 {
+                return None;
+            }
+            let b = self.occupied.trailing_zeros() as usize;
+            let mut v = std::mem::take(&mut self.buckets[b]);
+            self.occupied &= !(1 << b);
+            self.last = v.iter().map(|e| e.time).min().unwrap();
+            for e in v.drain(..) {
+                self.push(e);
+            }
+            self.buckets[b] = v;
+        }
         let e = self.buckets[0].pop().unwrap();
         if self.buckets[0].is_empty() {
             self.occupied &= !1;
         }
-        e
+        Some(e)
     }
 }
 
@@ -194,7 +201,7 @@ impl EventQueue {
             if (t >> self.shift) >= limit {
                 break;
             }
-            let e = self.far.pop_min();
+            let e = self.far.pop_min().expect("far heap holds the minimum just seen");
             self.far_len -= 1;
             self.put_near(e);
         }
@@ -302,6 +309,20 @@ mod tests {
         while let Some((t, _)) = q.pop() { out.push(t.0); }
         assert!(out.windows(2).all(|w| w[0] <= w[1]));
         assert!(q.is_empty());
+    }
+
+    /// Far timers pushed after a peek at a later far timer still come out in order.
+    #[test]
+    fn far_timers_stay_ordered_after_a_peek() {
+        let mut q = EventQueue::new(1, SimTime::ns(100));
+        q.schedule(SimTime::ms(3), Event::Sample);
+        q.schedule(SimTime::ns(1), Event::TxDone(PortId(0)));
+        // Popping the near event makes the queue look at the far one (3 ms).
+        assert_eq!(q.pop().unwrap().0, SimTime::ns(1));
+        q.schedule(SimTime::us(50), Event::TxDone(PortId(1)));
+        q.schedule(SimTime::us(40), Event::TxDone(PortId(2)));
+        let t: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|(t, _)| t.0).collect();
+        assert_eq!(t, vec![SimTime::us(40).0, SimTime::us(50).0, SimTime::ms(3).0]);
     }
 
     #[test]

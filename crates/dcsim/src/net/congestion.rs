@@ -1,9 +1,10 @@
 //! Congestion points: which egress queues are congested, when, in which role, and who
 //! crossed them (seed 000's statistics). An egress (port, priority) queue is evaluated
 //! each time its port's arbitration sends one of its packets:
-//! - it is the **root** of congestion when it was able to send since the last evaluation,
-//!   a **victim** when PFC paused it in between (infiniband.md 2.2: congested only because
-//!   it cannot transmit);
+//! - congested time while PFC pauses the queue's port is **victim** time, the rest
+//!   **root** time; a congested queue is a victim while it has spent at least half of its
+//!   current congested interval paused (infiniband.md 2.2: congested only because it
+//!   cannot transmit), the root otherwise;
 //! - rule 1a: congested when its queue exceeds a threshold; rule 1b: when, in addition,
 //!   the inputs requesting it could bring more than its capacity; ECN marking: when its
 //!   queue exceeds Kmin.
@@ -13,9 +14,9 @@ use crate::units::{Rate, SimTime};
 #[derive(Copy, Clone, Debug, Default)]
 pub struct CongestionPoint {
     pub congested: bool,
-    /// Role since the last evaluation: root (true) or victim.
-    pub root: bool,
     pub last_eval: SimTime,
+    /// The port's total paused time for this priority at the last evaluation.
+    pub last_paused: u64,
     /// Start of the current congested interval, and its root / victim time so far.
     pub since: SimTime,
     pub interval_root_ps: u64,
@@ -41,18 +42,17 @@ pub struct Interval {
 }
 
 impl CongestionPoint {
-    /// Records an evaluation at `now`: whether the queue is congested and whether its
-    /// port was paused since the last one. Returns the closed interval, if one ended.
-    pub fn evaluate(&mut self, now: SimTime, congested: bool, paused_recently: bool) -> Option<(SimTime, u64, u64)> {
+    /// Records an evaluation at `now`: whether the queue is congested, and the port's
+    /// total paused time so far for this priority. Returns the closed interval, if one
+    /// ended: (start, root time, victim time).
+    pub fn evaluate(&mut self, now: SimTime, congested: bool, paused_total: u64) -> Option<(SimTime, u64, u64)> {
         if self.congested {
             let dt = (now - self.last_eval).0;
-            if self.root {
-                self.root_ps += dt;
-                self.interval_root_ps += dt;
-            } else {
-                self.victim_ps += dt;
-                self.interval_victim_ps += dt;
-            }
+            let paused = paused_total.saturating_sub(self.last_paused).min(dt);
+            self.root_ps += dt - paused;
+            self.interval_root_ps += dt - paused;
+            self.victim_ps += paused;
+            self.interval_victim_ps += paused;
         }
         let mut closed = None;
         if congested && !self.congested {
@@ -64,10 +64,13 @@ impl CongestionPoint {
             closed = Some((self.since, self.interval_root_ps, self.interval_victim_ps));
         }
         self.congested = congested;
-        self.root = !paused_recently;
         self.last_eval = now;
+        self.last_paused = paused_total;
         closed
     }
+
+    /// Whether the queue is, right now, a victim of congestion elsewhere.
+    pub fn is_victim(&self) -> bool { self.congested && self.interval_victim_ps > 0 && self.interval_victim_ps >= self.interval_root_ps }
 
     /// Time spent congested so far.
     pub fn congested_ps(&self) -> u64 { self.root_ps + self.victim_ps }
@@ -137,13 +140,17 @@ mod tests {
 
     #[test]
     fn roles_and_intervals() {
+        let us = |v: u64| SimTime::us(v).0;
         let mut cp = CongestionPoint::default();
-        assert!(cp.evaluate(SimTime::us(1), true, false).is_none());
-        cp.evaluate(SimTime::us(3), true, true); // 2 us as root; then victim
-        cp.evaluate(SimTime::us(4), true, false); // 1 us as victim
-        let closed = cp.evaluate(SimTime::us(10), false, false); // 6 us as root
-        assert_eq!(closed, Some((SimTime::us(1), 8_000_000, 1_000_000)));
-        assert_eq!((cp.root_ps, cp.victim_ps, cp.intervals), (8_000_000, 1_000_000, 1));
+        assert!(cp.evaluate(SimTime::us(1), true, 0).is_none());
+        cp.evaluate(SimTime::us(3), true, 0); // 2 us, never paused: root
+        assert!(!cp.is_victim());
+        cp.evaluate(SimTime::us(7), true, us(3)); // 4 us, 3 of them paused
+        assert!(cp.is_victim(), "3 us paused of 6 congested");
+        let closed = cp.evaluate(SimTime::us(10), false, us(3)); // 3 us sending
+        assert_eq!(closed, Some((SimTime::us(1), us(6), us(3))));
+        assert_eq!((cp.root_ps, cp.victim_ps, cp.intervals), (us(6), us(3), 1));
+        assert!(!cp.is_victim());
     }
 
     #[test]

@@ -58,7 +58,6 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 paused: 0,
                 pause_gen: [0; 8],
                 paused_since: [SimTime::ZERO; 8],
-                paused_seen: 0,
                 ctrl: PktFifo::default(),
             });
         }

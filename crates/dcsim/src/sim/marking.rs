@@ -84,8 +84,9 @@ impl Simulation {
             mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &th, q_before, &mut m.rng),
             _ => false,
         };
-        let paused = (self.ports[out.idx()].paused | self.ports[out.idx()].paused_seen) & (1 << prio) != 0;
-        if mark && !(root_only && paused) {
+        let ci = out.idx() * 8 + prio as usize;
+        let victim = self.ports[out.idx()].paused & (1 << prio) != 0 || self.marking.cps[ci].is_victim();
+        if mark && !(root_only && victim) {
             self.set_ce(out, prio, id);
         }
     }
@@ -96,8 +97,8 @@ impl Simulation {
         let now = self.now_t();
         let ci = p.idx() * 8 + prio as usize;
         let rate = self.ports[p.idx()].rate;
-        let paused_recently = self.ports[p.idx()].paused_seen & (1 << prio) != 0;
-        self.ports[p.idx()].paused_seen &= !(1 << prio);
+        // The port is sending now, so its paused time is fully accounted.
+        let paused_total = self.prio_stats[ci].paused_ps;
         let node = self.ports[p.idx()].node;
         let first = self.nodes[node.idx()].ports.start;
         let m = &mut self.marking;
@@ -108,6 +109,8 @@ impl Simulation {
             m.red[ci].on_empty(now);
         }
         let th = m.th[p.idx()];
+        // Whether the queue is a victim, judged on its interval so far (before this step).
+        let victim = m.cps[ci].is_victim();
         let (congested, mark) = match m.detection {
             Detection::Ecn { root_only } => {
                 let on = m.mode != EcnMode::Off && m.prios & (1 << prio) != 0;
@@ -115,13 +118,13 @@ impl Simulation {
                 let mark = on
                     && m.point == MarkPoint::Dequeue
                     && matches!(m.mode, EcnMode::Red | EcnMode::Step)
-                    && !(root_only && paused_recently)
+                    && !(root_only && victim)
                     && mark_instant(m.mode, &th, q_after, &mut m.rng);
                 (congested, mark)
             }
             Detection::Rcm1a { threshold, mark_victims } => {
                 let congested = q_after > threshold;
-                (congested, congested && (!paused_recently || mark_victims))
+                (congested, congested && (!victim || mark_victims))
             }
             Detection::Rcm1b { threshold, .. } => {
                 let ports = &self.ports;
@@ -130,7 +133,7 @@ impl Simulation {
                 (congested, congested)
             }
         };
-        if let Some((start, root_ps, victim_ps)) = m.cps[ci].evaluate(now, congested, paused_recently) {
+        if let Some((start, root_ps, victim_ps)) = m.cps[ci].evaluate(now, congested, paused_total) {
             m.intervals.push(Interval { port: p.0, prio, start, end: now, root_ps, victim_ps });
         }
         let pkt = self.pool.get(id);
@@ -162,10 +165,10 @@ impl Simulation {
     /// Closes congested intervals still open at the end of the run.
     pub(crate) fn close_congestion(&mut self, end: SimTime) {
         for ci in 0..self.marking.cps.len() {
+            let paused_total = self.prio_stats[ci].paused_ps;
             let cp = &mut self.marking.cps[ci];
             if cp.congested {
-                let paused = !cp.root;
-                if let Some((start, r, v)) = cp.evaluate(end, false, paused) {
+                if let Some((start, r, v)) = cp.evaluate(end, false, paused_total) {
                     self.marking.intervals.push(Interval { port: (ci / 8) as u32, prio: (ci % 8) as u8, start, end, root_ps: r, victim_ps: v });
                 }
             }

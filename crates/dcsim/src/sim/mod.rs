@@ -45,8 +45,6 @@ pub(crate) struct Port {
     pub paused: u8,
     pub pause_gen: [u32; 8],
     pub paused_since: [SimTime; 8],
-    /// Priorities paused at some time since their congestion point was last evaluated.
-    pub paused_seen: u8,
     /// Control frames (PFC, ACK, NAK): served before any data, never paused.
     pub ctrl: PktFifo,
 }

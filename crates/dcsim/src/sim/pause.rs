@@ -82,7 +82,6 @@ impl Simulation {
             let port = &mut self.ports[p.idx()];
             port.pause_gen[prio as usize] = port.pause_gen[prio as usize].wrapping_add(1);
             if quanta > 0 {
-                port.paused_seen |= 1 << prio;
                 if port.paused & (1 << prio) == 0 {
                     port.paused |= 1 << prio;
                     port.paused_since[prio as usize] = now;

@@ -1,0 +1,109 @@
+//! Congestion management in the fabric: ECN marks, CNPs and congestion points (issue:
+//! RoCEv2 congestion management). Plans are built in code.
+
+mod common;
+use common::*;
+use dcsim::plan::*;
+use dcsim::results::Column;
+use dcsim::{sim, SimTime};
+
+fn strs<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [String] {
+    match r.table(table).unwrap().get(col).unwrap() {
+        Column::Str(v) => v,
+        _ => panic!("{col} is not a string column"),
+    }
+}
+
+/// Seed 000, statistics: with rule 1a the S2 -> R port is the root of congestion and the
+/// S1 -> S2 port a victim (PFC pauses it), with the right (source, destination) pairs.
+#[test]
+fn parking_lot_congestion_points_root_and_victim() {
+    let mut plan = parking_lot(SimTime::ms(5));
+    plan.switch.detection = Detection::Rcm1a { threshold: 20_000, mark_victims: true };
+    let r = sim::run(&plan).unwrap();
+    let (node, peer, role, pairs) =
+        (strs(&r, "congestion", "node"), strs(&r, "congestion", "peer"), strs(&r, "congestion", "role"), strs(&r, "congestion", "pairs"));
+    let find = |n: &str, p: &str| (0..node.len()).find(|&i| node[i] == n && peer[i] == p).unwrap_or_else(|| panic!("no congestion point {n}->{p}: {node:?} {peer:?}"));
+    let root = find("S2", "R");
+    assert_eq!(role[root], "root");
+    assert_eq!(pairs[root], "A->R B->R C->R D->R");
+    let victim = find("S1", "S2");
+    assert_eq!(role[victim], "victim");
+    assert_eq!(pairs[victim], "A->R B->R C->R");
+    let victim_ps = col_u64(&r, "congestion", "victim_ps");
+    let root_ps = col_u64(&r, "congestion", "root_ps");
+    assert!(victim_ps[victim] > root_ps[victim]);
+    assert!(r.table("congestion_intervals").unwrap().rows() > 0);
+    // With victims marked, the flows behind the victim get marks from both hops.
+    let marked = col_u64(&r, "flows", "marked_received");
+    assert!(marked.iter().all(|&m| m > 0), "{marked:?}");
+}
+
+/// Marks turn into CNPs at the receiver, at most one per flow per CNP interval.
+#[test]
+fn cnps_respect_the_per_flow_interval() {
+    let mut plan = incast(2, 40, 1000, None, SimTime::ms(2));
+    plan.switch.ecn = EcnPlan { mode: EcnMode::Step, kmin: Some(10_000), kmax: Some(10_000), pmax: 1.0, ..EcnPlan::default() };
+    plan.host.cnp.interval = SimTime::us(50);
+    let r = sim::run(&plan).unwrap();
+    let cnps = col_u64(&r, "flows", "cnps_sent");
+    let marked = col_u64(&r, "flows", "marked_received");
+    let got = col_u64(&r, "flows", "cnps_received");
+    for i in 0..2 {
+        assert!(marked[i] > 100, "{marked:?}");
+        // 2 ms / 50 us = 40 windows, +1 for the first mark.
+        assert!(cnps[i] > 10 && cnps[i] <= 41, "{cnps:?}");
+        assert_eq!(got[i], cnps[i], "every CNP reaches its sender");
+    }
+    // Interval zero answers every marked packet.
+    plan.host.cnp.interval = SimTime::ZERO;
+    let r = sim::run(&plan).unwrap();
+    assert_eq!(col_u64(&r, "flows", "cnps_sent"), col_u64(&r, "flows", "marked_received"));
+}
+
+/// The NIC's CNP generation limit caps CNPs per second across all its flows.
+#[test]
+fn nic_cnp_rate_limit() {
+    let mut plan = incast(8, 40, 1000, None, SimTime::ms(1));
+    plan.switch.ecn = EcnPlan { mode: EcnMode::Step, kmin: Some(5_000), kmax: Some(5_000), pmax: 1.0, ..EcnPlan::default() };
+    plan.host.cnp.interval = SimTime::ZERO;
+    plan.host.cnp.nic_gap = SimTime::us(10);
+    let r = sim::run(&plan).unwrap();
+    let total: u64 = col_u64(&r, "flows", "cnps_sent").iter().sum();
+    assert!(total <= 101 && total > 50, "{total} CNPs from one NIC in 1 ms at one per 10 us");
+}
+
+/// Root-only ECN marking does not mark at a queue paused by PFC.
+#[test]
+fn root_only_marking_spares_victims() {
+    let mut plan = parking_lot(SimTime::ms(3));
+    plan.switch.ecn = EcnPlan { mode: EcnMode::Step, kmin: Some(20_000), kmax: Some(20_000), pmax: 1.0, ..EcnPlan::default() };
+    plan.switch.detection = Detection::Ecn { root_only: true };
+    let r = sim::run(&plan).unwrap();
+    let (node, peer) = (strs(&r, "congestion", "node"), strs(&r, "congestion", "peer"));
+    let marked = col_u64(&r, "congestion", "marked");
+    for i in 0..node.len() {
+        if node[i] == "S1" && peer[i] == "S2" {
+            let all = col_u64(&r, "congestion", "pkts_while_congested")[i];
+            assert!(marked[i] * 10 < all, "victim marked {} of {}", marked[i], all);
+        }
+        if node[i] == "S2" && peer[i] == "R" {
+            assert!(marked[i] > 0);
+        }
+    }
+}
+
+/// Rule 1b: an output requested by more than its capacity with a standing queue is
+/// congested; a lone flow at line rate never is.
+#[test]
+fn rule_1b_needs_oversubscription() {
+    let mut plan = incast(1, 40, 1000, None, SimTime::ms(1));
+    plan.switch.detection = Detection::Rcm1b { threshold: 1, window: SimTime::us(10) };
+    let r = sim::run(&plan).unwrap();
+    assert_eq!(r.table("congestion").unwrap().rows(), 0);
+    let mut plan = incast(2, 40, 1000, None, SimTime::ms(1));
+    plan.switch.detection = Detection::Rcm1b { threshold: 20_000, window: SimTime::us(10) };
+    let r = sim::run(&plan).unwrap();
+    assert_eq!(strs(&r, "congestion", "peer"), ["h0"]);
+    assert!(col_u64(&r, "flows", "marked_received").iter().all(|&m| m > 0));
+}
