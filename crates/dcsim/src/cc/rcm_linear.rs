@@ -166,3 +166,212 @@ impl CongestionControl for RcmLinear {
         Rate((self.line_rate.0 / div).max(1))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const US: u64 = 1_000_000; // ps
+    const C: Rate = Rate::gbps(40);
+    const MTU_WIRE: u32 = 2_126; // 2048 B payload + headers + preamble/IFG (any value works)
+
+    fn ctx(t_ps: u64) -> CcCtx { CcCtx::new(SimTime(t_ps), C) }
+
+    fn req(c: &CcCtx) -> Vec<(u8, u64)> { c.requested().iter().map(|&(k, t)| (k, t.0)).collect() }
+
+    fn rcm(rule: RecoveryRule, time_us: u64, bytes: u64) -> RcmLinear {
+        let p = RcmLinearParams { recover_time: SimTime::us(time_us), recover_bytes: bytes, rule, ..RcmLinearParams::default() };
+        RcmLinear::new(p, C, MTU_WIRE)
+    }
+
+    #[test]
+    fn rates_after_k_cnps_spacing_and_gap() {
+        // Spacing: C/(k+1): 40e9, 20e9, 13333333333 (40e9/3 rounded down), 10e9, 8e9.
+        let mut r = rcm(RecoveryRule::Time, 50, 0);
+        let spacing = [40_000_000_000, 20_000_000_000, 13_333_333_333, 10_000_000_000, 8_000_000_000];
+        assert_eq!(r.rate(), Rate(spacing[0]));
+        for (k, &rate) in spacing.iter().enumerate().skip(1) {
+            r.on_cnp(&mut ctx(0));
+            assert_eq!(r.level(), k as u32);
+            assert_eq!(r.rate(), Rate(rate));
+        }
+        // Gap: C at k = 0, C/(k+2) after: 40e9, 13333333333, 10e9, 8e9, 6666666666.
+        let p = RcmLinearParams { gap: true, ..RcmLinearParams::default() };
+        let mut r = RcmLinear::new(p, C, MTU_WIRE);
+        let gap = [40_000_000_000, 13_333_333_333, 10_000_000_000, 8_000_000_000, 6_666_666_666];
+        assert_eq!(r.rate(), Rate(gap[0]));
+        for &rate in &gap[1..] {
+            r.on_cnp(&mut ctx(0));
+            assert_eq!(r.rate(), Rate(rate));
+        }
+    }
+
+    #[test]
+    fn max_level_cap() {
+        let p = RcmLinearParams { max_level: 2, ..RcmLinearParams::default() };
+        let mut r = RcmLinear::new(p, C, MTU_WIRE);
+        for _ in 0..5 {
+            r.on_cnp(&mut ctx(0));
+        }
+        assert_eq!(r.level(), 2);
+        assert_eq!(r.rate(), Rate(13_333_333_333));
+        // max_level 0: CNPs change nothing and start no timer.
+        let p = RcmLinearParams { max_level: 0, ..RcmLinearParams::default() };
+        let mut r = RcmLinear::new(p, C, MTU_WIRE);
+        let mut x = ctx(0);
+        r.on_cnp(&mut x);
+        assert_eq!((r.level(), r.rate()), (0, C));
+        assert!(x.requested().is_empty());
+    }
+
+    #[test]
+    fn recovery_by_time() {
+        let mut r = rcm(RecoveryRule::Time, 50, 0);
+        r.on_start(&mut ctx(0));
+        // CNP at 0: k = 1, timer at 50 us. CNP at 10 us: k = 2, timer restarted to 60 us.
+        let mut x = ctx(0);
+        r.on_cnp(&mut x);
+        assert_eq!(req(&x), vec![(0, 50 * US)]);
+        let mut x = ctx(10 * US);
+        r.on_cnp(&mut x);
+        assert_eq!((r.level(), req(&x)), (2, vec![(0, 60 * US)]));
+        // Bytes do nothing under Time.
+        let mut x = ctx(20 * US);
+        r.on_send(&mut x, 1_000_000);
+        assert_eq!(r.level(), 2);
+        assert!(x.requested().is_empty());
+        // 60 us: k = 1 (20e9), timer to 110 us.
+        let mut x = ctx(60 * US);
+        r.on_timer(&mut x, 0);
+        assert_eq!((r.level(), r.rate(), req(&x)), (1, Rate(20_000_000_000), vec![(0, 110 * US)]));
+        // 110 us: k = 0 (40e9), the timer stops.
+        let mut x = ctx(110 * US);
+        r.on_timer(&mut x, 0);
+        assert_eq!((r.level(), r.rate()), (0, C));
+        assert!(x.requested().is_empty());
+        assert_eq!(x.cancelled(), 0b1);
+    }
+
+    #[test]
+    fn recovery_by_bytes() {
+        let mut r = rcm(RecoveryRule::Bytes, 50, 10_000);
+        // Two CNPs: k = 2; no timer under Bytes.
+        let mut x = ctx(0);
+        r.on_cnp(&mut x);
+        r.on_cnp(&mut x);
+        assert_eq!(r.level(), 2);
+        assert!(x.requested().is_empty());
+        // 4000 + 4000 < 10000: k = 2; +4000 = 12000 >= 10000: k = 1, count back to 0.
+        r.on_send(&mut x, 4_000);
+        r.on_send(&mut x, 4_000);
+        assert_eq!(r.level(), 2);
+        r.on_send(&mut x, 4_000);
+        assert_eq!(r.level(), 1);
+        // 8000 more, then a CNP resets the count: k = 2, and 4000 more (4000 < 10000) keep it.
+        r.on_send(&mut x, 8_000);
+        r.on_cnp(&mut x);
+        r.on_send(&mut x, 4_000);
+        assert_eq!(r.level(), 2);
+        // 6000 more: 10000: k = 1; 10000 more: k = 0.
+        r.on_send(&mut x, 6_000);
+        assert_eq!(r.level(), 1);
+        r.on_send(&mut x, 10_000);
+        assert_eq!((r.level(), r.rate()), (0, C));
+        // At k = 0 bytes are not counted: a CNP then 9999 B: still k = 1.
+        r.on_send(&mut x, 9_000);
+        r.on_cnp(&mut x);
+        r.on_send(&mut x, 9_999);
+        assert_eq!(r.level(), 1);
+        // A stray timer expiry does nothing under Bytes.
+        r.on_timer(&mut x, 0);
+        assert_eq!(r.level(), 1);
+    }
+
+    #[test]
+    fn recovery_either() {
+        let mut r = rcm(RecoveryRule::Either, 50, 10_000);
+        // Three CNPs at 0: k = 3, timer at 50 us.
+        let mut x = ctx(0);
+        for _ in 0..3 {
+            r.on_cnp(&mut x);
+        }
+        assert_eq!((r.level(), req(&x)), (3, vec![(0, 50 * US)]));
+        // 6000 B at 10 us: nothing. Timer at 50 us: k = 2 by time, bytes reset, timer 100 us.
+        r.on_send(&mut ctx(10 * US), 6_000);
+        let mut x = ctx(50 * US);
+        r.on_timer(&mut x, 0);
+        assert_eq!((r.level(), req(&x)), (2, vec![(0, 100 * US)]));
+        // 6000 B at 60 us: 6000 (the earlier 6000 were reset): k = 2.
+        let mut x = ctx(60 * US);
+        r.on_send(&mut x, 6_000);
+        assert_eq!(r.level(), 2);
+        assert!(x.requested().is_empty());
+        // 4000 B at 70 us: 10000: k = 1 by bytes; the timer restarts: 120 us.
+        let mut x = ctx(70 * US);
+        r.on_send(&mut x, 4_000);
+        assert_eq!((r.level(), req(&x)), (1, vec![(0, 120 * US)]));
+        // 120 us: k = 0 by time, timer stopped.
+        let mut x = ctx(120 * US);
+        r.on_timer(&mut x, 0);
+        assert_eq!(r.level(), 0);
+        assert!(x.requested().is_empty());
+        assert_eq!(x.cancelled(), 0b1);
+    }
+
+    #[test]
+    fn recovery_both() {
+        let mut r = rcm(RecoveryRule::Both, 50, 10_000);
+        // Two CNPs at 0: k = 2, timer 50 us.
+        let mut x = ctx(0);
+        r.on_cnp(&mut x);
+        r.on_cnp(&mut x);
+        assert_eq!((r.level(), req(&x)), (2, vec![(0, 50 * US)]));
+        // 12000 B at 10 us: bytes done, time not: k = 2.
+        r.on_send(&mut ctx(10 * US), 12_000);
+        assert_eq!(r.level(), 2);
+        // 50 us: both done: k = 1, both reset, timer to 100 us.
+        let mut x = ctx(50 * US);
+        r.on_timer(&mut x, 0);
+        assert_eq!((r.level(), req(&x)), (1, vec![(0, 100 * US)]));
+        // 100 us: time done, 0 bytes: no step, and the timer is not restarted.
+        let mut x = ctx(100 * US);
+        r.on_timer(&mut x, 0);
+        assert_eq!(r.level(), 1);
+        assert!(x.requested().is_empty());
+        // 6000 B at 120 us: no; 4000 B at 130 us: 10000 -> k = 0, timer cancelled.
+        r.on_send(&mut ctx(120 * US), 6_000);
+        assert_eq!(r.level(), 1);
+        let mut x = ctx(130 * US);
+        r.on_send(&mut x, 4_000);
+        assert_eq!((r.level(), r.rate()), (0, C));
+        assert_eq!(x.cancelled(), 0b1);
+        // A CNP clears the time already served: CNP at 200 us (k = 1, timer 250 us),
+        // expiry at 250 us with 0 B, CNP at 260 us (k = 2, timer 310 us), 10000 B at 270 us:
+        // time not served since that CNP -> k = 2.
+        r.on_cnp(&mut ctx(200 * US));
+        r.on_timer(&mut ctx(250 * US), 0);
+        let mut x = ctx(260 * US);
+        r.on_cnp(&mut x);
+        assert_eq!((r.level(), req(&x)), (2, vec![(0, 310 * US)]));
+        r.on_send(&mut ctx(270 * US), 10_000);
+        assert_eq!(r.level(), 2);
+        // 310 us: both served -> k = 1.
+        r.on_timer(&mut ctx(310 * US), 0);
+        assert_eq!(r.level(), 1);
+    }
+
+    #[test]
+    fn finish_cancels_timers() {
+        let mut r = rcm(RecoveryRule::Time, 50, 0);
+        r.on_cnp(&mut ctx(0));
+        let mut x = ctx(US);
+        r.on_finish(&mut x);
+        assert_eq!(x.cancelled(), 0b1111);
+        // Through the enum as the engine uses it.
+        let mut cc = crate::cc::Cc::new(&crate::cc::CcPlan::RcmLinear(RcmLinearParams::default()), C, MTU_WIRE);
+        let mut x = ctx(5 * US);
+        cc.on_cnp(&mut x);
+        assert_eq!(cc.rate(), Rate(20_000_000_000));
+        assert_eq!(req(&x), vec![(0, 55 * US)]);
+    }
+}
