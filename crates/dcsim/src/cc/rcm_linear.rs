@@ -12,6 +12,7 @@
 //! - gap reading (`gap = true`): an idle (k+1) T after each packet of wire time T gives a
 //!   start-to-start spacing of (k+2) T, rate = C T / ((k+2) T) = C / (k+2) for k >= 1;
 //!   at k = 0 there is no delay at all, rate = C.
+//!
 //! Both readings are exact for MTU-sized packets; a shorter packet is paced in proportion
 //! to its size (the delay of the seed is stated per MTU time T, a rate cannot do both).
 //!
@@ -23,6 +24,7 @@
 //! - `Either`: whichever comes first; a step restarts both the timer and the byte count;
 //! - `Both`: a step needs the time and the bytes since the last CNP/step, and happens at
 //!   whichever of the two completes the pair (the timer stops once its time has passed).
+//!
 //! The timer is stopped at k = 0, and bytes are counted only while k > 0.
 
 use super::{CcCtx, CongestionControl, TimerKind};
