@@ -1,8 +1,10 @@
 //! The TOML shape of a scenario file. Every struct rejects unknown keys; the sections
 //! with alternatives (`topology`, `[[traffic]]`, `switch.buffer`, `switch.scheduler`)
-//! are tagged by a `type` key. Physical quantities are strings with a unit
-//! ("40Gbps", "1.5us", "32MiB") parsed by `crate::units`; a bare number where a unit is
-//! expected is an error. Defaults come from the `Default` impls in `crate::plan`.
+//! are tagged by a `type` key. A reaction point (`host.cc`, a traffic entry's `cc`) is
+//! one flat table with a `type` key; the builder refuses the keys of the other types.
+//! Physical quantities are strings with a unit ("40Gbps", "1.5us", "32MiB") parsed by
+//! `crate::units`; a bare number where a unit is expected is an error. Defaults come
+//! from the `Default` impls in `crate::plan`.
 
 use std::fmt;
 
