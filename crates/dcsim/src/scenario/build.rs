@@ -10,7 +10,9 @@ use crate::rng::Rng;
 use crate::scenario::schema::*;
 use crate::scenario::topology::{self, NamedLink, Topology};
 use crate::scenario::traffic::{self, FlowTemplate, HostIndex};
-use crate::units::SimTime;
+use crate::cc::{CcPlan, DcqcnParams, DcqcnVariant, RcmLinearParams, RecoveryRule};
+use crate::scenario::validate;
+use crate::units::{Rate, SimTime};
 
 fn resolve(base: &Path, file: &str) -> PathBuf {
     let p = Path::new(file);
@@ -58,7 +60,22 @@ pub fn build(s: &Scenario, base_dir: &Path, default_name: &str) -> Result<Plan> 
     let topo = build_topology(&s.topology, base_dir)?;
     plan.nodes = topo.nodes;
     plan.links = topo.links;
+    let line_rate = validate::min_host_rate(&plan);
+    plan.ccs = vec![match &s.host.cc {
+        Some(c) => cc_plan(c, "host.cc", line_rate)?,
+        None => CcPlan::None,
+    }];
     plan.flows = build_traffic(&s.traffic, &plan, base_dir)?;
+    // Each `[[traffic]]` entry with its own `cc` appends it to `ccs`; its flows use it.
+    for (gi, e) in s.traffic.iter().enumerate() {
+        if let Some(c) = traffic_cc(e) {
+            let k = plan.ccs.len() as u32;
+            plan.ccs.push(cc_plan(c, &format!("traffic[{gi}].cc"), line_rate)?);
+            for f in plan.flows.iter_mut().filter(|f| f.group == gi as u32) {
+                f.cc = k;
+            }
+        }
+    }
     Ok(plan)
 }
 
@@ -88,7 +105,166 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
     if let Some(v) = &h.rto {
         p.rto = v.time("host.rto")?;
     }
+    if let Some(c) = &h.cnp {
+        if let Some(v) = &c.interval {
+            p.cnp.interval = v.time("host.cnp.interval")?;
+        }
+        if let Some(v) = &c.nic_gap {
+            p.cnp.nic_gap = v.time("host.cnp.nic_gap")?;
+        }
+        if let Some(v) = &c.size {
+            let b = v.bytes("host.cnp.size")?;
+            if !(64..=65_535).contains(&b) {
+                return Err(Error::scenario("host.cnp.size", format!("must be 64..=65535 B (got {b} B)")));
+            }
+            p.cnp.bytes = b as u32;
+        }
+        match c.priority {
+            None | Some(CnpPrioritySpec::Control) => {}
+            Some(CnpPrioritySpec::Priority(v)) => p.cnp.priority = Some(priority(Some(v), 0, "host.cnp.priority")?),
+        }
+    }
     Ok(p)
+}
+
+/// Errors if a key of another algorithm (or detection rule) was given.
+fn only_for<T>(v: &Option<T>, path: &str, key: &str, owner: &str) -> Result<()> {
+    match v {
+        Some(_) => Err(Error::scenario(format!("{path}.{key}"), format!("only for {owner}"))),
+        None => Ok(()),
+    }
+}
+
+fn traffic_cc(e: &TrafficSpec) -> Option<&CcSpec> {
+    match e {
+        TrafficSpec::Flows(s) => s.cc.as_ref(),
+        TrafficSpec::Incast(s) => s.cc.as_ref(),
+        TrafficSpec::Permutation(s) => s.cc.as_ref(),
+        TrafficSpec::AllToAll(s) => s.cc.as_ref(),
+        TrafficSpec::Csv(s) => s.cc.as_ref(),
+        TrafficSpec::Cdf(s) => s.cc.as_ref(),
+    }
+}
+
+/// Builds one reaction point; `path` is where the table is (`host.cc`, `traffic[i].cc`).
+/// `line_rate` is the smallest host link rate: the base of the Mellanox DCQCN defaults
+/// and the upper bound of `rate_min`.
+pub fn cc_plan(c: &CcSpec, path: &str, line_rate: Option<Rate>) -> Result<CcPlan> {
+    const FIXED: &str = "type = \"fixed_rate\"";
+    const RCM: &str = "type = \"rcm_linear\"";
+    const DCQCN: &str = "type = \"dcqcn\"";
+    let at = |k: &str| format!("{path}.{k}");
+    if c.kind != CcTypeSpec::FixedRate {
+        only_for(&c.rate, path, "rate", FIXED)?;
+    }
+    if c.kind != CcTypeSpec::RcmLinear {
+        only_for(&c.recover_time, path, "recover_time", RCM)?;
+        only_for(&c.recover_bytes, path, "recover_bytes", RCM)?;
+        only_for(&c.rule, path, "rule", RCM)?;
+        only_for(&c.max_level, path, "max_level", RCM)?;
+        only_for(&c.gap, path, "gap", RCM)?;
+    }
+    if c.kind != CcTypeSpec::Dcqcn {
+        only_for(&c.variant, path, "variant", DCQCN)?;
+        only_for(&c.g, path, "g", DCQCN)?;
+        only_for(&c.alpha_init, path, "alpha_init", DCQCN)?;
+        only_for(&c.alpha_period, path, "alpha_period", DCQCN)?;
+        only_for(&c.increase_period, path, "increase_period", DCQCN)?;
+        only_for(&c.decrease_period, path, "decrease_period", DCQCN)?;
+        only_for(&c.byte_counter, path, "byte_counter", DCQCN)?;
+        only_for(&c.f, path, "f", DCQCN)?;
+        only_for(&c.rate_ai, path, "rate_ai", DCQCN)?;
+        only_for(&c.rate_hai, path, "rate_hai", DCQCN)?;
+        only_for(&c.rate_min, path, "rate_min", DCQCN)?;
+        only_for(&c.clamp_target_rate, path, "clamp_target_rate", DCQCN)?;
+        only_for(&c.rate_on_first_cnp, path, "rate_on_first_cnp", DCQCN)?;
+    }
+    let plan = match c.kind {
+        CcTypeSpec::None => CcPlan::None,
+        CcTypeSpec::FixedRate => match &c.rate {
+            Some(r) => CcPlan::FixedRate(r.rate(&at("rate"))?),
+            None => return Err(Error::scenario(at("rate"), "missing; type = \"fixed_rate\" needs a rate")),
+        },
+        CcTypeSpec::RcmLinear => {
+            let mut p = RcmLinearParams::default();
+            if let Some(v) = &c.recover_time {
+                p.recover_time = v.time(&at("recover_time"))?;
+            }
+            if let Some(v) = &c.recover_bytes {
+                p.recover_bytes = v.bytes(&at("recover_bytes"))?;
+            }
+            if let Some(r) = c.rule {
+                p.rule = match r {
+                    RecoveryRuleSpec::Time => RecoveryRule::Time,
+                    RecoveryRuleSpec::Bytes => RecoveryRule::Bytes,
+                    RecoveryRuleSpec::Either => RecoveryRule::Either,
+                    RecoveryRuleSpec::Both => RecoveryRule::Both,
+                };
+            }
+            if let Some(v) = c.max_level {
+                if !(1..=u32::MAX as i64).contains(&v) {
+                    return Err(Error::scenario(at("max_level"), format!("must be >= 1 (got {v})")));
+                }
+                p.max_level = v as u32;
+            }
+            if let Some(v) = c.gap {
+                p.gap = v;
+            }
+            CcPlan::RcmLinear(p)
+        }
+        CcTypeSpec::Dcqcn => {
+            let mut p = match c.variant.unwrap_or(DcqcnVariantSpec::Paper) {
+                DcqcnVariantSpec::Paper => DcqcnParams::paper(),
+                DcqcnVariantSpec::Mellanox => match line_rate {
+                    Some(r) => DcqcnParams::mellanox(r),
+                    None => return Err(Error::scenario("topology", "has no hosts")),
+                },
+            };
+            if let Some(v) = c.g {
+                p.g = v;
+            }
+            if let Some(v) = c.alpha_init {
+                p.alpha_init = v;
+            }
+            if let Some(v) = &c.alpha_period {
+                p.alpha_period = v.time(&at("alpha_period"))?;
+            }
+            if let Some(v) = &c.increase_period {
+                p.increase_period = v.time(&at("increase_period"))?;
+            }
+            if let Some(v) = &c.decrease_period {
+                p.decrease_period = v.time(&at("decrease_period"))?;
+            }
+            if let Some(v) = &c.byte_counter {
+                p.byte_counter = v.bytes(&at("byte_counter"))?;
+            }
+            if let Some(v) = c.f {
+                let min = if p.variant == DcqcnVariant::Paper { 1 } else { 0 };
+                if !(min..=u32::MAX as i64).contains(&v) {
+                    return Err(Error::scenario(at("f"), format!("must be >= {min} (got {v})")));
+                }
+                p.f = v as u32;
+            }
+            if let Some(v) = &c.rate_ai {
+                p.rate_ai = v.rate(&at("rate_ai"))?;
+            }
+            if let Some(v) = &c.rate_hai {
+                p.rate_hai = v.rate(&at("rate_hai"))?;
+            }
+            if let Some(v) = &c.rate_min {
+                p.rate_min = v.rate(&at("rate_min"))?;
+            }
+            if let Some(v) = c.clamp_target_rate {
+                p.clamp_target_rate = v;
+            }
+            if let Some(v) = c.rate_on_first_cnp {
+                p.rate_on_first_cnp = v;
+            }
+            CcPlan::Dcqcn(p)
+        }
+    };
+    validate::check_cc(&plan, path, line_rate)?;
+    Ok(plan)
 }
 
 fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
@@ -129,6 +305,8 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
         }
     }
     p.pfc = pfc(&s.pfc)?;
+    p.ecn = ecn(&s.ecn)?;
+    p.detection = detection(&s.congestion)?;
     if let Some(sch) = &s.scheduler {
         p.scheduler = match sch {
             SchedulerSpec::Strict(_) => SchedulerPlan { kind: SchedulerKind::Strict, ..p.scheduler },
@@ -158,6 +336,91 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
         };
     }
     Ok(p)
+}
+
+fn ecn(s: &EcnSpec) -> Result<EcnPlan> {
+    let mut p = EcnPlan::default();
+    if let Some(m) = s.mode {
+        p.mode = match m {
+            EcnModeSpec::Off => EcnMode::Off,
+            EcnModeSpec::Red => EcnMode::Red,
+            EcnModeSpec::Step => EcnMode::Step,
+            EcnModeSpec::RedAvg => EcnMode::RedAvg,
+        };
+    }
+    if let Some(v) = &s.kmin {
+        p.kmin = Some(v.bytes("switch.ecn.kmin")?);
+    }
+    if let Some(v) = &s.kmax {
+        p.kmax = Some(v.bytes("switch.ecn.kmax")?);
+    }
+    if let Some(v) = s.pmax {
+        p.pmax = v;
+    }
+    if let Some(v) = s.wq {
+        p.wq = v;
+    }
+    if let Some(m) = s.mark_point {
+        p.mark_point = match m {
+            MarkPointSpec::Dequeue => MarkPoint::Dequeue,
+            MarkPointSpec::Enqueue => MarkPoint::Enqueue,
+        };
+    }
+    if let Some(l) = &s.priorities {
+        p.priorities = priority_mask(l, "switch.ecn.priorities")?;
+    }
+    for (i, e) in s.by_speed.iter().flatten().enumerate() {
+        let at = |k: &str| format!("switch.ecn.by_speed[{i}].{k}");
+        let rate = e.rate.rate(&at("rate"))?;
+        let kmin = e.kmin.bytes(&at("kmin"))?;
+        let kmax = match &e.kmax {
+            Some(v) => v.bytes(&at("kmax"))?,
+            // Step marking only uses kmin.
+            None if p.mode == EcnMode::Step => kmin,
+            None => return Err(Error::scenario(at("kmax"), "missing; needed unless switch.ecn.mode = \"step\"")),
+        };
+        p.by_speed.push(EcnSpeedPlan { rate, kmin, kmax, pmax: e.pmax.unwrap_or(p.pmax) });
+    }
+    Ok(p)
+}
+
+fn detection(s: &CongestionSpec) -> Result<Detection> {
+    const P: &str = "switch.congestion";
+    let kind = s.detection.unwrap_or(DetectionSpec::Ecn);
+    if kind != DetectionSpec::Ecn {
+        only_for(&s.root_only, P, "root_only", "detection = \"ecn\"")?;
+    }
+    if kind == DetectionSpec::Ecn {
+        only_for(&s.threshold, P, "threshold", "detection = \"rcm_1a\" or \"rcm_1b\"")?;
+    }
+    if kind != DetectionSpec::Rcm1a {
+        only_for(&s.mark_victims, P, "mark_victims", "detection = \"rcm_1a\"")?;
+    }
+    if kind != DetectionSpec::Rcm1b {
+        only_for(&s.window, P, "window", "detection = \"rcm_1b\"")?;
+    }
+    let threshold = |name: &str| -> Result<u64> {
+        match &s.threshold {
+            Some(v) => v.bytes("switch.congestion.threshold"),
+            None => Err(Error::scenario(
+                "switch.congestion.threshold",
+                format!("missing; detection = \"{name}\" needs a threshold"),
+            )),
+        }
+    };
+    Ok(match kind {
+        DetectionSpec::Ecn => Detection::Ecn { root_only: s.root_only.unwrap_or(false) },
+        DetectionSpec::Rcm1a => {
+            Detection::Rcm1a { threshold: threshold("rcm_1a")?, mark_victims: s.mark_victims.unwrap_or(false) }
+        }
+        DetectionSpec::Rcm1b => {
+            let window = match &s.window {
+                Some(v) => v.time("switch.congestion.window")?,
+                None => SimTime::us(10),
+            };
+            Detection::Rcm1b { threshold: threshold("rcm_1b")?, window }
+        }
+    })
 }
 
 fn pfc(s: &PfcSpec) -> Result<PfcPlan> {

@@ -1,8 +1,10 @@
 //! The TOML shape of a scenario file. Every struct rejects unknown keys; the sections
 //! with alternatives (`topology`, `[[traffic]]`, `switch.buffer`, `switch.scheduler`)
-//! are tagged by a `type` key. Physical quantities are strings with a unit
-//! ("40Gbps", "1.5us", "32MiB") parsed by `crate::units`; a bare number where a unit is
-//! expected is an error. Defaults come from the `Default` impls in `crate::plan`.
+//! are tagged by a `type` key. A reaction point (`host.cc`, a traffic entry's `cc`) is
+//! one flat table with a `type` key; the builder refuses the keys of the other types.
+//! Physical quantities are strings with a unit ("40Gbps", "1.5us", "32MiB") parsed by
+//! `crate::units`; a bare number where a unit is expected is an error. Defaults come
+//! from the `Default` impls in `crate::plan`.
 
 use std::fmt;
 
@@ -166,6 +168,121 @@ pub struct HostSpec {
     pub ack_every: Option<u32>,
     /// Go-back-N retransmission timeout, default "1ms".
     pub rto: Option<TimeStr>,
+    /// `[host.cnp]`: how a receiving NIC answers CE-marked packets.
+    pub cnp: Option<CnpSpec>,
+    /// `[host.cc]`: the default reaction point of every flow (`Plan::ccs[0]`).
+    pub cc: Option<CcSpec>,
+}
+
+/// `[host.cnp]`: the notification point.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CnpSpec {
+    /// Minimum time between CNPs of one queue pair, default "50us"; "0us": every mark.
+    pub interval: Option<TimeStr>,
+    /// Minimum time between CNPs of one NIC, default "0us" (no limit).
+    pub nic_gap: Option<TimeStr>,
+    /// CNP frame size, 64..=65535 B, default "78B".
+    pub size: Option<SizeStr>,
+    /// "control" (default) or a priority 0..7.
+    pub priority: Option<CnpPrioritySpec>,
+}
+
+/// The class of CNPs: the never-paused control class, or a data priority.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum CnpPrioritySpec {
+    Control,
+    Priority(i64),
+}
+
+impl<'de> Deserialize<'de> for CnpPrioritySpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CnpPrioritySpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "\"control\" or a priority 0..7")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                if v.trim() == "control" {
+                    Ok(CnpPrioritySpec::Control)
+                } else {
+                    Err(E::custom(format!("expected \"control\" or a priority 0..7, got '{v}'")))
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
+                Ok(CnpPrioritySpec::Priority(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
+                Ok(CnpPrioritySpec::Priority(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A reaction point (`[host.cc]`, or `cc = { ... }` of a `[[traffic]]` entry), selected
+/// by `type`. One flat table: the keys of the other types are refused by the builder
+/// ("only for type = ...").
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcSpec {
+    #[serde(rename = "type")]
+    pub kind: CcTypeSpec,
+    // fixed_rate
+    /// The constant pacing rate (required).
+    pub rate: Option<RateStr>,
+    // rcm_linear
+    /// Time without a CNP before one recovery step, default "50us".
+    pub recover_time: Option<TimeStr>,
+    /// Bytes sent without a CNP before one recovery step, default "0B".
+    pub recover_bytes: Option<SizeStr>,
+    /// time | bytes | either | both (default time).
+    pub rule: Option<RecoveryRuleSpec>,
+    /// Highest level k (>= 1), default 1000.
+    pub max_level: Option<i64>,
+    /// Idle gap instead of start-to-start spacing, default false.
+    pub gap: Option<bool>,
+    // dcqcn
+    /// paper | mellanox (default paper): the base parameter set.
+    pub variant: Option<DcqcnVariantSpec>,
+    pub g: Option<f64>,
+    pub alpha_init: Option<f64>,
+    pub alpha_period: Option<TimeStr>,
+    pub increase_period: Option<TimeStr>,
+    pub decrease_period: Option<TimeStr>,
+    pub byte_counter: Option<SizeStr>,
+    pub f: Option<i64>,
+    pub rate_ai: Option<RateStr>,
+    pub rate_hai: Option<RateStr>,
+    pub rate_min: Option<RateStr>,
+    pub clamp_target_rate: Option<bool>,
+    pub rate_on_first_cnp: Option<f64>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CcTypeSpec {
+    None,
+    FixedRate,
+    RcmLinear,
+    Dcqcn,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryRuleSpec {
+    Time,
+    Bytes,
+    Either,
+    Both,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DcqcnVariantSpec {
+    Paper,
+    Mellanox,
 }
 
 /// `[topology]`, selected by `type`.
@@ -280,6 +397,88 @@ pub struct SwitchSpec {
     #[serde(default)]
     pub pfc: PfcSpec,
     pub scheduler: Option<SchedulerSpec>,
+    /// `[switch.ecn]`: ECN marking at egress queues.
+    #[serde(default)]
+    pub ecn: EcnSpec,
+    /// `[switch.congestion]`: the rule that decides which queues mark.
+    #[serde(default)]
+    pub congestion: CongestionSpec,
+}
+
+/// `[switch.ecn]`
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnSpec {
+    /// off | red | step | red_avg (default off).
+    pub mode: Option<EcnModeSpec>,
+    /// Default: 100 KB x port rate / 25 Gb/s.
+    pub kmin: Option<SizeStr>,
+    /// Default: 400 KB x port rate / 25 Gb/s.
+    pub kmax: Option<SizeStr>,
+    /// In [0, 1], default 0.2.
+    pub pmax: Option<f64>,
+    /// EWMA weight of red_avg, in (0, 1], default 0.002.
+    pub wq: Option<f64>,
+    /// dequeue | enqueue (default dequeue).
+    pub mark_point: Option<MarkPointSpec>,
+    /// Priorities whose queues mark (default all).
+    pub priorities: Option<Vec<i64>>,
+    /// Thresholds for ports of a given rate.
+    pub by_speed: Option<Vec<EcnSpeedSpec>>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnModeSpec {
+    Off,
+    Red,
+    Step,
+    RedAvg,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkPointSpec {
+    Dequeue,
+    Enqueue,
+}
+
+/// One `switch.ecn.by_speed` entry.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EcnSpeedSpec {
+    pub rate: RateStr,
+    pub kmin: SizeStr,
+    /// Required unless mode = "step".
+    pub kmax: Option<SizeStr>,
+    /// Default: the section's `pmax`.
+    pub pmax: Option<f64>,
+}
+
+/// `[switch.congestion]`
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CongestionSpec {
+    /// ecn | rcm_1a | rcm_1b (default ecn).
+    pub detection: Option<DetectionSpec>,
+    /// ecn only: skip queues whose port is paused by PFC (default false).
+    pub root_only: Option<bool>,
+    /// rcm_1a / rcm_1b (required for them): queue bytes above which a queue is congested.
+    pub threshold: Option<SizeStr>,
+    /// rcm_1a only: mark at victims too (default false).
+    pub mark_victims: Option<bool>,
+    /// rcm_1b only: arrival window (> 0, default "10us").
+    pub window: Option<TimeStr>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+pub enum DetectionSpec {
+    #[serde(rename = "ecn")]
+    Ecn,
+    #[serde(rename = "rcm_1a")]
+    Rcm1a,
+    #[serde(rename = "rcm_1b")]
+    Rcm1b,
 }
 
 #[derive(Copy, Clone, Debug, Deserialize)]
@@ -412,6 +611,8 @@ pub struct FlowsSpec {
     /// Default priority of the entry's flows (default 3).
     pub priority: Option<i64>,
     pub flows: Vec<FlowSpec>,
+    /// Reaction point of the entry's flows (default: `[host.cc]`).
+    pub cc: Option<CcSpec>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -445,6 +646,8 @@ pub struct IncastSpec {
     /// Default 1.
     pub flows_per_sender: Option<u32>,
     pub rate: Option<RateStr>,
+    /// Reaction point of the entry's flows (default: `[host.cc]`).
+    pub cc: Option<CcSpec>,
 }
 
 /// A random derangement: each host sends to one other host, and receives from one.
@@ -457,6 +660,8 @@ pub struct PermutationSpec {
     pub size: Option<SizeStr>,
     pub start: Option<TimeStr>,
     pub rate: Option<RateStr>,
+    /// Reaction point of the entry's flows (default: `[host.cc]`).
+    pub cc: Option<CcSpec>,
 }
 
 /// Every host to every other host.
@@ -468,6 +673,8 @@ pub struct AllToAllSpec {
     pub size: Option<SizeStr>,
     pub start: Option<TimeStr>,
     pub rate: Option<RateStr>,
+    /// Reaction point of the entry's flows (default: `[host.cc]`).
+    pub cc: Option<CcSpec>,
 }
 
 /// Flows from a CSV file with header `src,dst,size,start[,priority]`. Sizes are unit
@@ -478,6 +685,8 @@ pub struct AllToAllSpec {
 pub struct CsvSpec {
     pub priority: Option<i64>,
     pub file: String,
+    /// Reaction point of the entry's flows (default: `[host.cc]`).
+    pub cc: Option<CcSpec>,
 }
 
 /// Poisson arrivals with sizes from a CDF file.
@@ -501,6 +710,8 @@ pub struct CdfSpec {
     pub stop: Option<TimeStr>,
     /// Whether the CDF column is in percent; default: detected from the last value.
     pub cdf_percent: Option<bool>,
+    /// Reaction point of the entry's flows (default: `[host.cc]`).
+    pub cc: Option<CcSpec>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]

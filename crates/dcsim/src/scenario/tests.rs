@@ -400,3 +400,343 @@ fn print_sample_errors() {
         eprintln!("{ov:32} -> {}", err(BASE, &[ov]));
     }
 }
+
+// ----------------------------------------------------------------------------------------
+// Notification point, reaction points, ECN and congestion detection.
+
+use crate::cc::{CcPlan, DcqcnParams, DcqcnVariant, RcmLinearParams, RecoveryRule};
+
+/// Hosts A (40 Gb/s) and B (25 Gb/s) behind a 10 Gb/s switch-to-switch link: the
+/// smallest host link rate is 25 Gb/s (switch links do not count).
+const MIXED: &str = r#"
+[simulation]
+duration = "1ms"
+[topology]
+type = "explicit"
+hosts = ["A", "B", "C"]
+switches = ["S1", "S2"]
+links = [
+  { a = "A", b = "S1", rate = "40Gbps", delay = "1us" },
+  { a = "C", b = "S1", rate = "40Gbps", delay = "1us" },
+  { a = "B", b = "S2", rate = "25Gbps", delay = "1us" },
+  { a = "S1", b = "S2", rate = "10Gbps", delay = "1us" },
+]
+"#;
+
+fn dcqcn(p: &Plan, k: usize) -> DcqcnParams {
+    match &p.ccs[k] {
+        CcPlan::Dcqcn(d) => d.clone(),
+        other => panic!("ccs[{k}] is {other:?}, not dcqcn"),
+    }
+}
+
+#[test]
+fn new_sections_default_to_plan_defaults() {
+    let p = load(STAR8, &[]).unwrap();
+    assert_eq!(p.host.cnp, HostPlan::default().cnp);
+    assert_eq!(p.switch.ecn, EcnPlan::default());
+    assert_eq!(p.switch.detection, Detection::Ecn { root_only: false });
+    assert_eq!(p.ccs, vec![CcPlan::None]);
+    let p = load(BASE, &[]).unwrap();
+    assert_eq!(p.ccs, vec![CcPlan::None]);
+    assert!(p.flows.iter().all(|f| f.cc == 0));
+}
+
+#[test]
+fn cnp_section_parses() {
+    let t = format!("{STAR8}[host.cnp]\ninterval = \"0us\"\nnic_gap = \"1us\"\nsize = \"80B\"\npriority = 6\n");
+    let p = load(&t, &[]).unwrap();
+    assert_eq!(p.host.cnp, CnpPlan { interval: SimTime::ZERO, nic_gap: SimTime::us(1), bytes: 80, priority: Some(6) });
+    let p = load(&t, &["host.cnp.priority=control"]).unwrap();
+    assert_eq!(p.host.cnp.priority, None);
+    let p = load(STAR8, &["host.cnp.interval=\"20us\""]).unwrap();
+    assert_eq!(p.host.cnp.interval, SimTime::us(20));
+    assert_eq!((p.host.cnp.bytes, p.host.cnp.priority, p.host.cnp.nic_gap), (78, None, SimTime::ZERO));
+}
+
+#[test]
+fn host_cc_types_parse() {
+    let p = load(STAR8, &["host.cc.type=none"]).unwrap();
+    assert_eq!(p.ccs, vec![CcPlan::None]);
+    let p = load(STAR8, &["host.cc.type=fixed_rate", "host.cc.rate=2.5Gbps"]).unwrap();
+    assert_eq!(p.ccs, vec![CcPlan::FixedRate(Rate(2_500_000_000))]);
+    let p = load(STAR8, &["host.cc.type=rcm_linear"]).unwrap();
+    assert_eq!(p.ccs, vec![CcPlan::RcmLinear(RcmLinearParams::default())]);
+    let t = format!(
+        "{STAR8}[host.cc]\ntype = \"rcm_linear\"\nrecover_time = \"20us\"\nrecover_bytes = \"64KB\"\nrule = \"both\"\nmax_level = 16\ngap = true\n"
+    );
+    let p = load(&t, &[]).unwrap();
+    assert_eq!(
+        p.ccs[0],
+        CcPlan::RcmLinear(RcmLinearParams {
+            recover_time: SimTime::us(20),
+            recover_bytes: 64_000,
+            rule: RecoveryRule::Both,
+            max_level: 16,
+            gap: true
+        })
+    );
+    // Paper defaults (also without `variant`), then overrides field by field.
+    let p = load(STAR8, &["host.cc.type=dcqcn"]).unwrap();
+    assert_eq!(dcqcn(&p, 0), DcqcnParams::paper());
+    let t = format!(
+        "{STAR8}[host.cc]\ntype = \"dcqcn\"\nvariant = \"paper\"\ng = 0.0625\nalpha_init = 0.5\nalpha_period = \"50us\"\n\
+         increase_period = \"40us\"\ndecrease_period = \"8us\"\nbyte_counter = \"1MB\"\nf = 3\nrate_ai = \"20Mbps\"\n\
+         rate_hai = \"200Mbps\"\nrate_min = \"50Mbps\"\nclamp_target_rate = false\nrate_on_first_cnp = 0.5\n"
+    );
+    let d = dcqcn(&load(&t, &[]).unwrap(), 0);
+    assert_eq!(
+        d,
+        DcqcnParams {
+            variant: DcqcnVariant::Paper,
+            g: 0.0625,
+            alpha_init: 0.5,
+            alpha_period: SimTime::us(50),
+            increase_period: SimTime::us(40),
+            decrease_period: SimTime::us(8),
+            byte_counter: 1_000_000,
+            f: 3,
+            rate_ai: Rate::mbps(20),
+            rate_hai: Rate::mbps(200),
+            rate_min: Rate::mbps(50),
+            clamp_target_rate: false,
+            rate_on_first_cnp: 0.5,
+        }
+    );
+}
+
+#[test]
+fn dcqcn_mellanox_defaults_scale_with_smallest_host_rate() {
+    let p = load(MIXED, &["host.cc.type=dcqcn", "host.cc.variant=mellanox"]).unwrap();
+    let d = dcqcn(&p, 0);
+    assert_eq!(d, DcqcnParams::mellanox(Rate::gbps(25)));
+    assert_eq!((d.rate_ai, d.rate_hai, d.rate_min), (Rate::mbps(5), Rate::mbps(50), Rate::mbps(1000)));
+    assert_eq!((d.f, d.byte_counter, d.alpha_period, d.increase_period), (1, 0, SimTime::us(1), SimTime::us(300)));
+    // A 100 Gb/s star: R_AI and R_HAI x4; a 5 Gb/s star: R_min capped at line rate / 10.
+    let fast = STAR8.replace("10Gbps", "100Gbps");
+    let d = dcqcn(&load(&fast, &["host.cc.type=dcqcn", "host.cc.variant=mellanox"]).unwrap(), 0);
+    assert_eq!((d.rate_ai, d.rate_hai, d.rate_min), (Rate::mbps(20), Rate::mbps(200), Rate::mbps(1000)));
+    let slow = STAR8.replace("10Gbps", "5Gbps");
+    let d = dcqcn(&load(&slow, &["host.cc.type=dcqcn", "host.cc.variant=mellanox"]).unwrap(), 0);
+    assert_eq!(d.rate_min, Rate::mbps(500));
+    // Overrides on top of the scaled base; F = 0 is allowed for Mellanox.
+    let d = dcqcn(
+        &load(
+            MIXED,
+            &["host.cc.type=dcqcn", "host.cc.variant=mellanox", "host.cc.rate_ai=\"40Mbps\"", "host.cc.f=0", "host.cc.clamp_target_rate=true"],
+        )
+        .unwrap(),
+        0,
+    );
+    assert_eq!(d, DcqcnParams { rate_ai: Rate::mbps(40), f: 0, clamp_target_rate: true, ..DcqcnParams::mellanox(Rate::gbps(25)) });
+}
+
+#[test]
+fn traffic_cc_is_appended_and_indexed() {
+    let t = format!(
+        "{STAR8}[host.cc]\ntype = \"rcm_linear\"\n\
+         [[traffic]]\ntype = \"incast\"\nsender_count = 3\nreceiver = \"h0\"\nsize = \"64KB\"\n\
+         cc = {{ type = \"dcqcn\", variant = \"paper\", g = 0.00390625, f = 2 }}\n\
+         [[traffic]]\ntype = \"all_to_all\"\nhosts = [\"h1\", \"h2\"]\nsize = \"10KB\"\n\
+         [[traffic]]\ntype = \"flows\"\nflows = [{{ src = \"h4\", dst = \"h5\" }}]\ncc = {{ type = \"fixed_rate\", rate = \"1Gbps\" }}\n\
+         [[traffic]]\ntype = \"permutation\"\nsize = \"1MB\"\ncc = {{ type = \"dcqcn\", variant = \"mellanox\", g = 1 }}\n"
+    );
+    let p = load(&t, &[]).unwrap();
+    assert_eq!(p.ccs.len(), 4);
+    assert_eq!(p.ccs[0], CcPlan::RcmLinear(RcmLinearParams::default()));
+    assert_eq!(dcqcn(&p, 1), DcqcnParams { g: 1.0 / 256.0, f: 2, ..DcqcnParams::paper() });
+    assert_eq!(p.ccs[2], CcPlan::FixedRate(Rate::gbps(1)));
+    assert_eq!(dcqcn(&p, 3), DcqcnParams { g: 1.0, ..DcqcnParams::mellanox(Rate::gbps(10)) });
+    for f in &p.flows {
+        let want = [1, 0, 2, 3][f.group as usize];
+        assert_eq!(f.cc, want, "flow of group {}", f.group);
+    }
+    // The same through an override of the existing base file.
+    let p = load(BASE, &["traffic[0].cc.type=dcqcn"]).unwrap();
+    assert_eq!(p.ccs, vec![CcPlan::None, CcPlan::Dcqcn(DcqcnParams::paper())]);
+    assert!(p.flows.iter().all(|f| f.cc == 1));
+}
+
+#[test]
+fn ecn_section_parses() {
+    let t = format!(
+        "{STAR8}[switch.ecn]\nmode = \"red_avg\"\nkmin = \"5KB\"\nkmax = \"200KB\"\npmax = 0.01\nwq = 0.004\n\
+         mark_point = \"enqueue\"\npriorities = [3, 5]\n\
+         by_speed = [ {{ rate = \"25Gbps\", kmin = \"100KB\", kmax = \"400KB\", pmax = 0.2 }}, {{ rate = \"100Gbps\", kmin = \"400KB\", kmax = \"1600KB\" }} ]\n"
+    );
+    let p = load(&t, &[]).unwrap();
+    assert_eq!(
+        p.switch.ecn,
+        EcnPlan {
+            mode: EcnMode::RedAvg,
+            kmin: Some(5_000),
+            kmax: Some(200_000),
+            pmax: 0.01,
+            wq: 0.004,
+            mark_point: MarkPoint::Enqueue,
+            priorities: (1 << 3) | (1 << 5),
+            by_speed: vec![
+                EcnSpeedPlan { rate: Rate::gbps(25), kmin: 100_000, kmax: 400_000, pmax: 0.2 },
+                EcnSpeedPlan { rate: Rate::gbps(100), kmin: 400_000, kmax: 1_600_000, pmax: 0.01 },
+            ],
+        }
+    );
+    let p = load(STAR8, &["switch.ecn.mode=red"]).unwrap();
+    assert_eq!(p.switch.ecn, EcnPlan { mode: EcnMode::Red, ..EcnPlan::default() });
+    // Step marking: kmax may be omitted (also per speed, where it takes kmin).
+    let p = load(STAR8, &["switch.ecn.mode=step", "switch.ecn.kmin=\"30KB\"", "switch.ecn.by_speed=[{rate=\"10Gbps\", kmin=\"12KB\"}]", "switch.ecn.pmax=1"])
+        .unwrap();
+    assert_eq!((p.switch.ecn.mode, p.switch.ecn.kmin, p.switch.ecn.kmax, p.switch.ecn.pmax), (EcnMode::Step, Some(30_000), None, 1.0));
+    assert_eq!(p.switch.ecn.by_speed, vec![EcnSpeedPlan { rate: Rate::gbps(10), kmin: 12_000, kmax: 12_000, pmax: 1.0 }]);
+}
+
+#[test]
+fn congestion_section_parses() {
+    let p = load(STAR8, &["switch.congestion.detection=ecn", "switch.congestion.root_only=true"]).unwrap();
+    assert_eq!(p.switch.detection, Detection::Ecn { root_only: true });
+    let p = load(STAR8, &["switch.congestion.detection=rcm_1a", "switch.congestion.threshold=20KB"]).unwrap();
+    assert_eq!(p.switch.detection, Detection::Rcm1a { threshold: 20_000, mark_victims: false });
+    let p = load(STAR8, &["switch.congestion.detection=rcm_1a", "switch.congestion.threshold=20KB", "switch.congestion.mark_victims=true"])
+        .unwrap();
+    assert_eq!(p.switch.detection, Detection::Rcm1a { threshold: 20_000, mark_victims: true });
+    let p = load(STAR8, &["switch.congestion.detection=rcm_1b", "switch.congestion.threshold=\"8KiB\""]).unwrap();
+    assert_eq!(p.switch.detection, Detection::Rcm1b { threshold: 8192, window: SimTime::us(10) });
+    let t = format!("{STAR8}[switch.congestion]\ndetection = \"rcm_1b\"\nthreshold = \"20KB\"\nwindow = \"2us\"\n");
+    assert_eq!(load(&t, &[]).unwrap().switch.detection, Detection::Rcm1b { threshold: 20_000, window: SimTime::us(2) });
+    // ECN off with ECN detection is accepted: nothing marks.
+    let p = load(STAR8, &["switch.ecn.mode=off", "switch.congestion.detection=ecn"]).unwrap();
+    assert_eq!((p.switch.ecn.mode, p.switch.detection.clone()), (EcnMode::Off, Detection::Ecn { root_only: false }));
+}
+
+#[test]
+fn bad_cnp() {
+    expect(STAR8, &["host.cnp.size=\"32B\""], &["host.cnp.size: must be 64..=65535 B (got 32 B)"]);
+    expect(STAR8, &["host.cnp.size=\"70000B\""], &["host.cnp.size: must be 64..=65535"]);
+    expect(STAR8, &["host.cnp.priority=9"], &["host.cnp.priority: must be 0..=7 (got 9)"]);
+    expect(STAR8, &["host.cnp.priority=data"], &["host.cnp.priority:", "expected \"control\" or a priority 0..7"]);
+    expect(STAR8, &["host.cnp.interval=50"], &["host.cnp.interval:", "needs a unit"]);
+    expect(STAR8, &["host.cnp.rate=1"], &["host.cnp: unknown field 'rate'"]);
+}
+
+#[test]
+fn bad_ecn() {
+    let red = ["switch.ecn.mode=red", "switch.ecn.kmin=\"300KB\"", "switch.ecn.kmax=\"200KB\""];
+    expect(STAR8, &red, &["switch.ecn.kmin: must be <= kmax (300000 B > 200000 B)"]);
+    expect(STAR8, &["switch.ecn.mode=red", "switch.ecn.kmin=\"30KB\""], &["switch.ecn.kmax: missing"]);
+    expect(STAR8, &["switch.ecn.mode=step", "switch.ecn.kmax=\"30KB\""], &["switch.ecn.kmin: missing"]);
+    expect(STAR8, &["switch.ecn.pmax=1.5"], &["switch.ecn.pmax: must be in [0, 1] (got 1.5)"]);
+    expect(STAR8, &["switch.ecn.pmax=-0.1"], &["switch.ecn.pmax: must be in [0, 1]"]);
+    expect(STAR8, &["switch.ecn.wq=0"], &["switch.ecn.wq: must be in (0, 1]"]);
+    expect(STAR8, &["switch.ecn.mode=wred"], &["switch.ecn.mode:", "unknown variant 'wred'"]);
+    expect(STAR8, &["switch.ecn.mark_point=middle"], &["switch.ecn.mark_point:", "unknown variant"]);
+    expect(STAR8, &["switch.ecn.priorities=[8]"], &["switch.ecn.priorities[0]:", "0..=7"]);
+    expect(STAR8, &["switch.ecn.kmn=\"5KB\""], &["switch.ecn: unknown field 'kmn'"]);
+    let bs = |v: &str| format!("switch.ecn.by_speed={v}");
+    expect(STAR8, &["switch.ecn.mode=red", &bs("[{rate=\"25Gbps\", kmin=\"100KB\"}]")], &["switch.ecn.by_speed[0].kmax: missing"]);
+    expect(STAR8, &[&bs("[{rate=\"25Gbps\", kmin=\"100KB\", kmax=\"10KB\"}]")], &["switch.ecn.by_speed[0].kmin: must be <= kmax"]);
+    expect(STAR8, &[&bs("[{rate=\"25Gbps\", kmin=\"1KB\", kmax=\"10KB\", pmax=2}]")], &["switch.ecn.by_speed[0].pmax: must be in [0, 1]"]);
+    expect(STAR8, &[&bs("[{rate=\"25Gbps\", kmin=\"1KB\", kmax=\"10KB\", p=2}]")], &["switch.ecn.by_speed[0]: unknown field 'p'"]);
+    expect(STAR8, &[&bs("[{kmin=\"1KB\", kmax=\"10KB\"}]")], &["switch.ecn.by_speed[0]: missing field 'rate'"]);
+    expect(
+        STAR8,
+        &[&bs("[{rate=\"25Gbps\", kmin=\"1KB\", kmax=\"10KB\"}, {rate=\"25Gbps\", kmin=\"2KB\", kmax=\"10KB\"}]")],
+        &["switch.ecn.by_speed[1].rate: 25", "listed twice"],
+    );
+}
+
+#[test]
+fn bad_congestion() {
+    let c = |k: &str, v: &str| format!("switch.congestion.{k}={v}");
+    expect(STAR8, &[&c("detection", "rcm_1a"), &c("threshold", "20KB"), &c("window", "10us")], &[
+        "switch.congestion.window: only for detection = \"rcm_1b\"",
+    ]);
+    expect(STAR8, &[&c("detection", "rcm_1b"), &c("threshold", "20KB"), &c("mark_victims", "true")], &[
+        "switch.congestion.mark_victims: only for detection = \"rcm_1a\"",
+    ]);
+    expect(STAR8, &[&c("detection", "rcm_1b"), &c("threshold", "20KB"), &c("root_only", "true")], &[
+        "switch.congestion.root_only: only for detection = \"ecn\"",
+    ]);
+    expect(STAR8, &[&c("threshold", "20KB")], &["switch.congestion.threshold: only for detection = \"rcm_1a\" or \"rcm_1b\""]);
+    expect(STAR8, &[&c("detection", "rcm_1a")], &["switch.congestion.threshold: missing; detection = \"rcm_1a\" needs a threshold"]);
+    expect(STAR8, &[&c("detection", "rcm_1b")], &["switch.congestion.threshold: missing"]);
+    expect(STAR8, &[&c("detection", "rcm_1b"), &c("threshold", "20KB"), &c("window", "\"0us\"")], &[
+        "switch.congestion.window: must be > 0",
+    ]);
+    expect(STAR8, &[&c("detection", "rcm2")], &["switch.congestion.detection:", "unknown variant 'rcm2'", "rcm_1a"]);
+    expect(STAR8, &[&c("threshold", "20")], &["switch.congestion.threshold:", "needs a unit"]);
+    expect(STAR8, &[&c("windw", "\"1us\"")], &["switch.congestion: unknown field 'windw'"]);
+}
+
+#[test]
+fn bad_host_cc() {
+    let d = |kv: &[&str]| {
+        let mut v = vec!["host.cc.type=dcqcn".to_string()];
+        v.extend(kv.iter().map(|s| format!("host.cc.{s}")));
+        v
+    };
+    let e = |kv: &[&str], needles: &[&str]| {
+        let ov = d(kv);
+        let ov: Vec<&str> = ov.iter().map(|s| s.as_str()).collect();
+        expect(STAR8, &ov, needles);
+    };
+    e(&["g=0"], &["host.cc.g: must be in (0, 1] (got 0)"]);
+    e(&["g=1.5"], &["host.cc.g: must be in (0, 1]"]);
+    e(&["alpha_init=0.0"], &["host.cc.alpha_init: must be in (0, 1]"]);
+    e(&["alpha_period=\"0us\""], &["host.cc.alpha_period: must be > 0"]);
+    e(&["increase_period=\"0us\""], &["host.cc.increase_period: must be > 0"]);
+    e(&["decrease_period=\"0ns\""], &["host.cc.decrease_period: must be > 0"]);
+    e(&["f=0"], &["host.cc.f: must be >= 1 (got 0)"]);
+    e(&["variant=mellanox", "f=-1"], &["host.cc.f: must be >= 0 (got -1)"]);
+    e(&["rate_min=\"20Gbps\""], &["host.cc.rate_min: must be <= the smallest host link rate"]);
+    e(&["rate_min=\"0Mbps\""], &["host.cc.rate_min: must be > 0"]);
+    e(&["rate_on_first_cnp=0"], &["host.cc.rate_on_first_cnp: must be in (0, 1]"]);
+    e(&["rate_on_first_cnp=1.2"], &["host.cc.rate_on_first_cnp: must be in (0, 1]"]);
+    e(&["variant=intel"], &["host.cc.variant:", "unknown variant 'intel'"]);
+    e(&["byte_counter=100"], &["host.cc.byte_counter:", "needs a unit"]);
+    e(&["rate=\"1Gbps\""], &["host.cc.rate: only for type = \"fixed_rate\""]);
+    e(&["gap=true"], &["host.cc.gap: only for type = \"rcm_linear\""]);
+    e(&["alpha=0.5"], &["host.cc: unknown field 'alpha'"]);
+    // The bound of rate_min is the smallest host link rate (25 Gb/s here, not 40 or 10).
+    expect(MIXED, &["host.cc.type=dcqcn", "host.cc.rate_min=\"30Gbps\""], &["host.cc.rate_min:", "25Gbps"]);
+    assert!(load(MIXED, &["host.cc.type=dcqcn", "host.cc.rate_min=\"25Gbps\""]).is_ok());
+
+    expect(STAR8, &["host.cc.type=fixed_rate"], &["host.cc.rate: missing; type = \"fixed_rate\" needs a rate"]);
+    expect(STAR8, &["host.cc.type=fixed_rate", "host.cc.rate=\"0Gbps\""], &["host.cc.rate: must be > 0"]);
+    expect(STAR8, &["host.cc.type=none", "host.cc.g=0.5"], &["host.cc.g: only for type = \"dcqcn\""]);
+    expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=bytes"], &[
+        "host.cc.recover_bytes: must be > 0 with rule = \"bytes\"",
+    ]);
+    expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=either", "host.cc.recover_time=\"0us\"", "host.cc.recover_bytes=1KB"], &[
+        "host.cc.recover_time: must be > 0 with rule = \"either\"",
+    ]);
+    assert!(load(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=bytes", "host.cc.recover_time=\"0us\"", "host.cc.recover_bytes=1KB"]).is_ok());
+    expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.max_level=0"], &["host.cc.max_level: must be >= 1 (got 0)"]);
+    expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=sometimes"], &["host.cc.rule:", "unknown variant 'sometimes'"]);
+    expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.variant=paper"], &["host.cc.variant: only for type = \"dcqcn\""]);
+    expect(STAR8, &["host.cc.type=hpcc"], &["host.cc.type:", "unknown variant 'hpcc'", "dcqcn"]);
+    expect(STAR8, &["host.cc.g=0.5"], &["host.cc: missing field 'type'"]);
+}
+
+#[test]
+fn bad_traffic_cc() {
+    expect(BASE, &["traffic[0].cc.type=dcqcn", "traffic[0].cc.g=2"], &["traffic[0].cc.g: must be in (0, 1]"]);
+    expect(BASE, &["traffic[0].cc.type=dcqcn", "traffic[0].cc.gg=2"], &["traffic[0].cc: unknown field 'gg'"]);
+    expect(BASE, &["traffic[0].cc.type=dcq"], &["traffic[0].cc.type:", "unknown variant 'dcq'"]);
+    expect(BASE, &["traffic[0].cc.type=fixed_rate", "traffic[0].cc.rate=5"], &["traffic[0].cc.rate:", "needs a unit"]);
+    let t = format!("{STAR8}[[traffic]]\ntype = \"incast\"\nsender_count = 2\nreceiver = \"h0\"\ncc = {{ type = \"rcm_linear\", max_level = 0 }}\n");
+    expect(&t, &[], &["traffic[0].cc.max_level: must be >= 1"]);
+}
+
+#[test]
+fn plan_level_cc_checks() {
+    let mut p = load(BASE, &[]).unwrap();
+    p.flows[1].cc = 3;
+    let e = validate::validate_plan(&p).unwrap_err().to_string();
+    assert!(e.contains("traffic[0].flows[1].cc: congestion control 3 does not exist"), "{e}");
+    let mut p = load(BASE, &["traffic[0].cc.type=dcqcn"]).unwrap();
+    if let CcPlan::Dcqcn(d) = &mut p.ccs[1] {
+        d.g = 0.0;
+    }
+    let e = validate::validate_plan(&p).unwrap_err().to_string();
+    assert!(e.contains("traffic[0].cc.g: must be in (0, 1]"), "{e}");
+}

@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::plan::{BufferPlan, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind};
-use crate::units::SimTime;
+use crate::cc::{CcPlan, DcqcnVariant, RecoveryRule};
+use crate::plan::{BufferPlan, Detection, EcnMode, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind};
+use crate::units::{Rate, SimTime};
 
 /// Bytes of preamble, SFD and inter-frame gap.
 
@@ -13,6 +14,7 @@ use crate::units::SimTime;
 pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_settings(plan)?;
     let comp = validate_topology(plan)?;
+    validate_ccs(plan)?;
     validate_flows(plan, &comp)?;
     check_connected(plan, &comp)
 }
@@ -41,6 +43,15 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     }
     if h.rto == SimTime::ZERO {
         return Err(Error::scenario("host.rto", "must be > 0"));
+    }
+    let cnp = &h.cnp;
+    if !(64..=65_535).contains(&cnp.bytes) {
+        return Err(Error::scenario("host.cnp.size", format!("must be 64..=65535 B (got {} B)", cnp.bytes)));
+    }
+    if let Some(pr) = cnp.priority {
+        if pr > 7 {
+            return Err(Error::scenario("host.cnp.priority", format!("must be \"control\" or 0..=7 (got {pr})")));
+        }
     }
     let frame = h.mtu as u64 + h.header_bytes as u64 + if h.preamble_ifg { crate::net::pfc::PREAMBLE_IFG as u64 } else { 0 };
     let s = &p.switch;
@@ -118,12 +129,167 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     if s.egress_limit == Some(0) {
         return Err(Error::scenario("switch.egress_limit", "must be > 0"));
     }
+    validate_ecn(p)?;
+    match s.detection {
+        Detection::Ecn { .. } | Detection::Rcm1a { .. } => {}
+        Detection::Rcm1b { window, .. } => {
+            if window == SimTime::ZERO {
+                return Err(Error::scenario("switch.congestion.window", "must be > 0"));
+            }
+        }
+    }
     let st = &p.stats;
     if st.steady_start >= p.duration {
         return Err(Error::scenario(
             "stats.steady_start",
             format!("must be below simulation.duration ({} >= {})", st.steady_start, p.duration),
         ));
+    }
+    Ok(())
+}
+
+fn check_k(kmin: u64, kmax: u64, path: &str) -> Result<()> {
+    if kmin > kmax {
+        return Err(Error::scenario(format!("{path}.kmin"), format!("must be <= kmax ({kmin} B > {kmax} B)")));
+    }
+    Ok(())
+}
+
+fn check_pmax(pmax: f64, path: &str) -> Result<()> {
+    if !(0.0..=1.0).contains(&pmax) {
+        return Err(Error::scenario(format!("{path}.pmax"), format!("must be in [0, 1] (got {pmax})")));
+    }
+    Ok(())
+}
+
+/// `[switch.ecn]`: thresholds ordered, probabilities and weights in range. RED needs
+/// both thresholds or neither (the rate-scaled defaults); step marking uses only kmin.
+fn validate_ecn(p: &Plan) -> Result<()> {
+    const P: &str = "switch.ecn";
+    let e = &p.switch.ecn;
+    match (e.kmin, e.kmax) {
+        (Some(kmin), Some(kmax)) => check_k(kmin, kmax, P)?,
+        (Some(_), None) if matches!(e.mode, EcnMode::Red | EcnMode::RedAvg) => {
+            return Err(Error::scenario(
+                "switch.ecn.kmax",
+                "missing; give kmin and kmax together (or neither, for the rate-scaled defaults)",
+            ))
+        }
+        (None, Some(_)) if matches!(e.mode, EcnMode::Red | EcnMode::RedAvg | EcnMode::Step) => {
+            return Err(Error::scenario(
+                "switch.ecn.kmin",
+                "missing; give kmin and kmax together (or neither, for the rate-scaled defaults)",
+            ))
+        }
+        _ => {}
+    }
+    check_pmax(e.pmax, P)?;
+    if !(e.wq > 0.0 && e.wq <= 1.0) {
+        return Err(Error::scenario("switch.ecn.wq", format!("must be in (0, 1] (got {})", e.wq)));
+    }
+    for (i, b) in e.by_speed.iter().enumerate() {
+        let at = format!("{P}.by_speed[{i}]");
+        if b.rate.0 == 0 {
+            return Err(Error::scenario(format!("{at}.rate"), "must be > 0"));
+        }
+        if e.by_speed[..i].iter().any(|o| o.rate == b.rate) {
+            return Err(Error::scenario(format!("{at}.rate"), format!("{} listed twice", b.rate)));
+        }
+        check_k(b.kmin, b.kmax, &at)?;
+        check_pmax(b.pmax, &at)?;
+    }
+    Ok(())
+}
+
+/// The smallest rate of a link that ends at a host (`None` without hosts).
+pub fn min_host_rate(p: &Plan) -> Option<Rate> {
+    let is_host = |i: u32| p.nodes.get(i as usize).map(|n| n.kind == NodeKind::Host).unwrap_or(false);
+    p.links.iter().filter(|l| is_host(l.a) || is_host(l.b)).map(|l| l.rate).min()
+}
+
+/// The parameters of one reaction point; errors name `path.<field>`. `line_rate` (the
+/// smallest host link rate) bounds `rate_min` when known.
+pub fn check_cc(cc: &CcPlan, path: &str, line_rate: Option<Rate>) -> Result<()> {
+    let at = |k: &str| format!("{path}.{k}");
+    match cc {
+        CcPlan::None => {}
+        CcPlan::FixedRate(r) => {
+            if r.0 == 0 {
+                return Err(Error::scenario(at("rate"), "must be > 0"));
+            }
+        }
+        CcPlan::RcmLinear(p) => {
+            let (time, bytes) = match p.rule {
+                RecoveryRule::Time => (true, false),
+                RecoveryRule::Bytes => (false, true),
+                RecoveryRule::Either | RecoveryRule::Both => (true, true),
+            };
+            let rule = format!("{:?}", p.rule).to_lowercase();
+            if time && p.recover_time == SimTime::ZERO {
+                return Err(Error::scenario(at("recover_time"), format!("must be > 0 with rule = \"{rule}\"")));
+            }
+            if bytes && p.recover_bytes == 0 {
+                return Err(Error::scenario(at("recover_bytes"), format!("must be > 0 with rule = \"{rule}\"")));
+            }
+            if p.max_level == 0 {
+                return Err(Error::scenario(at("max_level"), "must be >= 1"));
+            }
+        }
+        CcPlan::Dcqcn(p) => {
+            for (k, v) in [("g", p.g), ("alpha_init", p.alpha_init)] {
+                if !(v > 0.0 && v <= 1.0) {
+                    return Err(Error::scenario(at(k), format!("must be in (0, 1] (got {v})")));
+                }
+            }
+            for (k, v) in
+                [("alpha_period", p.alpha_period), ("increase_period", p.increase_period), ("decrease_period", p.decrease_period)]
+            {
+                if v == SimTime::ZERO {
+                    return Err(Error::scenario(at(k), "must be > 0"));
+                }
+            }
+            if p.variant == DcqcnVariant::Paper && p.f < 1 {
+                return Err(Error::scenario(at("f"), "must be >= 1 with variant = \"paper\""));
+            }
+            for (k, v) in [("rate_ai", p.rate_ai), ("rate_hai", p.rate_hai), ("rate_min", p.rate_min)] {
+                if v.0 == 0 {
+                    return Err(Error::scenario(at(k), "must be > 0"));
+                }
+            }
+            if let Some(lr) = line_rate {
+                if p.rate_min > lr {
+                    return Err(Error::scenario(
+                        at("rate_min"),
+                        format!("must be <= the smallest host link rate ({} > {lr})", p.rate_min),
+                    ));
+                }
+            }
+            let f = p.rate_on_first_cnp;
+            if !(f > 0.0 && f <= 1.0) {
+                return Err(Error::scenario(at("rate_on_first_cnp"), format!("must be in (0, 1] (got {f})")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `Plan::ccs`: present, each valid. Entry 0 is `host.cc`; a later entry is named after
+/// the `[[traffic]]` entry of the first flow that uses it.
+pub fn validate_ccs(p: &Plan) -> Result<()> {
+    if p.ccs.is_empty() {
+        return Err(Error::scenario("host.cc", "the plan has no congestion control entry (ccs[0])"));
+    }
+    let line_rate = min_host_rate(p);
+    for (k, cc) in p.ccs.iter().enumerate() {
+        let path = if k == 0 {
+            "host.cc".to_string()
+        } else {
+            match p.flows.iter().find(|f| f.cc as usize == k) {
+                Some(f) => format!("traffic[{}].cc", f.group),
+                None => format!("ccs[{k}]"),
+            }
+        };
+        check_cc(cc, &path, line_rate)?;
     }
     Ok(())
 }
@@ -216,6 +382,12 @@ fn check_flow(p: &Plan, f: &FlowPlan, path: &str, comp: &[u32]) -> Result<()> {
     }
     if f.priority > 7 {
         return Err(Error::scenario(format!("{path}.priority"), format!("must be 0..=7 (got {})", f.priority)));
+    }
+    if f.cc as usize >= p.ccs.len() {
+        return Err(Error::scenario(
+            format!("{path}.cc"),
+            format!("congestion control {} does not exist ({} defined)", f.cc, p.ccs.len()),
+        ));
     }
     if f.rate.map(|r| r.0 == 0).unwrap_or(false) {
         return Err(Error::scenario(format!("{path}.rate"), "must be > 0"));
