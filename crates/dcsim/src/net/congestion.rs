@@ -2,14 +2,25 @@
 //! crossed them (seed 000's statistics). An egress (port, priority) queue is evaluated
 //! each time its port's arbitration sends one of its packets:
 //! - congested time while PFC pauses the queue's port is **victim** time, the rest
-//!   **root** time; a congested queue is a victim while it has spent at least half of its
-//!   current congested interval paused (infiniband.md 2.2: congested only because it
-//!   cannot transmit), the root otherwise;
+//!   **root** time. A root's own link is the bottleneck: it transmits without pause for as
+//!   long as it is congested. A congested queue that spends at least `VICTIM_SHARE` of its
+//!   congested time paused is backed up from downstream: a **victim** (infiniband.md 2.2:
+//!   congested because it cannot transmit);
 //! - rule 1a: congested when its queue exceeds a threshold; rule 1b: when, in addition,
 //!   the inputs requesting it could bring more than its capacity; ECN marking: when its
 //!   queue exceeds Kmin.
 
 use crate::units::{Rate, SimTime};
+
+/// Share of congested time spent paused from which a queue counts as a victim. Small:
+/// a root is never paused, while a victim is paused for a large share (in the seed
+/// parking lot the S1 -> S2 queue is paused about 40 % of the time).
+pub const VICTIM_SHARE: f64 = 0.05;
+
+/// Whether congested time split into root and victim time makes a victim.
+pub fn victim_by_time(root_ps: u64, victim_ps: u64) -> bool {
+    victim_ps > 0 && victim_ps as f64 >= VICTIM_SHARE * (root_ps + victim_ps) as f64
+}
 
 #[derive(Copy, Clone, Debug, Default)]
 pub struct CongestionPoint {
@@ -70,7 +81,7 @@ impl CongestionPoint {
     }
 
     /// Whether the queue is, right now, a victim of congestion elsewhere.
-    pub fn is_victim(&self) -> bool { self.congested && self.interval_victim_ps > 0 && self.interval_victim_ps >= self.interval_root_ps }
+    pub fn is_victim(&self) -> bool { self.congested && victim_by_time(self.interval_root_ps, self.interval_victim_ps) }
 
     /// Time spent congested so far.
     pub fn congested_ps(&self) -> u64 { self.root_ps + self.victim_ps }
@@ -147,6 +158,7 @@ mod tests {
         assert!(!cp.is_victim());
         cp.evaluate(SimTime::us(7), true, us(3)); // 4 us, 3 of them paused
         assert!(cp.is_victim(), "3 us paused of 6 congested");
+        assert!(!victim_by_time(us(100), us(1)), "1 % paused is a root");
         let closed = cp.evaluate(SimTime::us(10), false, us(3)); // 3 us sending
         assert_eq!(closed, Some((SimTime::us(1), us(6), us(3))));
         assert_eq!((cp.root_ps, cp.victim_ps, cp.intervals), (us(6), us(3), 1));

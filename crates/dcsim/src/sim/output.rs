@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::Simulation;
+use crate::net::congestion::victim_by_time;
 use crate::net::mmu::DROP_REASONS;
 use crate::results::{Column, Results, Table};
 use crate::units::SimTime;
@@ -248,7 +249,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         cong.push(cp.congested_ps());
         root.push(cp.root_ps);
         victim.push(cp.victim_ps);
-        role.push(if cp.root_ps >= cp.victim_ps { "root" } else { "victim" }.to_string());
+        role.push(if victim_by_time(cp.root_ps, cp.victim_ps) { "victim" } else { "root" }.to_string());
         nint.push(cp.intervals);
         marked.push(cp.marked);
         crossed.push(cp.pkts_while_congested);
@@ -283,7 +284,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("priority", Column::U64(iv.iter().map(|i| i.prio as u64).collect()));
     t.push("start_ps", Column::U64(iv.iter().map(|i| i.start.0).collect()));
     t.push("end_ps", Column::U64(iv.iter().map(|i| i.end.0).collect()));
-    t.push("role", Column::Str(iv.iter().map(|i| if i.root_ps >= i.victim_ps { "root" } else { "victim" }.to_string()).collect()));
+    t.push("role", Column::Str(iv.iter().map(|i| if victim_by_time(i.root_ps, i.victim_ps) { "victim" } else { "root" }.to_string()).collect()));
     tables.push(("congestion_intervals".to_string(), t));
 
     let mut t = Table::default();
