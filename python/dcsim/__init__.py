@@ -17,6 +17,7 @@ from . import _native
 from ._native import DcsimError, ScenarioError, SimulationError
 from .results import Results
 from .scenario import Scenario
+from .sweeps import jain, sweep
 
 __version__: str = _native.__version__
 
@@ -30,6 +31,8 @@ __all__ = [
     "load",
     "loads",
     "run",
+    "sweep",
+    "jain",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]

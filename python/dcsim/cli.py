@@ -59,6 +59,16 @@ def build_parser() -> argparse.ArgumentParser:
                    default=[], type=_override, help=set_help)
     v.set_defaults(func=cmd_validate)
 
+    w = sub.add_parser("sweep", help="run a scenario over a grid of settings, one CSV row per point")
+    w.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
+    w.add_argument("--grid", dest="grid", metavar="PATH=V1,V2,...", action="append", required=True,
+                   help="a setting and its values; several --grid make the cross product")
+    w.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
+                   default=[], type=_override, help=set_help)
+    w.add_argument("--out", metavar="FILE", help="CSV file (default: standard output)")
+    w.add_argument("--per-flow", action="store_true", help="add each flow's steady-state goodput")
+    w.set_defaults(func=cmd_sweep)
+
     b = sub.add_parser("bench", help="run the fixed benchmark scenarios (one process each)")
     b.add_argument("--only", metavar="NAME", help="only benchmarks whose name contains NAME")
     b.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
@@ -160,6 +170,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
     plan = dcsim.load(args.scenario, overrides=args.overrides).plan
     print(f"ok: {plan.name} ({plan.num_nodes} nodes, {plan.num_links} links, {plan.num_flows} flows)")
     return EXIT_OK
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from . import sweeps
+
+    try:
+        return sweeps.cli(args.scenario, args.grid, args.overrides, args.out, args.per_flow)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

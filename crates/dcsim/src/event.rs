@@ -29,8 +29,6 @@ pub enum Event {
     CcTimer(FlowId, u8, u32),
     /// A receiver may send the CNP it held back for a flow (interval or NIC limit).
     CnpDeferred(FlowId),
-    /// Periodic statistics sample.
-    Sample,
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -300,7 +298,7 @@ mod tests {
         for round in 0..200u64 {
             for _ in 0..rng.below(20) {
                 let at = q.now() + SimTime(rng.below(1000) * (1 + round % 3));
-                q.schedule(at, Event::Sample);
+                q.schedule(at, Event::QpWake(FlowId(0)));
             }
             for _ in 0..rng.below(15) {
                 if let Some((t, _)) = q.pop() { out.push(t.0); }
@@ -315,7 +313,7 @@ mod tests {
     #[test]
     fn far_timers_stay_ordered_after_a_peek() {
         let mut q = EventQueue::new(1, SimTime::ns(100));
-        q.schedule(SimTime::ms(3), Event::Sample);
+        q.schedule(SimTime::ms(3), Event::QpWake(FlowId(0)));
         q.schedule(SimTime::ns(1), Event::TxDone(PortId(0)));
         // Popping the near event makes the queue look at the far one (3 ms).
         assert_eq!(q.pop().unwrap().0, SimTime::ns(1));
@@ -328,7 +326,7 @@ mod tests {
     #[test]
     fn pops_in_time_order() {
         let mut q = EventQueue::new(1, SimTime::ns(100));
-        q.schedule(SimTime(30), Event::Sample);
+        q.schedule(SimTime(30), Event::QpWake(FlowId(0)));
         q.schedule(SimTime(10), Event::TxDone(PortId(1)));
         q.schedule(SimTime(20), Event::TxDone(PortId(2)));
         let t: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|(t, _)| t.0).collect();

@@ -220,3 +220,21 @@ fn seed_scenario_file_matches_published_goodput() {
         assert!(within(x, ceiling_gbps(40.0, 2048) / 4.0, 0.03), "{g:?}");
     }
 }
+
+/// Statistics observe; they must not change what they observe. Sampling, goodput bins
+/// and the PFC log on or off give the same flows and counters.
+#[test]
+fn statistics_do_not_perturb_the_run() {
+    let run = |on: bool| {
+        let mut plan = incast(4, 40, 1000, None, SimTime::ms(2));
+        plan.switch.ecn = EcnPlan { mode: EcnMode::Red, kmin: Some(5_000), kmax: Some(50_000), pmax: 0.1, ..EcnPlan::default() };
+        plan.stats.sample_interval = on.then_some(SimTime::ns(700));
+        plan.stats.goodput_interval = on.then_some(SimTime::us(3));
+        plan.stats.max_pfc_events = if on { 1_000_000 } else { 0 };
+        sim::run(&plan).unwrap()
+    };
+    let (a, b) = (run(true), run(false));
+    assert!(a.table("samples").unwrap().rows() > 1000);
+    assert_eq!(format!("{:?}", a.table("flows")), format!("{:?}", b.table("flows")));
+    assert_eq!(a.summary["counters"], b.summary["counters"]);
+}

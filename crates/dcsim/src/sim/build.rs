@@ -273,11 +273,6 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));
         }
     }
-    if let Some(iv) = plan.stats.sample_interval {
-        if iv.0 > 0 {
-            q.schedule(SimTime::ZERO, Event::Sample);
-        }
-    }
 
     Ok(Simulation {
         name: plan.name.clone(),
@@ -311,6 +306,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         nic_next_cnp: vec![SimTime::ZERO; n],
         rate_log: Vec::new(),
         rate_log_dropped: 0,
+        next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         nodes,
         ports,
         routing,

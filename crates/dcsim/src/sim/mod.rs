@@ -178,6 +178,8 @@ pub struct Simulation {
     /// Rate changes of queue pairs: (time, flow, rate).
     pub(crate) rate_log: Vec<(SimTime, u32, Rate)>,
     pub(crate) rate_log_dropped: u64,
+    /// Time of the next queue sample (`SimTime::MAX`: none).
+    pub(crate) next_sample: SimTime,
 }
 
 impl Simulation {
@@ -194,8 +196,16 @@ impl Simulation {
             if let Some(Event::Arrive(_, next)) = self.q.upcoming() {
                 self.pool.prefetch(next);
             }
+            // Samples are taken by the loop, not by events, so that turning them on or
+            // off cannot change the order (or the random tie-breaks) of the model's events.
+            while self.next_sample < now {
+                self.take_sample();
+            }
             self.clock = now;
             self.dispatch(ev);
+        }
+        while self.next_sample <= stop && self.next_sample < SimTime::MAX {
+            self.take_sample();
         }
         self.clock = stop;
         stop < self.end && !self.q.is_empty()
@@ -213,7 +223,6 @@ impl Simulation {
             Event::Rto(f, gen) => self.on_rto(f, gen),
             Event::CcTimer(f, kind, gen) => self.on_cc_timer(f, kind, gen),
             Event::CnpDeferred(f) => self.on_cnp_deferred(f),
-            Event::Sample => self.on_sample(),
         }
     }
 
@@ -298,8 +307,14 @@ impl Simulation {
         self.q.schedule(now + t + delay, Event::Arrive(peer, id));
     }
 
-    fn on_sample(&mut self) {
-        let now = self.now_t();
+    /// Records the queues as they are at `next_sample` (after every event up to that
+    /// time), and moves `next_sample` on.
+    fn take_sample(&mut self) {
+        let now = self.next_sample;
+        self.next_sample = match self.stats_cfg.sample_interval {
+            Some(iv) if now + iv <= self.end => now + iv,
+            _ => SimTime::MAX,
+        };
         for p in 0..self.ports.len() {
             let port = &self.ports[p];
             if self.nodes[port.node.idx()].is_host {
@@ -320,11 +335,6 @@ impl Simulation {
                 self.samples.egress_bytes.push(self.egress.queue(PortId(p as u32), prio).bytes);
                 self.samples.ingress_bytes.push(self.mmu.occupancy(PortId(p as u32), class));
                 self.samples.paused.push((port.paused >> prio) & 1);
-            }
-        }
-        if let Some(iv) = self.stats_cfg.sample_interval {
-            if now + iv <= self.end {
-                self.q.schedule(now + iv, Event::Sample);
             }
         }
     }
