@@ -58,6 +58,9 @@ pub struct FlowPlan {
     pub group: u32,
     /// Index into `Plan::ccs` of the flow's congestion control.
     pub cc: u32,
+    /// Messages of `size` posted one at a time, each when the previous one is fully
+    /// acknowledged (closed loop); 0 keeps posting until the run ends. Default 1.
+    pub messages: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]

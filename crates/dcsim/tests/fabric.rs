@@ -238,3 +238,25 @@ fn statistics_do_not_perturb_the_run() {
     assert_eq!(format!("{:?}", a.table("flows")), format!("{:?}", b.table("flows")));
     assert_eq!(a.summary["counters"], b.summary["counters"]);
 }
+
+/// Closed-loop messages: each message is posted when the previous one is acknowledged,
+/// so a lone flow's ten messages take ten ideal FCTs, back to back.
+#[test]
+fn closed_loop_messages_follow_one_another() {
+    let mut plan = incast(1, 100, 1000, Some(10_000), SimTime::ms(1));
+    plan.flows[0].messages = 10;
+    let r = sim::run(&plan).unwrap();
+    assert_eq!(col_u64(&r, "flows", "messages_completed"), [10]);
+    let t = r.table("flows").unwrap();
+    let Some(Column::I64(fct)) = t.get("fct_ps") else { panic!() };
+    let Some(Column::I64(ideal)) = t.get("ideal_fct_ps") else { panic!() };
+    let ratio = fct[0] as f64 / (10 * ideal[0]) as f64;
+    assert!((0.999..1.001).contains(&ratio), "10 messages took {ratio} x 10 ideal FCTs");
+    let mean = col_f64(&r, "flows", "message_latency_mean_ns")[0];
+    assert!((mean * 1e3 - ideal[0] as f64).abs() < 0.001 * ideal[0] as f64);
+    // Until the end of the run: as many as fit.
+    plan.flows[0].messages = 0;
+    let r = sim::run(&plan).unwrap();
+    let n = col_u64(&r, "flows", "messages_completed")[0];
+    assert_eq!(n, (SimTime::ms(1).0 / ideal[0] as u64), "{n}");
+}

@@ -135,6 +135,16 @@ fn only_for<T>(v: &Option<T>, path: &str, key: &str, owner: &str) -> Result<()> 
     }
 }
 
+fn traffic_messages(e: &TrafficSpec) -> Option<u32> {
+    match e {
+        TrafficSpec::Flows(s) => s.messages,
+        TrafficSpec::Incast(s) => s.messages,
+        TrafficSpec::Permutation(s) => s.messages,
+        TrafficSpec::AllToAll(s) => s.messages,
+        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) => None,
+    }
+}
+
 fn traffic_cc(e: &TrafficSpec) -> Option<&CcSpec> {
     match e {
         TrafficSpec::Flows(s) => s.cc.as_ref(),
@@ -614,6 +624,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
     for (gi, e) in entries.iter().enumerate() {
         let g = gi as u32;
         let p = format!("traffic[{gi}]");
+        let first = flows.len();
         match e {
             TrafficSpec::Flows(fs) => {
                 let prio = priority(fs.priority, 3, &format!("{p}.priority"))?;
@@ -741,6 +752,14 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                 }
                 let mut rng = Rng::stream(plan.seed, &p);
                 flows.extend(traffic::cdf_poisson(&with_rate, &cdf, reading, s.load, start, stop, prio, g, &mut rng));
+            }
+        }
+        if let Some(m) = traffic_messages(e) {
+            if m != 1 && flows[first..].iter().any(|f| f.size.is_none()) {
+                return Err(Error::scenario(format!("{p}.messages"), "repeated messages need a finite size"));
+            }
+            for f in &mut flows[first..] {
+                f.messages = m;
             }
         }
     }

@@ -612,6 +612,9 @@ pub struct FlowsSpec {
     pub priority: Option<i64>,
     pub flows: Vec<FlowSpec>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
+    /// Messages per flow, posted one at a time (the next when the previous one is fully
+    /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
+    pub messages: Option<u32>,
     pub cc: Option<CcSpec>,
 }
 
@@ -647,6 +650,9 @@ pub struct IncastSpec {
     pub flows_per_sender: Option<u32>,
     pub rate: Option<RateStr>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
+    /// Messages per flow, posted one at a time (the next when the previous one is fully
+    /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
+    pub messages: Option<u32>,
     pub cc: Option<CcSpec>,
 }
 
@@ -661,6 +667,9 @@ pub struct PermutationSpec {
     pub start: Option<TimeStr>,
     pub rate: Option<RateStr>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
+    /// Messages per flow, posted one at a time (the next when the previous one is fully
+    /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
+    pub messages: Option<u32>,
     pub cc: Option<CcSpec>,
 }
 
@@ -674,6 +683,9 @@ pub struct AllToAllSpec {
     pub start: Option<TimeStr>,
     pub rate: Option<RateStr>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
+    /// Messages per flow, posted one at a time (the next when the previous one is fully
+    /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
+    pub messages: Option<u32>,
     pub cc: Option<CcSpec>,
 }
 

@@ -20,7 +20,7 @@ pub struct FlowTemplate {
 
 impl FlowTemplate {
     pub fn flow(&self, src: u32, dst: u32) -> FlowPlan {
-        FlowPlan { src, dst, size: self.size, start: self.start, priority: self.priority, rate: self.rate, group: self.group, cc: 0 }
+        FlowPlan { src, dst, size: self.size, start: self.start, priority: self.priority, rate: self.rate, group: self.group, cc: 0, messages: 1 }
     }
 }
 
@@ -151,6 +151,7 @@ pub fn cdf_poisson(
                 rate: None,
                 group,
                 cc: 0,
+                messages: 1,
             });
         }
     }
@@ -223,7 +224,7 @@ pub fn parse_csv(text: &str, hosts: &HostIndex, default_priority: u8, group: u32
                 _ => return Err(err(ln, format!("priority: must be 0..=7 (got '{}')", f[i]))),
             },
         };
-        out.push(FlowPlan { src, dst, size, start, priority, rate: None, group, cc: 0 });
+        out.push(FlowPlan { src, dst, size, start, priority, rate: None, group, cc: 0, messages: 1 });
     }
     Ok(out)
 }

@@ -15,6 +15,7 @@ impl Simulation {
 
     pub(crate) fn on_flow_start(&mut self, f: FlowId) {
         self.flows[f.idx()].started = true;
+        self.flows[f.idx()].msg_start = self.now_t();
         if !self.flows[f.idx()].cc.is_static() {
             self.cc_hook(f, |cc, ctx| cc.on_start(ctx));
         }
@@ -63,7 +64,7 @@ impl Simulation {
         let node = self.ports[p.idx()].node;
         while let Some(f) = self.nics[node.idx()].ready.pop_front() {
             let flow = &mut self.flows[f.idx()];
-            if flow.next_seq >= flow.npkts {
+            if flow.next_seq >= flow.msg_limit {
                 flow.state = QpState::Idle;
                 continue;
             }
@@ -79,7 +80,7 @@ impl Simulation {
                 continue;
             }
             let seq = flow.next_seq;
-            let payload = if seq + 1 == flow.npkts { flow.last_payload } else { self.host.mtu };
+            let payload = if (seq + 1) % flow.npkts == 0 { flow.last_payload } else { self.host.mtu };
             let frame = payload + self.host.header_bytes;
             flow.next_seq += 1;
             flow.pkts_sent += 1;
@@ -91,7 +92,7 @@ impl Simulation {
                 flow.pkts_limited += 1;
             }
             let cc_active = !flow.cc.is_static();
-            let more = flow.next_seq < flow.npkts;
+            let more = flow.next_seq < flow.msg_limit;
             let (dst, prio, lossy) = (flow.dst, flow.prio, flow.lossy);
             if more {
                 self.nics[node.idx()].ready.push_back(f);
@@ -175,7 +176,7 @@ impl Simulation {
             }
             let flow = &mut self.flows[f.idx()];
             flow.since_ack += 1;
-            if flow.since_ack >= self.host.ack_every || flow.rcv_next == flow.npkts {
+            if flow.since_ack >= self.host.ack_every || flow.rcv_next % flow.npkts == 0 {
                 flow.since_ack = 0;
                 Some(PktKind::Ack)
             } else {
@@ -239,7 +240,19 @@ impl Simulation {
             self.activate(f);
         }
         let flow = &mut self.flows[f.idx()];
-        if flow.snd_una >= flow.npkts && flow.finish.is_none() {
+        if flow.snd_una >= flow.msg_limit && flow.finish.is_none() {
+            // A message is complete: post the next one, or the flow is done.
+            let lat = (now - flow.msg_start).0;
+            flow.msgs_done += 1;
+            flow.msg_lat_sum += lat as u128;
+            self.msg_latency.record(lat);
+            let flow = &mut self.flows[f.idx()];
+            if flow.messages == 0 || flow.msgs_done < flow.messages {
+                flow.msg_start = now;
+                flow.msg_limit = flow.msg_limit.saturating_add(flow.npkts);
+                self.activate(f);
+                return;
+            }
             flow.finish = Some(now);
             if let Some(since) = flow.limited_since.take() {
                 flow.limited_ps += (now - since).0;

@@ -70,8 +70,16 @@ pub(crate) struct Flow {
     pub start: SimTime,
     /// Payload bytes (u64::MAX: long-lived).
     pub size: u64,
+    /// Packets per message (u32::MAX: long-lived); packets are numbered across messages.
     pub npkts: u32,
     pub last_payload: u32,
+    /// Messages to send (0: until the end); sent and acknowledged so far; the sequence
+    /// number that ends the current message; when it was posted.
+    pub messages: u32,
+    pub msgs_done: u32,
+    pub msg_limit: u32,
+    pub msg_start: SimTime,
+    pub msg_lat_sum: u128,
     /// Pacing rate; `None` sends back to back at line rate.
     pub pace: Option<Rate>,
     pub lossy: bool,
@@ -160,6 +168,8 @@ pub struct Simulation {
     pub(crate) prio_stats: Vec<PrioCounters>,
     pub(crate) port_stats: Vec<PortCounters>,
     pub(crate) latency: Histogram,
+    /// Completion times of messages (post to last ACK).
+    pub(crate) msg_latency: Histogram,
     pub(crate) pfc_log: Vec<PfcEvent>,
     pub(crate) pfc_log_dropped: u64,
     pub(crate) samples: Samples,

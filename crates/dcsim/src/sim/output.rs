@@ -125,6 +125,11 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("min_rate_gbps", Column::F64(fl.iter().map(|f| f.min_rate.as_gbps_f64()).collect()));
     t.push("rate_limited_ps", Column::U64(fl.iter().map(|f| f.limited_ps).collect()));
     t.push("pkts_rate_limited", Column::U64(fl.iter().map(|f| f.pkts_limited).collect()));
+    t.push("messages_completed", Column::U64(fl.iter().map(|f| f.msgs_done as u64).collect()));
+    t.push(
+        "message_latency_mean_ns",
+        Column::F64(fl.iter().map(|f| if f.msgs_done > 0 { f.msg_lat_sum as f64 / f.msgs_done as f64 / 1e3 } else { f64::NAN }).collect()),
+    );
     tables.push(("flows".to_string(), t));
 
     // ports: one row per (port, priority in use)
@@ -338,6 +343,14 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "p99": q(0.99),
             "p999": q(0.999),
             "max": (lat.count > 0).then(|| lat.max as f64 / 1e3),
+        },
+        "message_latency_ns": {
+            "what": "message completion time: posted to fully acknowledged",
+            "count": s.msg_latency.count,
+            "mean": s.msg_latency.mean().map(|m| m / 1e3),
+            "p50": s.msg_latency.quantile(0.5).map(|v| v as f64 / 1e3),
+            "p99": s.msg_latency.quantile(0.99).map(|v| v as f64 / 1e3),
+            "p999": s.msg_latency.quantile(0.999).map(|v| v as f64 / 1e3),
         },
         "memory": {
             "peak_packets": s.pool.peak(),
