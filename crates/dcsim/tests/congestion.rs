@@ -158,3 +158,31 @@ fn dcqcn_two_flows_share_the_link() {
     assert_eq!(r.summary["counters"]["pfc_xoff_sent"], 0, "DCQCN keeps the queue below PFC");
     assert!(col_f64(&r, "flows", "min_rate_gbps").iter().all(|&m| m < 40.0), "rates were cut");
 }
+
+/// Seed 001: the ECN mark ratio of a 7-to-1 incast rises with the flows per sender
+/// (about 100 % at 5); a longer rate-increase timer lowers latency at a throughput cost;
+/// with more flows each flow's CNPs come further apart.
+#[test]
+fn seed001_mark_ratio_and_increase_timer() {
+    let run = |flows: u32, timer: &str| {
+        let n = format!("traffic[0].flows_per_sender={flows}");
+        let t = format!("host.cc.increase_period=\"{timer}\"");
+        scenario("seed001_dcqcn_timer.toml", &[&n, &t, "simulation.duration=\"12ms\"", "stats.steady_start=\"4ms\"", "stats.sample_interval=\"off\""])
+    };
+    let ratio = |r: &dcsim::Results| {
+        col_u64(r, "flows", "marked_received").iter().sum::<u64>() as f64 / col_u64(r, "flows", "pkts_received").iter().sum::<u64>() as f64
+    };
+    let cnp_gap = |r: &dcsim::Results| {
+        let c = col_u64(r, "flows", "cnps_received");
+        12e6 / (c.iter().sum::<u64>() as f64 / c.len() as f64) // us between CNPs of a flow
+    };
+    let (one, five) = (run(1, "300us"), run(5, "300us"));
+    assert!(ratio(&one) < 0.5, "one flow per sender: {}", ratio(&one));
+    assert!(ratio(&five) > 0.9, "five flows per sender: {}", ratio(&five));
+    assert!(cnp_gap(&five) > cnp_gap(&one), "{} vs {}", cnp_gap(&five), cnp_gap(&one));
+    let slow = run(1, "1500us");
+    let lat = |r: &dcsim::Results| r.summary["latency_ns"]["p50"].as_f64().unwrap();
+    let total = |r: &dcsim::Results| col_f64(r, "flows", "goodput_steady_gbps").iter().sum::<f64>();
+    assert!(lat(&slow) < lat(&one), "longer timer, lower latency: {} vs {}", lat(&slow), lat(&one));
+    assert!(total(&slow) < total(&one), "at a throughput cost: {} vs {}", total(&slow), total(&one));
+}
