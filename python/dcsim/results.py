@@ -117,6 +117,21 @@ class Results:
     def links(self) -> pd.DataFrame:
         return self.table("links")
 
+    @property
+    def congestion(self) -> pd.DataFrame:
+        """Congestion points: per congested (switch port, priority) its role, times, marks
+        and the (source, destination) pairs that crossed it while congested."""
+        return self.table("congestion")
+
+    @property
+    def congestion_intervals(self) -> pd.DataFrame:
+        return self.table("congestion_intervals")
+
+    @property
+    def rates(self) -> pd.DataFrame:
+        """Rate changes of queue pairs (congestion control): time, flow, rate."""
+        return self.table("rates")
+
     # -- output -------------------------------------------------------------------
 
     def write(self, out_dir: Union[str, "os.PathLike[str]"], fmt: str = "parquet") -> Dict[str, Path]:
