@@ -250,13 +250,14 @@ pub enum Detection {
     /// The ECN marker above decides packet by packet; `root_only` skips queues whose
     /// port is paused by PFC (infiniband.md 2.2, ecn_mark_scope).
     Ecn { root_only: bool },
-    /// Seed 000 rule 1a (InfiniBand): an egress queue above `threshold` is the root of
-    /// congestion if its port can transmit, a victim if PFC pauses it. Marks at roots,
-    /// and at victims too if `mark_victims`.
+    /// Seed 000 rule 1a (InfiniBand): an egress queue above `threshold` is congested: a
+    /// victim if PFC paused it for a large share of its congested time, the root
+    /// otherwise (net/congestion.rs). Marks at roots, and at victims too if `mark_victims`.
     Rcm1a { threshold: u64, mark_victims: bool },
-    /// Seed 000 rule 1b: the output is requested by more traffic than its capacity
-    /// (arrivals over the last `window` exceed what the port can send in it) and the
-    /// packets waiting for it exceed `threshold`.
+    /// Seed 000 rule 1b: the output is requested by more traffic than its capacity (the
+    /// link rates of the inputs with packets waiting for it, now or within the last
+    /// `window`, add up to more than its rate) and the packets waiting for it exceed
+    /// `threshold`.
     Rcm1b { threshold: u64, window: SimTime },
 }
 

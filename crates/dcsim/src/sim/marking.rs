@@ -32,6 +32,8 @@ pub(crate) struct Marking {
     /// (congestion point, flow) pairs seen crossing a congested queue.
     pub pairs: HashSet<(u32, u32), BuildHasherDefault<FxHasher>>,
     pub intervals: Vec<Interval>,
+    /// Intervals beyond `stats.max_rows`, counted but not kept.
+    pub intervals_dropped: u64,
     pub demand: Option<Demand>,
     pub rng: Rng,
 }
@@ -53,6 +55,7 @@ impl Marking {
             cps: if active { vec![CongestionPoint::default(); n * 8] } else { Vec::new() },
             pairs: HashSet::default(),
             intervals: Vec::new(),
+            intervals_dropped: 0,
             demand: match detection {
                 Detection::Rcm1b { window, .. } => Some(Demand::new(radix, window)),
                 _ => None,
@@ -134,7 +137,11 @@ impl Simulation {
             }
         };
         if let Some((start, root_ps, victim_ps)) = m.cps[ci].evaluate(now, congested, paused_total) {
-            m.intervals.push(Interval { port: p.0, prio, start, end: now, root_ps, victim_ps });
+            if (m.intervals.len() as u64) < self.stats_cfg.max_rows {
+                m.intervals.push(Interval { port: p.0, prio, start, end: now, root_ps, victim_ps });
+            } else {
+                m.intervals_dropped += 1;
+            }
         }
         let pkt = self.pool.get(id);
         if pkt.kind != PktKind::Data {

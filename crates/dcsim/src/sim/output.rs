@@ -362,6 +362,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "samples_not_kept": s.samples_dropped,
             "goodput_bins_not_kept": s.goodput_dropped,
             "rate_changes_not_kept": s.rate_log_dropped,
+            "congestion_intervals_not_kept": s.marking.intervals_dropped,
         },
     });
     Results { tables, summary }
