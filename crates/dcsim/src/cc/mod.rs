@@ -5,13 +5,33 @@
 //! hot path dispatches with a `match`, not a virtual call. An algorithm sees only a small
 //! context (`CcCtx`: the time, the line rate, a place to request timers), never the world.
 
+pub mod bcn;
 pub mod dcqcn;
+pub mod fecn;
 pub mod fixed;
+pub mod qcn;
 pub mod rcm_linear;
 
+pub use bcn::{Bcn, BcnParams};
 pub use dcqcn::{Dcqcn, DcqcnParams, DcqcnVariant};
+pub use fecn::{Fecn, FecnParams};
 pub use fixed::FixedRate;
+pub use qcn::{Qcn, QcnParams};
 pub use rcm_linear::{RcmLinear, RcmLinearParams, RecoveryRule};
+
+/// Feedback a reaction point receives from the network, other than CNPs.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Feedback {
+    /// QCN congestion notification message (CNM): quantized |Fb|, 1..=63.
+    Qcn { fb: u8 },
+    /// BCN message from congestion point `cp`: signed feedback in 64-byte units
+    /// (negative: slow down; positive: may speed up).
+    Bcn { cp: u32, fb: i32 },
+    /// BCN00 ("stop"): go down to the minimum rate.
+    BcnStop { cp: u32 },
+    /// A FECN probe back from the destination with the lowest rate advertised on its path.
+    FecnRate { rate: Rate },
+}
 
 use crate::units::{Rate, SimTime};
 
@@ -29,11 +49,15 @@ pub struct CcCtx {
     n_timers: usize,
     /// Timers to cancel without restarting.
     cancel: u8,
+    /// Set by the algorithm: send one FECN rate-discovery probe now.
+    pub send_probe: bool,
+    /// A fresh uniform random number in [0, 1) for this hook (seeded, per flow).
+    pub uniform: f64,
 }
 
 impl CcCtx {
     pub fn new(now: SimTime, line_rate: Rate) -> Self {
-        CcCtx { now, line_rate, timers: [(0, SimTime::ZERO); 4], n_timers: 0, cancel: 0 }
+        CcCtx { now, line_rate, timers: [(0, SimTime::ZERO); 4], n_timers: 0, cancel: 0, send_probe: false, uniform: 0.5 }
     }
     /// (Re)starts timer `kind` to expire `after` from now.
     pub fn restart_timer(&mut self, kind: TimerKind, after: SimTime) {
@@ -70,6 +94,11 @@ pub trait CongestionControl {
     fn on_ack(&mut self, ctx: &mut CcCtx, newly_acked: u64);
     /// A CNP for this queue pair arrived.
     fn on_cnp(&mut self, ctx: &mut CcCtx);
+    /// Feedback from a switch (QCN, BCN) or a returned FECN probe.
+    fn on_feedback(&mut self, _ctx: &mut CcCtx, _fb: Feedback) {}
+    /// BCN: the congestion point that last slowed this rate regulator down, if any (a
+    /// congestion point sends positive feedback only to regulators it controls).
+    fn regulator_cp(&self) -> Option<u32> { None }
     /// Timer `kind` expired.
     fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind);
     /// Current pacing rate.
@@ -93,6 +122,12 @@ pub enum CcPlan {
     RcmLinear(RcmLinearParams),
     /// DCQCN (paper or Mellanox variant).
     Dcqcn(DcqcnParams),
+    /// IEEE 802.1Qau QCN reaction point.
+    Qcn(QcnParams),
+    /// BCN rate regulator.
+    Bcn(BcnParams),
+    /// FECN (or E-FECN) source: probes and takes the advertised rate.
+    Fecn(FecnParams),
 }
 
 /// The built-in algorithms (closed set: static dispatch in the hot path).
@@ -102,6 +137,9 @@ pub enum Cc {
     FixedRate(FixedRate),
     RcmLinear(RcmLinear),
     Dcqcn(Dcqcn),
+    Qcn(Qcn),
+    Bcn(Bcn),
+    Fecn(Fecn),
 }
 
 impl Cc {
@@ -113,6 +151,9 @@ impl Cc {
             CcPlan::FixedRate(r) => Cc::FixedRate(FixedRate::new((*r).min(line_rate))),
             CcPlan::RcmLinear(p) => Cc::RcmLinear(RcmLinear::new(p.clone(), line_rate, mtu_wire)),
             CcPlan::Dcqcn(p) => Cc::Dcqcn(Dcqcn::new(p.clone(), line_rate)),
+            CcPlan::Qcn(p) => Cc::Qcn(Qcn::new(p.clone(), line_rate)),
+            CcPlan::Bcn(p) => Cc::Bcn(Bcn::new(p.clone(), line_rate)),
+            CcPlan::Fecn(p) => Cc::Fecn(Fecn::new(p.clone(), line_rate)),
         }
     }
 
@@ -128,6 +169,9 @@ macro_rules! dispatch {
             Cc::FixedRate($cc) => $e,
             Cc::RcmLinear($cc) => $e,
             Cc::Dcqcn($cc) => $e,
+            Cc::Qcn($cc) => $e,
+            Cc::Bcn($cc) => $e,
+            Cc::Fecn($cc) => $e,
         }
     };
 }
@@ -150,7 +194,13 @@ impl CongestionControl for Cc {
             Cc::FixedRate(c) => c.rate(),
             Cc::RcmLinear(c) => c.rate(),
             Cc::Dcqcn(c) => c.rate(),
+            Cc::Qcn(c) => c.rate(),
+            Cc::Bcn(c) => c.rate(),
+            Cc::Fecn(c) => c.rate(),
         }
     }
+    #[inline]
+    fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) { dispatch!(self, c => c.on_feedback(ctx, fb), ()) }
+    fn regulator_cp(&self) -> Option<u32> { dispatch!(self, c => c.regulator_cp(), None) }
     fn on_finish(&mut self, ctx: &mut CcCtx) { dispatch!(self, c => c.on_finish(ctx), ()) }
 }

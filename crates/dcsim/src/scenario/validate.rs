@@ -213,6 +213,8 @@ pub fn check_cc(cc: &CcPlan, path: &str, line_rate: Option<Rate>) -> Result<()> 
     let at = |k: &str| format!("{path}.{k}");
     match cc {
         CcPlan::None => {}
+        // Their parameters are checked where the scenario layer builds them.
+        CcPlan::Qcn(_) | CcPlan::Bcn(_) | CcPlan::Fecn(_) => {}
         CcPlan::FixedRate(r) => {
             if r.0 == 0 {
                 return Err(Error::scenario(at("rate"), "must be > 0"));
