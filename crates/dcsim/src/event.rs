@@ -29,6 +29,12 @@ pub enum Event {
     CcTimer(FlowId, u8, u32),
     /// A receiver may send the CNP it held back for a flow (interval or NIC limit).
     CnpDeferred(FlowId),
+    /// A switch finished processing a frame that arrived on the port: forward it.
+    Forward(PortId, PktId),
+    /// Entry k of the switches' rate schedule takes effect.
+    PortRate(u32),
+    /// FECN: switches recompute their advertised rates.
+    FecnTick,
 }
 
 #[derive(Copy, Clone, Debug)]

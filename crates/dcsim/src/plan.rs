@@ -61,6 +61,16 @@ pub struct FlowPlan {
     /// Messages of `size` posted one at a time, each when the previous one is fully
     /// acknowledged (closed loop); 0 keeps posting until the run ends. Default 1.
     pub messages: u32,
+    /// RoCE (acknowledged, in order, go-back-N) or UDP (constant bit rate, no ACKs, no
+    /// retransmission: what is dropped is lost).
+    pub transport: Transport,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Transport {
+    #[default]
+    Roce,
+    Udp,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -198,6 +208,34 @@ pub struct SwitchPlan {
     pub ecn: EcnPlan,
     /// Which rule decides that an egress queue is congested and marks its packets.
     pub detection: Detection,
+    /// Time a switch takes to process a frame before it reaches the egress queue.
+    pub processing_delay: SimTime,
+    /// Changes of an egress port's service rate over time (the QCN step test).
+    pub rate_schedule: Vec<RateStep>,
+    /// Layer-2 congestion management at switch egress queues (802.1Qau family).
+    pub l2cm: L2Cm,
+}
+
+/// At `at`, the port of `node` toward `peer` starts serving at `rate`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateStep {
+    pub node: u32,
+    pub peer: u32,
+    pub at: SimTime,
+    pub rate: Rate,
+}
+
+/// The congestion points of the IEEE 802.1Qau family and their relatives.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum L2Cm {
+    #[default]
+    None,
+    /// QCN: sampled queues send CNMs with quantized feedback to the sources.
+    Qcn(crate::net::qcn::QcnCpParams),
+    /// BCN: sampled queues send signed feedback (and BCN00) to the sources.
+    Bcn(crate::net::bcn::BcnCpParams),
+    /// FECN (E-FECN with `efecn`): ports advertise a rate that probes collect.
+    Fecn(crate::net::fecn::FecnSwitchParams),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -320,6 +358,9 @@ impl Default for SwitchPlan {
             egress_limit: None,
             ecn: EcnPlan::default(),
             detection: Detection::Ecn { root_only: false },
+            processing_delay: SimTime::ZERO,
+            rate_schedule: Vec::new(),
+            l2cm: L2Cm::None,
         }
     }
 }

@@ -260,3 +260,50 @@ fn closed_loop_messages_follow_one_another() {
     let n = col_u64(&r, "flows", "messages_completed")[0];
     assert_eq!(n, (SimTime::ms(1).0 / ideal[0] as u64), "{n}");
 }
+
+/// UDP constant-bit-rate sources: no ACKs, no retransmission; a lossy bottleneck drops
+/// the excess and the receiver gets the link's payload ceiling.
+#[test]
+fn udp_cbr_sources_are_unacknowledged_and_lossy() {
+    let mut plan = incast(2, 10, 500, None, SimTime::ms(2));
+    plan.switch.pfc.mode = FlowControl::None;
+    plan.switch.egress_limit = Some(150_000);
+    for f in &mut plan.flows {
+        f.transport = Transport::Udp;
+        f.rate = Some(dcsim::Rate::gbps(8));
+    }
+    plan.stats.steady_start = SimTime::us(500);
+    let r = sim::run(&plan).unwrap();
+    assert!(drops(&r) > 0);
+    assert_eq!(r.summary["counters"]["retransmitted_packets"], 0);
+    let total: f64 = col_f64(&r, "flows", "goodput_steady_gbps").iter().sum();
+    assert!(within(total, ceiling_gbps(10.0, plan.host.mtu), 0.01), "{total}");
+    let ctrl: u64 = col_u64(&r, "ports", "ctrl_tx_bytes").iter().sum();
+    assert_eq!(ctrl, 0, "no ACKs");
+}
+
+/// An egress port whose service rate follows a schedule (the QCN step test): a lossless
+/// flow's goodput follows it.
+#[test]
+fn egress_rate_schedule_changes_service_rate() {
+    let mut plan = incast(1, 10, 500, None, SimTime::ms(4));
+    plan.switch.rate_schedule = vec![RateStep { node: 0, peer: 1, at: SimTime::ms(2), rate: dcsim::Rate::gbps(2) }];
+    plan.stats.goodput_interval = Some(SimTime::ms(1));
+    let r = sim::run(&plan).unwrap();
+    let g = col_f64(&r, "goodput", "gbps");
+    assert!(within(g[1], ceiling_gbps(10.0, plan.host.mtu), 0.01), "{g:?}");
+    assert!(within(g[3], ceiling_gbps(2.0, plan.host.mtu), 0.01), "{g:?}");
+    assert_eq!(drops(&r), 0);
+}
+
+/// Switch processing delay adds to every hop, and the ideal FCT accounts for it.
+#[test]
+fn processing_delay_adds_per_switch() {
+    let base = sim::run(&incast(1, 10, 500, Some(10_000), SimTime::ms(1))).unwrap();
+    let mut plan = incast(1, 10, 500, Some(10_000), SimTime::ms(1));
+    plan.switch.processing_delay = SimTime::us(1);
+    let slow = sim::run(&plan).unwrap();
+    let fct = |r: &dcsim::Results| match r.table("flows").unwrap().get("fct_ps").unwrap() { Column::I64(v) => v[0], _ => panic!() };
+    assert_eq!(fct(&slow) - fct(&base), 2 * SimTime::us(1).0 as i64, "data and ACK each wait 1 us at the switch");
+    assert!(col_f64(&slow, "flows", "slowdown")[0] < 1.0001);
+}

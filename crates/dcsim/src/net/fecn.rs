@@ -5,7 +5,11 @@
 use crate::units::{Rate, SimTime};
 
 #[derive(Clone, Debug, PartialEq, Default)]
-pub struct FecnSwitchParams {}
+pub struct FecnSwitchParams {
+    pub interval: SimTime,
+    pub q_sc: u64,
+    pub efecn: bool,
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct FecnPort {

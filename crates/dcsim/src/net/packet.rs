@@ -17,6 +17,15 @@ pub enum PktKind {
     Pfc,
     /// RoCEv2 congestion notification packet to the sender of `flow`.
     Cnp,
+    /// Feedback from a switch congestion point to the source of `flow` (QCN CNM, BCN):
+    /// `prio` = 0 QCN, 1 BCN, 2 BCN00; `seq` = the feedback (i32 bits); `sent` = the
+    /// congestion point's id.
+    Cnm,
+    /// FECN rate-discovery probe travelling with `flow`: `seq` = the lowest advertised
+    /// rate seen so far in kb/s (u32::MAX: none yet).
+    Probe,
+    /// The probe reflected by the destination back to the source, `seq` as above.
+    ProbeReply,
 }
 
 /// Congestion experienced (IP ECN = 11), set by a switch on a data packet.

@@ -60,6 +60,7 @@ pub fn build(s: &Scenario, base_dir: &Path, default_name: &str) -> Result<Plan> 
     let topo = build_topology(&s.topology, base_dir)?;
     plan.nodes = topo.nodes;
     plan.links = topo.links;
+    plan.switch.rate_schedule = rate_schedule(&s.switch, &plan)?;
     let line_rate = validate::min_host_rate(&plan);
     plan.ccs = vec![match &s.host.cc {
         Some(c) => cc_plan(c, "host.cc", line_rate)?,
@@ -132,6 +133,16 @@ fn only_for<T>(v: &Option<T>, path: &str, key: &str, owner: &str) -> Result<()> 
     match v {
         Some(_) => Err(Error::scenario(format!("{path}.{key}"), format!("only for {owner}"))),
         None => Ok(()),
+    }
+}
+
+fn traffic_transport(e: &TrafficSpec) -> Option<TransportSpec> {
+    match e {
+        TrafficSpec::Flows(s) => s.transport,
+        TrafficSpec::Incast(s) => s.transport,
+        TrafficSpec::Permutation(s) => s.transport,
+        TrafficSpec::AllToAll(s) => s.transport,
+        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) => None,
     }
 }
 
@@ -277,8 +288,36 @@ pub fn cc_plan(c: &CcSpec, path: &str, line_rate: Option<Rate>) -> Result<CcPlan
     Ok(plan)
 }
 
+/// Resolves `[switch] rate_schedule` against the topology's node names and links.
+fn rate_schedule(s: &SwitchSpec, plan: &Plan) -> Result<Vec<RateStep>> {
+    let mut out = Vec::new();
+    for (i, st) in s.rate_schedule.iter().flatten().enumerate() {
+        let p = format!("switch.rate_schedule[{i}]");
+        let find = |name: &str, key: &str| {
+            plan.nodes.iter().position(|n| n.name == name).map(|k| k as u32)
+                .ok_or_else(|| Error::scenario(format!("{p}.{key}"), format!("no node named '{name}'")))
+        };
+        let (node, peer) = (find(&st.node, "node")?, find(&st.peer, "peer")?);
+        if plan.nodes[node as usize].kind != NodeKind::Switch {
+            return Err(Error::scenario(format!("{p}.node"), format!("'{}' is not a switch", st.node)));
+        }
+        if !plan.links.iter().any(|l| (l.a == node && l.b == peer) || (l.a == peer && l.b == node)) {
+            return Err(Error::scenario(format!("{p}.peer"), format!("'{}' has no link to '{}'", st.node, st.peer)));
+        }
+        let rate = st.rate.rate(&format!("{p}.rate"))?;
+        if rate.0 == 0 {
+            return Err(Error::scenario(format!("{p}.rate"), "must be > 0"));
+        }
+        out.push(RateStep { node, peer, at: st.at.time(&format!("{p}.at"))?, rate });
+    }
+    Ok(out)
+}
+
 fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     let mut p = SwitchPlan::default();
+    if let Some(d) = &s.processing_delay {
+        p.processing_delay = d.time("switch.processing_delay")?;
+    }
     if let Some(a) = s.arbitration {
         p.arbitration = match a {
             ArbitrationSpec::Fifo => Arbitration::Fifo,
@@ -760,6 +799,11 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
             }
             for f in &mut flows[first..] {
                 f.messages = m;
+            }
+        }
+        if traffic_transport(e) == Some(TransportSpec::Udp) {
+            for f in &mut flows[first..] {
+                f.transport = Transport::Udp;
             }
         }
     }

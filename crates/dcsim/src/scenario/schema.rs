@@ -403,6 +403,28 @@ pub struct SwitchSpec {
     /// `[switch.congestion]`: the rule that decides which queues mark.
     #[serde(default)]
     pub congestion: CongestionSpec,
+    /// Time to process a frame before it reaches the egress queue (default "0ns").
+    pub processing_delay: Option<TimeStr>,
+    /// Service-rate changes of egress ports: `[{ node, peer, at, rate }, ...]`.
+    pub rate_schedule: Option<Vec<RateStepSpec>>,
+}
+
+/// One service-rate change of the port of `node` toward `peer`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateStepSpec {
+    pub node: String,
+    pub peer: String,
+    pub at: TimeStr,
+    pub rate: RateStr,
+}
+
+/// `transport` of a traffic entry.
+#[derive(Copy, Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportSpec {
+    Roce,
+    Udp,
 }
 
 /// `[switch.ecn]`
@@ -615,6 +637,8 @@ pub struct FlowsSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
+    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    pub transport: Option<TransportSpec>,
     pub cc: Option<CcSpec>,
 }
 
@@ -653,6 +677,8 @@ pub struct IncastSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
+    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    pub transport: Option<TransportSpec>,
     pub cc: Option<CcSpec>,
 }
 
@@ -670,6 +696,8 @@ pub struct PermutationSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
+    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    pub transport: Option<TransportSpec>,
     pub cc: Option<CcSpec>,
 }
 
@@ -686,6 +714,8 @@ pub struct AllToAllSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
+    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    pub transport: Option<TransportSpec>,
     pub cc: Option<CcSpec>,
 }
 

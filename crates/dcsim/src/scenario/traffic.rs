@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::plan::{FlowPlan, NodeKind, NodePlan};
+use crate::plan::{FlowPlan, NodeKind, NodePlan, Transport};
 use crate::scenario::cdf::{Cdf, CdfReading};
 use crate::rng::Rng;
 use crate::units::{parse_bytes, parse_time, Rate, SimTime};
@@ -20,7 +20,7 @@ pub struct FlowTemplate {
 
 impl FlowTemplate {
     pub fn flow(&self, src: u32, dst: u32) -> FlowPlan {
-        FlowPlan { src, dst, size: self.size, start: self.start, priority: self.priority, rate: self.rate, group: self.group, cc: 0, messages: 1 }
+        FlowPlan { src, dst, size: self.size, start: self.start, priority: self.priority, rate: self.rate, group: self.group, cc: 0, messages: 1, transport: Transport::Roce }
     }
 }
 
@@ -152,6 +152,7 @@ pub fn cdf_poisson(
                 group,
                 cc: 0,
                 messages: 1,
+                transport: Transport::Roce,
             });
         }
     }
@@ -224,7 +225,7 @@ pub fn parse_csv(text: &str, hosts: &HostIndex, default_priority: u8, group: u32
                 _ => return Err(err(ln, format!("priority: must be 0..=7 (got '{}')", f[i]))),
             },
         };
-        out.push(FlowPlan { src, dst, size, start, priority, rate: None, group, cc: 0, messages: 1 });
+        out.push(FlowPlan { src, dst, size, start, priority, rate: None, group, cc: 0, messages: 1, transport: Transport::Roce });
     }
     Ok(out)
 }

@@ -228,6 +228,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             msg_start: fp.start,
             msg_lat_sum: 0,
             pace: fp.rate.filter(|r| *r < host_rate),
+            udp: fp.transport == crate::plan::Transport::Udp,
             lossy: match pfc.mode {
                 FlowControl::Pfc => pfc.lossless & (1 << fp.priority) == 0,
                 FlowControl::Pause => false,
@@ -273,9 +274,30 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             pkts_limited: 0,
             ipi_sum: 0,
             last_arrival: None,
+            feedback_rx: 0,
         });
         if fp.start <= plan.duration {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));
+        }
+    }
+
+    let l2 = super::l2cm::L2State::new(plan, &port_rates);
+    if let Some(t) = l2.first_tick() {
+        if t.0 == 0 {
+            return Err(Error::scenario("switch.l2cm.interval", "must be > 0"));
+        }
+        q.schedule(t, Event::FecnTick);
+    }
+    // Rate schedule: one event per step.
+    let mut rate_steps = Vec::new();
+    for (k, st) in plan.switch.rate_schedule.iter().enumerate() {
+        let port = nodes[st.node as usize].ports.clone().find(|&pp| peer_node[pp as usize].0 == st.peer);
+        let Some(port) = port else {
+            return Err(Error::scenario(format!("switch.rate_schedule[{k}]"), "no such port"));
+        };
+        rate_steps.push((PortId(port), st.rate));
+        if st.at <= plan.duration {
+            q.schedule(st.at, Event::PortRate(k as u32));
         }
     }
 
@@ -312,6 +334,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         nic_next_cnp: vec![SimTime::ZERO; n],
         rate_log: Vec::new(),
         rate_log_dropped: 0,
+        processing_delay: plan.switch.processing_delay,
+        l2,
+        cc_rng: crate::rng::Rng::stream(plan.seed, "cc"),
+        rate_schedule: rate_steps,
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         nodes,
         ports,
@@ -352,7 +378,9 @@ fn ideal_fct(plan: &Plan, ports: &[Port], nodes: &[Node], routing: &Routing, src
     let first = size.min(h.mtu as u64) + (h.header_bytes + preamble) as u64;
     let ack = (h.ack_bytes + preamble) as u64;
     let bottleneck = hops.iter().map(|(r, _)| *r).min().unwrap();
-    let mut t = SimTime::ZERO;
+    // Each switch on the way processes the data and the ACK once.
+    let switches = hops.len() as u64 - 1;
+    let mut t = SimTime(2 * switches * plan.switch.processing_delay.0);
     for (r, d) in &hops {
         t = t + *d + r.tx_time(first) + *d + r.tx_time(ack);
     }

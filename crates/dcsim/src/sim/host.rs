@@ -99,7 +99,7 @@ impl Simulation {
             } else {
                 flow.state = QpState::Idle;
             }
-            if lossy && !flow.rto_armed {
+            if lossy && !flow.udp && !flow.rto_armed {
                 flow.rto_armed = true;
                 flow.rto_mark = flow.snd_una;
                 let gen = flow.rto_gen;
@@ -137,6 +137,8 @@ impl Simulation {
             }
             PktKind::Ack | PktKind::Nak => self.receive_ack(&pkt),
             PktKind::Cnp => self.on_cnp_received(pkt.flow),
+            PktKind::Cnm => self.on_cnm(&pkt),
+            PktKind::Probe | PktKind::ProbeReply => self.on_probe(&pkt),
             PktKind::Pfc => unreachable!("PFC frames are handled before"),
         }
     }
@@ -156,8 +158,9 @@ impl Simulation {
         flow.last_arrival = Some(now);
         flow.lat_sum += lat as u128;
         flow.lat_max = flow.lat_max.max(lat);
-        let reply = if pkt.seq == flow.rcv_next {
-            flow.rcv_next += 1;
+        let in_order = pkt.seq == flow.rcv_next || flow.udp;
+        let reply = if in_order {
+            flow.rcv_next = pkt.seq + 1;
             flow.nak_for = u32::MAX;
             flow.delivered += pkt.payload as u64;
             flow.last_rx = now;
@@ -175,6 +178,14 @@ impl Simulation {
                 self.flows[f.idx()].bin_bytes += pkt.payload as u64;
             }
             let flow = &mut self.flows[f.idx()];
+            if flow.udp {
+                // No ACKs: a finite UDP flow is done when its last packet arrives.
+                if flow.rcv_next == flow.msg_limit && flow.finish.is_none() {
+                    flow.finish = Some(now);
+                    flow.msgs_done = 1;
+                }
+                return;
+            }
             flow.since_ack += 1;
             if flow.since_ack >= self.host.ack_every || flow.rcv_next % flow.npkts == 0 {
                 flow.since_ack = 0;

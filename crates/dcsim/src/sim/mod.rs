@@ -4,6 +4,7 @@
 
 mod build;
 mod host;
+mod l2cm;
 mod marking;
 mod notify;
 mod output;
@@ -83,6 +84,8 @@ pub(crate) struct Flow {
     /// Pacing rate; `None` sends back to back at line rate.
     pub pace: Option<Rate>,
     pub lossy: bool,
+    /// UDP: constant bit rate, no ACKs, no retransmission.
+    pub udp: bool,
     // sender
     pub state: QpState,
     pub next_seq: u32,
@@ -129,6 +132,8 @@ pub(crate) struct Flow {
     pub pkts_limited: u64,
     pub ipi_sum: u64,
     pub last_arrival: Option<SimTime>,
+    /// Feedback frames (QCN, BCN) and FECN probe replies received.
+    pub feedback_rx: u64,
 }
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
@@ -190,6 +195,12 @@ pub struct Simulation {
     pub(crate) rate_log_dropped: u64,
     /// Time of the next queue sample (`SimTime::MAX`: none).
     pub(crate) next_sample: SimTime,
+    pub(crate) processing_delay: SimTime,
+    pub(crate) l2: l2cm::L2State,
+    /// Random numbers handed to congestion-control hooks.
+    pub(crate) cc_rng: crate::rng::Rng,
+    /// Service-rate changes: (port, new rate), scheduled as `PortRate(index)`.
+    pub(crate) rate_schedule: Vec<(PortId, Rate)>,
 }
 
 impl Simulation {
@@ -233,6 +244,12 @@ impl Simulation {
             Event::Rto(f, gen) => self.on_rto(f, gen),
             Event::CcTimer(f, kind, gen) => self.on_cc_timer(f, kind, gen),
             Event::CnpDeferred(f) => self.on_cnp_deferred(f),
+            Event::Forward(p, pkt) => self.switch_receive(p, pkt),
+            Event::PortRate(k) => {
+                let (p, rate) = self.rate_schedule[k as usize];
+                self.ports[p.idx()].rate = rate;
+            }
+            Event::FecnTick => self.on_fecn_tick(),
         }
     }
 
@@ -284,6 +301,9 @@ impl Simulation {
         let node = self.ports[p.idx()].node;
         if self.nodes[node.idx()].is_host {
             self.host_receive(p, pkt);
+        } else if self.processing_delay.0 > 0 {
+            let at = self.now_t() + self.processing_delay;
+            self.q.schedule(at, Event::Forward(p, pkt));
         } else {
             self.switch_receive(p, pkt);
         }

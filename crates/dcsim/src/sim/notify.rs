@@ -109,6 +109,7 @@ impl Simulation {
         let now = self.now_t();
         let flow = &mut self.flows[f.idx()];
         let mut ctx = CcCtx::new(now, flow.line_rate);
+        ctx.uniform = self.cc_rng.next_f64();
         let old = flow.cc.rate();
         hook(&mut flow.cc, &mut ctx);
         for k in 0..4 {
@@ -121,9 +122,13 @@ impl Simulation {
             *g = g.wrapping_add(1);
             self.q.schedule(at.max(now), Event::CcTimer(f, k, *g));
         }
+        let probe = ctx.send_probe;
         let new = self.flows[f.idx()].cc.rate();
         if new != old {
             self.set_rate(f, new);
+        }
+        if probe {
+            self.send_probe(f);
         }
     }
 

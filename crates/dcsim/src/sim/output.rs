@@ -125,6 +125,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("min_rate_gbps", Column::F64(fl.iter().map(|f| f.min_rate.as_gbps_f64()).collect()));
     t.push("rate_limited_ps", Column::U64(fl.iter().map(|f| f.limited_ps).collect()));
     t.push("pkts_rate_limited", Column::U64(fl.iter().map(|f| f.pkts_limited).collect()));
+    t.push("feedback_received", Column::U64(fl.iter().map(|f| f.feedback_rx).collect()));
     t.push("messages_completed", Column::U64(fl.iter().map(|f| f.msgs_done as u64).collect()));
     t.push(
         "message_latency_mean_ns",
@@ -334,6 +335,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "ecn_marked": sum(|c| c.ecn_marked),
             "cnps_sent": s.flows.iter().map(|f| f.cnps_sent).sum::<u64>(),
             "cnps_received": s.flows.iter().map(|f| f.cnps_rx).sum::<u64>(),
+            "l2_feedback_sent": s.l2.feedback_sent,
         },
         "latency_ns": {
             "what": "one-way delay of data packets, first bit sent at the NIC to last bit received",

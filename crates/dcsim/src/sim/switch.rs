@@ -5,7 +5,9 @@
 use super::Simulation;
 use crate::ids::{PktId, PortId};
 use crate::net::mmu::DropReason;
+use crate::net::packet::PktKind;
 use crate::net::queue::Queued;
+use crate::plan::L2Cm;
 
 impl Simulation {
     pub(crate) fn switch_receive(&mut self, in_port: PortId, id: PktId) {
@@ -13,6 +15,9 @@ impl Simulation {
         let pkt = *self.pool.get(id);
         let out = self.routing.route(node, pkt.dst, pkt.flow.0);
         if pkt.is_control() {
+            if pkt.kind == PktKind::Probe {
+                self.stamp_probe(out, id);
+            }
             self.ports[out.idx()].ctrl.push(&mut self.pool, id);
             self.switch_try_send(out);
             return;
@@ -36,6 +41,9 @@ impl Simulation {
         self.egress.enqueue(out, prio, Queued { id, in_port, frame: pkt.frame as u32 }, local, pkt.flow.0);
         if self.marking.active {
             self.mark_on_enqueue(out, prio, id, local, q_before);
+        }
+        if !matches!(self.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {
+            self.l2_on_enqueue(out, prio, pkt.flow, pkt.frame as u32, q_before + pkt.frame as u64);
         }
 
         let occ = self.mmu.occupancy(in_port, class);
