@@ -69,6 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--per-flow", action="store_true", help="add each flow's steady-state goodput")
     w.set_defaults(func=cmd_sweep)
 
+    pl = sub.add_parser("plot", help="PNG of source rates and a queue over time, one column per run")
+    pl.add_argument("runs", nargs="+", metavar="RUN_DIR", help="output directories of `dcsim run`")
+    pl.add_argument("--queue", metavar="NODE:PEER", help="the egress queue to plot, e.g. CS:DU")
+    pl.add_argument("--title", dest="titles", action="append", help="column titles (one per run)")
+    pl.add_argument("--out", metavar="FILE", default="dcsim.png", help="PNG file (default dcsim.png)")
+    pl.set_defaults(func=cmd_plot)
+
     b = sub.add_parser("bench", help="run the fixed benchmark scenarios (one process each)")
     b.add_argument("--only", metavar="NAME", help="only benchmarks whose name contains NAME")
     b.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
@@ -180,6 +187,21 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from . import plot
+
+    if args.titles and len(args.titles) != len(args.runs):
+        print("error: --title: give one per run", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        path = plot.render(args.runs, args.out, args.queue, args.titles)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {path}")
+    return EXIT_OK
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

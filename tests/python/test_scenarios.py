@@ -143,3 +143,37 @@ def test_malformed_scenario_is_rejected_with_the_field_named(tmp_path, name, tex
 
 def test_malformed_case_count():
     assert len(MALFORMED) >= 15
+
+
+def test_sweep_keeps_going_past_a_failed_point(tmp_path):
+    out = tmp_path / "sweep.csv"
+    p = dcsim_cli("sweep", str(ROOT / "scenarios/seed000_parking_lot_pfc.toml"),
+                  "--grid", "switch.arbitration=per_port,bogus,per_flow",
+                  "--set", "simulation.duration=2ms", "--set", "stats.steady_start=1ms", "--out", str(out), "--per-flow")
+    assert p.returncode == 0, p.stderr
+    import pandas as pd
+
+    df = pd.read_csv(out, keep_default_na=False)
+    assert list(df["switch.arbitration"]) == ["per_port", "bogus", "per_flow"]
+    assert df["error"][0] == "" and "switch.arbitration" in df["error"][1] and df["error"][2] == ""
+    assert float(df["goodput_D->R"][0]) > 2 * float(df["goodput_A->R"][0])  # parking-lot unfairness
+    assert float(df["jain"][2]) > 0.99                                       # per-flow: fair
+
+
+def test_sweep_api_returns_a_dataframe():
+    df = dcsim.sweep(ROOT / "scenarios/seed000_parking_lot_pfc.toml", {"host.mtu": ["1024B", "2048B"]},
+                     overrides=["simulation.duration=1ms", "stats.steady_start=0.5ms"])
+    assert len(df) == 2 and (df["error"] == "").all() and (df["drops"] == 0).all()
+
+
+def test_plot_writes_a_png(tmp_path):
+    run_dir = tmp_path / "run"
+    p = dcsim_cli("run", str(ROOT / "scenarios/dcqcn_2to1.toml"), "--out", str(run_dir), "--quiet",
+                  "--set", "simulation.duration=2ms", "--set", "stats.steady_start=1ms")
+    assert p.returncode == 0, p.stderr
+    png = tmp_path / "fig.png"
+    p = dcsim_cli("plot", str(run_dir), str(run_dir), "--queue", "S0:h0", "--out", str(png))
+    assert p.returncode == 0, p.stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    p = dcsim_cli("plot", str(run_dir), "--queue", "S0:nowhere", "--out", str(png))
+    assert p.returncode == 1 and "no port of S0 toward nowhere" in p.stderr
