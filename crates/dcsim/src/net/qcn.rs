@@ -214,7 +214,7 @@ mod tests {
         assert!((mean - 150_000.0).abs() < 2_000.0, "mean {mean}");
         // qntz 63 (qlen far above Q_EQ): T = 18500 -> [15725, 21275].
         for _ in 0..500 {
-            assert_eq!(cp.on_arrival(&p, 200_000, 1_000_000, &mut rng).is_some(), true);
+            assert!(cp.on_arrival(&p, 200_000, 1_000_000, &mut rng).is_some());
             let t = cp.time_to_mark();
             assert!((15_725..=21_275).contains(&t), "{t}");
         }
