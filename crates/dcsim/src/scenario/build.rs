@@ -185,6 +185,21 @@ pub fn cc_plan(c: &CcSpec, path: &str, line_rate: Option<Rate>) -> Result<CcPlan
         only_for(&c.max_level, path, "max_level", RCM)?;
         only_for(&c.gap, path, "gap", RCM)?;
     }
+    const QCN: &str = "type = \"qcn\"";
+    if c.kind != CcTypeSpec::Qcn {
+        only_for(&c.bc_limit, path, "bc_limit", QCN)?;
+        only_for(&c.timer_period, path, "timer_period", QCN)?;
+        only_for(&c.gd, path, "gd", QCN)?;
+        only_for(&c.min_dec_factor, path, "min_dec_factor", QCN)?;
+        only_for(&c.jitter, path, "jitter", QCN)?;
+    }
+    let shared = "type = \"dcqcn\" or \"qcn\"";
+    if !matches!(c.kind, CcTypeSpec::Dcqcn | CcTypeSpec::Qcn) {
+        only_for(&c.f, path, "f", shared)?;
+        only_for(&c.rate_ai, path, "rate_ai", shared)?;
+        only_for(&c.rate_hai, path, "rate_hai", shared)?;
+        only_for(&c.rate_min, path, "rate_min", shared)?;
+    }
     if c.kind != CcTypeSpec::Dcqcn {
         only_for(&c.variant, path, "variant", DCQCN)?;
         only_for(&c.g, path, "g", DCQCN)?;
@@ -193,10 +208,6 @@ pub fn cc_plan(c: &CcSpec, path: &str, line_rate: Option<Rate>) -> Result<CcPlan
         only_for(&c.increase_period, path, "increase_period", DCQCN)?;
         only_for(&c.decrease_period, path, "decrease_period", DCQCN)?;
         only_for(&c.byte_counter, path, "byte_counter", DCQCN)?;
-        only_for(&c.f, path, "f", DCQCN)?;
-        only_for(&c.rate_ai, path, "rate_ai", DCQCN)?;
-        only_for(&c.rate_hai, path, "rate_hai", DCQCN)?;
-        only_for(&c.rate_min, path, "rate_min", DCQCN)?;
         only_for(&c.clamp_target_rate, path, "clamp_target_rate", DCQCN)?;
         only_for(&c.rate_on_first_cnp, path, "rate_on_first_cnp", DCQCN)?;
     }
@@ -283,6 +294,50 @@ pub fn cc_plan(c: &CcSpec, path: &str, line_rate: Option<Rate>) -> Result<CcPlan
             }
             CcPlan::Dcqcn(p)
         }
+        CcTypeSpec::Qcn => {
+            let mut p = crate::cc::QcnParams::default();
+            if let Some(v) = c.f {
+                if !(1..=u32::MAX as i64).contains(&v) {
+                    return Err(Error::scenario(at("f"), format!("must be >= 1 (got {v})")));
+                }
+                p.fast_recovery_th = v as u32;
+            }
+            for (v, dst, key) in [(&c.rate_ai, &mut p.r_ai, "rate_ai"), (&c.rate_hai, &mut p.r_hai, "rate_hai"), (&c.rate_min, &mut p.min_rate, "rate_min")] {
+                if let Some(v) = v {
+                    *dst = v.rate(&at(key))?;
+                    if dst.0 == 0 {
+                        return Err(Error::scenario(at(key), "must be > 0"));
+                    }
+                }
+            }
+            if let Some(v) = &c.bc_limit {
+                p.bc_limit = v.bytes(&at("bc_limit"))?;
+                if p.bc_limit == 0 {
+                    return Err(Error::scenario(at("bc_limit"), "must be > 0"));
+                }
+            }
+            if let Some(v) = &c.timer_period {
+                p.timer_period = v.time(&at("timer_period"))?;
+                if p.timer_period.0 == 0 {
+                    return Err(Error::scenario(at("timer_period"), "must be > 0"));
+                }
+            }
+            for (v, dst, key) in [(c.gd, &mut p.gd, "gd"), (c.min_dec_factor, &mut p.min_dec_factor, "min_dec_factor")] {
+                if let Some(v) = v {
+                    if !(v > 0.0 && v < 1.0) {
+                        return Err(Error::scenario(at(key), format!("must be in (0, 1) (got {v})")));
+                    }
+                    *dst = v;
+                }
+            }
+            if let Some(v) = c.jitter {
+                if !(0.0..1.0).contains(&v) {
+                    return Err(Error::scenario(at("jitter"), format!("must be in [0, 1) (got {v})")));
+                }
+                p.jitter = v;
+            }
+            CcPlan::Qcn(p)
+        }
     };
     validate::check_cc(&plan, path, line_rate)?;
     Ok(plan)
@@ -313,8 +368,47 @@ fn rate_schedule(s: &SwitchSpec, plan: &Plan) -> Result<Vec<RateStep>> {
     Ok(out)
 }
 
+fn l2cm(s: &L2cmSpec) -> Result<L2Cm> {
+    let at = |k: &str| format!("switch.l2cm.{k}");
+    if s.kind != L2cmTypeSpec::Qcn {
+        for (v, k) in [(s.q_eq.is_some(), "q_eq"), (s.w.is_some(), "w"), (s.jitter.is_some(), "jitter")] {
+            if v {
+                return Err(Error::scenario(at(k), "only for type = \"qcn\""));
+            }
+        }
+    }
+    Ok(match s.kind {
+        L2cmTypeSpec::None => L2Cm::None,
+        L2cmTypeSpec::Qcn => {
+            let mut p = crate::net::qcn::QcnCpParams::default();
+            if let Some(v) = &s.q_eq {
+                p.q_eq = v.bytes(&at("q_eq"))?;
+                if p.q_eq == 0 {
+                    return Err(Error::scenario(at("q_eq"), "must be > 0"));
+                }
+            }
+            if let Some(v) = s.w {
+                if !(v >= 0.0 && v.is_finite()) {
+                    return Err(Error::scenario(at("w"), format!("must be >= 0 (got {v})")));
+                }
+                p.w = v;
+            }
+            if let Some(v) = s.jitter {
+                if !(0.0..1.0).contains(&v) {
+                    return Err(Error::scenario(at("jitter"), format!("must be in [0, 1) (got {v})")));
+                }
+                p.jitter = v;
+            }
+            L2Cm::Qcn(p)
+        }
+    })
+}
+
 fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     let mut p = SwitchPlan::default();
+    if let Some(l) = &s.l2cm {
+        p.l2cm = l2cm(l)?;
+    }
     if let Some(d) = &s.processing_delay {
         p.processing_delay = d.time("switch.processing_delay")?;
     }

@@ -258,6 +258,16 @@ pub struct CcSpec {
     pub rate_min: Option<RateStr>,
     pub clamp_target_rate: Option<bool>,
     pub rate_on_first_cnp: Option<f64>,
+    // qcn (also uses f, rate_ai, rate_hai, rate_min)
+    /// BC_LIMIT: bytes per byte-counter cycle.
+    pub bc_limit: Option<SizeStr>,
+    /// TIMER_PERIOD of the rate-increase timer.
+    pub timer_period: Option<TimeStr>,
+    /// Decrease gain per quantum of feedback.
+    pub gd: Option<f64>,
+    pub min_dec_factor: Option<f64>,
+    /// Uniform jitter of BC_LIMIT and TIMER_PERIOD (+- fraction).
+    pub jitter: Option<f64>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -267,6 +277,7 @@ pub enum CcTypeSpec {
     FixedRate,
     RcmLinear,
     Dcqcn,
+    Qcn,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -407,6 +418,29 @@ pub struct SwitchSpec {
     pub processing_delay: Option<TimeStr>,
     /// Service-rate changes of egress ports: `[{ node, peer, at, rate }, ...]`.
     pub rate_schedule: Option<Vec<RateStepSpec>>,
+    /// `[switch.l2cm]`: IEEE 802.1Qau-family congestion points.
+    pub l2cm: Option<L2cmSpec>,
+}
+
+/// `[switch.l2cm]`: congestion points of the 802.1Qau family in every egress queue.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct L2cmSpec {
+    #[serde(rename = "type")]
+    pub kind: L2cmTypeSpec,
+    /// QCN: equilibrium queue Q_EQ (default "33KB").
+    pub q_eq: Option<SizeStr>,
+    /// QCN: weight of the queue derivative (default 2).
+    pub w: Option<f64>,
+    /// QCN: jitter of the sampling interval, +- fraction (default 0.15).
+    pub jitter: Option<f64>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum L2cmTypeSpec {
+    None,
+    Qcn,
 }
 
 /// One service-rate change of the port of `node` toward `peer`.
