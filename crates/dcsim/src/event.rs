@@ -23,6 +23,8 @@ pub enum Event {
     QpWake(FlowId),
     /// A flow's message is posted.
     FlowStart(FlowId),
+    /// A flow's source stops sending.
+    FlowStop(FlowId),
     /// Go-back-N retransmission timer of a flow.
     Rto(FlowId, u32),
     /// Timer `kind` of a flow's congestion control; stale if the generation moved on.

@@ -64,6 +64,8 @@ pub struct FlowPlan {
     /// RoCE (acknowledged, in order, go-back-N) or UDP (constant bit rate, no ACKs, no
     /// retransmission: what is dropped is lost).
     pub transport: Transport,
+    /// The source stops sending at this time, if given.
+    pub stop: Option<SimTime>,
 }
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

@@ -186,10 +186,12 @@ pub fn cc_plan(c: &CcSpec, path: &str, line_rate: Option<Rate>) -> Result<CcPlan
         only_for(&c.gap, path, "gap", RCM)?;
     }
     const QCN: &str = "type = \"qcn\"";
+    if !matches!(c.kind, CcTypeSpec::Qcn | CcTypeSpec::Bcn) {
+        only_for(&c.gd, path, "gd", "type = \"qcn\" or \"bcn\"")?;
+    }
     if c.kind != CcTypeSpec::Qcn {
         only_for(&c.bc_limit, path, "bc_limit", QCN)?;
         only_for(&c.timer_period, path, "timer_period", QCN)?;
-        only_for(&c.gd, path, "gd", QCN)?;
         only_for(&c.min_dec_factor, path, "min_dec_factor", QCN)?;
         only_for(&c.jitter, path, "jitter", QCN)?;
     }
@@ -198,7 +200,23 @@ pub fn cc_plan(c: &CcSpec, path: &str, line_rate: Option<Rate>) -> Result<CcPlan
         only_for(&c.f, path, "f", shared)?;
         only_for(&c.rate_ai, path, "rate_ai", shared)?;
         only_for(&c.rate_hai, path, "rate_hai", shared)?;
-        only_for(&c.rate_min, path, "rate_min", shared)?;
+    }
+    if !matches!(c.kind, CcTypeSpec::Dcqcn | CcTypeSpec::Qcn | CcTypeSpec::Bcn | CcTypeSpec::Fecn | CcTypeSpec::Efecn) {
+        only_for(&c.rate_min, path, "rate_min", "type = \"dcqcn\", \"qcn\", \"bcn\", \"fecn\" or \"efecn\"")?;
+    }
+    if c.kind != CcTypeSpec::Bcn {
+        for (v, k) in [(c.gi.is_some(), "gi"), (c.ru.is_some(), "ru"), (c.drift.is_some(), "drift"), (c.drift_interval.is_some(), "drift_interval")] {
+            if v {
+                return Err(Error::scenario(at(k), "only for type = \"bcn\""));
+            }
+        }
+    }
+    if !matches!(c.kind, CcTypeSpec::Fecn | CcTypeSpec::Efecn) {
+        for (v, k) in [(c.probe_interval.is_some(), "probe_interval"), (c.timeout.is_some(), "timeout"), (c.initial_rate.is_some(), "initial_rate")] {
+            if v {
+                return Err(Error::scenario(at(k), "only for type = \"fecn\" or \"efecn\""));
+            }
+        }
     }
     if c.kind != CcTypeSpec::Dcqcn {
         only_for(&c.variant, path, "variant", DCQCN)?;
@@ -338,6 +356,47 @@ pub fn cc_plan(c: &CcSpec, path: &str, line_rate: Option<Rate>) -> Result<CcPlan
             }
             CcPlan::Qcn(p)
         }
+        CcTypeSpec::Bcn => {
+            let mut p = crate::cc::BcnParams::default();
+            if let Some(v) = c.gi {
+                p.gi = positive(v, &at("gi"))?;
+            }
+            if let Some(v) = c.gd {
+                p.gd = positive(v, &at("gd"))?;
+            }
+            if let Some(v) = &c.ru {
+                p.ru = nonzero_rate(v, &at("ru"))?;
+            }
+            if let Some(v) = &c.rate_min {
+                p.r_min = nonzero_rate(v, &at("rate_min"))?;
+            }
+            if let Some(v) = c.drift {
+                if !(v >= 0.0 && v.is_finite()) {
+                    return Err(Error::scenario(at("drift"), format!("must be >= 0 (got {v})")));
+                }
+                p.drift = v;
+            }
+            if let Some(v) = &c.drift_interval {
+                p.drift_interval = nonzero_time(v, &at("drift_interval"))?;
+            }
+            CcPlan::Bcn(p)
+        }
+        CcTypeSpec::Fecn | CcTypeSpec::Efecn => {
+            let mut p = if c.kind == CcTypeSpec::Efecn { crate::cc::FecnParams::efecn() } else { crate::cc::FecnParams::default() };
+            if let Some(v) = &c.probe_interval {
+                p.probe_interval = nonzero_time(v, &at("probe_interval"))?;
+            }
+            if let Some(v) = &c.timeout {
+                p.timeout = nonzero_time(v, &at("timeout"))?;
+            }
+            if let Some(v) = &c.initial_rate {
+                p.initial_rate = Some(nonzero_rate(v, &at("initial_rate"))?);
+            }
+            if let Some(v) = &c.rate_min {
+                p.r_min = nonzero_rate(v, &at("rate_min"))?;
+            }
+            CcPlan::Fecn(p)
+        }
     };
     validate::check_cc(&plan, path, line_rate)?;
     Ok(plan)
@@ -368,18 +427,94 @@ fn rate_schedule(s: &SwitchSpec, plan: &Plan) -> Result<Vec<RateStep>> {
     Ok(out)
 }
 
+fn positive(v: f64, path: &str) -> Result<f64> {
+    if v > 0.0 && v.is_finite() { Ok(v) } else { Err(Error::scenario(path, format!("must be > 0 (got {v})"))) }
+}
+
+fn nonzero_rate(v: &RateStr, path: &str) -> Result<Rate> {
+    let r = v.rate(path)?;
+    if r.0 == 0 { Err(Error::scenario(path, "must be > 0")) } else { Ok(r) }
+}
+
+fn nonzero_time(v: &TimeStr, path: &str) -> Result<SimTime> {
+    let t = v.time(path)?;
+    if t.0 == 0 { Err(Error::scenario(path, "must be > 0")) } else { Ok(t) }
+}
+
 fn l2cm(s: &L2cmSpec) -> Result<L2Cm> {
+    use L2cmTypeSpec::*;
     let at = |k: &str| format!("switch.l2cm.{k}");
-    if s.kind != L2cmTypeSpec::Qcn {
-        for (v, k) in [(s.q_eq.is_some(), "q_eq"), (s.w.is_some(), "w"), (s.jitter.is_some(), "jitter")] {
-            if v {
-                return Err(Error::scenario(at(k), "only for type = \"qcn\""));
-            }
+    // Which keys each type takes.
+    let keys: [(&str, bool, &[L2cmTypeSpec]); 13] = [
+        ("q_eq", s.q_eq.is_some(), &[Qcn, Bcn, Fecn, Efecn]),
+        ("w", s.w.is_some(), &[Qcn, Bcn]),
+        ("jitter", s.jitter.is_some(), &[Qcn]),
+        ("q_sc", s.q_sc.is_some(), &[Bcn, Fecn, Efecn]),
+        ("sample_bytes", s.sample_bytes.is_some(), &[Bcn]),
+        ("oversample_bytes", s.oversample_bytes.is_some(), &[Bcn]),
+        ("bcn_max", s.bcn_max.is_some(), &[Bcn]),
+        ("bcn00", s.bcn00.is_some(), &[Bcn]),
+        ("a", s.a.is_some(), &[Fecn, Efecn]),
+        ("b", s.b.is_some(), &[Fecn, Efecn]),
+        ("c", s.c.is_some(), &[Fecn, Efecn]),
+        ("interval", s.interval.is_some(), &[Fecn, Efecn]),
+        ("rate_min", s.rate_min.is_some(), &[Efecn]),
+    ];
+    for (k, given, types) in keys {
+        if given && !types.contains(&s.kind) {
+            let names: Vec<String> = types.iter().map(|t| format!("\"{}\"", format!("{t:?}").to_lowercase())).collect();
+            return Err(Error::scenario(at(k), format!("only for type = {}", names.join(" or "))));
         }
     }
+    let size = |v: &Option<SizeStr>, k: &str, dst: &mut u64| -> Result<()> {
+        if let Some(v) = v {
+            *dst = v.bytes(&at(k))?;
+            if *dst == 0 {
+                return Err(Error::scenario(at(k), "must be > 0"));
+            }
+        }
+        Ok(())
+    };
+    if matches!(s.kind, Bcn) {
+        let mut p = crate::net::bcn::BcnCpParams::default();
+        size(&s.q_eq, "q_eq", &mut p.q_eq)?;
+        size(&s.q_sc, "q_sc", &mut p.q_sc)?;
+        size(&s.sample_bytes, "sample_bytes", &mut p.sample_bytes)?;
+        size(&s.oversample_bytes, "oversample_bytes", &mut p.oversample_bytes)?;
+        if let Some(v) = s.w {
+            p.w = positive(v, &at("w"))?;
+        }
+        if let Some(v) = s.bcn_max {
+            p.bcn_max = v;
+        }
+        if let Some(v) = s.bcn00 {
+            p.bcn00 = v;
+        }
+        if p.q_sc <= p.q_eq {
+            return Err(Error::scenario(at("q_sc"), format!("must be above q_eq ({} B <= {} B)", p.q_sc, p.q_eq)));
+        }
+        return Ok(L2Cm::Bcn(p));
+    }
+    if matches!(s.kind, Fecn | Efecn) {
+        let mut p = if s.kind == Efecn { crate::net::fecn::FecnSwitchParams::efecn() } else { crate::net::fecn::FecnSwitchParams::default() };
+        size(&s.q_eq, "q_eq", &mut p.q_eq)?;
+        size(&s.q_sc, "q_sc", &mut p.q_sc)?;
+        for (v, dst, k) in [(s.a, &mut p.a, "a"), (s.b, &mut p.b, "b"), (s.c, &mut p.c, "c")] {
+            if let Some(v) = v {
+                *dst = positive(v, &at(k))?;
+            }
+        }
+        if let Some(v) = &s.interval {
+            p.interval = nonzero_time(v, &at("interval"))?;
+        }
+        if let Some(v) = &s.rate_min {
+            p.r_min = nonzero_rate(v, &at("rate_min"))?;
+        }
+        return Ok(L2Cm::Fecn(p));
+    }
     Ok(match s.kind {
-        L2cmTypeSpec::None => L2Cm::None,
-        L2cmTypeSpec::Qcn => {
+        None => L2Cm::None,
+        Qcn => {
             let mut p = crate::net::qcn::QcnCpParams::default();
             if let Some(v) = &s.q_eq {
                 p.q_eq = v.bytes(&at("q_eq"))?;
@@ -401,6 +536,7 @@ fn l2cm(s: &L2cmSpec) -> Result<L2Cm> {
             }
             L2Cm::Qcn(p)
         }
+        Bcn | Fecn | Efecn => unreachable!("returned above"),
     })
 }
 
@@ -773,7 +909,15 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                     }
                     let prio = priority(f.priority, prio, &format!("{fp}.priority"))?;
                     let t = template(prio, &f.size, &f.start, &f.rate, &fp, g)?;
-                    flows.push(t.flow(src, dst));
+                    let mut flow = t.flow(src, dst);
+                    if let Some(st) = &f.stop {
+                        let stop = st.time(&format!("{fp}.stop"))?;
+                        if stop <= flow.start {
+                            return Err(Error::scenario(format!("{fp}.stop"), format!("must be after start ({stop} <= {})", flow.start)));
+                        }
+                        flow.stop = Some(stop);
+                    }
+                    flows.push(flow);
                 }
             }
             TrafficSpec::Incast(s) => {

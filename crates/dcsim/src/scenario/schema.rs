@@ -268,6 +268,19 @@ pub struct CcSpec {
     pub min_dec_factor: Option<f64>,
     /// Uniform jitter of BC_LIMIT and TIMER_PERIOD (+- fraction).
     pub jitter: Option<f64>,
+    // bcn (also uses gd, rate_min)
+    /// Increase gain Gi.
+    pub gi: Option<f64>,
+    /// Rate unit Ru of positive feedback.
+    pub ru: Option<RateStr>,
+    /// Relative rate increase per drift interval without feedback.
+    pub drift: Option<f64>,
+    pub drift_interval: Option<TimeStr>,
+    // fecn / efecn (also use rate_min)
+    pub probe_interval: Option<TimeStr>,
+    pub timeout: Option<TimeStr>,
+    /// Start rate (default: line rate).
+    pub initial_rate: Option<RateStr>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -278,6 +291,9 @@ pub enum CcTypeSpec {
     RcmLinear,
     Dcqcn,
     Qcn,
+    Bcn,
+    Fecn,
+    Efecn,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -434,6 +450,23 @@ pub struct L2cmSpec {
     pub w: Option<f64>,
     /// QCN: jitter of the sampling interval, +- fraction (default 0.15).
     pub jitter: Option<f64>,
+    /// BCN, FECN: severe-congestion threshold Qsc (default "120KB").
+    pub q_sc: Option<SizeStr>,
+    /// BCN: bytes between samples, and while the queue is above Qsc.
+    pub sample_bytes: Option<SizeStr>,
+    pub oversample_bytes: Option<SizeStr>,
+    /// BCN: maximum negative feedback once the queue reaches 2 Qeq (default true).
+    pub bcn_max: Option<bool>,
+    /// BCN: BCN00 above Qsc (default false).
+    pub bcn00: Option<bool>,
+    /// FECN: queue-control function parameters (defaults 1.1, 1.002, 0.1).
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+    pub c: Option<f64>,
+    /// FECN: advertised-rate update interval (default "1ms").
+    pub interval: Option<TimeStr>,
+    /// E-FECN: the rate advertised under severe congestion (default "500Mbps").
+    pub rate_min: Option<RateStr>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -441,6 +474,9 @@ pub struct L2cmSpec {
 pub enum L2cmTypeSpec {
     None,
     Qcn,
+    Bcn,
+    Fecn,
+    Efecn,
 }
 
 /// One service-rate change of the port of `node` toward `peer`.
@@ -689,6 +725,8 @@ pub struct FlowSpec {
     pub priority: Option<i64>,
     /// Optional pacing rate.
     pub rate: Option<RateStr>,
+    /// The source stops sending at this time (optional).
+    pub stop: Option<TimeStr>,
 }
 
 /// Many senders to one receiver.

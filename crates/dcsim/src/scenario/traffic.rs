@@ -20,7 +20,7 @@ pub struct FlowTemplate {
 
 impl FlowTemplate {
     pub fn flow(&self, src: u32, dst: u32) -> FlowPlan {
-        FlowPlan { src, dst, size: self.size, start: self.start, priority: self.priority, rate: self.rate, group: self.group, cc: 0, messages: 1, transport: Transport::Roce }
+        FlowPlan { src, dst, size: self.size, start: self.start, priority: self.priority, rate: self.rate, group: self.group, cc: 0, messages: 1, transport: Transport::Roce, stop: None }
     }
 }
 
@@ -153,6 +153,7 @@ pub fn cdf_poisson(
                 cc: 0,
                 messages: 1,
                 transport: Transport::Roce,
+                stop: None,
             });
         }
     }
@@ -225,7 +226,7 @@ pub fn parse_csv(text: &str, hosts: &HostIndex, default_priority: u8, group: u32
                 _ => return Err(err(ln, format!("priority: must be 0..=7 (got '{}')", f[i]))),
             },
         };
-        out.push(FlowPlan { src, dst, size, start, priority, rate: None, group, cc: 0, messages: 1, transport: Transport::Roce });
+        out.push(FlowPlan { src, dst, size, start, priority, rate: None, group, cc: 0, messages: 1, transport: Transport::Roce, stop: None });
     }
     Ok(out)
 }

@@ -275,9 +275,13 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             ipi_sum: 0,
             last_arrival: None,
             feedback_rx: 0,
+            last_bcn00: None,
         });
         if fp.start <= plan.duration {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));
+        }
+        if let Some(stop) = fp.stop.filter(|t| *t <= plan.duration) {
+            q.schedule(stop, Event::FlowStop(FlowId(i as u32)));
         }
     }
 

@@ -22,6 +22,23 @@ impl Simulation {
         self.activate(f);
     }
 
+    /// The source stops: nothing more is sent; what is in flight still arrives.
+    pub(crate) fn on_flow_stop(&mut self, f: FlowId) {
+        let now = self.now_t();
+        let flow = &mut self.flows[f.idx()];
+        flow.msg_limit = flow.next_seq;
+        flow.messages = flow.msgs_done + 1;
+        if flow.finish.is_none() {
+            flow.finish = Some(now);
+        }
+        if let Some(since) = flow.limited_since.take() {
+            flow.limited_ps += (now - since).0;
+        }
+        if !flow.cc.is_static() {
+            self.cc_hook(f, |cc, ctx| cc.on_finish(ctx));
+        }
+    }
+
     /// Makes a queue pair eligible to send if it is not already queued somewhere.
     pub(crate) fn activate(&mut self, f: FlowId) {
         let flow = &mut self.flows[f.idx()];

@@ -18,6 +18,8 @@ use crate::units::{Rate, SimTime};
 
 /// Size of feedback frames and probes (minimum Ethernet frame).
 const L2_FRAME: u16 = 64;
+/// E-FECN sends a source at most one BCN00 per this time (bcn-fecn.md 7.4).
+const BCN00_GAP: SimTime = SimTime::us(100);
 
 pub(crate) struct L2State {
     pub kind: L2Cm,
@@ -74,10 +76,12 @@ impl Simulation {
                 })
             }
             L2Cm::Fecn(p) => {
-                l2.fecn[out.idx()].on_arrival(frame);
-                if p.efecn && qlen > p.q_sc {
-                    // E-FECN: severe congestion: BCN00 to the source, and the port
-                    // advertises the minimum rate to every source.
+                let now = self.q.now();
+                let last = &mut self.flows[flow.idx()].last_bcn00;
+                if p.efecn && qlen > p.q_sc && last.is_none_or(|t| now - t >= BCN00_GAP) {
+                    // E-FECN: severe congestion: BCN00 to the source (at most one per
+                    // source per 100 us), and the port advertises the minimum rate.
+                    *last = Some(now);
                     l2.fecn[out.idx()].on_severe(p);
                     Some(Feedback::BcnStop { cp: ci as u32 })
                 } else {
@@ -87,6 +91,13 @@ impl Simulation {
         };
         if let Some(fb) = fb {
             self.send_feedback(node, ci as u32, flow, fb);
+        }
+    }
+
+    /// FECN measures the load offered to an output, dropped frames included.
+    pub(crate) fn l2_on_offer(&mut self, out: PortId, frame: u32) {
+        if let Some(port) = self.l2.fecn.get_mut(out.idx()) {
+            port.on_arrival(frame);
         }
     }
 

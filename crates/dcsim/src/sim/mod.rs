@@ -134,6 +134,8 @@ pub(crate) struct Flow {
     pub last_arrival: Option<SimTime>,
     /// Feedback frames (QCN, BCN) and FECN probe replies received.
     pub feedback_rx: u64,
+    /// When a congestion point last sent this flow's source a BCN00 (E-FECN).
+    pub last_bcn00: Option<SimTime>,
 }
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
@@ -241,6 +243,7 @@ impl Simulation {
             Event::PfcRefresh(p, class, gen) => self.on_pfc_refresh(p, class, gen),
             Event::QpWake(f) => self.on_qp_wake(f),
             Event::FlowStart(f) => self.on_flow_start(f),
+            Event::FlowStop(f) => self.on_flow_stop(f),
             Event::Rto(f, gen) => self.on_rto(f, gen),
             Event::CcTimer(f, kind, gen) => self.on_cc_timer(f, kind, gen),
             Event::CnpDeferred(f) => self.on_cnp_deferred(f),

@@ -25,6 +25,9 @@ impl Simulation {
         let prio = pkt.prio;
         let class = self.class_of(prio);
         let size = pkt.frame as u64;
+        if !self.l2.fecn.is_empty() {
+            self.l2_on_offer(out, pkt.frame as u32);
+        }
         let lossless = self.is_lossless(prio);
         if let (Some(limit), false) = (self.egress_limit, lossless) {
             if self.egress.queue(out, prio).bytes + size > limit {
