@@ -30,8 +30,10 @@ def test_every_scenario_runs(path):
     assert len(res.flows) > 0
     counters = res.summary["counters"]
     assert counters["link_packet_hops"] > 0
-    # Every shipped scenario runs PFC with headroom computed for its links: nothing drops.
-    assert counters["drops_total"] == 0, counters["drops"]
+    # A lossless scenario (PFC with headroom computed for its links) drops nothing; the
+    # lossy ones (seed 002, drop-tail without PAUSE) say so with mode = "off".
+    if 'mode = "off"' not in path.read_text():
+        assert counters["drops_total"] == 0, counters["drops"]
 
 
 def test_seed000_cli_prints_the_published_result(tmp_path):
