@@ -52,13 +52,27 @@ struct RadixHeap {
     buckets: Vec<Vec<Entry>>,
     occupied: u128,
     last: u64,
+    /// The smallest time held (u64::MAX when empty), valid unless `stale`: kept on push,
+    /// recomputed after a removal, so a peek costs nothing when nothing left.
+    min_cache: u64,
+    stale: bool,
 }
 
 impl RadixHeap {
-    fn new() -> Self { RadixHeap { buckets: (0..65).map(|_| Vec::new()).collect(), occupied: 0, last: 0 } }
+    fn new() -> Self {
+        RadixHeap { buckets: (0..65).map(|_| Vec::new()).collect(), occupied: 0, last: 0, min_cache: u64::MAX, stale: false }
+    }
 
     #[inline]
     fn push(&mut self, e: Entry) {
+        if !self.stale {
+            self.min_cache = self.min_cache.min(e.time);
+        }
+        self.put(e);
+    }
+
+    #[inline]
+    fn put(&mut self, e: Entry) {
         let b = 64 - (e.time ^ self.last).leading_zeros() as usize;
         self.buckets[b].push(e);
         self.occupied |= 1 << b;
@@ -66,15 +80,19 @@ impl RadixHeap {
 
     /// Smallest time held. Does not move anything: a radix heap only accepts pushes at
     /// or after its last *removed* key, so peeking must not advance that key.
-    fn min(&self) -> Option<u64> {
-        if self.occupied & 1 != 0 {
-            return Some(self.last);
+    fn min(&mut self) -> Option<u64> {
+        if self.stale {
+            self.stale = false;
+            self.min_cache = if self.occupied & 1 != 0 {
+                self.last
+            } else if self.occupied == 0 {
+                u64::MAX
+            } else {
+                let b = self.occupied.trailing_zeros() as usize;
+                self.buckets[b].iter().map(|e| e.time).min().unwrap()
+            };
         }
-        if self.occupied == 0 {
-            return None;
-        }
-        let b = self.occupied.trailing_zeros() as usize;
-        self.buckets[b].iter().map(|e| e.time).min()
+        (self.min_cache != u64::MAX).then_some(self.min_cache)
     }
 
     /// Removes one entry with the smallest time.
@@ -88,7 +106,7 @@ impl RadixHeap {
             self.occupied &= !(1 << b);
             self.last = v.iter().map(|e| e.time).min().unwrap();
             for e in v.drain(..) {
-                self.push(e);
+                self.put(e);
             }
             self.buckets[b] = v;
         }
@@ -96,6 +114,7 @@ impl RadixHeap {
         if self.buckets[0].is_empty() {
             self.occupied &= !1;
         }
+        self.stale = true;
         Some(e)
     }
 }
@@ -154,7 +173,7 @@ impl EventQueue {
     pub fn len(&self) -> usize { self.near + self.far_len }
     pub fn is_empty(&self) -> bool { self.len() == 0 }
 
-    #[inline]
+    #[inline(always)]
     fn put_near(&mut self, e: Entry) {
         let i = (e.time >> self.shift) as usize & (WHEEL_SLOTS - 1);
         self.wheel[i].push(e);
@@ -162,7 +181,7 @@ impl EventQueue {
         self.near += 1;
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let e = Entry { time: at.0, ev };

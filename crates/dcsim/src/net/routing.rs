@@ -95,7 +95,7 @@ impl Routing {
     }
 
     /// The port a flow's packets take at switch `sw` toward `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn route(&self, sw: NodeId, dst: NodeId, flow: u32) -> PortId {
         let hops = self.next_hops(sw, dst);
         if hops.len() == 1 {

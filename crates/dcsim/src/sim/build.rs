@@ -177,6 +177,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
 
     // Flows.
     let mut flows = Vec::with_capacity(plan.flows.len());
+    let mut ccs = Vec::with_capacity(plan.flows.len());
     let mut used_prios = 0u8;
     // The event wheel spans the longest link delay plus the longest frame time.
     let horizon = ports.iter().map(|p| p.delay + p.rate.tx_time(max_wire as u64)).max().unwrap_or(SimTime::us(1));
@@ -213,6 +214,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         let Some(cc_plan) = plan.ccs.get(fp.cc as usize) else {
             return Err(Error::scenario(path, format!("congestion control #{} is not defined", fp.cc)));
         };
+        ccs.push(Cc::new(cc_plan, host_rate, max_wire));
         flows.push(Flow {
             src: NodeId(fp.src),
             dst: NodeId(fp.dst),
@@ -257,7 +259,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             bin: 0,
             bin_bytes: 0,
             ideal_fct: ideal,
-            cc: Cc::new(cc_plan, host_rate, max_wire),
+            cc_dynamic: !Cc::new(cc_plan, host_rate, max_wire).is_static(),
             cc_gen: [0; 4],
             line_rate: host_rate,
             last_tx: SimTime::ZERO,
@@ -349,6 +351,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         egress,
         mmu,
         flows,
+        ccs,
     })
 }
 

@@ -16,7 +16,7 @@ impl Simulation {
     pub(crate) fn on_flow_start(&mut self, f: FlowId) {
         self.flows[f.idx()].started = true;
         self.flows[f.idx()].msg_start = self.now_t();
-        if !self.flows[f.idx()].cc.is_static() {
+        if self.flows[f.idx()].cc_dynamic {
             self.cc_hook(f, |cc, ctx| cc.on_start(ctx));
         }
         self.activate(f);
@@ -34,7 +34,7 @@ impl Simulation {
         if let Some(since) = flow.limited_since.take() {
             flow.limited_ps += (now - since).0;
         }
-        if !flow.cc.is_static() {
+        if flow.cc_dynamic {
             self.cc_hook(f, |cc, ctx| cc.on_finish(ctx));
         }
     }
@@ -108,7 +108,7 @@ impl Simulation {
                 flow.next_tx = now + rate.tx_time(wire as u64);
                 flow.pkts_limited += 1;
             }
-            let cc_active = !flow.cc.is_static();
+            let cc_active = flow.cc_dynamic;
             let more = flow.next_seq < flow.msg_limit;
             let (dst, prio, lossy) = (flow.dst, flow.prio, flow.lossy);
             if more {
@@ -285,7 +285,7 @@ impl Simulation {
             if let Some(since) = flow.limited_since.take() {
                 flow.limited_ps += (now - since).0;
             }
-            if !flow.cc.is_static() {
+            if flow.cc_dynamic {
                 self.cc_hook(f, |cc, ctx| cc.on_finish(ctx));
             }
         }

@@ -69,7 +69,7 @@ impl Simulation {
             L2Cm::None => None,
             L2Cm::Qcn(p) => l2.qcn[ci].on_arrival(p, frame, qlen, &mut l2.rng).map(|fb| Feedback::Qcn { fb }),
             L2Cm::Bcn(p) => {
-                let controls = self.flows[flow.idx()].cc.regulator_cp() == Some(ci as u32);
+                let controls = self.ccs[flow.idx()].regulator_cp() == Some(ci as u32);
                 l2.bcn[ci].on_arrival(p, frame, qlen, controls, &mut l2.rng).map(|s| match s {
                     BcnSignal::Fb(fb) => Feedback::Bcn { cp: ci as u32, fb },
                     BcnSignal::Stop => Feedback::BcnStop { cp: ci as u32 },

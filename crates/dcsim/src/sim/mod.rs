@@ -112,8 +112,9 @@ pub(crate) struct Flow {
     pub bin: u64,
     pub bin_bytes: u64,
     pub ideal_fct: SimTime,
-    // reaction point
-    pub cc: Cc,
+    // reaction point (its algorithm state is in `Simulation::ccs`)
+    /// Whether the flow's congestion control can change its rate (hooks run only then).
+    pub cc_dynamic: bool,
     pub cc_gen: [u32; 4],
     pub line_rate: Rate,
     pub last_tx: SimTime,
@@ -166,6 +167,9 @@ pub struct Simulation {
     pub(crate) mmu: Mmu,
     pub(crate) nics: Vec<Nic>,
     pub(crate) flows: Vec<Flow>,
+    /// Reaction-point state per flow, apart from `flows` so that the per-packet path does
+    /// not carry it through the cache.
+    pub(crate) ccs: Vec<Cc>,
 
     /// Per ingress (port, class): XOFF sent upstream and not yet resumed.
     pub(crate) xoff_sent: Vec<bool>,
@@ -234,7 +238,7 @@ impl Simulation {
         stop < self.end && !self.q.is_empty()
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::TxDone(p) => self.on_tx_done(p),
@@ -395,3 +399,4 @@ pub fn run(plan: &Plan) -> Result<Results> {
     while sim.run_until(sim.end()) {}
     Ok(sim.finish())
 }
+

@@ -110,8 +110,9 @@ impl Simulation {
         let flow = &mut self.flows[f.idx()];
         let mut ctx = CcCtx::new(now, flow.line_rate);
         ctx.uniform = self.cc_rng.next_f64();
-        let old = flow.cc.rate();
-        hook(&mut flow.cc, &mut ctx);
+        let cc = &mut self.ccs[f.idx()];
+        let old = cc.rate();
+        hook(cc, &mut ctx);
         for k in 0..4 {
             if ctx.cancelled() & (1 << k) != 0 {
                 flow.cc_gen[k] = flow.cc_gen[k].wrapping_add(1);
@@ -123,7 +124,7 @@ impl Simulation {
             self.q.schedule(at.max(now), Event::CcTimer(f, k, *g));
         }
         let probe = ctx.send_probe;
-        let new = self.flows[f.idx()].cc.rate();
+        let new = self.ccs[f.idx()].rate();
         if new != old {
             self.set_rate(f, new);
         }
