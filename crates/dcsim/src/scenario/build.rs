@@ -1040,6 +1040,12 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
             }
         }
         if traffic_transport(e) == Some(TransportSpec::Udp) {
+            if traffic_messages(e).is_some_and(|m| m != 1) {
+                return Err(Error::scenario(
+                    format!("{p}.messages"),
+                    "UDP has no acknowledgements to post the next message on; use transport = \"roce\" for closed-loop messages",
+                ));
+            }
             for f in &mut flows[first..] {
                 f.transport = Transport::Udp;
             }

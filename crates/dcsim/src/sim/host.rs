@@ -198,8 +198,11 @@ impl Simulation {
             if flow.udp {
                 // No ACKs: a finite UDP flow is done when its last packet arrives.
                 if flow.rcv_next == flow.msg_limit && flow.finish.is_none() {
+                    let lat = (now - flow.msg_start).0;
                     flow.finish = Some(now);
                     flow.msgs_done = 1;
+                    flow.msg_lat_sum = lat as u128;
+                    self.msg_latency.record(lat);
                 }
                 return;
             }

@@ -130,6 +130,9 @@ impl Simulation {
 
     /// A feedback frame reached the source host.
     pub(crate) fn on_cnm(&mut self, pkt: &Packet) {
+        if self.flows[pkt.flow.idx()].finish.is_some() {
+            return; // the source has stopped: nothing to regulate
+        }
         let cp = pkt.sent.0 as u32;
         let fb = match pkt.prio {
             0 => Feedback::Qcn { fb: pkt.seq as u8 },
@@ -184,8 +187,8 @@ impl Simulation {
                 self.send_ctrl_frame(dst, src, f, PktKind::ProbeReply, pkt.seq, now);
             }
             _ => {
-                if pkt.seq == u32::MAX {
-                    return; // no FECN port on the path
+                if pkt.seq == u32::MAX || self.flows[f.idx()].finish.is_some() {
+                    return; // no FECN port on the path, or the source has stopped
                 }
                 let rate = Rate(pkt.seq as u64 * 1000);
                 self.flows[f.idx()].feedback_rx += 1;

@@ -93,6 +93,9 @@ impl Simulation {
     /// A CNP for flow `f` reached its sender.
     pub(crate) fn on_cnp_received(&mut self, f: FlowId) {
         self.flows[f.idx()].cnps_rx += 1;
+        if self.flows[f.idx()].finish.is_some() {
+            return;
+        }
         self.cc_hook(f, |cc, ctx| cc.on_cnp(ctx));
     }
 
