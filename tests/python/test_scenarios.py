@@ -124,6 +124,9 @@ MALFORMED = [
     ("ack_every_zero", sub('mtu = "2048B"', 'mtu = "2048B"\nack_every = 0'), "host.ack_every"),
     ("unknown_pfc_mode", BASE + '[switch.pfc]\nmode = "sometimes"\n', "switch.pfc.mode"),
     ("static_buffer_below_headroom", BASE + '[switch.buffer]\ntype = "static"\nsize = "8KB"\n', "switch.buffer.size"),
+    ("udp_closed_loop", sub('flows = [{ src = "h1", dst = "h0" }]', 'transport = "udp"\nmessages = 3\nflows = [{ src = "h1", dst = "h0", size = "4KB" }]'), "traffic[0].messages"),
+    ("l2cm_key_of_another_type", BASE + '[switch.l2cm]\ntype = "qcn"\nq_sc = "100KB"\n', "switch.l2cm.q_sc"),
+    ("rate_schedule_unknown_peer", BASE + '[switch]\nrate_schedule = [{ node = "S0", peer = "nowhere", at = "1ms", rate = "1Gbps" }]\n', "switch.rate_schedule[0].peer"),
     ("alpha_shift_too_large", BASE + '[switch.buffer]\ntype = "shared"\nsize = "4MiB"\nalpha_shift = 40\n', "switch.buffer.alpha_shift"),
 ]
 
