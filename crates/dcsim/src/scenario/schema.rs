@@ -703,12 +703,12 @@ pub struct FlowsSpec {
     /// Default priority of the entry's flows (default 3).
     pub priority: Option<i64>,
     pub flows: Vec<FlowSpec>,
-    /// Reaction point of the entry's flows (default: `[host.cc]`).
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
     /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
+    /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,
 }
 
@@ -745,12 +745,12 @@ pub struct IncastSpec {
     /// Default 1.
     pub flows_per_sender: Option<u32>,
     pub rate: Option<RateStr>,
-    /// Reaction point of the entry's flows (default: `[host.cc]`).
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
     /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
+    /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,
 }
 
@@ -764,12 +764,12 @@ pub struct PermutationSpec {
     pub size: Option<SizeStr>,
     pub start: Option<TimeStr>,
     pub rate: Option<RateStr>,
-    /// Reaction point of the entry's flows (default: `[host.cc]`).
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
     /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
+    /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,
 }
 
@@ -782,12 +782,12 @@ pub struct AllToAllSpec {
     pub size: Option<SizeStr>,
     pub start: Option<TimeStr>,
     pub rate: Option<RateStr>,
-    /// Reaction point of the entry's flows (default: `[host.cc]`).
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
     /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
+    /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,
 }
 
