@@ -127,6 +127,8 @@ MALFORMED = [
     ("udp_closed_loop", sub('flows = [{ src = "h1", dst = "h0" }]', 'transport = "udp"\nmessages = 3\nflows = [{ src = "h1", dst = "h0", size = "4KB" }]'), "traffic[0].messages"),
     ("l2cm_key_of_another_type", BASE + '[switch.l2cm]\ntype = "qcn"\nq_sc = "100KB"\n', "switch.l2cm.q_sc"),
     ("rate_schedule_unknown_peer", BASE + '[switch]\nrate_schedule = [{ node = "S0", peer = "nowhere", at = "1ms", rate = "1Gbps" }]\n', "switch.rate_schedule[0].peer"),
+    ("override_unknown_switch", BASE + '[[switch.congestion_override]]\nnodes = ["S9"]\ndetection = "rcm_1a"\nthreshold = "10KB"\n', "switch.congestion_override[0].nodes[0]"),
+    ("override_without_nodes", BASE + '[[switch.congestion_override]]\ndetection = "rcm_1a"\nthreshold = "10KB"\n', "switch.congestion_override[0].nodes"),
     ("alpha_shift_too_large", BASE + '[switch.buffer]\ntype = "shared"\nsize = "4MiB"\nalpha_shift = 40\n', "switch.buffer.alpha_shift"),
 ]
 
@@ -182,3 +184,14 @@ def test_plot_writes_a_png(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     p = dcsim_cli("plot", str(run_dir), "--queue", "S0:nowhere", "--out", str(png))
     assert p.returncode == 1 and "no port of S0 toward nowhere" in p.stderr
+
+
+def test_detection_rule_per_switch_from_a_file(tmp_path):
+    text = (ROOT / "scenarios/seed000_parking_lot_rcm_1a.toml").read_text()
+    text += '\n[[switch.congestion_override]]\nnodes = ["S1"]\ndetection = "rcm_1b"\nthreshold = "1B"\n'
+    f = tmp_path / "mixed.toml"
+    f.write_text(text)
+    res = dcsim.run(f, overrides=["simulation.duration=3ms"])
+    c = res.congestion.set_index(["node", "peer"])
+    base = dcsim.run(ROOT / "scenarios/seed000_parking_lot_rcm_1a.toml", overrides=["simulation.duration=3ms"]).congestion.set_index(["node", "peer"])
+    assert c.loc[("S1", "S2"), "marked"] > 2 * base.loc[("S1", "S2"), "marked"]

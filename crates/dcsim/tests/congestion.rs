@@ -186,3 +186,25 @@ fn seed001_mark_ratio_and_increase_timer() {
     assert!(lat(&slow) < lat(&one), "longer timer, lower latency: {} vs {}", lat(&slow), lat(&one));
     assert!(total(&slow) < total(&one), "at a throughput cost: {} vs {}", total(&slow), total(&one));
 }
+
+/// Detection rules are chosen per switch: rule 1a everywhere but S1, which runs 1b.
+#[test]
+fn detection_rule_per_switch() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/seed000_parking_lot_rcm_1a.toml");
+    let mut plan = dcsim::scenario::load_file(&path, &["simulation.duration=\"3ms\"".to_string()]).unwrap();
+    let s1 = plan.nodes.iter().position(|n| n.name == "S1").unwrap() as u32;
+    plan.switch.detection_overrides = vec![(s1, Detection::Rcm1b { threshold: 1, window: SimTime::us(10) })];
+    let r = sim::run(&plan).unwrap();
+    let (node, peer) = (strs(&r, "congestion", "node"), strs(&r, "congestion", "peer"));
+    let marked = col_u64(&r, "congestion", "marked");
+    let i = (0..node.len()).find(|&i| node[i] == "S1" && peer[i] == "S2").expect("S1 -> S2 is a congestion point");
+    // Under 1a (not marking victims) S1 -> S2 marks only before PFC makes it a victim;
+    // under 1b it marks whenever A, B and C oversubscribe it.
+    let mut plan_1a = plan.clone();
+    plan_1a.switch.detection_overrides.clear();
+    let r1a = sim::run(&plan_1a).unwrap();
+    let (n1, p1) = (strs(&r1a, "congestion", "node"), strs(&r1a, "congestion", "peer"));
+    let m1 = col_u64(&r1a, "congestion", "marked");
+    let j = (0..n1.len()).find(|&j| n1[j] == "S1" && p1[j] == "S2").unwrap();
+    assert!(marked[i] > 2 * m1[j], "1b at S1 marks {} vs 1a {}", marked[i], m1[j]);
+}

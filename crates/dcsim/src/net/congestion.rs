@@ -96,18 +96,17 @@ pub struct Demand {
     radix: Vec<u32>,
     waiting: Vec<u32>,
     last: Vec<SimTime>,
-    window: SimTime,
 }
 
 impl Demand {
-    pub fn new(radix: &[u32], window: SimTime) -> Self {
+    pub fn new(radix: &[u32]) -> Self {
         let mut base = Vec::with_capacity(radix.len());
         let mut n = 0u32;
         for &r in radix {
             base.push(n);
             n += 8 * r;
         }
-        Demand { base, radix: radix.to_vec(), waiting: vec![0; n as usize], last: vec![SimTime::ZERO; n as usize], window }
+        Demand { base, radix: radix.to_vec(), waiting: vec![0; n as usize], last: vec![SimTime::ZERO; n as usize] }
     }
 
     #[inline]
@@ -130,13 +129,13 @@ impl Demand {
         }
     }
 
-    /// Sum of the rates of the inputs requesting (port, prio); `input_rate(j)` is the rate
-    /// of the node's j-th port.
-    pub fn requested(&self, port: usize, prio: u8, now: SimTime, input_rate: impl Fn(u32) -> Rate) -> u64 {
+    /// Sum of the rates of the inputs requesting (port, prio) (waiting now or within the
+    /// last `window`); `input_rate(j)` is the rate of the node's j-th port.
+    pub fn requested(&self, port: usize, prio: u8, now: SimTime, window: SimTime, input_rate: impl Fn(u32) -> Rate) -> u64 {
         let mut sum = 0;
         for j in 0..self.radix[port] {
             let i = self.idx(port, prio, j);
-            let recent = self.last[i].0 > 0 && (now - self.last[i]) <= self.window;
+            let recent = self.last[i].0 > 0 && (now - self.last[i]) <= window;
             if self.waiting[i] > 0 || recent {
                 sum += input_rate(j).0;
             }
@@ -167,13 +166,14 @@ mod tests {
 
     #[test]
     fn demand_counts_inputs_that_wait_or_waited_recently() {
-        let mut d = Demand::new(&[3, 3, 3], SimTime::us(10));
+        let mut d = Demand::new(&[3, 3, 3]);
+        let w = SimTime::us(10);
         let rate = |_| Rate::gbps(40);
         d.arrive(0, 3, 1);
         d.arrive(0, 3, 2);
-        assert_eq!(d.requested(0, 3, SimTime::us(1), rate), 80_000_000_000);
+        assert_eq!(d.requested(0, 3, SimTime::us(1), w, rate), 80_000_000_000);
         d.depart(0, 3, 2, SimTime::us(2));
-        assert_eq!(d.requested(0, 3, SimTime::us(5), rate), 80_000_000_000, "still within the window");
-        assert_eq!(d.requested(0, 3, SimTime::us(20), rate), 40_000_000_000);
+        assert_eq!(d.requested(0, 3, SimTime::us(5), w, rate), 80_000_000_000, "still within the window");
+        assert_eq!(d.requested(0, 3, SimTime::us(20), w, rate), 40_000_000_000);
     }
 }

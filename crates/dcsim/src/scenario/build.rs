@@ -61,6 +61,7 @@ pub fn build(s: &Scenario, base_dir: &Path, default_name: &str) -> Result<Plan> 
     plan.nodes = topo.nodes;
     plan.links = topo.links;
     plan.switch.rate_schedule = rate_schedule(&s.switch, &plan)?;
+    plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
     let line_rate = validate::min_host_rate(&plan);
     plan.ccs = vec![match &s.host.cc {
         Some(c) => cc_plan(c, "host.cc", line_rate)?,
@@ -402,6 +403,25 @@ pub fn cc_plan(c: &CcSpec, path: &str, line_rate: Option<Rate>) -> Result<CcPlan
     Ok(plan)
 }
 
+/// Resolves `[[switch.congestion_override]]` entries to (switch index, rule).
+fn detection_overrides(s: &SwitchSpec, plan: &Plan) -> Result<Vec<(u32, Detection)>> {
+    let mut out = Vec::new();
+    for (i, o) in s.congestion_override.iter().flatten().enumerate() {
+        let p = format!("switch.congestion_override[{i}]");
+        let Some(nodes) = &o.nodes else {
+            return Err(Error::scenario(format!("{p}.nodes"), "missing: list the switches this rule applies to"));
+        };
+        let d = detection(o, &p)?;
+        for (j, name) in nodes.iter().enumerate() {
+            let k = plan.nodes.iter().position(|n| &n.name == name && n.kind == NodeKind::Switch).ok_or_else(|| {
+                Error::scenario(format!("{p}.nodes[{j}]"), format!("no switch named '{name}'"))
+            })?;
+            out.push((k as u32, d.clone()));
+        }
+    }
+    Ok(out)
+}
+
 /// Resolves `[switch] rate_schedule` against the topology's node names and links.
 fn rate_schedule(s: &SwitchSpec, plan: &Plan) -> Result<Vec<RateStep>> {
     let mut out = Vec::new();
@@ -585,7 +605,10 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     }
     p.pfc = pfc(&s.pfc)?;
     p.ecn = ecn(&s.ecn)?;
-    p.detection = detection(&s.congestion)?;
+    if s.congestion.nodes.is_some() {
+        return Err(Error::scenario("switch.congestion.nodes", "only in [[switch.congestion_override]]"));
+    }
+    p.detection = detection(&s.congestion, "switch.congestion")?;
     if let Some(sch) = &s.scheduler {
         p.scheduler = match sch {
             SchedulerSpec::Strict(_) => SchedulerPlan { kind: SchedulerKind::Strict, ..p.scheduler },
@@ -663,26 +686,25 @@ fn ecn(s: &EcnSpec) -> Result<EcnPlan> {
     Ok(p)
 }
 
-fn detection(s: &CongestionSpec) -> Result<Detection> {
-    const P: &str = "switch.congestion";
+fn detection(s: &CongestionSpec, path: &str) -> Result<Detection> {
     let kind = s.detection.unwrap_or(DetectionSpec::Ecn);
     if kind != DetectionSpec::Ecn {
-        only_for(&s.root_only, P, "root_only", "detection = \"ecn\"")?;
+        only_for(&s.root_only, path, "root_only", "detection = \"ecn\"")?;
     }
     if kind == DetectionSpec::Ecn {
-        only_for(&s.threshold, P, "threshold", "detection = \"rcm_1a\" or \"rcm_1b\"")?;
+        only_for(&s.threshold, path, "threshold", "detection = \"rcm_1a\" or \"rcm_1b\"")?;
     }
     if kind != DetectionSpec::Rcm1a {
-        only_for(&s.mark_victims, P, "mark_victims", "detection = \"rcm_1a\"")?;
+        only_for(&s.mark_victims, path, "mark_victims", "detection = \"rcm_1a\"")?;
     }
     if kind != DetectionSpec::Rcm1b {
-        only_for(&s.window, P, "window", "detection = \"rcm_1b\"")?;
+        only_for(&s.window, path, "window", "detection = \"rcm_1b\"")?;
     }
     let threshold = |name: &str| -> Result<u64> {
         match &s.threshold {
-            Some(v) => v.bytes("switch.congestion.threshold"),
+            Some(v) => v.bytes(&format!("{path}.threshold")),
             None => Err(Error::scenario(
-                "switch.congestion.threshold",
+                format!("{path}.threshold"),
                 format!("missing; detection = \"{name}\" needs a threshold"),
             )),
         }
@@ -694,7 +716,7 @@ fn detection(s: &CongestionSpec) -> Result<Detection> {
         }
         DetectionSpec::Rcm1b => {
             let window = match &s.window {
-                Some(v) => v.time("switch.congestion.window")?,
+                Some(v) => v.time(&format!("{path}.window"))?,
                 None => SimTime::us(10),
             };
             Detection::Rcm1b { threshold: threshold("rcm_1b")?, window }

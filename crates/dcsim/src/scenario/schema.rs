@@ -430,6 +430,8 @@ pub struct SwitchSpec {
     /// `[switch.congestion]`: the rule that decides which queues mark.
     #[serde(default)]
     pub congestion: CongestionSpec,
+    /// `[[switch.congestion_override]]`: another rule for the switches listed in `nodes`.
+    pub congestion_override: Option<Vec<CongestionSpec>>,
     /// Time to process a frame before it reaches the egress queue (default "0ns").
     pub processing_delay: Option<TimeStr>,
     /// Service-rate changes of egress ports: `[{ node, peer, at, rate }, ...]`.
@@ -551,6 +553,8 @@ pub struct EcnSpeedSpec {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CongestionSpec {
+    /// Only in `[[switch.congestion_override]]`: the switches this entry applies to.
+    pub nodes: Option<Vec<String>>,
     /// ecn | rcm_1a | rcm_1b (default ecn).
     pub detection: Option<DetectionSpec>,
     /// ecn only: skip queues whose port is paused by PFC (default false).

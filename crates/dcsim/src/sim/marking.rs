@@ -22,7 +22,8 @@ pub(crate) struct Marking {
     pub prios: u8,
     pub point: MarkPoint,
     pub wq: f64,
-    pub detection: Detection,
+    /// Per node: the detection rule of that switch.
+    pub detection: Vec<Detection>,
     /// Per port: ECN thresholds for its rate.
     pub th: Vec<Thresholds>,
     /// Per (port, priority): averaged-RED state (RedAvg only).
@@ -41,8 +42,12 @@ pub(crate) struct Marking {
 impl Marking {
     pub fn new(plan: &Plan, port_rates: &[Rate], radix: &[u32]) -> Self {
         let ecn = &plan.switch.ecn;
-        let detection = plan.switch.detection.clone();
-        let active = ecn.mode != EcnMode::Off || !matches!(detection, Detection::Ecn { .. });
+        let mut detection = vec![plan.switch.detection.clone(); plan.nodes.len()];
+        for (node, d) in &plan.switch.detection_overrides {
+            detection[*node as usize] = d.clone();
+        }
+        let active = ecn.mode != EcnMode::Off || detection.iter().any(|d| !matches!(d, Detection::Ecn { .. }));
+        let any_1b = detection.iter().any(|d| matches!(d, Detection::Rcm1b { .. }));
         let n = port_rates.len();
         Marking {
             active,
@@ -56,10 +61,7 @@ impl Marking {
             pairs: HashSet::default(),
             intervals: Vec::new(),
             intervals_dropped: 0,
-            demand: match detection {
-                Detection::Rcm1b { window, .. } => Some(Demand::new(radix, window)),
-                _ => None,
-            },
+            demand: any_1b.then(|| Demand::new(radix)),
             detection,
             rng: Rng::stream(plan.seed, "ecn"),
         }
@@ -70,11 +72,12 @@ impl Simulation {
     /// A data packet was queued at egress (out, prio); `q_before` is the queue before it.
     pub(crate) fn mark_on_enqueue(&mut self, out: PortId, prio: u8, id: PktId, in_local: u32, q_before: u64) {
         let now = self.now_t();
+        let node = self.ports[out.idx()].node;
         let m = &mut self.marking;
         if let Some(d) = m.demand.as_mut() {
             d.arrive(out.idx(), prio, in_local);
         }
-        let Detection::Ecn { root_only } = m.detection else { return };
+        let Detection::Ecn { root_only } = m.detection[node.idx()] else { return };
         if m.prios & (1 << prio) == 0 || self.pool.get(id).kind != PktKind::Data {
             return;
         }
@@ -114,7 +117,7 @@ impl Simulation {
         let th = m.th[p.idx()];
         // Whether the queue is a victim, judged on its interval so far (before this step).
         let victim = m.cps[ci].is_victim();
-        let (congested, mark) = match m.detection {
+        let (congested, mark) = match m.detection[node.idx()] {
             Detection::Ecn { root_only } => {
                 let on = m.mode != EcnMode::Off && m.prios & (1 << prio) != 0;
                 let congested = on && q_after > th.kmin;
@@ -129,9 +132,9 @@ impl Simulation {
                 let congested = q_after > threshold;
                 (congested, congested && (!victim || mark_victims))
             }
-            Detection::Rcm1b { threshold, .. } => {
+            Detection::Rcm1b { threshold, window } => {
                 let ports = &self.ports;
-                let requested = m.demand.as_ref().map_or(0, |d| d.requested(p.idx(), prio, now, |j| ports[(first + j) as usize].rate));
+                let requested = m.demand.as_ref().map_or(0, |d| d.requested(p.idx(), prio, now, window, |j| ports[(first + j) as usize].rate));
                 let congested = q_after > threshold && requested > rate.0;
                 (congested, congested)
             }
