@@ -9,7 +9,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
+use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 create_exception!(
@@ -112,7 +112,6 @@ pub fn to_pyerr(py: Python<'_>, err: dcsim::Error, stage: Stage) -> PyErr {
             Stage::Load => scenario_error(py, &path, &msg),
             Stage::Run => SimulationError::new_err(format!("{path}: {msg}")),
         },
-        e @ Error::Interrupted(_) => PyKeyboardInterrupt::new_err(e.to_string()),
     }
 }
 

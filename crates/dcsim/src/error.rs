@@ -8,9 +8,6 @@ pub enum Error {
     /// A file could not be read or written.
     #[error("{path}: {msg}")]
     Io { path: String, msg: String },
-    /// The run was stopped from outside (Ctrl-C).
-    #[error("interrupted at simulated time {0}")]
-    Interrupted(String),
 }
 
 impl Error {

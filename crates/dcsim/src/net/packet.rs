@@ -106,10 +106,6 @@ impl PacketPool {
     /// Packets alive now, and at the most at any time.
     pub fn live(&self) -> usize { self.live }
     pub fn peak(&self) -> usize { self.peak }
-    /// Bytes held by the pool and its free list.
-    pub fn footprint(&self) -> usize {
-        self.pkts.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4
-    }
 }
 
 /// A FIFO of packets linked through `Packet::next`.

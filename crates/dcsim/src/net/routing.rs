@@ -104,9 +104,4 @@ impl Routing {
         let h = mix64(self.salt ^ ((flow as u64) << 32) ^ sw.0 as u64);
         hops[((h as u128 * hops.len() as u128) >> 64) as usize]
     }
-
-    /// Bytes the tables occupy.
-    pub fn footprint(&self) -> usize {
-        self.entries.capacity() * 8 + self.ports.capacity() * 4 + (self.host_index.len() + self.switch_index.len()) * 4
-    }
 }

@@ -144,7 +144,7 @@ pub fn leaf_spine(leaves: u32, spines: u32, hosts_per_leaf: u32, host_rate: Rate
 /// switch, named h0.. in pod/edge order. Aggregation switch i of each pod links to cores
 /// i*k/2 .. (i+1)*k/2 - 1.
 pub fn fat_tree(k: u32, host_rate: Rate, fabric_rate: Rate, delay: SimTime) -> Result<Topology> {
-    if k < 2 || k % 2 != 0 {
+    if k < 2 || !k.is_multiple_of(2) {
         return Err(Error::scenario("topology.k", format!("must be even and >= 2 (got {k})")));
     }
     let half = k / 2;

@@ -8,8 +8,6 @@ use crate::cc::{CcPlan, DcqcnVariant, RecoveryRule};
 use crate::plan::{BufferPlan, Detection, EcnMode, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind};
 use crate::units::{Rate, SimTime};
 
-/// Bytes of preamble, SFD and inter-frame gap.
-
 /// Runs every check.
 pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_settings(plan)?;

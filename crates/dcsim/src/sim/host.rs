@@ -97,7 +97,7 @@ impl Simulation {
                 continue;
             }
             let seq = flow.next_seq;
-            let payload = if (seq + 1) % flow.npkts == 0 { flow.last_payload } else { self.host.mtu };
+            let payload = if (seq + 1).is_multiple_of(flow.npkts) { flow.last_payload } else { self.host.mtu };
             let frame = payload + self.host.header_bytes;
             flow.next_seq += 1;
             flow.pkts_sent += 1;
@@ -207,7 +207,7 @@ impl Simulation {
                 return;
             }
             flow.since_ack += 1;
-            if flow.since_ack >= self.host.ack_every || flow.rcv_next % flow.npkts == 0 {
+            if flow.since_ack >= self.host.ack_every || flow.rcv_next.is_multiple_of(flow.npkts) {
                 flow.since_ack = 0;
                 Some(PktKind::Ack)
             } else {

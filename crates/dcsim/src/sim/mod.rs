@@ -266,8 +266,6 @@ impl Simulation {
     pub fn end(&self) -> SimTime { self.end }
     /// Events processed so far.
     pub fn events(&self) -> u64 { self.q.processed() }
-    /// Packets alive now (queued, on a wire or being sent).
-    pub fn packets_in_flight(&self) -> usize { self.pool.live() }
     /// Packets that finished crossing a link so far.
     pub fn packet_hops(&self) -> u64 { self.hops }
     /// Most packets alive at once so far.
