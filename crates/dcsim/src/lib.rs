@@ -1,13 +1,16 @@
 //! dcsim: a packet-level discrete-event simulator of lossless datacenter fabrics.
 //!
-//! Layers, bottom up: `units`, `ids`, `event` (engine); `net` (the packet model);
-//! `plan` (validated input), `scenario` (TOML -> plan, topology and traffic builders);
-//! `sim` (world construction and the run loop); `results` (columnar output).
+//! Layers, bottom up: `units`, `ids`, `event`, `rng` (engine); `net` (the fabric: packets,
+//! queues, the switch buffer, routing, counters); `models` (one folder per flow-control or
+//! congestion-management model, NIC and switch side); `keys` (what scenario keys are made
+//! of); `plan` (validated input); `scenario` (TOML -> plan); `sim` (the world and the run
+//! loop); `results` (columnar output).
 
-pub mod cc;
 pub mod error;
 pub mod event;
 pub mod ids;
+pub mod keys;
+pub mod models;
 pub mod net;
 pub mod plan;
 pub mod results;

@@ -2,7 +2,10 @@
 //! file into a `Plan` (all names resolved to indices, all units parsed, all defaults
 //! applied); the world is built from a `Plan` alone. Tests may also build a `Plan` directly.
 
-use crate::cc::CcPlan;
+use crate::models::CcPlan;
+pub use crate::models::ecn::{Detection, EcnMode, EcnPlan, EcnSpeedPlan, MarkPoint};
+pub use crate::models::pfc::{FlowControl, Headroom, PauseMode, PfcPlan};
+pub use crate::models::L2Cm;
 use crate::units::{Rate, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -109,59 +112,6 @@ pub struct CnpPlan {
     pub priority: Option<u8>,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum FlowControl {
-    /// Per-priority pause (IEEE 802.1Qbb) on the lossless priorities.
-    Pfc,
-    /// Link-level PAUSE (IEEE 802.3x): one class that stops every priority.
-    Pause,
-    /// No flow control: the fabric is lossy and full buffers drop.
-    None,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum PauseMode {
-    /// XOFF carries `xoff_quanta`; refreshed before expiry while congested; explicit XON.
-    XonXoff,
-    /// XOFF carries a short `pause_time`, re-sent every half period while congested.
-    Timer,
-    /// Any XOFF pauses until XON (the HPCC simulator's behaviour).
-    Infinite,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Headroom {
-    /// 3 x one-way link BDP (the HPCC simulator's rule).
-    Hpcc,
-    /// pfc.md 1.6: MTU_R + 84 + 2*C*d/8 + 2*D_phy*C/8 + 64*Q_react + MTU_S.
-    Formula { phy_delay: SimTime },
-    /// A configured number of bytes per (port, priority).
-    Fixed(u64),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct PfcPlan {
-    pub mode: FlowControl,
-    pub pause_mode: PauseMode,
-    /// Bit p set: priority p is lossless (paused by PFC).
-    pub lossless: u8,
-    pub xoff_quanta: u16,
-    /// Pause time of TIMER mode.
-    pub pause_time: SimTime,
-    /// Refresh an XOFF after this fraction of its duration while still congested.
-    pub refresh_fraction: f64,
-    /// Quanta a port keeps sending after it receives a pause (802.3 Annex 31B reaction).
-    pub reaction_quanta: u32,
-    pub headroom: Headroom,
-    /// Static buffer only: XOFF threshold in ingress bytes per (port, priority);
-    /// `None` computes it as the per-priority share of `port_buffer` minus headroom.
-    pub xoff: Option<u64>,
-    /// Static buffer only: XON threshold; `None` is `xoff - resume_offset`.
-    pub xon: Option<u64>,
-    /// Hysteresis between XOFF and XON (bytes).
-    pub resume_offset: u64,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub enum BufferPlan {
     /// Each ingress port owns `port_buffer` bytes; lossless priorities pause at XOFF.
@@ -229,80 +179,6 @@ pub struct RateStep {
     pub rate: Rate,
 }
 
-/// The congestion points of the IEEE 802.1Qau family and their relatives.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub enum L2Cm {
-    #[default]
-    None,
-    /// QCN: sampled queues send CNMs with quantized feedback to the sources.
-    Qcn(crate::net::qcn::QcnCpParams),
-    /// BCN: sampled queues send signed feedback (and BCN00) to the sources.
-    Bcn(crate::net::bcn::BcnCpParams),
-    /// FECN (E-FECN with `efecn`): ports advertise a rate that probes collect.
-    Fecn(crate::net::fecn::FecnSwitchParams),
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum EcnMode {
-    Off,
-    /// Instantaneous RED-ECN (WRED with ECN): p = Pmax (q - Kmin)/(Kmax - Kmin), 1 above Kmax.
-    Red,
-    /// DCTCP step: mark when q > Kmin.
-    Step,
-    /// Classic RED on the averaged queue (EWMA weight wq, gentle).
-    RedAvg,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum MarkPoint {
-    Enqueue,
-    Dequeue,
-}
-
-/// ECN thresholds for ports of one link rate.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EcnSpeedPlan {
-    pub rate: Rate,
-    pub kmin: u64,
-    pub kmax: u64,
-    pub pmax: f64,
-}
-
-/// ECN marking at switch egress queues (ecn.md).
-#[derive(Clone, Debug, PartialEq)]
-pub struct EcnPlan {
-    pub mode: EcnMode,
-    /// Thresholds (bytes); `None` scales the HPCC simulator's defaults with the port rate:
-    /// Kmin = 100 KB x C / 25 Gb/s, Kmax = 400 KB x C / 25 Gb/s.
-    pub kmin: Option<u64>,
-    pub kmax: Option<u64>,
-    pub pmax: f64,
-    /// EWMA weight of `RedAvg`.
-    pub wq: f64,
-    pub mark_point: MarkPoint,
-    /// Priorities whose queues mark (bit per priority).
-    pub priorities: u8,
-    /// Per-link-rate thresholds; a port whose rate matches uses them.
-    pub by_speed: Vec<EcnSpeedPlan>,
-}
-
-/// The congestion-detection rule of switches.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Detection {
-    /// The ECN marker above decides packet by packet; `root_only` skips queues whose
-    /// port is paused by PFC (infiniband.md 2.2, ecn_mark_scope).
-    Ecn { root_only: bool },
-    /// Seed 000 rule 1a (InfiniBand): an egress queue above `threshold` is congested: a
-    /// victim if PFC paused it for a large share of its congested time, the root
-    /// otherwise (net/congestion.rs). Marks at roots, and at victims too if `mark_victims`.
-    Rcm1a { threshold: u64, mark_victims: bool },
-    /// Seed 000 rule 1b: the output is requested by more traffic than its capacity (the
-    /// link rates of the inputs with packets waiting for it, now or within the last
-    /// `window`, add up to more than its rate) and the packets waiting for it exceed
-    /// `threshold`.
-    Rcm1b { threshold: u64, window: SimTime },
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct StatsPlan {
     /// Bin width of the per-flow goodput time series; `None` disables it.
@@ -334,24 +210,6 @@ impl Default for HostPlan {
     }
 }
 
-impl Default for PfcPlan {
-    fn default() -> Self {
-        PfcPlan {
-            mode: FlowControl::Pfc,
-            pause_mode: PauseMode::XonXoff,
-            lossless: 1 << 3,
-            xoff_quanta: 65535,
-            pause_time: SimTime::us(5),
-            refresh_fraction: 0.5,
-            reaction_quanta: 0,
-            headroom: Headroom::Formula { phy_delay: SimTime::ZERO },
-            xoff: None,
-            xon: None,
-            resume_offset: 3 * 1024,
-        }
-    }
-}
-
 impl Default for SwitchPlan {
     fn default() -> Self {
         SwitchPlan {
@@ -366,21 +224,6 @@ impl Default for SwitchPlan {
             processing_delay: SimTime::ZERO,
             rate_schedule: Vec::new(),
             l2cm: L2Cm::None,
-        }
-    }
-}
-
-impl Default for EcnPlan {
-    fn default() -> Self {
-        EcnPlan {
-            mode: EcnMode::Off,
-            kmin: None,
-            kmax: None,
-            pmax: 0.2,
-            wq: 0.002,
-            mark_point: MarkPoint::Dequeue,
-            priorities: 0xFF,
-            by_speed: Vec::new(),
         }
     }
 }
@@ -410,7 +253,7 @@ impl Plan {
             host: HostPlan::default(),
             switch: SwitchPlan::default(),
             stats: StatsPlan::default(),
-            ccs: vec![CcPlan::None],
+            ccs: vec![CcPlan::None(())],
         }
     }
 }

@@ -43,6 +43,14 @@ pub struct Results {
 }
 
 impl Results {
+    /// A stable 64-bit digest (FNV-1a) of every table and the summary: two runs with
+    /// the same digest produced the same results bit for bit (`f64` values are hashed
+    /// through their exact `Debug` form).
+    pub fn digest(&self) -> u64 {
+        let text = format!("{:?}\n{}", self.tables, self.summary);
+        crate::rng::fnv1a64(text.as_bytes())
+    }
+
     pub fn table(&self, name: &str) -> Option<&Table> {
         self.tables.iter().find(|(n, _)| n == name).map(|(_, t)| t)
     }

@@ -10,9 +10,10 @@ use crate::rng::Rng;
 use crate::scenario::schema::*;
 use crate::scenario::topology::{self, NamedLink, Topology};
 use crate::scenario::traffic::{self, FlowTemplate, HostIndex};
-use crate::cc::{CcPlan, DcqcnParams, DcqcnVariant, RcmLinearParams, RecoveryRule};
+use crate::keys::KeyCtx;
+use crate::models::CcPlan;
 use crate::scenario::validate;
-use crate::units::{Rate, SimTime};
+use crate::units::SimTime;
 
 fn resolve(base: &Path, file: &str) -> PathBuf {
     let p = Path::new(file);
@@ -62,17 +63,20 @@ pub fn build(s: &Scenario, base_dir: &Path, default_name: &str) -> Result<Plan> 
     plan.links = topo.links;
     plan.switch.rate_schedule = rate_schedule(&s.switch, &plan)?;
     plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
-    let line_rate = validate::min_host_rate(&plan);
+    let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan) };
+    if let Some(l) = &s.switch.l2cm {
+        plan.switch.l2cm = l.build("switch.l2cm", &ctx)?;
+    }
     plan.ccs = vec![match &s.host.cc {
-        Some(c) => cc_plan(c, "host.cc", line_rate)?,
-        None => CcPlan::None,
+        Some(c) => c.build("host.cc", &ctx)?,
+        None => CcPlan::None(()),
     }];
     plan.flows = build_traffic(&s.traffic, &plan, base_dir)?;
     // Each `[[traffic]]` entry with its own `cc` appends it to `ccs`; its flows use it.
     for (gi, e) in s.traffic.iter().enumerate() {
         if let Some(c) = traffic_cc(e) {
             let k = plan.ccs.len() as u32;
-            plan.ccs.push(cc_plan(c, &format!("traffic[{gi}].cc"), line_rate)?);
+            plan.ccs.push(c.build(&format!("traffic[{gi}].cc"), &ctx)?);
             for f in plan.flows.iter_mut().filter(|f| f.group == gi as u32) {
                 f.cc = k;
             }
@@ -168,241 +172,6 @@ fn traffic_cc(e: &TrafficSpec) -> Option<&CcSpec> {
     }
 }
 
-/// Builds one reaction point; `path` is where the table is (`host.cc`, `traffic[i].cc`).
-/// `line_rate` is the smallest host link rate: the base of the Mellanox DCQCN defaults
-/// and the upper bound of `rate_min`.
-pub fn cc_plan(c: &CcSpec, path: &str, line_rate: Option<Rate>) -> Result<CcPlan> {
-    const FIXED: &str = "type = \"fixed_rate\"";
-    const RCM: &str = "type = \"rcm_linear\"";
-    const DCQCN: &str = "type = \"dcqcn\"";
-    let at = |k: &str| format!("{path}.{k}");
-    if c.kind != CcTypeSpec::FixedRate {
-        only_for(&c.rate, path, "rate", FIXED)?;
-    }
-    if c.kind != CcTypeSpec::RcmLinear {
-        only_for(&c.recover_time, path, "recover_time", RCM)?;
-        only_for(&c.recover_bytes, path, "recover_bytes", RCM)?;
-        only_for(&c.rule, path, "rule", RCM)?;
-        only_for(&c.max_level, path, "max_level", RCM)?;
-        only_for(&c.gap, path, "gap", RCM)?;
-    }
-    const QCN: &str = "type = \"qcn\"";
-    if !matches!(c.kind, CcTypeSpec::Qcn | CcTypeSpec::Bcn) {
-        only_for(&c.gd, path, "gd", "type = \"qcn\" or \"bcn\"")?;
-    }
-    if c.kind != CcTypeSpec::Qcn {
-        only_for(&c.bc_limit, path, "bc_limit", QCN)?;
-        only_for(&c.timer_period, path, "timer_period", QCN)?;
-        only_for(&c.min_dec_factor, path, "min_dec_factor", QCN)?;
-        only_for(&c.jitter, path, "jitter", QCN)?;
-    }
-    let shared = "type = \"dcqcn\" or \"qcn\"";
-    if !matches!(c.kind, CcTypeSpec::Dcqcn | CcTypeSpec::Qcn) {
-        only_for(&c.f, path, "f", shared)?;
-        only_for(&c.rate_ai, path, "rate_ai", shared)?;
-        only_for(&c.rate_hai, path, "rate_hai", shared)?;
-    }
-    if !matches!(c.kind, CcTypeSpec::Dcqcn | CcTypeSpec::Qcn | CcTypeSpec::Bcn | CcTypeSpec::Fecn | CcTypeSpec::Efecn) {
-        only_for(&c.rate_min, path, "rate_min", "type = \"dcqcn\", \"qcn\", \"bcn\", \"fecn\" or \"efecn\"")?;
-    }
-    if c.kind != CcTypeSpec::Bcn {
-        for (v, k) in [(c.gi.is_some(), "gi"), (c.ru.is_some(), "ru"), (c.drift.is_some(), "drift"), (c.drift_interval.is_some(), "drift_interval")] {
-            if v {
-                return Err(Error::scenario(at(k), "only for type = \"bcn\""));
-            }
-        }
-    }
-    if !matches!(c.kind, CcTypeSpec::Fecn | CcTypeSpec::Efecn) {
-        for (v, k) in [(c.probe_interval.is_some(), "probe_interval"), (c.timeout.is_some(), "timeout"), (c.initial_rate.is_some(), "initial_rate")] {
-            if v {
-                return Err(Error::scenario(at(k), "only for type = \"fecn\" or \"efecn\""));
-            }
-        }
-    }
-    if c.kind != CcTypeSpec::Dcqcn {
-        only_for(&c.variant, path, "variant", DCQCN)?;
-        only_for(&c.g, path, "g", DCQCN)?;
-        only_for(&c.alpha_init, path, "alpha_init", DCQCN)?;
-        only_for(&c.alpha_period, path, "alpha_period", DCQCN)?;
-        only_for(&c.increase_period, path, "increase_period", DCQCN)?;
-        only_for(&c.decrease_period, path, "decrease_period", DCQCN)?;
-        only_for(&c.byte_counter, path, "byte_counter", DCQCN)?;
-        only_for(&c.clamp_target_rate, path, "clamp_target_rate", DCQCN)?;
-        only_for(&c.rate_on_first_cnp, path, "rate_on_first_cnp", DCQCN)?;
-    }
-    let plan = match c.kind {
-        CcTypeSpec::None => CcPlan::None,
-        CcTypeSpec::FixedRate => match &c.rate {
-            Some(r) => CcPlan::FixedRate(r.rate(&at("rate"))?),
-            None => return Err(Error::scenario(at("rate"), "missing; type = \"fixed_rate\" needs a rate")),
-        },
-        CcTypeSpec::RcmLinear => {
-            let mut p = RcmLinearParams::default();
-            if let Some(v) = &c.recover_time {
-                p.recover_time = v.time(&at("recover_time"))?;
-            }
-            if let Some(v) = &c.recover_bytes {
-                p.recover_bytes = v.bytes(&at("recover_bytes"))?;
-            }
-            if let Some(r) = c.rule {
-                p.rule = match r {
-                    RecoveryRuleSpec::Time => RecoveryRule::Time,
-                    RecoveryRuleSpec::Bytes => RecoveryRule::Bytes,
-                    RecoveryRuleSpec::Either => RecoveryRule::Either,
-                    RecoveryRuleSpec::Both => RecoveryRule::Both,
-                };
-            }
-            if let Some(v) = c.max_level {
-                if !(1..=u32::MAX as i64).contains(&v) {
-                    return Err(Error::scenario(at("max_level"), format!("must be >= 1 (got {v})")));
-                }
-                p.max_level = v as u32;
-            }
-            if let Some(v) = c.gap {
-                p.gap = v;
-            }
-            CcPlan::RcmLinear(p)
-        }
-        CcTypeSpec::Dcqcn => {
-            let mut p = match c.variant.unwrap_or(DcqcnVariantSpec::Paper) {
-                DcqcnVariantSpec::Paper => DcqcnParams::paper(),
-                DcqcnVariantSpec::Mellanox => match line_rate {
-                    Some(r) => DcqcnParams::mellanox(r),
-                    None => return Err(Error::scenario("topology", "has no hosts")),
-                },
-            };
-            if let Some(v) = c.g {
-                p.g = v;
-            }
-            if let Some(v) = c.alpha_init {
-                p.alpha_init = v;
-            }
-            if let Some(v) = &c.alpha_period {
-                p.alpha_period = v.time(&at("alpha_period"))?;
-            }
-            if let Some(v) = &c.increase_period {
-                p.increase_period = v.time(&at("increase_period"))?;
-            }
-            if let Some(v) = &c.decrease_period {
-                p.decrease_period = v.time(&at("decrease_period"))?;
-            }
-            if let Some(v) = &c.byte_counter {
-                p.byte_counter = v.bytes(&at("byte_counter"))?;
-            }
-            if let Some(v) = c.f {
-                let min = if p.variant == DcqcnVariant::Paper { 1 } else { 0 };
-                if !(min..=u32::MAX as i64).contains(&v) {
-                    return Err(Error::scenario(at("f"), format!("must be >= {min} (got {v})")));
-                }
-                p.f = v as u32;
-            }
-            if let Some(v) = &c.rate_ai {
-                p.rate_ai = v.rate(&at("rate_ai"))?;
-            }
-            if let Some(v) = &c.rate_hai {
-                p.rate_hai = v.rate(&at("rate_hai"))?;
-            }
-            if let Some(v) = &c.rate_min {
-                p.rate_min = v.rate(&at("rate_min"))?;
-            }
-            if let Some(v) = c.clamp_target_rate {
-                p.clamp_target_rate = v;
-            }
-            if let Some(v) = c.rate_on_first_cnp {
-                p.rate_on_first_cnp = v;
-            }
-            CcPlan::Dcqcn(p)
-        }
-        CcTypeSpec::Qcn => {
-            let mut p = crate::cc::QcnParams::default();
-            if let Some(v) = c.f {
-                if !(1..=u32::MAX as i64).contains(&v) {
-                    return Err(Error::scenario(at("f"), format!("must be >= 1 (got {v})")));
-                }
-                p.fast_recovery_th = v as u32;
-            }
-            for (v, dst, key) in [(&c.rate_ai, &mut p.r_ai, "rate_ai"), (&c.rate_hai, &mut p.r_hai, "rate_hai"), (&c.rate_min, &mut p.min_rate, "rate_min")] {
-                if let Some(v) = v {
-                    *dst = v.rate(&at(key))?;
-                    if dst.0 == 0 {
-                        return Err(Error::scenario(at(key), "must be > 0"));
-                    }
-                }
-            }
-            if let Some(v) = &c.bc_limit {
-                p.bc_limit = v.bytes(&at("bc_limit"))?;
-                if p.bc_limit == 0 {
-                    return Err(Error::scenario(at("bc_limit"), "must be > 0"));
-                }
-            }
-            if let Some(v) = &c.timer_period {
-                p.timer_period = v.time(&at("timer_period"))?;
-                if p.timer_period.0 == 0 {
-                    return Err(Error::scenario(at("timer_period"), "must be > 0"));
-                }
-            }
-            for (v, dst, key) in [(c.gd, &mut p.gd, "gd"), (c.min_dec_factor, &mut p.min_dec_factor, "min_dec_factor")] {
-                if let Some(v) = v {
-                    if !(v > 0.0 && v < 1.0) {
-                        return Err(Error::scenario(at(key), format!("must be in (0, 1) (got {v})")));
-                    }
-                    *dst = v;
-                }
-            }
-            if let Some(v) = c.jitter {
-                if !(0.0..1.0).contains(&v) {
-                    return Err(Error::scenario(at("jitter"), format!("must be in [0, 1) (got {v})")));
-                }
-                p.jitter = v;
-            }
-            CcPlan::Qcn(p)
-        }
-        CcTypeSpec::Bcn => {
-            let mut p = crate::cc::BcnParams::default();
-            if let Some(v) = c.gi {
-                p.gi = positive(v, &at("gi"))?;
-            }
-            if let Some(v) = c.gd {
-                p.gd = positive(v, &at("gd"))?;
-            }
-            if let Some(v) = &c.ru {
-                p.ru = nonzero_rate(v, &at("ru"))?;
-            }
-            if let Some(v) = &c.rate_min {
-                p.r_min = nonzero_rate(v, &at("rate_min"))?;
-            }
-            if let Some(v) = c.drift {
-                if !(v >= 0.0 && v.is_finite()) {
-                    return Err(Error::scenario(at("drift"), format!("must be >= 0 (got {v})")));
-                }
-                p.drift = v;
-            }
-            if let Some(v) = &c.drift_interval {
-                p.drift_interval = nonzero_time(v, &at("drift_interval"))?;
-            }
-            CcPlan::Bcn(p)
-        }
-        CcTypeSpec::Fecn | CcTypeSpec::Efecn => {
-            let mut p = if c.kind == CcTypeSpec::Efecn { crate::cc::FecnParams::efecn() } else { crate::cc::FecnParams::default() };
-            if let Some(v) = &c.probe_interval {
-                p.probe_interval = nonzero_time(v, &at("probe_interval"))?;
-            }
-            if let Some(v) = &c.timeout {
-                p.timeout = nonzero_time(v, &at("timeout"))?;
-            }
-            if let Some(v) = &c.initial_rate {
-                p.initial_rate = Some(nonzero_rate(v, &at("initial_rate"))?);
-            }
-            if let Some(v) = &c.rate_min {
-                p.r_min = nonzero_rate(v, &at("rate_min"))?;
-            }
-            CcPlan::Fecn(p)
-        }
-    };
-    validate::check_cc(&plan, path, line_rate)?;
-    Ok(plan)
-}
-
 /// Resolves `[[switch.congestion_override]]` entries to (switch index, rule).
 fn detection_overrides(s: &SwitchSpec, plan: &Plan) -> Result<Vec<(u32, Detection)>> {
     let mut out = Vec::new();
@@ -447,124 +216,8 @@ fn rate_schedule(s: &SwitchSpec, plan: &Plan) -> Result<Vec<RateStep>> {
     Ok(out)
 }
 
-fn positive(v: f64, path: &str) -> Result<f64> {
-    if v > 0.0 && v.is_finite() { Ok(v) } else { Err(Error::scenario(path, format!("must be > 0 (got {v})"))) }
-}
-
-fn nonzero_rate(v: &RateStr, path: &str) -> Result<Rate> {
-    let r = v.rate(path)?;
-    if r.0 == 0 { Err(Error::scenario(path, "must be > 0")) } else { Ok(r) }
-}
-
-fn nonzero_time(v: &TimeStr, path: &str) -> Result<SimTime> {
-    let t = v.time(path)?;
-    if t.0 == 0 { Err(Error::scenario(path, "must be > 0")) } else { Ok(t) }
-}
-
-fn l2cm(s: &L2cmSpec) -> Result<L2Cm> {
-    use L2cmTypeSpec::*;
-    let at = |k: &str| format!("switch.l2cm.{k}");
-    // Which keys each type takes.
-    let keys: [(&str, bool, &[L2cmTypeSpec]); 13] = [
-        ("q_eq", s.q_eq.is_some(), &[Qcn, Bcn, Fecn, Efecn]),
-        ("w", s.w.is_some(), &[Qcn, Bcn]),
-        ("jitter", s.jitter.is_some(), &[Qcn]),
-        ("q_sc", s.q_sc.is_some(), &[Bcn, Fecn, Efecn]),
-        ("sample_bytes", s.sample_bytes.is_some(), &[Bcn]),
-        ("oversample_bytes", s.oversample_bytes.is_some(), &[Bcn]),
-        ("bcn_max", s.bcn_max.is_some(), &[Bcn]),
-        ("bcn00", s.bcn00.is_some(), &[Bcn]),
-        ("a", s.a.is_some(), &[Fecn, Efecn]),
-        ("b", s.b.is_some(), &[Fecn, Efecn]),
-        ("c", s.c.is_some(), &[Fecn, Efecn]),
-        ("interval", s.interval.is_some(), &[Fecn, Efecn]),
-        ("rate_min", s.rate_min.is_some(), &[Efecn]),
-    ];
-    for (k, given, types) in keys {
-        if given && !types.contains(&s.kind) {
-            let names: Vec<String> = types.iter().map(|t| format!("\"{}\"", format!("{t:?}").to_lowercase())).collect();
-            return Err(Error::scenario(at(k), format!("only for type = {}", names.join(" or "))));
-        }
-    }
-    let size = |v: &Option<SizeStr>, k: &str, dst: &mut u64| -> Result<()> {
-        if let Some(v) = v {
-            *dst = v.bytes(&at(k))?;
-            if *dst == 0 {
-                return Err(Error::scenario(at(k), "must be > 0"));
-            }
-        }
-        Ok(())
-    };
-    if matches!(s.kind, Bcn) {
-        let mut p = crate::net::bcn::BcnCpParams::default();
-        size(&s.q_eq, "q_eq", &mut p.q_eq)?;
-        size(&s.q_sc, "q_sc", &mut p.q_sc)?;
-        size(&s.sample_bytes, "sample_bytes", &mut p.sample_bytes)?;
-        size(&s.oversample_bytes, "oversample_bytes", &mut p.oversample_bytes)?;
-        if let Some(v) = s.w {
-            p.w = positive(v, &at("w"))?;
-        }
-        if let Some(v) = s.bcn_max {
-            p.bcn_max = v;
-        }
-        if let Some(v) = s.bcn00 {
-            p.bcn00 = v;
-        }
-        if p.q_sc <= p.q_eq {
-            return Err(Error::scenario(at("q_sc"), format!("must be above q_eq ({} B <= {} B)", p.q_sc, p.q_eq)));
-        }
-        return Ok(L2Cm::Bcn(p));
-    }
-    if matches!(s.kind, Fecn | Efecn) {
-        let mut p = if s.kind == Efecn { crate::net::fecn::FecnSwitchParams::efecn() } else { crate::net::fecn::FecnSwitchParams::default() };
-        size(&s.q_eq, "q_eq", &mut p.q_eq)?;
-        size(&s.q_sc, "q_sc", &mut p.q_sc)?;
-        for (v, dst, k) in [(s.a, &mut p.a, "a"), (s.b, &mut p.b, "b"), (s.c, &mut p.c, "c")] {
-            if let Some(v) = v {
-                *dst = positive(v, &at(k))?;
-            }
-        }
-        if let Some(v) = &s.interval {
-            p.interval = nonzero_time(v, &at("interval"))?;
-        }
-        if let Some(v) = &s.rate_min {
-            p.r_min = nonzero_rate(v, &at("rate_min"))?;
-        }
-        return Ok(L2Cm::Fecn(p));
-    }
-    Ok(match s.kind {
-        None => L2Cm::None,
-        Qcn => {
-            let mut p = crate::net::qcn::QcnCpParams::default();
-            if let Some(v) = &s.q_eq {
-                p.q_eq = v.bytes(&at("q_eq"))?;
-                if p.q_eq == 0 {
-                    return Err(Error::scenario(at("q_eq"), "must be > 0"));
-                }
-            }
-            if let Some(v) = s.w {
-                if !(v >= 0.0 && v.is_finite()) {
-                    return Err(Error::scenario(at("w"), format!("must be >= 0 (got {v})")));
-                }
-                p.w = v;
-            }
-            if let Some(v) = s.jitter {
-                if !(0.0..1.0).contains(&v) {
-                    return Err(Error::scenario(at("jitter"), format!("must be in [0, 1) (got {v})")));
-                }
-                p.jitter = v;
-            }
-            L2Cm::Qcn(p)
-        }
-        Bcn | Fecn | Efecn => unreachable!("returned above"),
-    })
-}
-
 fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     let mut p = SwitchPlan::default();
-    if let Some(l) = &s.l2cm {
-        p.l2cm = l2cm(l)?;
-    }
     if let Some(d) = &s.processing_delay {
         p.processing_delay = d.time("switch.processing_delay")?;
     }

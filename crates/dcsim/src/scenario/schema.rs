@@ -12,111 +12,9 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::units::{parse_bytes, parse_rate, parse_time, Rate, SimTime};
-
-// ---------------------------------------------------------------------------------------
-// Unit-carrying strings
-
-macro_rules! unit_string {
-    ($name:ident, $what:literal, $example:literal) => {
-        #[doc = concat!("A ", $what, " written with its unit, e.g. `\"", $example, "\"`.")]
-        #[derive(Clone, Debug, PartialEq)]
-        pub struct $name(pub String);
-
-        impl $name {
-            pub fn new(s: &str) -> Self {
-                $name(s.to_string())
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-                struct V;
-                impl<'de> Visitor<'de> for V {
-                    type Value = $name;
-                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                        write!(f, concat!("a ", $what, " string with a unit, e.g. \"", $example, "\""))
-                    }
-                    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<$name, E> {
-                        Ok($name(v.to_string()))
-                    }
-                    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<$name, E> {
-                        Ok($name(v))
-                    }
-                    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<$name, E> {
-                        Err(E::custom(format!(
-                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
-                            v
-                        )))
-                    }
-                    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<$name, E> {
-                        Err(E::custom(format!(
-                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
-                            v
-                        )))
-                    }
-                    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<$name, E> {
-                        Err(E::custom(format!(
-                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
-                            v
-                        )))
-                    }
-                }
-                d.deserialize_any(V)
-            }
-        }
-    };
-}
-
-unit_string!(RateStr, "rate", "40Gbps");
-unit_string!(TimeStr, "duration", "1.5us");
-unit_string!(SizeStr, "size", "32MiB");
-
-impl RateStr {
-    /// Parses the rate; zero is refused.
-    pub fn rate(&self, path: &str) -> Result<Rate> {
-        let r = parse_rate(&self.0).map_err(|e| Error::scenario(path, e.0))?;
-        if r.0 == 0 {
-            return Err(Error::scenario(path, format!("must be > 0 (got '{}')", self.0)));
-        }
-        Ok(r)
-    }
-}
-
-impl TimeStr {
-    pub fn time(&self, path: &str) -> Result<SimTime> {
-        parse_time(&self.0).map_err(|e| Error::scenario(path, e.0))
-    }
-    /// `"off"` is `None`.
-    pub fn time_or_off(&self, path: &str) -> Result<Option<SimTime>> {
-        if self.0.trim().eq_ignore_ascii_case("off") {
-            return Ok(None);
-        }
-        let t = self.time(path)?;
-        if t == SimTime::ZERO {
-            return Err(Error::scenario(path, "must be > 0 (write \"off\" to disable)"));
-        }
-        Ok(Some(t))
-    }
-}
-
-impl SizeStr {
-    pub fn bytes(&self, path: &str) -> Result<u64> {
-        parse_bytes(&self.0).map_err(|e| Error::scenario(path, e.0))
-    }
-    /// `"inf"` is `None` (a long-lived flow); otherwise a size > 0.
-    pub fn size_or_inf(&self, path: &str) -> Result<Option<u64>> {
-        let s = self.0.trim();
-        if s.eq_ignore_ascii_case("inf") || s.eq_ignore_ascii_case("infinite") {
-            return Ok(None);
-        }
-        let b = self.bytes(path)?;
-        if b == 0 {
-            return Err(Error::scenario(path, "must be > 0 (write \"inf\" for a long-lived flow)"));
-        }
-        Ok(Some(b))
-    }
-}
+pub use crate::keys::{de_at, RateStr, SizeStr, TimeStr};
+pub use crate::models::{CcSpec, L2cmSpec};
+use crate::models::{CC_TYPES, L2CM_TYPES};
 
 // ---------------------------------------------------------------------------------------
 // The file
@@ -219,97 +117,6 @@ impl<'de> Deserialize<'de> for CnpPrioritySpec {
         }
         d.deserialize_any(V)
     }
-}
-
-/// A reaction point (`[host.cc]`, or `cc = { ... }` of a `[[traffic]]` entry), selected
-/// by `type`. One flat table: the keys of the other types are refused by the builder
-/// ("only for type = ...").
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CcSpec {
-    #[serde(rename = "type")]
-    pub kind: CcTypeSpec,
-    // fixed_rate
-    /// The constant pacing rate (required).
-    pub rate: Option<RateStr>,
-    // rcm_linear
-    /// Time without a CNP before one recovery step, default "50us".
-    pub recover_time: Option<TimeStr>,
-    /// Bytes sent without a CNP before one recovery step, default "0B".
-    pub recover_bytes: Option<SizeStr>,
-    /// time | bytes | either | both (default time).
-    pub rule: Option<RecoveryRuleSpec>,
-    /// Highest level k (>= 1), default 1000.
-    pub max_level: Option<i64>,
-    /// Idle gap instead of start-to-start spacing, default false.
-    pub gap: Option<bool>,
-    // dcqcn
-    /// paper | mellanox (default paper): the base parameter set.
-    pub variant: Option<DcqcnVariantSpec>,
-    pub g: Option<f64>,
-    pub alpha_init: Option<f64>,
-    pub alpha_period: Option<TimeStr>,
-    pub increase_period: Option<TimeStr>,
-    pub decrease_period: Option<TimeStr>,
-    pub byte_counter: Option<SizeStr>,
-    pub f: Option<i64>,
-    pub rate_ai: Option<RateStr>,
-    pub rate_hai: Option<RateStr>,
-    pub rate_min: Option<RateStr>,
-    pub clamp_target_rate: Option<bool>,
-    pub rate_on_first_cnp: Option<f64>,
-    // qcn (also uses f, rate_ai, rate_hai, rate_min)
-    /// BC_LIMIT: bytes per byte-counter cycle.
-    pub bc_limit: Option<SizeStr>,
-    /// TIMER_PERIOD of the rate-increase timer.
-    pub timer_period: Option<TimeStr>,
-    /// Decrease gain per quantum of feedback.
-    pub gd: Option<f64>,
-    pub min_dec_factor: Option<f64>,
-    /// Uniform jitter of BC_LIMIT and TIMER_PERIOD (+- fraction).
-    pub jitter: Option<f64>,
-    // bcn (also uses gd, rate_min)
-    /// Increase gain Gi.
-    pub gi: Option<f64>,
-    /// Rate unit Ru of positive feedback.
-    pub ru: Option<RateStr>,
-    /// Relative rate increase per drift interval without feedback.
-    pub drift: Option<f64>,
-    pub drift_interval: Option<TimeStr>,
-    // fecn / efecn (also use rate_min)
-    pub probe_interval: Option<TimeStr>,
-    pub timeout: Option<TimeStr>,
-    /// Start rate (default: line rate).
-    pub initial_rate: Option<RateStr>,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CcTypeSpec {
-    None,
-    FixedRate,
-    RcmLinear,
-    Dcqcn,
-    Qcn,
-    Bcn,
-    Fecn,
-    Efecn,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RecoveryRuleSpec {
-    Time,
-    Bytes,
-    Either,
-    Both,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DcqcnVariantSpec {
-    Paper,
-    Mellanox,
 }
 
 /// `[topology]`, selected by `type`.
@@ -438,47 +245,6 @@ pub struct SwitchSpec {
     pub rate_schedule: Option<Vec<RateStepSpec>>,
     /// `[switch.l2cm]`: IEEE 802.1Qau-family congestion points.
     pub l2cm: Option<L2cmSpec>,
-}
-
-/// `[switch.l2cm]`: congestion points of the 802.1Qau family in every egress queue.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct L2cmSpec {
-    #[serde(rename = "type")]
-    pub kind: L2cmTypeSpec,
-    /// QCN: equilibrium queue Q_EQ (default "33KB").
-    pub q_eq: Option<SizeStr>,
-    /// QCN: weight of the queue derivative (default 2).
-    pub w: Option<f64>,
-    /// QCN: jitter of the sampling interval, +- fraction (default 0.15).
-    pub jitter: Option<f64>,
-    /// BCN, FECN: severe-congestion threshold Qsc (default "120KB").
-    pub q_sc: Option<SizeStr>,
-    /// BCN: bytes between samples, and while the queue is above Qsc.
-    pub sample_bytes: Option<SizeStr>,
-    pub oversample_bytes: Option<SizeStr>,
-    /// BCN: maximum negative feedback once the queue reaches 2 Qeq (default true).
-    pub bcn_max: Option<bool>,
-    /// BCN: BCN00 above Qsc (default false).
-    pub bcn00: Option<bool>,
-    /// FECN: queue-control function parameters (defaults 1.1, 1.002, 0.1).
-    pub a: Option<f64>,
-    pub b: Option<f64>,
-    pub c: Option<f64>,
-    /// FECN: advertised-rate update interval (default "1ms").
-    pub interval: Option<TimeStr>,
-    /// E-FECN: the rate advertised under severe congestion (default "500Mbps").
-    pub rate_min: Option<RateStr>,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum L2cmTypeSpec {
-    None,
-    Qcn,
-    Bcn,
-    Fecn,
-    Efecn,
 }
 
 /// One service-rate change of the port of `node` toward `peer`.
@@ -856,41 +622,6 @@ pub struct StatsSpec {
 // ---------------------------------------------------------------------------------------
 // Deserialization with field paths in the errors
 
-fn clean_msg(m: &str) -> String {
-    m.replace('`', "'").trim().to_string()
-}
-
-fn join(prefix: &str, rest: &str) -> String {
-    if rest.is_empty() || rest == "." {
-        prefix.to_string()
-    } else if prefix.is_empty() {
-        rest.to_string()
-    } else if rest.starts_with('[') {
-        format!("{prefix}{rest}")
-    } else {
-        format!("{prefix}.{rest}")
-    }
-}
-
-/// Deserializes `v` as `T`; errors carry `prefix` joined with the path inside `v`.
-fn de_at<T: for<'de> Deserialize<'de>>(v: toml::Value, prefix: &str) -> std::result::Result<T, (String, String)> {
-    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
-        let mut path = e.path().to_string();
-        let full = e.inner().to_string();
-        let msg = clean_msg(full.lines().next().unwrap_or(""));
-        // For an unknown key, the path ends with the key itself: name its table instead.
-        if let Some(rest) = msg.strip_prefix("unknown field '") {
-            let key = rest.split('\'').next().unwrap_or("");
-            if path == key {
-                path = String::new();
-            } else if let Some(parent) = path.strip_suffix(&format!(".{key}")) {
-                path = parent.to_string();
-            }
-        }
-        (join(prefix, &path), msg)
-    })
-}
-
 /// Finds a precise path for an error inside a `type`-tagged table (serde cannot track
 /// paths through internally tagged enums).
 type VariantCheck = dyn Fn(&str, toml::Value, &str) -> Option<(String, String)>;
@@ -926,7 +657,24 @@ fn refine_tagged(
     }
     let mut rest = table.clone();
     rest.remove("type");
-    check(&ty, toml::Value::Table(rest), prefix)
+    let (path, msg) = check(&ty, toml::Value::Table(rest.clone()), prefix)?;
+    // A key of another type: say which types take it.
+    let key = msg.strip_prefix("unknown field '").and_then(|r| r.split('\'').next());
+    if let Some((key, value)) = key.filter(|_| path == prefix).and_then(|k| Some((k, rest.get(k)?.clone()))) {
+        let owners: Vec<String> = types
+            .iter()
+            .filter(|t| **t != ty)
+            .filter(|t| {
+                let only = toml::Value::Table([(key.to_string(), value.clone())].into_iter().collect());
+                !check(t, only, prefix).is_some_and(|(_, m)| m.starts_with(&format!("unknown field '{key}'")))
+            })
+            .map(|t| format!("\"{t}\""))
+            .collect();
+        if !owners.is_empty() {
+            return Some((format!("{prefix}.{key}"), format!("only for type = {}", owners.join(" or "))));
+        }
+    }
+    Some((path, msg))
 }
 
 fn check_topology(ty: &str, v: toml::Value, p: &str) -> Option<(String, String)> {
@@ -984,6 +732,44 @@ pub fn deserialize(v: toml::Value) -> Result<Scenario> {
 }
 
 fn refine(v: &toml::Value, path: &str) -> Option<(String, String)> {
+    let (p, m) = refine_once(v, path)?;
+    // A reaction point inside a traffic entry is a tagged table inside a tagged table.
+    Some(refine_cc(v, &p).unwrap_or((p, m)))
+}
+
+/// The value at a dotted path like `traffic[2].cc`.
+fn value_at<'a>(v: &'a toml::Value, path: &str) -> Option<&'a toml::Value> {
+    let mut cur = v;
+    for part in path.split('.') {
+        match part.split_once('[') {
+            Some((key, idx)) => {
+                let i: usize = idx.trim_end_matches(']').parse().ok()?;
+                cur = cur.get(key)?.get(i)?;
+            }
+            None => cur = cur.get(part)?,
+        }
+    }
+    Some(cur)
+}
+
+/// A precise error inside a reaction-point table (`host.cc`, `traffic[i].cc`).
+fn refine_cc(v: &toml::Value, path: &str) -> Option<(String, String)> {
+    let cc = if path.ends_with(".cc") { path.to_string() } else { format!("{}.cc", path.split(".cc.").next()?) };
+    if !(path == cc || path.starts_with(&format!("{cc}."))) {
+        return None;
+    }
+    let t = value_at(v, &cc)?;
+    refine_tagged(t, &cc, "congestion control", CC_TYPES, &CcSpec::error_at)
+}
+
+fn refine_once(v: &toml::Value, path: &str) -> Option<(String, String)> {
+    if path == "host.cc" || path.starts_with("host.cc.") {
+        return refine_cc(v, path);
+    }
+    if path == "switch.l2cm" || path.starts_with("switch.l2cm.") {
+        let t = v.get("switch")?.get("l2cm")?;
+        return refine_tagged(t, "switch.l2cm", "l2cm", L2CM_TYPES, &L2cmSpec::error_at);
+    }
     if path == "topology" || path.starts_with("topology.") {
         let t = v.get("topology")?;
         return refine_tagged(t, "topology", "topology", TOPOLOGY_TYPES, &check_topology);

@@ -404,7 +404,9 @@ fn print_sample_errors() {
 // ----------------------------------------------------------------------------------------
 // Notification point, reaction points, ECN and congestion detection.
 
-use crate::cc::{CcPlan, DcqcnParams, DcqcnVariant, RcmLinearParams, RecoveryRule};
+use crate::models::dcqcn::{DcqcnParams, DcqcnVariant};
+use crate::models::rcm::{RcmLinearParams, RecoveryRule};
+use crate::models::CcPlan;
 
 /// Hosts A (40 Gb/s) and B (25 Gb/s) behind a 10 Gb/s switch-to-switch link: the
 /// smallest host link rate is 25 Gb/s (switch links do not count).
@@ -436,9 +438,9 @@ fn new_sections_default_to_plan_defaults() {
     assert_eq!(p.host.cnp, HostPlan::default().cnp);
     assert_eq!(p.switch.ecn, EcnPlan::default());
     assert_eq!(p.switch.detection, Detection::Ecn { root_only: false });
-    assert_eq!(p.ccs, vec![CcPlan::None]);
+    assert_eq!(p.ccs, vec![CcPlan::None(())]);
     let p = load(BASE, &[]).unwrap();
-    assert_eq!(p.ccs, vec![CcPlan::None]);
+    assert_eq!(p.ccs, vec![CcPlan::None(())]);
     assert!(p.flows.iter().all(|f| f.cc == 0));
 }
 
@@ -457,7 +459,7 @@ fn cnp_section_parses() {
 #[test]
 fn host_cc_types_parse() {
     let p = load(STAR8, &["host.cc.type=none"]).unwrap();
-    assert_eq!(p.ccs, vec![CcPlan::None]);
+    assert_eq!(p.ccs, vec![CcPlan::None(())]);
     let p = load(STAR8, &["host.cc.type=fixed_rate", "host.cc.rate=2.5Gbps"]).unwrap();
     assert_eq!(p.ccs, vec![CcPlan::FixedRate(Rate(2_500_000_000))]);
     let p = load(STAR8, &["host.cc.type=rcm_linear"]).unwrap();
@@ -553,7 +555,7 @@ fn traffic_cc_is_appended_and_indexed() {
     }
     // The same through an override of the existing base file.
     let p = load(BASE, &["traffic[0].cc.type=dcqcn"]).unwrap();
-    assert_eq!(p.ccs, vec![CcPlan::None, CcPlan::Dcqcn(DcqcnParams::paper())]);
+    assert_eq!(p.ccs, vec![CcPlan::None(()), CcPlan::Dcqcn(DcqcnParams::paper())]);
     assert!(p.flows.iter().all(|f| f.cc == 1));
 }
 
@@ -685,7 +687,7 @@ fn bad_host_cc() {
     e(&["alpha_period=\"0us\""], &["host.cc.alpha_period: must be > 0"]);
     e(&["increase_period=\"0us\""], &["host.cc.increase_period: must be > 0"]);
     e(&["decrease_period=\"0ns\""], &["host.cc.decrease_period: must be > 0"]);
-    e(&["f=0"], &["host.cc.f: must be >= 1 (got 0)"]);
+    e(&["f=0"], &["host.cc.f: must be >= 1 with variant = \"paper\""]);
     e(&["variant=mellanox", "f=-1"], &["host.cc.f: must be >= 0 (got -1)"]);
     e(&["rate_min=\"20Gbps\""], &["host.cc.rate_min: must be <= the smallest host link rate"]);
     e(&["rate_min=\"0Mbps\""], &["host.cc.rate_min: must be > 0"]);
@@ -713,15 +715,15 @@ fn bad_host_cc() {
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.max_level=0"], &["host.cc.max_level: must be >= 1 (got 0)"]);
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=sometimes"], &["host.cc.rule:", "unknown variant 'sometimes'"]);
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.variant=paper"], &["host.cc.variant: only for type = \"dcqcn\""]);
-    expect(STAR8, &["host.cc.type=hpcc"], &["host.cc.type:", "unknown variant 'hpcc'", "dcqcn"]);
-    expect(STAR8, &["host.cc.g=0.5"], &["host.cc: missing field 'type'"]);
+    expect(STAR8, &["host.cc.type=hpcc"], &["host.cc.type:", "unknown congestion control type 'hpcc'", "dcqcn"]);
+    expect(STAR8, &["host.cc.g=0.5"], &["host.cc.type: missing; congestion control type is one of"]);
 }
 
 #[test]
 fn bad_traffic_cc() {
     expect(BASE, &["traffic[0].cc.type=dcqcn", "traffic[0].cc.g=2"], &["traffic[0].cc.g: must be in (0, 1]"]);
     expect(BASE, &["traffic[0].cc.type=dcqcn", "traffic[0].cc.gg=2"], &["traffic[0].cc: unknown field 'gg'"]);
-    expect(BASE, &["traffic[0].cc.type=dcq"], &["traffic[0].cc.type:", "unknown variant 'dcq'"]);
+    expect(BASE, &["traffic[0].cc.type=dcq"], &["traffic[0].cc.type:", "unknown congestion control type 'dcq'"]);
     expect(BASE, &["traffic[0].cc.type=fixed_rate", "traffic[0].cc.rate=5"], &["traffic[0].cc.rate:", "needs a unit"]);
     let t = format!("{STAR8}[[traffic]]\ntype = \"incast\"\nsender_count = 2\nreceiver = \"h0\"\ncc = {{ type = \"rcm_linear\", max_level = 0 }}\n");
     expect(&t, &[], &["traffic[0].cc.max_level: must be >= 1"]);

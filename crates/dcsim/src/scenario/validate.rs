@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::cc::{CcPlan, DcqcnVariant, RecoveryRule};
+use crate::keys::KeyCtx;
 use crate::plan::{BufferPlan, Detection, EcnMode, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind};
 use crate::units::{Rate, SimTime};
 
@@ -13,6 +13,7 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_settings(plan)?;
     let comp = validate_topology(plan)?;
     validate_ccs(plan)?;
+    plan.switch.l2cm.check("switch.l2cm", &KeyCtx { line_rate: min_host_rate(plan) })?;
     validate_flows(plan, &comp)?;
     check_connected(plan, &comp)
 }
@@ -51,7 +52,7 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
             return Err(Error::scenario("host.cnp.priority", format!("must be \"control\" or 0..=7 (got {pr})")));
         }
     }
-    let frame = h.mtu as u64 + h.header_bytes as u64 + if h.preamble_ifg { crate::net::pfc::PREAMBLE_IFG as u64 } else { 0 };
+    let frame = h.mtu as u64 + h.header_bytes as u64 + if h.preamble_ifg { crate::models::pfc::headroom::PREAMBLE_IFG as u64 } else { 0 };
     let s = &p.switch;
     match s.buffer {
         BufferPlan::Static { port_buffer } => {
@@ -205,81 +206,13 @@ pub fn min_host_rate(p: &Plan) -> Option<Rate> {
     p.links.iter().filter(|l| is_host(l.a) || is_host(l.b)).map(|l| l.rate).min()
 }
 
-/// The parameters of one reaction point; errors name `path.<field>`. `line_rate` (the
-/// smallest host link rate) bounds `rate_min` when known.
-pub fn check_cc(cc: &CcPlan, path: &str, line_rate: Option<Rate>) -> Result<()> {
-    let at = |k: &str| format!("{path}.{k}");
-    match cc {
-        CcPlan::None => {}
-        // Their parameters are checked where the scenario layer builds them.
-        CcPlan::Qcn(_) | CcPlan::Bcn(_) | CcPlan::Fecn(_) => {}
-        CcPlan::FixedRate(r) => {
-            if r.0 == 0 {
-                return Err(Error::scenario(at("rate"), "must be > 0"));
-            }
-        }
-        CcPlan::RcmLinear(p) => {
-            let (time, bytes) = match p.rule {
-                RecoveryRule::Time => (true, false),
-                RecoveryRule::Bytes => (false, true),
-                RecoveryRule::Either | RecoveryRule::Both => (true, true),
-            };
-            let rule = format!("{:?}", p.rule).to_lowercase();
-            if time && p.recover_time == SimTime::ZERO {
-                return Err(Error::scenario(at("recover_time"), format!("must be > 0 with rule = \"{rule}\"")));
-            }
-            if bytes && p.recover_bytes == 0 {
-                return Err(Error::scenario(at("recover_bytes"), format!("must be > 0 with rule = \"{rule}\"")));
-            }
-            if p.max_level == 0 {
-                return Err(Error::scenario(at("max_level"), "must be >= 1"));
-            }
-        }
-        CcPlan::Dcqcn(p) => {
-            for (k, v) in [("g", p.g), ("alpha_init", p.alpha_init)] {
-                if !(v > 0.0 && v <= 1.0) {
-                    return Err(Error::scenario(at(k), format!("must be in (0, 1] (got {v})")));
-                }
-            }
-            for (k, v) in
-                [("alpha_period", p.alpha_period), ("increase_period", p.increase_period), ("decrease_period", p.decrease_period)]
-            {
-                if v == SimTime::ZERO {
-                    return Err(Error::scenario(at(k), "must be > 0"));
-                }
-            }
-            if p.variant == DcqcnVariant::Paper && p.f < 1 {
-                return Err(Error::scenario(at("f"), "must be >= 1 with variant = \"paper\""));
-            }
-            for (k, v) in [("rate_ai", p.rate_ai), ("rate_hai", p.rate_hai), ("rate_min", p.rate_min)] {
-                if v.0 == 0 {
-                    return Err(Error::scenario(at(k), "must be > 0"));
-                }
-            }
-            if let Some(lr) = line_rate {
-                if p.rate_min > lr {
-                    return Err(Error::scenario(
-                        at("rate_min"),
-                        format!("must be <= the smallest host link rate ({} > {lr})", p.rate_min),
-                    ));
-                }
-            }
-            let f = p.rate_on_first_cnp;
-            if !(f > 0.0 && f <= 1.0) {
-                return Err(Error::scenario(at("rate_on_first_cnp"), format!("must be in (0, 1] (got {f})")));
-            }
-        }
-    }
-    Ok(())
-}
-
 /// `Plan::ccs`: present, each valid. Entry 0 is `host.cc`; a later entry is named after
 /// the `[[traffic]]` entry of the first flow that uses it.
 pub fn validate_ccs(p: &Plan) -> Result<()> {
     if p.ccs.is_empty() {
         return Err(Error::scenario("host.cc", "the plan has no congestion control entry (ccs[0])"));
     }
-    let line_rate = min_host_rate(p);
+    let ctx = KeyCtx { line_rate: min_host_rate(p) };
     for (k, cc) in p.ccs.iter().enumerate() {
         let path = if k == 0 {
             "host.cc".to_string()
@@ -289,7 +222,7 @@ pub fn validate_ccs(p: &Plan) -> Result<()> {
                 None => format!("ccs[{k}]"),
             }
         };
-        check_cc(cc, &path, line_rate)?;
+        cc.check(&path, &ctx)?;
     }
     Ok(())
 }

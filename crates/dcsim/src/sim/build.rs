@@ -3,13 +3,13 @@
 
 use super::{Flow, Nic, Node, Port, QpState, Simulation};
 use crate::error::{Error, Result};
-use super::marking::Marking;
-use crate::cc::Cc;
+use crate::models::ecn::marking::Marking;
+use crate::models::Cc;
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::net::mmu::{Mmu, Model, PortBuffer};
 use crate::net::packet::{PacketPool, PktFifo};
-use crate::net::pfc::{headroom_bytes, PREAMBLE_IFG};
+use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
 use crate::net::queue::EgressQueues;
 use crate::net::routing::{Graph, Routing};
 use crate::net::stats::{Histogram, PortCounters, PrioCounters};
@@ -287,11 +287,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         }
     }
 
-    let l2 = super::l2cm::L2State::new(plan, &port_rates);
+    let l2 = crate::models::l2cm::L2State::new(plan, &port_rates);
     if let Some(t) = l2.first_tick() {
-        if t.0 == 0 {
-            return Err(Error::scenario("switch.l2cm.interval", "must be > 0"));
-        }
         q.schedule(t, Event::FecnTick);
     }
     // Rate schedule: one event per step.

@@ -4,7 +4,6 @@
 //! retransmission with a NAK when a lossy fabric dropped something.
 
 use super::{QpState, Simulation};
-use crate::cc::CongestionControl;
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::packet::{Packet, PktKind, FLAG_CE, FLAG_CTRL};

@@ -4,11 +4,8 @@
 
 mod build;
 mod host;
-mod l2cm;
-mod marking;
-mod notify;
 mod output;
-mod pause;
+mod reaction;
 mod switch;
 
 use std::collections::VecDeque;
@@ -20,7 +17,7 @@ use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::mmu::Mmu;
 use crate::net::packet::{PacketPool, PktFifo};
 use crate::net::queue::EgressQueues;
-use crate::cc::Cc;
+use crate::models::Cc;
 use crate::net::routing::Routing;
 use crate::net::stats::{GoodputRows, Histogram, PfcEvent, PortCounters, PrioCounters, Samples};
 use crate::plan::{FlowControl, HostPlan, LinkPlan, PfcPlan, Plan, StatsPlan};
@@ -193,7 +190,7 @@ pub struct Simulation {
     pub(crate) hops: u64,
 
     // Congestion management (switch side): marking, detection, congestion points.
-    pub(crate) marking: marking::Marking,
+    pub(crate) marking: crate::models::ecn::marking::Marking,
     // Notification points: per host, the earliest time its NIC may send another CNP.
     pub(crate) nic_next_cnp: Vec<SimTime>,
     /// Rate changes of queue pairs: (time, flow, rate).
@@ -202,7 +199,7 @@ pub struct Simulation {
     /// Time of the next queue sample (`SimTime::MAX`: none).
     pub(crate) next_sample: SimTime,
     pub(crate) processing_delay: SimTime,
-    pub(crate) l2: l2cm::L2State,
+    pub(crate) l2: crate::models::l2cm::L2State,
     /// Random numbers handed to congestion-control hooks.
     pub(crate) cc_rng: crate::rng::Rng,
     /// Service-rate changes: (port, new rate), scheduled as `PortRate(index)`.

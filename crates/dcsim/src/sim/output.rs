@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::Simulation;
-use crate::net::congestion::victim_by_time;
+use crate::models::rcm::detection::victim_by_time;
 use crate::net::mmu::DROP_REASONS;
 use crate::results::{Column, Results, Table};
 use crate::units::SimTime;

@@ -9,10 +9,12 @@
 //!
 //! Both variants floor RC at R_min on a cut and never let RC or RT exceed the line rate.
 
-use super::{CcCtx, CongestionControl, TimerKind};
+use crate::models::{CcCtx, CongestionControl, TimerKind};
 use crate::units::{Rate, SimTime};
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// `variant = "paper" | "mellanox"`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DcqcnVariant {
     /// As published (Zhu et al., SIGCOMM 2015) and in htsim: a CNP cuts at once; alpha
     /// timer, increase timer and byte counter; fast recovery, additive, hyper increase.
@@ -249,6 +251,8 @@ impl Dcqcn {
 }
 
 impl CongestionControl for Dcqcn {
+    type Params = DcqcnParams;
+    fn from_params(p: &DcqcnParams, line_rate: Rate, _: u32) -> Self { Dcqcn::new(p.clone(), line_rate) }
     /// Nothing to do: both variants arm their timers at the first CNP.
     fn on_start(&mut self, _: &mut CcCtx) {}
 

@@ -27,11 +27,12 @@
 //!
 //! The timer is stopped at k = 0, and bytes are counted only while k > 0.
 
-use super::{CcCtx, CongestionControl, TimerKind};
+use crate::models::{CcCtx, CongestionControl, TimerKind};
 use crate::units::{Rate, SimTime};
 
-/// When a recovery step happens.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// When a recovery step happens (`rule = "time" | "bytes" | "either" | "both"`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RecoveryRule {
     /// After `recover_time` without a CNP.
     Time,
@@ -110,6 +111,8 @@ impl RcmLinear {
 }
 
 impl CongestionControl for RcmLinear {
+    type Params = RcmLinearParams;
+    fn from_params(p: &RcmLinearParams, line_rate: Rate, mtu_wire: u32) -> Self { RcmLinear::new(p.clone(), line_rate, mtu_wire) }
     fn on_start(&mut self, _: &mut CcCtx) {}
 
     #[inline]
@@ -370,7 +373,7 @@ mod tests {
         r.on_finish(&mut x);
         assert_eq!(x.cancelled(), 0b1111);
         // Through the enum as the engine uses it.
-        let mut cc = crate::cc::Cc::new(&crate::cc::CcPlan::RcmLinear(RcmLinearParams::default()), C, MTU_WIRE);
+        let mut cc = crate::models::Cc::new(&crate::models::CcPlan::RcmLinear(RcmLinearParams::default()), C, MTU_WIRE);
         let mut x = ctx(5 * US);
         cc.on_cnp(&mut x);
         assert_eq!(cc.rate(), Rate(20_000_000_000));

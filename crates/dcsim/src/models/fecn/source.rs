@@ -12,7 +12,7 @@
 //! Timer kinds: 0 = probe timer, 1 = timeout. The timeout is armed at the start too, so
 //! that a source whose probes never come back also falls back to R_min.
 
-use super::{CcCtx, CongestionControl, Feedback, TimerKind};
+use crate::models::{CcCtx, CongestionControl, Feedback, TimerKind};
 use crate::units::{Rate, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -72,6 +72,8 @@ impl Fecn {
 }
 
 impl CongestionControl for Fecn {
+    type Params = FecnParams;
+    fn from_params(p: &FecnParams, line_rate: Rate, _: u32) -> Self { Fecn::new(p.clone(), line_rate) }
     fn on_start(&mut self, ctx: &mut CcCtx) {
         self.rate = self.p.initial_rate.unwrap_or(self.line_rate).min(self.line_rate);
         ctx.send_probe = true;

@@ -5,10 +5,10 @@
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
-use super::Simulation;
+use crate::sim::Simulation;
 use crate::ids::{PktId, PortId};
-use crate::net::congestion::{CongestionPoint, Demand, Interval};
-use crate::net::ecn::{mark_instant, thresholds_for, RedAvg, Thresholds};
+use crate::models::rcm::detection::{CongestionPoint, Demand, Interval};
+use crate::models::ecn::marker::{mark_instant, thresholds_for, RedAvg, Thresholds};
 use crate::net::packet::{PktKind, FLAG_CE};
 use crate::net::queue::FxHasher;
 use crate::plan::{Detection, EcnMode, MarkPoint, Plan};

@@ -16,7 +16,7 @@
 //! The rate starts at the line rate C. Rates are bit/s of wire bytes, kept as f64;
 //! `rate()` rounds down to whole bit/s.
 
-use super::{CcCtx, CongestionControl, Feedback, TimerKind};
+use crate::models::{CcCtx, CongestionControl, Feedback, TimerKind};
 use crate::units::{Rate, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +91,8 @@ impl Bcn {
 }
 
 impl CongestionControl for Bcn {
+    type Params = BcnParams;
+    fn from_params(p: &BcnParams, line_rate: Rate, _: u32) -> Self { Bcn::new(p.clone(), line_rate) }
     fn on_start(&mut self, _: &mut CcCtx) {}
     fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
     fn on_ack(&mut self, _: &mut CcCtx, _: u64) {}

@@ -27,7 +27,7 @@
 //! (re)activation starts from the initial state of qcn.md's table (stages 0, tx_bcount =
 //! BC_LIMIT).
 
-use super::{CcCtx, CongestionControl, Feedback, TimerKind};
+use crate::models::{CcCtx, CongestionControl, Feedback, TimerKind};
 use crate::units::{Rate, SimTime};
 
 /// The rate-increase timer.
@@ -178,6 +178,8 @@ impl Qcn {
 }
 
 impl CongestionControl for Qcn {
+    type Params = QcnParams;
+    fn from_params(p: &QcnParams, line_rate: Rate, _: u32) -> Self { Qcn::new(p.clone(), line_rate) }
     /// Nothing to do: the rate limiter is engaged by the first CNM.
     fn on_start(&mut self, _: &mut CcCtx) {}
 
@@ -231,7 +233,7 @@ impl CongestionControl for Qcn {
 #[allow(clippy::excessive_precision, clippy::inconsistent_digit_grouping)]
 mod tests {
     use super::*;
-    use crate::cc::Feedback;
+    use crate::models::Feedback;
 
     const MS: u64 = 1_000_000_000; // ps
 

@@ -1,23 +1,22 @@
-//! The IEEE 802.1Qau family in the world. Congestion points in switch egress queues
-//! sample arriving frames and send feedback frames straight to the frame's source (QCN
-//! CNMs, BCN messages, BCN00); FECN ports advertise a rate, recomputed every interval,
-//! which probes collect on their way to the destination and bring back to the source.
-//! Feedback frames and probes are real 64-byte frames in the control class.
+//! The IEEE 802.1Qau family in the world: the per-queue state of the configured
+//! congestion points (`[switch.l2cm]`), what they do when a data frame joins an egress
+//! queue, and the feedback frames that carry what they say straight to the frame's
+//! source (QCN CNMs, BCN messages, BCN00). Feedback frames are real 64-byte frames in the
+//! control class. FECN's probes are in `fecn/probes.rs`.
 
-use super::Simulation;
-use crate::cc::{CongestionControl, Feedback};
-use crate::event::Event;
+use super::bcn::{BcnCp, BcnSignal};
+use super::fecn::FecnPort;
+use super::qcn::QcnCp;
+use super::{Feedback, L2Cm};
 use crate::ids::{FlowId, NodeId, PktId, PortId};
-use crate::net::bcn::{BcnCp, BcnSignal};
-use crate::net::fecn::FecnPort;
 use crate::net::packet::{Packet, PktKind, FLAG_CTRL};
-use crate::net::qcn::QcnCp;
-use crate::plan::{L2Cm, Plan};
+use crate::plan::Plan;
 use crate::rng::Rng;
+use crate::sim::Simulation;
 use crate::units::{Rate, SimTime};
 
 /// Size of feedback frames and probes (minimum Ethernet frame).
-const L2_FRAME: u16 = 64;
+pub(crate) const L2_FRAME: u16 = 64;
 /// E-FECN sends a source at most one BCN00 per this time (bcn-fecn.md 7.4).
 const BCN00_GAP: SimTime = SimTime::us(100);
 
@@ -40,9 +39,9 @@ impl L2State {
         L2State {
             qcn: if matches!(kind, L2Cm::Qcn(_)) { vec![QcnCp::default(); n * 8] } else { Vec::new() },
             bcn: if matches!(kind, L2Cm::Bcn(_)) { vec![BcnCp::default(); n * 8] } else { Vec::new() },
-            fecn: match &kind {
-                L2Cm::Fecn(p) => port_rates.iter().map(|r| FecnPort::new(p, *r)).collect(),
-                _ => Vec::new(),
+            fecn: match kind.fecn() {
+                Some(p) => port_rates.iter().map(|r| FecnPort::new(p, *r)).collect(),
+                None => Vec::new(),
             },
             kind,
             rng: Rng::stream(plan.seed, "l2cm"),
@@ -52,10 +51,7 @@ impl L2State {
 
     /// The first FECN tick, if FECN runs.
     pub fn first_tick(&self) -> Option<SimTime> {
-        match &self.kind {
-            L2Cm::Fecn(p) => Some(p.interval),
-            _ => None,
-        }
+        self.kind.fecn().map(|p| p.interval)
     }
 }
 
@@ -75,7 +71,7 @@ impl Simulation {
                     BcnSignal::Stop => Feedback::BcnStop { cp: ci as u32 },
                 })
             }
-            L2Cm::Fecn(p) => {
+            L2Cm::Fecn(p) | L2Cm::Efecn(p) => {
                 let now = self.q.now();
                 let last = &mut self.flows[flow.idx()].last_bcn00;
                 if p.efecn && qlen > p.q_sc && last.is_none_or(|t| now - t >= BCN00_GAP) {
@@ -141,77 +137,5 @@ impl Simulation {
         };
         self.flows[pkt.flow.idx()].feedback_rx += 1;
         self.cc_hook(pkt.flow, |cc, ctx| cc.on_feedback(ctx, fb));
-    }
-
-    /// A FECN source sends a probe toward its destination.
-    pub(crate) fn send_probe(&mut self, f: FlowId) {
-        let now = self.now_t();
-        let (src, dst) = (self.flows[f.idx()].src, self.flows[f.idx()].dst);
-        self.send_ctrl_frame(src, dst, f, PktKind::Probe, u32::MAX, now);
-    }
-
-    fn send_ctrl_frame(&mut self, from: NodeId, to: NodeId, f: FlowId, kind: PktKind, seq: u32, now: SimTime) {
-        let id = self.pool.alloc(Packet {
-            flow: f,
-            seq,
-            dst: to,
-            next: PktId::NONE,
-            payload: 0,
-            frame: L2_FRAME,
-            kind,
-            prio: 0,
-            flags: FLAG_CTRL,
-            sent: now,
-        });
-        let p = PortId(self.nodes[from.idx()].ports.start);
-        self.ports[p.idx()].ctrl.push(&mut self.pool, id);
-        self.kick(p);
-    }
-
-    /// A probe passes a switch toward egress `out`: it keeps the lowest advertised rate.
-    pub(crate) fn stamp_probe(&mut self, out: PortId, id: PktId) {
-        if let Some(port) = self.l2.fecn.get(out.idx()) {
-            let kbps = (port.advertised().0 / 1000).min(u32::MAX as u64 - 1) as u32;
-            let pkt = self.pool.get_mut(id);
-            pkt.seq = pkt.seq.min(kbps);
-        }
-    }
-
-    /// The destination reflects a probe; the source takes the rate it brings back.
-    pub(crate) fn on_probe(&mut self, pkt: &Packet) {
-        let now = self.now_t();
-        let f = pkt.flow;
-        match pkt.kind {
-            PktKind::Probe => {
-                let (src, dst) = (self.flows[f.idx()].src, self.flows[f.idx()].dst);
-                self.send_ctrl_frame(dst, src, f, PktKind::ProbeReply, pkt.seq, now);
-            }
-            _ => {
-                if pkt.seq == u32::MAX || self.flows[f.idx()].finish.is_some() {
-                    return; // no FECN port on the path, or the source has stopped
-                }
-                let rate = Rate(pkt.seq as u64 * 1000);
-                self.flows[f.idx()].feedback_rx += 1;
-                self.cc_hook(f, |cc, ctx| cc.on_feedback(ctx, Feedback::FecnRate { rate }));
-            }
-        }
-    }
-
-    /// FECN: every switch port recomputes its advertised rate.
-    pub(crate) fn on_fecn_tick(&mut self) {
-        let now = self.now_t();
-        let L2Cm::Fecn(p) = &self.l2.kind else { return };
-        let p = p.clone();
-        for i in 0..self.ports.len() {
-            if self.nodes[self.ports[i].node.idx()].is_host {
-                continue;
-            }
-            let qlen: u64 = (0..8u8).map(|pr| self.egress.queue(PortId(i as u32), pr).bytes).sum();
-            let rate = self.ports[i].rate;
-            self.l2.fecn[i].on_interval(&p, rate, qlen, p.interval);
-        }
-        if now + p.interval <= self.end {
-            self.q.schedule(now + p.interval, Event::FecnTick);
-        }
     }
 }

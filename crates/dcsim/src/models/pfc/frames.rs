@@ -2,11 +2,11 @@
 //! XOFF while the congestion lasts, and a transmitter obeying received pauses (the frame
 //! in flight always completes; the pause applies from the next scheduling decision).
 
-use super::Simulation;
+use crate::sim::Simulation;
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::packet::{Packet, PktKind, FLAG_CTRL};
-use crate::net::pfc::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
+use crate::models::pfc::headroom::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
 use crate::net::stats::PfcEvent;
 use crate::plan::{FlowControl, PauseMode};
 use crate::units::SimTime;

@@ -1,0 +1,217 @@
+//! What every model's scenario keys are made of: physical quantities written with their
+//! unit ("40Gbps", "1.5us", "32MiB"), the `Keys` trait that turns a model's TOML table
+//! into its resolved parameters (parsing units, applying defaults and checking every
+//! value in one place), and the helpers that name the field of an error.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::units::{parse_bytes, parse_rate, parse_time, Rate, SimTime};
+
+/// What a model's keys may depend on besides themselves.
+#[derive(Copy, Clone, Debug)]
+pub struct KeyCtx {
+    /// The smallest host link rate (`None`: the topology has no hosts): the base of
+    /// rate defaults and the upper bound of minimum rates.
+    pub line_rate: Option<Rate>,
+}
+
+/// A model's TOML table (deserialized with unknown keys refused) and how it resolves.
+pub trait Keys {
+    type Out;
+    /// Parses units and applies defaults (the values are checked by `Check`); errors
+    /// name `path.<key>`.
+    fn build(&self, path: &str, ctx: &KeyCtx) -> Result<Self::Out>;
+}
+
+/// The checks of a model's resolved parameters, whoever built them (a scenario file or
+/// a `Plan` written in Rust): `scenario::validate` runs them on every plan.
+pub trait Check {
+    /// Errors name `path.<key>` of the value at fault.
+    fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()>;
+}
+
+impl Check for () {
+    fn check(&self, _: &str, _: &KeyCtx) -> Result<()> { Ok(()) }
+}
+
+/// `path.key`.
+pub fn at(path: &str, key: &str) -> String { format!("{path}.{key}") }
+
+/// A finite number > 0.
+pub fn positive(v: f64, path: &str) -> Result<f64> {
+    if v > 0.0 && v.is_finite() { Ok(v) } else { Err(Error::scenario(path, format!("must be > 0 (got {v})"))) }
+}
+
+/// A number in (0, 1) (a gain or a factor).
+pub fn open_unit(v: f64, path: &str) -> Result<f64> {
+    if v > 0.0 && v < 1.0 { Ok(v) } else { Err(Error::scenario(path, format!("must be in (0, 1) (got {v})"))) }
+}
+
+/// A jitter fraction in [0, 1).
+pub fn jitter(v: f64, path: &str) -> Result<f64> {
+    if (0.0..1.0).contains(&v) { Ok(v) } else { Err(Error::scenario(path, format!("must be in [0, 1) (got {v})"))) }
+}
+
+/// A finite number >= 0.
+pub fn non_negative(v: f64, path: &str) -> Result<f64> {
+    if v >= 0.0 && v.is_finite() { Ok(v) } else { Err(Error::scenario(path, format!("must be >= 0 (got {v})"))) }
+}
+
+/// An integer count in `min..=u32::MAX`.
+pub fn count_at_least(v: i64, min: i64, path: &str) -> Result<u32> {
+    if (min..=u32::MAX as i64).contains(&v) { Ok(v as u32) } else { Err(Error::scenario(path, format!("must be >= {min} (got {v})"))) }
+}
+
+pub fn nonzero_time(v: &TimeStr, path: &str) -> Result<SimTime> {
+    let t = v.time(path)?;
+    if t.0 == 0 { Err(Error::scenario(path, "must be > 0")) } else { Ok(t) }
+}
+
+pub fn nonzero_bytes(v: &SizeStr, path: &str) -> Result<u64> {
+    let b = v.bytes(path)?;
+    if b == 0 { Err(Error::scenario(path, "must be > 0")) } else { Ok(b) }
+}
+
+// ---------------------------------------------------------------------------------------
+// Unit-carrying strings
+
+macro_rules! unit_string {
+    ($name:ident, $what:literal, $example:literal) => {
+        #[doc = concat!("A ", $what, " written with its unit, e.g. `\"", $example, "\"`.")]
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct $name(pub String);
+
+        impl $name {
+            pub fn new(s: &str) -> Self {
+                $name(s.to_string())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        write!(f, concat!("a ", $what, " string with a unit, e.g. \"", $example, "\""))
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<$name, E> {
+                        Ok($name(v.to_string()))
+                    }
+                    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<$name, E> {
+                        Ok($name(v))
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<$name, E> {
+                        Err(E::custom(format!(
+                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
+                            v
+                        )))
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<$name, E> {
+                        Err(E::custom(format!(
+                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
+                            v
+                        )))
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<$name, E> {
+                        Err(E::custom(format!(
+                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
+                            v
+                        )))
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+unit_string!(RateStr, "rate", "40Gbps");
+unit_string!(TimeStr, "duration", "1.5us");
+unit_string!(SizeStr, "size", "32MiB");
+
+impl RateStr {
+    /// Parses the rate; zero is refused.
+    pub fn rate(&self, path: &str) -> Result<Rate> {
+        let r = parse_rate(&self.0).map_err(|e| Error::scenario(path, e.0))?;
+        if r.0 == 0 {
+            return Err(Error::scenario(path, format!("must be > 0 (got '{}')", self.0)));
+        }
+        Ok(r)
+    }
+}
+
+impl TimeStr {
+    pub fn time(&self, path: &str) -> Result<SimTime> {
+        parse_time(&self.0).map_err(|e| Error::scenario(path, e.0))
+    }
+    /// `"off"` is `None`.
+    pub fn time_or_off(&self, path: &str) -> Result<Option<SimTime>> {
+        if self.0.trim().eq_ignore_ascii_case("off") {
+            return Ok(None);
+        }
+        let t = self.time(path)?;
+        if t == SimTime::ZERO {
+            return Err(Error::scenario(path, "must be > 0 (write \"off\" to disable)"));
+        }
+        Ok(Some(t))
+    }
+}
+
+impl SizeStr {
+    pub fn bytes(&self, path: &str) -> Result<u64> {
+        parse_bytes(&self.0).map_err(|e| Error::scenario(path, e.0))
+    }
+    /// `"inf"` is `None` (a long-lived flow); otherwise a size > 0.
+    pub fn size_or_inf(&self, path: &str) -> Result<Option<u64>> {
+        let s = self.0.trim();
+        if s.eq_ignore_ascii_case("inf") || s.eq_ignore_ascii_case("infinite") {
+            return Ok(None);
+        }
+        let b = self.bytes(path)?;
+        if b == 0 {
+            return Err(Error::scenario(path, "must be > 0 (write \"inf\" for a long-lived flow)"));
+        }
+        Ok(Some(b))
+    }
+}
+
+pub(crate) fn clean_msg(m: &str) -> String {
+    m.replace('`', "'").trim().to_string()
+}
+
+pub(crate) fn join(prefix: &str, rest: &str) -> String {
+    if rest.is_empty() || rest == "." {
+        prefix.to_string()
+    } else if prefix.is_empty() {
+        rest.to_string()
+    } else if rest.starts_with('[') {
+        format!("{prefix}{rest}")
+    } else {
+        format!("{prefix}.{rest}")
+    }
+}
+
+/// Deserializes `v` as `T`; errors carry `prefix` joined with the path inside `v`.
+pub fn de_at<T: for<'de> Deserialize<'de>>(v: toml::Value, prefix: &str) -> std::result::Result<T, (String, String)> {
+    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
+        let mut path = e.path().to_string();
+        let full = e.inner().to_string();
+        let msg = clean_msg(full.lines().next().unwrap_or(""));
+        // For an unknown key, the path ends with the key itself: name its table instead.
+        if let Some(rest) = msg.strip_prefix("unknown field '") {
+            let key = rest.split('\'').next().unwrap_or("");
+            if path == key {
+                path = String::new();
+            } else if let Some(parent) = path.strip_suffix(&format!(".{key}")) {
+                path = parent.to_string();
+            }
+        }
+        (join(prefix, &path), msg)
+    })
+}
+

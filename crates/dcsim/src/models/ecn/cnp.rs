@@ -1,0 +1,90 @@
+//! The RoCEv2 notification point (receiving NIC): CE-marked packets are answered with
+//! CNPs, at most one per queue pair per `cnp.interval` (a mark inside the window yields
+//! one CNP at its end, dcqcn.md 4.3 variant A) and at most one per `cnp.nic_gap` from the
+//! NIC. The CNP is a real frame to the sender; its reaction point is the flow's `Cc`.
+
+use crate::event::Event;
+use crate::ids::{FlowId, PktId, PortId};
+use crate::net::packet::{Packet, PktKind, FLAG_CTRL};
+use crate::sim::Simulation;
+use crate::units::SimTime;
+
+impl Simulation {
+    /// The receiver of flow `f` got a CE-marked data packet.
+    pub(crate) fn on_marked(&mut self, f: FlowId) {
+        let now = self.now_t();
+        let iv = self.host.cnp.interval;
+        let flow = &mut self.flows[f.idx()];
+        flow.marked_rx += 1;
+        if iv.0 == 0 || flow.last_cnp.is_none_or(|t| now - t >= iv) {
+            self.send_cnp(f);
+        } else {
+            flow.marked_since_cnp += 1;
+            let at = flow.last_cnp.unwrap() + iv;
+            self.defer_cnp(f, at);
+        }
+    }
+
+    fn defer_cnp(&mut self, f: FlowId, at: SimTime) {
+        let flow = &mut self.flows[f.idx()];
+        if !flow.cnp_pending {
+            flow.cnp_pending = true;
+            self.q.schedule(at, Event::CnpDeferred(f));
+        }
+    }
+
+    pub(crate) fn on_cnp_deferred(&mut self, f: FlowId) {
+        let now = self.now_t();
+        let iv = self.host.cnp.interval;
+        let flow = &mut self.flows[f.idx()];
+        flow.cnp_pending = false;
+        if flow.marked_since_cnp == 0 {
+            return;
+        }
+        match flow.last_cnp {
+            Some(t) if now - t < iv => {
+                let at = t + iv;
+                self.defer_cnp(f, at);
+            }
+            _ => self.send_cnp(f),
+        }
+    }
+
+    /// Sends a CNP for flow `f` from its receiver, unless the NIC's CNP rate limit holds
+    /// it back (then it goes out as soon as the NIC may send one).
+    fn send_cnp(&mut self, f: FlowId) {
+        let now = self.now_t();
+        let (src, dst, prio) = {
+            let fl = &self.flows[f.idx()];
+            (fl.src, fl.dst, fl.prio)
+        };
+        let next = self.nic_next_cnp[dst.idx()];
+        if now < next {
+            self.flows[f.idx()].marked_since_cnp += 1;
+            self.defer_cnp(f, next);
+            return;
+        }
+        self.nic_next_cnp[dst.idx()] = now + self.host.cnp.nic_gap;
+        let flow = &mut self.flows[f.idx()];
+        flow.last_cnp = Some(now);
+        flow.marked_since_cnp = 0;
+        flow.cnps_sent += 1;
+        let cnp = &self.host.cnp;
+        let id = self.pool.alloc(Packet {
+            flow: f,
+            seq: 0,
+            dst: src,
+            next: PktId::NONE,
+            payload: 0,
+            frame: cnp.bytes as u16,
+            kind: PktKind::Cnp,
+            prio: cnp.priority.unwrap_or(prio),
+            flags: if cnp.priority.is_none() { FLAG_CTRL } else { 0 },
+            sent: now,
+        });
+        // The NIC sends CNPs ahead of data, whatever their priority on the fabric.
+        let p = PortId(self.nodes[dst.idx()].ports.start);
+        self.ports[p.idx()].ctrl.push(&mut self.pool, id);
+        self.host_try_send(p);
+    }
+}

@@ -1,0 +1,12 @@
+//! ECN at switch egress queues and the RoCEv2 notification point: the marking functions
+//! (`marker.rs`: instantaneous RED/WRED, DCTCP step, averaged RED, thresholds per link
+//! speed), the marking and congestion detection in the world (`marking.rs`, which also runs
+//! the RCM detection rules of `models/rcm`), the CNP generator of the receiving NIC
+//! (`cnp.rs`) and the resolved parameters (`params.rs`).
+
+pub mod cnp;
+pub mod marker;
+pub mod marking;
+pub mod params;
+
+pub use params::{Detection, EcnMode, EcnPlan, EcnSpeedPlan, MarkPoint};

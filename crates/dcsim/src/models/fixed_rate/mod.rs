@@ -1,0 +1,48 @@
+//! Reaction points that never change their rate: `none` (PFC only, line rate) and
+//! `fixed_rate` (a queue pair paced at a constant rate, whatever the network says).
+
+mod keys;
+pub use keys::{FixedRateKeys, NoKeys};
+
+use crate::models::{CcCtx, CongestionControl, TimerKind};
+use crate::units::Rate;
+
+/// `none`: the queue pair sends at the NIC's line rate.
+#[derive(Clone, Debug)]
+pub struct LineRate {
+    rate: Rate,
+}
+
+impl CongestionControl for LineRate {
+    type Params = ();
+    fn from_params(_: &(), line_rate: Rate, _: u32) -> Self { LineRate { rate: line_rate } }
+    fn is_static(&self) -> bool { true }
+    fn on_start(&mut self, _: &mut CcCtx) {}
+    fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
+    fn on_ack(&mut self, _: &mut CcCtx, _: u64) {}
+    fn on_cnp(&mut self, _: &mut CcCtx) {}
+    fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
+    fn rate(&self) -> Rate { self.rate }
+}
+
+/// `fixed_rate`: paced at a constant rate (at most the line rate).
+#[derive(Clone, Debug)]
+pub struct FixedRate {
+    rate: Rate,
+}
+
+impl FixedRate {
+    pub fn new(rate: Rate) -> Self { FixedRate { rate } }
+}
+
+impl CongestionControl for FixedRate {
+    type Params = Rate;
+    fn from_params(rate: &Rate, line_rate: Rate, _: u32) -> Self { FixedRate::new((*rate).min(line_rate)) }
+    fn is_static(&self) -> bool { true }
+    fn on_start(&mut self, _: &mut CcCtx) {}
+    fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
+    fn on_ack(&mut self, _: &mut CcCtx, _: u64) {}
+    fn on_cnp(&mut self, _: &mut CcCtx) {}
+    fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
+    fn rate(&self) -> Rate { self.rate }
+}

@@ -1,0 +1,79 @@
+//! Every model of flow control and congestion management, one folder each, holding its
+//! parameters, its switch side, its NIC side, its scenario keys and its tests:
+//!
+//! | folder        | switch side                          | NIC side                       |
+//! |---------------|--------------------------------------|--------------------------------|
+//! | `pfc/`        | PFC / PAUSE frames, headroom         | pausing the transmitter        |
+//! | `ecn/`        | ECN marking, congestion detection    | CNP generation (RoCEv2 NP)     |
+//! | `rcm/`        | detection rules 1a / 1b              | linear inter-packet delay      |
+//! | `dcqcn/`      | (ECN marking)                        | DCQCN reaction point           |
+//! | `qcn/`        | QCN congestion point                 | QCN reaction point             |
+//! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
+//! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
+//! | `fixed_rate/` |                                      | line rate, constant rate       |
+//!
+//! The contract between a sender and the network is `reaction.rs` (the hooks a reaction
+//! point gets, `Feedback`) and the frames that carry it (`net/packet.rs`); `l2cm.rs`
+//! sends and delivers the 802.1Qau family's feedback frames. A switch never reads or
+//! writes a sender's state: what it learns about a sender travels in the sender's frames.
+//!
+//! The two lists below are the only places that name every algorithm: each line
+//! generates the plan variant, the run-time variant with its static dispatch, the
+//! `type = "..."` scenario table, its error paths and its checks. A new algorithm is one
+//! folder (its type implementing `CongestionControl`, its keys implementing `Keys`, its
+//! parameters `Check`) and one line here.
+
+pub mod bcn;
+pub mod dcqcn;
+pub mod ecn;
+pub mod fecn;
+pub mod fixed_rate;
+pub mod l2cm;
+pub mod pfc;
+pub mod qcn;
+pub mod rcm;
+mod reaction;
+#[macro_use]
+mod registry;
+
+pub use reaction::{CcCtx, CongestionControl, Feedback, TimerKind};
+
+reaction_points! {
+    /// PFC only: send at line rate.
+    None = "none" => fixed_rate::LineRate, fixed_rate::NoKeys;
+    /// A constant pacing rate.
+    FixedRate = "fixed_rate" => fixed_rate::FixedRate, fixed_rate::FixedRateKeys;
+    /// The seed OMNeT++ study's linear inter-packet-delay scheme.
+    RcmLinear = "rcm_linear" => rcm::RcmLinear, rcm::RcmLinearKeys;
+    /// DCQCN (paper or Mellanox variant).
+    Dcqcn = "dcqcn" => dcqcn::Dcqcn, dcqcn::DcqcnKeys;
+    /// IEEE 802.1Qau QCN reaction point.
+    Qcn = "qcn" => qcn::Qcn, qcn::QcnKeys;
+    /// BCN rate regulator.
+    Bcn = "bcn" => bcn::Bcn, bcn::BcnKeys;
+    /// FECN source: probes and takes the advertised rate.
+    Fecn = "fecn" => fecn::Fecn, fecn::FecnKeys;
+    /// E-FECN source: FECN that also reacts to BCN00.
+    Efecn = "efecn" => fecn::Fecn, fecn::EfecnKeys;
+}
+
+congestion_points! {
+    /// QCN: sampled queues send CNMs with quantized feedback to the sources.
+    Qcn = "qcn" => qcn::QcnCpKeys;
+    /// BCN: sampled queues send signed feedback (and BCN00) to the sources.
+    Bcn = "bcn" => bcn::BcnCpKeys;
+    /// FECN: ports advertise a rate that probes collect.
+    Fecn = "fecn" => fecn::FecnSwitchKeys;
+    /// E-FECN: FECN, plus BCN00 and the minimum rate under severe congestion.
+    Efecn = "efecn" => fecn::EfecnSwitchKeys;
+}
+
+impl L2Cm {
+    /// FECN or E-FECN port parameters, if either runs.
+    pub fn fecn(&self) -> Option<&fecn::FecnSwitchParams> {
+        match self {
+            L2Cm::Fecn(p) | L2Cm::Efecn(p) => Some(p),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! Link-level flow control: per-priority PFC (IEEE 802.1Qbb) and 802.3x PAUSE. The
+//! XOFF/XON decisions are taken by the switch buffer (`net/mmu.rs`) on admission and
+//! release; this folder holds the headroom and pause-quanta arithmetic (`headroom.rs`),
+//! the frames and timers in the world (`frames.rs`: sending XOFF/XON, refresh, a frame's
+//! arrival, pause expiry, the PFC event log) and the resolved parameters (`params.rs`).
+
+pub mod frames;
+pub mod headroom;
+pub mod params;
+
+pub use params::{FlowControl, Headroom, PauseMode, PfcPlan};

@@ -1,0 +1,75 @@
+//! The resolved PFC / PAUSE settings of a run (pfc.md).
+
+use crate::units::SimTime;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FlowControl {
+    /// Per-priority pause (IEEE 802.1Qbb) on the lossless priorities.
+    Pfc,
+    /// Link-level PAUSE (IEEE 802.3x): one class that stops every priority.
+    Pause,
+    /// No flow control: the fabric is lossy and full buffers drop.
+    None,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PauseMode {
+    /// XOFF carries `xoff_quanta`; refreshed before expiry while congested; explicit XON.
+    XonXoff,
+    /// XOFF carries a short `pause_time`, re-sent every half period while congested.
+    Timer,
+    /// Any XOFF pauses until XON (the HPCC simulator's behaviour).
+    Infinite,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Headroom {
+    /// 3 x one-way link BDP (the HPCC simulator's rule).
+    Hpcc,
+    /// pfc.md 1.6: MTU_R + 84 + 2*C*d/8 + 2*D_phy*C/8 + 64*Q_react + MTU_S.
+    Formula { phy_delay: SimTime },
+    /// A configured number of bytes per (port, priority).
+    Fixed(u64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PfcPlan {
+    pub mode: FlowControl,
+    pub pause_mode: PauseMode,
+    /// Bit p set: priority p is lossless (paused by PFC).
+    pub lossless: u8,
+    pub xoff_quanta: u16,
+    /// Pause time of TIMER mode.
+    pub pause_time: SimTime,
+    /// Refresh an XOFF after this fraction of its duration while still congested.
+    pub refresh_fraction: f64,
+    /// Quanta a port keeps sending after it receives a pause (802.3 Annex 31B reaction).
+    pub reaction_quanta: u32,
+    pub headroom: Headroom,
+    /// Static buffer only: XOFF threshold in ingress bytes per (port, priority);
+    /// `None` computes it as the per-priority share of `port_buffer` minus headroom.
+    pub xoff: Option<u64>,
+    /// Static buffer only: XON threshold; `None` is `xoff - resume_offset`.
+    pub xon: Option<u64>,
+    /// Hysteresis between XOFF and XON (bytes).
+    pub resume_offset: u64,
+}
+
+impl Default for PfcPlan {
+    fn default() -> Self {
+        PfcPlan {
+            mode: FlowControl::Pfc,
+            pause_mode: PauseMode::XonXoff,
+            lossless: 1 << 3,
+            xoff_quanta: 65535,
+            pause_time: SimTime::us(5),
+            refresh_fraction: 0.5,
+            reaction_quanta: 0,
+            headroom: Headroom::Formula { phy_delay: SimTime::ZERO },
+            xoff: None,
+            xon: None,
+            resume_offset: 3 * 1024,
+        }
+    }
+}
+

@@ -1,0 +1,107 @@
+//! The NIC side of the contract between a sender and the network: the hooks of a
+//! reaction point (`CongestionControl`), the small context an algorithm sees during a
+//! hook (`CcCtx`: time, line rate, timer requests, a probe request, a random draw; never
+//! the world), and the feedback a switch can send it (`Feedback`, carried by frames).
+//! Built-in algorithms are stored in the closed enum `models::Cc` (generated from the
+//! model list in `models/mod.rs`), so the hot path dispatches with a `match`.
+
+/// Feedback a reaction point receives from the network, other than CNPs.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Feedback {
+    /// QCN congestion notification message (CNM): quantized |Fb|, 1..=63.
+    Qcn { fb: u8 },
+    /// BCN message from congestion point `cp`: signed feedback in 64-byte units
+    /// (negative: slow down; positive: may speed up).
+    Bcn { cp: u32, fb: i32 },
+    /// BCN00 ("stop"): go down to the minimum rate.
+    BcnStop { cp: u32 },
+    /// A FECN probe back from the destination with the lowest rate advertised on its path.
+    FecnRate { rate: Rate },
+}
+
+use crate::units::{Rate, SimTime};
+
+/// Which of an algorithm's timers (at most 4 per queue pair).
+pub type TimerKind = u8;
+
+/// What an algorithm may see and ask for during a hook.
+pub struct CcCtx {
+    pub now: SimTime,
+    /// The NIC's line rate: the highest rate a queue pair may send at.
+    pub line_rate: Rate,
+    /// Timers to (re)start: (kind, absolute time). Restarting a kind cancels its pending
+    /// expiry. Filled by the algorithm, drained by the engine after the hook.
+    timers: [(TimerKind, SimTime); 4],
+    n_timers: usize,
+    /// Timers to cancel without restarting.
+    cancel: u8,
+    /// Set by the algorithm: send one FECN rate-discovery probe now.
+    pub send_probe: bool,
+    /// A fresh uniform random number in [0, 1) for this hook (seeded, per flow).
+    pub uniform: f64,
+}
+
+impl CcCtx {
+    pub fn new(now: SimTime, line_rate: Rate) -> Self {
+        CcCtx { now, line_rate, timers: [(0, SimTime::ZERO); 4], n_timers: 0, cancel: 0, send_probe: false, uniform: 0.5 }
+    }
+    /// (Re)starts timer `kind` to expire `after` from now.
+    pub fn restart_timer(&mut self, kind: TimerKind, after: SimTime) {
+        debug_assert!(kind < 4);
+        self.cancel &= !(1 << kind);
+        if let Some(t) = self.timers[..self.n_timers].iter_mut().find(|t| t.0 == kind) {
+            t.1 = self.now + after;
+            return;
+        }
+        self.timers[self.n_timers] = (kind, self.now + after);
+        self.n_timers += 1;
+    }
+    /// Cancels timer `kind`.
+    pub fn cancel_timer(&mut self, kind: TimerKind) {
+        self.cancel |= 1 << kind;
+        if let Some(i) = self.timers[..self.n_timers].iter().position(|t| t.0 == kind) {
+            self.timers[i] = self.timers[self.n_timers - 1];
+            self.n_timers -= 1;
+        }
+    }
+    /// Timers requested during the hook.
+    pub fn requested(&self) -> &[(TimerKind, SimTime)] { &self.timers[..self.n_timers] }
+    /// Bit k set: timer k was cancelled.
+    pub fn cancelled(&self) -> u8 { self.cancel }
+}
+
+/// The hooks of a reaction point. Rates are in bit/s of wire bytes (the pacing rate).
+pub trait CongestionControl {
+    /// The algorithm's resolved parameters (`Plan::ccs`).
+    type Params: Clone + std::fmt::Debug + PartialEq;
+    /// A fresh instance for a queue pair on a NIC of `line_rate`, sending packets of at
+    /// most `mtu_wire` bytes on the wire.
+    fn from_params(p: &Self::Params, line_rate: Rate, mtu_wire: u32) -> Self
+    where
+        Self: Sized;
+    /// Whether the rate can never change (the engine then skips the hooks).
+    fn is_static(&self) -> bool { false }
+    /// The queue pair starts sending.
+    fn on_start(&mut self, ctx: &mut CcCtx);
+    /// A packet of `wire_bytes` (frame + preamble/IFG) was handed to the wire.
+    fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32);
+    /// A cumulative ACK arrived (`newly_acked` payload bytes).
+    fn on_ack(&mut self, ctx: &mut CcCtx, newly_acked: u64);
+    /// A CNP for this queue pair arrived.
+    fn on_cnp(&mut self, ctx: &mut CcCtx);
+    /// Feedback from a switch (QCN, BCN) or a returned FECN probe.
+    fn on_feedback(&mut self, _ctx: &mut CcCtx, _fb: Feedback) {}
+    /// BCN: the congestion point that last slowed this rate regulator down, if any (a
+    /// congestion point sends positive feedback only to regulators it controls).
+    fn regulator_cp(&self) -> Option<u32> { None }
+    /// Timer `kind` expired.
+    fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind);
+    /// Current pacing rate.
+    fn rate(&self) -> Rate;
+    /// The queue pair finished: stop timers.
+    fn on_finish(&mut self, ctx: &mut CcCtx) {
+        for k in 0..4 {
+            ctx.cancel_timer(k);
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The macros behind the model lists of `models/mod.rs`. From one line per algorithm they
+//! generate: the plan enum (resolved parameters), the run-time enum with a `match` per hook
+//! (static dispatch: no virtual call on the hot path), the `type`-tagged scenario table,
+//! the list of type names, the precise error paths and the checks.
+
+/// `Variant = "toml_type" => AlgorithmType, KeysType;` per reaction point.
+macro_rules! reaction_points {
+    ($( $(#[$doc:meta])* $V:ident = $name:literal => $Algo:ty, $Keys:ty; )*) => {
+        /// Parameters of a reaction-point algorithm (`Plan::ccs`).
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum CcPlan {
+            $( $(#[$doc])* $V(<$Algo as CongestionControl>::Params), )*
+        }
+
+        /// A queue pair's reaction point (closed set: static dispatch in the hot path).
+        #[derive(Clone, Debug)]
+        pub enum Cc {
+            $( $(#[$doc])* $V($Algo), )*
+        }
+
+        /// A reaction point as a scenario states it (`[host.cc]`, a traffic entry's
+        /// `cc`), selected by `type`.
+        #[derive(Clone, Debug, serde::Deserialize)]
+        #[serde(tag = "type")]
+        pub enum CcSpec {
+            $( #[serde(rename = $name)] $V($Keys), )*
+        }
+
+        /// The `type` names of reaction points, for messages.
+        pub const CC_TYPES: &[&str] = &[$($name),*];
+
+        impl CcSpec {
+            /// The resolved parameters; `path` is where the table is.
+            pub fn build(&self, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::Result<CcPlan> {
+                use $crate::keys::Keys;
+                Ok(match self { $( CcSpec::$V(k) => CcPlan::$V(k.build(path, ctx)?), )* })
+            }
+            /// A precise error for a table of type `ty` (serde cannot track paths through
+            /// internally tagged enums).
+            pub fn error_at(ty: &str, v: toml::Value, path: &str) -> Option<(String, String)> {
+                match ty {
+                    $( $name => $crate::keys::de_at::<$Keys>(v, path).err(), )*
+                    _ => None,
+                }
+            }
+        }
+
+        impl CcPlan {
+            /// Checks the parameters' values; errors name `path.<key>`.
+            pub fn check(&self, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::Result<()> {
+                use $crate::keys::Check;
+                match self { $( CcPlan::$V(p) => p.check(path, ctx), )* }
+            }
+            /// The scenario `type` of this algorithm.
+            pub fn type_name(&self) -> &'static str {
+                match self { $( CcPlan::$V(_) => $name, )* }
+            }
+        }
+
+        impl Cc {
+            /// A fresh instance for a queue pair on a NIC of `line_rate`, sending packets
+            /// of at most `mtu_wire` bytes on the wire.
+            pub fn new(plan: &CcPlan, line_rate: $crate::units::Rate, mtu_wire: u32) -> Cc {
+                match plan { $( CcPlan::$V(p) => Cc::$V(<$Algo>::from_params(p, line_rate, mtu_wire)), )* }
+            }
+            /// Whether the algorithm can ever change its rate (hooks can be skipped
+            /// otherwise).
+            #[inline]
+            pub fn is_static(&self) -> bool {
+                match self { $( Cc::$V(c) => c.is_static(), )* }
+            }
+            #[inline]
+            pub fn on_start(&mut self, ctx: &mut CcCtx) { match self { $( Cc::$V(c) => c.on_start(ctx), )* } }
+            #[inline]
+            pub fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) { match self { $( Cc::$V(c) => c.on_send(ctx, wire_bytes), )* } }
+            #[inline]
+            pub fn on_ack(&mut self, ctx: &mut CcCtx, newly_acked: u64) { match self { $( Cc::$V(c) => c.on_ack(ctx, newly_acked), )* } }
+            #[inline]
+            pub fn on_cnp(&mut self, ctx: &mut CcCtx) { match self { $( Cc::$V(c) => c.on_cnp(ctx), )* } }
+            #[inline]
+            pub fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind) { match self { $( Cc::$V(c) => c.on_timer(ctx, kind), )* } }
+            #[inline]
+            pub fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) { match self { $( Cc::$V(c) => c.on_feedback(ctx, fb), )* } }
+            #[inline]
+            pub fn rate(&self) -> $crate::units::Rate { match self { $( Cc::$V(c) => c.rate(), )* } }
+            /// The rate-limiter tag the queue pair puts on its data frames (BCN).
+            #[inline]
+            pub fn regulator_cp(&self) -> Option<u32> { match self { $( Cc::$V(c) => c.regulator_cp(), )* } }
+            pub fn on_finish(&mut self, ctx: &mut CcCtx) { match self { $( Cc::$V(c) => c.on_finish(ctx), )* } }
+        }
+    };
+}
+
+/// `Variant = "toml_type" => KeysType;` per kind of layer-2 congestion point.
+macro_rules! congestion_points {
+    ($( $(#[$doc:meta])* $V:ident = $name:literal => $Keys:ty; )*) => {
+        /// The congestion points of the IEEE 802.1Qau family and their relatives
+        /// (`[switch.l2cm]`), with their resolved parameters.
+        #[derive(Clone, Debug, PartialEq, Default)]
+        pub enum L2Cm {
+            #[default]
+            None,
+            $( $(#[$doc])* $V(<$Keys as $crate::keys::Keys>::Out), )*
+        }
+
+        /// `[switch.l2cm]`, selected by `type`.
+        #[derive(Clone, Debug, serde::Deserialize)]
+        #[serde(tag = "type")]
+        pub enum L2cmSpec {
+            #[serde(rename = "none")]
+            None($crate::models::fixed_rate::NoKeys),
+            $( #[serde(rename = $name)] $V($Keys), )*
+        }
+
+        /// The `type` names of `[switch.l2cm]`, for messages.
+        pub const L2CM_TYPES: &[&str] = &["none", $($name),*];
+
+        impl L2cmSpec {
+            pub fn build(&self, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::Result<L2Cm> {
+                use $crate::keys::Keys;
+                Ok(match self {
+                    L2cmSpec::None(_) => L2Cm::None,
+                    $( L2cmSpec::$V(k) => L2Cm::$V(k.build(path, ctx)?), )*
+                })
+            }
+            pub fn error_at(ty: &str, v: toml::Value, path: &str) -> Option<(String, String)> {
+                match ty {
+                    "none" => $crate::keys::de_at::<$crate::models::fixed_rate::NoKeys>(v, path).err(),
+                    $( $name => $crate::keys::de_at::<$Keys>(v, path).err(), )*
+                    _ => None,
+                }
+            }
+        }
+
+        impl L2Cm {
+            pub fn check(&self, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::Result<()> {
+                use $crate::keys::Check;
+                match self {
+                    L2Cm::None => Ok(()),
+                    $( L2Cm::$V(p) => p.check(path, ctx), )*
+                }
+            }
+        }
+    };
+}

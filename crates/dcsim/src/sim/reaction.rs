@@ -1,0 +1,88 @@
+//! The engine side of every reaction point: runs a hook of the flow's congestion control
+//! (`models::Cc`) and applies what it asked for (timers, a new pacing rate, a FECN probe).
+//! The algorithms themselves live in `models/`; they never see the world.
+
+use super::{QpState, Simulation};
+use crate::event::Event;
+use crate::ids::FlowId;
+use crate::models::{Cc, CcCtx};
+use crate::units::Rate;
+
+impl Simulation {
+    /// A CNP for flow `f` reached its sender.
+    pub(crate) fn on_cnp_received(&mut self, f: FlowId) {
+        self.flows[f.idx()].cnps_rx += 1;
+        if self.flows[f.idx()].finish.is_some() {
+            return;
+        }
+        self.cc_hook(f, |cc, ctx| cc.on_cnp(ctx));
+    }
+
+    pub(crate) fn on_cc_timer(&mut self, f: FlowId, kind: u8, gen: u32) {
+        if self.flows[f.idx()].cc_gen[kind as usize] != gen {
+            return;
+        }
+        self.cc_hook(f, |cc, ctx| cc.on_timer(ctx, kind));
+    }
+
+    /// Runs one hook of the flow's congestion control, then applies what it asked for:
+    /// timers to (re)start or cancel, and a new rate.
+    pub(crate) fn cc_hook(&mut self, f: FlowId, hook: impl FnOnce(&mut Cc, &mut CcCtx)) {
+        let now = self.now_t();
+        let flow = &mut self.flows[f.idx()];
+        let mut ctx = CcCtx::new(now, flow.line_rate);
+        ctx.uniform = self.cc_rng.next_f64();
+        let cc = &mut self.ccs[f.idx()];
+        let old = cc.rate();
+        hook(cc, &mut ctx);
+        for k in 0..4 {
+            if ctx.cancelled() & (1 << k) != 0 {
+                flow.cc_gen[k] = flow.cc_gen[k].wrapping_add(1);
+            }
+        }
+        for &(k, at) in ctx.requested() {
+            let g = &mut flow.cc_gen[k as usize];
+            *g = g.wrapping_add(1);
+            self.q.schedule(at.max(now), Event::CcTimer(f, k, *g));
+        }
+        let probe = ctx.send_probe;
+        let new = self.ccs[f.idx()].rate();
+        if new != old {
+            self.set_rate(f, new);
+        }
+        if probe {
+            self.send_probe(f);
+        }
+    }
+
+    /// Paces flow `f` at `rate` from now on: the next packet may start one packet time
+    /// (at the new rate) after the last one started.
+    fn set_rate(&mut self, f: FlowId, rate: Rate) {
+        let now = self.now_t();
+        let preamble = self.preamble;
+        let flow = &mut self.flows[f.idx()];
+        let rate = rate.max(Rate(1));
+        let line = flow.line_rate;
+        if rate < line {
+            flow.min_rate = flow.min_rate.min(rate);
+            if flow.limited_since.is_none() {
+                flow.limited_since = Some(now);
+            }
+        } else if let Some(since) = flow.limited_since.take() {
+            flow.limited_ps += (now - since).0;
+        }
+        flow.pace = (rate < line).then_some(rate);
+        let wire = if flow.last_wire > 0 { flow.last_wire } else { self.host.mtu + self.host.header_bytes + preamble };
+        let next = if flow.pkts_sent > 0 { flow.last_tx + rate.min(line).tx_time(wire as u64) } else { now };
+        let was = flow.next_tx;
+        flow.next_tx = next;
+        if flow.state == QpState::Waking && next < was {
+            self.q.schedule(next.max(now), Event::QpWake(f));
+        }
+        if (self.rate_log.len() as u64) < self.stats_cfg.max_rows {
+            self.rate_log.push((now, f.0, rate.min(line)));
+        } else {
+            self.rate_log_dropped += 1;
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! Every shipped scenario's results, bit for bit: the digest of each run (all tables and
+//! the summary, `Results::digest`) must equal the one recorded in `golden/digests.txt`.
+//! A change that moves any result fails here; if the change is meant to (a model fix),
+//! regenerate the file with
+//! `cargo run --release -p dcsim --example digest -- scenarios/*.toml python/dcsim/benchmarks/incast_64_to_1.toml > crates/dcsim/tests/golden/digests.txt`
+//! (from the repository root) and say why in the commit.
+
+use std::path::Path;
+
+#[test]
+fn shipped_scenarios_reproduce_their_recorded_results() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let golden = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/digests.txt")).unwrap();
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for line in golden.lines().filter(|l| !l.trim().is_empty()) {
+        let mut it = line.split_whitespace();
+        let (file, digest, events) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+        let plan = dcsim::scenario::load_file(&root.join(file), &[]).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let mut sim = dcsim::Simulation::new(&plan).unwrap();
+        while sim.run_until(sim.end()) {}
+        let n = sim.events();
+        let got = format!("{:016x}", sim.finish().digest());
+        if got != digest || n.to_string() != events {
+            wrong.push(format!("{file}: digest {got} events {n}, recorded {digest} events {events}"));
+        }
+        checked += 1;
+    }
+    // Every scenario file shipped is covered.
+    let shipped = std::fs::read_dir(root.join("scenarios")).unwrap().filter(|e| {
+        e.as_ref().unwrap().path().extension().is_some_and(|x| x == "toml")
+    }).count();
+    assert!(checked > shipped, "golden file covers {checked} runs, {shipped} scenarios shipped");
+    assert!(wrong.is_empty(), "results changed:\n{}", wrong.join("\n"));
+}
