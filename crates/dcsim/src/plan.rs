@@ -6,6 +6,7 @@ use crate::models::CcPlan;
 pub use crate::models::ecn::{Detection, EcnMode, EcnPlan, EcnSpeedPlan, MarkPoint};
 pub use crate::models::pfc::{FlowControl, Headroom, PauseMode, PfcPlan};
 pub use crate::models::L2Cm;
+pub use crate::net::queue::{Arbitration, SchedulerKind, SchedulerPlan};
 use crate::units::{Rate, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -119,34 +120,6 @@ pub enum BufferPlan {
     /// One pool per switch with per-(port, priority) reserve, per-port headroom and a
     /// dynamic threshold alpha = 2^-alpha_shift (pfc.md 1.4, the HPCC simulator's MMU).
     Shared { total: u64, reserve: u64, alpha_shift: u8 },
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SchedulerKind {
-    /// Higher priority number first.
-    Strict,
-    /// One packet per non-empty priority in turn.
-    RoundRobin,
-    /// Deficit weighted round robin (ETS); priorities in `strict_mask` are served first.
-    Dwrr,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct SchedulerPlan {
-    pub kind: SchedulerKind,
-    pub weights: [u32; 8],
-    pub strict_mask: u8,
-}
-
-/// How one egress (port, priority) queue shares its service among its arrivals.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Arbitration {
-    /// One FIFO: first come, first served.
-    Fifo,
-    /// Round robin over the ingress ports that have packets queued (VOQ arbitration).
-    PerPort,
-    /// Round robin over the flows that have packets queued.
-    PerFlow,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -4,24 +4,30 @@
 //! source (QCN CNMs, BCN messages, BCN00). Feedback frames are real 64-byte frames in the
 //! control class. FECN's probes are in `fecn/probes.rs`.
 
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
 use super::bcn::{BcnCp, BcnSignal};
 use super::fecn::FecnPort;
 use super::qcn::QcnCp;
 use super::{Feedback, L2Cm};
 use crate::ids::{FlowId, NodeId, PktId, PortId};
-use crate::net::packet::{Packet, PktKind, FLAG_CTRL};
+use crate::net::packet::Packet;
+use crate::net::queue::FxHasher;
 use crate::plan::Plan;
 use crate::rng::Rng;
 use crate::sim::Simulation;
 use crate::units::{Rate, SimTime};
 
 /// Size of feedback frames and probes (minimum Ethernet frame).
-pub(crate) const L2_FRAME: u16 = 64;
+pub(crate) const L2_FRAME: u32 = 64;
 /// E-FECN sends a source at most one BCN00 per this time (bcn-fecn.md 7.4).
 const BCN00_GAP: SimTime = SimTime::us(100);
 
 pub(crate) struct L2State {
     pub kind: L2Cm,
+    /// Whether data frames carry the rate-limiter tag of their regulator (BCN).
+    pub tags: bool,
     /// Per (port, priority): QCN or BCN congestion-point state.
     pub qcn: Vec<QcnCp>,
     pub bcn: Vec<BcnCp>,
@@ -30,6 +36,8 @@ pub(crate) struct L2State {
     pub rng: Rng,
     /// Feedback frames sent by congestion points.
     pub feedback_sent: u64,
+    /// E-FECN: when each (port, flow) last sent a BCN00 to the flow's source.
+    pub last_bcn00: HashMap<(u32, u32), SimTime, BuildHasherDefault<FxHasher>>,
 }
 
 impl L2State {
@@ -43,9 +51,11 @@ impl L2State {
                 Some(p) => port_rates.iter().map(|r| FecnPort::new(p, *r)).collect(),
                 None => Vec::new(),
             },
+            tags: matches!(kind, L2Cm::Bcn(_)),
             kind,
             rng: Rng::stream(plan.seed, "l2cm"),
             feedback_sent: 0,
+            last_bcn00: HashMap::default(),
         }
     }
 
@@ -56,16 +66,22 @@ impl L2State {
 }
 
 impl Simulation {
-    /// A data frame of `flow` joined egress (port `out`, `prio`); the queue is now `qlen`.
-    pub(crate) fn l2_on_enqueue(&mut self, out: PortId, prio: u8, flow: FlowId, frame: u32, qlen: u64) {
+    /// Data frame `id` joined egress (port `out`, `prio`); the queue is now `qlen`. What a
+    /// congestion point learns about the frame's sender comes from the frame: its flow's
+    /// addresses and, for BCN, its rate-limiter tag.
+    pub(crate) fn l2_on_enqueue(&mut self, out: PortId, prio: u8, id: PktId, qlen: u64) {
         let ci = out.idx() * 8 + prio as usize;
         let node = self.ports[out.idx()].node;
+        let (flow, frame) = {
+            let pkt = self.pool.get(id);
+            (pkt.flow, pkt.frame as u32)
+        };
         let l2 = &mut self.l2;
         let fb = match &l2.kind {
             L2Cm::None => None,
             L2Cm::Qcn(p) => l2.qcn[ci].on_arrival(p, frame, qlen, &mut l2.rng).map(|fb| Feedback::Qcn { fb }),
             L2Cm::Bcn(p) => {
-                let controls = self.ccs[flow.idx()].regulator_cp() == Some(ci as u32);
+                let controls = self.pool.tag(id) == Some(ci as u32);
                 l2.bcn[ci].on_arrival(p, frame, qlen, controls, &mut l2.rng).map(|s| match s {
                     BcnSignal::Fb(fb) => Feedback::Bcn { cp: ci as u32, fb },
                     BcnSignal::Stop => Feedback::BcnStop { cp: ci as u32 },
@@ -73,11 +89,12 @@ impl Simulation {
             }
             L2Cm::Fecn(p) | L2Cm::Efecn(p) => {
                 let now = self.q.now();
-                let last = &mut self.flows[flow.idx()].last_bcn00;
-                if p.efecn && qlen > p.q_sc && last.is_none_or(|t| now - t >= BCN00_GAP) {
+                let key = (out.0, flow.0);
+                let due = l2.last_bcn00.get(&key).is_none_or(|t| now - *t >= BCN00_GAP);
+                if p.efecn && qlen > p.q_sc && due {
                     // E-FECN: severe congestion: BCN00 to the source (at most one per
                     // source per 100 us), and the port advertises the minimum rate.
-                    *last = Some(now);
+                    l2.last_bcn00.insert(key, now);
                     l2.fecn[out.idx()].on_severe(p);
                     Some(Feedback::BcnStop { cp: ci as u32 })
                 } else {
@@ -99,43 +116,11 @@ impl Simulation {
 
     /// Sends a feedback frame from switch `node` to the source of `flow`.
     fn send_feedback(&mut self, node: NodeId, cp: u32, flow: FlowId, fb: Feedback) {
-        let (sub, val) = match fb {
-            Feedback::Qcn { fb } => (0u8, fb as u32),
-            Feedback::Bcn { fb, .. } => (1, fb as u32),
-            Feedback::BcnStop { .. } => (2, 0),
-            Feedback::FecnRate { .. } => unreachable!("FECN rates travel in probes"),
-        };
         let src = self.flows[flow.idx()].src;
-        let id = self.pool.alloc(Packet {
-            flow,
-            seq: val,
-            dst: src,
-            next: PktId::NONE,
-            payload: 0,
-            frame: L2_FRAME,
-            kind: PktKind::Cnm,
-            prio: sub,
-            flags: FLAG_CTRL,
-            sent: SimTime(cp as u64),
-        });
+        let id = self.pool.alloc(Packet::feedback(flow, src, cp, fb, L2_FRAME));
         self.l2.feedback_sent += 1;
         let out = self.routing.route(node, src, flow.0);
         self.ports[out.idx()].ctrl.push(&mut self.pool, id);
         self.kick(out);
-    }
-
-    /// A feedback frame reached the source host.
-    pub(crate) fn on_cnm(&mut self, pkt: &Packet) {
-        if self.flows[pkt.flow.idx()].finish.is_some() {
-            return; // the source has stopped: nothing to regulate
-        }
-        let cp = pkt.sent.0 as u32;
-        let fb = match pkt.prio {
-            0 => Feedback::Qcn { fb: pkt.seq as u8 },
-            1 => Feedback::Bcn { cp, fb: pkt.seq as i32 },
-            _ => Feedback::BcnStop { cp },
-        };
-        self.flows[pkt.flow.idx()].feedback_rx += 1;
-        self.cc_hook(pkt.flow, |cc, ctx| cc.on_feedback(ctx, fb));
     }
 }

@@ -5,20 +5,7 @@
 //! Built-in algorithms are stored in the closed enum `models::Cc` (generated from the
 //! model list in `models/mod.rs`), so the hot path dispatches with a `match`.
 
-/// Feedback a reaction point receives from the network, other than CNPs.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum Feedback {
-    /// QCN congestion notification message (CNM): quantized |Fb|, 1..=63.
-    Qcn { fb: u8 },
-    /// BCN message from congestion point `cp`: signed feedback in 64-byte units
-    /// (negative: slow down; positive: may speed up).
-    Bcn { cp: u32, fb: i32 },
-    /// BCN00 ("stop"): go down to the minimum rate.
-    BcnStop { cp: u32 },
-    /// A FECN probe back from the destination with the lowest rate advertised on its path.
-    FecnRate { rate: Rate },
-}
-
+pub use crate::net::packet::Feedback;
 use crate::units::{Rate, SimTime};
 
 /// Which of an algorithm's timers (at most 4 per queue pair).

@@ -2,29 +2,47 @@
 //! `next`, so the hot loop allocates nothing once the pool has grown to its peak.
 
 use crate::ids::{FlowId, NodeId, PktId};
-use crate::units::SimTime;
+use crate::units::{Rate, SimTime};
+
+/// What a switch (or a returned FECN probe) tells a reaction point, other than CNPs:
+/// the content of the feedback frames below.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Feedback {
+    /// QCN congestion notification message (CNM): quantized |Fb|, 1..=63.
+    Qcn { fb: u8 },
+    /// BCN message from congestion point `cp`: signed feedback in 64-byte units
+    /// (negative: slow down; positive: may speed up).
+    Bcn { cp: u32, fb: i32 },
+    /// BCN00 ("stop"): go down to the minimum rate.
+    BcnStop { cp: u32 },
+    /// A FECN probe back from the destination with the lowest rate advertised on its path.
+    FecnRate { rate: Rate },
+}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum PktKind {
+    /// A data frame: sequence number and send time.
     Data,
-    /// Cumulative ACK: `seq` is the next packet the receiver expects.
+    /// Cumulative ACK: the next sequence number the receiver expects, and the send time
+    /// of the data frame that triggered it (echoed for RTT samples).
     Ack,
-    /// Go-back-N NAK: `seq` is the packet the receiver expects (resend from there).
+    /// Go-back-N NAK: the sequence number to resend from, and the echoed send time.
     Nak,
-    /// PFC / PAUSE frame: `prio` holds the class-enable vector, `seq` the pause quanta
-    /// (0 = resume).
+    /// PFC / PAUSE frame: class-enable vector and pause quanta (0 = resume).
     Pfc,
     /// RoCEv2 congestion notification packet to the sender of `flow`.
     Cnp,
-    /// Feedback from a switch congestion point to the source of `flow` (QCN CNM, BCN):
-    /// `prio` = 0 QCN, 1 BCN, 2 BCN00; `seq` = the feedback (i32 bits); `sent` = the
-    /// congestion point's id.
-    Cnm,
-    /// FECN rate-discovery probe travelling with `flow`: `seq` = the lowest advertised
-    /// rate seen so far in kb/s (u32::MAX: none yet).
+    /// QCN congestion notification message: quantized |Fb| (1..=63).
+    QcnCnm,
+    /// BCN message from a congestion point: its id and signed Fb (64-byte units).
+    Bcn,
+    /// BCN00 ("stop") from a congestion point: its id.
+    Bcn00,
+    /// FECN rate-discovery probe travelling with `flow`: the lowest advertised rate seen
+    /// so far (kb/s; `NO_RATE`: none yet).
     Probe,
-    /// The probe reflected by the destination back to the source, `seq` as above.
+    /// The probe reflected by the destination back to the source, same field.
     ProbeReply,
 }
 
@@ -33,13 +51,20 @@ pub const FLAG_CE: u8 = 1;
 /// Travels in the control class: strict highest priority, never paused, not charged to
 /// switch buffers (PFC, ACK, NAK, and CNPs unless given a priority).
 pub const FLAG_CTRL: u8 = 2;
+/// An untagged data frame.
+const NO_TAG: u32 = u32::MAX;
+/// A probe rate field that no FECN port has lowered yet.
+pub const NO_RATE: u32 = u32::MAX;
 
 /// 32 bytes and 32-byte aligned: one packet is one half of a cache line, never two.
+/// The header fields every frame has are public; the fields that depend on the kind
+/// (`word`, `stamp`) are private and read and written only through the typed
+/// constructors and accessors below, so each field has one meaning per kind, stated once.
 #[derive(Copy, Clone, Debug)]
 #[repr(align(32))]
 pub struct Packet {
     pub flow: FlowId,
-    pub seq: u32,
+    word: u32,
     /// Routing destination.
     pub dst: NodeId,
     /// Link in intrusive FIFOs (control queues).
@@ -50,20 +75,103 @@ pub struct Packet {
     pub kind: PktKind,
     pub prio: u8,
     pub flags: u8,
-    /// When the sender NIC started sending it (for one-way latency).
-    pub sent: SimTime,
+    stamp: u64,
 }
 
 impl Packet {
+    fn new(kind: PktKind, flow: FlowId, dst: NodeId, frame: u32, prio: u8, flags: u8, word: u32, stamp: u64) -> Packet {
+        Packet { flow, word, dst, next: PktId::NONE, payload: 0, frame: frame as u16, kind, prio, flags, stamp }
+    }
+
+    /// A data frame of `flow` with sequence number `seq`, sent at `sent`.
+    #[inline]
+    pub fn data(flow: FlowId, dst: NodeId, seq: u32, payload: u32, frame: u32, prio: u8, sent: SimTime) -> Packet {
+        Packet { payload: payload as u16, ..Packet::new(PktKind::Data, flow, dst, frame, prio, 0, seq, sent.0) }
+    }
+    /// An ACK or NAK (`kind`) for `flow` carrying `seq`, echoing the send time of the
+    /// data frame that triggered it.
+    #[inline]
+    pub fn ack(kind: PktKind, flow: FlowId, dst: NodeId, seq: u32, frame: u32, prio: u8, echo: SimTime) -> Packet {
+        debug_assert!(matches!(kind, PktKind::Ack | PktKind::Nak));
+        Packet::new(kind, flow, dst, frame, prio, FLAG_CTRL, seq, echo.0)
+    }
+    /// A PFC or PAUSE frame for the classes in `classes` (bit per class).
+    pub fn pfc(classes: u8, quanta: u32, frame: u32) -> Packet {
+        Packet::new(PktKind::Pfc, FlowId::NONE, NodeId::NONE, frame, 0, FLAG_CTRL, quanta, classes as u64)
+    }
+    /// A CNP for `flow` to its sender, of priority `prio` (control class if `ctrl`).
+    pub fn cnp(flow: FlowId, dst: NodeId, frame: u32, prio: u8, ctrl: bool) -> Packet {
+        Packet::new(PktKind::Cnp, flow, dst, frame, prio, if ctrl { FLAG_CTRL } else { 0 }, 0, 0)
+    }
+    /// A feedback frame from congestion point `cp` to the source `dst` of `flow`.
+    pub fn feedback(flow: FlowId, dst: NodeId, cp: u32, fb: Feedback, frame: u32) -> Packet {
+        let (kind, word) = match fb {
+            Feedback::Qcn { fb } => (PktKind::QcnCnm, fb as u32),
+            Feedback::Bcn { fb, .. } => (PktKind::Bcn, fb as u32),
+            Feedback::BcnStop { .. } => (PktKind::Bcn00, 0),
+            Feedback::FecnRate { .. } => unreachable!("FECN rates travel in probes"),
+        };
+        Packet::new(kind, flow, dst, frame, 0, FLAG_CTRL, word, cp as u64)
+    }
+    /// A FECN probe (`Probe` or `ProbeReply`) carrying `rate_kbps`.
+    pub fn probe(kind: PktKind, flow: FlowId, dst: NodeId, rate_kbps: u32, frame: u32) -> Packet {
+        debug_assert!(matches!(kind, PktKind::Probe | PktKind::ProbeReply));
+        Packet::new(kind, flow, dst, frame, 0, FLAG_CTRL, rate_kbps, 0)
+    }
+
     /// Control frames (PFC, ACK, NAK) travel in the control queue: strict highest
     /// priority, never paused and not charged to the MMU.
     #[inline]
     pub fn is_control(&self) -> bool { self.flags & FLAG_CTRL != 0 }
+
+    /// Data, ACK, NAK: the sequence number.
+    #[inline]
+    pub fn seq(&self) -> u32 {
+        debug_assert!(matches!(self.kind, PktKind::Data | PktKind::Ack | PktKind::Nak));
+        self.word
+    }
+    /// Data: when the sender NIC started sending it. ACK, NAK: that time of the data
+    /// frame they answer.
+    #[inline]
+    pub fn sent(&self) -> SimTime {
+        debug_assert!(matches!(self.kind, PktKind::Data | PktKind::Ack | PktKind::Nak));
+        SimTime(self.stamp)
+    }
+    /// PFC: (class-enable vector, pause quanta).
+    pub fn pause(&self) -> (u8, u32) {
+        debug_assert_eq!(self.kind, PktKind::Pfc);
+        (self.stamp as u8, self.word)
+    }
+    /// Feedback frames: what the congestion point said.
+    pub fn feedback_of(&self) -> Feedback {
+        let cp = self.stamp as u32;
+        match self.kind {
+            PktKind::QcnCnm => Feedback::Qcn { fb: self.word as u8 },
+            PktKind::Bcn => Feedback::Bcn { cp, fb: self.word as i32 },
+            PktKind::Bcn00 => Feedback::BcnStop { cp },
+            k => unreachable!("{k:?} is not a feedback frame"),
+        }
+    }
+    /// Probe, ProbeReply: the rate field (kb/s, `NO_RATE` if none).
+    pub fn probe_rate(&self) -> u32 {
+        debug_assert!(matches!(self.kind, PktKind::Probe | PktKind::ProbeReply));
+        self.word
+    }
+    /// A FECN port lowers a probe's rate field to what it advertises.
+    pub fn lower_probe_rate(&mut self, kbps: u32) {
+        debug_assert_eq!(self.kind, PktKind::Probe);
+        self.word = self.word.min(kbps);
+    }
 }
 
 #[derive(Default)]
 pub struct PacketPool {
     pkts: Vec<Packet>,
+    /// A 32-bit header field that only some models add to data frames (BCN's rate-limiter
+    /// tag: the congestion point that controls the sender's regulator), kept beside the
+    /// packets so that `Packet` stays 32 bytes; empty unless enabled.
+    tags: Vec<u32>,
+    tags_on: bool,
     free: Vec<PktId>,
     live: usize,
     peak: usize,
@@ -101,6 +209,23 @@ impl PacketPool {
             // SAFETY: prefetching is a hint with no effect on memory; the pointer is valid.
             unsafe { std::arch::x86_64::_mm_prefetch(p as *const Packet as *const i8, std::arch::x86_64::_MM_HINT_T0) }
         }
+    }
+
+    /// Data frames carry a tag from now on (`set_tag`, `tag`).
+    pub fn enable_tags(&mut self) { self.tags_on = true; }
+    /// Sets the tag of packet `id` (`None`: untagged).
+    #[inline]
+    pub fn set_tag(&mut self, id: PktId, tag: Option<u32>) {
+        debug_assert!(self.tags_on);
+        if self.tags.len() <= id.idx() {
+            self.tags.resize(self.pkts.len(), NO_TAG);
+        }
+        self.tags[id.idx()] = tag.unwrap_or(NO_TAG);
+    }
+    /// The tag of packet `id`, if it has one.
+    #[inline]
+    pub fn tag(&self, id: PktId) -> Option<u32> {
+        self.tags.get(id.idx()).copied().filter(|t| *t != NO_TAG)
     }
 
     /// Packets alive now, and at the most at any time.
@@ -150,10 +275,7 @@ impl PktFifo {
 mod tests {
     use super::*;
 
-    fn pkt(seq: u32) -> Packet {
-        Packet { flow: FlowId(0), seq, dst: NodeId(0), next: PktId::NONE, payload: 0,
-                 frame: 64, kind: PktKind::Data, prio: 0, flags: 0, sent: SimTime::ZERO }
-    }
+    fn pkt(seq: u32) -> Packet { Packet::data(FlowId(0), NodeId(0), seq, 0, 64, 0, SimTime::ZERO) }
 
     #[test]
     fn fifo_order_and_reuse() {
@@ -164,12 +286,12 @@ mod tests {
             q.push(&mut pool, id);
         }
         let a = q.pop(&pool).unwrap();
-        assert_eq!(pool.get(a).seq, 0);
+        assert_eq!(pool.get(a).seq(), 0);
         pool.free(a);
         let b = pool.alloc(pkt(9));
         assert_eq!(a, b, "freed slots are reused");
-        assert_eq!(pool.get(q.pop(&pool).unwrap()).seq, 1);
-        assert_eq!(pool.get(q.pop(&pool).unwrap()).seq, 2);
+        assert_eq!(pool.get(q.pop(&pool).unwrap()).seq(), 1);
+        assert_eq!(pool.get(q.pop(&pool).unwrap()).seq(), 2);
         assert!(q.pop(&pool).is_none());
         assert_eq!(pool.peak(), 3);
     }

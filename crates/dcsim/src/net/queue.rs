@@ -6,7 +6,34 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::ids::{PktId, PortId};
-use crate::plan::{Arbitration, SchedulerKind, SchedulerPlan};
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SchedulerKind {
+    /// Higher priority number first.
+    Strict,
+    /// One packet per non-empty priority in turn.
+    RoundRobin,
+    /// Deficit weighted round robin (ETS); priorities in `strict_mask` are served first.
+    Dwrr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedulerPlan {
+    pub kind: SchedulerKind,
+    pub weights: [u32; 8],
+    pub strict_mask: u8,
+}
+
+/// How one egress (port, priority) queue shares its service among its arrivals.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Arbitration {
+    /// One FIFO: first come, first served.
+    Fifo,
+    /// Round robin over the ingress ports that have packets queued (VOQ arbitration).
+    PerPort,
+    /// Round robin over the flows that have packets queued.
+    PerFlow,
+}
 
 const NONE: u32 = u32::MAX;
 

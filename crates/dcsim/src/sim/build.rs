@@ -277,7 +277,6 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             ipi_sum: 0,
             last_arrival: None,
             feedback_rx: 0,
-            last_bcn00: None,
         });
         if fp.start <= plan.duration {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));
@@ -288,6 +287,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     }
 
     let l2 = crate::models::l2cm::L2State::new(plan, &port_rates);
+    let mut pool = PacketPool::default();
+    if l2.tags {
+        pool.enable_tags();
+    }
     if let Some(t) = l2.first_tick() {
         q.schedule(t, Event::FecnTick);
     }
@@ -316,7 +319,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         links: plan.links.clone(),
         q,
         clock: SimTime::ZERO,
-        pool: PacketPool::default(),
+        pool,
         nics: (0..n).map(|_| Nic::default()).collect(),
         xoff_sent: vec![false; n_ports * 8],
         refresh_gen: vec![0; n_ports * 8],

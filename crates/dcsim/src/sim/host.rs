@@ -6,7 +6,7 @@
 use super::{QpState, Simulation};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
-use crate::net::packet::{Packet, PktKind, FLAG_CE, FLAG_CTRL};
+use crate::net::packet::{Packet, PktKind, FLAG_CE};
 
 impl Simulation {
     #[inline]
@@ -121,18 +121,10 @@ impl Simulation {
                 let gen = flow.rto_gen;
                 self.q.schedule(now + self.host.rto, Event::Rto(f, gen));
             }
-            let id = self.pool.alloc(Packet {
-                flow: f,
-                seq,
-                dst,
-                next: PktId::NONE,
-                payload: payload as u16,
-                frame: frame as u16,
-                kind: PktKind::Data,
-                prio,
-                flags: 0,
-                sent: now,
-            });
+            let id = self.pool.alloc(Packet::data(f, dst, seq, payload, frame, prio, now));
+            if self.l2.tags {
+                self.pool.set_tag(id, self.ccs[f.idx()].regulator_cp());
+            }
             self.transmit(p, id, frame, Some(prio));
             if cc_active {
                 self.cc_hook(f, |cc, ctx| cc.on_send(ctx, wire));
@@ -153,7 +145,7 @@ impl Simulation {
             }
             PktKind::Ack | PktKind::Nak => self.receive_ack(&pkt),
             PktKind::Cnp => self.on_cnp_received(pkt.flow),
-            PktKind::Cnm => self.on_cnm(&pkt),
+            PktKind::QcnCnm | PktKind::Bcn | PktKind::Bcn00 => self.on_feedback_frame(&pkt),
             PktKind::Probe | PktKind::ProbeReply => self.on_probe(&pkt),
             PktKind::Pfc => unreachable!("PFC frames are handled before"),
         }
@@ -162,7 +154,7 @@ impl Simulation {
     fn receive_data(&mut self, pkt: &Packet) {
         let now = self.now_t();
         let f = pkt.flow;
-        let lat = (now - pkt.sent).0;
+        let lat = (now - pkt.sent()).0;
         self.latency.record(lat);
         let steady = now >= self.stats_cfg.steady_start;
         let gp = self.stats_cfg.goodput_interval;
@@ -174,9 +166,9 @@ impl Simulation {
         flow.last_arrival = Some(now);
         flow.lat_sum += lat as u128;
         flow.lat_max = flow.lat_max.max(lat);
-        let in_order = pkt.seq == flow.rcv_next || flow.udp;
+        let in_order = pkt.seq() == flow.rcv_next || flow.udp;
         let reply = if in_order {
-            flow.rcv_next = pkt.seq + 1;
+            flow.rcv_next = pkt.seq() + 1;
             flow.nak_for = u32::MAX;
             flow.delivered += pkt.payload as u64;
             flow.last_rx = now;
@@ -212,7 +204,7 @@ impl Simulation {
             } else {
                 None
             }
-        } else if pkt.seq > flow.rcv_next {
+        } else if pkt.seq() > flow.rcv_next {
             // A gap: something was dropped. Ask once per gap for go-back-N.
             if flow.nak_for != flow.rcv_next {
                 flow.nak_for = flow.rcv_next;
@@ -226,18 +218,7 @@ impl Simulation {
         if let Some(kind) = reply {
             let flow = &self.flows[f.idx()];
             let (src, dst, seq) = (flow.src, flow.dst, flow.rcv_next);
-            let id = self.pool.alloc(Packet {
-                flow: f,
-                seq,
-                dst: src,
-                next: PktId::NONE,
-                payload: 0,
-                frame: self.host.ack_bytes as u16,
-                kind,
-                prio: pkt.prio,
-                flags: FLAG_CTRL,
-                sent: now,
-            });
+            let id = self.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent()));
             let p = self.host_port(dst);
             self.ports[p.idx()].ctrl.push(&mut self.pool, id);
             self.host_try_send(p);
@@ -261,12 +242,12 @@ impl Simulation {
         let now = self.now_t();
         let f = pkt.flow;
         let flow = &mut self.flows[f.idx()];
-        if pkt.seq > flow.snd_una {
-            flow.snd_una = pkt.seq;
+        if pkt.seq() > flow.snd_una {
+            flow.snd_una = pkt.seq();
         }
-        if pkt.kind == PktKind::Nak && pkt.seq >= flow.snd_una && flow.next_seq > pkt.seq {
-            flow.retransmits += (flow.next_seq - pkt.seq) as u64;
-            flow.next_seq = pkt.seq;
+        if pkt.kind == PktKind::Nak && pkt.seq() >= flow.snd_una && flow.next_seq > pkt.seq() {
+            flow.retransmits += (flow.next_seq - pkt.seq()) as u64;
+            flow.next_seq = pkt.seq();
             self.activate(f);
         }
         let flow = &mut self.flows[f.idx()];

@@ -132,8 +132,6 @@ pub(crate) struct Flow {
     pub last_arrival: Option<SimTime>,
     /// Feedback frames (QCN, BCN) and FECN probe replies received.
     pub feedback_rx: u64,
-    /// When a congestion point last sent this flow's source a BCN00 (E-FECN).
-    pub last_bcn00: Option<SimTime>,
 }
 
 /// A host's NIC: queue pairs ready to send in round-robin order.

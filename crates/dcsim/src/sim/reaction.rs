@@ -6,6 +6,7 @@ use super::{QpState, Simulation};
 use crate::event::Event;
 use crate::ids::FlowId;
 use crate::models::{Cc, CcCtx};
+use crate::net::packet::Packet;
 use crate::units::Rate;
 
 impl Simulation {
@@ -16,6 +17,16 @@ impl Simulation {
             return;
         }
         self.cc_hook(f, |cc, ctx| cc.on_cnp(ctx));
+    }
+
+    /// A feedback frame (QCN CNM, BCN, BCN00) reached the source host.
+    pub(crate) fn on_feedback_frame(&mut self, pkt: &Packet) {
+        if self.flows[pkt.flow.idx()].finish.is_some() {
+            return; // the source has stopped: nothing to regulate
+        }
+        let fb = pkt.feedback_of();
+        self.flows[pkt.flow.idx()].feedback_rx += 1;
+        self.cc_hook(pkt.flow, |cc, ctx| cc.on_feedback(ctx, fb));
     }
 
     pub(crate) fn on_cc_timer(&mut self, f: FlowId, kind: u8, gen: u32) {

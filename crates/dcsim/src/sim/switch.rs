@@ -46,7 +46,7 @@ impl Simulation {
             self.mark_on_enqueue(out, prio, id, local, q_before);
         }
         if !matches!(self.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {
-            self.l2_on_enqueue(out, prio, pkt.flow, pkt.frame as u32, q_before + pkt.frame as u64);
+            self.l2_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
         }
 
         let occ = self.mmu.occupancy(in_port, class);

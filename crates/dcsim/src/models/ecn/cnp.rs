@@ -4,8 +4,8 @@
 //! NIC. The CNP is a real frame to the sender; its reaction point is the flow's `Cc`.
 
 use crate::event::Event;
-use crate::ids::{FlowId, PktId, PortId};
-use crate::net::packet::{Packet, PktKind, FLAG_CTRL};
+use crate::ids::{FlowId, PortId};
+use crate::net::packet::Packet;
 use crate::sim::Simulation;
 use crate::units::SimTime;
 
@@ -70,18 +70,7 @@ impl Simulation {
         flow.marked_since_cnp = 0;
         flow.cnps_sent += 1;
         let cnp = &self.host.cnp;
-        let id = self.pool.alloc(Packet {
-            flow: f,
-            seq: 0,
-            dst: src,
-            next: PktId::NONE,
-            payload: 0,
-            frame: cnp.bytes as u16,
-            kind: PktKind::Cnp,
-            prio: cnp.priority.unwrap_or(prio),
-            flags: if cnp.priority.is_none() { FLAG_CTRL } else { 0 },
-            sent: now,
-        });
+        let id = self.pool.alloc(Packet::cnp(f, src, cnp.bytes, cnp.priority.unwrap_or(prio), cnp.priority.is_none()));
         // The NIC sends CNPs ahead of data, whatever their priority on the fabric.
         let p = PortId(self.nodes[dst.idx()].ports.start);
         self.ports[p.idx()].ctrl.push(&mut self.pool, id);

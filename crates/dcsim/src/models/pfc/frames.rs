@@ -4,8 +4,8 @@
 
 use crate::sim::Simulation;
 use crate::event::Event;
-use crate::ids::{FlowId, NodeId, PktId, PortId};
-use crate::net::packet::{Packet, PktKind, FLAG_CTRL};
+use crate::ids::{PktId, PortId};
+use crate::net::packet::Packet;
 use crate::models::pfc::headroom::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
 use crate::net::stats::PfcEvent;
 use crate::plan::{FlowControl, PauseMode};
@@ -25,18 +25,7 @@ impl Simulation {
             }
         };
         let mask = if self.pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
-        let id = self.pool.alloc(Packet {
-            flow: FlowId::NONE,
-            seq: quanta,
-            dst: NodeId::NONE,
-            next: PktId::NONE,
-            payload: 0,
-            frame: PFC_FRAME_BYTES as u16,
-            kind: PktKind::Pfc,
-            prio: mask,
-            flags: FLAG_CTRL,
-            sent: now,
-        });
+        let id = self.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES as u32));
         let ci = port.idx() * 8 + class as usize;
         self.xoff_sent[ci] = xoff;
         if xoff {
@@ -71,7 +60,7 @@ impl Simulation {
         let now = self.now_t();
         let pkt = *self.pool.get(id);
         self.pool.free(id);
-        let (mask, quanta) = (pkt.prio, pkt.seq);
+        let (mask, quanta) = pkt.pause();
         let log_prio = if mask.count_ones() == 1 { mask.trailing_zeros() as u8 } else { 255 };
         self.log_pfc(now, p, log_prio, if quanta > 0 { 1 } else { 0 });
         let mut resumed = false;
