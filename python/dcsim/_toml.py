@@ -1,8 +1,11 @@
-"""A small TOML writer (the subset scenario files use) and dotted-path overrides.
+"""A small TOML writer (the subset scenario files use).
 
 ``dumps(d)`` turns nested dicts, lists, strings, numbers and booleans into TOML text that
 ``tomllib`` reads back to an equal dict. ``None`` values are left out (unset means
 "use the default"). Dates and times are written in ISO form.
+
+Override paths are not parsed here: the engine applies overrides
+(``_native.apply_overrides``), so Python and ``dcsim run`` read them the same way.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - Python 3.9/3.10
     import tomli as _tomllib  # type: ignore[no-redef]
 
-__all__ = ["dumps", "loads", "format_value", "parse_value", "apply_override", "split_override"]
+__all__ = ["dumps", "loads", "format_value"]
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
@@ -135,45 +138,3 @@ def dumps(doc: Mapping[str, Any]) -> str:
     lines: List[str] = []
     _emit_table(lines, "", doc, None)
     return "\n".join(lines) + "\n"
-
-
-def parse_value(text: str) -> Any:
-    """An override value: TOML if it parses as one (``40``, ``true``, ``"x"``, ``[1, 2]``),
-    otherwise the bare text as a string (``40Gbps``)."""
-    try:
-        return _tomllib.loads(f"v = {text}")["v"]
-    except Exception:
-        return text
-
-
-def split_override(spec: str) -> tuple:
-    """``"a.b=value"`` -> ``("a.b", "value")``; raises ValueError without ``=``."""
-    path, sep, value = spec.partition("=")
-    path = path.strip()
-    if not sep or not path:
-        raise ValueError(f"override '{spec}' is not of the form path=value")
-    return path, value.strip()
-
-
-def apply_override(doc: Dict[str, Any], path: str, value: Any) -> None:
-    """Sets ``value`` at dotted ``path`` in ``doc`` (numeric segments index arrays),
-    creating tables on the way."""
-    parts = path.split(".")
-    node: Any = doc
-    for i, part in enumerate(parts):
-        last = i == len(parts) - 1
-        where = ".".join(parts[: i + 1])
-        if isinstance(node, list):
-            if not part.isdigit() or int(part) >= len(node):
-                raise ValueError(f"{where}: no such array element")
-            idx: Any = int(part)
-        elif isinstance(node, dict):
-            idx = part
-        else:
-            raise ValueError(f"{where}: parent is not a table")
-        if last:
-            node[idx] = value
-        else:
-            if isinstance(node, dict) and idx not in node:
-                node[idx] = {}
-            node = node[idx]

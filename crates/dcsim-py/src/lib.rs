@@ -2,6 +2,8 @@
 //!
 //! * `load(path, overrides)` / `loads(text, base_dir, overrides)` -> `PlanHandle`
 //! * `run(plan, progress=False, chunk_ps=None)` -> `{"tables": ..., "summary": json}`
+//! * `apply_overrides(text, overrides)` -> the TOML text with the overrides merged in;
+//!   `check_override(spec)` checks the syntax of one `path=value` override
 //! * exceptions `DcsimError` > `ScenarioError`, `SimulationError`
 //!
 //! Engine calls run with the GIL released and behind a panic barrier (`errors::guard`).
@@ -100,6 +102,23 @@ fn loads(
     Ok(PlanHandle { plan, hash: scenario_hash(text, &overrides) })
 }
 
+/// Applies `path=value` overrides to scenario text with the engine's override parser
+/// and returns the merged document as TOML text (keys sorted, comments dropped).
+/// Raises `ScenarioError` for invalid TOML or an override that cannot be applied.
+#[pyfunction]
+fn apply_overrides(py: Python<'_>, text: &str, overrides: Vec<String>) -> PyResult<String> {
+    let merged = guard(|| dcsim::scenario::overrides::merge(text, &overrides))?
+        .map_err(|e| to_pyerr(py, e, Stage::Load))?;
+    toml::to_string(&merged).map_err(|e| scenario_error(py, "scenario", &format!("cannot write as TOML: {e}")))
+}
+
+/// Checks the syntax of one `path=value` override (the path's keys and `[i]` indices);
+/// raises `ScenarioError` naming the override if it is malformed.
+#[pyfunction]
+fn check_override(py: Python<'_>, spec: &str) -> PyResult<()> {
+    guard(|| dcsim::scenario::overrides::check_override(spec))?.map_err(|e| to_pyerr(py, e, Stage::Load))
+}
+
 fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
@@ -178,6 +197,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
+    m.add_function(wrap_pyfunction!(check_override, m)?)?;
     m.add_function(wrap_pyfunction!(_example_results, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     Ok(())
