@@ -70,10 +70,20 @@ def test_unwritable_values_are_named():
         _toml.dumps([1, 2])
 
 
-def test_tables_in_table_arrays_follow_their_element():
-    text = _toml.dumps({"traffic": [{"src": "a", "cc": {"type": "x"}}, {"src": "b"}]})
-    assert text.index("[[traffic]]") < text.index("[traffic.cc]")
-    assert tomllib.loads(text)["traffic"][0]["cc"] == {"type": "x"}
+def test_tables_in_table_arrays_stay_with_their_element():
+    doc = {"traffic": [{"src": "a", "cc": {"type": "x"}}, {"src": "b" * 200, "cc": {"type": "y"}}]}
+    assert tomllib.loads(_toml.dumps(doc)) == doc
+
+
+@pytest.mark.parametrize(
+    "value,text",
+    [(40, "40"), (True, "true"), (1.5, "1.5"), ("x y", '"x y"'), ([1, 2], "[1, 2]"),
+     ('say "hi"', '"say \\"hi\\""'), ({"type": "dcqcn", "g": 0.5}, '{ type = "dcqcn", g = 0.5 }'),
+     ({"odd key": [{"a": 1}]}, '{ "odd key" = [{ a = 1 }] }'), ({}, "{}")],
+)
+def test_format_value(value, text):
+    assert _toml.format_value(value) == text
+    assert tomllib.loads(f"v = {text}")["v"] == value
 
 
 @pytest.mark.parametrize(
