@@ -1,7 +1,10 @@
 """Type stubs of the compiled module ``dcsim._native``."""
 
 from os import PathLike
-from typing import Dict, List, Optional, Tuple, TypedDict, Union
+from typing import Dict, List, Optional, TypedDict, Union
+
+import numpy as np
+import numpy.typing as npt
 
 __version__: str
 engine_version: str
@@ -34,7 +37,7 @@ class PlanHandle:
     @property
     def num_flows(self) -> int: ...
 
-Column = Union[Tuple[str, bytes], List[str]]
+Column = Union[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.float64], List[str]]
 
 class RawResults(TypedDict):
     tables: Dict[str, Dict[str, Column]]

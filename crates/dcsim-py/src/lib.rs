@@ -127,9 +127,9 @@ fn io_reason(e: &std::io::Error) -> String {
     }
 }
 
-/// Runs a plan to its end. Returns `{"tables": {name: {col: (dtype, bytes) | list[str]}},
-/// "summary": json_str, "events": int, "wall_s": float}`; numeric columns are
-/// little-endian raw bytes of dtype 'u8', 'i8' or 'f8'.
+/// Runs a plan to its end. Returns `{"tables": {name: {col: ndarray | list[str]}},
+/// "summary": json_str, "events": int, "wall_s": float}`; numeric columns are 1-D NumPy
+/// arrays of dtype uint64, int64 or float64.
 ///
 /// The simulation advances in chunks of simulated time with the GIL released; between
 /// chunks Ctrl-C is checked (raising KeyboardInterrupt) and, with `progress`, a progress
@@ -145,7 +145,7 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let handle = plan.get();
     let (results, stats) = runner::run_plan(py, &handle.plan, progress, chunk_ps)?;
-    let out = export::results_to_py(py, &results)?;
+    let out = export::results_to_py(py, results)?;
     out.set_item("events", stats.events)?;
     out.set_item("wall_s", stats.wall.as_secs_f64())?;
     Ok(out)
@@ -174,7 +174,7 @@ fn _example_results(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         ],
         summary: serde_json::json!({"name": "example", "seed": 1, "drops": 0, "pfc_frames": 3}),
     };
-    export::results_to_py(py, &results)
+    export::results_to_py(py, results)
 }
 
 /// Raises a Rust panic inside the panic barrier (tests the SimulationError path).
