@@ -14,9 +14,12 @@ from __future__ import annotations
 import copy
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Union
 
 from . import _native, _toml
+
+if TYPE_CHECKING:
+    from .results import Results
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -168,7 +171,7 @@ class Scenario:
     def hash(self) -> str:
         return self.plan.hash
 
-    def run(self, *, progress: bool = False) -> "Results":  # noqa: F821
+    def run(self, *, progress: bool = False) -> "Results":
         from . import run
 
         return run(self, progress=progress)
