@@ -1,7 +1,26 @@
 """Type stubs of the compiled module ``dcsim._native``."""
 
 from os import PathLike
-from typing import Dict, List, Optional, Tuple, TypedDict, Union
+from typing import Dict, List, Optional, TypedDict, Union, final
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "__version__",
+    "engine_version",
+    "DcsimError",
+    "ScenarioError",
+    "SimulationError",
+    "PlanHandle",
+    "load",
+    "loads",
+    "run",
+    "apply_overrides",
+    "check_override",
+    "_example_results",
+    "_panic",
+]
 
 __version__: str
 engine_version: str
@@ -14,6 +33,7 @@ class ScenarioError(DcsimError):
 
 class SimulationError(DcsimError): ...
 
+@final
 class PlanHandle:
     @property
     def name(self) -> str: ...
@@ -34,11 +54,13 @@ class PlanHandle:
     @property
     def num_flows(self) -> int: ...
 
-Column = Union[Tuple[str, bytes], List[str]]
+_Column = Union[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.float64], List[str]]
 
-class RawResults(TypedDict):
-    tables: Dict[str, Dict[str, Column]]
+class _RawResults(TypedDict):
+    tables: Dict[str, Dict[str, _Column]]
     summary: str
+
+class _RunResults(_RawResults):
     events: int
     wall_s: float
 
@@ -48,6 +70,8 @@ def loads(
     base_dir: Optional[Union[str, PathLike[str]]] = None,
     overrides: Optional[List[str]] = None,
 ) -> PlanHandle: ...
-def run(plan: PlanHandle, progress: bool = False, chunk_ps: Optional[int] = None) -> RawResults: ...
-def _example_results() -> RawResults: ...
+def run(plan: PlanHandle, progress: bool = False, chunk_ps: Optional[int] = None) -> _RunResults: ...
+def apply_overrides(text: str, overrides: List[str]) -> str: ...
+def check_override(spec: str) -> None: ...
+def _example_results() -> _RawResults: ...
 def _panic(message: str) -> None: ...

@@ -1,8 +1,8 @@
 """``Results``: the tables of a run as pandas DataFrames, plus the summary.
 
-The engine hands numeric columns over as raw little-endian bytes with a dtype code
-(``'u8'``, ``'i8'``, ``'f8'``); they become NumPy arrays with ``np.frombuffer``, with no
-per-element conversion. String columns arrive as lists.
+The engine hands numeric columns over as NumPy arrays (``uint64``, ``int64``,
+``float64``) that own the engine's buffers, with no per-element conversion. String
+columns arrive as lists.
 """
 
 from __future__ import annotations
@@ -20,20 +20,13 @@ __all__ = ["Results", "TABLES", "column_to_array", "table_to_frame"]
 #: Tables every run reports (some may be empty when their statistics are off).
 TABLES: Tuple[str, ...] = ("flows", "ports", "pfc_events", "samples", "goodput", "nodes", "links")
 
-_DTYPES = {"u8": np.dtype("<u8"), "i8": np.dtype("<i8"), "f8": np.dtype("<f8")}
 _FORMATS = ("parquet", "csv")
 
 
 def column_to_array(col: Any) -> np.ndarray:
     """One column in the native format -> a NumPy array."""
-    if isinstance(col, tuple) and len(col) == 2 and isinstance(col[0], str):
-        code, buf = col
-        try:
-            dtype = _DTYPES[code]
-        except KeyError:
-            raise ValueError(f"unknown column dtype {code!r}") from None
-        arr = np.frombuffer(buf, dtype=dtype)
-        return arr.astype(dtype.newbyteorder("="), copy=False)
+    if isinstance(col, np.ndarray):
+        return col
     if isinstance(col, list):
         return np.array(col, dtype=object)
     raise TypeError(f"unexpected column of type {type(col).__name__}")
@@ -42,8 +35,6 @@ def column_to_array(col: Any) -> np.ndarray:
 def table_to_frame(table: Mapping[str, Any]) -> pd.DataFrame:
     """One table in the native format -> a DataFrame (columns in engine order)."""
     data = {name: column_to_array(col) for name, col in table.items()}
-    # The DataFrame takes its own (writable) copy of the read-only buffers: one memcpy
-    # per column.
     return pd.DataFrame(data) if data else pd.DataFrame()
 
 
@@ -171,8 +162,6 @@ class Results:
 
 def _rows(table: Mapping[str, Any]) -> int:
     for col in table.values():
-        if isinstance(col, tuple):
-            return len(col[1]) // 8
         return len(col)
     return 0
 

@@ -14,9 +14,12 @@ from __future__ import annotations
 import copy
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Union
 
 from . import _native, _toml
+
+if TYPE_CHECKING:
+    from .results import Results
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -82,13 +85,14 @@ class Scenario:
     def _add_override(self, spec: str) -> None:
         if not isinstance(spec, str):
             raise TypeError(f"an override is a 'path=value' string, got {type(spec).__name__}")
-        _toml.split_override(spec)  # raises ValueError if malformed
+        _native.check_override(spec)  # raises ScenarioError if malformed
         self._overrides.append(spec)
         self._plan = None
 
     def set(self, path: str, value: Any) -> "Scenario":
-        """Adds an override: ``value`` (a Python value, written as TOML) at dotted ``path``.
-        Returns the scenario, so calls chain."""
+        """Adds an override: ``value`` (a Python value, written as TOML) at ``path``
+        (dotted keys, ``[i]`` for array elements: ``"traffic[0].size"``). Returns the
+        scenario, so calls chain."""
         self._add_override(f"{path}={_toml.format_value(value, path)}")
         return self
 
@@ -104,20 +108,22 @@ class Scenario:
         new._overrides = list(self._overrides)
         return new
 
+    def _merged(self) -> str:
+        """The text with the overrides applied by the engine (``ScenarioError`` if the text
+        is not TOML or an override does not fit it)."""
+        return _native.apply_overrides(self._text, self._overrides)
+
     def to_dict(self) -> Dict[str, Any]:
         """The scenario as a dict, with the overrides applied."""
-        doc = _toml.loads(self._text)
-        for spec in self._overrides:
-            path, value = _toml.split_override(spec)
-            _toml.apply_override(doc, path, _toml.parse_value(value))
-        return doc
+        return _toml.loads(self._merged())
 
     def to_toml(self) -> str:
         """TOML text of the scenario with the overrides merged in (the text as given when
-        there are none, comments included)."""
+        there are none, comments included; otherwise the merged document with its keys
+        sorted and without comments)."""
         if not self._overrides:
             return self._text
-        return _toml.dumps(self.to_dict())
+        return self._merged()
 
     def save(self, path: PathLike) -> Path:
         """Writes ``to_toml()`` to ``path``. Relative file names in the scenario resolve
@@ -165,7 +171,7 @@ class Scenario:
     def hash(self) -> str:
         return self.plan.hash
 
-    def run(self, *, progress: bool = False) -> "Results":  # noqa: F821
+    def run(self, *, progress: bool = False) -> "Results":
         from . import run
 
         return run(self, progress=progress)

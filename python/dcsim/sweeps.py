@@ -13,14 +13,7 @@ import sys
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence
 
 from ._native import DcsimError
-
-
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    return '"' + str(v).replace('"', '\\"') + '"'
+from ._toml import format_value
 
 
 def jain(xs: Sequence[float]) -> float:
@@ -73,7 +66,7 @@ def run_points(scenario: Any, grid: Mapping[str, Sequence[Any]], overrides: Sequ
     rows = []
     for p in points(grid):
         row: Dict[str, Any] = dict(p)
-        sets = list(overrides) + [f"{k}={_toml_value(v)}" for k, v in p.items()]
+        sets = list(overrides) + [f"{k}={format_value(v, k)}" for k, v in p.items()]
         try:
             row.update(metrics(run(scenario, overrides=sets), per_flow))
             row["error"] = ""

@@ -3,7 +3,8 @@ import tomllib
 
 import pytest
 
-from dcsim import _toml
+import dcsim
+from dcsim import _native, _toml
 from dcsim.scenario import Scenario
 
 DOC = {
@@ -69,10 +70,20 @@ def test_unwritable_values_are_named():
         _toml.dumps([1, 2])
 
 
-def test_tables_in_table_arrays_follow_their_element():
-    text = _toml.dumps({"traffic": [{"src": "a", "cc": {"type": "x"}}, {"src": "b"}]})
-    assert text.index("[[traffic]]") < text.index("[traffic.cc]")
-    assert tomllib.loads(text)["traffic"][0]["cc"] == {"type": "x"}
+def test_tables_in_table_arrays_stay_with_their_element():
+    doc = {"traffic": [{"src": "a", "cc": {"type": "x"}}, {"src": "b" * 200, "cc": {"type": "y"}}]}
+    assert tomllib.loads(_toml.dumps(doc)) == doc
+
+
+@pytest.mark.parametrize(
+    "value,text",
+    [(40, "40"), (True, "true"), (1.5, "1.5"), ("x y", '"x y"'), ([1, 2], "[1, 2]"),
+     ('say "hi"', '"say \\"hi\\""'), ({"type": "dcqcn", "g": 0.5}, '{ type = "dcqcn", g = 0.5 }'),
+     ({"odd key": [{"a": 1}]}, '{ "odd key" = [{ a = 1 }] }'), ({}, "{}")],
+)
+def test_format_value(value, text):
+    assert _toml.format_value(value) == text
+    assert tomllib.loads(f"v = {text}")["v"] == value
 
 
 @pytest.mark.parametrize(
@@ -80,20 +91,45 @@ def test_tables_in_table_arrays_follow_their_element():
     [("40", 40), ("true", True), ("1.5", 1.5), ('"x y"', "x y"), ("[1, 2]", [1, 2]),
      ("40Gbps", "40Gbps"), ("100KiB", "100KiB"), ("dcqcn", "dcqcn")],
 )
-def test_parse_value(text, value):
-    assert _toml.parse_value(text) == value
+def test_override_values_are_read_by_the_engine(text, value):
+    # TOML if it parses as a value, else the bare text as a string.
+    merged = _native.apply_overrides("", [f"v={text}"])
+    assert tomllib.loads(merged) == {"v": value}
 
 
-def test_apply_override():
-    doc = {"switch": {"pfc": {"xoff": "1KiB"}}, "traffic": [{"rate": "1Gbps"}]}
-    _toml.apply_override(doc, "switch.pfc.xoff", "100KiB")
-    _toml.apply_override(doc, "switch.ecn.kmin", 10)
-    _toml.apply_override(doc, "traffic.0.rate", "5Gbps")
-    assert doc == {"switch": {"pfc": {"xoff": "100KiB"}, "ecn": {"kmin": 10}}, "traffic": [{"rate": "5Gbps"}]}
-    with pytest.raises(ValueError, match="traffic.3"):
-        _toml.apply_override(doc, "traffic.3.rate", "1Gbps")
-    with pytest.raises(ValueError):
-        _toml.split_override("no-equals-sign")
+def test_apply_overrides_uses_the_engine_paths():
+    text = '[switch.pfc]\nxoff = "1KiB"\n\n[[traffic]]\nrate = "1Gbps"\n'
+    merged = _native.apply_overrides(
+        text, ['switch.pfc.xoff="100KiB"', "switch.ecn.kmin=10", 'traffic[0].rate="5Gbps"'])
+    assert tomllib.loads(merged) == {
+        "switch": {"pfc": {"xoff": "100KiB"}, "ecn": {"kmin": 10}}, "traffic": [{"rate": "5Gbps"}]}
+    # The merged text is read back to the same document by the engine.
+    assert tomllib.loads(_native.apply_overrides(merged, [])) == tomllib.loads(merged)
+    with pytest.raises(dcsim.ScenarioError, match=r"^traffic\[3\]\.rate: index 3 is out of range") as ei:
+        _native.apply_overrides(text, ["traffic[3].rate=1Gbps"])
+    assert ei.value.path == "traffic[3].rate"
+    # Python-style numeric segments are not paths.
+    with pytest.raises(dcsim.ScenarioError, match=r"traffic\.0\.rate"):
+        _native.apply_overrides(text, ["traffic.0.rate=1Gbps"])
+    with pytest.raises(dcsim.ScenarioError, match=r"^scenario \(line 1, column \d+\): TOML syntax error"):
+        _native.apply_overrides("a = ", [])
+
+
+def test_check_override():
+    _native.check_override("traffic[0].flows[1].size=1MB")
+    with pytest.raises(dcsim.ScenarioError, match=r"^--set no-equals-sign: expected path=value"):
+        _native.check_override("no-equals-sign")
+    with pytest.raises(dcsim.ScenarioError, match=r"a\.\.b"):
+        _native.check_override("a..b=1")
+
+
+def test_indexed_set_is_saved_as_a_table_array(tmp_path):
+    sc = Scenario("[[traffic]]\nsize = 1\n\n[[traffic]]\nsize = 2\n").set("traffic[1].size", "1MB")
+    assert sc.overrides == ['traffic[1].size="1MB"']
+    assert sc.to_dict() == {"traffic": [{"size": 1}, {"size": "1MB"}]}
+    again = Scenario.from_file(sc.save(tmp_path / "s.toml"))
+    assert again.to_dict() == sc.to_dict()
+    assert "traffic[1]" not in again.text
 
 
 def test_scenario_from_dict_set_save(tmp_path):
@@ -116,5 +152,7 @@ def test_scenario_copy_is_independent():
     sc = Scenario("a = 1\n")
     other = sc.with_overrides(["a=2"])
     assert sc.overrides == [] and other.overrides == ["a=2"]
-    with pytest.raises(ValueError):
+    with pytest.raises(dcsim.ScenarioError, match="oops"):
         sc.with_overrides(["oops"])
+    with pytest.raises(dcsim.ScenarioError, match=r"a\[x\]"):
+        sc.set("a[x]", 1)

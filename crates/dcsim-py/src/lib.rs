@@ -2,6 +2,8 @@
 //!
 //! * `load(path, overrides)` / `loads(text, base_dir, overrides)` -> `PlanHandle`
 //! * `run(plan, progress=False, chunk_ps=None)` -> `{"tables": ..., "summary": json}`
+//! * `apply_overrides(text, overrides)` -> the TOML text with the overrides merged in;
+//!   `check_override(spec)` checks the syntax of one `path=value` override
 //! * exceptions `DcsimError` > `ScenarioError`, `SimulationError`
 //!
 //! Engine calls run with the GIL released and behind a panic barrier (`errors::guard`).
@@ -100,6 +102,23 @@ fn loads(
     Ok(PlanHandle { plan, hash: scenario_hash(text, &overrides) })
 }
 
+/// Applies `path=value` overrides to scenario text with the engine's override parser
+/// and returns the merged document as TOML text (keys sorted, comments dropped).
+/// Raises `ScenarioError` for invalid TOML or an override that cannot be applied.
+#[pyfunction]
+fn apply_overrides(py: Python<'_>, text: &str, overrides: Vec<String>) -> PyResult<String> {
+    let merged = guard(|| dcsim::scenario::overrides::merge(text, &overrides))?
+        .map_err(|e| to_pyerr(py, e, Stage::Load))?;
+    toml::to_string(&merged).map_err(|e| scenario_error(py, "scenario", &format!("cannot write as TOML: {e}")))
+}
+
+/// Checks the syntax of one `path=value` override (the path's keys and `[i]` indices);
+/// raises `ScenarioError` naming the override if it is malformed.
+#[pyfunction]
+fn check_override(py: Python<'_>, spec: &str) -> PyResult<()> {
+    guard(|| dcsim::scenario::overrides::check_override(spec))?.map_err(|e| to_pyerr(py, e, Stage::Load))
+}
+
 fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
@@ -108,9 +127,9 @@ fn io_reason(e: &std::io::Error) -> String {
     }
 }
 
-/// Runs a plan to its end. Returns `{"tables": {name: {col: (dtype, bytes) | list[str]}},
-/// "summary": json_str, "events": int, "wall_s": float}`; numeric columns are
-/// little-endian raw bytes of dtype 'u8', 'i8' or 'f8'.
+/// Runs a plan to its end. Returns `{"tables": {name: {col: ndarray | list[str]}},
+/// "summary": json_str, "events": int, "wall_s": float}`; numeric columns are 1-D NumPy
+/// arrays of dtype uint64, int64 or float64.
 ///
 /// The simulation advances in chunks of simulated time with the GIL released; between
 /// chunks Ctrl-C is checked (raising KeyboardInterrupt) and, with `progress`, a progress
@@ -126,7 +145,7 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let handle = plan.get();
     let (results, stats) = runner::run_plan(py, &handle.plan, progress, chunk_ps)?;
-    let out = export::results_to_py(py, &results)?;
+    let out = export::results_to_py(py, results)?;
     out.set_item("events", stats.events)?;
     out.set_item("wall_s", stats.wall.as_secs_f64())?;
     Ok(out)
@@ -155,7 +174,7 @@ fn _example_results(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         ],
         summary: serde_json::json!({"name": "example", "seed": 1, "drops": 0, "pfc_frames": 3}),
     };
-    export::results_to_py(py, &results)
+    export::results_to_py(py, results)
 }
 
 /// Raises a Rust panic inside the panic barrier (tests the SimulationError path).
@@ -178,6 +197,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
+    m.add_function(wrap_pyfunction!(check_override, m)?)?;
     m.add_function(wrap_pyfunction!(_example_results, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     Ok(())

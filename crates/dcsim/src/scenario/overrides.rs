@@ -56,13 +56,34 @@ pub fn parse_value(s: &str) -> toml::Value {
     }
 }
 
-/// Applies one `path=value` override to `root`.
-pub fn apply_override(root: &mut toml::Value, spec: &str) -> Result<()> {
+/// Splits `path=value` and parses the path.
+fn parse_spec(spec: &str) -> Result<(&str, Vec<Seg>, &str)> {
     let (path, value) = spec
         .split_once('=')
         .ok_or_else(|| Error::scenario(format!("--set {spec}"), "expected path=value"))?;
     let path = path.trim();
     let segs = parse_path(path, path)?;
+    Ok((path, segs, value))
+}
+
+/// Checks the syntax of one `path=value` override without applying it.
+pub fn check_override(spec: &str) -> Result<()> {
+    parse_spec(spec).map(|_| ())
+}
+
+/// Scenario text parsed as TOML with the overrides applied in order: the document that
+/// `load_file` / `load_str` deserialize.
+pub fn merge(text: &str, overrides: &[String]) -> Result<toml::Value> {
+    let mut value = super::parse_toml(text)?;
+    for o in overrides {
+        apply_override(&mut value, o)?;
+    }
+    Ok(value)
+}
+
+/// Applies one `path=value` override to `root`.
+pub fn apply_override(root: &mut toml::Value, spec: &str) -> Result<()> {
+    let (path, segs, value) = parse_spec(spec)?;
     let value = parse_value(value);
     let bad = |m: String| Error::scenario(path, m);
     let mut cur = root;
@@ -152,5 +173,16 @@ mod tests {
         let e = apply_override(&mut v, "a..b=1").unwrap_err().to_string();
         assert!(e.contains("a..b"), "{e}");
         assert!(apply_override(&mut v, "noequals").is_err());
+    }
+
+    #[test]
+    fn merge_and_check() {
+        let v = merge("[[traffic]]\nsize = 1\n", &["traffic[0].size=2".into()]).unwrap();
+        assert_eq!(v["traffic"][0]["size"].as_integer(), Some(2));
+        assert!(merge("x = ", &[]).is_err());
+        assert!(merge("a = 1\n", &["traffic[0].size=2".into()]).is_err());
+        assert!(check_override("traffic[0].size=1").is_ok());
+        assert!(check_override("a..b=1").is_err());
+        assert!(check_override("noequals").is_err());
     }
 }
