@@ -40,7 +40,7 @@ impl fmt::Display for SimTime {
 }
 
 /// A bit rate in bit/s.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Rate(pub u64);
 
 impl Rate {

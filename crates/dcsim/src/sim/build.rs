@@ -1,7 +1,7 @@
 //! Builds the world from a plan: ports from links, routing tables, per-port buffer
 //! settings (headroom, XOFF/XON, alpha), queue pairs and the first events.
 
-use super::{Flow, Nic, Node, Port, QpState, Simulation};
+use super::{FlowHeader, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation};
 use crate::error::{Error, Result};
 use crate::models::ecn::marking::Marking;
 use crate::models::Cc;
@@ -176,8 +176,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let egress = EgressQueues::new(&radix, plan.switch.arbitration, plan.switch.scheduler.clone(), max_wire);
 
     // Flows.
-    let mut flows = Vec::with_capacity(plan.flows.len());
-    let mut ccs = Vec::with_capacity(plan.flows.len());
+    let n_flows = plan.flows.len();
+    let (mut flows, mut senders) = (Vec::with_capacity(n_flows), Vec::with_capacity(n_flows));
+    let (mut receivers, mut flow_stats) = (Vec::with_capacity(n_flows), Vec::with_capacity(n_flows));
+    let mut ccs = Vec::with_capacity(n_flows);
     let mut used_prios = 0u8;
     // The event wheel spans the longest link delay plus the longest frame time.
     let horizon = ports.iter().map(|p| p.delay + p.rate.tx_time(max_wire as u64)).max().unwrap_or(SimTime::us(1));
@@ -215,7 +217,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             return Err(Error::scenario(path, format!("congestion control #{} is not defined", fp.cc)));
         };
         ccs.push(Cc::new(cc_plan, host_rate, max_wire));
-        flows.push(Flow {
+        flows.push(FlowHeader {
             src: NodeId(fp.src),
             dst: NodeId(fp.dst),
             prio: fp.priority,
@@ -224,60 +226,36 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             size: fp.size.unwrap_or(u64::MAX),
             npkts,
             last_payload: last,
-            messages: fp.messages,
-            msgs_done: 0,
-            msg_limit: npkts,
-            msg_start: fp.start,
-            msg_lat_sum: 0,
-            pace: fp.rate.filter(|r| *r < host_rate),
             udp: fp.transport == crate::plan::Transport::Udp,
             lossy: match pfc.mode {
                 FlowControl::Pfc => pfc.lossless & (1 << fp.priority) == 0,
                 FlowControl::Pause => false,
                 FlowControl::None => true,
             },
+        });
+        senders.push(Sender {
             state: QpState::Idle,
+            started: false,
+            done: false,
+            messages: fp.messages,
+            msgs_done: 0,
+            msg_limit: npkts,
+            msg_start: fp.start,
+            pace: fp.rate.filter(|r| *r < host_rate),
             next_seq: 0,
             snd_una: 0,
             next_tx: SimTime::ZERO,
             rto_gen: 0,
             rto_armed: false,
             rto_mark: 0,
-            rcv_next: 0,
-            nak_for: u32::MAX,
-            since_ack: 0,
-            started: false,
-            finish: None,
-            pkts_sent: 0,
-            retransmits: 0,
-            delivered: 0,
-            steady_bytes: 0,
-            last_rx: SimTime::ZERO,
-            lat_sum: 0,
-            lat_max: 0,
-            pkts_rx: 0,
-            bin: 0,
-            bin_bytes: 0,
-            ideal_fct: ideal,
-            cc_dynamic: !Cc::new(cc_plan, host_rate, max_wire).is_static(),
+            cc_dynamic: !ccs[i].is_static(),
             cc_gen: [0; 4],
             line_rate: host_rate,
             last_tx: SimTime::ZERO,
             last_wire: 0,
-            last_cnp: None,
-            marked_since_cnp: 0,
-            cnp_pending: false,
-            marked_rx: 0,
-            cnps_sent: 0,
-            cnps_rx: 0,
-            min_rate: host_rate,
-            limited_since: None,
-            limited_ps: 0,
-            pkts_limited: 0,
-            ipi_sum: 0,
-            last_arrival: None,
-            feedback_rx: 0,
         });
+        receivers.push(Receiver::new());
+        flow_stats.push(FlowStats { ideal_fct: ideal, min_rate: host_rate, ..FlowStats::default() });
         if fp.start <= plan.duration {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));
         }
@@ -351,6 +329,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         egress,
         mmu,
         flows,
+        senders,
+        receivers,
+        flow_stats,
         ccs,
     })
 }

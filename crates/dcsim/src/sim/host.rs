@@ -1,7 +1,8 @@
 //! Host NICs: queue pairs that cut messages into MTU packets and send them in
 //! round-robin order, each paced by its own rate limiter; the receiver delivers in order,
 //! ACKs (cumulatively, every `ack_every` packets and the last), and asks for go-back-N
-//! retransmission with a NAK when a lossy fabric dropped something.
+//! retransmission with a NAK when a lossy fabric dropped something. The sending side
+//! writes only `senders`, the receiving side only `receivers`; both count in `flow_stats`.
 
 use super::{QpState, Simulation};
 use crate::event::Event;
@@ -13,9 +14,10 @@ impl Simulation {
     fn host_port(&self, node: NodeId) -> PortId { PortId(self.nodes[node.idx()].ports.start) }
 
     pub(crate) fn on_flow_start(&mut self, f: FlowId) {
-        self.flows[f.idx()].started = true;
-        self.flows[f.idx()].msg_start = self.now_t();
-        if self.flows[f.idx()].cc_dynamic {
+        let s = &mut self.senders[f.idx()];
+        s.started = true;
+        s.msg_start = self.q.now();
+        if s.cc_dynamic {
             self.cc_hook(f, |cc, ctx| cc.on_start(ctx));
         }
         self.activate(f);
@@ -24,36 +26,39 @@ impl Simulation {
     /// The source stops: nothing more is sent; what is in flight still arrives.
     pub(crate) fn on_flow_stop(&mut self, f: FlowId) {
         let now = self.now_t();
-        let flow = &mut self.flows[f.idx()];
-        flow.msg_limit = flow.next_seq;
-        flow.messages = flow.msgs_done + 1;
-        if flow.finish.is_none() {
-            flow.finish = Some(now);
+        let s = &mut self.senders[f.idx()];
+        s.msg_limit = s.next_seq;
+        s.messages = s.msgs_done + 1;
+        s.done = true;
+        let cc_dynamic = s.cc_dynamic;
+        let st = &mut self.flow_stats[f.idx()];
+        if st.finish.is_none() {
+            st.finish = Some(now);
         }
-        if let Some(since) = flow.limited_since.take() {
-            flow.limited_ps += (now - since).0;
+        if let Some(since) = st.limited_since.take() {
+            st.limited_ps += (now - since).0;
         }
-        if flow.cc_dynamic {
+        if cc_dynamic {
             self.cc_hook(f, |cc, ctx| cc.on_finish(ctx));
         }
     }
 
     /// Makes a queue pair eligible to send if it is not already queued somewhere.
     pub(crate) fn activate(&mut self, f: FlowId) {
-        let flow = &mut self.flows[f.idx()];
-        if flow.state != QpState::Idle || !flow.started {
+        let s = &mut self.senders[f.idx()];
+        if s.state != QpState::Idle || !s.started {
             return;
         }
-        flow.state = QpState::Ready;
-        let node = flow.src;
+        s.state = QpState::Ready;
+        let node = self.flows[f.idx()].src;
         self.nics[node.idx()].ready.push_back(f);
         let p = self.host_port(node);
         self.host_try_send(p);
     }
 
     pub(crate) fn on_qp_wake(&mut self, f: FlowId) {
-        if self.flows[f.idx()].state == QpState::Waking {
-            self.flows[f.idx()].state = QpState::Idle;
+        if self.senders[f.idx()].state == QpState::Waking {
+            self.senders[f.idx()].state = QpState::Idle;
             self.activate(f);
         }
     }
@@ -62,7 +67,7 @@ impl Simulation {
     pub(crate) fn unpark(&mut self, node: NodeId, prio: u8) {
         let nic = &mut self.nics[node.idx()];
         for f in nic.parked[prio as usize].drain(..) {
-            self.flows[f.idx()].state = QpState::Ready;
+            self.senders[f.idx()].state = QpState::Ready;
             nic.ready.push_back(f);
         }
     }
@@ -79,46 +84,51 @@ impl Simulation {
         let now = self.now_t();
         let node = self.ports[p.idx()].node;
         while let Some(f) = self.nics[node.idx()].ready.pop_front() {
-            let flow = &mut self.flows[f.idx()];
-            if flow.next_seq >= flow.msg_limit {
-                flow.state = QpState::Idle;
+            let hdr = &self.flows[f.idx()];
+            let s = &mut self.senders[f.idx()];
+            if s.next_seq >= s.msg_limit {
+                s.state = QpState::Idle;
                 continue;
             }
-            if self.ports[p.idx()].paused & (1 << flow.prio) != 0 {
-                flow.state = QpState::Parked;
-                self.nics[node.idx()].parked[flow.prio as usize].push(f);
+            if self.ports[p.idx()].paused & (1 << hdr.prio) != 0 {
+                s.state = QpState::Parked;
+                self.nics[node.idx()].parked[hdr.prio as usize].push(f);
                 continue;
             }
-            if flow.next_tx > now {
-                flow.state = QpState::Waking;
-                let at = flow.next_tx;
+            if s.next_tx > now {
+                s.state = QpState::Waking;
+                let at = s.next_tx;
                 self.q.schedule(at, Event::QpWake(f));
                 continue;
             }
-            let seq = flow.next_seq;
-            let payload = if (seq + 1).is_multiple_of(flow.npkts) { flow.last_payload } else { self.host.mtu };
+            let seq = s.next_seq;
+            let payload = if (seq + 1).is_multiple_of(hdr.npkts) { hdr.last_payload } else { self.host.mtu };
             let frame = payload + self.host.header_bytes;
-            flow.next_seq += 1;
-            flow.pkts_sent += 1;
+            s.next_seq += 1;
             let wire = frame + self.preamble;
-            flow.last_tx = now;
-            flow.last_wire = wire;
-            if let Some(rate) = flow.pace {
-                flow.next_tx = now + rate.tx_time(wire as u64);
-                flow.pkts_limited += 1;
+            s.last_tx = now;
+            s.last_wire = wire;
+            let st = &mut self.flow_stats[f.idx()];
+            st.pkts_sent += 1;
+            if let Some(rate) = s.pace {
+                s.next_tx = now + rate.tx_time(wire as u64);
+                st.pkts_limited += 1;
             }
-            let cc_active = flow.cc_dynamic;
-            let more = flow.next_seq < flow.msg_limit;
-            let (dst, prio, lossy) = (flow.dst, flow.prio, flow.lossy);
+            let cc_active = s.cc_dynamic;
+            let more = s.next_seq < s.msg_limit;
+            let (dst, prio, lossy, udp) = (hdr.dst, hdr.prio, hdr.lossy, hdr.udp);
             if more {
                 self.nics[node.idx()].ready.push_back(f);
             } else {
-                flow.state = QpState::Idle;
+                s.state = QpState::Idle;
+                if udp {
+                    s.done = true; // no ACKs to wait for
+                }
             }
-            if lossy && !flow.udp && !flow.rto_armed {
-                flow.rto_armed = true;
-                flow.rto_mark = flow.snd_una;
-                let gen = flow.rto_gen;
+            if lossy && !udp && !s.rto_armed {
+                s.rto_armed = true;
+                s.rto_mark = s.snd_una;
+                let gen = s.rto_gen;
                 self.q.schedule(now + self.host.rto, Event::Rto(f, gen));
             }
             let id = self.pool.alloc(Packet::data(f, dst, seq, payload, frame, prio, now));
@@ -158,56 +168,59 @@ impl Simulation {
         self.latency.record(lat);
         let steady = now >= self.stats_cfg.steady_start;
         let gp = self.stats_cfg.goodput_interval;
-        let flow = &mut self.flows[f.idx()];
-        flow.pkts_rx += 1;
-        if let Some(prev) = flow.last_arrival {
-            flow.ipi_sum += (now - prev).0;
+        let hdr = &self.flows[f.idx()];
+        let st = &mut self.flow_stats[f.idx()];
+        st.pkts_rx += 1;
+        if let Some(prev) = st.last_arrival {
+            st.ipi_sum += (now - prev).0;
         }
-        flow.last_arrival = Some(now);
-        flow.lat_sum += lat as u128;
-        flow.lat_max = flow.lat_max.max(lat);
-        let in_order = pkt.seq() == flow.rcv_next || flow.udp;
+        st.last_arrival = Some(now);
+        st.lat_sum += lat as u128;
+        st.lat_max = st.lat_max.max(lat);
+        let r = &mut self.receivers[f.idx()];
+        let in_order = pkt.seq() == r.rcv_next || hdr.udp;
         let reply = if in_order {
-            flow.rcv_next = pkt.seq() + 1;
-            flow.nak_for = u32::MAX;
-            flow.delivered += pkt.payload as u64;
-            flow.last_rx = now;
+            r.rcv_next = pkt.seq() + 1;
+            r.nak_for = u32::MAX;
+            st.delivered += pkt.payload as u64;
+            st.last_rx = now;
             if steady {
-                flow.steady_bytes += pkt.payload as u64;
+                st.steady_bytes += pkt.payload as u64;
             }
             if let Some(iv) = gp {
                 let bin = now.0 / iv.0;
-                if bin != flow.bin {
-                    let (old, bytes) = (flow.bin, flow.bin_bytes);
-                    flow.bin = bin;
-                    flow.bin_bytes = 0;
+                if bin != st.bin {
+                    let (old, bytes) = (st.bin, st.bin_bytes);
+                    st.bin = bin;
+                    st.bin_bytes = 0;
                     self.push_goodput(f, old * iv.0, bytes);
                 }
-                self.flows[f.idx()].bin_bytes += pkt.payload as u64;
+                self.flow_stats[f.idx()].bin_bytes += pkt.payload as u64;
             }
-            let flow = &mut self.flows[f.idx()];
-            if flow.udp {
-                // No ACKs: a finite UDP flow is done when its last packet arrives.
-                if flow.rcv_next == flow.msg_limit && flow.finish.is_none() {
-                    let lat = (now - flow.msg_start).0;
-                    flow.finish = Some(now);
-                    flow.msgs_done = 1;
-                    flow.msg_lat_sum = lat as u128;
+            let (hdr, r) = (&self.flows[f.idx()], &mut self.receivers[f.idx()]);
+            if hdr.udp {
+                // No ACKs: a finite UDP flow is complete when its last packet arrives.
+                let st = &mut self.flow_stats[f.idx()];
+                if r.rcv_next == hdr.npkts && st.finish.is_none() {
+                    let lat = (now - hdr.start).0;
+                    st.finish = Some(now);
+                    st.msgs_done = 1;
+                    st.msg_lat_sum = lat as u128;
                     self.msg_latency.record(lat);
                 }
                 return;
             }
-            flow.since_ack += 1;
-            if flow.since_ack >= self.host.ack_every || flow.rcv_next.is_multiple_of(flow.npkts) {
-                flow.since_ack = 0;
+            r.since_ack += 1;
+            if r.since_ack >= self.host.ack_every || r.rcv_next.is_multiple_of(hdr.npkts) {
+                r.since_ack = 0;
                 Some(PktKind::Ack)
             } else {
                 None
             }
-        } else if pkt.seq() > flow.rcv_next {
+        } else if pkt.seq() > r.rcv_next {
             // A gap: something was dropped. Ask once per gap for go-back-N.
-            if flow.nak_for != flow.rcv_next {
-                flow.nak_for = flow.rcv_next;
+            if r.nak_for != r.rcv_next {
+                r.nak_for = r.rcv_next;
                 Some(PktKind::Nak)
             } else {
                 None
@@ -216,8 +229,8 @@ impl Simulation {
             Some(PktKind::Ack) // duplicate: repeat the cumulative ACK
         };
         if let Some(kind) = reply {
-            let flow = &self.flows[f.idx()];
-            let (src, dst, seq) = (flow.src, flow.dst, flow.rcv_next);
+            let hdr = &self.flows[f.idx()];
+            let (src, dst, seq) = (hdr.src, hdr.dst, self.receivers[f.idx()].rcv_next);
             let id = self.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent()));
             let p = self.host_port(dst);
             self.ports[p.idx()].ctrl.push(&mut self.pool, id);
@@ -241,34 +254,36 @@ impl Simulation {
     fn receive_ack(&mut self, pkt: &Packet) {
         let now = self.now_t();
         let f = pkt.flow;
-        let flow = &mut self.flows[f.idx()];
-        if pkt.seq() > flow.snd_una {
-            flow.snd_una = pkt.seq();
+        let s = &mut self.senders[f.idx()];
+        if pkt.seq() > s.snd_una {
+            s.snd_una = pkt.seq();
         }
-        if pkt.kind == PktKind::Nak && pkt.seq() >= flow.snd_una && flow.next_seq > pkt.seq() {
-            flow.retransmits += (flow.next_seq - pkt.seq()) as u64;
-            flow.next_seq = pkt.seq();
+        if pkt.kind == PktKind::Nak && pkt.seq() >= s.snd_una && s.next_seq > pkt.seq() {
+            self.flow_stats[f.idx()].retransmits += (s.next_seq - pkt.seq()) as u64;
+            s.next_seq = pkt.seq();
             self.activate(f);
         }
-        let flow = &mut self.flows[f.idx()];
-        if flow.snd_una >= flow.msg_limit && flow.finish.is_none() {
+        let s = &mut self.senders[f.idx()];
+        if s.snd_una >= s.msg_limit && !s.done {
             // A message is complete: post the next one, or the flow is done.
-            let lat = (now - flow.msg_start).0;
-            flow.msgs_done += 1;
-            flow.msg_lat_sum += lat as u128;
+            let lat = (now - s.msg_start).0;
+            s.msgs_done += 1;
+            let st = &mut self.flow_stats[f.idx()];
+            st.msgs_done += 1;
+            st.msg_lat_sum += lat as u128;
             self.msg_latency.record(lat);
-            let flow = &mut self.flows[f.idx()];
-            if flow.messages == 0 || flow.msgs_done < flow.messages {
-                flow.msg_start = now;
-                flow.msg_limit = flow.msg_limit.saturating_add(flow.npkts);
+            if s.messages == 0 || s.msgs_done < s.messages {
+                s.msg_start = now;
+                s.msg_limit = s.msg_limit.saturating_add(self.flows[f.idx()].npkts);
                 self.activate(f);
                 return;
             }
-            flow.finish = Some(now);
-            if let Some(since) = flow.limited_since.take() {
-                flow.limited_ps += (now - since).0;
+            s.done = true;
+            st.finish = Some(now);
+            if let Some(since) = st.limited_since.take() {
+                st.limited_ps += (now - since).0;
             }
-            if flow.cc_dynamic {
+            if s.cc_dynamic {
                 self.cc_hook(f, |cc, ctx| cc.on_finish(ctx));
             }
         }
@@ -278,22 +293,22 @@ impl Simulation {
     pub(crate) fn on_rto(&mut self, f: FlowId, gen: u32) {
         let now = self.now_t();
         let rto = self.host.rto;
-        let flow = &mut self.flows[f.idx()];
-        if gen != flow.rto_gen || !flow.rto_armed {
+        let s = &mut self.senders[f.idx()];
+        if gen != s.rto_gen || !s.rto_armed {
             return;
         }
-        flow.rto_armed = false;
-        if flow.snd_una >= flow.next_seq {
+        s.rto_armed = false;
+        if s.snd_una >= s.next_seq {
             return; // nothing outstanding; the next send re-arms
         }
-        if flow.snd_una == flow.rto_mark {
-            flow.retransmits += (flow.next_seq - flow.snd_una) as u64;
-            flow.next_seq = flow.snd_una;
+        if s.snd_una == s.rto_mark {
+            self.flow_stats[f.idx()].retransmits += (s.next_seq - s.snd_una) as u64;
+            s.next_seq = s.snd_una;
         }
-        flow.rto_armed = true;
-        flow.rto_mark = flow.snd_una;
-        flow.rto_gen = flow.rto_gen.wrapping_add(1);
-        let g = flow.rto_gen;
+        s.rto_armed = true;
+        s.rto_mark = s.snd_una;
+        s.rto_gen = s.rto_gen.wrapping_add(1);
+        let g = s.rto_gen;
         self.q.schedule(now + rto, Event::Rto(f, g));
         self.activate(f);
     }

@@ -3,12 +3,15 @@
 //! pairs, receiver), `pause.rs` (PFC frames and timers), `output.rs` (result tables).
 
 mod build;
+mod flow;
 mod host;
 mod output;
 mod reaction;
 mod switch;
 
 use std::collections::VecDeque;
+
+pub(crate) use flow::{FlowHeader, FlowStats, QpState, Receiver, Sender};
 use std::ops::Range;
 
 use crate::error::Result;
@@ -47,93 +50,6 @@ pub(crate) struct Port {
     pub ctrl: PktFifo,
 }
 
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum QpState {
-    /// Not queued anywhere: nothing to send, or not started.
-    Idle,
-    /// In the NIC's ready ring.
-    Ready,
-    /// Its priority is paused: parked until resume.
-    Parked,
-    /// Waiting for its pacing timer.
-    Waking,
-}
-
-/// A flow and its sender queue pair and receiver state.
-pub(crate) struct Flow {
-    pub src: NodeId,
-    pub dst: NodeId,
-    pub prio: u8,
-    pub group: u32,
-    pub start: SimTime,
-    /// Payload bytes (u64::MAX: long-lived).
-    pub size: u64,
-    /// Packets per message (u32::MAX: long-lived); packets are numbered across messages.
-    pub npkts: u32,
-    pub last_payload: u32,
-    /// Messages to send (0: until the end); sent and acknowledged so far; the sequence
-    /// number that ends the current message; when it was posted.
-    pub messages: u32,
-    pub msgs_done: u32,
-    pub msg_limit: u32,
-    pub msg_start: SimTime,
-    pub msg_lat_sum: u128,
-    /// Pacing rate; `None` sends back to back at line rate.
-    pub pace: Option<Rate>,
-    pub lossy: bool,
-    /// UDP: constant bit rate, no ACKs, no retransmission.
-    pub udp: bool,
-    // sender
-    pub state: QpState,
-    pub next_seq: u32,
-    pub snd_una: u32,
-    pub next_tx: SimTime,
-    pub rto_gen: u32,
-    pub rto_armed: bool,
-    pub rto_mark: u32,
-    // receiver
-    pub rcv_next: u32,
-    pub nak_for: u32,
-    pub since_ack: u32,
-    // statistics
-    pub started: bool,
-    pub finish: Option<SimTime>,
-    pub pkts_sent: u64,
-    pub retransmits: u64,
-    pub delivered: u64,
-    pub steady_bytes: u64,
-    pub last_rx: SimTime,
-    pub lat_sum: u128,
-    pub lat_max: u64,
-    pub pkts_rx: u64,
-    pub bin: u64,
-    pub bin_bytes: u64,
-    pub ideal_fct: SimTime,
-    // reaction point (its algorithm state is in `Simulation::ccs`)
-    /// Whether the flow's congestion control can change its rate (hooks run only then).
-    pub cc_dynamic: bool,
-    pub cc_gen: [u32; 4],
-    pub line_rate: Rate,
-    pub last_tx: SimTime,
-    pub last_wire: u32,
-    // notification point (receiver side of the flow)
-    pub last_cnp: Option<SimTime>,
-    pub marked_since_cnp: u32,
-    pub cnp_pending: bool,
-    // congestion statistics
-    pub marked_rx: u64,
-    pub cnps_sent: u64,
-    pub cnps_rx: u64,
-    pub min_rate: Rate,
-    pub limited_since: Option<SimTime>,
-    pub limited_ps: u64,
-    pub pkts_limited: u64,
-    pub ipi_sum: u64,
-    pub last_arrival: Option<SimTime>,
-    /// Feedback frames (QCN, BCN) and FECN probe replies received.
-    pub feedback_rx: u64,
-}
-
 /// A host's NIC: queue pairs ready to send in round-robin order.
 #[derive(Default)]
 pub(crate) struct Nic {
@@ -161,7 +77,13 @@ pub struct Simulation {
     pub(crate) egress: EgressQueues,
     pub(crate) mmu: Mmu,
     pub(crate) nics: Vec<Nic>,
-    pub(crate) flows: Vec<Flow>,
+    /// Per flow: its fixed description (what its frames' headers say), the sending queue
+    /// pair (written only by the source NIC), the receiver (written only by the
+    /// destination NIC) and its statistics (written by whoever observes an event).
+    pub(crate) flows: Vec<FlowHeader>,
+    pub(crate) senders: Vec<Sender>,
+    pub(crate) receivers: Vec<Receiver>,
+    pub(crate) flow_stats: Vec<FlowStats>,
     /// Reaction-point state per flow, apart from `flows` so that the per-packet path does
     /// not carry it through the cache.
     pub(crate) ccs: Vec<Cc>,

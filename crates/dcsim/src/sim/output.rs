@@ -23,14 +23,14 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         }
     }
     s.close_congestion(end);
-    for f in s.flows.iter_mut() {
+    for f in s.flow_stats.iter_mut() {
         if let Some(since) = f.limited_since.take() {
             f.limited_ps += (end - since).0;
         }
     }
     if let Some(iv) = s.stats_cfg.goodput_interval {
-        for f in 0..s.flows.len() {
-            let (bin, bytes) = (s.flows[f].bin, s.flows[f].bin_bytes);
+        for f in 0..s.flow_stats.len() {
+            let (bin, bytes) = (s.flow_stats[f].bin, s.flow_stats[f].bin_bytes);
             s.push_goodput(crate::ids::FlowId(f as u32), bin * iv.0, bytes);
         }
     }
@@ -57,36 +57,36 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     // flows
     let steady = s.stats_cfg.steady_start;
     let mut t = Table::default();
-    let fl = &s.flows;
+    let fl: Vec<Flow<'_>> = s.flows.iter().zip(&s.flow_stats).map(|(h, st)| Flow { h, st }).collect();
     t.push("flow_id", Column::U64((0..fl.len() as u64).collect()));
-    t.push("src", Column::Str(fl.iter().map(|f| name(f.src)).collect()));
-    t.push("dst", Column::Str(fl.iter().map(|f| name(f.dst)).collect()));
-    t.push("group", Column::U64(fl.iter().map(|f| f.group as u64).collect()));
-    t.push("priority", Column::U64(fl.iter().map(|f| f.prio as u64).collect()));
-    t.push("size_bytes", Column::I64(fl.iter().map(|f| if f.size == u64::MAX { -1 } else { f.size as i64 }).collect()));
-    t.push("start_ps", Column::U64(fl.iter().map(|f| f.start.0).collect()));
-    t.push("finish_ps", Column::I64(fl.iter().map(|f| f.finish.map_or(-1, |x| x.0 as i64)).collect()));
-    t.push("fct_ps", Column::I64(fl.iter().map(|f| f.finish.map_or(-1, |x| (x - f.start).0 as i64)).collect()));
-    t.push("ideal_fct_ps", Column::I64(fl.iter().map(|f| if f.size == u64::MAX { -1 } else { f.ideal_fct.0 as i64 }).collect()));
+    t.push("src", Column::Str(fl.iter().map(|f| name(f.h.src)).collect()));
+    t.push("dst", Column::Str(fl.iter().map(|f| name(f.h.dst)).collect()));
+    t.push("group", Column::U64(fl.iter().map(|f| f.h.group as u64).collect()));
+    t.push("priority", Column::U64(fl.iter().map(|f| f.h.prio as u64).collect()));
+    t.push("size_bytes", Column::I64(fl.iter().map(|f| if f.h.size == u64::MAX { -1 } else { f.h.size as i64 }).collect()));
+    t.push("start_ps", Column::U64(fl.iter().map(|f| f.h.start.0).collect()));
+    t.push("finish_ps", Column::I64(fl.iter().map(|f| f.st.finish.map_or(-1, |x| x.0 as i64)).collect()));
+    t.push("fct_ps", Column::I64(fl.iter().map(|f| f.st.finish.map_or(-1, |x| (x - f.h.start).0 as i64)).collect()));
+    t.push("ideal_fct_ps", Column::I64(fl.iter().map(|f| if f.h.size == u64::MAX { -1 } else { f.st.ideal_fct.0 as i64 }).collect()));
     t.push(
         "slowdown",
         Column::F64(
             fl.iter()
-                .map(|f| match f.finish {
-                    Some(x) if f.ideal_fct.0 > 0 => ((x - f.start).0 as f64 / f.ideal_fct.0 as f64).max(1.0),
+                .map(|f| match f.st.finish {
+                    Some(x) if f.st.ideal_fct.0 > 0 => ((x - f.h.start).0 as f64 / f.st.ideal_fct.0 as f64).max(1.0),
                     _ => f64::NAN,
                 })
                 .collect(),
         ),
     );
-    t.push("bytes_delivered", Column::U64(fl.iter().map(|f| f.delivered).collect()));
+    t.push("bytes_delivered", Column::U64(fl.iter().map(|f| f.st.delivered).collect()));
     t.push(
         "goodput_gbps",
         Column::F64(
             fl.iter()
                 .map(|f| {
-                    let stop = f.finish.unwrap_or(end).min(end);
-                    if stop > f.start { gbps(f.delivered, stop - f.start) } else { 0.0 }
+                    let stop = f.st.finish.unwrap_or(end).min(end);
+                    if stop > f.h.start { gbps(f.st.delivered, stop - f.h.start) } else { 0.0 }
                 })
                 .collect(),
         ),
@@ -96,40 +96,40 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         Column::F64(
             fl.iter()
                 .map(|f| {
-                    let from = steady.max(f.start);
-                    let stop = f.finish.unwrap_or(end).min(end);
-                    if stop > from { gbps(f.steady_bytes, stop - from) } else { f64::NAN }
+                    let from = steady.max(f.h.start);
+                    let stop = f.st.finish.unwrap_or(end).min(end);
+                    if stop > from { gbps(f.st.steady_bytes, stop - from) } else { f64::NAN }
                 })
                 .collect(),
         ),
     );
-    t.push("pkts_sent", Column::U64(fl.iter().map(|f| f.pkts_sent).collect()));
-    t.push("retransmits", Column::U64(fl.iter().map(|f| f.retransmits).collect()));
-    t.push("pkts_received", Column::U64(fl.iter().map(|f| f.pkts_rx).collect()));
+    t.push("pkts_sent", Column::U64(fl.iter().map(|f| f.st.pkts_sent).collect()));
+    t.push("retransmits", Column::U64(fl.iter().map(|f| f.st.retransmits).collect()));
+    t.push("pkts_received", Column::U64(fl.iter().map(|f| f.st.pkts_rx).collect()));
     t.push(
         "latency_mean_ns",
-        Column::F64(fl.iter().map(|f| if f.pkts_rx > 0 { f.lat_sum as f64 / f.pkts_rx as f64 / 1e3 } else { f64::NAN }).collect()),
+        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 0 { f.st.lat_sum as f64 / f.st.pkts_rx as f64 / 1e3 } else { f64::NAN }).collect()),
     );
-    t.push("latency_max_ns", Column::F64(fl.iter().map(|f| f.lat_max as f64 / 1e3).collect()));
+    t.push("latency_max_ns", Column::F64(fl.iter().map(|f| f.st.lat_max as f64 / 1e3).collect()));
     t.push(
         "interarrival_mean_ns",
-        Column::F64(fl.iter().map(|f| if f.pkts_rx > 1 { f.ipi_sum as f64 / (f.pkts_rx - 1) as f64 / 1e3 } else { f64::NAN }).collect()),
+        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 1 { f.st.ipi_sum as f64 / (f.st.pkts_rx - 1) as f64 / 1e3 } else { f64::NAN }).collect()),
     );
-    t.push("marked_received", Column::U64(fl.iter().map(|f| f.marked_rx).collect()));
+    t.push("marked_received", Column::U64(fl.iter().map(|f| f.st.marked_rx).collect()));
     t.push(
         "mark_fraction",
-        Column::F64(fl.iter().map(|f| if f.pkts_rx > 0 { f.marked_rx as f64 / f.pkts_rx as f64 } else { f64::NAN }).collect()),
+        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 0 { f.st.marked_rx as f64 / f.st.pkts_rx as f64 } else { f64::NAN }).collect()),
     );
-    t.push("cnps_sent", Column::U64(fl.iter().map(|f| f.cnps_sent).collect()));
-    t.push("cnps_received", Column::U64(fl.iter().map(|f| f.cnps_rx).collect()));
-    t.push("min_rate_gbps", Column::F64(fl.iter().map(|f| f.min_rate.as_gbps_f64()).collect()));
-    t.push("rate_limited_ps", Column::U64(fl.iter().map(|f| f.limited_ps).collect()));
-    t.push("pkts_rate_limited", Column::U64(fl.iter().map(|f| f.pkts_limited).collect()));
-    t.push("feedback_received", Column::U64(fl.iter().map(|f| f.feedback_rx).collect()));
-    t.push("messages_completed", Column::U64(fl.iter().map(|f| f.msgs_done as u64).collect()));
+    t.push("cnps_sent", Column::U64(fl.iter().map(|f| f.st.cnps_sent).collect()));
+    t.push("cnps_received", Column::U64(fl.iter().map(|f| f.st.cnps_rx).collect()));
+    t.push("min_rate_gbps", Column::F64(fl.iter().map(|f| f.st.min_rate.as_gbps_f64()).collect()));
+    t.push("rate_limited_ps", Column::U64(fl.iter().map(|f| f.st.limited_ps).collect()));
+    t.push("pkts_rate_limited", Column::U64(fl.iter().map(|f| f.st.pkts_limited).collect()));
+    t.push("feedback_received", Column::U64(fl.iter().map(|f| f.st.feedback_rx).collect()));
+    t.push("messages_completed", Column::U64(fl.iter().map(|f| f.st.msgs_done as u64).collect()));
     t.push(
         "message_latency_mean_ns",
-        Column::F64(fl.iter().map(|f| if f.msgs_done > 0 { f.msg_lat_sum as f64 / f.msgs_done as f64 / 1e3 } else { f64::NAN }).collect()),
+        Column::F64(fl.iter().map(|f| if f.st.msgs_done > 0 { f.st.msg_lat_sum as f64 / f.st.msgs_done as f64 / 1e3 } else { f64::NAN }).collect()),
     );
     tables.push(("flows".to_string(), t));
 
@@ -310,7 +310,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     let sum = |f: fn(&crate::net::stats::PrioCounters) -> u64| -> u64 { s.prio_stats.iter().map(f).sum() };
     let lat = &s.latency;
     let q = |p: f64| lat.quantile(p).map(|v| v as f64 / 1e3);
-    let finished = s.flows.iter().filter(|f| f.finish.is_some()).count();
+    let finished = s.flow_stats.iter().filter(|f| f.finish.is_some()).count();
     let rows: serde_json::Map<String, serde_json::Value> =
         tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
     let summary = json!({
@@ -324,17 +324,17 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "link_packet_hops": s.hops,
             "flows": s.flows.len(),
             "flows_finished": finished,
-            "data_packets_delivered": s.flows.iter().map(|f| f.pkts_rx).sum::<u64>(),
-            "payload_bytes_delivered": s.flows.iter().map(|f| f.delivered).sum::<u64>(),
+            "data_packets_delivered": s.flow_stats.iter().map(|f| f.pkts_rx).sum::<u64>(),
+            "payload_bytes_delivered": s.flow_stats.iter().map(|f| f.delivered).sum::<u64>(),
             "drops_total": drops_total,
             "drops": drops,
             "pfc_xoff_sent": sum(|c| c.pfc_xoff_tx),
             "pfc_xon_sent": sum(|c| c.pfc_xon_tx),
             "pfc_pause_expired": sum(|c| c.pfc_expired),
-            "retransmitted_packets": s.flows.iter().map(|f| f.retransmits).sum::<u64>(),
+            "retransmitted_packets": s.flow_stats.iter().map(|f| f.retransmits).sum::<u64>(),
             "ecn_marked": sum(|c| c.ecn_marked),
-            "cnps_sent": s.flows.iter().map(|f| f.cnps_sent).sum::<u64>(),
-            "cnps_received": s.flows.iter().map(|f| f.cnps_rx).sum::<u64>(),
+            "cnps_sent": s.flow_stats.iter().map(|f| f.cnps_sent).sum::<u64>(),
+            "cnps_received": s.flow_stats.iter().map(|f| f.cnps_rx).sum::<u64>(),
             "l2_feedback_sent": s.l2.feedback_sent,
         },
         "latency_ns": {
@@ -368,4 +368,10 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         },
     });
     Results { tables, summary }
+}
+
+/// A flow's header and statistics side by side, for the flows table.
+struct Flow<'a> {
+    h: &'a super::FlowHeader,
+    st: &'a super::FlowStats,
 }

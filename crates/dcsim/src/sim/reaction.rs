@@ -12,8 +12,8 @@ use crate::units::Rate;
 impl Simulation {
     /// A CNP for flow `f` reached its sender.
     pub(crate) fn on_cnp_received(&mut self, f: FlowId) {
-        self.flows[f.idx()].cnps_rx += 1;
-        if self.flows[f.idx()].finish.is_some() {
+        self.flow_stats[f.idx()].cnps_rx += 1;
+        if self.senders[f.idx()].done {
             return;
         }
         self.cc_hook(f, |cc, ctx| cc.on_cnp(ctx));
@@ -21,16 +21,16 @@ impl Simulation {
 
     /// A feedback frame (QCN CNM, BCN, BCN00) reached the source host.
     pub(crate) fn on_feedback_frame(&mut self, pkt: &Packet) {
-        if self.flows[pkt.flow.idx()].finish.is_some() {
+        if self.senders[pkt.flow.idx()].done {
             return; // the source has stopped: nothing to regulate
         }
         let fb = pkt.feedback_of();
-        self.flows[pkt.flow.idx()].feedback_rx += 1;
+        self.flow_stats[pkt.flow.idx()].feedback_rx += 1;
         self.cc_hook(pkt.flow, |cc, ctx| cc.on_feedback(ctx, fb));
     }
 
     pub(crate) fn on_cc_timer(&mut self, f: FlowId, kind: u8, gen: u32) {
-        if self.flows[f.idx()].cc_gen[kind as usize] != gen {
+        if self.senders[f.idx()].cc_gen[kind as usize] != gen {
             return;
         }
         self.cc_hook(f, |cc, ctx| cc.on_timer(ctx, kind));
@@ -40,7 +40,7 @@ impl Simulation {
     /// timers to (re)start or cancel, and a new rate.
     pub(crate) fn cc_hook(&mut self, f: FlowId, hook: impl FnOnce(&mut Cc, &mut CcCtx)) {
         let now = self.now_t();
-        let flow = &mut self.flows[f.idx()];
+        let flow = &mut self.senders[f.idx()];
         let mut ctx = CcCtx::new(now, flow.line_rate);
         ctx.uniform = self.cc_rng.next_f64();
         let cc = &mut self.ccs[f.idx()];
@@ -71,20 +71,21 @@ impl Simulation {
     fn set_rate(&mut self, f: FlowId, rate: Rate) {
         let now = self.now_t();
         let preamble = self.preamble;
-        let flow = &mut self.flows[f.idx()];
+        let flow = &mut self.senders[f.idx()];
+        let st = &mut self.flow_stats[f.idx()];
         let rate = rate.max(Rate(1));
         let line = flow.line_rate;
         if rate < line {
-            flow.min_rate = flow.min_rate.min(rate);
-            if flow.limited_since.is_none() {
-                flow.limited_since = Some(now);
+            st.min_rate = st.min_rate.min(rate);
+            if st.limited_since.is_none() {
+                st.limited_since = Some(now);
             }
-        } else if let Some(since) = flow.limited_since.take() {
-            flow.limited_ps += (now - since).0;
+        } else if let Some(since) = st.limited_since.take() {
+            st.limited_ps += (now - since).0;
         }
         flow.pace = (rate < line).then_some(rate);
         let wire = if flow.last_wire > 0 { flow.last_wire } else { self.host.mtu + self.host.header_bytes + preamble };
-        let next = if flow.pkts_sent > 0 { flow.last_tx + rate.min(line).tx_time(wire as u64) } else { now };
+        let next = if flow.last_wire > 0 { flow.last_tx + rate.min(line).tx_time(wire as u64) } else { now };
         let was = flow.next_tx;
         flow.next_tx = next;
         if flow.state == QpState::Waking && next < was {

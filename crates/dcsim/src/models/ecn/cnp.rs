@@ -14,8 +14,8 @@ impl Simulation {
     pub(crate) fn on_marked(&mut self, f: FlowId) {
         let now = self.now_t();
         let iv = self.host.cnp.interval;
-        let flow = &mut self.flows[f.idx()];
-        flow.marked_rx += 1;
+        self.flow_stats[f.idx()].marked_rx += 1;
+        let flow = &mut self.receivers[f.idx()];
         if iv.0 == 0 || flow.last_cnp.is_none_or(|t| now - t >= iv) {
             self.send_cnp(f);
         } else {
@@ -26,7 +26,7 @@ impl Simulation {
     }
 
     fn defer_cnp(&mut self, f: FlowId, at: SimTime) {
-        let flow = &mut self.flows[f.idx()];
+        let flow = &mut self.receivers[f.idx()];
         if !flow.cnp_pending {
             flow.cnp_pending = true;
             self.q.schedule(at, Event::CnpDeferred(f));
@@ -36,7 +36,7 @@ impl Simulation {
     pub(crate) fn on_cnp_deferred(&mut self, f: FlowId) {
         let now = self.now_t();
         let iv = self.host.cnp.interval;
-        let flow = &mut self.flows[f.idx()];
+        let flow = &mut self.receivers[f.idx()];
         flow.cnp_pending = false;
         if flow.marked_since_cnp == 0 {
             return;
@@ -60,15 +60,15 @@ impl Simulation {
         };
         let next = self.nic_next_cnp[dst.idx()];
         if now < next {
-            self.flows[f.idx()].marked_since_cnp += 1;
+            self.receivers[f.idx()].marked_since_cnp += 1;
             self.defer_cnp(f, next);
             return;
         }
         self.nic_next_cnp[dst.idx()] = now + self.host.cnp.nic_gap;
-        let flow = &mut self.flows[f.idx()];
+        let flow = &mut self.receivers[f.idx()];
         flow.last_cnp = Some(now);
         flow.marked_since_cnp = 0;
-        flow.cnps_sent += 1;
+        self.flow_stats[f.idx()].cnps_sent += 1;
         let cnp = &self.host.cnp;
         let id = self.pool.alloc(Packet::cnp(f, src, cnp.bytes, cnp.priority.unwrap_or(prio), cnp.priority.is_none()));
         // The NIC sends CNPs ahead of data, whatever their priority on the fabric.

@@ -32,11 +32,11 @@ impl Simulation {
                 self.send_probe_frame(dst, src, f, PktKind::ProbeReply, pkt.probe_rate());
             }
             _ => {
-                if pkt.probe_rate() == NO_RATE || self.flows[f.idx()].finish.is_some() {
+                if pkt.probe_rate() == NO_RATE || self.senders[f.idx()].done {
                     return; // no FECN port on the path, or the source has stopped
                 }
                 let rate = Rate(pkt.probe_rate() as u64 * 1000);
-                self.flows[f.idx()].feedback_rx += 1;
+                self.flow_stats[f.idx()].feedback_rx += 1;
                 self.cc_hook(f, |cc, ctx| cc.on_feedback(ctx, Feedback::FecnRate { rate }));
             }
         }

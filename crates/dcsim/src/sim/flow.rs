@@ -1,0 +1,118 @@
+//! The records of one flow, split by owner: what every frame of the flow says about it
+//! (`FlowHeader`, fixed for the run), the sending queue pair (`Sender`, written only by
+//! the source NIC), the receiver (`Receiver`, written only by the destination NIC) and
+//! what is counted about it (`FlowStats`, never read by the model).
+
+use crate::ids::NodeId;
+use crate::units::{Rate, SimTime};
+
+/// The fixed description of a flow. Switches may read it: it is what the headers of the
+/// flow's frames carry (addresses, class), stored once per flow instead of per packet.
+pub(crate) struct FlowHeader {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub prio: u8,
+    /// Index of the `[[traffic]]` entry that produced it.
+    pub group: u32,
+    pub start: SimTime,
+    /// Payload bytes per message (u64::MAX: long-lived).
+    pub size: u64,
+    /// Packets per message (u32::MAX: long-lived); packets are numbered across messages.
+    pub npkts: u32,
+    pub last_payload: u32,
+    /// UDP: constant bit rate, no ACKs, no retransmission.
+    pub udp: bool,
+    /// Its priority is not protected by PFC/PAUSE.
+    pub lossy: bool,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum QpState {
+    /// Not queued anywhere: nothing to send, or not started.
+    Idle,
+    /// In the NIC's ready ring.
+    Ready,
+    /// Its priority is paused: parked until resume.
+    Parked,
+    /// Waiting for its pacing timer.
+    Waking,
+}
+
+/// The sending queue pair and its reaction point's engine state (the algorithm's own
+/// state is in `Simulation::ccs`).
+pub(crate) struct Sender {
+    pub state: QpState,
+    pub started: bool,
+    /// Nothing more will be sent: the last message is acknowledged (RoCE), the last
+    /// packet sent (UDP), or the source stopped.
+    pub done: bool,
+    /// Messages to send (0: until the end) and acknowledged so far; the sequence number
+    /// that ends the current message; when it was posted.
+    pub messages: u32,
+    pub msgs_done: u32,
+    pub msg_limit: u32,
+    pub msg_start: SimTime,
+    /// Pacing rate; `None` sends back to back at line rate.
+    pub pace: Option<Rate>,
+    pub next_seq: u32,
+    pub snd_una: u32,
+    pub next_tx: SimTime,
+    pub rto_gen: u32,
+    pub rto_armed: bool,
+    pub rto_mark: u32,
+    /// Whether the flow's congestion control can change its rate (hooks run only then).
+    pub cc_dynamic: bool,
+    pub cc_gen: [u32; 4],
+    pub line_rate: Rate,
+    /// Start and wire size of the last packet sent (0: none yet).
+    pub last_tx: SimTime,
+    pub last_wire: u32,
+}
+
+/// The receiving NIC's state of a flow, including its notification point.
+pub(crate) struct Receiver {
+    pub rcv_next: u32,
+    pub nak_for: u32,
+    pub since_ack: u32,
+    pub last_cnp: Option<SimTime>,
+    pub marked_since_cnp: u32,
+    pub cnp_pending: bool,
+}
+
+impl Receiver {
+    pub fn new() -> Self {
+        Receiver { rcv_next: 0, nak_for: u32::MAX, since_ack: 0, last_cnp: None, marked_since_cnp: 0, cnp_pending: false }
+    }
+}
+
+/// What is counted about a flow (the flows table); the model never reads it.
+#[derive(Default)]
+pub(crate) struct FlowStats {
+    /// Completion: the last message acknowledged (RoCE), the last packet received (UDP)
+    /// or the source stopped.
+    pub finish: Option<SimTime>,
+    pub ideal_fct: SimTime,
+    pub msgs_done: u32,
+    pub msg_lat_sum: u128,
+    pub pkts_sent: u64,
+    pub retransmits: u64,
+    pub delivered: u64,
+    pub steady_bytes: u64,
+    pub last_rx: SimTime,
+    pub lat_sum: u128,
+    pub lat_max: u64,
+    pub pkts_rx: u64,
+    pub bin: u64,
+    pub bin_bytes: u64,
+    pub marked_rx: u64,
+    pub cnps_sent: u64,
+    pub cnps_rx: u64,
+    pub min_rate: Rate,
+    pub limited_since: Option<SimTime>,
+    pub limited_ps: u64,
+    pub pkts_limited: u64,
+    pub ipi_sum: u64,
+    pub last_arrival: Option<SimTime>,
+    /// Feedback frames (QCN, BCN) and FECN probe replies received.
+    pub feedback_rx: u64,
+}
