@@ -1,12 +1,15 @@
 //! The event enum and the event queue.
 //!
-//! Order: by time; among events due at the same picosecond, a seeded pseudo-random one
-//! is served next. So no sender wins a tie because of its index or because its event
-//! was scheduled first: symmetric senders get symmetric service, reproducibly. An event
-//! scheduled for the current time still runs after the event that scheduled it.
+//! Order: by time; among events due at the same picosecond, the one with the smallest
+//! tie key, a seeded hash of (time, event). So no sender wins a tie because of its index
+//! or because its event was scheduled first: symmetric senders get symmetric service,
+//! reproducibly. The order depends only on the tied events themselves, not on when they
+//! were scheduled, so an engine that schedules them in another order (partitioned,
+//! parallel) serves them in the same order. An event scheduled for the current time
+//! still runs after the event that scheduled it.
 
 use crate::ids::{FlowId, PktId, PortId};
-use crate::rng::Rng;
+use crate::rng::{keyed, stream_key};
 use crate::units::SimTime;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -37,6 +40,29 @@ pub enum Event {
     PortRate(u32),
     /// FECN: switches recompute their advertised rates.
     FecnTick,
+}
+
+impl Event {
+    /// The event as one number (variant and fields), for its tie key.
+    #[inline]
+    fn ident(&self) -> u64 {
+        let (v, a, b): (u64, u64, u64) = match *self {
+            Event::TxDone(p) => (0, p.0 as u64, 0),
+            Event::Arrive(p, k) => (1, p.0 as u64, k.0 as u64),
+            Event::PauseExpire(p, c, g) => (2, p.0 as u64, (c as u64) << 32 | g as u64),
+            Event::PfcRefresh(p, c, g) => (3, p.0 as u64, (c as u64) << 32 | g as u64),
+            Event::QpWake(f) => (4, f.0 as u64, 0),
+            Event::FlowStart(f) => (5, f.0 as u64, 0),
+            Event::FlowStop(f) => (6, f.0 as u64, 0),
+            Event::Rto(f, g) => (7, f.0 as u64, g as u64),
+            Event::CcTimer(f, k, g) => (8, f.0 as u64, (k as u64) << 32 | g as u64),
+            Event::CnpDeferred(f) => (9, f.0 as u64, 0),
+            Event::Forward(p, k) => (10, p.0 as u64, k.0 as u64),
+            Event::PortRate(k) => (11, k as u64, 0),
+            Event::FecnTick => (12, 0, 0),
+        };
+        keyed(0, &[v, a, b])
+    }
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -138,7 +164,8 @@ pub struct EventQueue {
     near: usize,
     far: RadixHeap,
     far_len: usize,
-    ties: Rng,
+    /// Key of the tie-break hashes.
+    ties: u64,
     now: SimTime,
     popped: u64,
 }
@@ -157,7 +184,7 @@ impl EventQueue {
             near: 0,
             far: RadixHeap::new(),
             far_len: 0,
-            ties: Rng::stream(seed, "event-ties"),
+            ties: stream_key(seed, "event-ties"),
             now: SimTime::ZERO,
             popped: 0,
         }
@@ -265,14 +292,14 @@ impl EventQueue {
             return None;
         }
         if ties > 1 {
-            let mut pick = self.ties.below(ties);
-            for (k, e) in v.iter().enumerate() {
+            let key = |e: &Entry| keyed(self.ties, &[e.time, e.ev.ident()]);
+            let mut best_key = key(&v[best]);
+            for (k, e) in v.iter().enumerate().skip(best + 1) {
                 if e.time == best_t {
-                    if pick == 0 {
-                        best = k;
-                        break;
+                    let h = key(e);
+                    if h < best_key {
+                        (best, best_key) = (k, h);
                     }
-                    pick -= 1;
                 }
             }
         }
@@ -315,6 +342,7 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Rng;
 
     /// Random schedules popped in (time, tie) order, against a sorted reference.
     #[test]
@@ -379,5 +407,27 @@ mod tests {
         }
         let share = first_a as f64 / n as f64;
         assert!((0.47..0.53).contains(&share), "share {share}");
+    }
+
+    #[test]
+    fn tie_order_does_not_depend_on_scheduling_order() {
+        let evs: Vec<Event> = (0..50u32)
+            .flat_map(|i| [Event::TxDone(PortId(i)), Event::Arrive(PortId(i), PktId(7 * i)), Event::QpWake(FlowId(i))])
+            .collect();
+        let order = |perm: &[usize]| {
+            let mut q = EventQueue::new(9, SimTime::ns(100));
+            for &k in perm {
+                q.schedule(SimTime(1234), evs[k]);
+            }
+            std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect::<Vec<_>>()
+        };
+        let forward: Vec<usize> = (0..evs.len()).collect();
+        let mut shuffled = forward.clone();
+        Rng::stream(3, "perm").shuffle(&mut shuffled);
+        let reversed: Vec<usize> = forward.iter().rev().copied().collect();
+        let a = order(&forward);
+        assert_eq!(a, order(&shuffled));
+        assert_eq!(a, order(&reversed));
+        assert_ne!(a, evs, "ties are not served in index order");
     }
 }

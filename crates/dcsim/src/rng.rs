@@ -1,6 +1,10 @@
-//! Seeded random streams. One root seed is split into independent named streams
-//! (SplitMix64 seeding a xoshiro256** generator), so adding randomness to one model
-//! does not shift the numbers another model draws.
+//! Seeded randomness. Every draw the model makes during a run is derived from (seed,
+//! stream name, component, event): either statelessly (`keyed`: the same inputs always
+//! give the same number) or from a generator that belongs to one component
+//! (`Rng::for_component`). No generator is shared between components, so the numbers a
+//! component sees do not depend on the order in which other components run: a
+//! partitioned or parallel engine draws the same numbers. Building a scenario (traffic
+//! generators) uses named streams (`Rng::stream`).
 
 #[derive(Clone, Debug)]
 pub struct Rng {
@@ -33,7 +37,31 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
     h
 }
 
+/// The key of stream `name` of the run seeded with `seed`, for `keyed` draws.
+pub fn stream_key(seed: u64, name: &str) -> u64 { mix64(seed ^ fnv1a64(name.as_bytes())) }
+
+/// A pseudo-random u64 determined by a stream key and the parts that name a component
+/// and an event (e.g. port, priority, flow, sequence number, time).
+#[inline]
+pub fn keyed(key: u64, parts: &[u64]) -> u64 {
+    let mut h = key;
+    for &p in parts {
+        h = mix64(h ^ p);
+    }
+    h
+}
+
+/// Uniform in [0, 1) from 64 random bits.
+#[inline]
+pub fn unit(x: u64) -> f64 { (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64) }
+
 impl Rng {
+    /// The generator of one component (e.g. a congestion point) in stream `name`.
+    pub fn for_component(seed: u64, name: &str, component: u64) -> Rng {
+        let mut x = keyed(stream_key(seed, name), &[component]);
+        Rng { s: [splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x)] }
+    }
+
     /// The stream `name` of the run seeded with `seed`.
     pub fn stream(seed: u64, name: &str) -> Rng {
         let mut x = seed ^ fnv1a64(name.as_bytes());
@@ -55,9 +83,7 @@ impl Rng {
 
     /// Uniform in [0, 1).
     #[inline]
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
+    pub fn next_f64(&mut self) -> f64 { unit(self.next_u64()) }
 
     /// Uniform integer in [0, n), n > 0 (multiply-shift; the bias is below 2^-64 * n).
     #[inline]

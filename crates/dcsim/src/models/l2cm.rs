@@ -33,7 +33,8 @@ pub(crate) struct L2State {
     pub bcn: Vec<BcnCp>,
     /// Per port: FECN advertised rate.
     pub fecn: Vec<FecnPort>,
-    pub rng: Rng,
+    /// Per (port, priority) congestion point: its own generator (sampling jitter).
+    pub rngs: Vec<Rng>,
     /// Feedback frames sent by congestion points.
     pub feedback_sent: u64,
     /// E-FECN: when each (port, flow) last sent a BCN00 to the flow's source.
@@ -44,6 +45,10 @@ impl L2State {
     pub fn new(plan: &Plan, port_rates: &[Rate]) -> Self {
         let n = port_rates.len();
         let kind = plan.switch.l2cm.clone();
+        let rngs = match kind {
+            L2Cm::Qcn(_) | L2Cm::Bcn(_) => (0..n as u64 * 8).map(|ci| Rng::for_component(plan.seed, "l2cm", ci)).collect(),
+            _ => Vec::new(),
+        };
         L2State {
             qcn: if matches!(kind, L2Cm::Qcn(_)) { vec![QcnCp::default(); n * 8] } else { Vec::new() },
             bcn: if matches!(kind, L2Cm::Bcn(_)) { vec![BcnCp::default(); n * 8] } else { Vec::new() },
@@ -53,7 +58,7 @@ impl L2State {
             },
             tags: matches!(kind, L2Cm::Bcn(_)),
             kind,
-            rng: Rng::stream(plan.seed, "l2cm"),
+            rngs,
             feedback_sent: 0,
             last_bcn00: HashMap::default(),
         }
@@ -79,10 +84,10 @@ impl Simulation {
         let l2 = &mut self.l2;
         let fb = match &l2.kind {
             L2Cm::None => None,
-            L2Cm::Qcn(p) => l2.qcn[ci].on_arrival(p, frame, qlen, &mut l2.rng).map(|fb| Feedback::Qcn { fb }),
+            L2Cm::Qcn(p) => l2.qcn[ci].on_arrival(p, frame, qlen, &mut l2.rngs[ci]).map(|fb| Feedback::Qcn { fb }),
             L2Cm::Bcn(p) => {
                 let controls = self.pool.tag(id) == Some(ci as u32);
-                l2.bcn[ci].on_arrival(p, frame, qlen, controls, &mut l2.rng).map(|s| match s {
+                l2.bcn[ci].on_arrival(p, frame, qlen, controls, &mut l2.rngs[ci]).map(|s| match s {
                     BcnSignal::Fb(fb) => Feedback::Bcn { cp: ci as u32, fb },
                     BcnSignal::Stop => Feedback::BcnStop { cp: ci as u32 },
                 })

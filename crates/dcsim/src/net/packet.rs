@@ -124,6 +124,11 @@ impl Packet {
     #[inline]
     pub fn is_control(&self) -> bool { self.flags & FLAG_CTRL != 0 }
 
+    /// A 64-bit identity of the frame among those of its kind (flow, and sequence number
+    /// or kind-specific field): a part of the key of random draws made about it.
+    #[inline]
+    pub fn ident(&self) -> u64 { (self.flow.0 as u64) << 32 | self.word as u64 }
+
     /// Data, ACK, NAK: the sequence number.
     #[inline]
     pub fn seq(&self) -> u32 {

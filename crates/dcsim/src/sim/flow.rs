@@ -63,6 +63,8 @@ pub(crate) struct Sender {
     /// Whether the flow's congestion control can change its rate (hooks run only then).
     pub cc_dynamic: bool,
     pub cc_gen: [u32; 4],
+    /// Hooks run so far: with the flow id, the key of the hook's random draw.
+    pub cc_draws: u32,
     pub line_rate: Rate,
     /// Start and wire size of the last packet sent (0: none yet).
     pub last_tx: SimTime,

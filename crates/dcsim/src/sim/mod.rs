@@ -120,8 +120,8 @@ pub struct Simulation {
     pub(crate) next_sample: SimTime,
     pub(crate) processing_delay: SimTime,
     pub(crate) l2: crate::models::l2cm::L2State,
-    /// Random numbers handed to congestion-control hooks.
-    pub(crate) cc_rng: crate::rng::Rng,
+    /// Key of the random draws handed to congestion-control hooks (with flow and hook).
+    pub(crate) cc_key: u64,
     /// Service-rate changes: (port, new rate), scheduled as `PortRate(index)`.
     pub(crate) rate_schedule: Vec<(PortId, Rate)>,
 }

@@ -7,6 +7,7 @@ use crate::event::Event;
 use crate::ids::FlowId;
 use crate::models::{Cc, CcCtx};
 use crate::net::packet::Packet;
+use crate::rng::{keyed, unit};
 use crate::units::Rate;
 
 impl Simulation {
@@ -42,7 +43,8 @@ impl Simulation {
         let now = self.now_t();
         let flow = &mut self.senders[f.idx()];
         let mut ctx = CcCtx::new(now, flow.line_rate);
-        ctx.uniform = self.cc_rng.next_f64();
+        flow.cc_draws += 1;
+        ctx.uniform = unit(keyed(self.cc_key, &[f.0 as u64, flow.cc_draws as u64]));
         let cc = &mut self.ccs[f.idx()];
         let old = cc.rate();
         hook(cc, &mut ctx);

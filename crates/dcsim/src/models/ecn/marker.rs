@@ -2,8 +2,7 @@
 //! the DCTCP step, and classic RED on an averaged queue (gentle, count-spread). A marker
 //! decides for one data packet from the queue length it sees.
 
-use crate::plan::{EcnMode, EcnPlan};
-use crate::rng::Rng;
+use super::params::{EcnMode, EcnPlan};
 use crate::units::{Rate, SimTime};
 
 /// Thresholds of one port (they depend on its rate).
@@ -38,7 +37,7 @@ pub struct RedAvg {
 /// Instantaneous RED-ECN and step marking: p(q) = 0 up to Kmin, Pmax (q-Kmin)/(Kmax-Kmin)
 /// up to Kmax, 1 above; the step marks every packet above Kmin.
 #[inline]
-pub fn mark_instant(mode: EcnMode, th: &Thresholds, q: u64, rng: &mut Rng) -> bool {
+pub fn mark_instant(mode: EcnMode, th: &Thresholds, q: u64, draw: impl FnOnce() -> f64) -> bool {
     match mode {
         EcnMode::Step => q > th.kmin,
         EcnMode::Red => {
@@ -48,7 +47,7 @@ pub fn mark_instant(mode: EcnMode, th: &Thresholds, q: u64, rng: &mut Rng) -> bo
                 true
             } else {
                 let p = th.pmax * (q - th.kmin) as f64 / (th.kmax - th.kmin).max(1) as f64;
-                rng.next_f64() < p
+                draw() < p
             }
         }
         EcnMode::Off | EcnMode::RedAvg => false,
@@ -59,7 +58,7 @@ impl RedAvg {
     /// Classic RED on arrival (ecn.md 3.4, byte mode, gentle, "wait" off): update the
     /// average with the current queue `q`, then mark with the count-spread probability.
     /// `pkt_time` is the time one mean packet takes on the port (idle-time decay).
-    pub fn on_arrival(&mut self, th: &Thresholds, wq: f64, q: u64, now: SimTime, pkt_time: SimTime, rng: &mut Rng) -> bool {
+    pub fn on_arrival(&mut self, th: &Thresholds, wq: f64, q: u64, now: SimTime, pkt_time: SimTime, draw: impl FnOnce() -> f64) -> bool {
         if let Some(since) = self.idle_since.take() {
             // The queue was empty: decay the average as if empty packets had arrived.
             let m = (now - since).0 / pkt_time.0.max(1);
@@ -83,7 +82,7 @@ impl RedAvg {
         self.count += 1;
         let c = self.count as f64;
         let pa = if c * pb < 1.0 { pb / (1.0 - c * pb) } else { 1.0 };
-        if rng.next_f64() < pa {
+        if draw() < pa {
             self.count = 0;
             true
         } else {
@@ -98,17 +97,18 @@ impl RedAvg {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Rng;
 
     #[test]
     fn instantaneous_red_probability() {
         let th = Thresholds { kmin: 5_000, kmax: 200_000, pmax: 0.01 };
         let mut rng = Rng::stream(1, "t");
-        assert!(!mark_instant(EcnMode::Red, &th, 5_000, &mut rng));
-        assert!(mark_instant(EcnMode::Red, &th, 200_001, &mut rng));
+        assert!(!mark_instant(EcnMode::Red, &th, 5_000, || rng.next_f64()));
+        assert!(mark_instant(EcnMode::Red, &th, 200_001, || rng.next_f64()));
         // Halfway: p = 0.005; over 200k trials the share is within 0.0045..0.0055.
         let q = 102_500;
         let n = 200_000;
-        let marked = (0..n).filter(|_| mark_instant(EcnMode::Red, &th, q, &mut rng)).count();
+        let marked = (0..n).filter(|_| mark_instant(EcnMode::Red, &th, q, || rng.next_f64())).count();
         let share = marked as f64 / n as f64;
         assert!((0.0045..0.0055).contains(&share), "{share}");
     }
@@ -117,8 +117,8 @@ mod tests {
     fn step_marks_above_k() {
         let th = Thresholds { kmin: 30_000, kmax: 30_000, pmax: 1.0 };
         let mut rng = Rng::stream(1, "t");
-        assert!(!mark_instant(EcnMode::Step, &th, 30_000, &mut rng));
-        assert!(mark_instant(EcnMode::Step, &th, 30_001, &mut rng));
+        assert!(!mark_instant(EcnMode::Step, &th, 30_000, || rng.next_f64()));
+        assert!(mark_instant(EcnMode::Step, &th, 30_001, || rng.next_f64()));
     }
 
     #[test]
@@ -142,7 +142,7 @@ mod tests {
         // pb = 0.05 spread by the count (mean gap 1/(2 pb) packets: ~10 %).
         let mut marks = 0;
         for i in 0..100_000u64 {
-            if red.on_arrival(&th, 0.002, 20_000, SimTime::ns(i), SimTime::ns(1), &mut rng) && i > 10_000 {
+            if red.on_arrival(&th, 0.002, 20_000, SimTime::ns(i), SimTime::ns(1), || rng.next_f64()) && i > 10_000 {
                 marks += 1;
             }
         }
@@ -150,6 +150,6 @@ mod tests {
         assert!((0.08..0.12).contains(&share), "{share}");
         // Far above 2 Kmax every packet is marked.
         let mut red = RedAvg { avg: 70_000.0, ..Default::default() };
-        assert!(red.on_arrival(&th, 0.002, 70_000, SimTime::ZERO, SimTime::ns(1), &mut rng));
+        assert!(red.on_arrival(&th, 0.002, 70_000, SimTime::ZERO, SimTime::ns(1), || rng.next_f64()));
     }
 }

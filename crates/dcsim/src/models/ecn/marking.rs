@@ -12,7 +12,7 @@ use crate::models::ecn::marker::{mark_instant, thresholds_for, RedAvg, Threshold
 use crate::net::packet::{PktKind, FLAG_CE};
 use crate::net::queue::FxHasher;
 use crate::plan::{Detection, EcnMode, MarkPoint, Plan};
-use crate::rng::Rng;
+use crate::rng::{keyed, stream_key, unit};
 use crate::units::{Rate, SimTime};
 
 pub(crate) struct Marking {
@@ -36,7 +36,8 @@ pub(crate) struct Marking {
     /// Intervals beyond `stats.max_rows`, counted but not kept.
     pub intervals_dropped: u64,
     pub demand: Option<Demand>,
-    pub rng: Rng,
+    /// Key of the marking draws: each is derived from (queue, frame, time).
+    pub key: u64,
 }
 
 impl Marking {
@@ -63,7 +64,7 @@ impl Marking {
             intervals_dropped: 0,
             demand: any_1b.then(|| Demand::new(radix)),
             detection,
-            rng: Rng::stream(plan.seed, "ecn"),
+            key: stream_key(plan.seed, "ecn"),
         }
     }
 }
@@ -82,12 +83,13 @@ impl Simulation {
             return;
         }
         let th = m.th[out.idx()];
+        let draw = || unit(keyed(m.key, &[out.0 as u64, prio as u64, self.pool.get(id).ident(), now.0]));
         let mark = match m.mode {
             EcnMode::RedAvg => {
                 let pkt_time = self.ports[out.idx()].rate.tx_time(self.pool.get(id).frame as u64);
-                m.red[out.idx() * 8 + prio as usize].on_arrival(&th, m.wq, q_before, now, pkt_time, &mut m.rng)
+                m.red[out.idx() * 8 + prio as usize].on_arrival(&th, m.wq, q_before, now, pkt_time, draw)
             }
-            mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &th, q_before, &mut m.rng),
+            mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &th, q_before, draw),
             _ => false,
         };
         let ci = out.idx() * 8 + prio as usize;
@@ -125,7 +127,7 @@ impl Simulation {
                     && m.point == MarkPoint::Dequeue
                     && matches!(m.mode, EcnMode::Red | EcnMode::Step)
                     && !(root_only && victim)
-                    && mark_instant(m.mode, &th, q_after, &mut m.rng);
+                    && mark_instant(m.mode, &th, q_after, || unit(keyed(m.key, &[p.0 as u64, prio as u64, self.pool.get(id).ident(), now.0])));
                 (congested, mark)
             }
             Detection::Rcm1a { threshold, mark_victims } => {
