@@ -39,16 +39,9 @@ pub fn load_str(text: &str, base_dir: &Path, overrides: &[String]) -> Result<Pla
 }
 
 fn load_inner(text: &str, base_dir: &Path, overrides: &[String], default_name: &str) -> Result<Plan> {
-    let mut value = parse_toml(text)?;
-    for o in overrides {
-        overrides::apply_override(&mut value, o)?;
-    }
-    let spec = schema::deserialize(value)?;
+    let spec = schema::deserialize(overrides::merge(text, overrides)?)?;
     let plan = build::build(&spec, base_dir, default_name)?;
     validate::validate_plan(&plan)?;
-    // What only the built world can tell (headroom against buffer sizes, reachability
-    // along the routing tables) is checked here too, so `validate` sees it before `run`.
-    crate::sim::Simulation::new(&plan)?;
     Ok(plan)
 }
 

@@ -742,3 +742,86 @@ fn plan_level_cc_checks() {
     let e = validate::validate_plan(&p).unwrap_err().to_string();
     assert!(e.contains("traffic[0].cc.g: must be in (0, 1]"), "{e}");
 }
+
+/// Headroom per switch port in BASE (40 Gb/s, 100 ns, 2130 B frames, formula):
+/// 3 x 2130 + 84 + 2 x 500 = 7474 B; one lossless class.
+#[test]
+fn bad_static_buffer_below_headroom() {
+    let stat = |size: &str| with(BASE, "type = \"shared\"\nsize = \"32MiB\"\nreserve = \"4KiB\"\nalpha_shift = 3", &format!("type = \"static\"\nsize = \"{size}\""));
+    expect(&stat("9604B"), &[], &[
+        "switch.buffer.size: a static buffer of 9604 B per port leaves 9604 B per lossless class, \
+         not enough for its headroom of 7474 B plus one frame (2130 B on a 40Gbps link)",
+    ]);
+    let p = load(&stat("9605B"), &[]).unwrap();
+    assert_eq!(p.switch.buffer, BufferPlan::Static { port_buffer: 9605 });
+    // Two lossless classes halve the share.
+    expect(&stat("19208B"), &["switch.pfc.lossless=[3, 4]"], &["switch.buffer.size:", "leaves 9604 B per lossless class"]);
+    assert!(load(&stat("19210B"), &["switch.pfc.lossless=[3, 4]"]).is_ok());
+    // An explicit xoff, or no flow control, needs no headroom below the share.
+    assert!(load(&stat("8000B"), &["switch.pfc.xoff=\"5000B\""]).is_ok());
+    load(&stat("8000B"), &["switch.pfc.mode=off"]).unwrap();
+}
+
+/// Switch S1 of BASE has four ports: 4 x (4096 B reserve + 7474 B headroom) = 46280 B.
+#[test]
+fn bad_shared_buffer_below_reserves_and_headroom() {
+    expect(BASE, &["switch.buffer.size=\"30000B\""], &[
+        "switch.buffer.size: 30000 B cannot hold the reserves and headroom of switch 'S1' (46280 B) plus a frame",
+    ]);
+    expect(BASE, &["switch.buffer.size=\"48410B\""], &["switch.buffer.size:", "switch 'S1' (46280 B)"]);
+    assert!(load(BASE, &["switch.buffer.size=\"48411B\""]).is_ok());
+}
+
+#[test]
+fn plan_level_flow_size_limit() {
+    let mut p = load(BASE, &[]).unwrap();
+    p.flows[1].size = Some(2048 * (u32::MAX as u64 - 1));
+    validate::validate_plan(&p).unwrap();
+    p.flows[1].size = Some(2048 * (u32::MAX as u64 - 1) + 1);
+    let e = validate::validate_plan(&p).unwrap_err().to_string();
+    assert!(e.contains("traffic[0].flows[1].size: message too large for 32-bit packet numbers"), "{e}");
+}
+
+#[test]
+fn plan_level_topology_checks() {
+    let e = validate::validate_plan(&Plan::new("empty", SimTime::ms(1))).unwrap_err().to_string();
+    assert_eq!(e, "topology: has no nodes");
+    let base = load(BASE, &[]).unwrap();
+    let check = |f: &dyn Fn(&mut Plan), needle: &str| {
+        let mut p = base.clone();
+        f(&mut p);
+        let e = validate::validate_plan(&p).unwrap_err().to_string();
+        assert!(e.contains(needle), "error '{e}' should contain '{needle}'");
+    };
+    check(&|p| p.links[0].b = 99, "topology.links[0].b: node index 99 does not exist");
+    check(&|p| p.links[0].rate = Rate(0), "topology.links[0].rate: must be > 0");
+    check(&|p| p.links[0].b = p.links[0].a, "topology.links[0]: self-link");
+    check(&|p| { let l = p.links[0].clone(); p.links.push(l) }, "has 2 links (a host needs exactly one)");
+    check(&|p| p.flows[0].src = 99, "traffic[0].flows[0].src: node index 99 does not exist");
+    check(&|p| p.flows[0].priority = 8, "traffic[0].flows[0].priority: must be 0..=7 (got 8)");
+    check(&|p| p.flows[0].size = Some(0), "traffic[0].flows[0].size: must be > 0");
+    check(&|p| p.flows[0].dst = p.flows[0].src, "traffic[0].flows[0].dst: same host as src");
+}
+
+#[test]
+fn plan_level_rate_schedule_checks() {
+    let step = "switch.rate_schedule=[{ node = \"S1\", peer = \"S2\", at = \"1ms\", rate = \"1Gbps\" }]";
+    let base = load(BASE, &[step]).unwrap();
+    let idx = |name: &str| base.nodes.iter().position(|n| n.name == name).unwrap() as u32;
+    assert_eq!((base.switch.rate_schedule[0].node, base.switch.rate_schedule[0].peer), (idx("S1"), idx("S2")));
+    let check = |f: &dyn Fn(&mut RateStep), needle: &str| {
+        let mut p = base.clone();
+        f(&mut p.switch.rate_schedule[0]);
+        let e = validate::validate_plan(&p).unwrap_err().to_string();
+        assert!(e.contains(needle), "error '{e}' should contain '{needle}'");
+    };
+    check(&|s| s.node = 99, "switch.rate_schedule[0].node: node index 99 does not exist");
+    check(&|s| s.peer = 99, "switch.rate_schedule[0].peer: node index 99 does not exist");
+    check(&|s| s.node = idx("A"), "switch.rate_schedule[0].node: 'A' is not a switch");
+    check(&|s| s.peer = idx("R"), "switch.rate_schedule[0].peer: 'S1' has no link to 'R'");
+    check(&|s| s.rate = Rate(0), "switch.rate_schedule[0].rate: must be > 0");
+    // The scenario layer names the nodes it cannot resolve.
+    expect(BASE, &["switch.rate_schedule=[{ node = \"S1\", peer = \"nowhere\", at = \"1ms\", rate = \"1Gbps\" }]"], &[
+        "switch.rate_schedule[0].peer: no node named 'nowhere'",
+    ]);
+}

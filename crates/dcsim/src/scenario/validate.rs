@@ -1,11 +1,18 @@
 //! Checks of a resolved `Plan`. Each error names the scenario field it comes from.
 //! `validate_plan` also serves plans built directly in code.
+//!
+//! The checks are made on the plan alone, without building the world: a plan that
+//! passes them builds (`sim::Simulation::new` assumes a validated plan and reports no
+//! user errors). What depends on the ports (per-port headroom against the buffer,
+//! rate-schedule ports) is computed here from the links, numbering each node's ports
+//! in the order its links are listed, as the world does.
 
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::keys::KeyCtx;
-use crate::plan::{BufferPlan, Detection, EcnMode, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind};
+use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
+use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind};
 use crate::units::{Rate, SimTime};
 
 /// Runs every check.
@@ -15,7 +22,9 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_ccs(plan)?;
     plan.switch.l2cm.check("switch.l2cm", &KeyCtx { line_rate: min_host_rate(plan) })?;
     validate_flows(plan, &comp)?;
-    check_connected(plan, &comp)
+    check_connected(plan, &comp)?;
+    validate_buffers(plan)?;
+    validate_rate_schedule(plan)
 }
 
 /// Host, switch, simulation and stats settings.
@@ -52,7 +61,7 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
             return Err(Error::scenario("host.cnp.priority", format!("must be \"control\" or 0..=7 (got {pr})")));
         }
     }
-    let frame = h.mtu as u64 + h.header_bytes as u64 + if h.preamble_ifg { crate::models::pfc::headroom::PREAMBLE_IFG as u64 } else { 0 };
+    let frame = max_wire(p) as u64;
     let s = &p.switch;
     match s.buffer {
         BufferPlan::Static { port_buffer } => {
@@ -227,8 +236,16 @@ pub fn validate_ccs(p: &Plan) -> Result<()> {
     Ok(())
 }
 
+/// The largest frame on the wire: MTU + header (+ preamble and gap if counted).
+pub fn max_wire(p: &Plan) -> u32 {
+    p.host.mtu + p.host.header_bytes + if p.host.preamble_ifg { PREAMBLE_IFG } else { 0 }
+}
+
 /// Node names, links, host degrees. Returns the connected component of every node.
 pub fn validate_topology(p: &Plan) -> Result<Vec<u32>> {
+    if p.nodes.is_empty() {
+        return Err(Error::scenario("topology", "has no nodes"));
+    }
     if !p.nodes.iter().any(|n| n.kind == NodeKind::Host) {
         return Err(Error::scenario("topology", "has no hosts"));
     }
@@ -322,9 +339,27 @@ fn check_flow(p: &Plan, f: &FlowPlan, path: &str, comp: &[u32]) -> Result<()> {
             format!("congestion control {} does not exist ({} defined)", f.cc, p.ccs.len()),
         ));
     }
+    if let Some(size) = f.size {
+        // Packet numbers are 32-bit, and u32::MAX stands for an endless flow.
+        let npkts = size.div_ceil(p.host.mtu as u64);
+        if npkts >= u32::MAX as u64 {
+            return Err(Error::scenario(
+                format!("{path}.size"),
+                format!(
+                    "message too large for 32-bit packet numbers ({npkts} packets of {} B; at most {} per message)",
+                    p.host.mtu,
+                    u32::MAX - 1
+                ),
+            ));
+        }
+    }
     if f.rate.map(|r| r.0 == 0).unwrap_or(false) {
         return Err(Error::scenario(format!("{path}.rate"), "must be > 0"));
     }
+    // Reachability along the routes: routes are shortest paths on which hosts do not
+    // forward, and a host has exactly one link (`validate_topology`), so it is never in
+    // the middle of a path; a destination in the source's component is therefore
+    // reachable by the routing tables.
     if comp[f.src as usize] != comp[f.dst as usize] {
         return Err(Error::scenario(
             format!("{path}.dst"),
@@ -341,6 +376,94 @@ pub fn check_connected(p: &Plan, comp: &[u32]) -> Result<()> {
             "topology",
             format!("the graph is disconnected: node '{}' cannot reach '{}'", p.nodes[0].name, p.nodes[i].name),
         ));
+    }
+    Ok(())
+}
+
+/// The links of each node in port order (the order the links are listed).
+fn node_links(p: &Plan) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); p.nodes.len()];
+    for (k, l) in p.links.iter().enumerate() {
+        out[l.a as usize].push(k);
+        out[l.b as usize].push(k);
+    }
+    out
+}
+
+/// The switch buffer against the headroom of every switch port (pfc.md 1.6, computed
+/// from the port's link as the world computes it). Static buffer without an explicit
+/// `xoff`: each lossless class's share of a port's buffer must hold the port's headroom
+/// plus a frame (XOFF is placed one headroom below the share). Shared buffer: a switch's
+/// reserves and headroom plus a frame must fit in the buffer. The first switch port (in
+/// node order, then port order) that fails is named.
+pub fn validate_buffers(p: &Plan) -> Result<()> {
+    let pfc = &p.switch.pfc;
+    let max_wire = max_wire(p);
+    let n_classes = match pfc.mode {
+        FlowControl::Pause => 1,
+        _ => pfc.lossless.count_ones().max(1) as u64,
+    };
+    let links = node_links(p);
+    let switches = || p.nodes.iter().zip(&links).filter(|(nd, _)| nd.kind == NodeKind::Switch);
+    let headroom = |k: usize| headroom_bytes(&pfc.headroom, p.links[k].rate, p.links[k].delay, max_wire, pfc.reaction_quanta);
+    match p.switch.buffer {
+        BufferPlan::Static { port_buffer } => {
+            if pfc.xoff.is_some() || pfc.mode == FlowControl::None {
+                return Ok(());
+            }
+            let share = port_buffer / n_classes;
+            for (_, ls) in switches() {
+                for &k in ls {
+                    let headroom = headroom(k);
+                    if share <= headroom + max_wire as u64 {
+                        return Err(Error::scenario(
+                            "switch.buffer.size",
+                            format!(
+                                "a static buffer of {port_buffer} B per port leaves {share} B per lossless class, \
+                                 not enough for its headroom of {headroom} B plus one frame ({max_wire} B on a {} link)",
+                                p.links[k].rate
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        BufferPlan::Shared { total, reserve, .. } => {
+            for (nd, ls) in switches() {
+                let fixed: u64 = ls.iter().map(|&k| reserve + headroom(k) * n_classes).sum();
+                if fixed + max_wire as u64 >= total {
+                    return Err(Error::scenario(
+                        "switch.buffer.size",
+                        format!("{total} B cannot hold the reserves and headroom of switch '{}' ({fixed} B) plus a frame", nd.name),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `switch.rate_schedule`: each step names a switch port (a switch and a node it is
+/// linked to) and a rate > 0.
+pub fn validate_rate_schedule(p: &Plan) -> Result<()> {
+    let n = p.nodes.len() as u32;
+    for (k, st) in p.switch.rate_schedule.iter().enumerate() {
+        let at = format!("switch.rate_schedule[{k}]");
+        for (key, v) in [("node", st.node), ("peer", st.peer)] {
+            if v >= n {
+                return Err(Error::scenario(format!("{at}.{key}"), format!("node index {v} does not exist")));
+            }
+        }
+        let (node, peer) = (&p.nodes[st.node as usize], &p.nodes[st.peer as usize]);
+        if node.kind != NodeKind::Switch {
+            return Err(Error::scenario(format!("{at}.node"), format!("'{}' is not a switch", node.name)));
+        }
+        if !p.links.iter().any(|l| (l.a == st.node && l.b == st.peer) || (l.a == st.peer && l.b == st.node)) {
+            return Err(Error::scenario(format!("{at}.peer"), format!("'{}' has no link to '{}'", node.name, peer.name)));
+        }
+        if st.rate.0 == 0 {
+            return Err(Error::scenario(format!("{at}.rate"), "must be > 0"));
+        }
     }
     Ok(())
 }
