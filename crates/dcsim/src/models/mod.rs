@@ -26,6 +26,8 @@
 pub mod bcn;
 pub mod dcqcn;
 pub mod ecn;
+#[cfg(test)]
+mod example;
 pub mod fecn;
 pub mod fixed_rate;
 pub mod l2cm;
@@ -55,6 +57,9 @@ reaction_points! {
     Fecn = "fecn" => fecn::Fecn, fecn::FecnKeys;
     /// E-FECN source: FECN that also reacts to BCN00.
     Efecn = "efecn" => fecn::Fecn, fecn::EfecnKeys;
+    /// The worked example of "How to add a model" (unit tests only).
+    #[cfg(test)]
+    ExampleHalving = "example_halving" => example::Halving, example::HalvingKeys;
 }
 
 congestion_points! {

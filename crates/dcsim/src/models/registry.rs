@@ -3,19 +3,20 @@
 //! (static dispatch: no virtual call on the hot path), the `type`-tagged scenario table,
 //! the list of type names, the precise error paths and the checks.
 
-/// `Variant = "toml_type" => AlgorithmType, KeysType;` per reaction point.
+/// `Variant = "toml_type" => AlgorithmType, KeysType;` per reaction point, after its doc
+/// comment and optionally one `#[cfg(...)]` (a model compiled only in some builds).
 macro_rules! reaction_points {
-    ($( $(#[$doc:meta])* $V:ident = $name:literal => $Algo:ty, $Keys:ty; )*) => {
+    ($( $(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])? $V:ident = $name:literal => $Algo:ty, $Keys:ty; )*) => {
         /// Parameters of a reaction-point algorithm (`Plan::ccs`).
         #[derive(Clone, Debug, PartialEq)]
         pub enum CcPlan {
-            $( $(#[$doc])* $V(<$Algo as CongestionControl>::Params), )*
+            $( $(#[doc = $doc])* $(#[cfg($cfg)])? $V(<$Algo as CongestionControl>::Params), )*
         }
 
         /// A queue pair's reaction point (closed set: static dispatch in the hot path).
         #[derive(Clone, Debug)]
         pub enum Cc {
-            $( $(#[$doc])* $V($Algo), )*
+            $( $(#[doc = $doc])* $(#[cfg($cfg)])? $V($Algo), )*
         }
 
         /// A reaction point as a scenario states it (`[host.cc]`, a traffic entry's
@@ -23,23 +24,27 @@ macro_rules! reaction_points {
         #[derive(Clone, Debug, serde::Deserialize)]
         #[serde(tag = "type")]
         pub enum CcSpec {
-            $( #[serde(rename = $name)] $V($Keys), )*
+            $( $(#[cfg($cfg)])? #[serde(rename = $name)] $V($Keys), )*
         }
 
         /// The `type` names of reaction points, for messages.
-        pub const CC_TYPES: &[&str] = &[$($name),*];
+        pub fn cc_types() -> Vec<&'static str> {
+            let mut v = Vec::new();
+            $( $(#[cfg($cfg)])? v.push($name); )*
+            v
+        }
 
         impl CcSpec {
             /// The resolved parameters; `path` is where the table is.
             pub fn build(&self, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::Result<CcPlan> {
                 use $crate::keys::Keys;
-                Ok(match self { $( CcSpec::$V(k) => CcPlan::$V(k.build(path, ctx)?), )* })
+                Ok(match self { $( $(#[cfg($cfg)])? CcSpec::$V(k) => CcPlan::$V(k.build(path, ctx)?), )* })
             }
             /// A precise error for a table of type `ty` (serde cannot track paths through
             /// internally tagged enums).
             pub fn error_at(ty: &str, v: toml::Value, path: &str) -> Option<(String, String)> {
                 match ty {
-                    $( $name => $crate::keys::de_at::<$Keys>(v, path).err(), )*
+                    $( $(#[cfg($cfg)])? $name => $crate::keys::de_at::<$Keys>(v, path).err(), )*
                     _ => None,
                 }
             }
@@ -49,11 +54,11 @@ macro_rules! reaction_points {
             /// Checks the parameters' values; errors name `path.<key>`.
             pub fn check(&self, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::Result<()> {
                 use $crate::keys::Check;
-                match self { $( CcPlan::$V(p) => p.check(path, ctx), )* }
+                match self { $( $(#[cfg($cfg)])? CcPlan::$V(p) => p.check(path, ctx), )* }
             }
             /// The scenario `type` of this algorithm.
             pub fn type_name(&self) -> &'static str {
-                match self { $( CcPlan::$V(_) => $name, )* }
+                match self { $( $(#[cfg($cfg)])? CcPlan::$V(_) => $name, )* }
             }
         }
 
@@ -61,32 +66,32 @@ macro_rules! reaction_points {
             /// A fresh instance for a queue pair on a NIC of `line_rate`, sending packets
             /// of at most `mtu_wire` bytes on the wire.
             pub fn new(plan: &CcPlan, line_rate: $crate::units::Rate, mtu_wire: u32) -> Cc {
-                match plan { $( CcPlan::$V(p) => Cc::$V(<$Algo>::from_params(p, line_rate, mtu_wire)), )* }
+                match plan { $( $(#[cfg($cfg)])? CcPlan::$V(p) => Cc::$V(<$Algo>::from_params(p, line_rate, mtu_wire)), )* }
             }
             /// Whether the algorithm can ever change its rate (hooks can be skipped
             /// otherwise).
             #[inline]
             pub fn is_static(&self) -> bool {
-                match self { $( Cc::$V(c) => c.is_static(), )* }
+                match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.is_static(), )* }
             }
             #[inline]
-            pub fn on_start(&mut self, ctx: &mut CcCtx) { match self { $( Cc::$V(c) => c.on_start(ctx), )* } }
+            pub fn on_start(&mut self, ctx: &mut CcCtx) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_start(ctx), )* } }
             #[inline]
-            pub fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) { match self { $( Cc::$V(c) => c.on_send(ctx, wire_bytes), )* } }
+            pub fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_send(ctx, wire_bytes), )* } }
             #[inline]
-            pub fn on_ack(&mut self, ctx: &mut CcCtx, newly_acked: u64) { match self { $( Cc::$V(c) => c.on_ack(ctx, newly_acked), )* } }
+            pub fn on_ack(&mut self, ctx: &mut CcCtx, newly_acked: u64) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_ack(ctx, newly_acked), )* } }
             #[inline]
-            pub fn on_cnp(&mut self, ctx: &mut CcCtx) { match self { $( Cc::$V(c) => c.on_cnp(ctx), )* } }
+            pub fn on_cnp(&mut self, ctx: &mut CcCtx) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_cnp(ctx), )* } }
             #[inline]
-            pub fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind) { match self { $( Cc::$V(c) => c.on_timer(ctx, kind), )* } }
+            pub fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_timer(ctx, kind), )* } }
             #[inline]
-            pub fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) { match self { $( Cc::$V(c) => c.on_feedback(ctx, fb), )* } }
+            pub fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_feedback(ctx, fb), )* } }
             #[inline]
-            pub fn rate(&self) -> $crate::units::Rate { match self { $( Cc::$V(c) => c.rate(), )* } }
+            pub fn rate(&self) -> $crate::units::Rate { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.rate(), )* } }
             /// The rate-limiter tag the queue pair puts on its data frames (BCN).
             #[inline]
-            pub fn regulator_cp(&self) -> Option<u32> { match self { $( Cc::$V(c) => c.regulator_cp(), )* } }
-            pub fn on_finish(&mut self, ctx: &mut CcCtx) { match self { $( Cc::$V(c) => c.on_finish(ctx), )* } }
+            pub fn regulator_cp(&self) -> Option<u32> { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.regulator_cp(), )* } }
+            pub fn on_finish(&mut self, ctx: &mut CcCtx) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_finish(ctx), )* } }
         }
     };
 }

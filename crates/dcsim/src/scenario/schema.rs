@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 pub use crate::keys::{de_at, RateStr, SizeStr, TimeStr};
 pub use crate::models::{CcSpec, L2cmSpec};
-use crate::models::{CC_TYPES, L2CM_TYPES};
+use crate::models::{cc_types, L2CM_TYPES};
 
 // ---------------------------------------------------------------------------------------
 // The file
@@ -759,7 +759,7 @@ fn refine_cc(v: &toml::Value, path: &str) -> Option<(String, String)> {
         return None;
     }
     let t = value_at(v, &cc)?;
-    refine_tagged(t, &cc, "congestion control", CC_TYPES, &CcSpec::error_at)
+    refine_tagged(t, &cc, "congestion control", &cc_types(), &CcSpec::error_at)
 }
 
 fn refine_once(v: &toml::Value, path: &str) -> Option<(String, String)> {
