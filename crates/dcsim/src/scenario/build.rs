@@ -50,9 +50,6 @@ fn priority_mask(list: &[i64], path: &str) -> Result<u8> {
 /// Builds the plan. `default_name` is used when the file has no `name`.
 pub fn build(s: &Scenario, base_dir: &Path, default_name: &str) -> Result<Plan> {
     let duration = s.simulation.duration.time("simulation.duration")?;
-    if duration == SimTime::ZERO {
-        return Err(Error::scenario("simulation.duration", "must be > 0"));
-    }
     let mut plan = Plan::new(s.name.as_deref().unwrap_or(default_name), duration);
     plan.seed = s.simulation.seed.unwrap_or(1);
     plan.host = host(&s.host)?;
@@ -89,9 +86,6 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
     let mut p = HostPlan::default();
     if let Some(v) = &h.mtu {
         p.mtu = to_u32(v.bytes("host.mtu")?, "host.mtu")?;
-        if p.mtu == 0 {
-            return Err(Error::scenario("host.mtu", "must be > 0"));
-        }
     }
     if let Some(v) = &h.header {
         p.header_bytes = to_u32(v.bytes("host.header")?, "host.header")?;
@@ -103,9 +97,6 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
         p.ack_bytes = to_u32(v.bytes("host.ack_bytes")?, "host.ack_bytes")?;
     }
     if let Some(v) = h.ack_every {
-        if v == 0 {
-            return Err(Error::scenario("host.ack_every", "must be >= 1"));
-        }
         p.ack_every = v;
     }
     if let Some(v) = &h.rto {
@@ -119,11 +110,7 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
             p.cnp.nic_gap = v.time("host.cnp.nic_gap")?;
         }
         if let Some(v) = &c.size {
-            let b = v.bytes("host.cnp.size")?;
-            if !(64..=65_535).contains(&b) {
-                return Err(Error::scenario("host.cnp.size", format!("must be 64..=65535 B (got {b} B)")));
-            }
-            p.cnp.bytes = b as u32;
+            p.cnp.bytes = to_u32(v.bytes("host.cnp.size")?, "host.cnp.size")?;
         }
         match c.priority {
             None | Some(CnpPrioritySpec::Control) => {}
@@ -406,9 +393,6 @@ fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
         p.pause_time = t.time("switch.pfc.pause_time")?;
     }
     if let Some(f) = s.refresh_fraction {
-        if !(f > 0.0 && f <= 1.0) {
-            return Err(Error::scenario("switch.pfc.refresh_fraction", format!("must be in (0, 1] (got {f})")));
-        }
         p.refresh_fraction = f;
     }
     if let Some(q) = s.reaction_quanta {
