@@ -38,7 +38,7 @@ mod reaction;
 #[macro_use]
 mod registry;
 
-pub use reaction::{CcCtx, CongestionControl, Feedback, TimerKind};
+pub use reaction::{Ack, CcCtx, CongestionControl, Feedback, NicSpec, TimerKind};
 
 reaction_points! {
     /// PFC only: send at line rate.

@@ -57,13 +57,40 @@ impl CcCtx {
     pub fn cancelled(&self) -> u8 { self.cancel }
 }
 
+/// The sending NIC as an algorithm sees it when it starts.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct NicSpec {
+    /// The highest rate a queue pair may send at.
+    pub line_rate: Rate,
+    /// Wire size of a full packet (frame + preamble/IFG).
+    pub mtu_wire: u32,
+    /// Payload bytes of a full packet (the MSS of window-based algorithms).
+    pub mss: u32,
+}
+
+/// What an ACK (or NAK) tells the sender, as real algorithms use it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Ack {
+    /// Payload bytes newly acknowledged by this cumulative ACK (0 for a duplicate).
+    pub newly_acked: u64,
+    /// Packets acknowledged so far (the next sequence number the receiver expects).
+    pub acked_to: u32,
+    /// The next sequence number the sender will send (after a NAK: the resent one).
+    pub snd_nxt: u32,
+    /// Round-trip time: now minus the send time of the data frame that triggered it.
+    pub rtt: SimTime,
+    /// The data frame that triggered it was CE-marked (ECN echo).
+    pub ece: bool,
+    /// A go-back-N NAK: the receiver saw a gap (a loss).
+    pub nak: bool,
+}
+
 /// The hooks of a reaction point. Rates are in bit/s of wire bytes (the pacing rate).
 pub trait CongestionControl {
     /// The algorithm's resolved parameters (`Plan::ccs`).
     type Params: Clone + std::fmt::Debug + PartialEq;
-    /// A fresh instance for a queue pair on a NIC of `line_rate`, sending packets of at
-    /// most `mtu_wire` bytes on the wire.
-    fn from_params(p: &Self::Params, line_rate: Rate, mtu_wire: u32) -> Self
+    /// A fresh instance for a queue pair on `nic`.
+    fn from_params(p: &Self::Params, nic: &NicSpec) -> Self
     where
         Self: Sized;
     /// Whether the rate can never change (the engine then skips the hooks).
@@ -72,8 +99,12 @@ pub trait CongestionControl {
     fn on_start(&mut self, ctx: &mut CcCtx);
     /// A packet of `wire_bytes` (frame + preamble/IFG) was handed to the wire.
     fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32);
-    /// A cumulative ACK arrived (`newly_acked` payload bytes).
-    fn on_ack(&mut self, ctx: &mut CcCtx, newly_acked: u64);
+    /// An ACK or NAK arrived. Called only for algorithms whose `wants_acks` is true.
+    fn on_ack(&mut self, _ctx: &mut CcCtx, _ack: &Ack) {}
+    /// Whether the algorithm needs `on_ack` (the engine skips the hook otherwise).
+    fn wants_acks(&self) -> bool { false }
+    /// The congestion window: bytes in flight allowed (`None`: no window, rate only).
+    fn window(&self) -> Option<u64> { None }
     /// A CNP for this queue pair arrived.
     fn on_cnp(&mut self, ctx: &mut CcCtx);
     /// Feedback from a switch (QCN, BCN) or a returned FECN probe.

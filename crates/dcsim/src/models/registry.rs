@@ -63,10 +63,9 @@ macro_rules! reaction_points {
         }
 
         impl Cc {
-            /// A fresh instance for a queue pair on a NIC of `line_rate`, sending packets
-            /// of at most `mtu_wire` bytes on the wire.
-            pub fn new(plan: &CcPlan, line_rate: $crate::units::Rate, mtu_wire: u32) -> Cc {
-                match plan { $( $(#[cfg($cfg)])? CcPlan::$V(p) => Cc::$V(<$Algo>::from_params(p, line_rate, mtu_wire)), )* }
+            /// A fresh instance for a queue pair on `nic`.
+            pub fn new(plan: &CcPlan, nic: &NicSpec) -> Cc {
+                match plan { $( $(#[cfg($cfg)])? CcPlan::$V(p) => Cc::$V(<$Algo>::from_params(p, nic)), )* }
             }
             /// Whether the algorithm can ever change its rate (hooks can be skipped
             /// otherwise).
@@ -79,7 +78,10 @@ macro_rules! reaction_points {
             #[inline]
             pub fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_send(ctx, wire_bytes), )* } }
             #[inline]
-            pub fn on_ack(&mut self, ctx: &mut CcCtx, newly_acked: u64) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_ack(ctx, newly_acked), )* } }
+            pub fn on_ack(&mut self, ctx: &mut CcCtx, ack: &Ack) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_ack(ctx, ack), )* } }
+            pub fn wants_acks(&self) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.wants_acks(), )* } }
+            #[inline]
+            pub fn window(&self) -> Option<u64> { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.window(), )* } }
             #[inline]
             pub fn on_cnp(&mut self, ctx: &mut CcCtx) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_cnp(ctx), )* } }
             #[inline]

@@ -53,6 +53,8 @@ pub const FLAG_CE: u8 = 1;
 pub const FLAG_CTRL: u8 = 2;
 /// An untagged data frame.
 const NO_TAG: u32 = u32::MAX;
+/// On an ACK or NAK: the data frame it answers was CE-marked (ECN echo).
+pub const FLAG_ECE: u8 = 4;
 /// A probe rate field that no FECN port has lowered yet.
 pub const NO_RATE: u32 = u32::MAX;
 
@@ -91,9 +93,10 @@ impl Packet {
     /// An ACK or NAK (`kind`) for `flow` carrying `seq`, echoing the send time of the
     /// data frame that triggered it.
     #[inline]
-    pub fn ack(kind: PktKind, flow: FlowId, dst: NodeId, seq: u32, frame: u32, prio: u8, echo: SimTime) -> Packet {
+    pub fn ack(kind: PktKind, flow: FlowId, dst: NodeId, seq: u32, frame: u32, prio: u8, echo: SimTime, ece: bool) -> Packet {
         debug_assert!(matches!(kind, PktKind::Ack | PktKind::Nak));
-        Packet::new(kind, flow, dst, frame, prio, FLAG_CTRL, seq, echo.0)
+        let flags = if ece { FLAG_CTRL | FLAG_ECE } else { FLAG_CTRL };
+        Packet::new(kind, flow, dst, frame, prio, flags, seq, echo.0)
     }
     /// A PFC or PAUSE frame for the classes in `classes` (bit per class).
     pub fn pfc(classes: u8, quanta: u32, frame: u32) -> Packet {

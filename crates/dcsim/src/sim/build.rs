@@ -4,7 +4,7 @@
 use super::{FlowHeader, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation};
 use crate::error::Result;
 use crate::models::ecn::marking::Marking;
-use crate::models::Cc;
+use crate::models::{Cc, NicSpec};
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::net::mmu::{Mmu, Model, PortBuffer};
@@ -148,7 +148,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         used_prios |= 1 << fp.priority;
         let host_rate = ports[first[src] as usize].rate;
         let cc_plan = &plan.ccs[fp.cc as usize];
-        ccs.push(Cc::new(cc_plan, host_rate, max_wire));
+        ccs.push(Cc::new(cc_plan, &NicSpec { line_rate: host_rate, mtu_wire: max_wire, mss: plan.host.mtu }));
         flows.push(FlowHeader {
             src: NodeId(fp.src),
             dst: NodeId(fp.dst),
@@ -183,6 +183,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             cc_dynamic: !ccs[i].is_static(),
             cc_gen: [0; 4],
             cc_draws: 0,
+            cc_acks: ccs[i].wants_acks(),
+            windowed: ccs[i].window().is_some(),
             line_rate: host_rate,
             last_tx: SimTime::ZERO,
             last_wire: 0,

@@ -63,6 +63,9 @@ pub(crate) struct Sender {
     /// Whether the flow's congestion control can change its rate (hooks run only then).
     pub cc_dynamic: bool,
     pub cc_gen: [u32; 4],
+    /// The algorithm takes ACKs (`on_ack`); it limits the bytes in flight (`window`).
+    pub cc_acks: bool,
+    pub windowed: bool,
     /// Hooks run so far: with the flow id, the key of the hook's random draw.
     pub cc_draws: u32,
     pub line_rate: Rate,

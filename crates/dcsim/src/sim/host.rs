@@ -7,7 +7,8 @@
 use super::{QpState, Simulation};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
-use crate::net::packet::{Packet, PktKind, FLAG_CE};
+use crate::models::Ack;
+use crate::net::packet::{Packet, PktKind, FLAG_CE, FLAG_ECE};
 
 impl Simulation {
     #[inline]
@@ -89,6 +90,15 @@ impl Simulation {
             if s.next_seq >= s.msg_limit {
                 s.state = QpState::Idle;
                 continue;
+            }
+            if s.windowed {
+                // A window-based algorithm: wait for ACKs when the window is full (one
+                // packet may always be in flight).
+                let in_flight = (s.next_seq - s.snd_una) as u64 * self.host.mtu as u64;
+                if in_flight > 0 && in_flight + self.host.mtu as u64 > self.ccs[f.idx()].window().unwrap_or(u64::MAX) {
+                    s.state = QpState::Idle;
+                    continue;
+                }
             }
             if self.ports[p.idx()].paused & (1 << hdr.prio) != 0 {
                 s.state = QpState::Parked;
@@ -231,7 +241,8 @@ impl Simulation {
         if let Some(kind) = reply {
             let hdr = &self.flows[f.idx()];
             let (src, dst, seq) = (hdr.src, hdr.dst, self.receivers[f.idx()].rcv_next);
-            let id = self.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent()));
+            let ece = pkt.flags & FLAG_CE != 0;
+            let id = self.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece));
             let p = self.host_port(dst);
             self.ports[p.idx()].ctrl.push(&mut self.pool, id);
             self.host_try_send(p);
@@ -255,12 +266,28 @@ impl Simulation {
         let now = self.now_t();
         let f = pkt.flow;
         let s = &mut self.senders[f.idx()];
+        let old_una = s.snd_una;
         if pkt.seq() > s.snd_una {
             s.snd_una = pkt.seq();
         }
         if pkt.kind == PktKind::Nak && pkt.seq() >= s.snd_una && s.next_seq > pkt.seq() {
             self.flow_stats[f.idx()].retransmits += (s.next_seq - pkt.seq()) as u64;
             s.next_seq = pkt.seq();
+            self.activate(f);
+        }
+        let s = &self.senders[f.idx()];
+        if s.cc_acks && !s.done {
+            let ack = Ack {
+                newly_acked: self.payload_bytes(f, old_una, s.snd_una),
+                acked_to: s.snd_una,
+                snd_nxt: s.next_seq,
+                rtt: now - pkt.sent(),
+                ece: pkt.flags & FLAG_ECE != 0,
+                nak: pkt.kind == PktKind::Nak,
+            };
+            self.cc_hook(f, |cc, ctx| cc.on_ack(ctx, &ack));
+        }
+        if self.senders[f.idx()].windowed {
             self.activate(f);
         }
         let s = &mut self.senders[f.idx()];
@@ -287,6 +314,15 @@ impl Simulation {
                 self.cc_hook(f, |cc, ctx| cc.on_finish(ctx));
             }
         }
+    }
+
+    /// Payload bytes of packets `from..to` of flow `f` (a message's last packet may be
+    /// short).
+    fn payload_bytes(&self, f: FlowId, from: u32, to: u32) -> u64 {
+        let h = &self.flows[f.idx()];
+        let n = (to - from) as u64;
+        let ends = if h.npkts == u32::MAX { 0 } else { (to / h.npkts - from / h.npkts) as u64 };
+        n * self.host.mtu as u64 - ends * (self.host.mtu - h.last_payload) as u64
     }
 
     /// Go-back-N timeout: no cumulative ACK progress for one RTO with data outstanding.

@@ -92,10 +92,9 @@ impl Bcn {
 
 impl CongestionControl for Bcn {
     type Params = BcnParams;
-    fn from_params(p: &BcnParams, line_rate: Rate, _: u32) -> Self { Bcn::new(p.clone(), line_rate) }
+    fn from_params(p: &BcnParams, nic: &crate::models::NicSpec) -> Self { Bcn::new(p.clone(), nic.line_rate) }
     fn on_start(&mut self, _: &mut CcCtx) {}
     fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_ack(&mut self, _: &mut CcCtx, _: u64) {}
     fn on_cnp(&mut self, _: &mut CcCtx) {}
 
     fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) {

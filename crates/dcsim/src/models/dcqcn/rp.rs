@@ -252,7 +252,7 @@ impl Dcqcn {
 
 impl CongestionControl for Dcqcn {
     type Params = DcqcnParams;
-    fn from_params(p: &DcqcnParams, line_rate: Rate, _: u32) -> Self { Dcqcn::new(p.clone(), line_rate) }
+    fn from_params(p: &DcqcnParams, nic: &crate::models::NicSpec) -> Self { Dcqcn::new(p.clone(), nic.line_rate) }
     /// Nothing to do: both variants arm their timers at the first CNP.
     fn on_start(&mut self, _: &mut CcCtx) {}
 
@@ -273,7 +273,6 @@ impl CongestionControl for Dcqcn {
         }
     }
 
-    fn on_ack(&mut self, _: &mut CcCtx, _: u64) {}
 
     fn on_cnp(&mut self, ctx: &mut CcCtx) {
         match self.p.variant {
@@ -665,7 +664,7 @@ mod tests {
         let mut x = ctx(90 * US, c);
         d.on_send(&mut x, 1500);
         d.on_timer(&mut x, 2);
-        d.on_ack(&mut x, 1000);
+        d.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false });
         assert!(x.requested().is_empty());
         // Finish cancels every timer.
         let mut x = ctx(100 * US, c);

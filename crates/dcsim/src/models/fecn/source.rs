@@ -73,7 +73,7 @@ impl Fecn {
 
 impl CongestionControl for Fecn {
     type Params = FecnParams;
-    fn from_params(p: &FecnParams, line_rate: Rate, _: u32) -> Self { Fecn::new(p.clone(), line_rate) }
+    fn from_params(p: &FecnParams, nic: &crate::models::NicSpec) -> Self { Fecn::new(p.clone(), nic.line_rate) }
     fn on_start(&mut self, ctx: &mut CcCtx) {
         self.rate = self.p.initial_rate.unwrap_or(self.line_rate).min(self.line_rate);
         ctx.send_probe = true;
@@ -81,7 +81,6 @@ impl CongestionControl for Fecn {
         ctx.restart_timer(TIMER_TIMEOUT, self.p.timeout);
     }
     fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_ack(&mut self, _: &mut CcCtx, _: u64) {}
     fn on_cnp(&mut self, _: &mut CcCtx) {}
 
     fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) {

@@ -15,11 +15,10 @@ pub struct LineRate {
 
 impl CongestionControl for LineRate {
     type Params = ();
-    fn from_params(_: &(), line_rate: Rate, _: u32) -> Self { LineRate { rate: line_rate } }
+    fn from_params(_: &(), nic: &crate::models::NicSpec) -> Self { LineRate { rate: nic.line_rate } }
     fn is_static(&self) -> bool { true }
     fn on_start(&mut self, _: &mut CcCtx) {}
     fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_ack(&mut self, _: &mut CcCtx, _: u64) {}
     fn on_cnp(&mut self, _: &mut CcCtx) {}
     fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { self.rate }
@@ -37,11 +36,10 @@ impl FixedRate {
 
 impl CongestionControl for FixedRate {
     type Params = Rate;
-    fn from_params(rate: &Rate, line_rate: Rate, _: u32) -> Self { FixedRate::new((*rate).min(line_rate)) }
+    fn from_params(rate: &Rate, nic: &crate::models::NicSpec) -> Self { FixedRate::new((*rate).min(nic.line_rate)) }
     fn is_static(&self) -> bool { true }
     fn on_start(&mut self, _: &mut CcCtx) {}
     fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_ack(&mut self, _: &mut CcCtx, _: u64) {}
     fn on_cnp(&mut self, _: &mut CcCtx) {}
     fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { self.rate }

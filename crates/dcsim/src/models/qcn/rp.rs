@@ -179,7 +179,7 @@ impl Qcn {
 
 impl CongestionControl for Qcn {
     type Params = QcnParams;
-    fn from_params(p: &QcnParams, line_rate: Rate, _: u32) -> Self { Qcn::new(p.clone(), line_rate) }
+    fn from_params(p: &QcnParams, nic: &crate::models::NicSpec) -> Self { Qcn::new(p.clone(), nic.line_rate) }
     /// Nothing to do: the rate limiter is engaged by the first CNM.
     fn on_start(&mut self, _: &mut CcCtx) {}
 
@@ -202,7 +202,6 @@ impl CongestionControl for Qcn {
         }
     }
 
-    fn on_ack(&mut self, _: &mut CcCtx, _: u64) {}
 
     /// QCN has no CNPs.
     fn on_cnp(&mut self, _: &mut CcCtx) {}
@@ -506,7 +505,7 @@ mod tests {
         let mut x = ctx(0, c);
         // CNPs, ACKs, other feedback, fb 0 and other timer kinds are ignored.
         q.on_cnp(&mut x);
-        q.on_ack(&mut x, 1000);
+        q.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false });
         q.on_feedback(&mut x, Feedback::Bcn { cp: 1, fb: -10 });
         cnm(&mut q, &mut x, 0);
         assert!(x.requested().is_empty() && !q.is_active());
@@ -515,7 +514,7 @@ mod tests {
         check(&q, 507_812_500.0, 1e9);
         let mut x = ctx(MS, c);
         q.on_timer(&mut x, 1);
-        q.on_ack(&mut x, 1000);
+        q.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false });
         assert!(x.requested().is_empty());
         check(&q, 507_812_500.0, 1e9);
         // Finish cancels every timer.

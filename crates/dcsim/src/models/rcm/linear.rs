@@ -112,7 +112,7 @@ impl RcmLinear {
 
 impl CongestionControl for RcmLinear {
     type Params = RcmLinearParams;
-    fn from_params(p: &RcmLinearParams, line_rate: Rate, mtu_wire: u32) -> Self { RcmLinear::new(p.clone(), line_rate, mtu_wire) }
+    fn from_params(p: &RcmLinearParams, nic: &crate::models::NicSpec) -> Self { RcmLinear::new(p.clone(), nic.line_rate, nic.mtu_wire) }
     fn on_start(&mut self, _: &mut CcCtx) {}
 
     #[inline]
@@ -131,7 +131,6 @@ impl CongestionControl for RcmLinear {
         }
     }
 
-    fn on_ack(&mut self, _: &mut CcCtx, _: u64) {}
 
     fn on_cnp(&mut self, ctx: &mut CcCtx) {
         self.level = (self.level + 1).min(self.p.max_level);
@@ -373,7 +372,7 @@ mod tests {
         r.on_finish(&mut x);
         assert_eq!(x.cancelled(), 0b1111);
         // Through the enum as the engine uses it.
-        let mut cc = crate::models::Cc::new(&crate::models::CcPlan::RcmLinear(RcmLinearParams::default()), C, MTU_WIRE);
+        let mut cc = crate::models::Cc::new(&crate::models::CcPlan::RcmLinear(RcmLinearParams::default()), &crate::models::NicSpec { line_rate: C, mtu_wire: MTU_WIRE, mss: 1024 });
         let mut x = ctx(5 * US);
         cc.on_cnp(&mut x);
         assert_eq!(cc.rate(), Rate(20_000_000_000));
