@@ -9,7 +9,7 @@
 //! still runs after the event that scheduled it.
 
 use crate::ids::{FlowId, PktId, PortId};
-use crate::rng::{keyed, stream_key};
+use crate::rng::{mix64, stream_key};
 use crate::units::SimTime;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -45,7 +45,7 @@ pub enum Event {
 impl Event {
     /// The event as one number (variant and fields), for its tie key.
     #[inline]
-    fn ident(&self) -> u64 {
+    pub(crate) fn ident(&self) -> u64 {
         let (v, a, b): (u64, u64, u64) = match *self {
             Event::TxDone(p) => (0, p.0 as u64, 0),
             Event::Arrive(p, k) => (1, p.0 as u64, k.0 as u64),
@@ -61,13 +61,17 @@ impl Event {
             Event::PortRate(k) => (11, k as u64, 0),
             Event::FecnTick => (12, 0, 0),
         };
-        keyed(0, &[v, a, b])
+        // Cheap and injective enough for ordering: variant, then the fields.
+        (v << 56) ^ (a << 24) ^ b.rotate_left(40)
     }
 }
 
 #[derive(Copy, Clone, Debug)]
 struct Entry {
     time: u64,
+    /// Tie key: a seeded hash of (time, event), computed once when scheduled; it fills
+    /// what would be padding.
+    key: u32,
     ev: Event,
 }
 
@@ -211,7 +215,10 @@ impl EventQueue {
     #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        let e = Entry { time: at.0, ev };
+        // A full 64-bit mix, so that the order of two tied events flips pseudo-randomly
+        // with time (ties_are_broken_evenly; one multiply was measurably unfair).
+        let key = (mix64(self.ties ^ at.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ev.ident()) >> 32) as u32;
+        let e = Entry { time: at.0, key, ev };
         if (at.0 >> self.shift) < self.cur + WHEEL_SLOTS as u64 {
             self.put_near(e);
         } else {
@@ -275,33 +282,19 @@ impl EventQueue {
         };
         let i = slot as usize & (WHEEL_SLOTS - 1);
         let v = &self.wheel[i];
-        // Earliest time in the slot; among equal times a random one.
+        // Earliest time in the slot; among equal times the smallest tie key.
         let mut best = 0;
-        let mut best_t = v[0].time;
-        let mut ties = 1u64;
+        let mut best_tk = (v[0].time, v[0].key);
         for (k, e) in v.iter().enumerate().skip(1) {
-            if e.time < best_t {
-                best_t = e.time;
+            let tk = (e.time, e.key);
+            // Equal keys (a 32-bit collision) fall back on the events themselves.
+            if tk < best_tk || (tk == best_tk && e.ev.ident() < v[best].ev.ident()) {
+                best_tk = tk;
                 best = k;
-                ties = 1;
-            } else if e.time == best_t {
-                ties += 1;
             }
         }
-        if best_t > limit.0 {
+        if best_tk.0 > limit.0 {
             return None;
-        }
-        if ties > 1 {
-            let key = |e: &Entry| keyed(self.ties, &[e.time, e.ev.ident()]);
-            let mut best_key = key(&v[best]);
-            for (k, e) in v.iter().enumerate().skip(best + 1) {
-                if e.time == best_t {
-                    let h = key(e);
-                    if h < best_key {
-                        (best, best_key) = (k, h);
-                    }
-                }
-            }
         }
         if slot != self.cur {
             self.advance(slot);

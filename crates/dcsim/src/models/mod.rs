@@ -7,6 +7,7 @@
 //! | `ecn/`        | ECN marking, congestion detection    | CNP generation (RoCEv2 NP)     |
 //! | `rcm/`        | detection rules 1a / 1b              | linear inter-packet delay      |
 //! | `dcqcn/`      | (ECN marking)                        | DCQCN reaction point           |
+//! | `dctcp/`      | (ECN step marking)                   | DCTCP window, ECN echo         |
 //! | `qcn/`        | QCN congestion point                 | QCN reaction point             |
 //! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
@@ -25,6 +26,7 @@
 
 pub mod bcn;
 pub mod dcqcn;
+pub mod dctcp;
 pub mod ecn;
 #[cfg(test)]
 mod example;
@@ -55,6 +57,8 @@ reaction_points! {
     Bcn = "bcn" => bcn::Bcn, bcn::BcnKeys;
     /// FECN source: probes and takes the advertised rate.
     Fecn = "fecn" => fecn::Fecn, fecn::FecnKeys;
+    /// DCTCP, window form (RFC 8257).
+    Dctcp = "dctcp" => dctcp::Dctcp, dctcp::DctcpKeys;
     /// E-FECN source: FECN that also reacts to BCN00.
     Efecn = "efecn" => fecn::Fecn, fecn::EfecnKeys;
     /// The worked example of "How to add a model" (unit tests only).
