@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -122,6 +122,50 @@ class Results:
     def rates(self) -> pd.DataFrame:
         """Rate changes of queue pairs (congestion control): time, flow, rate."""
         return self.table("rates")
+
+    # -- analysis (dcsim.analysis) ----------------------------------------------
+
+    def aggregate(self) -> Dict[str, float]:
+        """Aggregate delivered goodput (total and steady), host capacity, Gb/s."""
+        from . import analysis
+
+        return analysis.aggregate(self)
+
+    def link_utilization(self) -> pd.DataFrame:
+        """Per port (link direction): kind, rate, utilisation, data Gb/s."""
+        from . import analysis
+
+        return analysis.link_utilization(self)
+
+    def pause_by_port(self) -> pd.DataFrame:
+        """Per (port, priority): PFC paused time and fraction of the run."""
+        from . import analysis
+
+        return analysis.pause_by_port(self)
+
+    def pause_by_switch(self) -> pd.DataFrame:
+        """Per node ever paused: paused time summed over its ports, pause fraction."""
+        from . import analysis
+
+        return analysis.pause_by_switch(self)
+
+    def fct_by_group(self, percentiles: Sequence[float] = (50, 95, 99)) -> pd.DataFrame:
+        """FCT and slowdown statistics per traffic group (finite flows)."""
+        from . import analysis
+
+        return analysis.fct_by_group(self, percentiles)
+
+    def fct_by_size(self, *, bins: Optional[int] = None, share: float = 0.05,
+                    edges: Optional[Sequence[float]] = None,
+                    percentiles: Sequence[float] = (50, 95, 99), by_group: bool = True) -> pd.DataFrame:
+        """Slowdown percentiles per flow-size bin and traffic group, with the flow count
+        per bin: equal-count bins of ``share`` (5 %) of the flows by default, ``bins=N``
+        equal-count bins, or fixed size ``edges`` (bytes). See
+        ``dcsim.analysis.fct_by_size``."""
+        from . import analysis
+
+        return analysis.fct_by_size(self, bins=bins, share=share, edges=edges,
+                                    percentiles=percentiles, by_group=by_group)
 
     # -- output -------------------------------------------------------------------
 
