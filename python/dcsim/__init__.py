@@ -1,10 +1,13 @@
 """dcsim: a packet-level simulator of lossless datacenter networks (RoCEv2, PFC).
 
     import dcsim
-    res = dcsim.run("scenarios/incast.toml", overrides=["switch.pfc.xoff=100KiB"])
+    res = dcsim.run("scenarios/seed000_parking_lot_pfc.toml",
+                    overrides=["switch.arbitration=per_flow"])
     res.flows            # pandas DataFrame
     res.summary          # dict
-    res.write("out/incast")
+    res.fct_by_size()    # slowdown percentiles per flow-size bin
+    res.write("out/seed000")
+    dcsim.load_run("out/seed000")   # the same Results, read back
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any, Iterable, Mapping, Optional, Union
 
 from . import _native
 from ._native import DcsimError, ScenarioError, SimulationError
-from .results import Results
+from .results import Results, load_run
 from .scenario import Scenario
 from .sweeps import jain, sweep
 
@@ -30,6 +33,7 @@ __all__ = [
     "__version__",
     "load",
     "loads",
+    "load_run",
     "run",
     "sweep",
     "jain",

@@ -2,6 +2,8 @@
 
     dcsim run SCENARIO [--out DIR] [--set path=value ...] [--csv] [--quiet]
     dcsim validate SCENARIO [--set path=value ...]
+    dcsim sweep SCENARIO --grid path=v1,v2 [--out FILE]
+    dcsim plot [fct] RUN_DIR... [--queue NODE:PEER] [--out FILE]
     dcsim bench
 
 Errors are one line, ``error: path: reason``, on stderr with exit status 1; Ctrl-C exits
@@ -69,8 +71,16 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--per-flow", action="store_true", help="add each flow's steady-state goodput")
     w.set_defaults(func=cmd_sweep)
 
-    pl = sub.add_parser("plot", help="PNG of source rates and a queue over time, one column per run")
-    pl.add_argument("runs", nargs="+", metavar="RUN_DIR", help="output directories of `dcsim run`")
+    pl = sub.add_parser("plot", help="PNG of source rates and a queue over time (or, with `fct`, "
+                                     "slowdown per flow-size bin), one column per run",
+                        description="dcsim plot RUN_DIR... draws rates and a queue; "
+                                    "dcsim plot fct RUN_DIR... draws FCT slowdown per flow-size bin.")
+    pl.add_argument("runs", nargs="+", metavar="RUN_DIR",
+                    help="output directories of `dcsim run`, after `fct` for the FCT figure")
+    pl.add_argument("--percentiles", metavar="P,P,...", default="50,95,99",
+                    help="fct: slowdown percentiles to draw (default 50,95,99)")
+    pl.add_argument("--edges", metavar="BYTES,BYTES,...",
+                    help="fct: fixed flow-size bin edges in bytes instead of bins of 5 %% of the flows")
     pl.add_argument("--queue", metavar="NODE:PEER", help="the egress queue to plot, e.g. CS:DU")
     pl.add_argument("--title", dest="titles", action="append", help="column titles (one per run)")
     pl.add_argument("--out", metavar="FILE", default="dcsim.png", help="PNG file (default dcsim.png)")
@@ -192,11 +202,23 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot
 
-    if args.titles and len(args.titles) != len(args.runs):
+    runs = list(args.runs)
+    fct = runs[0] == "fct" and not Path("fct").is_dir()
+    if fct:
+        runs = runs[1:]
+        if not runs:
+            print("error: dcsim plot fct: give at least one run directory", file=sys.stderr)
+            return EXIT_USAGE
+    if args.titles and len(args.titles) != len(runs):
         print("error: --title: give one per run", file=sys.stderr)
         return EXIT_USAGE
     try:
-        path = plot.render(args.runs, args.out, args.queue, args.titles)
+        if fct:
+            pct = [float(x) for x in args.percentiles.split(",") if x.strip()]
+            edges = [float(x) for x in args.edges.split(",") if x.strip()] if args.edges else None
+            path = plot.render_fct(runs, args.out, args.titles, pct, edges)
+        else:
+            path = plot.render(runs, args.out, args.queue, args.titles)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

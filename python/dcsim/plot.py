@@ -1,61 +1,247 @@
-"""``dcsim plot``: source rates and a queue over time for one or more runs, side by side
-(one column per run), as PNG. The queue is the egress queue of NODE toward PEER."""
+"""``dcsim plot``: figures of run directories written by ``dcsim run``, as PNG.
+
+* ``dcsim plot RUN... [--queue NODE:PEER]``: per run (one column each, axes shared) the
+  sources' rates over time (or, for a run without rate changes, each flow's goodput
+  series), with the fair share (link rate / active flows) when every flow is long-lived
+  and goes to one receiver; below, an egress queue (NODE toward PEER; by default the
+  switch queue that grew largest) with Q_eq when ``[switch.l2cm]`` sets one.
+* ``dcsim plot fct RUN...``: slowdown percentiles per flow-size bin (``fct_by_size``),
+  one column per run, log axes shared.
+
+A figure with nothing to draw is an error (``NoData``), not an empty PNG.
+"""
 
 from __future__ import annotations
 
-import json
+import re
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+__all__ = ["NoData", "render", "render_fct"]
+
+#: Line styles and markers cycled together, so that lines drawn on top of each other
+#: stay distinguishable (dashes and markers of the lower line show through).
+STYLES: Sequence[Tuple[Any, str]] = (("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"),
+                                     ((0, (5, 1, 1, 1)), "v"), ((0, (1, 2)), "x"))
+MAX_LEGEND = 12
 
 
-def _load(run_dir: Path):
-    import pandas as pd
-
-    def table(name: str):
-        for ext in ("parquet", "csv"):
-            f = run_dir / f"{name}.{ext}"
-            if f.exists():
-                return pd.read_parquet(f) if ext == "parquet" else pd.read_csv(f)
-        raise FileNotFoundError(f"{run_dir}: no {name}.parquet or {name}.csv (run `dcsim run ... --out {run_dir}` first)")
-
-    summary = json.loads((run_dir / "summary.json").read_text())
-    return summary, table("flows"), table("rates"), table("samples"), table("ports")
+class NoData(ValueError):
+    """The runs given have nothing the figure could show."""
 
 
-def render(run_dirs: Sequence[str], out: str, queue: Optional[str] = None, titles: Optional[List[str]] = None) -> Path:
+def _load(run_dir: str) -> Any:
+    from .results import load_run
+
+    return load_run(run_dir)
+
+
+def _style(i: int, n_points: int) -> Dict[str, Any]:
+    ls, marker = STYLES[i % len(STYLES)]
+    # Markers at staggered positions, about 8 per line.
+    every = max(1, n_points // 8)
+    return {"linestyle": ls, "marker": marker, "markersize": 4,
+            "markevery": (min(i * max(1, every // len(STYLES)), max(0, n_points - 1)), every),
+            "linewidth": 1.2, "alpha": 0.9}
+
+
+_SIZE_UNITS = {"b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024 ** 2}
+
+
+def _size_bytes(v: Any) -> Optional[float]:
+    if isinstance(v, (int, float)):
+        return float(v)
+    m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]+)\s*", str(v))
+    if not m or m.group(2).lower() not in _SIZE_UNITS:
+        return None
+    return float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()]
+
+
+def _q_eq(res: Any) -> Optional[float]:
+    try:
+        l2 = res.scenario.to_dict().get("switch", {}).get("l2cm", {})
+    except Exception:  # noqa: BLE001 - the reference line is optional
+        return None
+    return _size_bytes(l2["q_eq"]) if "q_eq" in l2 else None
+
+
+def _fair_share(res: Any) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """(times ms, Gb/s): the receiver's link rate divided by the active flows, when all
+    flows are long-lived and go to one receiver; else None."""
+    f, ports = res.flows, res.ports
+    if not len(f) or (f["size_bytes"] >= 0).any() or f["dst"].nunique() != 1:
+        return None
+    link = ports[ports["node"] == f["dst"].iloc[0]]
+    if not len(link):
+        return None
+    rate = float(link["rate_bps"].iloc[0]) / 1e9
+    end = int(res.summary["duration_ps"])
+    start = f["start_ps"].astype("int64").to_numpy()
+    fin = f["finish_ps"].astype("int64").to_numpy()
+    stop = np.where(fin >= 0, fin, end)
+    times = np.unique(np.concatenate([start, stop, [end]]))
+    times = times[times <= end]
+    active = np.array([((start <= t) & (t < stop)).sum() for t in times])
+    share = np.where(active > 0, rate / np.maximum(active, 1), np.nan)
+    return times / 1e9, share
+
+
+def _rate_lines(res: Any) -> Tuple[str, List[Tuple[str, np.ndarray, np.ndarray]]]:
+    """The top panel's series: rate changes if any, else per-flow goodput bins."""
+    end_ms = res.summary["duration_ps"] / 1e9
+    names = {int(r.flow_id): f"{r.src}->{r.dst}" for r in res.flows.itertuples()}
+    # A rate holds until the flow's next change, its finish (or stop) or the end.
+    until = {int(r.flow_id): (r.finish_ps / 1e9 if r.finish_ps >= 0 else end_ms) for r in res.flows.itertuples()}
+    lines = []
+    rates = res.rates
+    if len(rates):
+        for fid, g in rates.groupby("flow_id"):
+            t = g["time_ps"].to_numpy(dtype=float) / 1e9
+            t = np.append(t, max(t[-1], min(end_ms, until.get(int(fid), end_ms))))
+            v = np.append(g["rate_gbps"].to_numpy(dtype=float), g["rate_gbps"].iloc[-1])
+            lines.append((names.get(int(fid), str(fid)), t, v))
+        return "source rate (Gb/s)", lines
+    gp = res.goodput
+    if len(gp):
+        for fid, g in gp.groupby("flow_id"):
+            lines.append((names.get(int(fid), str(fid)), g["time_ps"].to_numpy(dtype=float) / 1e9,
+                          g["gbps"].to_numpy(dtype=float)))
+        return "goodput (Gb/s)", lines
+    return "", []
+
+
+def _queue(res: Any, queue: Optional[str]) -> Optional[Tuple[str, np.ndarray, np.ndarray]]:
+    ports, samples = res.ports, res.samples
+    if queue:
+        node, _, peer = queue.partition(":")
+        sel = ports[(ports["node"] == node) & (ports["peer"] == peer)] if len(ports) else ports
+        if sel.empty:
+            raise ValueError(f"--queue {queue}: no port of {node} toward {peer}")
+    else:
+        if not len(samples):
+            return None
+        sampled = ports[ports["port_id"].isin(samples["port_id"].unique())]
+        if not len(sampled) or sampled["max_egress_bytes"].max() == 0:
+            return None
+        sel = sampled.loc[[sampled["max_egress_bytes"].idxmax()]]
+        node, peer = sel["node"].iloc[0], sel["peer"].iloc[0]
+    if not len(samples):
+        raise NoData(f"--queue {queue}: the run kept no queue samples (stats.sample_interval)")
+    pid = int(sel["port_id"].iloc[0])
+    q = samples[samples["port_id"] == pid].groupby("time_ps")["egress_bytes"].sum()
+    if not len(q):
+        raise NoData(f"--queue {queue}: no samples of that port (not a switch port?)")
+    return f"{node}->{peer}", q.index.to_numpy(dtype=float) / 1e9, q.to_numpy(dtype=float) / 1e3
+
+
+def _save(fig: Any, out: str) -> Path:
+    import matplotlib.pyplot as plt
+
+    path = Path(out)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    n = len(run_dirs)
-    fig, axes = plt.subplots(2, n, figsize=(5 * n, 6), squeeze=False, sharex="col")
-    for col, d in enumerate(run_dirs):
-        summary, flows, rates, samples, ports = _load(Path(d))
-        end_ms = summary["duration_ps"] / 1e9
+    return plt
+
+
+def render(run_dirs: Sequence[str], out: str, queue: Optional[str] = None,
+           titles: Optional[List[str]] = None) -> Path:
+    """Rates (or goodput) and a queue over time, one column per run; see the module."""
+    runs = [_load(d) for d in run_dirs]
+    tops = [_rate_lines(r) for r in runs]
+    queues = [_queue(r, queue) for r in runs]
+    if not any(lines for _, lines in tops) and not any(queues):
+        raise NoData("nothing to plot: the runs have no rate changes, goodput series or queue samples")
+    rows = 2 if any(queues) else 1
+    plt = _pyplot()
+    n = len(runs)
+    fig, axes = plt.subplots(rows, n, figsize=(4.5 * n + 1.5, 3.2 * rows), squeeze=False,
+                             sharex=True, sharey="row", layout="constrained")
+    for col, (res, (ylabel, lines), q) in enumerate(zip(runs, tops, queues)):
         ax = axes[0][col]
-        names = {int(r.flow_id): f"{r.src}->{r.dst}" for r in flows.itertuples()}
-        for fid, g in rates.groupby("flow_id"):
-            t = list(g.time_ps / 1e9) + [end_ms]
-            v = list(g.rate_gbps) + [g.rate_gbps.iloc[-1]]
-            ax.step(t, v, where="post", label=names.get(int(fid), str(fid)), linewidth=1)
-        ax.set_title(titles[col] if titles else summary.get("name", d))
-        ax.set_ylabel("source rate (Gb/s)")
-        if len(names) <= 8:
-            ax.legend(fontsize=7, loc="upper right")
-        ax = axes[1][col]
-        if queue:
-            node, _, peer = queue.partition(":")
-            sel = ports[(ports.node == node) & (ports.peer == peer)]
-            if sel.empty:
-                raise ValueError(f"--queue {queue}: no port of {node} toward {peer}")
-            pid = int(sel.port_id.iloc[0])
-            q = samples[samples.port_id == pid].groupby("time_ps").egress_bytes.sum()
-            ax.plot(q.index / 1e9, q.values / 1e3, linewidth=1)
-            ax.set_ylabel(f"queue {node}->{peer} (KB)")
-        ax.set_xlabel("time (ms)")
-    fig.tight_layout()
-    path = Path(out)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+        ax.set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))
+        for i, (label, t, v) in enumerate(lines):
+            ax.step(t, v, where="post", label=label, **_style(i, len(t)))
+        fair = _fair_share(res)
+        if fair is not None and lines:
+            ax.step(fair[0], fair[1], where="post", color="black", linewidth=1, linestyle=(0, (2, 2)),
+                    label="link rate / active flows")
+        if not lines:
+            ax.text(0.5, 0.5, "no rate or goodput data", ha="center", va="center", transform=ax.transAxes)
+        if col == 0 or ylabel != tops[col - 1][0]:
+            ax.set_ylabel(ylabel or "Gb/s")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        if lines and len(lines) <= MAX_LEGEND:
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08 if rows == 1 else -0.1),
+                      ncol=min(4, len(lines) + 1), frameon=False)
+        if rows == 2:
+            ax = axes[1][col]
+            if q is None:
+                ax.text(0.5, 0.5, "no queue samples", ha="center", va="center", transform=ax.transAxes)
+            else:
+                name, t, v = q
+                ax.plot(t, v, linewidth=1, label=f"queue {name}")
+                qeq = _q_eq(res)
+                if qeq is not None:
+                    ax.axhline(qeq / 1e3, color="black", linewidth=1, linestyle=(0, (2, 2)), label="Q_eq")
+                ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
+            if col == 0:
+                ax.set_ylabel("egress queue (KB)")
+            ax.set_ylim(bottom=0)
+            ax.grid(alpha=0.3)
+        axes[rows - 1][col].set_xlabel("time (ms)")
+    return _save(fig, out)
+
+
+def render_fct(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] = None,
+               percentiles: Sequence[float] = (50, 95, 99), edges: Optional[Sequence[float]] = None) -> Path:
+    """Slowdown percentiles per flow-size bin, one column per run, log-log, axes shared.
+    x is the largest flow size of the bin (its upper edge with ``edges``)."""
+    from .analysis import fct_by_size
+
+    runs = [_load(d) for d in run_dirs]
+    tables = [fct_by_size(r, edges=edges, percentiles=percentiles) for r in runs]
+    cols = [f"slowdown_p{p:g}".replace(".", "") for p in percentiles]
+    usable = [t[(t["finished"] > 0) & (t["size_hi"] > 0)] for t in tables]
+    if not any(len(t) for t in usable):
+        raise NoData("nothing to plot: no finished flow of finite size in "
+                     + ", ".join(str(d) for d in run_dirs))
+    plt = _pyplot()
+    n = len(runs)
+    fig, axes = plt.subplots(1, n, figsize=(4.5 * n + 1, 3.6), squeeze=False, sharex=True, sharey=True,
+                             layout="constrained")
+    for col, (res, t) in enumerate(zip(runs, usable)):
+        ax = axes[0][col]
+        ax.set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))
+        i = 0
+        groups = sorted(t["group"].unique())
+        for grp in groups:
+            g = t[t["group"] == grp]
+            for c, p in zip(cols, percentiles):
+                label = f"p{p:g}" + (f" group {grp}" if len(groups) > 1 else "")
+                ls, marker = STYLES[i % len(STYLES)]
+                ax.plot(g["size_hi"], g[c], linestyle=ls, marker=marker, markersize=4, linewidth=1.2, label=label)
+                i += 1
+        if not len(t):
+            ax.text(0.5, 0.5, "no finished flows", ha="center", va="center", transform=ax.transAxes)
+        else:
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(4, i), frameon=False)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3, which="both")
+        ax.set_xlabel("flow size (bytes, upper edge of the bin)")
+        if col == 0:
+            share = "fixed size bins" if edges is not None else "bins of 5 % of the flows"
+            ax.set_ylabel(f"FCT slowdown ({share})")
+    return _save(fig, out)

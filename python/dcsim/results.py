@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["Results", "TABLES", "column_to_array", "table_to_frame"]
+__all__ = ["Results", "TABLES", "column_to_array", "load_run", "table_to_frame"]
 
 #: Tables every run reports (some may be empty when their statistics are off).
 TABLES: Tuple[str, ...] = ("flows", "ports", "pfc_events", "samples", "goodput", "nodes", "links")
@@ -49,6 +49,23 @@ class Results:
         self.events: Optional[int] = raw.get("events")
         self.wall_s: Optional[float] = raw.get("wall_s")
         self.scenario = scenario
+
+    @classmethod
+    def from_frames(cls, frames: Mapping[str, pd.DataFrame], summary: Mapping[str, Any],
+                    scenario: Optional[Any] = None) -> "Results":
+        """Results from DataFrames already built (``load_run`` uses it)."""
+        res = cls({"tables": {}, "summary": dict(summary), "events": summary.get("events")},
+                  scenario=scenario)
+        for name, df in frames.items():
+            res._raw_tables[name] = {c: df[c].to_numpy() for c in df.columns}
+            res._frames[name] = df
+        return res
+
+    def equals(self, other: "Results") -> bool:
+        """Same tables (names, columns, dtypes, values; NaN equal to NaN) and summary."""
+        if self.names != other.names or self.summary != other.summary:
+            return False
+        return all(self.table(n).equals(other.table(n)) for n in self.names)
 
     # -- access -------------------------------------------------------------------
 
@@ -123,6 +140,50 @@ class Results:
         """Rate changes of queue pairs (congestion control): time, flow, rate."""
         return self.table("rates")
 
+    # -- analysis (dcsim.analysis) ----------------------------------------------
+
+    def aggregate(self) -> Dict[str, float]:
+        """Aggregate delivered goodput (total and steady), host capacity, Gb/s."""
+        from . import analysis
+
+        return analysis.aggregate(self)
+
+    def link_utilization(self) -> pd.DataFrame:
+        """Per port (link direction): kind, rate, utilisation, data Gb/s."""
+        from . import analysis
+
+        return analysis.link_utilization(self)
+
+    def pause_by_port(self) -> pd.DataFrame:
+        """Per (port, priority): PFC paused time and fraction of the run."""
+        from . import analysis
+
+        return analysis.pause_by_port(self)
+
+    def pause_by_switch(self) -> pd.DataFrame:
+        """Per node ever paused: paused time summed over its ports, pause fraction."""
+        from . import analysis
+
+        return analysis.pause_by_switch(self)
+
+    def fct_by_group(self, percentiles: Sequence[float] = (50, 95, 99)) -> pd.DataFrame:
+        """FCT and slowdown statistics per traffic group (finite flows)."""
+        from . import analysis
+
+        return analysis.fct_by_group(self, percentiles)
+
+    def fct_by_size(self, *, bins: Optional[int] = None, share: float = 0.05,
+                    edges: Optional[Sequence[float]] = None,
+                    percentiles: Sequence[float] = (50, 95, 99), by_group: bool = True) -> pd.DataFrame:
+        """Slowdown percentiles per flow-size bin and traffic group, with the flow count
+        per bin: equal-count bins of ``share`` (5 %) of the flows by default, ``bins=N``
+        equal-count bins, or fixed size ``edges`` (bytes). See
+        ``dcsim.analysis.fct_by_size``."""
+        from . import analysis
+
+        return analysis.fct_by_size(self, bins=bins, share=share, edges=edges,
+                                    percentiles=percentiles, by_group=by_group)
+
     # -- output -------------------------------------------------------------------
 
     def write(self, out_dir: Union[str, "os.PathLike[str]"], fmt: str = "parquet") -> Dict[str, Path]:
@@ -180,3 +241,36 @@ def _json_default(o: Any) -> Any:
     if hasattr(o, "item"):
         return o.item()
     raise TypeError(f"{type(o).__name__} is not JSON serializable")
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    if path.suffix == ".parquet":
+        df = pd.read_parquet(path, engine="pyarrow")
+    else:
+        df = pd.read_csv(path, keep_default_na=False, na_values=["", "NaN", "nan"])
+    return df
+
+
+def load_run(run_dir: Union[str, "os.PathLike[str]"]) -> Results:
+    """The ``Results`` of a run directory written by ``dcsim run`` or ``Results.write``:
+    every table file (``.parquet`` or ``.csv``), ``summary.json`` and, if present,
+    ``scenario.toml`` as ``res.scenario``. From Parquet the tables are equal to the run's,
+    dtypes included; CSV keeps the values but not the unsigned integer types."""
+    d = Path(run_dir)
+    summary_file = d / "summary.json"
+    if not summary_file.is_file():
+        raise FileNotFoundError(2, "not a run directory (no summary.json)", str(d))
+    summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    found: Dict[str, Path] = {}
+    for p in sorted(d.iterdir()):
+        if p.suffix in (".parquet", ".csv") and p.stem not in found:
+            found[p.stem] = p
+    order = [t for t in TABLES if t in found] + [t for t in found if t not in TABLES]
+    frames = {name: _read_table(found[name]) for name in order}
+    scenario = None
+    sc_file = d / "scenario.toml"
+    if sc_file.is_file():
+        from .scenario import Scenario
+
+        scenario = Scenario.from_file(sc_file)
+    return Results.from_frames(frames, summary, scenario)

@@ -25,16 +25,30 @@ def jain(xs: Sequence[float]) -> float:
 
 
 def metrics(res: Any, per_flow: bool = False) -> Dict[str, Any]:
-    """The summary numbers of one run that a sweep reports."""
-    f = res.flows
+    """The summary numbers of one run that a sweep reports (see ``dcsim.analysis``).
+
+    Goodput is the aggregate delivered goodput (payload delivered / run time), never a
+    sum of per-flow goodputs over their own lifetimes. Per-flow goodput aggregates
+    (min, max, Jain's index) cover the long-lived flows only and are left out when there
+    are none; FCT and slowdown columns are per traffic group (suffix ``_g<i>``)."""
+    from . import analysis
+
     c = res.summary["counters"]
-    lat = res.summary["latency_ns"]
-    g = list(f["goodput_steady_gbps"]) if len(f) else []
-    row: Dict[str, Any] = {
-        "goodput_total_gbps": sum(x for x in g if not math.isnan(x)),
-        "goodput_min_gbps": min(g) if g else float("nan"),
-        "goodput_max_gbps": max(g) if g else float("nan"),
-        "jain": jain(g),
+    lat = res.summary.get("latency_ns") or {}
+    row: Dict[str, Any] = dict(analysis.aggregate(res))
+    util = analysis.link_utilization(res)
+    row["link_util_max"] = float(util["utilization"].max()) if len(util) else float("nan")
+    fabric = util[util["kind"] != "host"] if len(util) else util
+    row["link_util_mean"] = float(fabric["utilization"].mean()) if len(fabric) else float("nan")
+    ports = res.ports
+    dur = res.summary["duration_ps"]
+    row["paused_ps_total"] = int(ports["paused_ps"].sum()) if len(ports) else 0
+    row["pause_fraction_max"] = float(ports["paused_fraction"].max()) if len(ports) else 0.0
+    row["pause_fraction_mean"] = (row["paused_ps_total"] / (len(ports) * dur)) if len(ports) and dur else 0.0
+    ll = analysis.long_lived_goodput(res)
+    if ll is not None:
+        row.update(ll)
+    row.update({
         "drops": c["drops_total"],
         "pfc_xoff": c["pfc_xoff_sent"],
         "ecn_marked": c.get("ecn_marked", 0),
@@ -42,12 +56,19 @@ def metrics(res: Any, per_flow: bool = False) -> Dict[str, Any]:
         "flows_finished": c["flows_finished"],
         "latency_p50_ns": lat.get("p50"),
         "latency_p99_ns": lat.get("p99"),
-    }
-    done = f[f["fct_ps"] > 0] if len(f) else f
-    if len(done):
-        row["slowdown_mean"] = float(done["slowdown"].mean())
-        row["slowdown_p99"] = float(done["slowdown"].quantile(0.99))
+    })
+    for g in analysis.fct_by_group(res).itertuples(index=False):
+        k = f"_g{g.group}"
+        row["flows" + k] = g.flows
+        row["finished" + k] = g.finished
+        row["fct_p50_us" + k] = g.fct_p50_us
+        row["fct_p99_us" + k] = g.fct_p99_us
+        row["slowdown_mean" + k] = g.slowdown_mean
+        row["slowdown_p50" + k] = g.slowdown_p50
+        row["slowdown_p95" + k] = g.slowdown_p95
+        row["slowdown_p99" + k] = g.slowdown_p99
     if per_flow:
+        f = res.flows
         for r in f.itertuples(index=False):
             row[f"goodput_{r.src}->{r.dst}"] = r.goodput_steady_gbps
     return row
@@ -80,8 +101,10 @@ def run_points(scenario: Any, grid: Mapping[str, Sequence[Any]], overrides: Sequ
 
 def sweep(scenario: Any, grid: Mapping[str, Sequence[Any]], *, overrides: Sequence[str] = (), per_flow: bool = False):
     """Runs ``scenario`` once per point of ``grid`` (setting path -> values) and returns a
-    DataFrame: the point's settings, goodput total / min / max, Jain's index, drops, PFC,
-    ECN and CNP counts, latency percentiles and slowdowns, and an ``error`` column."""
+    DataFrame: the point's settings, the columns of ``metrics`` (aggregate goodput, link
+    utilisation, PFC pause time, long-lived flows' goodput spread, drops, PFC, ECN and
+    CNP counts, latency percentiles, FCT and slowdowns per traffic group) and an
+    ``error`` column (empty for a point that ran)."""
     import pandas as pd
 
     return pd.DataFrame(run_points(scenario, grid, overrides, per_flow))
@@ -109,32 +132,53 @@ def parse_grid(specs: Sequence[str]) -> Dict[str, List[Any]]:
 
 
 def cli(scenario: str, grid_specs: Sequence[str], overrides: Sequence[str], out: Optional[str], per_flow: bool) -> int:
+    """``dcsim sweep``: every point runs, even after a failure; rows are written as they
+    come (the header is taken from the first point that ran, so the failed points before
+    it wait for it). Returns 1 if any point failed, 0 otherwise."""
     grid = parse_grid(grid_specs)
     n = 1
     for v in grid.values():
         n *= len(v)
     fh = open(out, "w", newline="") if out else sys.stdout
     writer: Optional[csv.DictWriter] = None
+    pending: List[Dict[str, Any]] = []
     done = [0]
     failed = [0]
 
+    def start(fields: List[str]) -> csv.DictWriter:
+        if "error" in fields:
+            fields = [f for f in fields if f != "error"] + ["error"]
+        w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        return w
+
     def on_row(row: Dict[str, Any]) -> None:
         nonlocal writer
-        if writer is None:
-            writer = csv.DictWriter(fh, fieldnames=list(row), extrasaction="ignore")
-            writer.writeheader()
-        writer.writerow(row)
-        fh.flush()
         done[0] += 1
         failed[0] += bool(row["error"])
+        if writer is None and row["error"]:
+            pending.append(row)
+        else:
+            if writer is None:
+                writer = start(list(row))
+            for r in pending + [row]:
+                writer.writerow(r)
+            pending.clear()
+            fh.flush()
         print(f"\rsweep: {done[0]}/{n} points", end="", file=sys.stderr, flush=True)
 
     try:
         run_points(scenario, grid, overrides, per_flow, on_row)
     finally:
+        if pending:
+            if writer is None:
+                writer = start(list(pending[0]))
+            for r in pending:
+                writer.writerow(r)
         print(file=sys.stderr)
         if out:
             fh.close()
     if failed[0]:
         print(f"{failed[0]} of {n} points failed (see the error column)", file=sys.stderr)
-    return 1 if failed[0] == n else 0
+        return 1
+    return 0

@@ -1,0 +1,287 @@
+"""Analysis of one run's tables: aggregate goodput, link utilisation, PFC pause time,
+flow completion times per traffic group and per flow-size bin.
+
+Every function takes a ``Results`` (or anything with the same tables and summary) and
+computes from the tables the engine wrote; nothing here changes them. The same
+functions are methods of ``Results`` (``res.goodput_total()``, ``res.fct_by_size()``, ...)
+and feed the rows of ``dcsim sweep``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Optional, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DEFAULT_PERCENTILES",
+    "aggregate",
+    "fct_by_group",
+    "fct_by_size",
+    "host_capacity_gbps",
+    "link_utilization",
+    "long_lived_goodput",
+    "pause_by_port",
+    "pause_by_switch",
+]
+
+#: Slowdown percentiles reported when none are asked for.
+DEFAULT_PERCENTILES: Sequence[float] = (50, 95, 99)
+
+
+def _duration_ps(res: Any) -> int:
+    return int(res.summary["duration_ps"])
+
+
+def _kinds(res: Any) -> Dict[str, str]:
+    nodes = res.nodes
+    if not len(nodes):
+        return {}
+    return dict(zip(nodes["name"], nodes["kind"]))
+
+
+def _one_row_per_port(ports: pd.DataFrame) -> pd.DataFrame:
+    """``ports`` has a row per (port, priority); per-port columns repeat on each."""
+    return ports.drop_duplicates("port_id") if len(ports) else ports
+
+
+# -- goodput and utilisation ----------------------------------------------------------
+
+def host_capacity_gbps(res: Any) -> float:
+    """Sum of the host links' rates, Gb/s: what all hosts together can receive (and
+    send). Delivered goodput can never exceed it."""
+    ports = _one_row_per_port(res.ports)
+    if not len(ports):
+        return 0.0
+    kinds = _kinds(res)
+    hosts = ports[ports["node"].map(kinds) == "host"]
+    return float(hosts["rate_bps"].sum()) / 1e9
+
+
+def _steady_bytes(res: Any) -> float:
+    """Payload delivered at or after ``stats.steady_start``, all flows: each flow's
+    ``goodput_steady_gbps`` times its steady interval (NaN: an empty interval, 0 B)."""
+    f = res.flows
+    if not len(f):
+        return 0.0
+    steady = int(res.summary.get("steady_start_ps") or 0)
+    end = _duration_ps(res)
+    fin = f["finish_ps"].astype("int64").to_numpy()
+    stop = np.where((fin >= 0) & (fin < end), fin, end)
+    begin = np.maximum(f["start_ps"].astype("int64").to_numpy(), steady)
+    span_s = np.clip(stop - begin, 0, None) / 1e12
+    g = f["goodput_steady_gbps"].to_numpy(dtype=float)
+    return float(np.nansum(np.where(span_s > 0, g, 0.0) * span_s) * 1e9 / 8)
+
+
+def aggregate(res: Any) -> Dict[str, float]:
+    """Aggregate delivered goodput and what bounds it, Gb/s:
+
+    * ``goodput_total_gbps``: payload delivered in order, all flows, divided by the run
+      time (``counters.payload_bytes_delivered x 8 / duration``);
+    * ``goodput_steady_gbps``: payload delivered at or after ``stats.steady_start``
+      divided by ``duration - steady_start`` (equal to the above without steady_start);
+    * ``host_capacity_gbps``: the sum of the host links' rates;
+    * ``goodput_fraction``: ``goodput_total_gbps / host_capacity_gbps``.
+    """
+    dur = _duration_ps(res)
+    delivered = float(res.summary["counters"]["payload_bytes_delivered"])
+    total = delivered * 8 / (dur / 1e12) / 1e9 if dur > 0 else float("nan")
+    steady = int(res.summary.get("steady_start_ps") or 0)
+    window = dur - steady
+    steady_gbps = _steady_bytes(res) * 8 / (window / 1e12) / 1e9 if window > 0 else float("nan")
+    cap = host_capacity_gbps(res)
+    return {
+        "goodput_total_gbps": total,
+        "goodput_steady_gbps": steady_gbps,
+        "host_capacity_gbps": cap,
+        "goodput_fraction": total / cap if cap > 0 else float("nan"),
+    }
+
+
+def link_utilization(res: Any) -> pd.DataFrame:
+    """One row per port (one direction of a link): ``node``, ``peer``, ``kind``
+    (``host`` for a host's uplink, ``down`` for a switch port toward a host, ``fabric``
+    between switches), ``rate_gbps``, ``utilization`` (wire bytes, preamble/IFG
+    included, over rate x duration) and ``data_gbps`` (data frame bytes over the run)."""
+    ports = _one_row_per_port(res.ports)
+    cols = ["port_id", "node", "peer", "kind", "rate_gbps", "utilization", "data_gbps"]
+    if not len(ports):
+        return pd.DataFrame(columns=cols)
+    kinds = _kinds(res)
+    dur_s = _duration_ps(res) / 1e12
+    data_bytes = res.ports.groupby("port_id")["tx_bytes"].sum()
+    out = pd.DataFrame({
+        "port_id": ports["port_id"].to_numpy(),
+        "node": ports["node"].to_numpy(),
+        "peer": ports["peer"].to_numpy(),
+    })
+    node_kind = out["node"].map(kinds)
+    peer_kind = out["peer"].map(kinds)
+    out["kind"] = np.where(node_kind == "host", "host", np.where(peer_kind == "host", "down", "fabric"))
+    out["rate_gbps"] = ports["rate_bps"].to_numpy(dtype=float) / 1e9
+    out["utilization"] = ports["utilization"].to_numpy(dtype=float)
+    out["data_gbps"] = data_bytes.reindex(out["port_id"]).to_numpy(dtype=float) * 8 / dur_s / 1e9 if dur_s > 0 else np.nan
+    return out[cols]
+
+
+# -- PFC -------------------------------------------------------------------------------
+
+def pause_by_port(res: Any) -> pd.DataFrame:
+    """One row per (port, priority): how long its transmitter was paused by PFC
+    (``paused_ps``, ``paused_fraction`` of the run) and the XOFF frames it received."""
+    p = res.ports
+    cols = ["node", "peer", "port", "priority", "paused_ps", "paused_fraction", "pfc_xoff_received"]
+    if not len(p):
+        return pd.DataFrame(columns=cols)
+    return p[cols].reset_index(drop=True)
+
+
+def pause_by_switch(res: Any) -> pd.DataFrame:
+    """One row per node whose ports were paused (switches and hosts): ``paused_ps``
+    summed over its (port, priority) rows, ``pause_fraction`` = that sum over
+    (rows x duration), the largest ``paused_fraction`` of one of its rows, and the XOFF
+    frames its ports received. Nodes never paused are left out."""
+    p = res.ports
+    cols = ["node", "kind", "paused_ps", "pause_fraction", "max_port_pause_fraction", "pfc_xoff_received"]
+    if not len(p):
+        return pd.DataFrame(columns=cols)
+    dur = _duration_ps(res)
+    g = p.groupby("node", sort=False)
+    out = pd.DataFrame({
+        "paused_ps": g["paused_ps"].sum(),
+        "rows": g.size(),
+        "max_port_pause_fraction": g["paused_fraction"].max(),
+        "pfc_xoff_received": g["pfc_xoff_received"].sum(),
+    })
+    out["pause_fraction"] = out["paused_ps"] / (out["rows"] * dur) if dur > 0 else np.nan
+    out = out[out["paused_ps"] > 0].reset_index()
+    out["kind"] = out["node"].map(_kinds(res))
+    return out[cols].sort_values("paused_ps", ascending=False, kind="stable").reset_index(drop=True)
+
+
+# -- flows -----------------------------------------------------------------------------
+
+def long_lived_goodput(res: Any) -> Optional[Dict[str, float]]:
+    """Steady-state goodput of the long-lived flows (``size = "inf"``): min, max, mean
+    and Jain's index. ``None`` when the run has no long-lived flow with a non-empty
+    steady interval: the per-flow goodput of a finite flow depends on its size and
+    lifetime, so an aggregate of those says nothing about fairness."""
+    from .sweeps import jain
+
+    f = res.flows
+    if not len(f):
+        return None
+    g = f.loc[f["size_bytes"] < 0, "goodput_steady_gbps"].to_numpy(dtype=float)
+    g = g[~np.isnan(g)]
+    if not len(g):
+        return None
+    return {
+        "flows_long_lived": int(len(g)),
+        "goodput_min_gbps": float(g.min()),
+        "goodput_max_gbps": float(g.max()),
+        "goodput_mean_gbps": float(g.mean()),
+        "jain": jain(list(g)),
+    }
+
+
+def _pct_name(p: float) -> str:
+    return f"p{p:g}".replace(".", "")
+
+
+def _finite(f: pd.DataFrame) -> pd.DataFrame:
+    return f[f["size_bytes"] >= 0]
+
+
+def fct_by_group(res: Any, percentiles: Sequence[float] = DEFAULT_PERCENTILES) -> pd.DataFrame:
+    """Per traffic group (``[[traffic]]`` entry) of finite flows: ``flows``,
+    ``finished``, FCT mean and percentiles in microseconds (``fct_mean_us``,
+    ``fct_p50_us`` ...) and slowdown mean and percentiles, over the finished flows.
+    Long-lived flows have no FCT and are left out."""
+    f = _finite(res.flows) if len(res.flows) else res.flows
+    rows = []
+    if len(f):
+        for grp, g in f.groupby("group", sort=True):
+            done = g[g["fct_ps"] >= 0]
+            row: Dict[str, Any] = {"group": int(grp), "flows": int(len(g)), "finished": int(len(done))}
+            fct_us = done["fct_ps"].to_numpy(dtype=float) / 1e6
+            sd = done["slowdown"].to_numpy(dtype=float)
+            row["fct_mean_us"] = float(fct_us.mean()) if len(done) else math.nan
+            for p in percentiles:
+                row[f"fct_{_pct_name(p)}_us"] = float(np.percentile(fct_us, p)) if len(done) else math.nan
+            row["slowdown_mean"] = float(sd.mean()) if len(done) else math.nan
+            for p in percentiles:
+                row[f"slowdown_{_pct_name(p)}"] = float(np.percentile(sd, p)) if len(done) else math.nan
+            rows.append(row)
+    cols = ["group", "flows", "finished", "fct_mean_us"] + [f"fct_{_pct_name(p)}_us" for p in percentiles] \
+        + ["slowdown_mean"] + [f"slowdown_{_pct_name(p)}" for p in percentiles]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def fct_by_size(
+    res: Any,
+    *,
+    bins: Optional[int] = None,
+    share: float = 0.05,
+    edges: Optional[Sequence[float]] = None,
+    percentiles: Sequence[float] = DEFAULT_PERCENTILES,
+    by_group: bool = True,
+) -> pd.DataFrame:
+    """Slowdown percentiles per flow-size bin, as FCT studies publish them.
+
+    By default the finite flows of each traffic group are sorted by size and cut into
+    bins holding an equal count of flows, ``share`` of them each (5 %: 20 bins, the
+    convention of the HPCC study); ``bins=N`` asks for N equal-count bins instead. With
+    ``edges=[e0, e1, ...]`` (bytes) the bins are fixed size ranges ``(e_i, e_i+1]``
+    instead, the first one starting at 0; flows above the last edge are left out.
+    ``by_group=False`` pools all groups (``group`` is then -1).
+
+    One row per (group, bin): ``group``, ``bin``, ``size_lo`` and ``size_hi`` (smallest
+    and largest flow size in the bin, or the bin's edges), ``flows`` (flows in the bin),
+    ``finished``, and ``slowdown_mean`` plus one ``slowdown_pNN`` column per percentile
+    (NumPy's linear interpolation) over the finished flows of the bin. Unfinished flows
+    count in ``flows`` but have no slowdown; compare ``finished`` with ``flows`` before
+    reading the tail. Long-lived flows are left out."""
+    if edges is not None and bins is not None:
+        raise ValueError("fct_by_size: give bins or edges, not both")
+    if bins is None:
+        if not 0 < share <= 1:
+            raise ValueError(f"fct_by_size: share must be in (0, 1], not {share}")
+        bins = max(1, int(round(1 / share)))
+    if bins < 1:
+        raise ValueError(f"fct_by_size: bins must be at least 1, not {bins}")
+    pct_cols = [f"slowdown_{_pct_name(p)}" for p in percentiles]
+    cols = ["group", "bin", "size_lo", "size_hi", "flows", "finished", "slowdown_mean"] + pct_cols
+    f = _finite(res.flows) if len(res.flows) else res.flows
+    if not len(f):
+        return pd.DataFrame(columns=cols)
+    groups = f.groupby("group", sort=True) if by_group else [(-1, f)]
+    rows = []
+    for grp, g in groups:
+        g = g.sort_values(["size_bytes", "flow_id"], kind="stable")
+        parts = []
+        if edges is not None:
+            e = [0.0] + sorted(float(x) for x in edges)
+            size = g["size_bytes"].to_numpy(dtype=float)
+            for i in range(1, len(e)):
+                sel = g[(size > e[i - 1]) & (size <= e[i])] if i > 1 else g[size <= e[i]]
+                parts.append((e[i - 1], e[i], sel))
+        else:
+            n = min(bins, len(g))
+            for idx in np.array_split(np.arange(len(g)), n):
+                sel = g.iloc[idx]
+                parts.append((float(sel["size_bytes"].min()), float(sel["size_bytes"].max()), sel))
+        for i, (lo, hi, sel) in enumerate(parts):
+            done = sel[sel["fct_ps"] >= 0]
+            sd = done["slowdown"].to_numpy(dtype=float)
+            row: Dict[str, Any] = {
+                "group": int(grp), "bin": i, "size_lo": lo, "size_hi": hi,
+                "flows": int(len(sel)), "finished": int(len(done)),
+                "slowdown_mean": float(sd.mean()) if len(sd) else math.nan,
+            }
+            for p, c in zip(percentiles, pct_cols):
+                row[c] = float(np.percentile(sd, p)) if len(sd) else math.nan
+            rows.append(row)
+    return pd.DataFrame(rows, columns=cols)
