@@ -12,6 +12,7 @@ use crate::plan::Plan;
 
 pub mod build;
 pub mod cdf;
+pub mod limits;
 pub mod overrides;
 pub mod schema;
 pub mod topology;
@@ -26,7 +27,7 @@ mod tests;
 /// against the scenario file's directory.
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<Plan> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Io { path: path.display().to_string(), msg: e.to_string() })?;
+        .map_err(|e| Error::io(path.display().to_string(), e.to_string()))?;
     let base = path.parent().unwrap_or_else(|| Path::new("."));
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into());
     load_inner(&text, base, overrides, &stem)
