@@ -1,5 +1,5 @@
 //! Inputs that used to panic, hang or abort, each now an error naming its field (issue:
-//! "no panic, hang or abort on any input") and the memory limit.
+//! "no panic, hang or abort on any input"), the memory limit, and the run's own checks.
 
 use std::path::Path;
 
@@ -107,6 +107,7 @@ fn a_rate_whose_frames_take_no_time_is_refused() {
     // The largest rate runs, and its clock advances.
     let plan = load(&FAT_TREE.replace("100Gbps", "8Tbps")).unwrap();
     let r = dcsim::sim::run(&plan).unwrap();
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
     assert_eq!(r.summary["counters"]["flows_finished"], 1);
 }
 
