@@ -122,3 +122,30 @@ fn errors_quote_values_on_one_line() {
     let e = load_err(&FAT_TREE.replace("delay = \"1us\"", "delay = \"1u\\ns\""));
     assert!(e.starts_with("topology.delay: ") && e.contains(r#""1u\ns""#), "{e}");
 }
+
+#[test]
+fn referenced_files_are_read_only_as_text() {
+    let dir = std::env::temp_dir().join(format!("dcsim-rel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bin.txt"), b"3 1 2\n\x00\x01\x02").unwrap();
+    std::fs::write(dir.join("latin1.txt"), b"3 1 2\n\xe9\n").unwrap();
+    let hpcc = |file: &str| format!("[simulation]\nduration = \"10us\"\n[topology]\ntype = \"hpcc\"\nfile = {file:?}\n");
+    let load_in = |text: &str| load_str(text, &dir, &[]).map(|_| ()).unwrap_err().to_string();
+    let cases = [
+        (dir.to_str().unwrap().to_string(), "is a directory, not a file"),
+        ("/dev/zero".to_string(), "is not a regular file"),
+        ("bin.txt".to_string(), "is a binary file, not text (NUL byte at offset 6)"),
+        ("latin1.txt".to_string(), "is not UTF-8 text (invalid byte at offset 6)"),
+        ("missing.txt".to_string(), "cannot read"),
+    ];
+    for (file, want) in cases {
+        let e = load_in(&hpcc(&file));
+        assert!(e.starts_with("topology.file: ") && e.contains(want), "{file}: {e}");
+    }
+    let csv = "[simulation]\nduration = \"10us\"\n[topology]\ntype = \"star\"\nhosts = 2\nrate = \"1Gbps\"\ndelay = \"1us\"\n\
+               [[traffic]]\ntype = \"csv\"\nfile = \"/dev/zero\"\n";
+    assert!(load_in(csv).starts_with("traffic[0].file: '/dev/zero' is not a regular file"));
+    let e = dcsim::scenario::load_file(Path::new("/dev/zero"), &[]).unwrap_err().to_string();
+    assert!(e.contains("is not a regular file"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

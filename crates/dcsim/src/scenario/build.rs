@@ -658,8 +658,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                 let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
                 let path = resolve(base_dir, &s.file);
                 let origin = format!("{p}.file");
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| Error::scenario(&origin, format!("cannot read '{}': {e}", path.display())))?;
+                let text = crate::scenario::read_text(&path).map_err(|m| Error::scenario(&origin, m))?;
                 room(flows.len(), text.lines().count() as u64, &origin)?;
                 flows.extend(traffic::parse_csv(&text, &idx, prio, g, &origin)?);
             }
@@ -677,8 +676,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                 }
                 let path = resolve(base_dir, &s.file);
                 let origin = format!("{p}.file");
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| Error::scenario(&origin, format!("cannot read '{}': {e}", path.display())))?;
+                let text = crate::scenario::read_text(&path).map_err(|m| Error::scenario(&origin, m))?;
                 let cdf = parse_cdf(&text, unit as f64, s.cdf_percent).map_err(|m| Error::scenario(&origin, m))?;
                 let reading = match s.format {
                     Some(CdfFormatSpec::Interpolated) => CdfReading::Interpolated,

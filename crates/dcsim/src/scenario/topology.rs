@@ -345,8 +345,7 @@ pub fn parse_hpcc(text: &str, origin: &str) -> Result<Topology> {
 
 /// Reads and parses an HPCC topology file.
 pub fn hpcc_file(path: &Path, origin: &str) -> Result<Topology> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::scenario(origin, format!("cannot read '{}': {e}", path.display())))?;
+    let text = crate::scenario::read_text(path).map_err(|m| Error::scenario(origin, m))?;
     parse_hpcc(&text, origin)
 }
 
