@@ -169,7 +169,11 @@ fn scale(rng: &mut Rng, v: &mut Value, depth: u32) {
 
 /// `Ok(true)` (loaded and ran), `Ok(false)` (a clean error) or why the case fails.
 fn check_case(text: &str, base: &Path) -> Result<bool, String> {
-    let overrides = ["simulation.memory_limit=\"256MiB\"".to_string()];
+    // 256 MiB, and log caps that fit in it (unless a mutation removed [stats]).
+    let mut overrides = vec!["simulation.memory_limit=\"256MiB\"".to_string()];
+    if !text.contains("max_rows") {
+        overrides.push("stats.max_rows=100000".to_string());
+    }
     let loaded = catch_unwind(AssertUnwindSafe(|| dcsim::scenario::load_str(text, base, &overrides)))
         .map_err(|p| format!("panic while loading: {}", panic_text(&p)))?;
     let mut plan = match loaded {

@@ -149,3 +149,11 @@ fn referenced_files_are_read_only_as_text() {
     assert!(e.contains("is not a regular file"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn log_caps_must_fit_the_memory_limit() {
+    let e = load_err(&FAT_TREE.replace("[[traffic]]", "[stats]\nmax_rows = 1000000000000\n[[traffic]]"));
+    assert!(e.starts_with("stats.max_rows: 1000000000000 rows could need about ") && e.contains("the limit is 16.00 GiB"), "{e}");
+    let e = load_err(&FAT_TREE.replace("[[traffic]]", "[stats]\nmax_pfc_events = 1000000000000\n[[traffic]]"));
+    assert!(e.starts_with("stats.max_pfc_events: "), "{e}");
+}

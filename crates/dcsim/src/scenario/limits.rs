@@ -34,6 +34,10 @@ const FLOW_BYTES: u64 = 1024;
 const PACKET_BYTES: u64 = 80;
 const SAMPLE_ROW_BYTES: u64 = 48;
 const GOODPUT_ROW_BYTES: u64 = 32;
+/// A row of the PFC event log, and of the logs capped by `stats.max_rows` (rate
+/// changes, congestion intervals, samples and goodput bins together).
+pub const PFC_EVENT_ROW_BYTES: u64 = 48;
+pub const LOG_ROW_BYTES: u64 = 160;
 
 /// The limit that applies when the scenario does not set one: `DCSIM_MEMORY_LIMIT` if
 /// set (a size such as "64GiB"), else 16 GiB.

@@ -33,7 +33,23 @@ pub fn validate_memory(p: &Plan) -> Result<()> {
     let f = crate::scenario::limits::plan_footprint(p);
     let without_flows = crate::scenario::limits::Footprint { flows: 0, goodput_rows: 0, ..f };
     without_flows.check(p.memory_limit, "topology")?;
-    f.check(p.memory_limit, "traffic")
+    f.check(p.memory_limit, "traffic")?;
+    // The logs whose length the run decides (PFC events, rate changes, congestion
+    // intervals) are capped by the stats settings: the caps themselves must fit.
+    use crate::scenario::limits::{gib, PFC_EVENT_ROW_BYTES, LOG_ROW_BYTES};
+    for (path, rows, bytes) in [
+        ("stats.max_pfc_events", p.stats.max_pfc_events, PFC_EVENT_ROW_BYTES),
+        ("stats.max_rows", p.stats.max_rows, LOG_ROW_BYTES),
+    ] {
+        let need = rows.saturating_mul(bytes);
+        if need > p.memory_limit {
+            return Err(Error::scenario(
+                path,
+                format!("{rows} rows could need about {}; the limit is {} (simulation.memory_limit)", gib(need), gib(p.memory_limit)),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Host, switch, simulation and stats settings.
