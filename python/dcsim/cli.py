@@ -176,6 +176,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     plan = dcsim.load(args.scenario, overrides=args.overrides).plan
     print(f"ok: {plan.name} ({plan.num_nodes} nodes, {plan.num_links} links, {plan.num_flows} flows)")
+    gib = 1 << 30
+    print(
+        f"memory: about {plan.memory_estimate / gib:.2f} GiB for {plan.memory_counts}; "
+        f"the limit is {plan.memory_limit / gib:.2f} GiB"
+    )
     return EXIT_OK
 
 

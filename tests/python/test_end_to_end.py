@@ -56,6 +56,8 @@ def test_validate_ok(cli, scenario_file):
     p = cli("validate", scenario_file)
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("ok: ") and "nodes" in p.stdout and "flows" in p.stdout
+    # The memory estimate, against the limit.
+    assert "\nmemory: about " in p.stdout and "GiB for " in p.stdout and "the limit is 16.00 GiB" in p.stdout
 
 
 def test_validate_malformed_names_field(cli, scenario_file, tmp_path):
