@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
@@ -22,6 +25,11 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be so that the same clean-up runs."""
 
 
 def _override(spec: str) -> str:
@@ -51,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
                    default=[], type=_override, help=set_help)
     r.add_argument("--csv", action="store_true", help="write CSV instead of Parquet")
+    r.add_argument("--force", action="store_true",
+                   help="replace an output directory that is not empty (default: refuse)")
     r.add_argument("--quiet", "-q", action="store_true",
                    help="no progress bar and no result table")
     r.set_defaults(func=cmd_run)
@@ -164,8 +174,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     sc = dcsim.load(args.scenario, overrides=args.overrides)
     out = Path(args.out) if args.out else Path("out") / Path(args.scenario).stem
+    # Checked before the run: outputs of two runs are never mixed in one directory.
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not args.force:
+        raise ValueError(f"{out}: output directory exists and is not empty (use --force to replace it)")
     res = dcsim.run(sc, progress=not args.quiet)
-    written = res.write(out, fmt="csv" if args.csv else "parquet")
+    written = write_atomically(res, out, fmt="csv" if args.csv else "parquet")
     if not args.quiet:
         plan = sc.plan
         head = f"{plan.name}: simulated {fmt_time_ps(plan.duration_ps)}"
@@ -181,11 +194,41 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def write_atomically(res: Any, out: Path, fmt: str) -> Dict[str, Path]:
+    """Writes the outputs into a hidden directory beside ``out`` and renames it to
+    ``out`` once complete (replacing what was there), so that an interrupted write
+    leaves the previous state and no half-written file."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    try:
+        written = res.write(tmp, fmt=fmt)
+        if out.exists():
+            out.rename(old)
+        tmp.rename(out)
+    finally:
+        for d in (tmp, old):
+            if d.is_dir():
+                shutil.rmtree(d, ignore_errors=True)
+            elif d.exists():
+                d.unlink()
+    return {k: out / p.name for k, p in written.items()}
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     import dcsim
 
     plan = dcsim.load(args.scenario, overrides=args.overrides).plan
     print(f"ok: {plan.name} ({plan.num_nodes} nodes, {plan.num_links} links, {plan.num_flows} flows)")
+    gib = 1 << 30
+    print(
+        f"memory: about {plan.memory_estimate / gib:.2f} GiB for {plan.memory_counts}; "
+        f"the limit is {plan.memory_limit / gib:.2f} GiB"
+    )
     return EXIT_OK
 
 
@@ -240,7 +283,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        if argv is None:  # the command line, not a call from Python code
+            signal.signal(signal.SIGTERM, _on_sigterm)
         return int(args.func(args))
+    except Terminated:
+        print("terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -57,6 +57,8 @@ def test_validate_ok(cli, scenario_file):
     p = cli("validate", scenario_file)
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("ok: ") and "nodes" in p.stdout and "flows" in p.stdout
+    # The memory estimate, against the limit.
+    assert "\nmemory: about " in p.stdout and "GiB for " in p.stdout and "the limit is 16.00 GiB" in p.stdout
 
 
 def test_validate_malformed_names_field(cli, scenario_file, tmp_path):
@@ -110,3 +112,41 @@ def test_ctrl_c_stops_a_long_run(scenario_file, tmp_path):
     assert proc.returncode == 130
     assert time.monotonic() - t0 < 5
     assert "Traceback" not in err
+    # Nothing written: no output directory, no half-written file.
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_stops_a_long_run_and_writes_nothing(scenario_file, tmp_path):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dcsim", "run", str(scenario_file), "--set", "simulation.duration=100s",
+         "--out", str(tmp_path / "out")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    time.sleep(2.0)
+    assert proc.poll() is None, f"the 100 s run ended early: {proc.communicate()}"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert "terminated" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_run_never_mixes_outputs(cli, scenario_file, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "stale.csv").write_text("x\n")
+    p = cli("run", scenario_file, "--out", out, "--quiet")
+    assert p.returncode == 1
+    assert "output directory exists and is not empty (use --force to replace it)" in p.stderr
+    assert sorted(f.name for f in out.iterdir()) == ["stale.csv"]
+    p = cli("run", scenario_file, "--out", out, "--quiet", "--force")
+    assert p.returncode == 0, p.stderr
+    names = sorted(f.name for f in out.iterdir())
+    assert "stale.csv" not in names and "summary.json" in names
+    # Written under a temporary name and renamed: nothing else is left beside it.
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["out"]
+    # An empty directory is fine without --force.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cli("run", scenario_file, "--out", empty, "--quiet").returncode == 0

@@ -54,3 +54,47 @@ def test_format_error():
 def test_run_rejects_other_types():
     with pytest.raises(TypeError, match="Scenario"):
         dcsim.run(42)
+
+
+HUGE_INCAST = """
+[simulation]
+duration = "10us"
+[topology]
+type = "star"
+hosts = 4
+rate = "40Gbps"
+delay = "1us"
+[[traffic]]
+type = "incast"
+receiver = "h0"
+sender_count = 3
+flows_per_sender = 1000000000
+"""
+
+
+def test_huge_counts_are_refused_with_the_estimate():
+    with pytest.raises(dcsim.ScenarioError) as ei:
+        dcsim.loads(HUGE_INCAST)
+    e = ei.value
+    assert e.path == "traffic[0].flows_per_sender"
+    assert e.reason.startswith("this scenario needs about ") and "3000000000 flows" in e.reason
+    assert "the limit is 16.00 GiB" in e.reason and "simulation.memory_limit" in e.reason
+    # The limit can be raised (or lowered) per scenario.
+    small = HUGE_INCAST.replace("1000000000", "10")
+    dcsim.loads(small)
+    with pytest.raises(dcsim.ScenarioError, match="the limit is"):
+        dcsim.loads(small.replace('duration = "10us"', 'duration = "10us"\nmemory_limit = "1KiB"'))
+
+
+def test_errors_are_one_line():
+    text = HUGE_INCAST.replace('receiver = "h0"', 'receiver = "h\\n0\\u2028"')
+    with pytest.raises(dcsim.ScenarioError) as ei:
+        dcsim.loads(text)
+    msg = str(ei.value)
+    assert "\n" not in msg and "\u2028" not in msg
+    assert msg == "traffic[0].receiver: no host named 'h\\n0\\u{2028}'"
+
+
+def test_a_rate_that_would_stop_the_clock_is_refused():
+    with pytest.raises(dcsim.ScenarioError, match=r'^topology.rate: rate "1000Tbps" is above the largest supported rate, 8Tbps'):
+        dcsim.loads(HUGE_INCAST.replace('"40Gbps"', '"1000Tbps"'))

@@ -34,6 +34,10 @@ def test_every_scenario_runs(path):
     # lossy ones (seed 002, drop-tail without PAUSE) say so with mode = "off".
     if 'mode = "off"' not in path.read_text():
         assert counters["drops_total"] == 0, counters["drops"]
+    # The run's own invariants (conservation, lossless, counters) hold.
+    checks = res.summary["checks"]
+    assert checks["ok"] is True, checks
+    assert checks["conservation"]["ok"] and checks["lossless_no_drops"]["ok"], checks
 
 
 def test_seed000_cli_prints_the_published_result(tmp_path):

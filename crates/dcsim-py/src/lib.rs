@@ -55,6 +55,15 @@ impl PlanHandle {
     fn num_links(&self) -> usize { self.plan.links.len() }
     #[getter]
     fn num_flows(&self) -> usize { self.plan.flows.len() }
+    /// Estimated bytes of memory the run needs (`scenario::limits`).
+    #[getter]
+    fn memory_estimate(&self) -> u64 { dcsim::scenario::limits::plan_footprint(&self.plan).bytes() }
+    /// The memory limit the estimate was checked against, in bytes.
+    #[getter]
+    fn memory_limit(&self) -> u64 { self.plan.memory_limit }
+    /// What the estimate counts, e.g. "16 hosts, 20 switches, 48 links, ...".
+    #[getter]
+    fn memory_counts(&self) -> String { dcsim::scenario::limits::plan_footprint(&self.plan).describe() }
 
     fn __repr__(&self) -> String {
         format!(

@@ -24,7 +24,13 @@ pub struct Plan {
     /// Reaction-point algorithms; `FlowPlan::cc` indexes this list. Entry 0 is the
     /// hosts' default (`[host.cc]`).
     pub ccs: Vec<CcPlan>,
+    /// Bytes of memory the run may need at most (`scenario::limits`): a plan whose
+    /// estimate is larger fails validation before anything of its size is allocated.
+    pub memory_limit: u64,
 }
+
+/// The memory limit of a plan when nothing else sets it: 16 GiB.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 16 << 30;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -227,6 +233,7 @@ impl Plan {
             switch: SwitchPlan::default(),
             stats: StatsPlan::default(),
             ccs: vec![CcPlan::None(())],
+            memory_limit: DEFAULT_MEMORY_LIMIT,
         }
     }
 }

@@ -51,6 +51,27 @@ impl Results {
         crate::rng::fnv1a64(text.as_bytes())
     }
 
+    /// Whether every invariant checked by the run held (`summary["checks"]["ok"]`).
+    pub fn checks_passed(&self) -> bool {
+        self.summary["checks"]["ok"] == serde_json::Value::Bool(true)
+    }
+
+    /// The failures listed by the run's checks, one line each (empty when they passed).
+    pub fn failed_checks(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(m) = self.summary["checks"].as_object() {
+            for (name, c) in m {
+                if c["ok"] == serde_json::Value::Bool(false) {
+                    match c["failures"].as_array() {
+                        Some(list) => out.extend(list.iter().map(|f| format!("{name}: {}", f.as_str().unwrap_or("?")))),
+                        None => out.push(format!("{name}: failed")),
+                    }
+                }
+            }
+        }
+        out
+    }
+
     pub fn table(&self, name: &str) -> Option<&Table> {
         self.tables.iter().find(|(n, _)| n == name).map(|(_, t)| t)
     }

@@ -39,6 +39,15 @@ impl fmt::Display for SimTime {
     }
 }
 
+/// The largest rate a link, a pacing rate or a model parameter may have: one byte per
+/// picosecond. Serialization times are whole picoseconds, so at a higher rate a small
+/// frame would take no time at all and the clock could stop advancing.
+pub const MAX_RATE: Rate = Rate(8_000_000_000_000);
+
+/// The largest time a scenario may give (2^62 ps, about 53 days): the engine adds a
+/// time, a serialization time and a link delay to the clock without overflowing.
+pub const MAX_TIME: SimTime = SimTime(1 << 62);
+
 /// A bit rate in bit/s.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Rate(pub u64);
@@ -79,14 +88,14 @@ fn split_number(s: &str) -> Result<(f64, &str), UnitError> {
         .unwrap_or(s.len());
     let (num, unit) = s.split_at(end);
     if num.is_empty() {
-        return Err(UnitError(format!("'{s}' does not start with a number")));
+        return Err(UnitError(format!("{s:?} does not start with a number")));
     }
-    let v: f64 = num.parse().map_err(|_| UnitError(format!("'{num}' is not a number")))?;
+    let v: f64 = num.parse().map_err(|_| UnitError(format!("{num:?} is not a number")))?;
     if !v.is_finite() {
-        return Err(UnitError(format!("'{s}' is not finite")));
+        return Err(UnitError(format!("{s:?} is not finite")));
     }
     if v < 0.0 {
-        return Err(UnitError(format!("'{s}' is negative")));
+        return Err(UnitError(format!("{s:?} is negative")));
     }
     Ok((v, unit.trim()))
 }
@@ -94,11 +103,11 @@ fn split_number(s: &str) -> Result<(f64, &str), UnitError> {
 fn scaled(v: f64, mult: f64, what: &str, s: &str) -> Result<u64, UnitError> {
     let x = v * mult;
     if x > u64::MAX as f64 / 2.0 {
-        return Err(UnitError(format!("{what} '{s}' is too large")));
+        return Err(UnitError(format!("{what} {s:?} is too large")));
     }
     let r = x.round();
     if (x - r).abs() > 1e-6 * x.max(1.0) {
-        return Err(UnitError(format!("{what} '{s}' is not a whole number of the base unit")));
+        return Err(UnitError(format!("{what} {s:?} is not a whole number of the base unit")));
     }
     Ok(r as u64)
 }
@@ -113,10 +122,14 @@ pub fn parse_time(s: &str) -> Result<SimTime, UnitError> {
         "us" | "µs" => 1e6,
         "ms" => 1e9,
         "s" => 1e12,
-        "" => return Err(UnitError(format!("'{s}' has no unit (use ps, ns, us, ms or s)"))),
-        u => return Err(UnitError(format!("unknown time unit '{u}' in '{s}' (use ps, ns, us, ms or s)"))),
+        "" => return Err(UnitError(format!("{s:?} has no unit (use ps, ns, us, ms or s)"))),
+        u => return Err(UnitError(format!("unknown time unit {u:?} in {s:?} (use ps, ns, us, ms or s)"))),
     };
-    Ok(SimTime(scaled(v, mult, "time", s)?))
+    let t = SimTime(scaled(v, mult, "time", s)?);
+    if t > MAX_TIME {
+        return Err(UnitError(format!("time {s:?} is too large (at most {MAX_TIME})")));
+    }
+    Ok(t)
 }
 
 /// Parses a rate: `bps`, `Kbps`, `Mbps`, `Gbps`, `Tbps` (also written `Gb/s`).
@@ -129,10 +142,17 @@ pub fn parse_rate(s: &str) -> Result<Rate, UnitError> {
         "Mbps" => 1e6,
         "Gbps" => 1e9,
         "Tbps" => 1e12,
-        "" => return Err(UnitError(format!("'{s}' has no unit (use bps, Kbps, Mbps, Gbps or Tbps)"))),
-        _ => return Err(UnitError(format!("unknown rate unit '{unit}' in '{s}' (use bps, Kbps, Mbps, Gbps or Tbps)"))),
+        "" => return Err(UnitError(format!("{s:?} has no unit (use bps, Kbps, Mbps, Gbps or Tbps)"))),
+        _ => return Err(UnitError(format!("unknown rate unit {unit:?} in {s:?} (use bps, Kbps, Mbps, Gbps or Tbps)"))),
     };
-    Ok(Rate(scaled(v, mult, "rate", s)?))
+    let r = Rate(scaled(v, mult, "rate", s)?);
+    if r > MAX_RATE {
+        return Err(UnitError(format!(
+            "rate {s:?} is above the largest supported rate, 8Tbps (one byte per picosecond: \
+             serialization times are whole picoseconds)"
+        )));
+    }
+    Ok(r)
 }
 
 /// Parses a size: `B`, `KB`/`MB`/`GB` (powers of 1000) and `KiB`/`MiB`/`GiB` (powers of 1024).
@@ -146,8 +166,8 @@ pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
         "KiB" => 1024.0,
         "MiB" => 1024.0 * 1024.0,
         "GiB" => 1024.0 * 1024.0 * 1024.0,
-        "" => return Err(UnitError(format!("'{s}' has no unit (use B, KB, KiB, MB, MiB, GB or GiB)"))),
-        u => return Err(UnitError(format!("unknown size unit '{u}' in '{s}' (use B, KB, KiB, MB, MiB, GB or GiB)"))),
+        "" => return Err(UnitError(format!("{s:?} has no unit (use B, KB, KiB, MB, MiB, GB or GiB)"))),
+        u => return Err(UnitError(format!("unknown size unit {u:?} in {s:?} (use B, KB, KiB, MB, MiB, GB or GiB)"))),
     };
     scaled(v, mult, "size", s)
 }
@@ -176,6 +196,26 @@ mod tests {
         assert!(parse_time("0.5ps").is_err());
         assert!(parse_bytes("1.5B").is_err());
         assert!(parse_bytes("abc").is_err());
+    }
+
+    #[test]
+    fn rejects_degenerate_rates_and_times() {
+        // 1000 Tb/s would serialize a 64 B frame in 0 ps: the clock would stop.
+        let e = parse_rate("1000Tbps").unwrap_err().0;
+        assert!(e.contains("8Tbps"), "{e}");
+        assert_eq!(parse_rate("8Tbps").unwrap(), MAX_RATE);
+        assert!(MAX_RATE.tx_time(1) >= SimTime(1));
+        assert!(parse_time("1000000000s").is_err());
+        assert!(parse_time("50ms").is_ok());
+    }
+
+    #[test]
+    fn errors_quote_the_value_on_one_line() {
+        for s in ["1G\nbps", "1\u{2028}x", "\u{2028}", "x\ny"] {
+            for e in [parse_rate(s).unwrap_err().0, parse_time(s).unwrap_err().0, parse_bytes(s).unwrap_err().0] {
+                assert!(!e.contains('\n') && !e.contains('\u{2028}'), "{e}");
+            }
+        }
     }
 
     #[test]

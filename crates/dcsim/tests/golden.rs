@@ -20,7 +20,13 @@ fn shipped_scenarios_reproduce_their_recorded_results() {
         let mut sim = dcsim::Simulation::new(&plan).unwrap();
         while sim.run_until(sim.end()) {}
         let n = sim.events();
-        let got = format!("{:016x}", sim.finish().digest());
+        let res = sim.finish();
+        // Every shipped scenario passes the run's own checks (conservation, lossless).
+        assert!(res.checks_passed(), "{file}: {:?}", res.failed_checks());
+        for k in ["conservation", "lossless_no_drops", "counters_non_negative", "clock_advances"] {
+            assert_eq!(res.summary["checks"][k]["ok"], true, "{file}: {k}");
+        }
+        let got = format!("{:016x}", res.digest());
         if got != digest || n.to_string() != events {
             wrong.push(format!("{file}: digest {got} events {n}, recorded {digest} events {events}"));
         }

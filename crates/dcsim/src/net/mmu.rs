@@ -140,6 +140,36 @@ impl Mmu {
         Ok(())
     }
 
+    /// Bytes charged in all (the sum over (port, class) of ingress and headroom
+    /// charges, wrapping), and what is wrong with the counters: a value that wrapped
+    /// below zero, a static port total that differs from its classes' charges, a shared
+    /// pool using more than it has.
+    pub fn audit(&self) -> (u64, Vec<String>) {
+        const HALF: u64 = 1 << 63;
+        let mut bad = Vec::new();
+        let mut total = 0u64;
+        for (i, c) in self.charge.iter().enumerate() {
+            if c.ingress >= HALF || c.hdrm >= HALF {
+                bad.push(format!("MMU charge of port {} class {} is negative", i / 8, i % 8));
+            }
+            total = total.wrapping_add(c.ingress).wrapping_add(c.hdrm);
+        }
+        if let Model::Static { .. } = self.model {
+            for (p, &b) in self.port_bytes.iter().enumerate() {
+                let classes = self.charge[p * 8..p * 8 + 8].iter().fold(0u64, |a, c| a.wrapping_add(c.ingress));
+                if b >= HALF || b != classes {
+                    bad.push(format!("MMU port {p}: {} B charged to the port, {} B to its classes", b as i64, classes as i64));
+                }
+            }
+        }
+        for (s, pool) in self.pools.iter().enumerate() {
+            if pool.shared_used >= HALF || pool.shared_used > pool.total {
+                bad.push(format!("MMU shared pool of switch {s} uses {} B of {} B", pool.shared_used as i64, pool.total));
+            }
+        }
+        (total, bad)
+    }
+
     /// Releases a frame charged to (port, class) when it starts leaving the switch.
     #[inline]
     pub fn release(&mut self, port: PortId, class: u8, size: u64) {

@@ -236,6 +236,18 @@ impl PacketPool {
         self.tags.get(id.idx()).copied().filter(|t| *t != NO_TAG)
     }
 
+    /// Calls `f` on every packet alive (allocated and not freed). Allocates a bitmap of
+    /// the pool's size: for end-of-run checks, not the hot path.
+    pub fn for_each_live(&self, mut f: impl FnMut(&Packet)) {
+        let mut free = vec![false; self.pkts.len()];
+        for id in &self.free {
+            free[id.idx()] = true;
+        }
+        for (p, _) in self.pkts.iter().zip(&free).filter(|(_, &fr)| !fr) {
+            f(p);
+        }
+    }
+
     /// Packets alive now, and at the most at any time.
     pub fn live(&self) -> usize { self.live }
     pub fn peak(&self) -> usize { self.peak }

@@ -131,6 +131,11 @@ impl EgressQueues {
 
     #[inline]
     pub fn queue(&self, port: PortId, prio: u8) -> &EgressQueue { &self.queues[port.idx() * 8 + prio as usize] }
+    /// Corrupts a queue's byte count (tests of the run's checks).
+    #[cfg(test)]
+    pub(crate) fn queue_bytes_mut(&mut self, port: PortId, prio: u8, add: u64) {
+        self.queues[port.idx() * 8 + prio as usize].bytes += add;
+    }
 
     /// Priorities of `port` with packets queued (bit p = priority p).
     #[inline]

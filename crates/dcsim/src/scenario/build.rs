@@ -12,7 +12,7 @@ use crate::scenario::topology::{self, NamedLink, Topology};
 use crate::scenario::traffic::{self, FlowTemplate, HostIndex};
 use crate::keys::KeyCtx;
 use crate::models::CcPlan;
-use crate::scenario::validate;
+use crate::scenario::{limits, validate};
 use crate::units::SimTime;
 
 fn resolve(base: &Path, file: &str) -> PathBuf {
@@ -55,6 +55,19 @@ pub fn build(s: &Scenario, base_dir: &Path, default_name: &str) -> Result<Plan> 
     plan.host = host(&s.host)?;
     plan.switch = switch(&s.switch)?;
     plan.stats = stats(&s.stats, duration)?;
+    plan.memory_limit = match &s.simulation.memory_limit {
+        Some(v) => v.bytes("simulation.memory_limit")?,
+        None => limits::default_limit()?,
+    };
+    // Before the topology is built: its size from its parameters.
+    if let Some((hosts, switches, links)) = limits::topology_counts(&s.topology) {
+        let switch_ports = links.saturating_mul(2).saturating_sub(hosts);
+        let max_wire = validate::max_wire(&plan) as u64;
+        let packets = limits::buffer_packets(&plan.switch.buffer, switches, switch_ports, max_wire);
+        let (sample_rows, _) = limits::output_rows(&plan, switch_ports, 0);
+        limits::Footprint { hosts, switches, links, packets, sample_rows, ..Default::default() }
+            .check(plan.memory_limit, "topology")?;
+    }
     let topo = build_topology(&s.topology, base_dir)?;
     plan.nodes = topo.nodes;
     plan.links = topo.links;
@@ -477,12 +490,12 @@ pub fn build_topology(t: &TopologySpec, base_dir: &Path) -> Result<Topology> {
                 None => hr,
             };
             let delay = d.delay.time("topology.delay")?;
-            topology::dumbbell(count(d.senders, "topology.senders", 1)?, count(d.receivers, "topology.receivers", 1)?, hr, br, delay)
+            topology::dumbbell(count(d.senders, "topology.senders", 1)?, count(d.receivers, "topology.receivers", 1)?, hr, br, delay)?
         }
         TopologySpec::Star(s) => {
             let r = s.rate.rate("topology.rate")?;
             let delay = s.delay.time("topology.delay")?;
-            topology::star(count(s.hosts, "topology.hosts", 1)?, r, delay)
+            topology::star(count(s.hosts, "topology.hosts", 1)?, r, delay)?
         }
         TopologySpec::LeafSpine(l) => {
             let hr = l.host_rate.rate("topology.host_rate")?;
@@ -495,7 +508,7 @@ pub fn build_topology(t: &TopologySpec, base_dir: &Path) -> Result<Topology> {
                 hr,
                 fr,
                 delay,
-            )
+            )?
         }
         TopologySpec::FatTree(f) => {
             let hr = f.host_rate.rate("topology.host_rate")?;
@@ -549,6 +562,13 @@ fn template(
 pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> Result<Vec<FlowPlan>> {
     let idx = HostIndex::new(&plan.nodes);
     let mut flows = Vec::new();
+    let base = limits::plan_footprint(plan);
+    // Before a generator makes `more` flows: the plan with them against the limit.
+    let room = |have: usize, more: u64, path: &str| -> Result<()> {
+        let flows = (have as u64).saturating_add(more);
+        let (_, goodput_rows) = limits::output_rows(plan, 0, flows);
+        limits::Footprint { flows, goodput_rows, ..base }.check(plan.memory_limit, path)
+    };
     for (gi, e) in entries.iter().enumerate() {
         let g = gi as u32;
         let p = format!("traffic[{gi}]");
@@ -610,6 +630,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                 let per = s.flows_per_sender.unwrap_or(1);
                 count(per, &format!("{p}.flows_per_sender"), 1)?;
                 let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
+                room(flows.len(), senders.len() as u64 * per as u64, &format!("{p}.flows_per_sender"))?;
                 flows.extend(traffic::incast(&senders, recv, per, &t));
             }
             TrafficSpec::Permutation(s) => {
@@ -629,14 +650,16 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                     return Err(Error::scenario(format!("{p}.hosts"), "all-to-all needs at least 2 hosts"));
                 }
                 let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
+                let n = hosts.len() as u64;
+                room(flows.len(), n * (n - 1), &format!("{p}.hosts"))?;
                 flows.extend(traffic::all_to_all(&hosts, &t));
             }
             TrafficSpec::Csv(s) => {
                 let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
                 let path = resolve(base_dir, &s.file);
                 let origin = format!("{p}.file");
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| Error::scenario(&origin, format!("cannot read '{}': {e}", path.display())))?;
+                let text = crate::scenario::read_text(&path).map_err(|m| Error::scenario(&origin, m))?;
+                room(flows.len(), text.lines().count() as u64, &origin)?;
                 flows.extend(traffic::parse_csv(&text, &idx, prio, g, &origin)?);
             }
             TrafficSpec::Cdf(s) => {
@@ -653,8 +676,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                 }
                 let path = resolve(base_dir, &s.file);
                 let origin = format!("{p}.file");
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| Error::scenario(&origin, format!("cannot read '{}': {e}", path.display())))?;
+                let text = crate::scenario::read_text(&path).map_err(|m| Error::scenario(&origin, m))?;
                 let cdf = parse_cdf(&text, unit as f64, s.cdf_percent).map_err(|m| Error::scenario(&origin, m))?;
                 let reading = match s.format {
                     Some(CdfFormatSpec::Interpolated) => CdfReading::Interpolated,
@@ -686,6 +708,11 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                 if stop <= start {
                     return Err(Error::scenario(format!("{p}.stop"), format!("must be after start ({stop} <= {start})")));
                 }
+                // Expected arrivals, twice over for the Poisson spread.
+                let mean_bits = cdf.mean(reading).max(1.0) * 8.0;
+                let secs = (stop.0 - start.0) as f64 * 1e-12;
+                let expected: f64 = with_rate.iter().map(|(_, r)| s.load * r.0 as f64 * secs / mean_bits).sum();
+                room(flows.len(), (2.0 * expected + 16.0).min(u64::MAX as f64) as u64, &format!("{p}.load"))?;
                 let mut rng = Rng::stream(plan.seed, &p);
                 flows.extend(traffic::cdf_poisson(&with_rate, &cdf, reading, s.load, start, stop, prio, g, &mut rng));
             }

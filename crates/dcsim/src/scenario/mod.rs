@@ -12,6 +12,7 @@ use crate::plan::Plan;
 
 pub mod build;
 pub mod cdf;
+pub mod limits;
 pub mod overrides;
 pub mod schema;
 pub mod topology;
@@ -25,8 +26,7 @@ mod tests;
 /// Relative file names inside the scenario (topology or traffic files) are resolved
 /// against the scenario file's directory.
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<Plan> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Io { path: path.display().to_string(), msg: e.to_string() })?;
+    let text = read_text(path).map_err(|m| Error::io(path.display().to_string(), m))?;
     let base = path.parent().unwrap_or_else(|| Path::new("."));
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into());
     load_inner(&text, base, overrides, &stem)
@@ -43,6 +43,39 @@ fn load_inner(text: &str, base_dir: &Path, overrides: &[String], default_name: &
     let plan = build::build(&spec, base_dir, default_name)?;
     validate::validate_plan(&plan)?;
     Ok(plan)
+}
+
+/// The largest file a scenario or a file it references (topology, flows, CDF) may be.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// Reads a text file that a scenario is or references, as the data it claims to be: a
+/// regular file (not a directory, a device, a pipe or a socket) of at most
+/// `MAX_FILE_BYTES`, in UTF-8 without NUL bytes. The error is the reason, without a path.
+pub fn read_text(path: &Path) -> std::result::Result<String, String> {
+    use std::io::Read;
+    let shown = format!("'{}'", path.display().to_string().escape_debug());
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if meta.is_dir() {
+        return Err(format!("{shown} is a directory, not a file"));
+    }
+    if !meta.is_file() {
+        return Err(format!("{shown} is not a regular file (a device, a pipe or a socket?)"));
+    }
+    let too_big = || format!("{shown} is larger than {} MiB, the most a scenario file or a file it names may be", MAX_FILE_BYTES >> 20);
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_big());
+    }
+    if let Some(i) = bytes.iter().position(|&b| b == 0) {
+        return Err(format!("{shown} is a binary file, not text (NUL byte at offset {i})"));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("{shown} is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
 }
 
 /// Parses TOML text; syntax errors name the line and column.

@@ -48,6 +48,9 @@ pub struct SimulationSpec {
     pub duration: TimeStr,
     /// Seed of every random choice (default 1).
     pub seed: Option<u64>,
+    /// Largest memory the run may need (a size, default 16 GiB or `DCSIM_MEMORY_LIMIT`);
+    /// a scenario estimated to need more is refused before it is built.
+    pub memory_limit: Option<SizeStr>,
 }
 
 /// `[host]`: NIC and transport settings shared by all hosts.

@@ -269,7 +269,7 @@ fn bad_zero_rate() {
 
 #[test]
 fn bad_unit_typo() {
-    expect(BASE, &["topology.rate=40Gbs"], &["topology.rate: unknown rate unit 'Gbs' in '40Gbs'"]);
+    expect(BASE, &["topology.rate=40Gbs"], &["topology.rate: unknown rate unit \"Gbs\" in \"40Gbs\""]);
     expect(BASE, &["topology.delay=100nss"], &["topology.delay:", "unknown time unit"]);
     expect(BASE, &["switch.buffer.size=32Mib"], &["switch.buffer.size:", "unknown size unit"]);
 }

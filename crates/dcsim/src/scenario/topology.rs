@@ -34,6 +34,19 @@ impl Topology {
     }
 }
 
+/// The most nodes a topology may have: node ids are 32-bit (`u32::MAX` means none).
+pub const MAX_NODES: u64 = u32::MAX as u64 - 1;
+
+/// Errors (naming `path`) when a topology of `hosts + switches` nodes would not fit in
+/// 32-bit node ids. Counts are computed in 64 bits by the callers, so they never wrap.
+fn check_nodes(hosts: u64, switches: u64, path: &str) -> Result<()> {
+    let n = hosts.saturating_add(switches);
+    if n > MAX_NODES {
+        return Err(Error::scenario(path, format!("gives {n} nodes ({hosts} hosts, {switches} switches); at most {MAX_NODES}")));
+    }
+    Ok(())
+}
+
 /// Spreadsheet-style letter names A, B, ..., Z, AA, AB, ... skipping "R" (the receiver).
 pub fn sender_names(n: usize) -> Vec<String> {
     let mut out = Vec::with_capacity(n);
@@ -71,7 +84,8 @@ pub fn parking_lot(switches: u32, senders: &[u32], rate: Rate, delay: SimTime) -
             format!("needs one count per switch ({} entries for {} switches)", senders.len(), switches),
         ));
     }
-    let total: u32 = senders.iter().sum();
+    let total: u64 = senders.iter().map(|&n| n as u64).sum();
+    check_nodes(total + 1, switches as u64, "topology.senders")?;
     let names = sender_names(total as usize);
     let mut t = Topology::default();
     let mut host_ids = Vec::new();
@@ -95,7 +109,8 @@ pub fn parking_lot(switches: u32, senders: &[u32], rate: Rate, delay: SimTime) -
 }
 
 /// Dumbbell: senders s0.. on SL, receivers r0.. on SR, SL-SR at `bottleneck`.
-pub fn dumbbell(senders: u32, receivers: u32, host_rate: Rate, bottleneck: Rate, delay: SimTime) -> Topology {
+pub fn dumbbell(senders: u32, receivers: u32, host_rate: Rate, bottleneck: Rate, delay: SimTime) -> Result<Topology> {
+    check_nodes(senders as u64 + receivers as u64, 2, "topology.senders")?;
     let mut t = Topology::default();
     let s: Vec<u32> = (0..senders).map(|i| t.host(format!("s{i}"))).collect();
     let r: Vec<u32> = (0..receivers).map(|i| t.host(format!("r{i}"))).collect();
@@ -108,24 +123,27 @@ pub fn dumbbell(senders: u32, receivers: u32, host_rate: Rate, bottleneck: Rate,
         t.link(h, sr, host_rate, delay);
     }
     t.link(sl, sr, bottleneck, delay);
-    t
+    Ok(t)
 }
 
 /// Star: hosts h0..h{n-1} on switch S0.
-pub fn star(hosts: u32, rate: Rate, delay: SimTime) -> Topology {
+pub fn star(hosts: u32, rate: Rate, delay: SimTime) -> Result<Topology> {
+    check_nodes(hosts as u64, 1, "topology.hosts")?;
     let mut t = Topology::default();
     let h: Vec<u32> = (0..hosts).map(|i| t.host(format!("h{i}"))).collect();
     let s = t.switch("S0".into());
     for x in h {
         t.link(x, s, rate, delay);
     }
-    t
+    Ok(t)
 }
 
 /// Leaf-spine: host h{l*hosts_per_leaf + i} on leaf{l}; every leaf linked to every spine.
-pub fn leaf_spine(leaves: u32, spines: u32, hosts_per_leaf: u32, host_rate: Rate, fabric_rate: Rate, delay: SimTime) -> Topology {
+pub fn leaf_spine(leaves: u32, spines: u32, hosts_per_leaf: u32, host_rate: Rate, fabric_rate: Rate, delay: SimTime) -> Result<Topology> {
+    let nhosts = leaves as u64 * hosts_per_leaf as u64;
+    check_nodes(nhosts, leaves as u64 + spines as u64, "topology.leaves")?;
     let mut t = Topology::default();
-    let h: Vec<u32> = (0..leaves * hosts_per_leaf).map(|i| t.host(format!("h{i}"))).collect();
+    let h: Vec<u32> = (0..nhosts as u32).map(|i| t.host(format!("h{i}"))).collect();
     let l: Vec<u32> = (0..leaves).map(|i| t.switch(format!("leaf{i}"))).collect();
     let s: Vec<u32> = (0..spines).map(|i| t.switch(format!("spine{i}"))).collect();
     for (i, &x) in h.iter().enumerate() {
@@ -136,7 +154,7 @@ pub fn leaf_spine(leaves: u32, spines: u32, hosts_per_leaf: u32, host_rate: Rate
             t.link(a, b, fabric_rate, delay);
         }
     }
-    t
+    Ok(t)
 }
 
 /// k-ary fat tree (Al-Fares et al.): k pods of k/2 edge switches `edge{pod}_{i}` and k/2
@@ -148,6 +166,9 @@ pub fn fat_tree(k: u32, host_rate: Rate, fabric_rate: Rate, delay: SimTime) -> R
         return Err(Error::scenario("topology.k", format!("must be even and >= 2 (got {k})")));
     }
     let half = k / 2;
+    // In 64 bits: k^3/4 overflows 32 bits from k = 2048 on.
+    let (k64, h64) = (k as u64, half as u64);
+    check_nodes(k64.saturating_mul(h64 * h64), (2 * k64 * h64).saturating_add(h64 * h64), "topology.k")?;
     let mut t = Topology::default();
     let nhosts = k * half * half;
     let hosts: Vec<u32> = (0..nhosts).map(|i| t.host(format!("h{i}"))).collect();
@@ -250,6 +271,15 @@ pub fn parse_hpcc(text: &str, origin: &str) -> Result<Topology> {
     if n_switches > n_nodes {
         return Err(err(ln, format!("{n_switches} switches but only {n_nodes} nodes")));
     }
+    // Checked before anything is sized from the header: every link is a line of the file,
+    // and a connected graph of n nodes has at least n - 1 links.
+    let n_lines = text.lines().count();
+    if n_links > n_lines {
+        return Err(err(ln, format!("header announces {n_links} links but the file has {n_lines} lines")));
+    }
+    if n_nodes > n_links + 1 {
+        return Err(err(ln, format!("{n_nodes} nodes cannot be connected by {n_links} links")));
+    }
     let mut is_switch = vec![false; n_nodes];
     let mut found = 0;
     while found < n_switches {
@@ -315,8 +345,7 @@ pub fn parse_hpcc(text: &str, origin: &str) -> Result<Topology> {
 
 /// Reads and parses an HPCC topology file.
 pub fn hpcc_file(path: &Path, origin: &str) -> Result<Topology> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::scenario(origin, format!("cannot read '{}': {e}", path.display())))?;
+    let text = crate::scenario::read_text(path).map_err(|m| Error::scenario(origin, m))?;
     parse_hpcc(&text, origin)
 }
 
@@ -354,12 +383,12 @@ mod tests {
 
     #[test]
     fn small_builders() {
-        let d = dumbbell(3, 2, Rate::gbps(10), Rate::gbps(40), SimTime::us(1));
+        let d = dumbbell(3, 2, Rate::gbps(10), Rate::gbps(40), SimTime::us(1)).unwrap();
         assert_eq!(counts(&d), (5, 2, 6));
         assert_eq!(d.links.last().unwrap().rate, Rate::gbps(40));
-        let s = star(4, Rate::gbps(10), SimTime::us(1));
+        let s = star(4, Rate::gbps(10), SimTime::us(1)).unwrap();
         assert_eq!(counts(&s), (4, 1, 4));
-        let ls = leaf_spine(4, 2, 8, Rate::gbps(100), Rate::gbps(400), SimTime::us(1));
+        let ls = leaf_spine(4, 2, 8, Rate::gbps(100), Rate::gbps(400), SimTime::us(1)).unwrap();
         assert_eq!(counts(&ls), (32, 6, 32 + 8));
         assert_eq!(ls.nodes[32].name, "leaf0");
         assert_eq!(ls.nodes[36].name, "spine0");
@@ -381,6 +410,20 @@ mod tests {
             assert_eq!(deg[i], if n.kind == NodeKind::Host { 1 } else { 8 }, "{}", n.name);
         }
         assert!(fat_tree(3, Rate::gbps(1), Rate::gbps(1), SimTime::us(1)).is_err());
+    }
+
+    #[test]
+    fn huge_counts_are_errors_not_wrapped_arithmetic() {
+        // k = 4096: k^3/4 = 2^34 hosts wrapped to 0 in 32 bits, and the first link indexed
+        // an empty host list.
+        let (r, d) = (Rate::gbps(1), SimTime::us(1));
+        let e = fat_tree(4096, r, r, d).unwrap_err().to_string();
+        assert!(e.starts_with("topology.k: gives"), "{e}");
+        assert!(fat_tree(u32::MAX - 1, r, r, d).is_err());
+        assert!(leaf_spine(1 << 20, 1, 1 << 20, r, r, d).is_err());
+        assert!(parking_lot(2, &[u32::MAX, u32::MAX], r, d).is_err());
+        assert!(dumbbell(u32::MAX, u32::MAX, r, r, d).is_err());
+        assert!(star(u32::MAX, r, d).is_err());
     }
 
     #[test]

@@ -281,7 +281,7 @@ mod tests {
 
     #[test]
     fn csv_parsing() {
-        let t = topology::star(3, Rate::gbps(10), SimTime::us(1));
+        let t = topology::star(3, Rate::gbps(10), SimTime::us(1)).unwrap();
         let idx = HostIndex::new(&t.nodes);
         let text = "src,dst,size,start,priority\nh0,h1,10KB,5us,2\nh1,h2,1500,100,3\nh2,h0,inf,0us,3\n";
         let f = parse_csv(text, &idx, 3, 4, "traffic[0].file").unwrap();

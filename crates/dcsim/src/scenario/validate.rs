@@ -13,11 +13,12 @@ use crate::error::{Error, Result};
 use crate::keys::KeyCtx;
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
 use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind};
-use crate::units::{Rate, SimTime};
+use crate::units::{Rate, SimTime, MAX_RATE, MAX_TIME};
 
 /// Runs every check.
 pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_settings(plan)?;
+    validate_memory(plan)?;
     let comp = validate_topology(plan)?;
     validate_ccs(plan)?;
     plan.switch.l2cm.check("switch.l2cm", &KeyCtx { line_rate: min_host_rate(plan) })?;
@@ -27,10 +28,37 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_rate_schedule(plan)
 }
 
+/// The memory the plan needs against `Plan::memory_limit` (`scenario::limits`).
+pub fn validate_memory(p: &Plan) -> Result<()> {
+    let f = crate::scenario::limits::plan_footprint(p);
+    let without_flows = crate::scenario::limits::Footprint { flows: 0, goodput_rows: 0, ..f };
+    without_flows.check(p.memory_limit, "topology")?;
+    f.check(p.memory_limit, "traffic")?;
+    // The logs whose length the run decides (PFC events, rate changes, congestion
+    // intervals) are capped by the stats settings: the caps themselves must fit.
+    use crate::scenario::limits::{gib, PFC_EVENT_ROW_BYTES, LOG_ROW_BYTES};
+    for (path, rows, bytes) in [
+        ("stats.max_pfc_events", p.stats.max_pfc_events, PFC_EVENT_ROW_BYTES),
+        ("stats.max_rows", p.stats.max_rows, LOG_ROW_BYTES),
+    ] {
+        let need = rows.saturating_mul(bytes);
+        if need > p.memory_limit {
+            return Err(Error::scenario(
+                path,
+                format!("{rows} rows could need about {}; the limit is {} (simulation.memory_limit)", gib(need), gib(p.memory_limit)),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Host, switch, simulation and stats settings.
 pub fn validate_settings(p: &Plan) -> Result<()> {
     if p.duration == SimTime::ZERO {
         return Err(Error::scenario("simulation.duration", "must be > 0"));
+    }
+    if p.duration > MAX_TIME {
+        return Err(Error::scenario("simulation.duration", format!("must be at most {MAX_TIME}")));
     }
     let h = &p.host;
     if h.mtu == 0 {
@@ -280,6 +308,12 @@ pub fn validate_topology(p: &Plan) -> Result<Vec<u32>> {
         if l.rate.0 == 0 {
             return Err(Error::scenario(format!("topology.links[{k}].rate"), "must be > 0"));
         }
+        if l.rate > MAX_RATE {
+            return Err(Error::scenario(format!("topology.links[{k}].rate"), format!("{} is above the largest supported rate, {MAX_RATE}", l.rate)));
+        }
+        if l.delay > MAX_TIME {
+            return Err(Error::scenario(format!("topology.links[{k}].delay"), format!("must be at most {MAX_TIME}")));
+        }
         degree[l.a as usize] += 1;
         degree[l.b as usize] += 1;
         let (ra, rb) = (find(&mut parent, l.a), find(&mut parent, l.b));
@@ -355,6 +389,9 @@ fn check_flow(p: &Plan, f: &FlowPlan, path: &str, comp: &[u32]) -> Result<()> {
     }
     if f.rate.map(|r| r.0 == 0).unwrap_or(false) {
         return Err(Error::scenario(format!("{path}.rate"), "must be > 0"));
+    }
+    if f.rate.is_some_and(|r| r > MAX_RATE) {
+        return Err(Error::scenario(format!("{path}.rate"), format!("must be at most {MAX_RATE}")));
     }
     // Reachability along the routes: routes are shortest paths on which hosts do not
     // forward, and a host has exactly one link (`validate_topology`), so it is never in
@@ -463,6 +500,9 @@ pub fn validate_rate_schedule(p: &Plan) -> Result<()> {
         }
         if st.rate.0 == 0 {
             return Err(Error::scenario(format!("{at}.rate"), "must be > 0"));
+        }
+        if st.rate > MAX_RATE {
+            return Err(Error::scenario(format!("{at}.rate"), format!("must be at most {MAX_RATE}")));
         }
     }
     Ok(())

@@ -255,6 +255,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         l2,
         cc_key: crate::rng::stream_key(plan.seed, "cc"),
         rate_schedule: rate_steps,
+        watchdog: super::checks::Watchdog::new(plan.flows.len(), n_ports),
+        drops_by_flow: vec![0; plan.flows.len()],
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         nodes,
         ports,

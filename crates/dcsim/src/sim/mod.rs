@@ -3,6 +3,7 @@
 //! pairs, receiver), `pause.rs` (PFC frames and timers), `output.rs` (result tables).
 
 mod build;
+mod checks;
 mod flow;
 mod host;
 mod output;
@@ -124,6 +125,11 @@ pub struct Simulation {
     pub(crate) cc_key: u64,
     /// Service-rate changes: (port, new rate), scheduled as `PortRate(index)`.
     pub(crate) rate_schedule: Vec<(PortId, Rate)>,
+    /// Data packets of each flow dropped by switches (a fabric-side count, for the
+    /// conservation check; switches do not touch the flows' host-side records).
+    pub(crate) drops_by_flow: Vec<u64>,
+    /// Events at one picosecond, counted so that a clock that stops advancing ends the run.
+    pub(crate) watchdog: checks::Watchdog,
 }
 
 impl Simulation {
@@ -136,7 +142,16 @@ impl Simulation {
     /// Returns true while the run has more to do.
     pub fn run_until(&mut self, t: SimTime) -> bool {
         let stop = t.min(self.end);
+        if self.watchdog.stalled.is_some() {
+            return false;
+        }
         while let Some((now, ev)) = self.q.pop_until(stop) {
+            if self.watchdog.same_time(now) {
+                // The clock stopped advancing: a model error (valid input always moves
+                // it). The run ends here and the summary's checks report it.
+                self.clock = now;
+                return false;
+            }
             if let Some(Event::Arrive(_, next)) = self.q.upcoming() {
                 self.pool.prefetch(next);
             }
@@ -187,6 +202,9 @@ impl Simulation {
     pub fn packet_hops(&self) -> u64 { self.hops }
     /// Most packets alive at once so far.
     pub fn peak_packets(&self) -> usize { self.pool.peak() }
+    /// The time at which the run was stopped because its clock no longer advanced
+    /// (more events at one picosecond than any valid run has), if it was.
+    pub fn stalled(&self) -> Option<SimTime> { self.watchdog.stalled }
 
     /// Finalises statistics and returns the result tables and summary.
     pub fn finish(mut self) -> Results {

@@ -366,7 +366,10 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "rate_changes_not_kept": s.rate_log_dropped,
             "congestion_intervals_not_kept": s.marking.intervals_dropped,
         },
+        "checks": s.run_checks(),
     });
+    // Loud in every test build: a violated invariant is a model error.
+    debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.name, summary["checks"]);
     Results { tables, summary }
 }
 

@@ -65,6 +65,8 @@ impl Simulation {
 
     fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {
         self.prio_stats[in_port.idx() * 8 + prio as usize].drops[reason as usize] += 1;
+        let f = self.pool.get(id).flow;
+        self.drops_by_flow[f.idx()] += 1;
         self.pool.free(id);
     }
 
