@@ -8,6 +8,7 @@
 //! | `rcm/`        | detection rules 1a / 1b              | linear inter-packet delay      |
 //! | `dcqcn/`      | (ECN marking)                        | DCQCN reaction point           |
 //! | `dctcp/`      | (ECN step marking)                   | DCTCP window, ECN echo         |
+//! | `timely/`     |                                      | TIMELY, RTT gradient           |
 //! | `qcn/`        | QCN congestion point                 | QCN reaction point             |
 //! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
@@ -36,6 +37,7 @@ pub mod l2cm;
 pub mod pfc;
 pub mod qcn;
 pub mod rcm;
+pub mod timely;
 mod reaction;
 #[macro_use]
 mod registry;
@@ -59,6 +61,8 @@ reaction_points! {
     Fecn = "fecn" => fecn::Fecn, fecn::FecnKeys;
     /// DCTCP, window form (RFC 8257).
     Dctcp = "dctcp" => dctcp::Dctcp, dctcp::DctcpKeys;
+    /// TIMELY, RTT-gradient rate control (HPCC simulator form).
+    Timely = "timely" => timely::Timely, timely::TimelyKeys;
     /// E-FECN source: FECN that also reacts to BCN00.
     Efecn = "efecn" => fecn::Fecn, fecn::EfecnKeys;
     /// The worked example of "How to add a model" (unit tests only).
