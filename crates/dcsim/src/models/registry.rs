@@ -28,6 +28,7 @@ macro_rules! reaction_points {
         }
 
         /// The `type` names of reaction points, for messages.
+        #[allow(clippy::vec_init_then_push)] // pushes may be cfg'd out
         pub fn cc_types() -> Vec<&'static str> {
             let mut v = Vec::new();
             $( $(#[cfg($cfg)])? v.push($name); )*

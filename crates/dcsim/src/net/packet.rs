@@ -81,6 +81,7 @@ pub struct Packet {
 }
 
 impl Packet {
+    #[allow(clippy::too_many_arguments)] // one field each: private, called by the typed constructors
     fn new(kind: PktKind, flow: FlowId, dst: NodeId, frame: u32, prio: u8, flags: u8, word: u32, stamp: u64) -> Packet {
         Packet { flow, word, dst, next: PktId::NONE, payload: 0, frame: frame as u16, kind, prio, flags, stamp }
     }
@@ -93,6 +94,7 @@ impl Packet {
     /// An ACK or NAK (`kind`) for `flow` carrying `seq`, echoing the send time of the
     /// data frame that triggered it.
     #[inline]
+    #[allow(clippy::too_many_arguments)] // the fields of an ACK
     pub fn ack(kind: PktKind, flow: FlowId, dst: NodeId, seq: u32, frame: u32, prio: u8, echo: SimTime, ece: bool) -> Packet {
         debug_assert!(matches!(kind, PktKind::Ack | PktKind::Nak));
         let flags = if ece { FLAG_CTRL | FLAG_ECE } else { FLAG_CTRL };

@@ -25,7 +25,7 @@ impl Simulation {
             }
         };
         let mask = if self.pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
-        let id = self.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES as u32));
+        let id = self.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
         let ci = port.idx() * 8 + class as usize;
         self.xoff_sent[ci] = xoff;
         if xoff {
