@@ -66,16 +66,6 @@ pub fn count_at_least(v: i64, min: i64, path: &str) -> Result<u32> {
     if (min..=u32::MAX as i64).contains(&v) { Ok(v as u32) } else { Err(Error::scenario(path, format!("must be >= {min} (got {v})"))) }
 }
 
-pub fn nonzero_time(v: &TimeStr, path: &str) -> Result<SimTime> {
-    let t = v.time(path)?;
-    if t.0 == 0 { Err(Error::scenario(path, "must be > 0")) } else { Ok(t) }
-}
-
-pub fn nonzero_bytes(v: &SizeStr, path: &str) -> Result<u64> {
-    let b = v.bytes(path)?;
-    if b == 0 { Err(Error::scenario(path, "must be > 0")) } else { Ok(b) }
-}
-
 // ---------------------------------------------------------------------------------------
 // Unit-carrying strings
 

@@ -57,6 +57,10 @@ macro_rules! reaction_points {
                 use $crate::keys::Check;
                 match self { $( $(#[cfg($cfg)])? CcPlan::$V(p) => p.check(path, ctx), )* }
             }
+            /// Whether the algorithm needs ACKs (`CongestionControl::wants_acks`).
+            pub fn wants_acks(&self) -> bool {
+                Cc::new(self, &NicSpec { line_rate: $crate::units::Rate(1), mtu_wire: 1, mss: 1 }).wants_acks()
+            }
             /// The scenario `type` of this algorithm.
             pub fn type_name(&self) -> &'static str {
                 match self { $( $(#[cfg($cfg)])? CcPlan::$V(_) => $name, )* }

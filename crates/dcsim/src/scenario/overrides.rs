@@ -47,6 +47,18 @@ fn parse_path(path: &str, whole: &str) -> Result<Vec<Seg>> {
     Ok(segs)
 }
 
+/// The value at a dotted path like `traffic[2].cc`, read with the override path syntax.
+pub(crate) fn value_at<'a>(root: &'a toml::Value, path: &str) -> Option<&'a toml::Value> {
+    let mut cur = root;
+    for seg in parse_path(path, path).ok()? {
+        cur = match seg {
+            Seg::Key(k) => cur.get(k.as_str())?,
+            Seg::Index(i) => cur.get(i)?,
+        };
+    }
+    Some(cur)
+}
+
 /// Parses the right-hand side of an override.
 pub fn parse_value(s: &str) -> toml::Value {
     let s = s.trim();

@@ -740,28 +740,13 @@ fn refine(v: &toml::Value, path: &str) -> Option<(String, String)> {
     Some(refine_cc(v, &p).unwrap_or((p, m)))
 }
 
-/// The value at a dotted path like `traffic[2].cc`.
-fn value_at<'a>(v: &'a toml::Value, path: &str) -> Option<&'a toml::Value> {
-    let mut cur = v;
-    for part in path.split('.') {
-        match part.split_once('[') {
-            Some((key, idx)) => {
-                let i: usize = idx.trim_end_matches(']').parse().ok()?;
-                cur = cur.get(key)?.get(i)?;
-            }
-            None => cur = cur.get(part)?,
-        }
-    }
-    Some(cur)
-}
-
 /// A precise error inside a reaction-point table (`host.cc`, `traffic[i].cc`).
 fn refine_cc(v: &toml::Value, path: &str) -> Option<(String, String)> {
     let cc = if path.ends_with(".cc") { path.to_string() } else { format!("{}.cc", path.split(".cc.").next()?) };
     if !(path == cc || path.starts_with(&format!("{cc}."))) {
         return None;
     }
-    let t = value_at(v, &cc)?;
+    let t = super::overrides::value_at(v, &cc)?;
     refine_tagged(t, &cc, "congestion control", &cc_types(), &CcSpec::error_at)
 }
 

@@ -825,3 +825,14 @@ fn plan_level_rate_schedule_checks() {
         "switch.rate_schedule[0].peer: no node named 'nowhere'",
     ]);
 }
+
+#[test]
+fn ack_driven_cc_on_udp_and_fecn_rate_min_are_refused() {
+    let t = format!("{STAR8}[[traffic]]\ntype = \"incast\"\nsender_count = 2\nreceiver = \"h0\"\ntransport = \"udp\"\ncc = {{ type = \"dctcp\" }}\n");
+    expect(&t, &[], &["traffic[0].transport: \"udp\" has no ACKs, but its congestion control type = \"dctcp\" needs them"]);
+    assert!(load(&t, &["traffic[0].cc.type=dcqcn"]).is_ok(), "a rate-only algorithm is fine on UDP");
+    expect(STAR8, &["switch.l2cm.type=fecn", "switch.l2cm.rate_min=\"1Gbps\""], &["switch.l2cm.rate_min: only for type = \"efecn\""]);
+    assert!(load(STAR8, &["switch.l2cm.type=efecn", "switch.l2cm.rate_min=\"1Gbps\""]).is_ok());
+    expect(STAR8, &["host.cc.type=dctcp", "host.cc.g=0"], &["host.cc.g: must be in (0, 1]"]);
+    expect(STAR8, &["host.cc.type=timely", "host.cc.t_high=\"10us\""], &["host.cc.t_high: must be above t_low"]);
+}

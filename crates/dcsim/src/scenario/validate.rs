@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::keys::KeyCtx;
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
-use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind};
+use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind, Transport};
 use crate::units::{Rate, SimTime, MAX_RATE, MAX_TIME};
 
 /// Runs every check.
@@ -20,8 +20,7 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_settings(plan)?;
     validate_memory(plan)?;
     let comp = validate_topology(plan)?;
-    validate_ccs(plan)?;
-    plan.switch.l2cm.check("switch.l2cm", &KeyCtx { line_rate: min_host_rate(plan) })?;
+    validate_models(plan)?;
     validate_flows(plan, &comp)?;
     check_connected(plan, &comp)?;
     validate_buffers(plan)?;
@@ -243,9 +242,10 @@ pub fn min_host_rate(p: &Plan) -> Option<Rate> {
     p.links.iter().filter(|l| is_host(l.a) || is_host(l.b)).map(|l| l.rate).min()
 }
 
-/// `Plan::ccs`: present, each valid. Entry 0 is `host.cc`; a later entry is named after
-/// the `[[traffic]]` entry of the first flow that uses it.
-pub fn validate_ccs(p: &Plan) -> Result<()> {
+/// The models' parameters: `Plan::ccs` present and each valid (entry 0 is `host.cc`; a
+/// later entry is named after the `[[traffic]]` entry of the first flow that uses it), no
+/// ACK-driven algorithm on a UDP flow, and `[switch.l2cm]`.
+pub fn validate_models(p: &Plan) -> Result<()> {
     if p.ccs.is_empty() {
         return Err(Error::scenario("host.cc", "the plan has no congestion control entry (ccs[0])"));
     }
@@ -261,7 +261,16 @@ pub fn validate_ccs(p: &Plan) -> Result<()> {
         };
         cc.check(&path, &ctx)?;
     }
-    Ok(())
+    // An algorithm that reacts to ACKs gets none on a UDP flow: it would never move.
+    for f in p.flows.iter().filter(|f| f.transport == Transport::Udp) {
+        if let Some(cc) = p.ccs.get(f.cc as usize).filter(|cc| cc.wants_acks()) {
+            return Err(Error::scenario(
+                format!("traffic[{}].transport", f.group),
+                format!("\"udp\" has no ACKs, but its congestion control type = \"{}\" needs them", cc.type_name()),
+            ));
+        }
+    }
+    p.switch.l2cm.check("switch.l2cm", &ctx)
 }
 
 /// The largest frame on the wire: MTU + header (+ preamble and gap if counted).

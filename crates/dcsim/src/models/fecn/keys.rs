@@ -72,7 +72,7 @@ impl Check for FecnParams {
     }
 }
 
-/// `[switch.l2cm] type = "fecn"`: the switch ports' rate allocation.
+/// `[switch.l2cm] type = "fecn"` or `"efecn"`: the switch ports' rate allocation.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FecnSwitchKeys {
@@ -86,6 +86,8 @@ pub struct FecnSwitchKeys {
     pub c: Option<f64>,
     /// Advertised-rate update interval (default "1ms").
     pub interval: Option<TimeStr>,
+    /// E-FECN only: the rate advertised under severe congestion (default "500Mbps").
+    pub rate_min: Option<RateStr>,
 }
 
 impl FecnSwitchKeys {
@@ -104,6 +106,12 @@ impl FecnSwitchKeys {
         if let Some(v) = &self.interval {
             p.interval = v.time(&at(path, "interval"))?;
         }
+        if let Some(v) = &self.rate_min {
+            if !p.efecn {
+                return Err(Error::scenario(at(path, "rate_min"), "only for type = \"efecn\""));
+            }
+            p.r_min = v.rate(&at(path, "rate_min"))?;
+        }
         Ok(p)
     }
 }
@@ -113,30 +121,14 @@ impl Keys for FecnSwitchKeys {
     fn build(&self, path: &str, _: &KeyCtx) -> Result<FecnSwitchParams> { self.build_from(FecnSwitchParams::default(), path) }
 }
 
-/// `[switch.l2cm] type = "efecn"`: the FECN keys plus the severe-congestion rate.
+/// `[switch.l2cm] type = "efecn"`: the FECN keys with E-FECN on.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EfecnSwitchKeys {
-    pub q_eq: Option<SizeStr>,
-    pub q_sc: Option<SizeStr>,
-    pub a: Option<f64>,
-    pub b: Option<f64>,
-    pub c: Option<f64>,
-    pub interval: Option<TimeStr>,
-    /// The rate advertised under severe congestion (default "500Mbps").
-    pub rate_min: Option<RateStr>,
-}
+#[serde(transparent)]
+pub struct EfecnSwitchKeys(pub FecnSwitchKeys);
 
 impl Keys for EfecnSwitchKeys {
     type Out = FecnSwitchParams;
-    fn build(&self, path: &str, _: &KeyCtx) -> Result<FecnSwitchParams> {
-        let fecn = FecnSwitchKeys { q_eq: self.q_eq.clone(), q_sc: self.q_sc.clone(), a: self.a, b: self.b, c: self.c, interval: self.interval.clone() };
-        let mut p = fecn.build_from(FecnSwitchParams::efecn(), path)?;
-        if let Some(v) = &self.rate_min {
-            p.r_min = v.rate(&at(path, "rate_min"))?;
-        }
-        Ok(p)
-    }
+    fn build(&self, path: &str, _: &KeyCtx) -> Result<FecnSwitchParams> { self.0.build_from(FecnSwitchParams::efecn(), path) }
 }
 
 impl Check for FecnSwitchParams {
