@@ -284,16 +284,18 @@ impl EventQueue {
         let v = &self.wheel[i];
         // Earliest time in the slot; among equal times the smallest tie key.
         let mut best = 0;
-        let mut best_tk = (v[0].time, v[0].key);
+        let (mut best_t, mut best_k) = (v[0].time, v[0].key);
         for (k, e) in v.iter().enumerate().skip(1) {
-            let tk = (e.time, e.key);
+            if e.time > best_t {
+                continue;
+            }
             // Equal keys (a 32-bit collision) fall back on the events themselves.
-            if tk < best_tk || (tk == best_tk && e.ev.ident() < v[best].ev.ident()) {
-                best_tk = tk;
+            if e.time < best_t || e.key < best_k || (e.key == best_k && e.ev.ident() < v[best].ev.ident()) {
+                (best_t, best_k) = (e.time, e.key);
                 best = k;
             }
         }
-        if best_tk.0 > limit.0 {
+        if best_t > limit.0 {
             return None;
         }
         if slot != self.cur {
