@@ -147,6 +147,16 @@ pub struct SwitchPlan {
     pub rate_schedule: Vec<RateStep>,
     /// Layer-2 congestion management at switch egress queues (802.1Qau family).
     pub l2cm: L2Cm,
+    /// Static routes replacing the shortest paths for one (switch, destination host).
+    pub routes: Vec<StaticRoute>,
+}
+
+/// At switch `at`, frames to host `to` leave toward the neighbour `via` (node indices).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticRoute {
+    pub at: u32,
+    pub to: u32,
+    pub via: u32,
 }
 
 /// At `at`, the port of `node` toward `peer` starts serving at `rate`.
@@ -203,6 +213,7 @@ impl Default for SwitchPlan {
             processing_delay: SimTime::ZERO,
             rate_schedule: Vec::new(),
             l2cm: L2Cm::None,
+            routes: Vec::new(),
         }
     }
 }

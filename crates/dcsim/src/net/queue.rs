@@ -188,6 +188,16 @@ impl EgressQueues {
         self.subs[s as usize].fifo.front().expect("non-empty queue").frame
     }
 
+    /// Calls `f` on every packet queued at (port, prio), in no particular order (for
+    /// diagnostics such as deadlock detection, not the hot path).
+    pub fn for_each_queued(&self, port: PortId, prio: u8, mut f: impl FnMut(&Queued)) {
+        let mut s = self.queues[port.idx() * 8 + prio as usize].active_head;
+        while s != NONE {
+            self.subs[s as usize].fifo.iter().for_each(&mut f);
+            s = self.subs[s as usize].next_active;
+        }
+    }
+
     /// Removes the next packet of (port, prio) by the arbitration's turn.
     #[inline]
     pub fn dequeue(&mut self, port: PortId, prio: u8) -> Queued {

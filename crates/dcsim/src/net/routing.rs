@@ -1,6 +1,8 @@
 //! Shortest-path routing with per-flow ECMP. For every switch and destination host the
 //! table holds the equal-cost next-hop ports; a flow picks one by a seeded hash of
-//! (flow, switch), so a flow keeps its path and a new seed reshuffles paths.
+//! (flow, switch), so a flow keeps its path and a new seed reshuffles paths. Static
+//! routes (`Override`) replace the entry of one (switch, destination); `route_loop`
+//! finds the ones that would send frames in a circle.
 
 use std::collections::VecDeque;
 
@@ -19,6 +21,14 @@ pub struct Routing {
     salt: u64,
 }
 
+/// A static route: at switch `at`, frames to host `to` leave by `port`.
+#[derive(Copy, Clone, Debug)]
+pub struct Override {
+    pub at: NodeId,
+    pub to: NodeId,
+    pub port: PortId,
+}
+
 /// Graph view the routing is computed from.
 pub struct Graph<'a> {
     pub is_host: &'a [bool],
@@ -29,7 +39,7 @@ pub struct Graph<'a> {
 }
 
 impl Routing {
-    pub fn build(g: &Graph, seed: u64) -> Routing {
+    pub fn build(g: &Graph, seed: u64, overrides: &[Override]) -> Routing {
         let n = g.is_host.len();
         let mut host_index = vec![u32::MAX; n];
         let mut switch_index = vec![u32::MAX; n];
@@ -84,6 +94,11 @@ impl Routing {
                 entries[switch_index[s] as usize * nh as usize + hi] = (off, len);
             }
         }
+        for o in overrides {
+            let off = ports.len() as u32;
+            ports.push(o.port);
+            entries[switch_index[o.at.idx()] as usize * nh as usize + host_index[o.to.idx()] as usize] = (off, 1);
+        }
         Routing { n_hosts: nh as usize, host_index, switch_index, entries, ports, salt: mix64(seed ^ 0xEC3F) }
     }
 
@@ -104,4 +119,79 @@ impl Routing {
         let h = mix64(self.salt ^ ((flow as u64) << 32) ^ sw.0 as u64);
         hops[((h as u128 * hops.len() as u128) >> 64) as usize]
     }
+}
+
+/// Hop distances to host `dst` on which hosts other than `dst` do not forward.
+fn distances(g: &Graph, dst: usize) -> Vec<u32> {
+    let mut dist = vec![u32::MAX; g.is_host.len()];
+    let mut bfs = VecDeque::from([dst]);
+    dist[dst] = 0;
+    while let Some(u) = bfs.pop_front() {
+        if u != dst && g.is_host[u] {
+            continue;
+        }
+        for p in g.node_ports[u].clone() {
+            let v = g.peer_node[p as usize].idx();
+            if dist[v] == u32::MAX {
+                dist[v] = dist[u] + 1;
+                bfs.push_back(v);
+            }
+        }
+    }
+    dist
+}
+
+/// The first static route from which frames to its destination can come back to a switch
+/// they already crossed (following the static routes where they apply and every
+/// equal-cost shortest path elsewhere), or `None` when every path ends at its host.
+pub fn route_loop(g: &Graph, overrides: &[Override]) -> Option<usize> {
+    let mut dsts: Vec<NodeId> = overrides.iter().map(|o| o.to).collect();
+    dsts.sort_unstable_by_key(|n| n.0);
+    dsts.dedup();
+    for dst in dsts {
+        let dist = distances(g, dst.idx());
+        let fixed: std::collections::HashMap<usize, usize> =
+            overrides.iter().filter(|o| o.to == dst).map(|o| (o.at.idx(), g.peer_node[o.port.idx()].idx())).collect();
+        let next = |s: usize| -> Vec<usize> {
+            if let Some(&v) = fixed.get(&s) {
+                return vec![v];
+            }
+            g.node_ports[s]
+                .clone()
+                .map(|p| g.peer_node[p as usize].idx())
+                .filter(|&v| dist[v] != u32::MAX && dist[v] + 1 == dist[s] && (!g.is_host[v] || v == dst.idx()))
+                .collect()
+        };
+        // Depth-first search with colours: 1 on the current path, 2 done.
+        let mut colour = vec![0u8; g.is_host.len()];
+        for (i, o) in overrides.iter().enumerate().filter(|(_, o)| o.to == dst) {
+            let mut stack = vec![(o.at.idx(), next(o.at.idx()), 0usize)];
+            if colour[o.at.idx()] != 0 {
+                continue;
+            }
+            colour[o.at.idx()] = 1;
+            while let Some((u, succ, k)) = stack.last_mut() {
+                if *k == succ.len() {
+                    colour[*u] = 2;
+                    stack.pop();
+                    continue;
+                }
+                let v = succ[*k];
+                *k += 1;
+                if g.is_host[v] {
+                    continue;
+                }
+                match colour[v] {
+                    1 => return Some(i),
+                    0 => {
+                        colour[v] = 1;
+                        let nv = next(v);
+                        stack.push((v, nv, 0));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    None
 }

@@ -72,6 +72,7 @@ pub fn build(s: &Scenario, base_dir: &Path, default_name: &str) -> Result<Plan> 
     plan.nodes = topo.nodes;
     plan.links = topo.links;
     plan.switch.rate_schedule = rate_schedule(&s.switch, &plan)?;
+    plan.switch.routes = static_routes(&s.switch, &plan)?;
     plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
     let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan) };
     if let Some(l) = &s.switch.l2cm {
@@ -212,6 +213,21 @@ fn rate_schedule(s: &SwitchSpec, plan: &Plan) -> Result<Vec<RateStep>> {
             return Err(Error::scenario(format!("{p}.rate"), "must be > 0"));
         }
         out.push(RateStep { node, peer, at: st.at.time(&format!("{p}.at"))?, rate });
+    }
+    Ok(out)
+}
+
+/// Resolves `[switch] routes` against the topology's node names (checked in
+/// `validate::validate_routes`).
+fn static_routes(s: &SwitchSpec, plan: &Plan) -> Result<Vec<StaticRoute>> {
+    let mut out = Vec::new();
+    for (i, r) in s.routes.iter().flatten().enumerate() {
+        let find = |name: &str, key: &str| {
+            plan.nodes.iter().position(|n| n.name == name).map(|k| k as u32).ok_or_else(|| {
+                Error::scenario(format!("switch.routes[{i}].{key}"), format!("no node named '{name}'"))
+            })
+        };
+        out.push(StaticRoute { at: find(&r.at, "at")?, to: find(&r.to, "to")?, via: find(&r.via, "via")? });
     }
     Ok(out)
 }
@@ -444,6 +460,12 @@ fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
     }
     if let Some(v) = &s.resume_offset {
         p.resume_offset = v.bytes("switch.pfc.resume_offset")?;
+    }
+    if let Some(t) = &s.deadlock_check {
+        p.deadlock_check = t.time_or_off("switch.pfc.deadlock_check")?;
+    }
+    if let Some(b) = s.deadlock_stop {
+        p.deadlock_stop = b;
     }
     Ok(p)
 }

@@ -248,6 +248,17 @@ pub struct SwitchSpec {
     pub rate_schedule: Option<Vec<RateStepSpec>>,
     /// `[switch.l2cm]`: IEEE 802.1Qau-family congestion points.
     pub l2cm: Option<L2cmSpec>,
+    /// Static routes that replace the shortest paths: `[{ at, to, via }, ...]`.
+    pub routes: Option<Vec<RouteSpec>>,
+}
+
+/// At switch `at`, frames to host `to` leave toward the neighbour `via`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteSpec {
+    pub at: String,
+    pub to: String,
+    pub via: String,
 }
 
 /// One service-rate change of the port of `node` toward `peer`.
@@ -412,6 +423,10 @@ pub struct PfcSpec {
     pub xon: Option<SizeStr>,
     /// Hysteresis between XOFF and XON (default "3KiB").
     pub resume_offset: Option<SizeStr>,
+    /// Period of the deadlock detector (default "100us"; "off" turns it off).
+    pub deadlock_check: Option<TimeStr>,
+    /// End the run at the first deadlock detected (default false).
+    pub deadlock_stop: Option<bool>,
 }
 
 #[derive(Copy, Clone, Debug, Deserialize)]

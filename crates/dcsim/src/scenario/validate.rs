@@ -24,7 +24,8 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_flows(plan, &comp)?;
     check_connected(plan, &comp)?;
     validate_buffers(plan)?;
-    validate_rate_schedule(plan)
+    validate_rate_schedule(plan)?;
+    validate_routes(plan)
 }
 
 /// The memory the plan needs against `Plan::memory_limit` (`scenario::limits`).
@@ -513,6 +514,75 @@ pub fn validate_rate_schedule(p: &Plan) -> Result<()> {
         if st.rate > MAX_RATE {
             return Err(Error::scenario(format!("{at}.rate"), format!("must be at most {MAX_RATE}")));
         }
+    }
+    Ok(())
+}
+
+/// `switch.routes`: each names a switch, a host and a neighbour of the switch (a switch,
+/// or the host itself), at most once per (switch, host), and no frame can loop.
+pub fn validate_routes(p: &Plan) -> Result<()> {
+    use crate::ids::{NodeId, PortId};
+    use crate::net::routing::{route_loop, Graph, Override};
+    if p.switch.routes.is_empty() {
+        return Ok(());
+    }
+    let n = p.nodes.len() as u32;
+    let links = node_links(p);
+    let (mut node_ports, mut peer_node) = (Vec::with_capacity(links.len()), Vec::new());
+    for (u, ls) in links.iter().enumerate() {
+        let start = peer_node.len() as u32;
+        for &k in ls {
+            let l = &p.links[k];
+            peer_node.push(NodeId(if l.a as usize == u { l.b } else { l.a }));
+        }
+        node_ports.push(start..peer_node.len() as u32);
+    }
+    let is_host: Vec<bool> = p.nodes.iter().map(|x| x.kind == NodeKind::Host).collect();
+    let mut overrides = Vec::with_capacity(p.switch.routes.len());
+    let mut seen = HashMap::new();
+    for (i, r) in p.switch.routes.iter().enumerate() {
+        let at = format!("switch.routes[{i}]");
+        for (key, v) in [("at", r.at), ("to", r.to), ("via", r.via)] {
+            if v >= n {
+                return Err(Error::scenario(format!("{at}.{key}"), format!("node index {v} does not exist")));
+            }
+        }
+        let name = |v: u32| &p.nodes[v as usize].name;
+        if is_host[r.at as usize] {
+            return Err(Error::scenario(format!("{at}.at"), format!("'{}' is not a switch", name(r.at))));
+        }
+        if !is_host[r.to as usize] {
+            return Err(Error::scenario(format!("{at}.to"), format!("'{}' is not a host", name(r.to))));
+        }
+        if is_host[r.via as usize] && r.via != r.to {
+            return Err(Error::scenario(
+                format!("{at}.via"),
+                format!("'{}' is a host other than the destination '{}'", name(r.via), name(r.to)),
+            ));
+        }
+        let Some(port) = node_ports[r.at as usize].clone().find(|&q| peer_node[q as usize].0 == r.via) else {
+            return Err(Error::scenario(format!("{at}.via"), format!("'{}' has no link to '{}'", name(r.at), name(r.via))));
+        };
+        if let Some(j) = seen.insert((r.at, r.to), i) {
+            return Err(Error::scenario(
+                at,
+                format!("a second route at '{}' to '{}' (the first is switch.routes[{j}])", name(r.at), name(r.to)),
+            ));
+        }
+        overrides.push(Override { at: NodeId(r.at), to: NodeId(r.to), port: PortId(port) });
+    }
+    let g = Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node };
+    if let Some(i) = route_loop(&g, &overrides) {
+        let r = &p.switch.routes[i];
+        return Err(Error::scenario(
+            format!("switch.routes[{i}]"),
+            format!(
+                "frames to '{}' leaving '{}' toward '{}' can come back to a switch they crossed (a routing loop)",
+                p.nodes[r.to as usize].name,
+                p.nodes[r.at as usize].name,
+                p.nodes[r.via as usize].name
+            ),
+        ));
     }
     Ok(())
 }

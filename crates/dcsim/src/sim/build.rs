@@ -11,7 +11,7 @@ use crate::net::mmu::{Mmu, Model, PortBuffer};
 use crate::net::packet::{PacketPool, PktFifo};
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
 use crate::net::queue::EgressQueues;
-use crate::net::routing::{Graph, Routing};
+use crate::net::routing::{Graph, Override, Routing};
 use crate::net::stats::{Histogram, PortCounters, PrioCounters};
 use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan};
 use crate::units::{Rate, SimTime};
@@ -62,7 +62,16 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         .collect();
     let is_host: Vec<bool> = nodes.iter().map(|n| n.is_host).collect();
     let node_ports: Vec<std::ops::Range<u32>> = nodes.iter().map(|n| n.ports.clone()).collect();
-    let routing = Routing::build(&Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node }, plan.seed);
+    let overrides: Vec<Override> = plan
+        .switch
+        .routes
+        .iter()
+        .filter_map(|r| {
+            let port = node_ports[r.at as usize].clone().find(|&q| peer_node[q as usize].0 == r.via)?;
+            Some(Override { at: NodeId(r.at), to: NodeId(r.to), port: PortId(port) })
+        })
+        .collect();
+    let routing = Routing::build(&Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node }, plan.seed, &overrides);
 
     // Buffers.
     let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
@@ -256,6 +265,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         cc_key: crate::rng::stream_key(plan.seed, "cc"),
         rate_schedule: rate_steps,
         watchdog: super::checks::Watchdog::new(plan.flows.len(), n_ports),
+        deadlocks: crate::models::pfc::deadlock::DeadlockDetector::new(plan.switch.pfc.deadlock_check.filter(|_| plan.switch.pfc.mode != FlowControl::None), plan.switch.pfc.deadlock_stop),
         drops_by_flow: vec![0; plan.flows.len()],
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         nodes,

@@ -130,6 +130,7 @@ pub struct Simulation {
     pub(crate) drops_by_flow: Vec<u64>,
     /// Events at one picosecond, counted so that a clock that stops advancing ends the run.
     pub(crate) watchdog: checks::Watchdog,
+    pub(crate) deadlocks: crate::models::pfc::deadlock::DeadlockDetector,
 }
 
 impl Simulation {
@@ -142,7 +143,7 @@ impl Simulation {
     /// Returns true while the run has more to do.
     pub fn run_until(&mut self, t: SimTime) -> bool {
         let stop = t.min(self.end);
-        if self.watchdog.stalled.is_some() {
+        if self.watchdog.stalled.is_some() || self.deadlocks.stopped_at.is_some() {
             return false;
         }
         while let Some((now, ev)) = self.q.pop_until(stop) {
@@ -160,11 +161,23 @@ impl Simulation {
             while self.next_sample < now {
                 self.take_sample();
             }
+            while self.deadlocks.next < now {
+                if self.check_deadlocks() {
+                    self.clock = now;
+                    return false;
+                }
+            }
             self.clock = now;
             self.dispatch(ev);
         }
         while self.next_sample <= stop && self.next_sample < SimTime::MAX {
             self.take_sample();
+        }
+        while self.deadlocks.next <= stop && self.deadlocks.next < SimTime::MAX {
+            if self.check_deadlocks() {
+                self.clock = stop;
+                return false;
+            }
         }
         self.clock = stop;
         stop < self.end && !self.q.is_empty()

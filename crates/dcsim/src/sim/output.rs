@@ -13,7 +13,8 @@ fn gbps(bytes: u64, t: SimTime) -> f64 {
 }
 
 pub(super) fn finish(s: &mut Simulation) -> Results {
-    let end = s.end;
+    // A run stopped at a deadlock ends there.
+    let end = if s.deadlocks.stopped_at.is_some() { s.clock.min(s.end) } else { s.end };
     // Close what is still open at the end: pauses and goodput bins.
     for (p, port) in s.ports.iter().enumerate() {
         for prio in 0..8 {
@@ -210,6 +211,22 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     );
     tables.push(("pfc_events".to_string(), t));
 
+    // deadlocks
+    let mut t = Table::default();
+    let dl = &s.deadlocks.found;
+    let port_name = |p: &crate::ids::PortId| {
+        let port = &s.ports[p.idx()];
+        format!("{}->{}", name(port.node), name(s.ports[port.peer.idx()].node))
+    };
+    let join = |v: Vec<String>| v.join(" ");
+    t.push("time_ps", Column::U64(dl.iter().map(|d| d.time.0).collect()));
+    t.push("priority", Column::U64(dl.iter().map(|d| d.prio as u64).collect()));
+    t.push("switches", Column::Str(dl.iter().map(|d| join(d.ports.iter().map(|p| name(s.ports[p.idx()].node)).collect())).collect()));
+    t.push("ports", Column::Str(dl.iter().map(|d| join(d.ports.iter().map(port_name).collect())).collect()));
+    t.push("flows", Column::Str(dl.iter().map(|d| join(d.flows.iter().map(|f| f.to_string()).collect())).collect()));
+    t.push("queued_bytes", Column::U64(dl.iter().map(|d| d.bytes).collect()));
+    tables.push(("deadlocks".to_string(), t));
+
     // samples
     let sm = &s.samples;
     let mut t = Table::default();
@@ -336,7 +353,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "cnps_sent": s.flow_stats.iter().map(|f| f.cnps_sent).sum::<u64>(),
             "cnps_received": s.flow_stats.iter().map(|f| f.cnps_rx).sum::<u64>(),
             "l2_feedback_sent": s.l2.feedback_sent,
+            "deadlocks_detected": s.deadlocks.found.len(),
         },
+        "stopped_by_deadlock_ps": s.deadlocks.stopped_at.map(|t| t.0),
         "latency_ns": {
             "what": "one-way delay of data packets, first bit sent at the NIC to last bit received",
             "count": lat.count,

@@ -2,8 +2,10 @@
 //! XOFF/XON decisions are taken by the switch buffer (`net/mmu.rs`) on admission and
 //! release; this folder holds the headroom and pause-quanta arithmetic (`headroom.rs`),
 //! the frames and timers in the world (`frames.rs`: sending XOFF/XON, refresh, a frame's
-//! arrival, pause expiry, the PFC event log) and the resolved parameters (`params.rs`).
+//! arrival, pause expiry, the PFC event log), deadlock detection (`deadlock.rs`) and the
+//! resolved parameters (`params.rs`).
 
+pub mod deadlock;
 pub mod frames;
 pub mod headroom;
 pub mod params;

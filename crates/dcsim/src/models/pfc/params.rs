@@ -53,6 +53,10 @@ pub struct PfcPlan {
     pub xon: Option<u64>,
     /// Hysteresis between XOFF and XON (bytes).
     pub resume_offset: u64,
+    /// Period of the deadlock detector (`deadlock.rs`); `None` turns it off.
+    pub deadlock_check: Option<SimTime>,
+    /// End the run at the first deadlock detected.
+    pub deadlock_stop: bool,
 }
 
 impl Default for PfcPlan {
@@ -69,6 +73,8 @@ impl Default for PfcPlan {
             xoff: None,
             xon: None,
             resume_offset: 3 * 1024,
+            deadlock_check: Some(SimTime::us(100)),
+            deadlock_stop: false,
         }
     }
 }

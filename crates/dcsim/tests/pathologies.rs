@@ -1,0 +1,96 @@
+//! Lossless-fabric pathologies: the PFC deadlock of a ring with cyclic routes, found and
+//! reported by the deadlock detector, and the remedies that avoid it.
+
+mod common;
+use common::*;
+use dcsim::results::Column;
+use dcsim::sim;
+use std::path::Path;
+
+fn ring(overrides: &[&str]) -> dcsim::Results {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/deadlock_ring.toml");
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let plan = dcsim::scenario::load_file(&path, &o).unwrap();
+    sim::run(&plan).unwrap()
+}
+
+fn strs<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [String] {
+    match r.table(table).unwrap().get(col).unwrap() {
+        Column::Str(v) => v,
+        _ => panic!("{col} is not a string column"),
+    }
+}
+
+/// Payload bytes delivered in goodput bins starting at or after `from_ps`.
+fn delivered_after(r: &dcsim::Results, from_ps: u64) -> u64 {
+    let t = col_u64(r, "goodput", "time_ps");
+    let b = col_u64(r, "goodput", "bytes");
+    t.iter().zip(b).filter(|(t, _)| **t >= from_ps).map(|(_, b)| *b).sum()
+}
+
+#[test]
+fn a_ring_with_clockwise_routes_deadlocks_and_is_reported() {
+    let r = ring(&[]);
+    let n = r.summary["counters"]["deadlocks_detected"].as_u64().unwrap();
+    assert_eq!(n, 1, "{}", r.summary);
+    let sw = &strs(&r, "deadlocks", "switches")[0];
+    let mut names: Vec<&str> = sw.split(' ').collect();
+    names.sort();
+    assert_eq!(names, ["s0", "s1", "s2", "s3"], "the cycle is the ring: {sw}");
+    let ports = &strs(&r, "deadlocks", "ports")[0];
+    for hop in ports.split(' ') {
+        let (a, b) = hop.split_once("->").unwrap();
+        let (i, j): (u32, u32) = (a[1..].parse().unwrap(), b[1..].parse().unwrap());
+        assert_eq!(j, (i + 1) % 4, "each port of the cycle points clockwise: {ports}");
+    }
+    assert_eq!(strs(&r, "deadlocks", "flows")[0], "0 1 2 3");
+    // Delivered bytes fall to zero and stay there.
+    let t = col_u64(&r, "deadlocks", "time_ps")[0];
+    assert_eq!(delivered_after(&r, t), 0, "traffic after the deadlock at {t} ps");
+    assert_eq!(r.summary["counters"]["drops_total"], 0);
+    eprintln!("{}", r.summary["counters"]);
+}
+
+#[test]
+fn without_one_flow_the_ring_does_not_deadlock() {
+    let r = ring(&["traffic[0].flows=[{src=\"h0\",dst=\"h2\"},{src=\"h1\",dst=\"h3\"},{src=\"h2\",dst=\"h0\"}]"]);
+    assert_eq!(r.summary["counters"]["deadlocks_detected"], 0, "{}", r.summary);
+    assert!(delivered_after(&r, 1_000_000_000) > 0);
+}
+
+#[test]
+fn shortest_path_routes_do_not_deadlock() {
+    let r = ring(&["switch.routes=[]"]);
+    assert_eq!(r.summary["counters"]["deadlocks_detected"], 0, "{}", r.summary);
+}
+
+#[test]
+fn the_run_can_stop_at_the_deadlock() {
+    let r = ring(&["switch.pfc.deadlock_stop=true"]);
+    let stop = r.summary["stopped_by_deadlock_ps"].as_u64().expect("stopped");
+    assert_eq!(stop, col_u64(&r, "deadlocks", "time_ps")[0]);
+    assert!(r.summary["duration_ps"].as_u64().unwrap() < 2_000_000_000);
+}
+
+fn ring_error(over: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/deadlock_ring.toml");
+    dcsim::scenario::load_file(&path, &[over.to_string()]).unwrap_err().to_string()
+}
+
+#[test]
+fn bad_static_routes_and_detector_settings_are_refused_with_their_field() {
+    let r = |s: &str| format!("switch.routes=[{s}]");
+    for (over, want) in [
+        (r(r#"{at="s0",to="h2",via="s1"},{at="s1",to="h2",via="s0"}"#), "switch.routes[0]: frames to 'h2' leaving 's0' toward 's1' can come back"),
+        (r(r#"{at="h0",to="h2",via="s0"}"#), "switch.routes[0].at: 'h0' is not a switch"),
+        (r(r#"{at="s0",to="s1",via="s1"}"#), "switch.routes[0].to: 's1' is not a host"),
+        (r(r#"{at="s0",to="h2",via="s2"}"#), "switch.routes[0].via: 's0' has no link to 's2'"),
+        (r(r#"{at="s0",to="h2",via="h0"}"#), "switch.routes[0].via: 'h0' is a host other than the destination"),
+        (r(r#"{at="s0",to="h2",via="x"}"#), "switch.routes[0].via: no node named 'x'"),
+        (r(r#"{at="s0",to="h2",via="s1"},{at="s0",to="h2",via="s3"}"#), "switch.routes[1]: a second route at 's0' to 'h2'"),
+        ("switch.pfc.deadlock_check=\"0us\"".to_string(), "switch.pfc.deadlock_check: must be > 0"),
+    ] {
+        let e = ring_error(&over);
+        assert!(e.contains(want), "{over}: {e}");
+    }
+}
