@@ -4,7 +4,7 @@
 
 use crate::models::CcPlan;
 pub use crate::models::ecn::{Detection, EcnMode, EcnPlan, EcnSpeedPlan, MarkPoint};
-pub use crate::models::pfc::{FlowControl, Headroom, PauseMode, PfcPlan};
+pub use crate::models::pfc::{FlowControl, Headroom, PauseMode, PfcPlan, WatchdogPlan};
 pub use crate::models::L2Cm;
 pub use crate::net::queue::{Arbitration, SchedulerKind, SchedulerPlan};
 use crate::units::{Rate, SimTime};

@@ -27,6 +27,10 @@ pub struct PrioCounters {
     pub min_ingress_after_xoff: u64,
     /// Data packets this egress queue marked CE.
     pub ecn_marked: u64,
+    /// PFC watchdog: storms detected and ended on this egress queue, frames it dropped.
+    pub pfc_storms: u64,
+    pub pfc_storms_restored: u64,
+    pub pfc_storm_drops: u64,
 }
 
 #[derive(Copy, Clone, Default, Debug)]

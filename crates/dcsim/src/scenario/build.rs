@@ -467,6 +467,26 @@ fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
     if let Some(b) = s.deadlock_stop {
         p.deadlock_stop = b;
     }
+    if let Some(w) = &s.watchdog {
+        let positive = |t: &TimeStr, key: &str| -> Result<SimTime> {
+            let path = format!("switch.pfc.watchdog.{key}");
+            let v = t.time(&path)?;
+            if v == SimTime::ZERO {
+                return Err(Error::scenario(path, "must be > 0"));
+            }
+            Ok(v)
+        };
+        let detection = positive(&w.detection_time, "detection_time")?;
+        let restoration = match &w.restoration_time {
+            Some(t) => positive(t, "restoration_time")?,
+            None => detection,
+        };
+        let poll = match &w.poll_interval {
+            Some(t) => positive(t, "poll_interval")?,
+            None => SimTime((detection.0 / 4).max(1)),
+        };
+        p.watchdog = Some(WatchdogPlan { detection, restoration, poll });
+    }
     Ok(p)
 }
 

@@ -427,6 +427,20 @@ pub struct PfcSpec {
     pub deadlock_check: Option<TimeStr>,
     /// End the run at the first deadlock detected (default false).
     pub deadlock_stop: Option<bool>,
+    /// `[switch.pfc.watchdog]`: pause-storm detection and recovery (off by default).
+    pub watchdog: Option<PfcWatchdogSpec>,
+}
+
+/// `[switch.pfc.watchdog]`
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PfcWatchdogSpec {
+    /// A queue paused this long while holding frames is in a storm (required, > 0).
+    pub detection_time: TimeStr,
+    /// No pause for this long ends a storm (default: `detection_time`).
+    pub restoration_time: Option<TimeStr>,
+    /// Period of the switches' look at their queues (default: `detection_time` / 4).
+    pub poll_interval: Option<TimeStr>,
 }
 
 #[derive(Copy, Clone, Debug, Deserialize)]

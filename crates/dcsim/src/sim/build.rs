@@ -265,6 +265,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         cc_key: crate::rng::stream_key(plan.seed, "cc"),
         rate_schedule: rate_steps,
         watchdog: super::checks::Watchdog::new(plan.flows.len(), n_ports),
+        pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog::new(plan.switch.pfc.watchdog.clone().filter(|_| plan.switch.pfc.mode != FlowControl::None), n_ports),
         deadlocks: crate::models::pfc::deadlock::DeadlockDetector::new(plan.switch.pfc.deadlock_check.filter(|_| plan.switch.pfc.mode != FlowControl::None), plan.switch.pfc.deadlock_stop),
         drops_by_flow: vec![0; plan.flows.len()],
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },

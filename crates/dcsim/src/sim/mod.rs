@@ -131,6 +131,7 @@ pub struct Simulation {
     /// Events at one picosecond, counted so that a clock that stops advancing ends the run.
     pub(crate) watchdog: checks::Watchdog,
     pub(crate) deadlocks: crate::models::pfc::deadlock::DeadlockDetector,
+    pub(crate) pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog,
 }
 
 impl Simulation {
@@ -161,6 +162,9 @@ impl Simulation {
             while self.next_sample < now {
                 self.take_sample();
             }
+            while self.pfc_watchdog.next < now {
+                self.pfc_watchdog_poll();
+            }
             while self.deadlocks.next < now {
                 if self.check_deadlocks() {
                     self.clock = now;
@@ -172,6 +176,9 @@ impl Simulation {
         }
         while self.next_sample <= stop && self.next_sample < SimTime::MAX {
             self.take_sample();
+        }
+        while self.pfc_watchdog.next <= stop {
+            self.pfc_watchdog_poll();
         }
         while self.deadlocks.next <= stop && self.deadlocks.next < SimTime::MAX {
             if self.check_deadlocks() {

@@ -146,6 +146,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         "pfc_xoff_sent", "pfc_xon_sent", "pfc_xoff_received", "pfc_xon_received", "pfc_pause_expired",
         "paused_ps", "max_egress_bytes", "max_ingress_bytes", "min_ingress_after_xoff",
         "headroom_bytes", "xoff_bytes", "xon_bytes", "ctrl_tx_bytes", "wire_bytes", "ecn_marked",
+        "pfc_storms", "pfc_storms_restored", "pfc_storm_drops",
     ];
     for n in names {
         cols.push((n, Vec::new()));
@@ -172,6 +173,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
                 if is_sw { s.mmu.xoff(pid) } else { 0 },
                 if is_sw { s.mmu.xon(pid) } else { 0 },
                 ps.ctrl_tx_bytes, ps.wire_bytes, c.ecn_marked,
+                c.pfc_storms, c.pfc_storms_restored, c.pfc_storm_drops,
             ];
             for (i, v) in vals.iter().enumerate() {
                 cols[i].1.push(*v);
@@ -354,6 +356,8 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "cnps_received": s.flow_stats.iter().map(|f| f.cnps_rx).sum::<u64>(),
             "l2_feedback_sent": s.l2.feedback_sent,
             "deadlocks_detected": s.deadlocks.found.len(),
+            "pfc_storms": sum(|c| c.pfc_storms),
+            "pfc_storm_drops": sum(|c| c.pfc_storm_drops),
         },
         "stopped_by_deadlock_ps": s.deadlocks.stopped_at.map(|t| t.0),
         "latency_ns": {

@@ -23,6 +23,10 @@ impl Simulation {
             return;
         }
         let prio = pkt.prio;
+        if self.pfc_watchdog.in_storm(out, prio) {
+            self.storm_drop(out, prio, id);
+            return;
+        }
         let class = self.class_of(prio);
         let size = pkt.frame as u64;
         if !self.l2.fecn.is_empty() {
@@ -88,6 +92,14 @@ impl Simulation {
             let (local, q_after) = (self.ports[in_port.idx()].local, self.egress.queue(p, prio).bytes);
             self.mark_on_dequeue(p, prio, id, local, q_after);
         }
+        self.release_ingress(in_port, prio, size);
+        self.transmit(p, id, frame, Some(prio));
+    }
+
+    /// A frame of `prio` that came in through `in_port` leaves the switch: its MMU charge
+    /// is released, and XON sent if the ingress is back under its threshold.
+    #[inline]
+    pub(crate) fn release_ingress(&mut self, in_port: PortId, prio: u8, size: u64) {
         let class = self.class_of(prio);
         self.mmu.release(in_port, class, size);
         let ci = in_port.idx() * 8 + class as usize;
@@ -99,6 +111,5 @@ impl Simulation {
         if self.xoff_sent[ci] && self.mmu.under_xon(in_port, class) {
             self.send_pfc(in_port, class, false);
         }
-        self.transmit(p, id, frame, Some(prio));
     }
 }

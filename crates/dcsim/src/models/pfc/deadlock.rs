@@ -72,6 +72,17 @@ impl Simulation {
             None => SimTime::MAX,
         };
         let cycles = self.waiting_cycles();
+        // A deadlock that broke up (a watchdog dropped its frames) is reported again if
+        // it forms anew.
+        let present: BTreeSet<Vec<QueueId>> = cycles
+            .iter()
+            .map(|(_, c)| {
+                let mut k = c.clone();
+                k.sort_unstable();
+                k
+            })
+            .collect();
+        self.deadlocks.reported.retain(|k| present.contains(k));
         let mut new_found = false;
         let mut suspects = BTreeMap::new();
         for (prio, cycle) in cycles {

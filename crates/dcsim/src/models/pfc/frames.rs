@@ -70,6 +70,12 @@ impl Simulation {
             }
             let port = &mut self.ports[p.idx()];
             port.pause_gen[prio as usize] = port.pause_gen[prio as usize].wrapping_add(1);
+            if quanta > 0 && self.pfc_watchdog.on_pause(p, prio, now) {
+                // A queue in a pause storm ignores pauses (the PFC watchdog).
+                self.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
+                continue;
+            }
+            let port = &mut self.ports[p.idx()];
             if quanta > 0 {
                 if port.paused & (1 << prio) == 0 {
                     port.paused |= 1 << prio;
@@ -104,7 +110,7 @@ impl Simulation {
     }
 
     /// Clears the pause of (port, prio); returns whether it was paused.
-    fn unpause(&mut self, p: PortId, prio: u8) -> bool {
+    pub(crate) fn unpause(&mut self, p: PortId, prio: u8) -> bool {
         let now = self.now_t();
         let port = &mut self.ports[p.idx()];
         if port.paused & (1 << prio) == 0 {

@@ -2,12 +2,13 @@
 //! XOFF/XON decisions are taken by the switch buffer (`net/mmu.rs`) on admission and
 //! release; this folder holds the headroom and pause-quanta arithmetic (`headroom.rs`),
 //! the frames and timers in the world (`frames.rs`: sending XOFF/XON, refresh, a frame's
-//! arrival, pause expiry, the PFC event log), deadlock detection (`deadlock.rs`) and the
-//! resolved parameters (`params.rs`).
+//! arrival, pause expiry, the PFC event log), deadlock detection (`deadlock.rs`), the
+//! switches' PFC watchdog (`watchdog.rs`) and the resolved parameters (`params.rs`).
 
 pub mod deadlock;
 pub mod frames;
 pub mod headroom;
 pub mod params;
+pub mod watchdog;
 
-pub use params::{FlowControl, Headroom, PauseMode, PfcPlan};
+pub use params::{FlowControl, Headroom, PauseMode, PfcPlan, WatchdogPlan};

@@ -57,6 +57,19 @@ pub struct PfcPlan {
     pub deadlock_check: Option<SimTime>,
     /// End the run at the first deadlock detected.
     pub deadlock_stop: bool,
+    /// The PFC watchdog of the switches (`watchdog.rs`), if on.
+    pub watchdog: Option<WatchdogPlan>,
+}
+
+/// PFC watchdog settings (SONiC-style, action "drop").
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchdogPlan {
+    /// A queue paused this long while holding frames is in a pause storm.
+    pub detection: SimTime,
+    /// A storm ends when no pause has arrived for the queue for this long.
+    pub restoration: SimTime,
+    /// How often the switches look at their queues.
+    pub poll: SimTime,
 }
 
 impl Default for PfcPlan {
@@ -75,6 +88,7 @@ impl Default for PfcPlan {
             resume_offset: 3 * 1024,
             deadlock_check: Some(SimTime::us(100)),
             deadlock_stop: false,
+            watchdog: None,
         }
     }
 }
