@@ -293,8 +293,10 @@ def figures() -> List[Path]:
 
         s0 = write("s0", "seed000_parking_lot_pfc.toml", "simulation.duration=4ms", "stats.steady_start=2ms")
         out.append(plot.render([s0], str(FIGURES / "seed000.png"), titles=["seed 000: PFC parking lot"]))
-        s2 = [write(m, f"seed002_{m}.toml", "simulation.duration=100ms") for m in ("bcn", "fecn", "efecn")]
+        s2 = [write(m, f"seed002_{m}.toml") for m in ("bcn", "fecn", "efecn")]
         out.append(plot.render(s2, str(FIGURES / "seed002.png"), queue="CS:DU", titles=["BCN", "FECN", "E-FECN"]))
+        s3 = [write(n, f"{n}.toml") for n in ("seed003_qcn_step", "seed003_qcn_step_8rp")]
+        out.append(plot.render(s3, str(FIGURES / "seed003.png"), queue="SW:DST", titles=["1 RP", "8 RP"]))
         a = write("fifo", "leaf_spine_websearch.toml")
         b = write("per_flow", "leaf_spine_websearch.toml", "switch.arbitration=per_flow")
         out.append(plot.render_fct([a, b], str(FIGURES / "fct.png"), titles=["FIFO arbitration", "per-flow arbitration"]))
