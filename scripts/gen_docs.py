@@ -59,6 +59,11 @@ def thousands(n: int) -> str:
     return f"{int(n):,}"
 
 
+def spaced(n: int) -> str:
+    """12 345: thousands separated by a space, as the model pages write them."""
+    return f"{int(n):,}".replace(",", " ")
+
+
 def steady(res: Any) -> List[float]:
     return [float(x) for x in res.flows["goodput_steady_gbps"]]
 
@@ -313,7 +318,7 @@ def _scheme(scenario: str) -> Dict[str, str]:
         "rate convergence after the stop (80 ms)": _conv_text(_converged(rate_ok2, 80, 100), 80),
         "queue convergence (four sources)": _conv_text(_converged(band, 5, 80), 5),
         "queue convergence after the stop": _conv_text(_converged(band, 80, 100), 80),
-        "drops": thousands(c["drops_total"]).replace(",", " "),
+        "drops": spaced(c["drops_total"]),
         "CS -> DU peak (`ports.max_egress_bytes`)": f"{int(port['max_egress_bytes'].max()):,} B".replace(",", " "),
         "time above 100 KB / above 2 Qeq (48 KB), 5-80 ms": (
             f"{(start > 100_000).sum() * 0.1:.1f} / {(start > 2 * QEQ).sum() * 0.1:.1f} ms"),
@@ -322,7 +327,7 @@ def _scheme(scenario: str) -> Dict[str, str]:
             f"{q[(q.index >= 30) & (q.index < 80)].mean() / 1e3:.1f} KB"),
         "CS -> DU mean 85-100 ms": f"{q[(q.index >= 85) & (q.index < 100)].mean() / 1e3:.1f} KB",
         "switch feedback frames (`l2_feedback_sent`) / feedback received by sources": (
-            f"{thousands(c['l2_feedback_sent'])} / {thousands(f['feedback_received'].sum())}".replace(",", " ")),
+            f"{spaced(c['l2_feedback_sent'])} / {spaced(f['feedback_received'].sum())}"),
         "lowest source rate": f"{float(f['min_rate_gbps'].min()):.3f} Gb/s",
     }
 
@@ -446,6 +451,200 @@ def dcqcn_seeds() -> str:
     return text + "\n"
 
 
+# -- RCM (docs/models/rcm.md) -----------------------------------------------------------
+
+RCM_PUBLISHED = {
+    "seed000_parking_lot_rcm_1a.toml": [9.37, 9.42, 9.51, 9.72],
+    "seed000_parking_lot_rcm_1b.toml": [9.29, 9.35, 9.43, 9.69],
+}
+
+
+def rcm_table2() -> str:
+    """rcm.md: Table II of the seed study with RCM, published against dcsim."""
+    out = ["| scenario | flow | published (Gb/s) | dcsim (Gb/s) | difference |", "|---|---|---|---|---|"]
+    facts = []
+    for sc, pub in RCM_PUBLISHED.items():
+        res = run(sc)
+        g = steady(res)
+        for i, (name, p, d) in enumerate(zip("ABCD", pub, g)):
+            first = f" `{sc}` " if i == 0 else " "
+            out.append(f"|{first}| {name} | {p:.2f} | {d:.2f} | {(d / p - 1) * 100:+.1f} % |")
+        out.append(f"| | total | {sum(pub):.2f} | {sum(g):.2f} | {(sum(g) / sum(pub) - 1) * 100:+.1f} % |")
+        c, f = res.summary["counters"], res.flows
+        facts.append(f"`{sc.split('_')[-1].replace('.toml', '')}`: Jain index {jain(g):.3f}, "
+                     f"{c['drops_total']} drops, {spaced(c['pfc_xoff_sent'])} XOFF, "
+                     f"{spaced(f['cnps_sent'].sum())} CNPs sent, {spaced(f['cnps_received'].sum())} received, "
+                     f"latency p50 {res.summary['latency_ps']['p50'] / 1e6:.1f} us")
+    return "\n".join(out) + "\n\n" + "; ".join(facts) + ".\n"
+
+
+def _marks(res: Any) -> str:
+    c = res.congestion
+    rows = c[c["marked"] > 0]
+    return ", ".join(f"{r.node} -> {r.peer} marks {spaced(r.marked)}" for r in rows.itertuples(index=False))
+
+
+def rcm_variants() -> str:
+    """rcm.md: variants of rule 1a."""
+    sc = "seed000_parking_lot_rcm_1a.toml"
+    out = ["| run | A | B | C | D | XOFF | marks |", "|---|---|---|---|---|---|---|"]
+    for label, sets in (("as shipped", ()), ("`mark_victims = true`", ("switch.congestion.mark_victims=true",)),
+                        ("`gap = true`", ("host.cc.gap=true",))):
+        res = run(sc, *sets)
+        g = steady(res)
+        out.append(f"| {label} | " + " | ".join(f"{x:.2f}" for x in g)
+                   + f" | {spaced(res.summary['counters']['pfc_xoff_sent'])} | {_marks(res)} |")
+    return "\n".join(out) + "\n"
+
+
+def _rcm_row(sets: Sequence[str]) -> Tuple[List[float], Any]:
+    res = run("seed000_parking_lot_rcm_1a.toml", *sets)
+    return steady(res), res
+
+
+def rcm_sweep(threshold: str) -> str:
+    out = ["| recover_time | CNP interval | A | B | C | D | total | Jain | PFC XOFF | p50 latency (us) | within 5 % |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for rt in ("0.5us", "1us", "2us", "5us", "20us", "50us"):
+        for iv in ("0us", "10us", "50us"):
+            g, res = _rcm_row((f'switch.congestion.threshold="{threshold}"', f'host.cc.recover_time="{rt}"',
+                               f'host.cnp.interval="{iv}"'))
+            ok = all(abs(x / 9.4 - 1) <= 0.05 for x in g)
+            out.append(f"| {rt} | {iv} | " + " | ".join(f"{x:.2f}" for x in g) + f" | {sum(g):.2f} | {jain(g):.3f} | "
+                       f"{res.summary['counters']['pfc_xoff_sent']} | {res.summary['latency_ps']['p50'] / 1e6:.1f} | "
+                       f"{'yes' if ok else 'no'} |")
+    return "\n".join(out) + "\n"
+
+
+def rcm_fine() -> str:
+    out = ["| recover_time | A | B | C | D | total | PFC XOFF | p50 latency (us) | within 5 % |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for rt in ("0.6us", "0.7us", "0.8us", "0.9us", "1.1us", "1.2us", "1.3us", "1.4us", "1.5us", "1.6us",
+               "1.7us", "1.8us", "1.9us"):
+        g, res = _rcm_row((f'host.cc.recover_time="{rt}"', 'host.cnp.interval="0us"'))
+        ok = all(abs(x / 9.4 - 1) <= 0.05 for x in g)
+        out.append(f"| {rt} | " + " | ".join(f"{x:.2f}" for x in g) + f" | {sum(g):.2f} | "
+                   f"{res.summary['counters']['pfc_xoff_sent']} | {res.summary['latency_ps']['p50'] / 1e6:.1f} | "
+                   f"{'yes' if ok else 'no'} |")
+    return "\n".join(out) + "\n"
+
+
+# -- QCN (docs/models/qcn.md) -----------------------------------------------------------
+
+QCN_RUNS = (("1 RP", "seed003_qcn_step.toml"), ("8 RP", "seed003_qcn_step_8rp.toml"))
+QCN_PHASES = ((0.0, 3.7, 950.0), (3.7, 7.4, 200.0), (7.4, 11.1, 950.0))
+WIN = 10 * 10**9  # 10 ms in ps
+
+
+def _rate_windows(res: Any) -> Tuple[Any, Any]:
+    """(window starts in s, per-flow mean source rate per 10 ms window in Mb/s): the
+    `rates` step function of each flow (line rate before its first row), averaged."""
+    import numpy as np
+
+    end = int(res.summary["duration_ps"])
+    edges = np.arange(0, end + 1, WIN, dtype=np.int64)
+    line = float(res.ports[res.ports["node"] == res.flows["src"].iloc[0]]["rate_bps"].iloc[0]) / 1e6
+    r = res.rates
+    per = []
+    for fid in res.flows["flow_id"]:
+        g = r[r["flow_id"] == fid]
+        t = np.concatenate([[0], g["time_ps"].to_numpy(dtype=np.int64)])
+        v = np.concatenate([[line], g["rate_gbps"].to_numpy(dtype=float) * 1e3])
+        # Area of the step function up to each edge.
+        seg = np.diff(np.concatenate([t, [end]])).astype(float)
+        cum = np.concatenate([[0.0], np.cumsum(v * seg)])
+        idx = np.searchsorted(t, edges, side="right") - 1
+        area = cum[idx] + v[idx] * (edges - t[idx])
+        per.append(np.diff(area) / WIN)
+    return edges[:-1] / 1e12, np.array(per)
+
+
+def qcn_rate_table() -> str:
+    out = ["| run | settle | 950 Mb/s (0-3.7 s) | 200 Mb/s (3.7-7.4 s) | 950 Mb/s (7.4-11.1 s) |", "|---|---|---|---|---|"]
+    for label, sc in QCN_RUNS:
+        t, per = _rate_windows(run(sc))
+        tot = per.sum(axis=0)
+        for settle in (0.1, 0.2, 0.5):
+            cells = []
+            for t0, t1, _ in QCN_PHASES:
+                w = tot[(t >= t0 + settle - 1e-9) & (t + 0.01 <= t1 + 1e-9)]
+                cells.append(f"{w.mean():.1f}, {w.min():.1f}..{w.max():.1f}")
+            out.append(f"| {label} | {settle * 1000:.0f} ms | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def qcn_settling() -> str:
+    out = ["| run | start (950) | step down (200) | step up (950) |", "|---|---|---|---|"]
+    for label, sc in QCN_RUNS:
+        t, per = _rate_windows(run(sc))
+        tot = per.sum(axis=0)
+        cells = []
+        for t0, t1, limit in QCN_PHASES:
+            sel = (t >= t0 - 1e-9) & (t + 0.01 <= t1 + 1e-9)
+            ts, ok = t[sel], abs(tot[sel] / limit - 1) <= 0.05
+            first = None
+            for i in range(len(ok) - 1, -1, -1):
+                if not ok[i]:
+                    break
+                first = ts[i]
+            cells.append("never" if first is None else f"{(first - t0) * 1000:.0f} ms")
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def qcn_queue() -> str:
+    """qcn.md: the SW -> DST queue after each step (samples every 1 ms)."""
+    import numpy as np
+
+    qeq = 33_000
+    out = ["| run | phase | peak after the step | back below 1.5 Q_EQ | mean (median) from +500 ms, p5..p95 |",
+           "|---|---|---|---|---|"]
+    for label, sc in QCN_RUNS:
+        res = run(sc)
+        s = res.samples
+        q = s[(s["node"] == "SW") & (s["peer"] == "DST")].groupby("time_ps")["egress_bytes"].sum()
+        t = q.index.to_numpy() / 1e12
+        v = q.to_numpy(dtype=float)
+        for (t0, t1, limit), name in zip(QCN_PHASES, ("start, 950", "200", "950")):
+            first = (t >= t0) & (t < t0 + 0.5)
+            i = int(v[first].argmax())
+            tp, vp = t[first][i], v[first][i]
+            after = (t > tp) & (t < t1) & (v < 1.5 * qeq)
+            back = f"+{(t[after][0] - t0) * 1000:.0f} ms" if after.any() else "not in the phase"
+            late = v[(t >= t0 + 0.5) & (t < t1)]
+            out.append(f"| {label} | {name} | {vp / 1e3:.1f} KB at +{(tp - t0) * 1000:.0f} ms | {back} | "
+                       f"{late.mean() / 1e3:.1f} KB ({float(np.median(late)) / 1e3:.1f}), "
+                       f"{np.percentile(late, 5) / 1e3:.1f}..{np.percentile(late, 95) / 1e3:.1f} KB |")
+    peaks = ", ".join(f"{spaced(run(sc).ports[(run(sc).ports['node'] == 'SW') & (run(sc).ports['peer'] == 'DST')]['max_egress_bytes'].max())} B ({label})"
+                      for label, sc in QCN_RUNS)
+    drops = sum(run(sc).summary["counters"]["drops_total"] for _, sc in QCN_RUNS)
+    return "\n".join(out) + f"\n\nLargest queue of each run (`ports.max_egress_bytes`): {peaks}; {drops} drops.\n"
+
+
+def qcn_feedback() -> str:
+    """qcn.md: feedback, lowest rates and per-source shares (from +500 ms of each phase)."""
+    rows: Dict[str, List[str]] = {}
+    for label, sc in QCN_RUNS:
+        res = run(sc)
+        f = res.flows
+        t, per = _rate_windows(res)
+        fb = f["feedback_received"]
+        cnm = spaced(res.summary["counters"]["l2_feedback_sent"])
+        rows.setdefault("CNMs (`summary.counters.l2_feedback_sent`; per source `flows.feedback_received`)", []).append(
+            cnm if len(f) == 1 else f"{cnm} ({int(fb.min())}..{int(fb.max())} per source)")
+        mr = f["min_rate_gbps"] * 1e3
+        rows.setdefault("lowest rate (`min_rate_gbps`)", []).append(
+            f"{mr.min():.1f} Mb/s" if len(f) == 1 else f"{mr.min():.1f}..{mr.max():.1f} Mb/s")
+        for (t0, t1, limit), name in zip(QCN_PHASES, ("950 Mb/s phase 1", "200 Mb/s", "950 Mb/s phase 2")):
+            m = per[:, (t >= t0 + 0.5 - 1e-9) & (t + 0.01 <= t1 + 1e-9)].mean(axis=1)
+            key = f"per-source mean rate, {name} (from +500 ms)"
+            rows.setdefault(key, []).append(
+                f"{m[0]:.1f} Mb/s" if len(m) == 1 else
+                f"{m.min():.1f}..{m.max():.1f} Mb/s (max/min {m.max() / m.min():.2f}, Jain index {jain(list(m)):.3f})")
+    out = ["| quantity | 1 RP | 8 RP |", "|---|---|---|"] + [f"| {k} | {' | '.join(v)} |" for k, v in rows.items()]
+    return "\n".join(out) + "\n"
+
+
 #: name -> (generator, short: checked by the test suite on every run)
 GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "seed000_run": (seed000_run, True),
@@ -458,6 +657,16 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "dcqcn_2to1": (dcqcn_2to1, True),
     "dcqcn_windows": (dcqcn_windows, True),
     "dcqcn_seeds": (dcqcn_seeds, False),
+    "rcm_table2": (rcm_table2, True),
+    "rcm_variants": (rcm_variants, True),
+    "rcm_sweep_20KB": (lambda: rcm_sweep("20KB"), False),
+    "rcm_sweep_50KB": (lambda: rcm_sweep("50KB"), False),
+    "rcm_sweep_200KB": (lambda: rcm_sweep("200KB"), False),
+    "rcm_fine": (rcm_fine, False),
+    "qcn_rate_table": (qcn_rate_table, True),
+    "qcn_settling": (qcn_settling, True),
+    "qcn_feedback": (qcn_feedback, True),
+    "qcn_queue": (qcn_queue, True),
 }
 
 DOCS = ["README.md", "docs/outputs.md", "docs/scenarios.md"] + [
