@@ -17,7 +17,7 @@ from ._toml import format_value
 
 
 def jain(xs: Sequence[float]) -> float:
-    """Jain's fairness index (metrics.md 12.5): 1 for equal shares, 1/n at worst."""
+    """Jain's fairness index (Jain, Chiu and Hawe, 1984): 1 for equal shares, 1/n at worst."""
     xs = [x for x in xs if not math.isnan(x)]
     if not xs or sum(xs) == 0:
         return float("nan")
