@@ -107,8 +107,10 @@ def seed000_shares() -> str:
     per = run("seed000_parking_lot_pfc.toml", "switch.arbitration=per_flow")
     g = steady(res)
     total = sum(g)
-    return (f"dcsim gives A = B = C = {gbps(g[0])} Gb/s and D = {gbps(g[3])} Gb/s; the four shares add up "
-            f"to {gbps(total)} Gb/s, R's payload ceiling of 40 x 2048 / (2048 + 82) = 38.46 Gb/s, and "
+    abc = [gbps(x) for x in g[:3]]
+    abc_text = f"A = B = C = {abc[0]}" if len(set(abc)) == 1 else f"A / B / C = {' / '.join(abc)}"
+    return (f"dcsim gives {abc_text} Gb/s and D = {gbps(g[3])} Gb/s; the four shares add up "
+            f"to {gbps(total)} Gb/s against R's payload ceiling of 40 x 2048 / (2048 + 82) = 38.46 Gb/s, and "
             f"{drops(res).replace('no drops', 'nothing is dropped')}. With `--set switch.arbitration=per_flow` "
             f"the same file gives four shares of {' / '.join(gbps(x) for x in steady(per))} Gb/s.\n")
 
