@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping, Optional, Union
 
 from . import _native
 from ._native import DcsimError, ScenarioError, SimulationError
-from .results import Results, load_run
+from .results import Results, load_run, run_id
 from .scenario import Scenario
 from .sweeps import jain, sweep
 
@@ -90,6 +90,7 @@ def run(
     s.setdefault("seed", plan.seed)
     s.setdefault("version", __version__)
     s.setdefault("scenario_hash", plan.hash)
+    s.setdefault("run_id", run_id(s["name"], s["scenario_hash"], s["version"]))
     if sc.overrides:
         s.setdefault("overrides", sc.overrides)
     return res

@@ -197,25 +197,25 @@ def _finite(f: pd.DataFrame) -> pd.DataFrame:
 
 def fct_by_group(res: Any, percentiles: Sequence[float] = DEFAULT_PERCENTILES) -> pd.DataFrame:
     """Per traffic group (``[[traffic]]`` entry) of finite flows: ``flows``,
-    ``finished``, FCT mean and percentiles in microseconds (``fct_mean_us``,
-    ``fct_p50_us`` ...) and slowdown mean and percentiles, over the finished flows.
-    Long-lived flows have no FCT and are left out."""
+    ``finished``, FCT mean and percentiles in picoseconds, as every time in dcsim's
+    tables (``fct_mean_ps``, ``fct_p50_ps`` ...) and slowdown mean and percentiles, over
+    the finished flows. Long-lived flows have no FCT and are left out."""
     f = _finite(res.flows) if len(res.flows) else res.flows
     rows = []
     if len(f):
         for grp, g in f.groupby("group", sort=True):
             done = g[g["fct_ps"] >= 0]
             row: Dict[str, Any] = {"group": int(grp), "flows": int(len(g)), "finished": int(len(done))}
-            fct_us = done["fct_ps"].to_numpy(dtype=float) / 1e6
+            fct = done["fct_ps"].to_numpy(dtype=float)
             sd = done["slowdown"].to_numpy(dtype=float)
-            row["fct_mean_us"] = float(fct_us.mean()) if len(done) else math.nan
+            row["fct_mean_ps"] = float(fct.mean()) if len(done) else math.nan
             for p in percentiles:
-                row[f"fct_{_pct_name(p)}_us"] = float(np.percentile(fct_us, p)) if len(done) else math.nan
+                row[f"fct_{_pct_name(p)}_ps"] = float(np.percentile(fct, p)) if len(done) else math.nan
             row["slowdown_mean"] = float(sd.mean()) if len(done) else math.nan
             for p in percentiles:
                 row[f"slowdown_{_pct_name(p)}"] = float(np.percentile(sd, p)) if len(done) else math.nan
             rows.append(row)
-    cols = ["group", "flows", "finished", "fct_mean_us"] + [f"fct_{_pct_name(p)}_us" for p in percentiles] \
+    cols = ["group", "flows", "finished", "fct_mean_ps"] + [f"fct_{_pct_name(p)}_ps" for p in percentiles] \
         + ["slowdown_mean"] + [f"slowdown_{_pct_name(p)}" for p in percentiles]
     return pd.DataFrame(rows, columns=cols)
 

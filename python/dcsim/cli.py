@@ -160,10 +160,10 @@ def result_table(res: Any, max_flows: int = 20) -> List[str]:
     reasons = ", ".join(f"{k} {v}" for k, v in c.get("drops", {}).items() if v)
     lines.append(f"drops: {c.get('drops_total', 'n/a')}{f' ({reasons})' if reasons else ''}   "
                  f"PFC frames sent: {c.get('pfc_xoff_sent', 0)} XOFF, {c.get('pfc_xon_sent', 0)} XON")
-    lat = summary.get("latency_ns", {})
+    lat = summary.get("latency_ps") or {}
     if lat.get("count"):
-        lines.append(f"packet latency: p50 {lat['p50']:.0f} ns, p99 {lat['p99']:.0f} ns, "
-                     f"p99.9 {lat['p999']:.0f} ns over {lat['count']} packets")
+        lines.append(f"packet latency: p50 {lat['p50'] / 1e3:.0f} ns, p99 {lat['p99'] / 1e3:.0f} ns, "
+                     f"p99.9 {lat['p999'] / 1e3:.0f} ns over {lat['count']} packets")
     return lines
 
 

@@ -2,7 +2,8 @@
 
 * ``dcsim plot RUN... [--queue NODE:PEER]``: per run (one column each, axes shared) the
   sources' rates over time (or, for a run without rate changes, each flow's goodput
-  series), with the fair share (link rate / active flows) when every flow is long-lived
+  series), with the fair share (the rate into the receiver, following a
+  ``switch.rate_schedule`` toward it, / active flows) when every flow is long-lived
   and goes to one receiver; below, an egress queue (NODE toward PEER; by default the
   switch queue that grew largest) with Q_eq when ``[switch.l2cm]`` sets one.
 * ``dcsim plot fct RUN...``: slowdown percentiles per flow-size bin (``fct_by_size``),
@@ -67,23 +68,53 @@ def _q_eq(res: Any) -> Optional[float]:
     return _size_bytes(l2["q_eq"]) if "q_eq" in l2 else None
 
 
+_TIME_UNITS = {"ps": 1, "ns": 1e3, "us": 1e6, "ms": 1e9, "s": 1e12}
+_RATE_UNITS = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12}
+
+
+def _unit(v: Any, units: Dict[str, float]) -> Optional[float]:
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([A-Za-z]+)\s*", str(v))
+    if not m or m.group(2).lower() not in units:
+        return None
+    return float(m.group(1)) * units[m.group(2).lower()]
+
+
+def _bottleneck(res: Any, dst: str, rate_bps: float) -> Tuple[np.ndarray, np.ndarray]:
+    """(times ps, bit/s) of the link into ``dst``: its rate, or the steps of a
+    ``switch.rate_schedule`` on the switch port toward ``dst``."""
+    steps = [(0.0, rate_bps)]
+    try:
+        sched = res.scenario.to_dict().get("switch", {}).get("rate_schedule", [])
+    except Exception:  # noqa: BLE001 - the reference line is optional
+        sched = []
+    for e in sched:
+        at, r = _unit(e.get("at"), _TIME_UNITS), _unit(e.get("rate"), _RATE_UNITS)
+        if e.get("peer") == dst and at is not None and r is not None:
+            steps.append((at, r))
+    steps.sort(key=lambda x: x[0])
+    return np.array([t for t, _ in steps]), np.array([r for _, r in steps])
+
+
 def _fair_share(res: Any) -> Optional[Tuple[np.ndarray, np.ndarray]]:
-    """(times ms, Gb/s): the receiver's link rate divided by the active flows, when all
-    flows are long-lived and go to one receiver; else None."""
+    """(times ms, Gb/s): the rate of the receiver's link (following a rate schedule on
+    the switch port toward it) divided by the active flows, when all flows are
+    long-lived and go to one receiver; else None."""
     f, ports = res.flows, res.ports
     if not len(f) or (f["size_bytes"] >= 0).any() or f["dst"].nunique() != 1:
         return None
-    link = ports[ports["node"] == f["dst"].iloc[0]]
+    dst = str(f["dst"].iloc[0])
+    link = ports[ports["node"] == dst]
     if not len(link):
         return None
-    rate = float(link["rate_bps"].iloc[0]) / 1e9
+    step_t, step_r = _bottleneck(res, dst, float(link["rate_bps"].iloc[0]))
     end = int(res.summary["duration_ps"])
     start = f["start_ps"].astype("int64").to_numpy()
     fin = f["finish_ps"].astype("int64").to_numpy()
     stop = np.where(fin >= 0, fin, end)
-    times = np.unique(np.concatenate([start, stop, [end]]))
+    times = np.unique(np.concatenate([start, stop, step_t.astype("int64"), [end]]))
     times = times[times <= end]
     active = np.array([((start <= t) & (t < stop)).sum() for t in times])
+    rate = step_r[np.searchsorted(step_t, times, side="right") - 1] / 1e9
     share = np.where(active > 0, rate / np.maximum(active, 1), np.nan)
     return times / 1e9, share
 
@@ -175,7 +206,7 @@ def render(run_dirs: Sequence[str], out: str, queue: Optional[str] = None,
         fair = _fair_share(res)
         if fair is not None and lines:
             ax.step(fair[0], fair[1], where="post", color="black", linewidth=1, linestyle=(0, (2, 2)),
-                    label="link rate / active flows")
+                    label="bottleneck rate / active flows")
         if not lines:
             ax.text(0.5, 0.5, "no rate or goodput data", ha="center", va="center", transform=ax.transAxes)
         if col == 0 or ylabel != tops[col - 1][0]:

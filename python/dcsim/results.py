@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["Results", "TABLES", "column_to_array", "load_run", "table_to_frame"]
+__all__ = ["Results", "TABLES", "column_to_array", "load_run", "run_id", "table_to_frame"]
 
 #: Tables every run reports (some may be empty when their statistics are off).
 TABLES: Tuple[str, ...] = ("flows", "ports", "pfc_events", "samples", "goodput", "nodes", "links")
@@ -80,12 +80,27 @@ class Results:
         an empty DataFrame; an unknown name is a KeyError."""
         if name not in self._frames:
             if name in self._raw_tables:
-                self._frames[name] = table_to_frame(self._raw_tables[name])
+                self._frames[name] = self._decorate(name, table_to_frame(self._raw_tables[name]))
             elif name in TABLES:
                 self._frames[name] = pd.DataFrame()
             else:
                 raise KeyError(f"no table {name!r} (tables: {', '.join(self.names)})")
         return self._frames[name]
+
+    def _decorate(self, name: str, df: pd.DataFrame) -> pd.DataFrame:
+        """A table as the engine gave it, plus what makes it data on its own: the run id
+        first (when the run has one), and for ``samples`` and ``pfc_events`` the node and
+        peer names of the port (``port_id`` looked up in ``ports``)."""
+        if name in ("samples", "pfc_events") and "port_id" in df.columns and "peer" not in df.columns:
+            ports = self.table("ports")
+            df = df.drop(columns=["node"], errors="ignore")
+            pos = list(df.columns).index("port_id") + 1
+            for col in ("peer", "node"):
+                df.insert(pos, col, _port_names(ports, col, df["port_id"].to_numpy()))
+        run_id = self._summary.get("run_id")
+        if run_id is not None and "run_id" not in df.columns:
+            df.insert(0, "run_id", pd.Categorical.from_codes(np.zeros(len(df), dtype=np.int8), [str(run_id)]))
+        return df
 
     def __getitem__(self, name: str) -> pd.DataFrame:
         return self.table(name)
@@ -221,6 +236,30 @@ class Results:
         return f"Results({', '.join(parts)})"
 
 
+def _port_names(ports: pd.DataFrame, col: str, port_ids: np.ndarray) -> pd.Categorical:
+    """``ports[col]`` (``node`` or ``peer``) of each port id, as a categorical column:
+    one code per row, the names once."""
+    if not len(ports):
+        return pd.Categorical.from_codes(np.full(len(port_ids), -1, dtype=np.int32), [])
+    by_port = ports.drop_duplicates("port_id").set_index("port_id")[col]
+    names = sorted(set(by_port.astype(str)))
+    code = {n: i for i, n in enumerate(names)}
+    lut = np.full(int(by_port.index.max()) + 1, -1, dtype=np.int32)
+    lut[by_port.index.to_numpy(dtype=np.int64)] = [code[str(v)] for v in by_port.to_numpy()]
+    return pd.Categorical.from_codes(lut[port_ids.astype(np.int64)], names)
+
+
+def run_id(name: str, scenario_hash: str, version: str) -> str:
+    """The id of a run: the scenario name and 12 hex digits of a hash of the scenario
+    text with its overrides (``scenario_hash``: the seed included) and the engine
+    version. The same scenario, overrides and version give the same id, as they give the
+    same results."""
+    h = 0xCBF29CE484222325
+    for b in f"{scenario_hash}\0{version}".encode():
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{name}-{h:016x}"[: len(name) + 13]
+
+
 def _rows(table: Mapping[str, Any]) -> int:
     for col in table.values():
         return len(col)
@@ -259,7 +298,7 @@ def load_run(run_dir: Union[str, "os.PathLike[str]"]) -> Results:
     d = Path(run_dir)
     summary_file = d / "summary.json"
     if not summary_file.is_file():
-        raise FileNotFoundError(2, "not a run directory (no summary.json)", str(d))
+        raise FileNotFoundError(2, "not a run directory (no summary.json)", os.path.abspath(d))
     summary = json.loads(summary_file.read_text(encoding="utf-8"))
     found: Dict[str, Path] = {}
     for p in sorted(d.iterdir()):
@@ -273,4 +312,12 @@ def load_run(run_dir: Union[str, "os.PathLike[str]"]) -> Results:
         from .scenario import Scenario
 
         scenario = Scenario.from_file(sc_file)
-    return Results.from_frames(frames, summary, scenario)
+    res = Results.from_frames(frames, summary, scenario)
+    # The columns the Python layer adds (run id, port names) are categorical; a file
+    # keeps their values but not always their categories (an empty table, CSV): they
+    # are rebuilt as the run built them.
+    for name in res.names:
+        df = res._frames[name]
+        drop = ["run_id"] + (["node", "peer"] if name in ("samples", "pfc_events") and "peer" in df.columns else [])
+        res._frames[name] = res._decorate(name, df.drop(columns=[c for c in drop if c in df.columns]))
+    return res

@@ -54,7 +54,11 @@ class Scenario:
     def from_file(cls, path: PathLike, overrides: Optional[Iterable[str]] = None) -> "Scenario":
         """Reads a scenario file (not yet validated; see ``validate``)."""
         p = Path(path)
-        text = p.read_text(encoding="utf-8")
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as e:
+            # Name the file where it was looked for (absolute, '..' resolved).
+            raise type(e)(e.errno, e.strerror, os.path.abspath(p)) from None
         return cls(text, base_dir=p.parent, overrides=overrides, path=p)
 
     @classmethod

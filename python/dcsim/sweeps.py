@@ -17,24 +17,33 @@ from ._toml import format_value
 
 
 def jain(xs: Sequence[float]) -> float:
-    """Jain's fairness index (metrics.md 12.5): 1 for equal shares, 1/n at worst."""
+    """Jain's fairness index (Jain, Chiu and Hawe, 1984): 1 for equal shares, 1/n at worst."""
     xs = [x for x in xs if not math.isnan(x)]
     if not xs or sum(xs) == 0:
         return float("nan")
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
 
 
-def metrics(res: Any, per_flow: bool = False) -> Dict[str, Any]:
+#: Equal-count flow-size bins of the sweep's per-bin slowdown columns (5 % of the flows
+#: each, the HPCC study's convention, as ``fct_by_size``'s default).
+SIZE_BINS = 20
+#: Slowdown percentiles reported per size bin.
+BIN_PERCENTILES: Sequence[float] = (50, 99)
+
+
+def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS) -> Dict[str, Any]:
     """The summary numbers of one run that a sweep reports (see ``dcsim.analysis``).
 
     Goodput is the aggregate delivered goodput (payload delivered / run time), never a
     sum of per-flow goodputs over their own lifetimes. Per-flow goodput aggregates
     (min, max, Jain's index) cover the long-lived flows only and are left out when there
-    are none; FCT and slowdown columns are per traffic group (suffix ``_g<i>``)."""
+    are none; FCT and slowdown columns are per traffic group (suffix ``_g<i>``), and per
+    flow-size bin of the group (suffix ``_g<i>_b<j>``: ``res.fct_by_size(bins=size_bins)``,
+    its largest flow size, finished flows, slowdown p50 and p99)."""
     from . import analysis
 
     c = res.summary["counters"]
-    lat = res.summary.get("latency_ns") or {}
+    lat = res.summary.get("latency_ps") or {}
     row: Dict[str, Any] = dict(analysis.aggregate(res))
     util = analysis.link_utilization(res)
     row["link_util_max"] = float(util["utilization"].max()) if len(util) else float("nan")
@@ -54,19 +63,27 @@ def metrics(res: Any, per_flow: bool = False) -> Dict[str, Any]:
         "ecn_marked": c.get("ecn_marked", 0),
         "cnps": c.get("cnps_sent", 0),
         "flows_finished": c["flows_finished"],
-        "latency_p50_ns": lat.get("p50"),
-        "latency_p99_ns": lat.get("p99"),
+        "latency_p50_ps": lat.get("p50"),
+        "latency_p99_ps": lat.get("p99"),
     })
     for g in analysis.fct_by_group(res).itertuples(index=False):
         k = f"_g{g.group}"
         row["flows" + k] = g.flows
         row["finished" + k] = g.finished
-        row["fct_p50_us" + k] = g.fct_p50_us
-        row["fct_p99_us" + k] = g.fct_p99_us
+        row["fct_p50_ps" + k] = g.fct_p50_ps
+        row["fct_p99_ps" + k] = g.fct_p99_ps
         row["slowdown_mean" + k] = g.slowdown_mean
         row["slowdown_p50" + k] = g.slowdown_p50
         row["slowdown_p95" + k] = g.slowdown_p95
         row["slowdown_p99" + k] = g.slowdown_p99
+    width = len(str(max(size_bins - 1, 0)))
+    for b in analysis.fct_by_size(res, bins=size_bins, percentiles=BIN_PERCENTILES).itertuples(index=False):
+        k = f"_g{b.group}_b{b.bin:0{width}d}"
+        row["size_hi" + k] = int(b.size_hi)
+        row["finished" + k] = b.finished
+        for p in BIN_PERCENTILES:
+            col = f"slowdown_p{p:g}"
+            row[col + k] = getattr(b, col)
     if per_flow:
         f = res.flows
         for r in f.itertuples(index=False):

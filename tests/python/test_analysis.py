@@ -158,7 +158,25 @@ def test_websearch_kmax_sweep(tmp_path):
     assert (ok["host_capacity_gbps"].astype(float) == cap).all()
     assert (ok["goodput_total_gbps"].astype(float) <= cap).all()
     assert (ok["goodput_total_gbps"].astype(float) > 0).all()
-    for col in ("slowdown_p50_g0", "slowdown_p99_g0", "fct_p99_us_g0", "link_util_max", "pause_fraction_max"):
+    for col in ("slowdown_p50_g0", "slowdown_p99_g0", "fct_p99_ps_g0", "link_util_max", "pause_fraction_max"):
         assert col in df.columns
+    # Per flow-size bin (20 bins of 5 % of the flows): the same numbers as fct_by_size.
+    bins = [f"_g0_b{b:02d}" for b in range(20)]
+    for k in bins:
+        for col in ("size_hi", "finished", "slowdown_p50", "slowdown_p99"):
+            assert col + k in df.columns, col + k
+    sizes = ok[["size_hi" + k for k in bins]].astype(float).to_numpy()
+    assert (np.diff(sizes, axis=1) >= 0).all()  # bins in size order
+    assert (sizes == sizes[0]).all()  # same workload at every point: same bins
+    res = dcsim.run(WEBSEARCH, overrides=["switch.ecn.mode=red", "switch.ecn.kmin=50KB",
+                                          "simulation.duration=1500us", "switch.ecn.kmax=100KB"])
+    t = res.fct_by_size(percentiles=(50, 99))
+    row = ok.iloc[0]
+    for b in t.itertuples(index=False):
+        k = f"_g0_b{b.bin:02d}"
+        assert float(row["size_hi" + k]) == b.size_hi and int(row["finished" + k]) == b.finished
+        for p in ("p50", "p99"):
+            got, want = float(row[f"slowdown_{p}" + k]), getattr(b, f"slowdown_{p}")
+            assert (math.isnan(got) and math.isnan(want)) or got == pytest.approx(want, rel=1e-12)
     assert "jain" not in df.columns and "goodput_min_gbps" not in df.columns
     assert df.columns[-1] == "error"

@@ -98,3 +98,25 @@ def test_errors_are_one_line():
 def test_a_rate_that_would_stop_the_clock_is_refused():
     with pytest.raises(dcsim.ScenarioError, match=r'^topology.rate: rate "1000Tbps" is above the largest supported rate, 8Tbps'):
         dcsim.loads(HUGE_INCAST.replace('"40Gbps"', '"1000Tbps"'))
+
+
+def test_unknown_key_suggests_the_closest(tmp_path):
+    text = "[simulation]\nduration = \"10us\"\nsed = 1\n[topology]\ntype = \"star\"\nhosts = 2\nrate = \"1Gbps\"\ndelay = \"1us\"\n"
+    with pytest.raises(dcsim.ScenarioError, match=r"^simulation: unknown field 'sed' \(did you mean 'seed'\?\)"):
+        dcsim.loads(text)
+    base = text.replace("sed = 1\n", "")
+    with pytest.raises(dcsim.ScenarioError, match=r"^host\.cc: unknown field 'gg' \(did you mean 'g'\?\)"):
+        dcsim.loads(base, overrides=["host.cc.type=dcqcn", "host.cc.gg=2"])
+
+
+def test_file_errors_name_the_resolved_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(FileNotFoundError) as ei:
+        dcsim.load("sub/../nope.toml")
+    assert ei.value.filename == str(tmp_path / "nope.toml")
+    # A file the scenario names: resolved against the scenario's directory.
+    sc = tmp_path / "sub" / "s.toml"
+    sc.write_text("[simulation]\nduration = \"10us\"\n[topology]\ntype = \"hpcc\"\nfile = \"../topo.txt\"\n")
+    with pytest.raises(dcsim.ScenarioError, match=f"topology.file: cannot read '{tmp_path / 'topo.txt'}'"):
+        dcsim.load(sc)

@@ -81,3 +81,19 @@ def test_fct_plot_of_two_runs(tmp_path):
     assert png.read_bytes()[:8] == PNG
     out = plot.render_fct([str(a)], str(tmp_path / "e.png"), edges=[1e4, 1e5, 1e6, 1e7])
     assert out.read_bytes()[:8] == PNG
+
+
+def test_fair_share_follows_a_rate_schedule(tmp_path):
+    # Seed 003: the switch port toward DST runs at 950, 200, then 950 Mb/s.
+    d = run_dir(tmp_path, "seed003_qcn_step.toml", "simulation.duration=7.5s", "stats.steady_start=1s")
+    t, share = plot._fair_share(dcsim.load_run(d))
+    at = {float(a): float(b) for a, b in zip(t, share)}
+    assert at[0.0] == pytest.approx(0.95) and at[3700.0] == pytest.approx(0.2) and at[7400.0] == pytest.approx(0.95)
+    out = plot.render([str(d)], str(tmp_path / "p.png"), queue="SW:DST")
+    assert out.read_bytes()[:8] == PNG
+
+
+def test_docs_figures_are_small_pngs():
+    for name in ("seed000", "seed002", "seed003", "fct"):
+        data = (ROOT / "docs" / "figures" / f"{name}.png").read_bytes()
+        assert data[:8] == PNG and len(data) < 64 * 1024, name

@@ -14,8 +14,9 @@ from conftest import REPO
 
 SCENARIOS = sorted((REPO / "scenarios").glob("*.toml"))
 
-# Summary entries that describe the scenario's form (text + overrides), not the run.
-_FORM_KEYS = {"scenario_hash", "overrides"}
+# Summary entries that describe the scenario's form (text + overrides), not the run;
+# the run id is derived from the form, and every table carries it as a column.
+_FORM_KEYS = {"scenario_hash", "overrides", "run_id"}
 
 
 def _overrides(path: Path) -> list:
@@ -46,7 +47,8 @@ def _summary(res) -> dict:
 def assert_same_results(a, b) -> None:
     assert a.names == b.names
     for name in a.names:
-        pd.testing.assert_frame_equal(a.table(name), b.table(name), check_exact=True, obj=name)
+        ta, tb = (t.table(name).drop(columns=["run_id"], errors="ignore") for t in (a, b))
+        pd.testing.assert_frame_equal(ta, tb, check_exact=True, obj=name)
     assert json.dumps(_summary(a), sort_keys=True) == json.dumps(_summary(b), sort_keys=True)
 
 
@@ -98,7 +100,8 @@ def test_cli_output_scenario_replays(name, cli, tmp_path):
     assert tables and tables == sorted(f.name for f in second_dir.glob("*.parquet"))
     for t in tables:
         pd.testing.assert_frame_equal(
-            pd.read_parquet(first_dir / t), pd.read_parquet(second_dir / t), check_exact=True, obj=t)
+            *(pd.read_parquet(d / t).drop(columns=["run_id"]) for d in (first_dir, second_dir)),
+            check_exact=True, obj=t)
 
     def summary(d: Path) -> dict:
         s = json.loads((d / "summary.json").read_text(encoding="utf-8"))

@@ -171,7 +171,49 @@ impl SizeStr {
 }
 
 pub(crate) fn clean_msg(m: &str) -> String {
-    m.replace('`', "'").trim().to_string()
+    suggest(m.replace('`', "'").trim())
+}
+
+/// For serde's "unknown field 'k', expected one of 'a', 'b', ...": the closest expected
+/// key when it is a likely misspelling, as "unknown field 'k' (did you mean 'a'?), ...".
+fn suggest(msg: &str) -> String {
+    let Some(rest) = msg.strip_prefix("unknown field '") else { return msg.to_string() };
+    let Some((key, tail)) = rest.split_once('\'') else { return msg.to_string() };
+    let list = tail.strip_prefix(", expected one of ").or_else(|| tail.strip_prefix(", expected "));
+    let Some(list) = list else { return msg.to_string() };
+    let best = list
+        .split(", ")
+        .map(|k| k.trim_matches('\''))
+        .map(|k| (edit_distance(key, k), k))
+        .filter(|&(d, k)| d <= (key.chars().count().max(k.chars().count()) / 3).max(1))
+        .min_by_key(|&(d, _)| d);
+    match best {
+        Some((_, k)) => format!("unknown field '{key}' (did you mean '{k}'?){tail}"),
+        None => msg.to_string(),
+    }
+}
+
+/// Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 pub(crate) fn join(prefix: &str, rest: &str) -> String {

@@ -181,7 +181,7 @@ fn seed001_mark_ratio_and_increase_timer() {
     assert!(ratio(&five) > 0.9, "five flows per sender: {}", ratio(&five));
     assert!(cnp_gap(&five) > cnp_gap(&one), "{} vs {}", cnp_gap(&five), cnp_gap(&one));
     let slow = run(1, "1500us");
-    let lat = |r: &dcsim::Results| r.summary["latency_ns"]["p50"].as_f64().unwrap();
+    let lat = |r: &dcsim::Results| r.summary["latency_ps"]["p50"].as_f64().unwrap();
     let total = |r: &dcsim::Results| col_f64(r, "flows", "goodput_steady_gbps").iter().sum::<f64>();
     assert!(lat(&slow) < lat(&one), "longer timer, lower latency: {} vs {}", lat(&slow), lat(&one));
     assert!(total(&slow) < total(&one), "at a throughput cost: {} vs {}", total(&slow), total(&one));

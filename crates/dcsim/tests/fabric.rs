@@ -252,8 +252,8 @@ fn closed_loop_messages_follow_one_another() {
     let Some(Column::I64(ideal)) = t.get("ideal_fct_ps") else { panic!() };
     let ratio = fct[0] as f64 / (10 * ideal[0]) as f64;
     assert!((0.999..1.001).contains(&ratio), "10 messages took {ratio} x 10 ideal FCTs");
-    let mean = col_f64(&r, "flows", "message_latency_mean_ns")[0];
-    assert!((mean * 1e3 - ideal[0] as f64).abs() < 0.001 * ideal[0] as f64);
+    let mean = col_f64(&r, "flows", "message_latency_mean_ps")[0];
+    assert!((mean - ideal[0] as f64).abs() < 0.001 * ideal[0] as f64);
     // Until the end of the run: as many as fit.
     plan.flows[0].messages = 0;
     let r = sim::run(&plan).unwrap();

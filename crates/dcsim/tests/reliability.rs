@@ -147,6 +147,10 @@ fn referenced_files_are_read_only_as_text() {
     assert!(load_in(csv).starts_with("traffic[0].file: '/dev/zero' is not a regular file"));
     let e = dcsim::scenario::load_file(Path::new("/dev/zero"), &[]).unwrap_err().to_string();
     assert!(e.contains("is not a regular file"), "{e}");
+    // A relative name is shown resolved: where it was looked for.
+    let e = load_in(&hpcc("sub/../missing.txt"));
+    let want = format!("cannot read '{}'", dir.join("missing.txt").display());
+    assert!(e.starts_with("topology.file: ") && e.contains(&want), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

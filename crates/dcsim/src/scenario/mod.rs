@@ -50,10 +50,12 @@ pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// Reads a text file that a scenario is or references, as the data it claims to be: a
 /// regular file (not a directory, a device, a pipe or a socket) of at most
-/// `MAX_FILE_BYTES`, in UTF-8 without NUL bytes. The error is the reason, without a path.
+/// `MAX_FILE_BYTES`, in UTF-8 without NUL bytes. The error is the reason; the file is
+/// named by its resolved path (absolute, `.` and `..` removed), so that a relative name
+/// resolved against the scenario's directory shows where it was looked for.
 pub fn read_text(path: &Path) -> std::result::Result<String, String> {
     use std::io::Read;
-    let shown = format!("'{}'", path.display().to_string().escape_debug());
+    let shown = format!("'{}'", resolved(path).display().to_string().escape_debug());
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
     if meta.is_dir() {
         return Err(format!("{shown} is a directory, not a file"));
@@ -76,6 +78,30 @@ pub fn read_text(path: &Path) -> std::result::Result<String, String> {
         return Err(format!("{shown} is a binary file, not text (NUL byte at offset {i})"));
     }
     String::from_utf8(bytes).map_err(|e| format!("{shown} is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+}
+
+/// `path` made absolute against the working directory, with `.` and `..` removed
+/// lexically (the file need not exist, so symbolic links are not followed).
+pub fn resolved(path: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().map(|d| d.join(path)).unwrap_or_else(|_| path.to_path_buf())
+    };
+    let mut out = std::path::PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(c);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Parses TOML text; syntax errors name the line and column.

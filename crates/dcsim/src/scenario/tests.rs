@@ -257,6 +257,20 @@ fn bad_unknown_key() {
 }
 
 #[test]
+fn unknown_keys_suggest_the_closest_key() {
+    expect(&with(BASE, "xoff_quanta = 65535", "xof = 1"), &[], &["switch.pfc: unknown field 'xof' (did you mean 'xoff'?), expected one of"]);
+    expect(&with(BASE, "seed = 1", "sed = 1"), &[], &["simulation: unknown field 'sed' (did you mean 'seed'?)"]);
+    expect(&with(BASE, "size = \"1MB\"", "sise = \"1MB\""), &[], &["unknown field 'sise' (did you mean 'size'?)"]);
+    expect(&with(BASE, "[stats]", "[stat]"), &[], &["unknown field 'stat' (did you mean 'stats'?)"]);
+    expect(BASE, &["traffic[0].cc.type=dcqcn", "traffic[0].cc.gg=2"], &["traffic[0].cc: unknown field 'gg' (did you mean 'g'?)"]);
+    expect(BASE, &["host.cc.type=dcqcn", "host.cc.gg=2"], &["host.cc: unknown field 'gg' (did you mean 'g'?)"]);
+    expect(BASE, &["switch.pfc.xof_quanta=1"], &["unknown field 'xof_quanta' (did you mean 'xoff_quanta'?)"]);
+    // Nothing close: no guess.
+    let e = load_str(BASE, Path::new("."), &["switch.pfc.zzzzzz=1".to_string()]).unwrap_err().to_string();
+    assert!(e.contains("unknown field 'zzzzzz', expected one of") && !e.contains("did you mean"), "{e}");
+}
+
+#[test]
 fn bad_negative_rate() {
     expect(BASE, &["topology.rate=\"-40Gbps\""], &["topology.rate:", "negative"]);
 }

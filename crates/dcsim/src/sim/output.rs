@@ -108,13 +108,13 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("retransmits", Column::U64(fl.iter().map(|f| f.st.retransmits).collect()));
     t.push("pkts_received", Column::U64(fl.iter().map(|f| f.st.pkts_rx).collect()));
     t.push(
-        "latency_mean_ns",
-        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 0 { f.st.lat_sum as f64 / f.st.pkts_rx as f64 / 1e3 } else { f64::NAN }).collect()),
+        "latency_mean_ps",
+        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 0 { f.st.lat_sum as f64 / f.st.pkts_rx as f64 } else { f64::NAN }).collect()),
     );
-    t.push("latency_max_ns", Column::F64(fl.iter().map(|f| f.st.lat_max as f64 / 1e3).collect()));
+    t.push("latency_max_ps", Column::U64(fl.iter().map(|f| f.st.lat_max).collect()));
     t.push(
-        "interarrival_mean_ns",
-        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 1 { f.st.ipi_sum as f64 / (f.st.pkts_rx - 1) as f64 / 1e3 } else { f64::NAN }).collect()),
+        "interarrival_mean_ps",
+        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 1 { f.st.ipi_sum as f64 / (f.st.pkts_rx - 1) as f64 } else { f64::NAN }).collect()),
     );
     t.push("marked_received", Column::U64(fl.iter().map(|f| f.st.marked_rx).collect()));
     t.push(
@@ -129,8 +129,8 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("feedback_received", Column::U64(fl.iter().map(|f| f.st.feedback_rx).collect()));
     t.push("messages_completed", Column::U64(fl.iter().map(|f| f.st.msgs_done as u64).collect()));
     t.push(
-        "message_latency_mean_ns",
-        Column::F64(fl.iter().map(|f| if f.st.msgs_done > 0 { f.st.msg_lat_sum as f64 / f.st.msgs_done as f64 / 1e3 } else { f64::NAN }).collect()),
+        "message_latency_mean_ps",
+        Column::F64(fl.iter().map(|f| if f.st.msgs_done > 0 { f.st.msg_lat_sum as f64 / f.st.msgs_done as f64 } else { f64::NAN }).collect()),
     );
     tables.push(("flows".to_string(), t));
 
@@ -328,7 +328,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     }
     let sum = |f: fn(&crate::net::stats::PrioCounters) -> u64| -> u64 { s.prio_stats.iter().map(f).sum() };
     let lat = &s.latency;
-    let q = |p: f64| lat.quantile(p).map(|v| v as f64 / 1e3);
+    let q = |p: f64| lat.quantile(p);
     let finished = s.flow_stats.iter().filter(|f| f.finish.is_some()).count();
     let rows: serde_json::Map<String, serde_json::Value> =
         tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
@@ -360,22 +360,22 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "pfc_storm_drops": sum(|c| c.pfc_storm_drops),
         },
         "stopped_by_deadlock_ps": s.deadlocks.stopped_at.map(|t| t.0),
-        "latency_ns": {
+        "latency_ps": {
             "what": "one-way delay of data packets, first bit sent at the NIC to last bit received",
             "count": lat.count,
-            "mean": lat.mean().map(|m| m / 1e3),
+            "mean": lat.mean(),
             "p50": q(0.5),
             "p99": q(0.99),
             "p999": q(0.999),
-            "max": (lat.count > 0).then(|| lat.max as f64 / 1e3),
+            "max": (lat.count > 0).then_some(lat.max),
         },
-        "message_latency_ns": {
+        "message_latency_ps": {
             "what": "message completion time: posted to fully acknowledged",
             "count": s.msg_latency.count,
-            "mean": s.msg_latency.mean().map(|m| m / 1e3),
-            "p50": s.msg_latency.quantile(0.5).map(|v| v as f64 / 1e3),
-            "p99": s.msg_latency.quantile(0.99).map(|v| v as f64 / 1e3),
-            "p999": s.msg_latency.quantile(0.999).map(|v| v as f64 / 1e3),
+            "mean": s.msg_latency.mean(),
+            "p50": s.msg_latency.quantile(0.5),
+            "p99": s.msg_latency.quantile(0.99),
+            "p999": s.msg_latency.quantile(0.999),
         },
         "memory": {
             "peak_packets": s.pool.peak(),
