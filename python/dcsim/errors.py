@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable, List, Optional
 
@@ -39,9 +40,15 @@ class OutputError(DcsimError, OSError):
 
 def output_error(exc: OSError, path: "os.PathLike[str] | str") -> OutputError:
     """``exc`` (from writing or reading ``path``) as an ``OutputError`` naming the file."""
+    errno = exc.errno
     reason = exc.strerror or str(exc) or type(exc).__name__
+    # pyarrow's IO errors carry the errno in their text: "... Detail: [errno 28] ..."
+    m = re.search(r"\[errno (\d+)\]", f"{reason} {exc}", re.IGNORECASE)
+    if m:
+        errno = int(m.group(1))
+        reason = os.strerror(errno)
     reason = reason[:1].lower() + reason[1:]
-    return OutputError(exc.errno or 0, reason, str(path))
+    return OutputError(errno or 0, reason, str(path))
 
 
 def _kind(value: Any) -> str:

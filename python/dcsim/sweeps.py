@@ -153,6 +153,10 @@ def _limit_memory(budget: int) -> None:
 
 def _point(conn: Any, spec: _Spec, sets: List[str], per_flow: bool, memory: Optional[int]) -> None:
     """Runs one point and sends ("ok", row) or ("error", message) back."""
+    import faulthandler
+
+    faulthandler.disable()  # a point that dies is reported in its row, not by a stack dump
+    os.environ["RUST_BACKTRACE"] = "0"  # nor by the engine's (an allocation failure aborts)
     try:
         if memory:
             _limit_memory(memory)
@@ -383,7 +387,6 @@ def cli(scenario: str, grid_specs: Sequence[str], overrides: Sequence[str], out:
                 raise output_error(e, journal or "") from None
         print(f"\rsweep: {done[0]} of {todo} points run", end="", file=sys.stderr, flush=True)
 
-    reusable = sum(1 for p in points(grid) if _key(p) in previous)
     todo = n
     try:
         rows = run_points(scenario, grid, overrides, per_flow, on_row, jobs=jobs, point_memory=point_memory,
@@ -394,7 +397,7 @@ def cli(scenario: str, grid_specs: Sequence[str], overrides: Sequence[str], out:
         print(file=sys.stderr)
     reused = n - done[0]
     if reused:
-        print(f"{reused} of {n} points taken from the earlier run ({reusable} found)", file=sys.stderr)
+        print(f"{reused} of {n} points taken from the earlier run", file=sys.stderr)
     if target is not None and journal is not None:
         tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
         try:

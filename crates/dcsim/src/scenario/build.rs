@@ -679,11 +679,16 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 if hosts.len() < 2 {
                     return Err(Error::scenario(format!("{p}.hosts"), "needs at least 2 hosts"));
                 }
+                // Each node's first link, found in one pass (not one search per host).
+                let mut first_link = vec![None; plan.nodes.len()];
+                for l in plan.links.iter().rev() {
+                    first_link[l.a as usize] = Some(l.rate);
+                    first_link[l.b as usize] = Some(l.rate);
+                }
                 let with_rate: Vec<(u32, crate::units::Rate)> = hosts
                     .iter()
                     .map(|&h| {
-                        let l = plan.links.iter().find(|l| l.a == h || l.b == h);
-                        l.map(|l| (h, l.rate)).ok_or_else(|| {
+                        first_link[h as usize].map(|r| (h, r)).ok_or_else(|| {
                             Error::scenario("topology", format!("host '{}' has no link", plan.nodes[h as usize].name))
                         })
                     })

@@ -53,9 +53,10 @@ impl<'a> HostIndex<'a> {
             None => Ok(self.all()),
             Some(list) => {
                 let mut out = Vec::with_capacity(list.len());
+                let mut seen = vec![false; self.nodes.len()];
                 for (i, n) in list.iter().enumerate() {
                     let h = self.host(n, &format!("{prefix}[{i}]"))?;
-                    if out.contains(&h) {
+                    if std::mem::replace(&mut seen[h as usize], true) {
                         return Err(Error::scenario(format!("{prefix}[{i}]"), format!("host '{n}' listed twice")));
                     }
                     out.push(h);
