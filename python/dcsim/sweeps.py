@@ -223,6 +223,7 @@ def run_points(scenario: Any, grid: Mapping[str, Sequence[Any]], overrides: Sequ
             rows[i] = {**p, **{k: v for k, v in old.items() if k not in p}}
         else:
             todo.append(i)
+    ctx: Any
     try:
         ctx = mp.get_context("fork")
     except ValueError:  # pragma: no cover - platforms without fork
@@ -238,8 +239,11 @@ def run_points(scenario: Any, grid: Mapping[str, Sequence[Any]], overrides: Sequ
                 proc.start()
                 send.close()
                 running[recv] = (i, proc)
-            for conn in wait(list(running)):
-                i, proc = running.pop(conn)  # type: ignore[call-overload]
+            for ready in wait(list(running)):
+                conn: Any = ready
+                i, proc = running.pop(conn)
+                status: str
+                value: Any
                 try:
                     status, value = conn.recv()
                 except (EOFError, OSError):
@@ -362,6 +366,8 @@ def cli(scenario: str, grid_specs: Sequence[str], overrides: Sequence[str], out:
     n = 1
     for v in grid.values():
         n *= len(v)
+    _check_grid(grid)
+    _spec(scenario, data_roots)  # a scenario that cannot be read fails before any file is made
     target = path_arg(out, "--out") if out is not None else None
     journal = target.with_name(target.name + ".partial.jsonl") if target else None
     previous: Dict[Tuple[str, ...], Dict[str, Any]] = {}

@@ -197,6 +197,9 @@ fn file_references_stay_inside_the_scenario_directory_and_the_data_roots() {
         ("passwd.txt", through(&format!("{s}/passwd.txt"), "/etc/passwd")),
         ("etc/passwd", through(&format!("{s}/etc/passwd"), "/etc/passwd")),
         ("up.txt", through(&format!("{s}/up.txt"), &format!("{d}/sizes.txt"))),
+        // A missing file outside is "outside" too: errors do not tell what exists there.
+        ("../nope.txt", outside(&format!("{d}/nope.txt"))),
+        ("/etc/no-such-file", outside("/etc/no-such-file")),
     ];
     for (file, want) in &cases {
         for (field, text) in referencing(file) {
@@ -212,6 +215,10 @@ fn file_references_stay_inside_the_scenario_directory_and_the_data_roots() {
     for f in ["sizes.txt", "same.txt", "./sizes.txt", &format!("{s}/sizes.txt")] {
         load_str(&cdf(f), &scen, &[]).unwrap_or_else(|e| panic!("{f}: {e}"));
     }
+    // A name that leaves the directory but leads back into it through a link (as the
+    // shipped scenarios' `../data` does into the shipped data) is followed.
+    std::os::unix::fs::symlink(&scen, dir.join("back")).unwrap();
+    load_str(&cdf("../back/sizes.txt"), &scen, &[]).unwrap();
     let root = [dir.clone()];
     for f in ["../sizes.txt", "up.txt"] {
         dcsim::scenario::load_str_with(&cdf(f), &scen, &[], &root).unwrap_or_else(|e| panic!("{f}: {e}"));

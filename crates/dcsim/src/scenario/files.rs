@@ -4,9 +4,10 @@
 //! A scenario is input from whoever wrote it, so the files it names must stay inside
 //! what the user chose to share with it: the scenario's own directory, the data roots
 //! passed explicitly (`--data-root DIR`, `data_roots=[...]`), and the `data/` directory
-//! of the dcsim source tree (the shipped scenarios name `../data/...`). A reference is
-//! checked lexically first (so `../../etc/passwd` is refused without touching the file
-//! system), then again after symbolic links are resolved. What is read must be a regular
+//! of the dcsim source tree (the shipped scenarios name `../data/...`). Where a name
+//! leads once symbolic links are resolved decides, before anything is opened; a name
+//! that cannot be resolved outside the roots is reported as outside, not as missing, so
+//! errors do not tell which files exist elsewhere. What is read must be a regular
 //! file of at most `MAX_FILE_BYTES`, UTF-8 text without NUL bytes. Errors name the
 //! resolved file and give reasons; they never quote what the file holds.
 
@@ -100,13 +101,19 @@ impl FileScope {
                 ),
             )
         };
-        let inside = |r: &Root| lex.starts_with(&r.lexical) || r.canonical.as_ref().is_some_and(|c| lex.starts_with(c));
-        if !self.roots.iter().any(inside) {
-            return Err(outside());
-        }
-        let canon = std::fs::canonicalize(&joined)
-            .map_err(|e| Error::scenario(origin, format!("{} cannot be read: {}", shown(&lex), io_reason(&e))))?;
+        let lexically_inside = self.roots.iter().any(|r| lex.starts_with(&r.lexical) || r.canonical.as_ref().is_some_and(|c| lex.starts_with(c)));
+        // Where the name leads once symbolic links are resolved decides; nothing is
+        // opened before. A name that cannot be resolved is "outside" unless it is
+        // lexically inside, so the errors do not tell which files exist elsewhere.
+        let canon = match std::fs::canonicalize(&joined) {
+            Ok(c) => c,
+            Err(_) if !lexically_inside => return Err(outside()),
+            Err(e) => return Err(Error::scenario(origin, format!("{} cannot be read: {}", shown(&lex), io_reason(&e)))),
+        };
         if !self.roots.iter().any(|r| r.canonical.as_ref().is_some_and(|c| canon.starts_with(c))) {
+            if !lexically_inside {
+                return Err(outside());
+            }
             return Err(Error::scenario(
                 origin,
                 format!(
