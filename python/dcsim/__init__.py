@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping, Optional, Union
 
 from . import _native
 from ._native import DcsimError, ScenarioError, SimulationError
+from .errors import ArgumentError, OutputError, bool_arg, path_arg, path_list, str_arg, str_list
 from .results import Results, load_run, run_id
 from .scenario import Scenario
 from .sweeps import jain, sweep
@@ -25,7 +26,9 @@ from .sweeps import jain, sweep
 __version__: str = _native.__version__
 
 __all__ = [
+    "ArgumentError",
     "DcsimError",
+    "OutputError",
     "Results",
     "Scenario",
     "ScenarioError",
@@ -42,19 +45,25 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def load(path: PathLike, overrides: Optional[Iterable[str]] = None) -> Scenario:
+def load(path: PathLike, overrides: Optional[Iterable[str]] = None, *,
+         data_roots: Optional[Iterable[PathLike]] = None) -> Scenario:
     """Reads and validates a scenario file. ``overrides`` are ``"path=value"`` strings.
+    The files the scenario names must be in its directory, in one of ``data_roots`` or in
+    the shipped ``data/`` directory.
 
-    Raises FileNotFoundError for a missing file and ScenarioError (message
-    ``field.path: reason``) for invalid content."""
-    sc = Scenario.from_file(path, overrides=list(overrides or ()))
+    Raises ScenarioError (message ``field.path: reason``; for a file that cannot be read,
+    ``file: reason``) for invalid input, ArgumentError for arguments of the wrong type."""
+    sc = Scenario.from_file(path, overrides=str_list(overrides, "overrides"), data_roots=data_roots)
     sc.validate()
     return sc
 
 
-def loads(text: str, base_dir: PathLike = ".", overrides: Optional[Iterable[str]] = None) -> Scenario:
-    """Validates scenario text; relative file names in it resolve against ``base_dir``."""
-    sc = Scenario(text, base_dir=base_dir, overrides=list(overrides or ()))
+def loads(text: str, base_dir: PathLike = ".", overrides: Optional[Iterable[str]] = None, *,
+          data_roots: Optional[Iterable[PathLike]] = None) -> Scenario:
+    """Validates scenario text; relative file names in it resolve against ``base_dir``,
+    and the files it names must be there, in one of ``data_roots`` or in the shipped
+    ``data/`` directory."""
+    sc = Scenario(text, base_dir=base_dir, overrides=str_list(overrides, "overrides"), data_roots=data_roots)
     sc.validate()
     return sc
 
@@ -64,22 +73,29 @@ def run(
     *,
     overrides: Optional[Iterable[str]] = None,
     progress: bool = False,
+    data_roots: Optional[Iterable[PathLike]] = None,
 ) -> Results:
     """Runs a scenario (a ``Scenario``, a file path or a scenario dict) to its end.
 
     The run releases the GIL while it simulates and can be stopped with Ctrl-C
     (KeyboardInterrupt). ``progress=True`` draws a progress bar on stderr for runs that
-    last more than a second."""
+    last more than a second. ``data_roots``: further directories the scenario's files
+    may be in (see ``load``)."""
+    ov = str_list(overrides, "overrides")
+    bool_arg(progress, "progress")
+    roots = path_list(data_roots, "data_roots")
     if isinstance(scenario, Scenario):
-        sc = scenario.with_overrides(overrides) if overrides else scenario
+        sc = scenario.with_overrides(ov) if ov else scenario
+        if roots:
+            sc = sc.with_data_roots(roots)
     elif isinstance(scenario, Mapping):
-        sc = Scenario.from_dict(scenario)
-        if overrides:
-            sc = sc.with_overrides(overrides)
+        sc = Scenario.from_dict(scenario, data_roots=roots)
+        if ov:
+            sc = sc.with_overrides(ov)
     elif isinstance(scenario, (str, os.PathLike)):
-        sc = Scenario.from_file(scenario, overrides=list(overrides or ()))
+        sc = Scenario.from_file(scenario, overrides=ov, data_roots=roots)
     else:
-        raise TypeError(
+        raise ArgumentError(
             f"run() takes a Scenario, a path or a dict, not {type(scenario).__name__}"
         )
     plan = sc.validate()

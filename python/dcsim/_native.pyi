@@ -1,7 +1,7 @@
 """Type stubs of the compiled module ``dcsim._native``."""
 
 from os import PathLike
-from typing import Dict, List, Optional, TypedDict, Union, final
+from typing import Dict, List, Optional, Sequence, TypedDict, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -13,6 +13,8 @@ __all__ = [
     "ScenarioError",
     "SimulationError",
     "PlanHandle",
+    "read_scenario",
+    "scenario_hash",
     "load",
     "loads",
     "run",
@@ -70,11 +72,18 @@ class _RunResults(_RawResults):
     events: int
     wall_s: float
 
-def load(path: Union[str, PathLike[str]], overrides: Optional[List[str]] = None) -> PlanHandle: ...
+def read_scenario(path: Union[str, PathLike[str]]) -> str: ...
+def scenario_hash(text: str, overrides: List[str]) -> str: ...
+def load(
+    path: Union[str, PathLike[str]],
+    overrides: Optional[List[str]] = None,
+    data_roots: Optional[Sequence[Union[str, PathLike[str]]]] = None,
+) -> PlanHandle: ...
 def loads(
     text: str,
     base_dir: Optional[Union[str, PathLike[str]]] = None,
     overrides: Optional[List[str]] = None,
+    data_roots: Optional[Sequence[Union[str, PathLike[str]]]] = None,
 ) -> PlanHandle: ...
 def run(plan: PlanHandle, progress: bool = False, chunk_ps: Optional[int] = None) -> _RunResults: ...
 def apply_overrides(text: str, overrides: List[str]) -> str: ...

@@ -17,6 +17,8 @@ from typing import Any, Dict, Mapping
 
 import tomli_w
 
+from .errors import ArgumentError
+
 if sys.version_info >= (3, 11):
     import tomllib as _tomllib
 else:  # pragma: no cover - Python 3.9/3.10
@@ -28,40 +30,53 @@ _SCALARS = (bool, int, float, str, _dt.datetime, _dt.date, _dt.time)
 
 
 def loads(text: str) -> Dict[str, Any]:
-    return _tomllib.loads(text)
+    try:
+        return _tomllib.loads(text)
+    except _tomllib.TOMLDecodeError as e:  # text the engine wrote or accepted: not expected
+        from ._native import ScenarioError
+
+        raise ScenarioError(f"scenario: {e}") from None
 
 
-def _plain(v: Any, where: str) -> Any:
+_MAX_DEPTH = 64
+
+
+def _plain(v: Any, where: str, depth: int = 0) -> Any:
     """``v`` with NumPy scalars and path-like objects turned into plain Python values,
-    ``None`` dropped from tables, and anything TOML cannot hold reported at ``where``."""
+    ``None`` dropped from tables, and anything TOML cannot hold reported at ``where``
+    (``ArgumentError``)."""
+    if depth > _MAX_DEPTH:
+        raise ArgumentError(f"{where}: nested more than {_MAX_DEPTH} levels deep (or contains itself)")
     if type(v).__module__ == "numpy" and callable(getattr(v, "item", None)):
         v = v.item()
     elif hasattr(v, "__fspath__"):
-        v = str(v.__fspath__())
+        v = v.__fspath__()
+        if not isinstance(v, str):
+            raise ArgumentError(f"{where or 'value'}: a path must be a str path, not {type(v).__name__}")
     if isinstance(v, _SCALARS):
         return v
     if isinstance(v, Mapping):
         out = {}
         for k, x in v.items():
             if not isinstance(k, str):
-                raise TypeError(f"{where}: TOML keys must be strings, got {type(k).__name__} {k!r}")
+                raise ArgumentError(f"{where or 'scenario'}: TOML keys must be strings, got {type(k).__name__}")
             if x is not None:
-                out[k] = _plain(x, f"{where}.{k}" if where else k)
+                out[k] = _plain(x, f"{where}.{k}" if where else k, depth + 1)
         return out
     if isinstance(v, (list, tuple)):
         items = []
         for i, x in enumerate(v):
             if x is None:
-                raise ValueError(f"{where}[{i}]: TOML arrays cannot hold None")
-            items.append(_plain(x, f"{where}[{i}]"))
+                raise ArgumentError(f"{where}[{i}]: TOML arrays cannot hold None")
+            items.append(_plain(x, f"{where}[{i}]", depth + 1))
         return items
-    raise TypeError(f"{where or 'value'}: cannot write a {type(v).__name__} as TOML")
+    raise ArgumentError(f"{where or 'value'}: cannot write a {type(v).__name__} as TOML")
 
 
 def dumps(doc: Mapping[str, Any]) -> str:
     """Writes a dict as TOML text."""
     if not isinstance(doc, Mapping):
-        raise TypeError(f"a TOML document is a dict, got {type(doc).__name__}")
+        raise ArgumentError(f"a scenario dict must be a dict (mapping), not {type(doc).__name__}")
     return tomli_w.dumps(_plain(doc, ""))
 
 

@@ -15,6 +15,8 @@ from typing import Any, Dict, Optional, Sequence
 import numpy as np
 import pandas as pd
 
+from .errors import ArgumentError
+
 __all__ = [
     "DEFAULT_PERCENTILES",
     "aggregate",
@@ -245,13 +247,13 @@ def fct_by_size(
     count in ``flows`` but have no slowdown; compare ``finished`` with ``flows`` before
     reading the tail. Long-lived flows are left out."""
     if edges is not None and bins is not None:
-        raise ValueError("fct_by_size: give bins or edges, not both")
+        raise ArgumentError("fct_by_size: give bins or edges, not both")
     if bins is None:
         if not 0 < share <= 1:
-            raise ValueError(f"fct_by_size: share must be in (0, 1], not {share}")
+            raise ArgumentError(f"fct_by_size: share must be in (0, 1], not {share}")
         bins = max(1, int(round(1 / share)))
     if bins < 1:
-        raise ValueError(f"fct_by_size: bins must be at least 1, not {bins}")
+        raise ArgumentError(f"fct_by_size: bins must be at least 1, not {bins}")
     pct_cols = [f"slowdown_{_pct_name(p)}" for p in percentiles]
     cols = ["group", "bin", "size_lo", "size_hi", "flows", "finished", "slowdown_mean"] + pct_cols
     f = _finite(res.flows) if len(res.flows) else res.flows

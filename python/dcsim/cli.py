@@ -1,8 +1,8 @@
 """The ``dcsim`` command line.
 
-    dcsim run SCENARIO [--out DIR] [--set path=value ...] [--csv] [--quiet]
-    dcsim validate SCENARIO [--set path=value ...]
-    dcsim sweep SCENARIO --grid path=v1,v2 [--out FILE]
+    dcsim run SCENARIO [--out DIR] [--overwrite] [--set path=value ...] [--data-root DIR ...] [--csv] [--quiet]
+    dcsim validate SCENARIO [--set path=value ...] [--data-root DIR ...]
+    dcsim sweep SCENARIO --grid path=v1,v2 [--out FILE] [--jobs N] [--point-memory SIZE]
     dcsim plot [fct] RUN_DIR... [--queue NODE:PEER] [--out FILE]
     dcsim bench
 
@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     set_help = "override a scenario field, e.g. --set switch.pfc.xoff=100KiB (repeatable)"
+    root_help = ("a directory the files the scenario names (topology, flow, CDF files) may be in, "
+                 "besides the scenario's own directory and the shipped data/ (repeatable)")
 
     r = sub.add_parser("run", help="run a scenario and write its results")
     r.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
@@ -58,9 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output directory (default: out/<scenario file name>)")
     r.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
                    default=[], type=_override, help=set_help)
+    r.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
     r.add_argument("--csv", action="store_true", help="write CSV instead of Parquet")
-    r.add_argument("--force", action="store_true",
-                   help="replace an output directory that is not empty (default: refuse)")
+    r.add_argument("--overwrite", "--force", dest="overwrite", action="store_true",
+                   help="replace an output directory that is not empty, clearing what it held "
+                        "(default: refuse, before the run)")
     r.add_argument("--quiet", "-q", action="store_true",
                    help="no progress bar and no result table")
     r.set_defaults(func=cmd_run)
@@ -69,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
     v.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
                    default=[], type=_override, help=set_help)
+    v.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
     v.set_defaults(func=cmd_validate)
 
     w = sub.add_parser("sweep", help="run a scenario over a grid of settings, one CSV row per point")
@@ -77,8 +82,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a setting and its values; several --grid make the cross product")
     w.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
                    default=[], type=_override, help=set_help)
-    w.add_argument("--out", metavar="FILE", help="CSV file (default: standard output)")
+    w.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
+    w.add_argument("--out", metavar="FILE",
+                   help="CSV file, written when every point has run; rows are journaled in FILE.partial.jsonl "
+                        "meanwhile, and running the same sweep again reuses the points that ran "
+                        "(default: standard output, no resume)")
     w.add_argument("--per-flow", action="store_true", help="add each flow's steady-state goodput")
+    w.add_argument("--jobs", "-j", type=_positive_int, default=1, metavar="N",
+                   help="points run at once, each in its own process (default 1)")
+    w.add_argument("--point-memory", type=_size, default=None, metavar="SIZE",
+                   help="memory a point's process may take beyond its start, e.g. 4GiB; a point "
+                        "over it fails alone (default: no limit but the scenario's memory_limit)")
     w.set_defaults(func=cmd_sweep)
 
     pl = sub.add_parser("plot", help="PNG of source rates and a queue over time (or, with `fct`, "
@@ -104,6 +118,32 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--list", action="store_true", help="list the benchmark scenarios and exit")
     b.set_defaults(func=cmd_bench)
     return p
+
+
+def _positive_int(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{s}' is not an integer") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (got {v})")
+    return v
+
+
+_SIZE_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30}
+
+
+def _size(s: str) -> int:
+    t = s.strip().upper()
+    num = t.rstrip("KMGIB")
+    unit = t[len(num):] or "B"
+    try:
+        v = float(num) * _SIZE_UNITS[unit]
+    except (ValueError, KeyError):
+        raise argparse.ArgumentTypeError(f"'{s}' is not a size (e.g. 4GiB, 500MB)") from None
+    if not v >= 1:
+        raise argparse.ArgumentTypeError(f"'{s}' must be positive")
+    return int(v)
 
 
 def format_error(exc: BaseException) -> str:
@@ -171,14 +211,17 @@ def result_table(res: Any, max_flows: int = 20) -> List[str]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     import dcsim
+    from .output import Staging
 
-    sc = dcsim.load(args.scenario, overrides=args.overrides)
-    out = Path(args.out) if args.out else Path("out") / Path(args.scenario).stem
-    # Checked before the run: outputs of two runs are never mixed in one directory.
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not args.force:
-        raise ValueError(f"{out}: output directory exists and is not empty (use --force to replace it)")
-    res = dcsim.run(sc, progress=not args.quiet)
-    written = write_atomically(res, out, fmt="csv" if args.csv else "parquet")
+    sc = dcsim.load(args.scenario, overrides=args.overrides, data_roots=args.data_roots)
+    out = args.out if args.out is not None else Path("out") / Path(args.scenario).stem
+    # Before the run: the output directory is refused if it holds an earlier run (unless
+    # --overwrite) and the staging directory beside it is created, so an unwritable
+    # output is found now. The files go there and are renamed to `out` when complete.
+    with Staging(out, overwrite=args.overwrite, name="--out") as st:
+        res = dcsim.run(sc, progress=not args.quiet)
+        written = res.write_files(st.tmp, fmt="csv" if args.csv else "parquet")
+        out = st.commit()
     if not args.quiet:
         plan = sc.plan
         head = f"{plan.name}: simulated {fmt_time_ps(plan.duration_ps)}"
@@ -194,27 +237,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def write_atomically(res: Any, out: Path, fmt: str) -> Dict[str, Path]:
-    """Writes the outputs into a hidden directory beside ``out`` and renames it to
-    ``out`` once complete (replacing what was there), so that an interrupted write
-    leaves the previous state and no half-written file."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
-    old = out.parent / f".{out.name}.old-{os.getpid()}"
-    try:
-        written = res.write(tmp, fmt=fmt)
-        if out.exists():
-            out.rename(old)
-        tmp.rename(out)
-    finally:
-        for d in (tmp, old):
-            if d.is_dir():
-                shutil.rmtree(d, ignore_errors=True)
-            elif d.exists():
-                d.unlink()
-    return {k: out / p.name for k, p in written.items()}
-
-
 def _on_sigterm(signum: int, frame: Any) -> None:
     raise Terminated()
 
@@ -222,7 +244,7 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 def cmd_validate(args: argparse.Namespace) -> int:
     import dcsim
 
-    plan = dcsim.load(args.scenario, overrides=args.overrides).plan
+    plan = dcsim.load(args.scenario, overrides=args.overrides, data_roots=args.data_roots).plan
     print(f"ok: {plan.name} ({plan.num_nodes} nodes, {plan.num_links} links, {plan.num_flows} flows)")
     gib = 1 << 30
     print(
@@ -236,7 +258,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from . import sweeps
 
     try:
-        return sweeps.cli(args.scenario, args.grid, args.overrides, args.out, args.per_flow)
+        return sweeps.cli(args.scenario, args.grid, args.overrides, args.out, args.per_flow,
+                          jobs=args.jobs, point_memory=args.point_memory, data_roots=args.data_roots)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -15,6 +15,8 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
+from .errors import ArgumentError, DcsimError, OutputError, bool_arg, number_arg, number_list, output_error, path_arg, str_arg
+
 __all__ = ["Results", "TABLES", "column_to_array", "load_run", "run_id", "table_to_frame"]
 
 #: Tables every run reports (some may be empty when their statistics are off).
@@ -36,6 +38,13 @@ def table_to_frame(table: Mapping[str, Any]) -> pd.DataFrame:
     """One table in the native format -> a DataFrame (columns in engine order)."""
     data = {name: column_to_array(col) for name, col in table.items()}
     return pd.DataFrame(data) if data else pd.DataFrame()
+
+
+class NoSuchTable(ArgumentError, KeyError):
+    """A table name the results do not have."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 class Results:
@@ -77,14 +86,15 @@ class Results:
 
     def table(self, name: str) -> pd.DataFrame:
         """The table ``name`` as a DataFrame. A standard table the run did not produce is
-        an empty DataFrame; an unknown name is a KeyError."""
+        an empty DataFrame; an unknown name is an ``ArgumentError`` (also a KeyError)."""
+        str_arg(name, "name")
         if name not in self._frames:
             if name in self._raw_tables:
                 self._frames[name] = self._decorate(name, table_to_frame(self._raw_tables[name]))
             elif name in TABLES:
                 self._frames[name] = pd.DataFrame()
             else:
-                raise KeyError(f"no table {name!r} (tables: {', '.join(self.names)})")
+                raise NoSuchTable(f"no table {name!r} (tables: {', '.join(self.names)})")
         return self._frames[name]
 
     def _decorate(self, name: str, df: pd.DataFrame) -> pd.DataFrame:
@@ -185,7 +195,7 @@ class Results:
         """FCT and slowdown statistics per traffic group (finite flows)."""
         from . import analysis
 
-        return analysis.fct_by_group(self, percentiles)
+        return analysis.fct_by_group(self, number_list(percentiles, "percentiles", 0, 100))
 
     def fct_by_size(self, *, bins: Optional[int] = None, share: float = 0.05,
                     edges: Optional[Sequence[float]] = None,
@@ -196,35 +206,60 @@ class Results:
         ``dcsim.analysis.fct_by_size``."""
         from . import analysis
 
-        return analysis.fct_by_size(self, bins=bins, share=share, edges=edges,
-                                    percentiles=percentiles, by_group=by_group)
+        if bins is not None:
+            from .errors import int_arg
+
+            int_arg(bins, "bins", 1)
+        return analysis.fct_by_size(self, bins=bins, share=number_arg(share, "share", 0, 1),
+                                    edges=None if edges is None else number_list(edges, "edges", 0),
+                                    percentiles=number_list(percentiles, "percentiles", 0, 100),
+                                    by_group=bool_arg(by_group, "by_group"))
 
     # -- output -------------------------------------------------------------------
 
-    def write(self, out_dir: Union[str, "os.PathLike[str]"], fmt: str = "parquet") -> Dict[str, Path]:
+    def write(self, out_dir: Union[str, "os.PathLike[str]"], fmt: str = "parquet", *,
+              overwrite: bool = False) -> Dict[str, Path]:
         """Writes one file per table (``flows.parquet`` ... or ``.csv``), ``summary.json``
         and, when the scenario is known, ``scenario.toml`` (overrides merged) so the run
-        can be replayed. Returns ``{name: path}`` of the files written."""
+        can be replayed. Returns ``{name: path}`` of the files written.
+
+        The files are written into a hidden directory beside ``out_dir`` and renamed to it
+        at the end, so ``out_dir`` never holds a partial set. An existing ``out_dir`` that
+        is not empty is refused (``OutputError``) unless ``overwrite``, which replaces it.
+        A file that cannot be written is an ``OutputError`` naming it."""
+        from .output import Staging
+
         if fmt not in _FORMATS:
-            raise ValueError(f"fmt must be one of {', '.join(_FORMATS)}, not {fmt!r}")
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+            raise ArgumentError(f"fmt must be one of {', '.join(_FORMATS)}, not {fmt!r}")
+        bool_arg(overwrite, "overwrite")
+        with Staging(out_dir, overwrite=overwrite, name="out_dir") as st:
+            written = self.write_files(st.tmp, fmt)
+            out = st.commit()
+        return {k: out / p.name for k, p in written.items()}
+
+    def write_files(self, out: Path, fmt: str) -> Dict[str, Path]:
+        """Writes the files into the existing directory ``out`` (no staging; ``write``
+        and ``dcsim run`` stage). IO errors are ``OutputError`` naming the file."""
         written: Dict[str, Path] = {}
+
+        def put(name: str, p: Path, write: Any) -> None:
+            try:
+                write(p)
+            except OSError as e:
+                raise output_error(e, p) from None
+            written[name] = p
+
         for name in self.names:
             df = self.table(name)
-            p = out / f"{name}.{fmt}"
             if fmt == "parquet":
-                df.to_parquet(p, index=False, engine="pyarrow")
+                put(name, out / f"{name}.parquet", lambda p: df.to_parquet(p, index=False, engine="pyarrow"))
             else:
-                df.to_csv(p, index=False)
-            written[name] = p
-        p = out / "summary.json"
-        p.write_text(json.dumps(self._summary, indent=2, default=_json_default) + "\n", encoding="utf-8")
-        written["summary"] = p
+                put(name, out / f"{name}.csv", lambda p: df.to_csv(p, index=False))
+        summary = json.dumps(self._summary, indent=2, default=_json_default) + "\n"
+        put("summary", out / "summary.json", lambda p: p.write_text(summary, encoding="utf-8"))
         if self.scenario is not None and hasattr(self.scenario, "to_toml"):
-            p = out / "scenario.toml"
-            p.write_text(_scenario_text(self.scenario), encoding="utf-8")
-            written["scenario"] = p
+            text = _scenario_text(self.scenario)
+            put("scenario", out / "scenario.toml", lambda p: p.write_text(text, encoding="utf-8"))
         return written
 
     def __repr__(self) -> str:
@@ -294,18 +329,31 @@ def load_run(run_dir: Union[str, "os.PathLike[str]"]) -> Results:
     """The ``Results`` of a run directory written by ``dcsim run`` or ``Results.write``:
     every table file (``.parquet`` or ``.csv``), ``summary.json`` and, if present,
     ``scenario.toml`` as ``res.scenario``. From Parquet the tables are equal to the run's,
-    dtypes included; CSV keeps the values but not the unsigned integer types."""
-    d = Path(run_dir)
+    dtypes included; CSV keeps the values but not the unsigned integer types. A directory
+    without ``summary.json``, or a file that cannot be read, is an ``OutputError``
+    naming it."""
+    d = path_arg(run_dir, "run_dir")
     summary_file = d / "summary.json"
     if not summary_file.is_file():
-        raise FileNotFoundError(2, "not a run directory (no summary.json)", os.path.abspath(d))
-    summary = json.loads(summary_file.read_text(encoding="utf-8"))
+        raise OutputError(2, "not a run directory (no summary.json)", os.path.abspath(d))
+    try:
+        summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise OutputError(0, f"cannot be read: {e}", str(summary_file)) from None
+    if not isinstance(summary, dict):
+        raise OutputError(0, "is not a run summary (not a JSON object)", str(summary_file))
     found: Dict[str, Path] = {}
     for p in sorted(d.iterdir()):
         if p.suffix in (".parquet", ".csv") and p.stem not in found:
             found[p.stem] = p
     order = [t for t in TABLES if t in found] + [t for t in found if t not in TABLES]
-    frames = {name: _read_table(found[name]) for name in order}
+    frames = {}
+    for name in order:
+        try:
+            frames[name] = _read_table(found[name])
+        except (OSError, ValueError) as e:  # pyarrow and pandas parse errors are ValueErrors
+            raise OutputError(0, f"cannot be read: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
+                              str(found[name])) from None
     scenario = None
     sc_file = d / "scenario.toml"
     if sc_file.is_file():

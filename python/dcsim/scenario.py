@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Union
 
 from . import _native, _toml
+from .errors import DcsimError, output_error, path_arg, path_list, str_arg, str_list
 
 if TYPE_CHECKING:
     from .results import Results
@@ -28,7 +29,9 @@ __all__ = ["Scenario"]
 
 class Scenario:
     """A scenario: TOML ``text``, the directory relative file names resolve against
-    (``base_dir``), and ``overrides`` (``"path=value"`` strings, applied in order)."""
+    (``base_dir``), ``overrides`` (``"path=value"`` strings, applied in order) and
+    ``data_roots``: directories besides ``base_dir`` (and the shipped ``data/``) that the
+    files the scenario names (topology, flow and CDF files) may be in."""
 
     def __init__(
         self,
@@ -37,34 +40,33 @@ class Scenario:
         base_dir: PathLike = ".",
         overrides: Optional[Iterable[str]] = None,
         path: Optional[PathLike] = None,
+        data_roots: Optional[Iterable[PathLike]] = None,
     ) -> None:
-        if not isinstance(text, str):
-            raise TypeError(f"scenario text must be a str, got {type(text).__name__}")
-        self._text = text
-        self._base_dir = Path(base_dir)
-        self._path = Path(path) if path is not None else None
+        self._text = str_arg(text, "text")
+        self._base_dir = path_arg(base_dir, "base_dir")
+        self._path = path_arg(path, "path") if path is not None else None
+        self._data_roots: List[Path] = path_list(data_roots, "data_roots")
         self._overrides: List[str] = []
-        for o in overrides or ():
+        for o in str_list(overrides, "overrides"):
             self._add_override(o)
         self._plan: Optional[_native.PlanHandle] = None
 
     # -- construction -----------------------------------------------------------------
 
     @classmethod
-    def from_file(cls, path: PathLike, overrides: Optional[Iterable[str]] = None) -> "Scenario":
-        """Reads a scenario file (not yet validated; see ``validate``)."""
-        p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as e:
-            # Name the file where it was looked for (absolute, '..' resolved).
-            raise type(e)(e.errno, e.strerror, os.path.abspath(p)) from None
-        return cls(text, base_dir=p.parent, overrides=overrides, path=p)
+    def from_file(cls, path: PathLike, overrides: Optional[Iterable[str]] = None,
+                  data_roots: Optional[Iterable[PathLike]] = None) -> "Scenario":
+        """Reads a scenario file (not yet validated; see ``validate``). A file that cannot
+        be read, or is not UTF-8 text, is a ``ScenarioError`` naming it."""
+        p = path_arg(path, "path")
+        text = _native.read_scenario(str(p))
+        return cls(text, base_dir=p.parent, overrides=overrides, path=p, data_roots=data_roots)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any], base_dir: PathLike = ".") -> "Scenario":
+    def from_dict(cls, d: Mapping[str, Any], base_dir: PathLike = ".",
+                  data_roots: Optional[Iterable[PathLike]] = None) -> "Scenario":
         """Builds a scenario from a dict shaped like the TOML file (``None`` = default)."""
-        return cls(_toml.dumps(d), base_dir=base_dir)
+        return cls(_toml.dumps(d), base_dir=base_dir, data_roots=data_roots)
 
     # -- contents ---------------------------------------------------------------------
 
@@ -83,12 +85,15 @@ class Scenario:
         return self._base_dir
 
     @property
+    def data_roots(self) -> List[Path]:
+        return list(self._data_roots)
+
+    @property
     def overrides(self) -> List[str]:
         return list(self._overrides)
 
     def _add_override(self, spec: str) -> None:
-        if not isinstance(spec, str):
-            raise TypeError(f"an override is a 'path=value' string, got {type(spec).__name__}")
+        str_arg(spec, "override")
         _native.check_override(spec)  # raises ScenarioError if malformed
         self._overrides.append(spec)
         self._plan = None
@@ -97,19 +102,28 @@ class Scenario:
         """Adds an override: ``value`` (a Python value, written as TOML) at ``path``
         (dotted keys, ``[i]`` for array elements: ``"traffic[0].size"``). Returns the
         scenario, so calls chain."""
+        str_arg(path, "path")
         self._add_override(f"{path}={_toml.format_value(value, path)}")
         return self
 
     def with_overrides(self, overrides: Iterable[str]) -> "Scenario":
         """A copy with further ``path=value`` overrides."""
         new = self.copy()
-        for o in overrides:
+        for o in str_list(overrides, "overrides"):
             new._add_override(o)
+        return new
+
+    def with_data_roots(self, data_roots: Iterable[PathLike]) -> "Scenario":
+        """A copy whose files may also be in ``data_roots``."""
+        new = self.copy()
+        new._data_roots += path_list(data_roots, "data_roots")
+        new._plan = None
         return new
 
     def copy(self) -> "Scenario":
         new = copy.copy(self)
         new._overrides = list(self._overrides)
+        new._data_roots = list(self._data_roots)
         return new
 
     def _merged(self) -> str:
@@ -132,10 +146,14 @@ class Scenario:
     def save(self, path: PathLike) -> Path:
         """Writes ``to_toml()`` to ``path``. Relative file names in the scenario resolve
         against the file's directory when it is loaded again."""
-        p = Path(path)
-        if p.parent != Path(""):
-            p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(self.to_toml(), encoding="utf-8")
+        p = path_arg(path, "path")
+        text = self.to_toml()
+        try:
+            if p.parent != Path(""):
+                p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise output_error(e, p) from None
         return p
 
     # -- validation and running -------------------------------------------------------
@@ -143,16 +161,17 @@ class Scenario:
     def validate(self) -> "_native.PlanHandle":
         """Checks the scenario with the engine; raises ``ScenarioError`` naming the field."""
         if self._plan is None:
+            roots = [str(r) for r in self._data_roots]
             if self._path is not None and self._text_is_file():
-                self._plan = _native.load(str(self._path), self._overrides)
+                self._plan = _native.load(str(self._path), self._overrides, roots)
             else:
-                self._plan = _native.loads(self._text, str(self._base_dir), self._overrides)
+                self._plan = _native.loads(self._text, str(self._base_dir), self._overrides, roots)
         return self._plan
 
     def _text_is_file(self) -> bool:
         try:
-            return self._path.read_text(encoding="utf-8") == self._text  # type: ignore[union-attr]
-        except OSError:
+            return _native.read_scenario(str(self._path)) == self._text
+        except DcsimError:
             return False
 
     @property

@@ -82,7 +82,7 @@ def test_missing_file_subprocess(cli, tmp_path, cmd):
     missing = tmp_path / "missing.toml"
     p = cli(cmd, missing)
     assert p.returncode == 1
-    assert p.stderr.strip() == f"error: {missing}: no such file or directory"
+    assert p.stderr.strip() == f"error: {missing}: cannot be read: no such file or directory"
     assert "Traceback" not in p.stderr
 
 

@@ -138,15 +138,15 @@ def test_cli_run_never_mixes_outputs(cli, scenario_file, tmp_path):
     (out / "stale.csv").write_text("x\n")
     p = cli("run", scenario_file, "--out", out, "--quiet")
     assert p.returncode == 1
-    assert "output directory exists and is not empty (use --force to replace it)" in p.stderr
+    assert f"error: {out}: output directory exists and is not empty (use --overwrite" in p.stderr
     assert sorted(f.name for f in out.iterdir()) == ["stale.csv"]
-    p = cli("run", scenario_file, "--out", out, "--quiet", "--force")
+    p = cli("run", scenario_file, "--out", out, "--quiet", "--overwrite")
     assert p.returncode == 0, p.stderr
     names = sorted(f.name for f in out.iterdir())
     assert "stale.csv" not in names and "summary.json" in names
     # Written under a temporary name and renamed: nothing else is left beside it.
     assert sorted(f.name for f in tmp_path.iterdir()) == ["out"]
-    # An empty directory is fine without --force.
+    # An empty directory is fine without --overwrite.
     empty = tmp_path / "empty"
     empty.mkdir()
     assert cli("run", scenario_file, "--out", empty, "--quiet").returncode == 0

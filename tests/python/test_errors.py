@@ -28,12 +28,12 @@ def test_missing_file_is_scenario_error_with_parts(tmp_path):
     with pytest.raises(dcsim.ScenarioError) as ei:
         _native.load(str(missing), [])
     e = ei.value
-    assert e.path == str(missing) and e.reason == "no such file"
-    assert str(e) == f"{missing}: no such file"
+    assert e.path == str(missing) and e.reason == "cannot be read: no such file or directory"
+    assert str(e) == f"{missing}: cannot be read: no such file or directory"
 
 
 def test_python_load_missing_file(tmp_path):
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(dcsim.ScenarioError, match="no such file"):
         dcsim.load(tmp_path / "nope.toml")
 
 

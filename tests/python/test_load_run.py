@@ -49,5 +49,5 @@ def test_equals_sees_a_difference(tmp_path):
 
 
 def test_load_run_of_a_missing_directory(tmp_path):
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(dcsim.OutputError, match="not a run directory"):
         dcsim.load_run(tmp_path / "nothing")

@@ -1,6 +1,7 @@
 //! `dcsim._native`: the Python face of the engine. The only crate that knows PyO3.
 //!
-//! * `load(path, overrides)` / `loads(text, base_dir, overrides)` -> `PlanHandle`
+//! * `load(path, overrides, data_roots)` / `loads(text, base_dir, overrides, data_roots)`
+//!   -> `PlanHandle`; `read_scenario(path)` -> the file's text (checked as `load` does)
 //! * `run(plan, progress=False, chunk_ps=None)` -> `{"tables": ..., "summary": json}`
 //! * `apply_overrides(text, overrides)` -> the TOML text with the overrides merged in;
 //!   `check_override(spec)` checks the syntax of one `path=value` override
@@ -81,34 +82,56 @@ impl PlanHandle {
 
 use dcsim::scenario::scenario_hash;
 
-/// Reads and validates a scenario file, applying `path=value` overrides.
+/// Reads a scenario file as text: a regular UTF-8 file without NUL bytes, of at most
+/// the file size limit. Raises `ScenarioError` whose `path` is the file.
 #[pyfunction]
-#[pyo3(signature = (path, overrides=None))]
-fn load(py: Python<'_>, path: PathBuf, overrides: Option<Vec<String>>) -> PyResult<PlanHandle> {
+fn read_scenario(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    py.allow_threads(|| guard(|| dcsim::scenario::read_scenario(&path)))?.map_err(|e| to_pyerr(py, e, Stage::Load))
+}
+
+/// Reads and validates a scenario file, applying `path=value` overrides. The files it
+/// names must be in its directory, in one of `data_roots` or in the shipped data.
+#[pyfunction]
+#[pyo3(signature = (path, overrides=None, data_roots=None))]
+fn load(py: Python<'_>, path: PathBuf, overrides: Option<Vec<String>>, data_roots: Option<Vec<PathBuf>>) -> PyResult<PlanHandle> {
     let overrides = overrides.unwrap_or_default();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| scenario_error(py, &path.display().to_string(), &io_reason(&e)))?;
-    let plan = py
-        .allow_threads(|| guard(|| dcsim::scenario::load_file(&path, &overrides)))?
+    let roots = data_roots.unwrap_or_default();
+    let (text, plan) = py
+        .allow_threads(|| {
+            guard(|| {
+                let text = dcsim::scenario::read_scenario(&path)?;
+                dcsim::scenario::load_file_with(&path, &overrides, &roots).map(|p| (text, p))
+            })
+        })?
         .map_err(|e| to_pyerr(py, e, Stage::Load))?;
     Ok(PlanHandle { plan, hash: scenario_hash(&text, &overrides) })
 }
 
-/// Validates scenario text; relative file names in it resolve against `base_dir`.
+/// Validates scenario text; relative file names in it resolve against `base_dir`, and
+/// the files it names must be there, in one of `data_roots` or in the shipped data.
 #[pyfunction]
-#[pyo3(signature = (text, base_dir=None, overrides=None))]
+#[pyo3(signature = (text, base_dir=None, overrides=None, data_roots=None))]
 fn loads(
     py: Python<'_>,
     text: &str,
     base_dir: Option<PathBuf>,
     overrides: Option<Vec<String>>,
+    data_roots: Option<Vec<PathBuf>>,
 ) -> PyResult<PlanHandle> {
     let overrides = overrides.unwrap_or_default();
+    let roots = data_roots.unwrap_or_default();
     let base = base_dir.unwrap_or_else(|| PathBuf::from("."));
     let plan = py
-        .allow_threads(|| guard(|| dcsim::scenario::load_str(text, Path::new(&base), &overrides)))?
+        .allow_threads(|| guard(|| dcsim::scenario::load_str_with(text, Path::new(&base), &overrides, &roots)))?
         .map_err(|e| to_pyerr(py, e, Stage::Load))?;
     Ok(PlanHandle { plan, hash: scenario_hash(text, &overrides) })
+}
+
+/// The hash a plan of this text and these overrides has (`PlanHandle.hash`).
+#[pyfunction]
+#[pyo3(name = "scenario_hash")]
+fn py_scenario_hash(text: &str, overrides: Vec<String>) -> String {
+    scenario_hash(text, &overrides)
 }
 
 /// Applies `path=value` overrides to scenario text with the engine's override parser
@@ -126,14 +149,6 @@ fn apply_overrides(py: Python<'_>, text: &str, overrides: Vec<String>) -> PyResu
 #[pyfunction]
 fn check_override(py: Python<'_>, spec: &str) -> PyResult<()> {
     guard(|| dcsim::scenario::overrides::check_override(spec))?.map_err(|e| to_pyerr(py, e, Stage::Load))
-}
-
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
-    }
 }
 
 /// Runs a plan to its end. Returns `{"tables": {name: {col: ndarray | list[str]}},
@@ -203,6 +218,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;
     m.add_class::<PlanHandle>()?;
+    m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(py_scenario_hash, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

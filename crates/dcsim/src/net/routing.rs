@@ -40,6 +40,12 @@ pub struct Graph<'a> {
 
 impl Routing {
     pub fn build(g: &Graph, seed: u64, overrides: &[Override]) -> Routing {
+        Self::build_with(g, seed, true, overrides)
+    }
+
+    /// `share = false` computes every destination by its own search (the reference the
+    /// shared form is tested against).
+    fn build_with(g: &Graph, seed: u64, share: bool, overrides: &[Override]) -> Routing {
         let n = g.is_host.len();
         let mut host_index = vec![u32::MAX; n];
         let mut switch_index = vec![u32::MAX; n];
@@ -55,19 +61,48 @@ impl Routing {
         }
         let mut entries = vec![(0u32, 0u16); ns as usize * nh as usize];
         let mut ports = Vec::new();
-        let mut dist = vec![u32::MAX; n];
-        let mut bfs = VecDeque::new();
-        for dst in 0..n {
-            if !g.is_host[dst] {
+        // The switch ports leading to each host, in port order (one pass over the ports).
+        let mut to_host: Vec<Vec<PortId>> = vec![Vec::new(); n];
+        for s in 0..n {
+            if g.is_host[s] {
                 continue;
             }
-            // BFS from the destination; hosts other than the destination do not forward.
+            for p in g.node_ports[s].clone() {
+                let v = g.peer_node[p as usize].idx();
+                if g.is_host[v] {
+                    to_host[v].push(PortId(p));
+                }
+            }
+        }
+        // A host with one link, to a switch, is reached through that switch (its edge
+        // switch): from every other switch the next hops toward it are those toward the
+        // edge switch, the same for every host on it. So one BFS per edge switch over the
+        // switches (hosts do not forward), its next-hop lists shared by the edge switch's
+        // hosts; one BFS per destination would scan every switch port once per host,
+        // quadratic in the hosts of a star. Other hosts (two links, or linked to a host)
+        // get the BFS from themselves.
+        let mut by_edge: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut alone = Vec::new();
+        for h in 0..n {
+            if !g.is_host[h] {
+                continue;
+            }
+            let mine = g.node_ports[h].clone();
+            match (mine.len(), mine.clone().next().map(|p| g.peer_node[p as usize].idx())) {
+                (1, Some(e)) if share && !g.is_host[e] => by_edge[e].push(h),
+                _ => alone.push(h),
+            }
+        }
+        let mut dist = vec![u32::MAX; n];
+        let mut bfs = VecDeque::new();
+        // Distances from `root` over the switches (and `root` itself, switch or host).
+        let mut search = |root: usize, dist: &mut Vec<u32>| {
             dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst] = 0;
+            dist[root] = 0;
             bfs.clear();
-            bfs.push_back(dst);
+            bfs.push_back(root);
             while let Some(u) = bfs.pop_front() {
-                if u != dst && g.is_host[u] {
+                if u != root && g.is_host[u] {
                     continue;
                 }
                 for p in g.node_ports[u].clone() {
@@ -78,6 +113,40 @@ impl Routing {
                     }
                 }
             }
+        };
+        for (e, hosts) in by_edge.iter().enumerate() {
+            if hosts.is_empty() {
+                continue;
+            }
+            search(e, &mut dist);
+            for s in 0..n {
+                if g.is_host[s] || dist[s] == u32::MAX {
+                    continue;
+                }
+                let row = switch_index[s] as usize * nh as usize;
+                if s == e {
+                    for &h in hosts {
+                        let off = ports.len() as u32;
+                        ports.extend_from_slice(&to_host[h]);
+                        entries[row + host_index[h] as usize] = (off, (ports.len() as u32 - off) as u16);
+                    }
+                    continue;
+                }
+                let off = ports.len() as u32;
+                for p in g.node_ports[s].clone() {
+                    let v = g.peer_node[p as usize].idx();
+                    if !g.is_host[v] && dist[v] != u32::MAX && dist[v] + 1 == dist[s] {
+                        ports.push(PortId(p));
+                    }
+                }
+                let len = (ports.len() as u32 - off) as u16;
+                for &h in hosts {
+                    entries[row + host_index[h] as usize] = (off, len);
+                }
+            }
+        }
+        for &dst in &alone {
+            search(dst, &mut dist);
             let hi = host_index[dst] as usize;
             for s in 0..n {
                 if g.is_host[s] || dist[s] == u32::MAX {
@@ -194,4 +263,49 @@ pub fn route_loop(g: &Graph, overrides: &[Override]) -> Option<usize> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ports numbered per node in link order, as the world numbers them.
+    fn check(n: usize, hosts: &[usize], links: &[(usize, usize)]) {
+        let is_host: Vec<bool> = (0..n).map(|i| hosts.contains(&i)).collect();
+        let mut per_node: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &(a, b) in links {
+            per_node[a].push(b);
+            per_node[b].push(a);
+        }
+        let (mut node_ports, mut peer_node, mut next) = (Vec::new(), Vec::new(), 0u32);
+        for peers in &per_node {
+            node_ports.push(next..next + peers.len() as u32);
+            next += peers.len() as u32;
+            peer_node.extend(peers.iter().map(|&v| NodeId(v as u32)));
+        }
+        let g = Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node };
+        let (fast, slow) = (Routing::build_with(&g, 1, true, &[]), Routing::build_with(&g, 1, false, &[]));
+        for s in (0..n).filter(|&s| !is_host[s]) {
+            for &h in hosts {
+                let (a, b) = (fast.next_hops(NodeId(s as u32), NodeId(h as u32)), slow.next_hops(NodeId(s as u32), NodeId(h as u32)));
+                assert_eq!(a, b, "switch {s} toward host {h}");
+            }
+        }
+    }
+
+    #[test]
+    fn shared_next_hops_equal_one_search_per_destination() {
+        // Star: switch 0, hosts 1..=5.
+        check(6, &[1, 2, 3, 4, 5], &[(0, 1), (0, 2), (0, 3), (0, 4), (0, 5)]);
+        // Leaf-spine with two spines and a parallel leaf-spine link (ECMP lists).
+        check(
+            9,
+            &[4, 5, 6, 7, 8],
+            &[(0, 2), (0, 3), (1, 2), (1, 3), (1, 3), (4, 0), (5, 0), (6, 1), (7, 1), (8, 3)],
+        );
+        // A host with two links, a host-to-host pair, a switch island with its own host.
+        check(8, &[2, 3, 4, 5, 7], &[(0, 1), (2, 0), (3, 0), (3, 1), (4, 5), (6, 7)]);
+        // A parking lot: a chain of switches.
+        check(7, &[3, 4, 5, 6], &[(0, 1), (1, 2), (3, 0), (4, 1), (5, 2), (6, 2)]);
+    }
 }

@@ -1,8 +1,6 @@
 //! Turns a deserialized `Scenario` into a `Plan`: parses units, applies defaults,
 //! builds the topology and the flows.
 
-use std::path::{Path, PathBuf};
-
 use crate::error::{Error, Result};
 use crate::plan::*;
 use crate::scenario::cdf::{parse_cdf, CdfReading};
@@ -12,17 +10,9 @@ use crate::scenario::topology::{self, NamedLink, Topology};
 use crate::scenario::traffic::{self, FlowTemplate, HostIndex};
 use crate::keys::KeyCtx;
 use crate::models::CcPlan;
+use crate::scenario::files::{in_file, FileScope};
 use crate::scenario::{limits, validate};
 use crate::units::SimTime;
-
-fn resolve(base: &Path, file: &str) -> PathBuf {
-    let p = Path::new(file);
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        base.join(p)
-    }
-}
 
 fn to_u32(v: u64, path: &str) -> Result<u32> {
     u32::try_from(v).map_err(|_| Error::scenario(path, format!("{v} is too large")))
@@ -48,7 +38,7 @@ fn priority_mask(list: &[i64], path: &str) -> Result<u8> {
 }
 
 /// Builds the plan. `default_name` is used when the file has no `name`.
-pub fn build(s: &Scenario, base_dir: &Path, default_name: &str) -> Result<Plan> {
+pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan> {
     let duration = s.simulation.duration.time("simulation.duration")?;
     let mut plan = Plan::new(s.name.as_deref().unwrap_or(default_name), duration);
     plan.seed = s.simulation.seed.unwrap_or(1);
@@ -68,7 +58,7 @@ pub fn build(s: &Scenario, base_dir: &Path, default_name: &str) -> Result<Plan> 
         limits::Footprint { hosts, switches, links, packets, sample_rows, ..Default::default() }
             .check(plan.memory_limit, "topology")?;
     }
-    let topo = build_topology(&s.topology, base_dir)?;
+    let topo = build_topology(&s.topology, files)?;
     plan.nodes = topo.nodes;
     plan.links = topo.links;
     plan.switch.rate_schedule = rate_schedule(&s.switch, &plan)?;
@@ -82,7 +72,7 @@ pub fn build(s: &Scenario, base_dir: &Path, default_name: &str) -> Result<Plan> 
         Some(c) => c.build("host.cc", &ctx)?,
         None => CcPlan::None(()),
     }];
-    plan.flows = build_traffic(&s.traffic, &plan, base_dir)?;
+    plan.flows = build_traffic(&s.traffic, &plan, files)?;
     // Each `[[traffic]]` entry with its own `cc` appends it to `ccs`; its flows use it.
     for (gi, e) in s.traffic.iter().enumerate() {
         if let Some(c) = traffic_cc(e) {
@@ -518,7 +508,7 @@ fn count(v: u32, path: &str, min: u32) -> Result<u32> {
 }
 
 /// Builds the topology section.
-pub fn build_topology(t: &TopologySpec, base_dir: &Path) -> Result<Topology> {
+pub fn build_topology(t: &TopologySpec, files: &FileScope) -> Result<Topology> {
     Ok(match t {
         TopologySpec::ParkingLot(p) => {
             let rate = p.rate.rate("topology.rate")?;
@@ -570,7 +560,10 @@ pub fn build_topology(t: &TopologySpec, base_dir: &Path) -> Result<Topology> {
             }
             topology::explicit(&e.hosts, &e.switches, &links)?
         }
-        TopologySpec::Hpcc(h) => topology::hpcc_file(&resolve(base_dir, &h.file), "topology.file")?,
+        TopologySpec::Hpcc(h) => {
+            let (path, text) = files.read(&h.file, "topology.file")?;
+            topology::parse_hpcc(&text, "topology.file").map_err(|e| in_file(e, &path))?
+        }
     })
 }
 
@@ -601,7 +594,7 @@ fn template(
 }
 
 /// Builds the flows of every `[[traffic]]` entry.
-pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> Result<Vec<FlowPlan>> {
+pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) -> Result<Vec<FlowPlan>> {
     let idx = HostIndex::new(&plan.nodes);
     let mut flows = Vec::new();
     let base = limits::plan_footprint(plan);
@@ -698,11 +691,10 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
             }
             TrafficSpec::Csv(s) => {
                 let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
-                let path = resolve(base_dir, &s.file);
                 let origin = format!("{p}.file");
-                let text = crate::scenario::read_text(&path).map_err(|m| Error::scenario(&origin, m))?;
+                let (path, text) = files.read(&s.file, &origin)?;
                 room(flows.len(), text.lines().count() as u64, &origin)?;
-                flows.extend(traffic::parse_csv(&text, &idx, prio, g, &origin)?);
+                flows.extend(traffic::parse_csv(&text, &idx, prio, g, &origin).map_err(|e| in_file(e, &path))?);
             }
             TrafficSpec::Cdf(s) => {
                 let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
@@ -716,10 +708,9 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                 if unit == 0 {
                     return Err(Error::scenario(format!("{p}.size_unit"), "must be > 0"));
                 }
-                let path = resolve(base_dir, &s.file);
                 let origin = format!("{p}.file");
-                let text = crate::scenario::read_text(&path).map_err(|m| Error::scenario(&origin, m))?;
-                let cdf = parse_cdf(&text, unit as f64, s.cdf_percent).map_err(|m| Error::scenario(&origin, m))?;
+                let (path, text) = files.read(&s.file, &origin)?;
+                let cdf = parse_cdf(&text, unit as f64, s.cdf_percent).map_err(|m| in_file(Error::scenario(&origin, m), &path))?;
                 let reading = match s.format {
                     Some(CdfFormatSpec::Interpolated) => CdfReading::Interpolated,
                     Some(CdfFormatSpec::Step) => CdfReading::Step,
@@ -730,11 +721,16 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, base_dir: &Path) -> R
                 if hosts.len() < 2 {
                     return Err(Error::scenario(format!("{p}.hosts"), "needs at least 2 hosts"));
                 }
+                // Each node's first link, found in one pass (not one search per host).
+                let mut first_link = vec![None; plan.nodes.len()];
+                for l in plan.links.iter().rev() {
+                    first_link[l.a as usize] = Some(l.rate);
+                    first_link[l.b as usize] = Some(l.rate);
+                }
                 let with_rate: Vec<(u32, crate::units::Rate)> = hosts
                     .iter()
                     .map(|&h| {
-                        let l = plan.links.iter().find(|l| l.a == h || l.b == h);
-                        l.map(|l| (h, l.rate)).ok_or_else(|| {
+                        first_link[h as usize].map(|r| (h, r)).ok_or_else(|| {
                             Error::scenario("topology", format!("host '{}' has no link", plan.nodes[h as usize].name))
                         })
                     })

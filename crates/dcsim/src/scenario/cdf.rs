@@ -28,7 +28,8 @@ pub struct Cdf {
 }
 
 /// Parses CDF text. `percent`: `None` detects from the last value (> 1.5 -> percent).
-/// `size_unit` multiplies every size. Errors are plain reasons (the caller adds the path).
+/// `size_unit` multiplies every size. Errors are plain reasons with the line number (the
+/// caller adds the path); they never quote the file's content.
 pub fn parse_cdf(text: &str, size_unit: f64, percent: Option<bool>) -> Result<Cdf, String> {
     let mut sizes = Vec::new();
     let mut cdf = Vec::new();
@@ -43,7 +44,8 @@ pub fn parse_cdf(text: &str, size_unit: f64, percent: Option<bool>) -> Result<Cd
         let cols: Vec<f64> = line
             .split(|c: char| c.is_whitespace() || c == ',')
             .filter(|s| !s.is_empty())
-            .map(|s| s.parse::<f64>().map_err(|_| format!("line {ln}: '{s}' is not a number")))
+            .enumerate()
+            .map(|(k, s)| s.parse::<f64>().map_err(|_| format!("line {ln}: column {} is not a number", k + 1)))
             .collect::<Result<_, _>>()?;
         let was_first = first;
         first = false;
@@ -61,10 +63,10 @@ pub fn parse_cdf(text: &str, size_unit: f64, percent: Option<bool>) -> Result<Cd
         }
         if let (Some(&px), Some(&pf)) = (sizes.last(), cdf.last()) {
             if x < px {
-                return Err(format!("line {ln}: sizes must not decrease ({x} after {px})"));
+                return Err(format!("line {ln}: the size is smaller than the line before's (sizes must not decrease)"));
             }
             if f < pf {
-                return Err(format!("line {ln}: cdf must not decrease ({f} after {pf})"));
+                return Err(format!("line {ln}: the cdf value is smaller than the line before's (the cdf must not decrease)"));
             }
         }
         sizes.push(x * size_unit);
@@ -79,11 +81,7 @@ pub fn parse_cdf(text: &str, size_unit: f64, percent: Option<bool>) -> Result<Cd
     }
     let last = *cdf.last().unwrap();
     if (last - 1.0).abs() > 1e-6 {
-        return Err(format!(
-            "the last cdf value must be {} (got {})",
-            if pct { "100" } else { "1" },
-            if pct { last * 100.0 } else { last }
-        ));
+        return Err(format!("the last cdf value must be {}", if pct { "100 (percent)" } else { "1" }));
     }
     *cdf.last_mut().unwrap() = 1.0;
     Ok(Cdf { sizes, cdf, header_mean })

@@ -5,13 +5,14 @@
 //! deserialize into `schema::Scenario` (errors name the dotted field path), build the
 //! topology and traffic (`build`), and check the result (`validate`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::plan::Plan;
 
 pub mod build;
 pub mod cdf;
+pub mod files;
 pub mod limits;
 pub mod overrides;
 pub mod schema;
@@ -24,85 +25,47 @@ mod tests;
 
 /// Reads a scenario file, applies `--set path=value` overrides, validates it.
 /// Relative file names inside the scenario (topology or traffic files) are resolved
-/// against the scenario file's directory.
+/// against the scenario file's directory, and must stay inside it or the shipped data
+/// directory (`files`).
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<Plan> {
-    let text = read_text(path).map_err(|m| Error::io(path.display().to_string(), m))?;
-    let base = path.parent().unwrap_or_else(|| Path::new("."));
+    load_file_with(path, overrides, &[])
+}
+
+/// `load_file` with further directories (`data_roots`) the scenario's files may be in.
+pub fn load_file_with(path: &Path, overrides: &[String], data_roots: &[PathBuf]) -> Result<Plan> {
+    let text = read_scenario(path)?;
+    let base = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into());
-    load_inner(&text, base, overrides, &stem)
+    load_inner(&text, &FileScope::new(base, data_roots)?, overrides, &stem)
+}
+
+/// Reads a scenario file as text (`files::read_text`); the error names the file.
+pub fn read_scenario(path: &Path) -> Result<String> {
+    read_text(path).map_err(|m| Error::io(path.display().to_string(), m))
 }
 
 /// Same as `load_file` for scenario text already in memory; `base_dir` resolves
-/// relative file names.
+/// relative file names (and is where they may be, with the shipped data directory).
 pub fn load_str(text: &str, base_dir: &Path, overrides: &[String]) -> Result<Plan> {
-    load_inner(text, base_dir, overrides, "scenario")
+    load_str_with(text, base_dir, overrides, &[])
 }
 
-fn load_inner(text: &str, base_dir: &Path, overrides: &[String], default_name: &str) -> Result<Plan> {
+/// `load_str` with further directories (`data_roots`) the scenario's files may be in.
+pub fn load_str_with(text: &str, base_dir: &Path, overrides: &[String], data_roots: &[PathBuf]) -> Result<Plan> {
+    load_inner(text, &FileScope::new(base_dir, data_roots)?, overrides, "scenario")
+}
+
+fn load_inner(text: &str, files: &FileScope, overrides: &[String], default_name: &str) -> Result<Plan> {
     let spec = schema::deserialize(overrides::merge(text, overrides)?)?;
-    let plan = build::build(&spec, base_dir, default_name)?;
+    let plan = build::build(&spec, files, default_name)?;
     validate::validate_plan(&plan)?;
     Ok(plan)
 }
 
-/// The largest file a scenario or a file it references (topology, flows, CDF) may be.
-pub const MAX_FILE_BYTES: u64 = 256 << 20;
-
-/// Reads a text file that a scenario is or references, as the data it claims to be: a
-/// regular file (not a directory, a device, a pipe or a socket) of at most
-/// `MAX_FILE_BYTES`, in UTF-8 without NUL bytes. The error is the reason; the file is
-/// named by its resolved path (absolute, `.` and `..` removed), so that a relative name
-/// resolved against the scenario's directory shows where it was looked for.
-pub fn read_text(path: &Path) -> std::result::Result<String, String> {
-    use std::io::Read;
-    let shown = format!("'{}'", resolved(path).display().to_string().escape_debug());
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if meta.is_dir() {
-        return Err(format!("{shown} is a directory, not a file"));
-    }
-    if !meta.is_file() {
-        return Err(format!("{shown} is not a regular file (a device, a pipe or a socket?)"));
-    }
-    let too_big = || format!("{shown} is larger than {} MiB, the most a scenario file or a file it names may be", MAX_FILE_BYTES >> 20);
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(too_big());
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_big());
-    }
-    if let Some(i) = bytes.iter().position(|&b| b == 0) {
-        return Err(format!("{shown} is a binary file, not text (NUL byte at offset {i})"));
-    }
-    String::from_utf8(bytes).map_err(|e| format!("{shown} is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
-}
-
-/// `path` made absolute against the working directory, with `.` and `..` removed
-/// lexically (the file need not exist, so symbolic links are not followed).
-pub fn resolved(path: &Path) -> std::path::PathBuf {
-    use std::path::Component;
-    let abs = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().map(|d| d.join(path)).unwrap_or_else(|_| path.to_path_buf())
-    };
-    let mut out = std::path::PathBuf::new();
-    for c in abs.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push(c);
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
+pub use files::{read_text, FileScope, MAX_FILE_BYTES};
 
 /// Parses TOML text; syntax errors name the line and column.
 fn parse_toml(text: &str) -> Result<toml::Value> {

@@ -180,7 +180,11 @@ fn every_topology_type_loads() {
     }
     let hp = Path::new("/work/shared/data/topologies/hpcc_fat.txt");
     if hp.exists() {
-        let p = load(&format!("{head}type = \"hpcc\"\nfile = \"{}\"\n", hp.display()), &[]).unwrap();
+        let text = format!("{head}type = \"hpcc\"\nfile = \"{}\"\n", hp.display());
+        let e = load(&text, &[]).unwrap_err().to_string();
+        assert!(e.starts_with("topology.file: '/work/shared/data/topologies/hpcc_fat.txt' is outside the scenario's directory"), "{e}");
+        let roots = [hp.parent().unwrap().to_path_buf()];
+        let p = crate::scenario::load_str_with(&text, Path::new("."), &[], &roots).unwrap();
         assert_eq!((p.nodes.len(), p.links.len()), (376, 480));
     }
 }

@@ -249,7 +249,8 @@ pub fn explicit(hosts: &[String], switches: &[String], links: &[NamedLink]) -> R
 
 /// Parses a topology in the HPCC simulator's text format: line 1 `nodes switches links`,
 /// line 2 the switch ids, then one `a b rate delay error_rate` line per link. Nodes are
-/// named by their number. `origin` names the source in errors (e.g. `topology.file`).
+/// named by their number. `origin` names the source in errors (e.g. `topology.file`),
+/// which give the line number and never quote the file's content.
 pub fn parse_hpcc(text: &str, origin: &str) -> Result<Topology> {
     let mut lines = text
         .lines()
@@ -260,10 +261,10 @@ pub fn parse_hpcc(text: &str, origin: &str) -> Result<Topology> {
     let (ln, header) = lines.next().ok_or_else(|| Error::scenario(origin, "empty topology file"))?;
     let nums: Vec<&str> = header.split_whitespace().collect();
     if nums.len() < 3 {
-        return Err(err(ln, format!("expected 'nodes switches links', got '{header}'")));
+        return Err(err(ln, format!("expected 'nodes switches links', got {} fields", nums.len())));
     }
     let parse_n = |s: &str, line: usize| -> Result<usize> {
-        s.parse::<usize>().map_err(|_| err(line, format!("'{s}' is not a non-negative integer")))
+        s.parse::<usize>().map_err(|_| err(line, "a node count or id is not a non-negative integer".to_string()))
     };
     let n_nodes = parse_n(nums[0], ln)?;
     let n_switches = parse_n(nums[1], ln)?;
@@ -309,7 +310,7 @@ pub fn parse_hpcc(text: &str, origin: &str) -> Result<Topology> {
     for (ln, l) in lines {
         let f: Vec<&str> = l.split_whitespace().collect();
         if f.len() < 4 {
-            return Err(err(ln, format!("expected 'a b rate delay [error_rate]', got '{l}'")));
+            return Err(err(ln, format!("expected 'a b rate delay [error_rate]', got {} fields", f.len())));
         }
         let a = parse_n(f[0], ln)?;
         let b = parse_n(f[1], ln)?;
@@ -321,13 +322,13 @@ pub fn parse_hpcc(text: &str, origin: &str) -> Result<Topology> {
         if a == b {
             return Err(err(ln, format!("self-link on node {a}")));
         }
-        let rate = parse_rate(f[2]).map_err(|e| err(ln, e.0))?;
+        let rate = parse_rate(f[2]).map_err(|_| err(ln, "the rate is not a rate with a unit (e.g. 100Gbps)".into()))?;
         if rate.0 == 0 {
             return Err(err(ln, "rate must be > 0".into()));
         }
-        let delay = parse_time(f[3]).map_err(|e| err(ln, e.0))?;
+        let delay = parse_time(f[3]).map_err(|_| err(ln, "the delay is not a time with a unit (e.g. 1us)".into()))?;
         if let Some(e) = f.get(4) {
-            let v: f64 = e.parse().map_err(|_| err(ln, format!("error rate '{e}' is not a number")))?;
+            let v: f64 = e.parse().map_err(|_| err(ln, "the error rate is not a number".into()))?;
             if v != 0.0 {
                 return Err(err(ln, format!("error rate {v} is not supported (must be 0)")));
             }
@@ -446,7 +447,7 @@ mod tests {
         assert_eq!(counts(&t), (2, 1, 2));
         assert_eq!(t.links[0].delay, SimTime::us(1));
         let e = parse_hpcc("3 1 2\n2\n0 2 100Gbs 1000ns 0\n", "topology.file").unwrap_err().to_string();
-        assert!(e.contains("topology.file: line 3") && e.contains("Gbs"), "{e}");
+        assert!(e.contains("topology.file: line 3: the rate is not a rate") && !e.contains("Gbs"), "{e}");
 
         let p = Path::new("/work/shared/data/topologies/hpcc_fat.txt");
         if !p.exists() {

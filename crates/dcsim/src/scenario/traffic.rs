@@ -53,9 +53,10 @@ impl<'a> HostIndex<'a> {
             None => Ok(self.all()),
             Some(list) => {
                 let mut out = Vec::with_capacity(list.len());
+                let mut seen = vec![false; self.nodes.len()];
                 for (i, n) in list.iter().enumerate() {
                     let h = self.host(n, &format!("{prefix}[{i}]"))?;
-                    if out.contains(&h) {
+                    if std::mem::replace(&mut seen[h as usize], true) {
                         return Err(Error::scenario(format!("{prefix}[{i}]"), format!("host '{n}' listed twice")));
                     }
                     out.push(h);
@@ -179,10 +180,10 @@ pub fn parse_csv(text: &str, hosts: &HostIndex, default_priority: u8, group: u32
         match c.as_str() {
             "src" | "dst" | "size" | "start" | "priority" => {
                 if idx.insert(c.as_str(), i).is_some() {
-                    return Err(err(hl, format!("column '{c}' appears twice")));
+                    return Err(err(hl, format!("column {} ({c}) appears twice", i + 1)));
                 }
             }
-            other => return Err(err(hl, format!("unknown column '{other}' (expected src,dst,size,start[,priority])"))),
+            _ => return Err(err(hl, format!("column {} is not one of src,dst,size,start,priority", i + 1))),
         }
     }
     for need in ["src", "dst", "size", "start"] {
@@ -197,10 +198,10 @@ pub fn parse_csv(text: &str, hosts: &HostIndex, default_priority: u8, group: u32
             return Err(err(ln, format!("expected {} fields, got {}", cols.len(), f.len())));
         }
         let get = |c: &str| f[idx[c]];
-        let src = hosts.host(get("src"), "").map_err(|e| err(ln, format!("src: {}", strip(&e))))?;
-        let dst = hosts.host(get("dst"), "").map_err(|e| err(ln, format!("dst: {}", strip(&e))))?;
+        let src = hosts.host(get("src"), "").map_err(|e| err(ln, format!("src: {}", hidden(&e))))?;
+        let dst = hosts.host(get("dst"), "").map_err(|e| err(ln, format!("dst: {}", hidden(&e))))?;
         if src == dst {
-            return Err(err(ln, format!("src and dst are the same host '{}'", get("src"))));
+            return Err(err(ln, "src and dst are the same host".into()));
         }
         let s = get("size");
         let size = if s.eq_ignore_ascii_case("inf") {
@@ -208,7 +209,7 @@ pub fn parse_csv(text: &str, hosts: &HostIndex, default_priority: u8, group: u32
         } else if let Ok(v) = s.parse::<u64>() {
             Some(v)
         } else {
-            Some(parse_bytes(s).map_err(|e| err(ln, format!("size: {}", e.0)))?)
+            Some(parse_bytes(s).map_err(|_| err(ln, "size: not a byte count (e.g. 1500 or 64KB) or inf".into()))?)
         };
         if size == Some(0) {
             return Err(err(ln, "size: must be > 0".into()));
@@ -217,13 +218,13 @@ pub fn parse_csv(text: &str, hosts: &HostIndex, default_priority: u8, group: u32
         let start = if let Ok(v) = st.parse::<u64>() {
             SimTime::ns(v)
         } else {
-            parse_time(st).map_err(|e| err(ln, format!("start: {}", e.0)))?
+            parse_time(st).map_err(|_| err(ln, "start: not a time (nanoseconds, or with a unit, e.g. 10us)".into()))?
         };
         let priority = match idx.get("priority") {
             None => default_priority,
             Some(&i) => match f[i].parse::<u8>() {
                 Ok(p) if p <= 7 => p,
-                _ => return Err(err(ln, format!("priority: must be 0..=7 (got '{}')", f[i]))),
+                _ => return Err(err(ln, "priority: must be 0..=7".into())),
             },
         };
         out.push(FlowPlan { src, dst, size, start, priority, rate: None, group, cc: 0, messages: 1, transport: Transport::Roce, stop: None });
@@ -231,10 +232,12 @@ pub fn parse_csv(text: &str, hosts: &HostIndex, default_priority: u8, group: u32
     Ok(out)
 }
 
-fn strip(e: &Error) -> String {
+/// Why a host name from the file was refused, without the name (file content is not
+/// echoed).
+fn hidden(e: &Error) -> &'static str {
     match e {
-        Error::Scenario { msg, .. } => msg.clone(),
-        other => other.to_string(),
+        Error::Scenario { msg, .. } if msg.contains("is a switch") => "names a switch, not a host",
+        _ => "no host of that name",
     }
 }
 
@@ -294,7 +297,7 @@ mod tests {
         assert_eq!(f[2].size, None);
         assert_eq!(f[2].group, 4);
         let e = parse_csv("src,dst,size,start\nh0,Q,1,1\n", &idx, 3, 0, "traffic[0].file").unwrap_err().to_string();
-        assert!(e.contains("traffic[0].file: line 2: dst: no host named 'Q'"), "{e}");
+        assert!(e.contains("traffic[0].file: line 2: dst: no host of that name"), "{e}");
         let e = parse_csv("src,dst,size,start\nh0,S0,1,1\n", &idx, 3, 0, "traffic[0].file").unwrap_err().to_string();
         assert!(e.contains("switch"), "{e}");
         assert!(parse_csv("src,dst,bytes,start\n", &idx, 3, 0, "x").is_err());

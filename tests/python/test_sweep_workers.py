@@ -1,0 +1,120 @@
+"""Sweeps run each point in its own process: a point that dies is a failed row and the
+others run; the CSV appears only when every point has its row; running the sweep again
+reuses the points already computed."""
+
+import csv
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import dcsim
+
+from conftest import run_cli
+
+STAR = """
+name = "sweep_star"
+[simulation]
+duration = "50us"
+[topology]
+type = "star"
+hosts = 4
+rate = "10Gbps"
+delay = "1us"
+[[traffic]]
+type = "permutation"
+size = "20KB"
+"""
+
+
+@pytest.fixture
+def scenario(tmp_path):
+    f = tmp_path / "star.toml"
+    f.write_text(STAR)
+    return f
+
+
+def rows(path: Path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_a_point_that_dies_is_recorded_and_the_others_run(scenario, tmp_path):
+    out = tmp_path / "sweep.csv"
+    # A million hosts pass validation (the default memory limit is 16 GiB) but not the
+    # 200 MiB a point may take here: its process is killed by the allocation failure.
+    p = run_cli("sweep", scenario, "--grid", "topology.hosts=4,1000000,6", "--point-memory", "200MiB",
+                "--out", out, timeout=600)
+    assert p.returncode == 1, p.stderr
+    assert "1 of 3 points failed" in p.stderr
+    r = rows(out)
+    assert [x["topology.hosts"] for x in r] == ["4", "1000000", "6"]
+    assert r[0]["error"] == "" and r[2]["error"] == ""
+    assert r[1]["error"].startswith("the point's process was killed by SIG"), r[1]["error"]
+    assert "out of memory (--point-memory 209715200 bytes)?" in r[1]["error"]
+    assert int(r[0]["flows_finished"]) == 4 and int(r[2]["flows_finished"]) == 6
+    assert not out.with_name("sweep.csv.partial.jsonl").exists()
+
+
+def test_the_api_runs_points_in_processes_too(scenario):
+    df = dcsim.sweep(scenario, {"topology.hosts": [4, 1000000]}, point_memory=200 << 20, jobs=2)
+    assert list(df["error"] == "") == [True, False]
+    assert "killed by SIG" in df["error"][1]
+
+
+def test_a_rerun_reuses_the_points_already_computed(scenario, tmp_path):
+    out = tmp_path / "sweep.csv"
+    grid = ["--grid", "simulation.seed=1,2,3", "--grid", "traffic[0].size=10KB,20KB"]
+    p = run_cli("sweep", scenario, *grid, "--out", out, "--jobs", "2")
+    assert p.returncode == 0, p.stderr
+    first = out.read_text()
+    assert len(rows(out)) == 6 and all(r["scenario_hash"] for r in rows(out))
+    p = run_cli("sweep", scenario, *grid, "--out", out)
+    assert p.returncode == 0 and "6 of 6 points taken from the earlier run" in p.stderr, p.stderr
+    assert out.read_text() == first
+    # One more value: only the new points run; the old rows are kept as they were.
+    p = run_cli("sweep", scenario, "--grid", "simulation.seed=1,2,3,4", "--grid", "traffic[0].size=10KB,20KB",
+                "--out", out)
+    assert p.returncode == 0 and "6 of 8 points taken" in p.stderr, p.stderr
+    assert rows(out)[:6] == rows(Path(out))[:6] and len(rows(out)) == 8
+    # Other settings (--set) change every point's scenario hash: nothing is reused.
+    p = run_cli("sweep", scenario, *grid, "--set", "host.mtu=2048B", "--out", out)
+    assert p.returncode == 0 and "taken from the earlier run" not in p.stderr, p.stderr
+    # A failed point is tried again.
+    bad = ["--grid", "switch.arbitration=per_port,bogus"]
+    assert run_cli("sweep", scenario, *bad, "--out", out).returncode == 1
+    p = run_cli("sweep", scenario, *bad, "--out", out)
+    assert p.returncode == 1 and "1 of 2 points taken" in p.stderr, p.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_killed_sweep_leaves_no_complete_looking_csv_and_resumes(scenario, tmp_path):
+    grid = ["--grid", "simulation.seed=1,2,3,4,5,6", "--set", "simulation.duration=3ms"]
+    for i, sig in enumerate((signal.SIGKILL, signal.SIGTERM, signal.SIGINT)):
+        out = tmp_path / f"s{i}.csv"
+        journal = out.with_name(out.name + ".partial.jsonl")
+        proc = subprocess.Popen([sys.executable, "-m", "dcsim", "sweep", str(scenario), *grid, "--out", str(out)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # Kill once two points are journaled.
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            if journal.exists() and journal.read_text().count("\n") >= 2:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the sweep ended before it could be killed"
+        proc.send_signal(sig)
+        proc.communicate(timeout=60)
+        assert proc.returncode != 0
+        assert not out.exists(), sig
+        done = [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
+        assert len(done) >= 2 and all(r["error"] == "" for r in done)
+        p = run_cli("sweep", scenario, *grid, "--out", out, timeout=600)
+        assert p.returncode == 0, p.stderr
+        assert f"{len(done)} of 6 points taken from the earlier run" in p.stderr, p.stderr
+        assert [r["simulation.seed"] for r in rows(out)] == [str(s) for s in range(1, 7)]
+        assert not journal.exists()
+        assert sorted(f.name for f in tmp_path.iterdir() if f.name.startswith(f"s{i}")) == [out.name]
