@@ -88,6 +88,9 @@ impl Simulation {
             let (local, q_after) = (self.ports[in_port.idx()].local, self.egress.queue(p, prio).bytes);
             self.mark_on_dequeue(p, prio, id, local, q_after);
         }
+        if self.pool.int_on() {
+            self.int_stamp(p, id);
+        }
         let class = self.class_of(prio);
         self.mmu.release(in_port, class, size);
         let ci = in_port.idx() * 8 + class as usize;

@@ -93,7 +93,7 @@ impl CongestionControl for Timely {
     fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { Rate(self.rate as u64) }
 
-    fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack) {
+    fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack<'_>) {
         if ack.acked_to <= self.next_update && self.prev_rtt.is_some() {
             return; // once per RTT
         }
@@ -125,10 +125,10 @@ mod tests {
     const US: u64 = 1_000_000;
 
     fn timely() -> Timely {
-        Timely::from_params(&TimelyParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000 })
+        Timely::from_params(&TimelyParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) })
     }
-    fn ack(to: u32, nxt: u32, rtt_us: f64) -> Ack {
-        Ack { newly_acked: 1000, acked_to: to, snd_nxt: nxt, rtt: SimTime((rtt_us * US as f64) as u64), ece: false, nak: false }
+    fn ack(to: u32, nxt: u32, rtt_us: f64) -> Ack<'static> {
+        Ack { newly_acked: 1000, acked_to: to, snd_nxt: nxt, rtt: SimTime((rtt_us * US as f64) as u64), ece: false, nak: false, int: &[] }
     }
 
     #[test]
