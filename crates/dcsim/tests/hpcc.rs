@@ -56,3 +56,18 @@ fn eta_sets_the_utilisation() {
     eprintln!("eta 0.8: utilisation {:.4}, max queue after 150 us {} B", r.util, r.after);
     assert!((r.util - 0.8).abs() < 0.03, "utilisation {:.4}", r.util);
 }
+
+/// "+win" (the HPCC study's DCQCN+win): without ECN marking DCQCN never slows down and
+/// the incast queue grows to the PFC limits; a one-BDP window per sender bounds it by
+/// what 16 windows can put in flight.
+#[test]
+fn dcqcn_plus_win_bounds_the_incast_queue() {
+    let base = ["host.cc={type=\"dcqcn\", variant=\"mellanox\"}", "simulation.duration=\"600us\""];
+    let no_win = run(&base);
+    let win = run(&[base[0].replace("}", ", window=\"bdp\"}").as_str(), base[1]]);
+    eprintln!("dcqcn peak {} B, dcqcn+win peak {} B", no_win.peak, win.peak);
+    // A window of 52 503 B of payload (100 Gb/s x the 4.2 us base RTT) holds 52 packets
+    // of 1104 B frames: 16 of them can queue at most 918 528 B (less what the path holds).
+    assert!(win.peak <= 16 * 52 * 1104, "dcqcn+win peak {} B", win.peak);
+    assert!(no_win.peak > 2 * win.peak, "dcqcn peak {} B", no_win.peak);
+}

@@ -40,6 +40,7 @@ pub mod pfc;
 pub mod qcn;
 pub mod rcm;
 pub mod timely;
+pub mod window_cap;
 mod reaction;
 #[macro_use]
 mod registry;

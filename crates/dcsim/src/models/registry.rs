@@ -61,6 +61,10 @@ macro_rules! reaction_points {
             pub fn wants_acks(&self) -> bool {
                 Cc::new(self, &Self::PROBE_NIC).wants_acks()
             }
+            /// Whether the algorithm limits the bytes in flight (`CongestionControl::window`).
+            pub fn windowed(&self) -> bool {
+                Cc::new(self, &Self::PROBE_NIC).window().is_some()
+            }
             /// Whether the algorithm's frames carry INT (`CongestionControl::wants_int`).
             pub fn wants_int(&self) -> bool {
                 Cc::new(self, &Self::PROBE_NIC).wants_int()

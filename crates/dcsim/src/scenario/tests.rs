@@ -503,6 +503,7 @@ fn host_cc_types_parse() {
             rate_min: Rate::mbps(50),
             clamp_target_rate: false,
             rate_on_first_cnp: 0.5,
+            window: None,
         }
     );
 }
