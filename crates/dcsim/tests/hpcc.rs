@@ -71,3 +71,19 @@ fn dcqcn_plus_win_bounds_the_incast_queue() {
     assert!(win.peak <= 16 * 52 * 1104, "dcqcn+win peak {} B", win.peak);
     assert!(no_win.peak > 2 * win.peak, "dcqcn peak {} B", no_win.peak);
 }
+
+#[test]
+fn bad_keys_name_the_field() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/hpcc_incast_16to1.toml");
+    let err = |ov: &[&str]| {
+        let ov: Vec<String> = ov.iter().map(|s| s.to_string()).collect();
+        dcsim::scenario::load_file(&file, &ov).unwrap_err().to_string()
+    };
+    assert!(err(&["host.cc.eta=1.2"]).contains("host.cc.eta: must be in (0, 1]"));
+    assert!(err(&["host.cc.w_ai=\"80B\"", "host.cc.rate_ai=\"1Gbps\""]).contains("host.cc.w_ai: give either rate_ai or w_ai"));
+    assert!(err(&["host.cc.rate_min=\"200Gbps\""]).contains("host.cc.rate_min: must be <="));
+    assert!(err(&["host.cc={type=\"timely\", window=\"wide\"}"]).contains("host.cc.window: must be \"bdp\" or a size"));
+    assert!(err(&["host.cc={type=\"dcqcn\", window=\"0B\"}"]).contains("host.cc.window: must be > 0"));
+    assert!(err(&["traffic[0].transport=\"udp\""]).contains("traffic[0].transport: \"udp\" has no ACKs"));
+    assert!(err(&["host.cc={type=\"dcqcn\", window=\"bdp\"}", "traffic[0].transport=\"udp\""]).contains("traffic[0].transport"));
+}
