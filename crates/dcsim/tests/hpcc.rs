@@ -87,3 +87,14 @@ fn bad_keys_name_the_field() {
     assert!(err(&["traffic[0].transport=\"udp\""]).contains("traffic[0].transport: \"udp\" has no ACKs"));
     assert!(err(&["host.cc={type=\"dcqcn\", window=\"bdp\"}", "traffic[0].transport=\"udp\""]).contains("traffic[0].transport"));
 }
+
+/// The shipped HPCC scenarios run clean: no drops (PFC), every run invariant holds.
+#[test]
+fn hpcc_scenarios_run_clean() {
+    for name in ["hpcc_incast_16to1", "hpcc_fat_tree_hadoop_hpcc"] {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../scenarios/{name}.toml"));
+        let res = dcsim::sim::run(&dcsim::scenario::load_file(&file, &[]).unwrap()).unwrap();
+        assert!(res.checks_passed(), "{name}: {}", res.summary["checks"]);
+        assert_eq!(res.summary["counters"]["drops_total"], 0, "{name}");
+    }
+}
