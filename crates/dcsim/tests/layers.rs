@@ -83,6 +83,7 @@ fn switches_do_not_touch_host_state() {
             || n == "models/fecn/ports.rs"
             || n.starts_with("models/ecn/mark")
             || n == "models/rcm/detection.rs"
+            || n == "models/hpcc/int.rs"
             || n.starts_with("net/")
     };
     // What a switch learns about a sender comes from the sender's frames (and the flow

@@ -9,6 +9,7 @@
 //! | `dcqcn/`      | (ECN marking)                        | DCQCN reaction point           |
 //! | `dctcp/`      | (ECN step marking)                   | DCTCP window, ECN echo         |
 //! | `timely/`     |                                      | TIMELY, RTT gradient           |
+//! | `hpcc/`       | INT hop records at egress            | HPCC window/rate from INT      |
 //! | `qcn/`        | QCN congestion point                 | QCN reaction point             |
 //! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
@@ -33,11 +34,13 @@ pub mod ecn;
 mod example;
 pub mod fecn;
 pub mod fixed_rate;
+pub mod hpcc;
 pub mod l2cm;
 pub mod pfc;
 pub mod qcn;
 pub mod rcm;
 pub mod timely;
+pub mod window_cap;
 mod reaction;
 #[macro_use]
 mod registry;
@@ -63,6 +66,8 @@ reaction_points! {
     Dctcp = "dctcp" => dctcp::Dctcp, dctcp::DctcpKeys;
     /// TIMELY, RTT-gradient rate control (HPCC simulator form).
     Timely = "timely" => timely::Timely, timely::TimelyKeys;
+    /// HPCC: rate and window from the INT records switches stamp (HPCC simulator form).
+    Hpcc = "hpcc" => hpcc::Hpcc, hpcc::HpccKeys;
     /// E-FECN source: FECN that also reacts to BCN00.
     Efecn = "efecn" => fecn::Fecn, fecn::EfecnKeys;
     /// The worked example of "How to add a model" (unit tests only).

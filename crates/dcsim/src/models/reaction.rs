@@ -5,7 +5,7 @@
 //! Built-in algorithms are stored in the closed enum `models::Cc` (generated from the
 //! model list in `models/mod.rs`), so the hot path dispatches with a `match`.
 
-pub use crate::net::packet::Feedback;
+pub use crate::net::packet::{Feedback, IntHop};
 use crate::units::{Rate, SimTime};
 
 /// Which of an algorithm's timers (at most 4 per queue pair).
@@ -66,11 +66,15 @@ pub struct NicSpec {
     pub mtu_wire: u32,
     /// Payload bytes of a full packet (the MSS of window-based algorithms).
     pub mss: u32,
+    /// The largest base RTT among the run's flows (a full packet out and its ACK back
+    /// along the flow's path, empty fabric): the fabric-wide `T` that HPCC and the BDP
+    /// windows are configured with.
+    pub base_rtt: SimTime,
 }
 
 /// What an ACK (or NAK) tells the sender, as real algorithms use it.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Ack {
+pub struct Ack<'a> {
     /// Payload bytes newly acknowledged by this cumulative ACK (0 for a duplicate).
     pub newly_acked: u64,
     /// Packets acknowledged so far (the next sequence number the receiver expects).
@@ -83,6 +87,9 @@ pub struct Ack {
     pub ece: bool,
     /// A go-back-N NAK: the receiver saw a gap (a loss).
     pub nak: bool,
+    /// The INT hop records of the data frame that triggered it, first switch first
+    /// (empty unless the flow's frames carry INT: `CongestionControl::wants_int`).
+    pub int: &'a [IntHop],
 }
 
 /// The hooks of a reaction point. Rates are in bit/s of wire bytes (the pacing rate).
@@ -100,9 +107,12 @@ pub trait CongestionControl {
     /// A packet of `wire_bytes` (frame + preamble/IFG) was handed to the wire.
     fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32);
     /// An ACK or NAK arrived. Called only for algorithms whose `wants_acks` is true.
-    fn on_ack(&mut self, _ctx: &mut CcCtx, _ack: &Ack) {}
+    fn on_ack(&mut self, _ctx: &mut CcCtx, _ack: &Ack<'_>) {}
     /// Whether the algorithm needs `on_ack` (the engine skips the hook otherwise).
     fn wants_acks(&self) -> bool { false }
+    /// Whether the flow's data frames carry an INT header for switches to stamp (HPCC);
+    /// the receiver then ACKs every packet and echoes the stack in the ACK.
+    fn wants_int(&self) -> bool { false }
     /// The congestion window: bytes in flight allowed (`None`: no window, rate only).
     fn window(&self) -> Option<u64> { None }
     /// A CNP for this queue pair arrived.

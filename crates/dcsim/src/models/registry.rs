@@ -59,8 +59,17 @@ macro_rules! reaction_points {
             }
             /// Whether the algorithm needs ACKs (`CongestionControl::wants_acks`).
             pub fn wants_acks(&self) -> bool {
-                Cc::new(self, &NicSpec { line_rate: $crate::units::Rate(1), mtu_wire: 1, mss: 1 }).wants_acks()
+                Cc::new(self, &Self::PROBE_NIC).wants_acks()
             }
+            /// Whether the algorithm limits the bytes in flight (`CongestionControl::window`).
+            pub fn windowed(&self) -> bool {
+                Cc::new(self, &Self::PROBE_NIC).window().is_some()
+            }
+            /// Whether the algorithm's frames carry INT (`CongestionControl::wants_int`).
+            pub fn wants_int(&self) -> bool {
+                Cc::new(self, &Self::PROBE_NIC).wants_int()
+            }
+            const PROBE_NIC: NicSpec = NicSpec { line_rate: $crate::units::Rate(1), mtu_wire: 1, mss: 1, base_rtt: $crate::units::SimTime(1) };
             /// The scenario `type` of this algorithm.
             pub fn type_name(&self) -> &'static str {
                 match self { $( $(#[cfg($cfg)])? CcPlan::$V(_) => $name, )* }
@@ -83,8 +92,9 @@ macro_rules! reaction_points {
             #[inline]
             pub fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_send(ctx, wire_bytes), )* } }
             #[inline]
-            pub fn on_ack(&mut self, ctx: &mut CcCtx, ack: &Ack) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_ack(ctx, ack), )* } }
+            pub fn on_ack(&mut self, ctx: &mut CcCtx, ack: &Ack<'_>) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_ack(ctx, ack), )* } }
             pub fn wants_acks(&self) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.wants_acks(), )* } }
+            pub fn wants_int(&self) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.wants_int(), )* } }
             #[inline]
             pub fn window(&self) -> Option<u64> { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.window(), )* } }
             #[inline]

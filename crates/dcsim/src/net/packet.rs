@@ -57,6 +57,49 @@ const NO_TAG: u32 = u32::MAX;
 pub const FLAG_ECE: u8 = 4;
 /// A probe rate field that no FECN port has lowered yet.
 pub const NO_RATE: u32 = u32::MAX;
+/// The frame carries an in-band telemetry stack (HPCC): switches push a hop record on a
+/// data frame as it starts transmission; on an ACK, the stack copied from the data frame.
+pub const FLAG_INT: u8 = 8;
+
+/// Most INT hop records a frame carries (5: enough for a 3-tier fat tree).
+pub const MAX_INT_HOPS: usize = 5;
+
+/// One switch egress port's INT record, pushed as a data frame starts transmission.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct IntHop {
+    /// When the frame started transmission.
+    pub ts: SimTime,
+    /// Bytes the port had put on the wire before this frame (every frame kind).
+    pub tx_bytes: u64,
+    /// Bytes queued at the port, all priorities, once this frame left its queue.
+    pub qlen: u64,
+    /// The port's line rate.
+    pub rate: Rate,
+}
+
+/// The INT header of a frame: up to `MAX_INT_HOPS` hop records, first switch first.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct IntStack {
+    n: u8,
+    hops: [IntHop; MAX_INT_HOPS],
+}
+
+impl IntStack {
+    /// Appends a hop record; a full stack stays as it is (the hop limit).
+    #[inline]
+    pub fn push(&mut self, h: IntHop) {
+        if (self.n as usize) < MAX_INT_HOPS {
+            self.hops[self.n as usize] = h;
+            self.n += 1;
+        }
+    }
+    /// Empties the stack (a fresh frame in a reused slot).
+    #[inline]
+    pub fn clear(&mut self) { self.n = 0; }
+    /// The hop records, first switch first.
+    #[inline]
+    pub fn hops(&self) -> &[IntHop] { &self.hops[..self.n as usize] }
+}
 
 /// 32 bytes and 32-byte aligned: one packet is one half of a cache line, never two.
 /// The header fields every frame has are public; the fields that depend on the kind
@@ -182,6 +225,9 @@ pub struct PacketPool {
     /// packets so that `Packet` stays 32 bytes; empty unless enabled.
     tags: Vec<u32>,
     tags_on: bool,
+    /// The INT stacks of frames (HPCC), beside the packets; empty unless enabled.
+    int: Vec<IntStack>,
+    int_on: bool,
     free: Vec<PktId>,
     live: usize,
     peak: usize,
@@ -237,6 +283,24 @@ impl PacketPool {
     pub fn tag(&self, id: PktId) -> Option<u32> {
         self.tags.get(id.idx()).copied().filter(|t| *t != NO_TAG)
     }
+
+    /// Frames may carry INT stacks from now on (`int`, `int_mut`).
+    pub fn enable_int(&mut self) { self.int_on = true; }
+    /// Whether frames may carry INT stacks.
+    #[inline]
+    pub fn int_on(&self) -> bool { self.int_on }
+    /// The INT stack of packet `id` (to fill: a fresh frame's must be reset first).
+    #[inline]
+    pub fn int_mut(&mut self, id: PktId) -> &mut IntStack {
+        debug_assert!(self.int_on);
+        if self.int.len() <= id.idx() {
+            self.int.resize(self.pkts.len().max(id.idx() + 1), IntStack::default());
+        }
+        &mut self.int[id.idx()]
+    }
+    /// The INT stack of packet `id` (empty if it never got one).
+    #[inline]
+    pub fn int(&self, id: PktId) -> IntStack { self.int.get(id.idx()).copied().unwrap_or_default() }
 
     /// Calls `f` on every packet alive (allocated and not freed). Allocates a bitmap of
     /// the pool's size: for end-of-run checks, not the hot path.

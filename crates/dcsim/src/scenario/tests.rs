@@ -521,6 +521,7 @@ fn host_cc_types_parse() {
             rate_min: Rate::mbps(50),
             clamp_target_rate: false,
             rate_on_first_cnp: 0.5,
+            window: None,
         }
     );
 }
@@ -733,7 +734,7 @@ fn bad_host_cc() {
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.max_level=0"], &["host.cc.max_level: must be >= 1 (got 0)"]);
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=sometimes"], &["host.cc.rule:", "unknown variant 'sometimes'"]);
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.variant=paper"], &["host.cc.variant: only for type = \"dcqcn\""]);
-    expect(STAR8, &["host.cc.type=hpcc"], &["host.cc.type:", "unknown congestion control type 'hpcc'", "dcqcn"]);
+    expect(STAR8, &["host.cc.type=swift"], &["host.cc.type:", "unknown congestion control type 'swift'", "dcqcn"]);
     expect(STAR8, &["host.cc.g=0.5"], &["host.cc.type: missing; congestion control type is one of"]);
 }
 

@@ -262,9 +262,10 @@ pub fn validate_models(p: &Plan) -> Result<()> {
         };
         cc.check(&path, &ctx)?;
     }
-    // An algorithm that reacts to ACKs gets none on a UDP flow: it would never move.
+    // An algorithm that reacts to ACKs (or limits bytes in flight) gets none on a UDP
+    // flow: it would never move (or never send past its first window).
     for f in p.flows.iter().filter(|f| f.transport == Transport::Udp) {
-        if let Some(cc) = p.ccs.get(f.cc as usize).filter(|cc| cc.wants_acks()) {
+        if let Some(cc) = p.ccs.get(f.cc as usize).filter(|cc| cc.wants_acks() || cc.windowed()) {
             return Err(Error::scenario(
                 format!("traffic[{}].transport", f.group),
                 format!("\"udp\" has no ACKs, but its congestion control type = \"{}\" needs them", cc.type_name()),

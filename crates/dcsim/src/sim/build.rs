@@ -143,6 +143,17 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     // The event wheel spans the longest link delay plus the longest frame time.
     let horizon = ports.iter().map(|p| p.delay + p.rate.tx_time(max_wire as u64)).max().unwrap_or(SimTime::us(1));
     let mut q = EventQueue::new(plan.seed, horizon + horizon);
+    // Each flow's path in the empty fabric: its ideal FCT, and its base RTT (the largest
+    // is the fabric-wide T that HPCC and BDP windows are configured with).
+    let mut ideal = Vec::with_capacity(n_flows);
+    let mut base_rtt = SimTime::ZERO;
+    for (i, fp) in plan.flows.iter().enumerate() {
+        let hops = path(&ports, &nodes, &routing, NodeId(fp.src), NodeId(fp.dst), i as u32)
+            .expect("validated plan: every flow's destination is reachable");
+        ideal.push(ideal_fct(plan, &hops, fp.size, preamble));
+        base_rtt = base_rtt.max(round_trip(plan, &hops, plan.host.mtu as u64 + (plan.host.header_bytes + preamble) as u64, preamble));
+    }
+    let mut int_on = false;
     for (i, fp) in plan.flows.iter().enumerate() {
         let src = fp.src as usize;
         let (npkts, last) = match fp.size {
@@ -152,12 +163,12 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 (np as u32, (s - (np - 1) * plan.host.mtu as u64) as u32)
             }
         };
-        let ideal = ideal_fct(plan, &ports, &nodes, &routing, NodeId(fp.src), NodeId(fp.dst), i as u32, fp.size, preamble)
-            .expect("validated plan: every flow's destination is reachable");
         used_prios |= 1 << fp.priority;
         let host_rate = ports[first[src] as usize].rate;
         let cc_plan = &plan.ccs[fp.cc as usize];
-        ccs.push(Cc::new(cc_plan, &NicSpec { line_rate: host_rate, mtu_wire: max_wire, mss: plan.host.mtu }));
+        ccs.push(Cc::new(cc_plan, &NicSpec { line_rate: host_rate, mtu_wire: max_wire, mss: plan.host.mtu, base_rtt }));
+        let int = ccs[i].wants_int();
+        int_on |= int;
         flows.push(FlowHeader {
             src: NodeId(fp.src),
             dst: NodeId(fp.dst),
@@ -168,6 +179,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             npkts,
             last_payload: last,
             udp: fp.transport == crate::plan::Transport::Udp,
+            int,
             lossy: match pfc.mode {
                 FlowControl::Pfc => pfc.lossless & (1 << fp.priority) == 0,
                 FlowControl::Pause => false,
@@ -199,7 +211,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             last_wire: 0,
         });
         receivers.push(Receiver::new());
-        flow_stats.push(FlowStats { ideal_fct: ideal, min_rate: host_rate, ..FlowStats::default() });
+        flow_stats.push(FlowStats { ideal_fct: ideal[i], min_rate: host_rate, ..FlowStats::default() });
         if fp.start <= plan.duration {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));
         }
@@ -212,6 +224,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let mut pool = PacketPool::default();
     if l2.tags {
         pool.enable_tags();
+    }
+    if int_on {
+        pool.enable_int();
     }
     if let Some(t) = l2.first_tick() {
         q.schedule(t, Event::FecnTick);
@@ -282,12 +297,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     })
 }
 
-/// FCT of the flow alone in the empty fabric on its own ECMP path (metrics.md 12.2 in
-/// this simulator's wire model): the first packet crosses every hop store-and-forward,
-/// the rest follows at the bottleneck rate, and the last ACK returns. `None` if the
-/// destination cannot be reached. Long-lived flows get zero.
-#[allow(clippy::too_many_arguments)]
-fn ideal_fct(plan: &Plan, ports: &[Port], nodes: &[Node], routing: &Routing, src: NodeId, dst: NodeId, flow: u32, size: Option<u64>, preamble: u32) -> Option<SimTime> {
+/// The (rate, delay) of each link on flow `flow`'s ECMP path from `src` to `dst`; `None`
+/// if the destination cannot be reached.
+fn path(ports: &[Port], nodes: &[Node], routing: &Routing, src: NodeId, dst: NodeId, flow: u32) -> Option<Vec<(Rate, SimTime)>> {
     let mut hops: Vec<(Rate, SimTime)> = Vec::new();
     let mut port = PortId(nodes[src.idx()].ports.start);
     loop {
@@ -295,7 +307,7 @@ fn ideal_fct(plan: &Plan, ports: &[Port], nodes: &[Node], routing: &Routing, src
         hops.push((p.rate, p.delay));
         let next = ports[p.peer.idx()].node;
         if next == dst {
-            break;
+            return Some(hops);
         }
         if nodes[next.idx()].is_host || hops.len() > nodes.len() {
             return None;
@@ -305,18 +317,30 @@ fn ideal_fct(plan: &Plan, ports: &[Port], nodes: &[Node], routing: &Routing, src
         }
         port = routing.route(next, dst, flow);
     }
-    let Some(size) = size else { return Some(SimTime::ZERO) };
+}
+
+/// A frame of `first` wire bytes crossing `hops` store-and-forward and its ACK returning.
+fn round_trip(plan: &Plan, hops: &[(Rate, SimTime)], first: u64, preamble: u32) -> SimTime {
+    let ack = (plan.host.ack_bytes + preamble) as u64;
+    // Each switch on the way processes the data and the ACK once.
+    let switches = hops.len() as u64 - 1;
+    let mut t = SimTime(2 * switches * plan.switch.processing_delay.0);
+    for (r, d) in hops {
+        t = t + *d + r.tx_time(first) + *d + r.tx_time(ack);
+    }
+    t
+}
+
+/// FCT of the flow alone in the empty fabric on its own ECMP path (metrics.md 12.2 in
+/// this simulator's wire model): the first packet crosses every hop store-and-forward,
+/// the rest follows at the bottleneck rate, and the last ACK returns. Long-lived flows
+/// get zero.
+fn ideal_fct(plan: &Plan, hops: &[(Rate, SimTime)], size: Option<u64>, preamble: u32) -> SimTime {
+    let Some(size) = size else { return SimTime::ZERO };
     let h = &plan.host;
     let npkts = size.div_ceil(h.mtu as u64);
     let wire_total = size + npkts * (h.header_bytes + preamble) as u64;
     let first = size.min(h.mtu as u64) + (h.header_bytes + preamble) as u64;
-    let ack = (h.ack_bytes + preamble) as u64;
     let bottleneck = hops.iter().map(|(r, _)| *r).min().unwrap();
-    // Each switch on the way processes the data and the ACK once.
-    let switches = hops.len() as u64 - 1;
-    let mut t = SimTime(2 * switches * plan.switch.processing_delay.0);
-    for (r, d) in &hops {
-        t = t + *d + r.tx_time(first) + *d + r.tx_time(ack);
-    }
-    Some(t + bottleneck.tx_time(wire_total - first))
+    round_trip(plan, hops, first, preamble) + bottleneck.tx_time(wire_total - first)
 }

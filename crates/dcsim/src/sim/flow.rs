@@ -24,6 +24,9 @@ pub(crate) struct FlowHeader {
     pub udp: bool,
     /// Its priority is not protected by PFC/PAUSE.
     pub lossy: bool,
+    /// Its data frames carry an INT header (HPCC): switches stamp it, the receiver ACKs
+    /// every packet and echoes the stack.
+    pub int: bool,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -1,6 +1,7 @@
 //! Host NICs: queue pairs that cut messages into MTU packets and send them in
 //! round-robin order, each paced by its own rate limiter; the receiver delivers in order,
-//! ACKs (cumulatively, every `ack_every` packets and the last), and asks for go-back-N
+//! ACKs (cumulatively, every `ack_every` packets and the last; every packet of a flow
+//! whose frames carry INT, echoing the stack), and asks for go-back-N
 //! retransmission with a NAK when a lossy fabric dropped something. The sending side
 //! writes only `senders`, the receiving side only `receivers`; both count in `flow_stats`.
 
@@ -8,7 +9,7 @@ use super::{QpState, Simulation};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::Ack;
-use crate::net::packet::{Packet, PktKind, FLAG_CE, FLAG_ECE};
+use crate::net::packet::{IntStack, Packet, PktKind, FLAG_CE, FLAG_ECE, FLAG_INT};
 
 impl Simulation {
     #[inline]
@@ -142,6 +143,10 @@ impl Simulation {
                 self.q.schedule(now + self.host.rto, Event::Rto(f, gen));
             }
             let id = self.pool.alloc(Packet::data(f, dst, seq, payload, frame, prio, now));
+            if self.pool.int_on() && self.flows[f.idx()].int {
+                self.pool.get_mut(id).flags |= FLAG_INT;
+                self.pool.int_mut(id).clear();
+            }
             if self.l2.tags {
                 self.pool.set_tag(id, self.ccs[f.idx()].regulator_cp());
             }
@@ -155,15 +160,17 @@ impl Simulation {
 
     pub(crate) fn host_receive(&mut self, _p: PortId, id: PktId) {
         let pkt = *self.pool.get(id);
+        // The INT stack (HPCC) of a data frame or of the ACK that echoes it.
+        let int = (pkt.flags & FLAG_INT != 0).then(|| self.pool.int(id));
         self.pool.free(id);
         match pkt.kind {
             PktKind::Data => {
-                self.receive_data(&pkt);
+                self.receive_data(&pkt, int.as_ref());
                 if pkt.flags & FLAG_CE != 0 {
                     self.on_marked(pkt.flow);
                 }
             }
-            PktKind::Ack | PktKind::Nak => self.receive_ack(&pkt),
+            PktKind::Ack | PktKind::Nak => self.receive_ack(&pkt, int.as_ref()),
             PktKind::Cnp => self.on_cnp_received(pkt.flow),
             PktKind::QcnCnm | PktKind::Bcn | PktKind::Bcn00 => self.on_feedback_frame(&pkt),
             PktKind::Probe | PktKind::ProbeReply => self.on_probe(&pkt),
@@ -171,7 +178,7 @@ impl Simulation {
         }
     }
 
-    fn receive_data(&mut self, pkt: &Packet) {
+    fn receive_data(&mut self, pkt: &Packet, int: Option<&IntStack>) {
         let now = self.now_t();
         let f = pkt.flow;
         let lat = (now - pkt.sent()).0;
@@ -221,7 +228,7 @@ impl Simulation {
                 return;
             }
             r.since_ack += 1;
-            if r.since_ack >= self.host.ack_every || r.rcv_next.is_multiple_of(hdr.npkts) {
+            if r.since_ack >= self.host.ack_every || r.rcv_next.is_multiple_of(hdr.npkts) || hdr.int {
                 r.since_ack = 0;
                 Some(PktKind::Ack)
             } else {
@@ -243,6 +250,11 @@ impl Simulation {
             let (src, dst, seq) = (hdr.src, hdr.dst, self.receivers[f.idx()].rcv_next);
             let ece = pkt.flags & FLAG_CE != 0;
             let id = self.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece));
+            if let Some(int) = int {
+                // HPCC: the ACK echoes the data frame's INT stack to the sender.
+                self.pool.get_mut(id).flags |= FLAG_INT;
+                *self.pool.int_mut(id) = *int;
+            }
             let p = self.host_port(dst);
             self.ports[p.idx()].ctrl.push(&mut self.pool, id);
             self.host_try_send(p);
@@ -262,7 +274,7 @@ impl Simulation {
         }
     }
 
-    fn receive_ack(&mut self, pkt: &Packet) {
+    fn receive_ack(&mut self, pkt: &Packet, int: Option<&IntStack>) {
         let now = self.now_t();
         let f = pkt.flow;
         let s = &mut self.senders[f.idx()];
@@ -284,6 +296,7 @@ impl Simulation {
                 rtt: now - pkt.sent(),
                 ece: pkt.flags & FLAG_ECE != 0,
                 nak: pkt.kind == PktKind::Nak,
+                int: int.map_or(&[], |s| s.hops()),
             };
             self.cc_hook(f, |cc, ctx| cc.on_ack(ctx, &ack));
         }

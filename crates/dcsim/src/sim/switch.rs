@@ -92,6 +92,9 @@ impl Simulation {
             let (local, q_after) = (self.ports[in_port.idx()].local, self.egress.queue(p, prio).bytes);
             self.mark_on_dequeue(p, prio, id, local, q_after);
         }
+        if self.pool.int_on() {
+            self.int_stamp(p, id);
+        }
         self.release_ingress(in_port, prio, size);
         self.transmit(p, id, frame, Some(prio));
     }

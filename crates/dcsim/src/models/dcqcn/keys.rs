@@ -6,6 +6,7 @@ use serde::Deserialize;
 use super::rp::{DcqcnParams, DcqcnVariant};
 use crate::error::{Error, Result};
 use crate::keys::{at, count_at_least, Check, KeyCtx, Keys, RateStr, SizeStr, TimeStr};
+use crate::models::window_cap::WindowCap;
 use crate::units::SimTime;
 
 #[derive(Clone, Debug, Deserialize)]
@@ -25,6 +26,8 @@ pub struct DcqcnKeys {
     pub rate_min: Option<RateStr>,
     pub clamp_target_rate: Option<bool>,
     pub rate_on_first_cnp: Option<f64>,
+    /// "+win": "bdp" or a size (default none).
+    pub window: Option<String>,
 }
 
 impl Keys for DcqcnKeys {
@@ -64,6 +67,9 @@ impl Keys for DcqcnKeys {
         }
         set(&mut p.clamp_target_rate, self.clamp_target_rate);
         set(&mut p.rate_on_first_cnp, self.rate_on_first_cnp);
+        if let Some(w) = &self.window {
+            p.window = Some(WindowCap::parse(w, &k("window"))?);
+        }
         Ok(p)
     }
 }
@@ -77,6 +83,9 @@ fn set<T>(dst: &mut T, v: Option<T>) {
 impl Check for DcqcnParams {
     fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()> {
         let k = |key: &str| at(path, key);
+        if let Some(w) = &self.window {
+            w.check(&k("window"))?;
+        }
         for (key, v) in [("g", self.g), ("alpha_init", self.alpha_init)] {
             if !(v > 0.0 && v <= 1.0) {
                 return Err(Error::scenario(k(key), format!("must be in (0, 1] (got {v})")));

@@ -48,6 +48,8 @@ pub struct DcqcnParams {
     pub clamp_target_rate: bool,
     /// Mellanox: RC = RT = factor x RC on the first CNP.
     pub rate_on_first_cnp: f64,
+    /// "+win": a cap on the bytes in flight (`None`: rate only, as DCQCN is).
+    pub window: Option<crate::models::window_cap::WindowCap>,
 }
 
 impl DcqcnParams {
@@ -68,6 +70,7 @@ impl DcqcnParams {
             rate_min: Rate::mbps(100),
             clamp_target_rate: true,
             rate_on_first_cnp: 1.0,
+            window: None,
         }
     }
 
@@ -91,6 +94,7 @@ impl DcqcnParams {
             rate_min: Rate::mbps(1000).min(Rate(line_rate.0 / 10)),
             clamp_target_rate: false,
             rate_on_first_cnp: 1.0,
+            window: None,
         }
     }
 }
@@ -122,6 +126,8 @@ pub struct Dcqcn {
     pub(crate) alpha_cnp: bool,
     /// Mellanox: a CNP arrived since the last decrease check.
     pub(crate) decrease_cnp: bool,
+    /// "+win": bytes in flight allowed.
+    window: Option<u64>,
 }
 
 impl Dcqcn {
@@ -140,6 +146,7 @@ impl Dcqcn {
             bytes: 0,
             alpha_cnp: false,
             decrease_cnp: false,
+            window: None,
         }
     }
     pub fn alpha(&self) -> f64 { self.alpha }
@@ -252,7 +259,10 @@ impl Dcqcn {
 
 impl CongestionControl for Dcqcn {
     type Params = DcqcnParams;
-    fn from_params(p: &DcqcnParams, nic: &crate::models::NicSpec) -> Self { Dcqcn::new(p.clone(), nic.line_rate) }
+    fn from_params(p: &DcqcnParams, nic: &crate::models::NicSpec) -> Self {
+        Dcqcn { window: p.window.map(|w| w.bytes(nic)), ..Dcqcn::new(p.clone(), nic.line_rate) }
+    }
+    fn window(&self) -> Option<u64> { self.window }
     /// Nothing to do: both variants arm their timers at the first CNP.
     fn on_start(&mut self, _: &mut CcCtx) {}
 
@@ -664,11 +674,25 @@ mod tests {
         let mut x = ctx(90 * US, c);
         d.on_send(&mut x, 1500);
         d.on_timer(&mut x, 2);
-        d.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false });
+        d.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false, int: &[] });
         assert!(x.requested().is_empty());
         // Finish cancels every timer.
         let mut x = ctx(100 * US, c);
         d.on_finish(&mut x);
         assert_eq!(x.cancelled(), 0b1111);
+    }
+
+    #[test]
+    fn plus_win_caps_bytes_in_flight_at_one_bdp() {
+        use crate::models::window_cap::WindowCap;
+        use crate::models::{CongestionControl, NicSpec};
+        let nic = NicSpec { line_rate: Rate::gbps(100), mtu_wire: 1124, mss: 1000, base_rtt: SimTime(4_200_300) };
+        assert_eq!(Dcqcn::from_params(&DcqcnParams::paper(), &nic).window(), None, "rate only by default");
+        // 100 Gb/s x 4.2003 us = 52 503 B (rounded down), kept through a rate cut.
+        let p = DcqcnParams { window: Some(WindowCap::Bdp), ..DcqcnParams::mellanox(Rate::gbps(100)) };
+        let mut d = Dcqcn::from_params(&p, &nic);
+        assert_eq!(d.window(), Some(52_503));
+        d.on_cnp(&mut ctx(0, Rate::gbps(100)));
+        assert_eq!(d.window(), Some(52_503));
     }
 }

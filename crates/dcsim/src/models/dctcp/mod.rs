@@ -81,7 +81,7 @@ impl CongestionControl for Dctcp {
     fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { self.line_rate }
 
-    fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack) {
+    fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack<'_>) {
         // alpha: the marked fraction of each window of data.
         self.acked += ack.newly_acked;
         if ack.ece {
@@ -134,10 +134,10 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn dctcp() -> Dctcp {
-        Dctcp::from_params(&DctcpParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS })
+        Dctcp::from_params(&DctcpParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS, base_rtt: SimTime::us(10) })
     }
-    fn ack(to: u32, nxt: u32, ece: bool) -> Ack {
-        Ack { newly_acked: MSS as u64, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(100), ece, nak: false }
+    fn ack(to: u32, nxt: u32, ece: bool) -> Ack<'static> {
+        Ack { newly_acked: MSS as u64, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(100), ece, nak: false, int: &[] }
     }
 
     #[test]

@@ -372,7 +372,7 @@ mod tests {
         r.on_finish(&mut x);
         assert_eq!(x.cancelled(), 0b1111);
         // Through the enum as the engine uses it.
-        let mut cc = crate::models::Cc::new(&crate::models::CcPlan::RcmLinear(RcmLinearParams::default()), &crate::models::NicSpec { line_rate: C, mtu_wire: MTU_WIRE, mss: 1024 });
+        let mut cc = crate::models::Cc::new(&crate::models::CcPlan::RcmLinear(RcmLinearParams::default()), &crate::models::NicSpec { line_rate: C, mtu_wire: MTU_WIRE, mss: 1024, base_rtt: crate::units::SimTime::us(10) });
         let mut x = ctx(5 * US);
         cc.on_cnp(&mut x);
         assert_eq!(cc.rate(), Rate(20_000_000_000));

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use super::TimelyParams;
 use crate::error::{Error, Result};
 use crate::keys::{at, Check, KeyCtx, Keys, RateStr, TimeStr};
+use crate::models::window_cap::WindowCap;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -19,6 +20,8 @@ pub struct TimelyKeys {
     pub rate_ai: Option<RateStr>,
     pub rate_hai: Option<RateStr>,
     pub rate_min: Option<RateStr>,
+    /// "+win": "bdp" or a size (default none).
+    pub window: Option<String>,
 }
 
 impl Keys for TimelyKeys {
@@ -46,6 +49,9 @@ impl Keys for TimelyKeys {
         if let Some(v) = &self.rate_min {
             p.rate_min = v.rate(&k("rate_min"))?;
         }
+        if let Some(w) = &self.window {
+            p.window = Some(WindowCap::parse(w, &k("window"))?);
+        }
         Ok(p)
     }
 }
@@ -53,6 +59,9 @@ impl Keys for TimelyKeys {
 impl Check for TimelyParams {
     fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()> {
         let k = |key: &str| at(path, key);
+        if let Some(w) = &self.window {
+            w.check(&k("window"))?;
+        }
         for (key, v) in [("a", self.a), ("beta", self.beta)] {
             if !(v > 0.0 && v <= 1.0) {
                 return Err(Error::scenario(k(key), format!("must be in (0, 1] (got {v})")));

@@ -35,6 +35,8 @@ pub struct TimelyParams {
     /// Hyper-additive step after 5 increases in a row; `None`: 5 x `rate_ai`.
     pub rate_hai: Option<Rate>,
     pub rate_min: Rate,
+    /// "+win": a cap on the bytes in flight (`None`: rate only).
+    pub window: Option<crate::models::window_cap::WindowCap>,
 }
 
 impl Default for TimelyParams {
@@ -48,6 +50,7 @@ impl Default for TimelyParams {
             rate_ai: None,
             rate_hai: None,
             rate_min: Rate::mbps(100),
+            window: None,
         }
     }
 }
@@ -68,6 +71,8 @@ pub struct Timely {
     pub(crate) inc_stage: u32,
     /// The next update is due when the cumulative ACK passes this sequence number.
     next_update: u32,
+    /// "+win": bytes in flight allowed.
+    window: Option<u64>,
 }
 
 impl Timely {
@@ -84,16 +89,17 @@ impl CongestionControl for Timely {
         let line = nic.line_rate.0 as f64;
         let ai = p.rate_ai.map_or(line / 1000.0, |r| r.0 as f64);
         let hai = p.rate_hai.map_or(5.0 * ai, |r| r.0 as f64);
-        Timely { p: p.clone(), line, ai, hai, rate: line, prev_rtt: None, rtt_diff: 0.0, inc_stage: 0, next_update: 0 }
+        Timely { p: p.clone(), line, ai, hai, rate: line, prev_rtt: None, rtt_diff: 0.0, inc_stage: 0, next_update: 0, window: p.window.map(|w| w.bytes(nic)) }
     }
     fn wants_acks(&self) -> bool { true }
+    fn window(&self) -> Option<u64> { self.window }
     fn on_start(&mut self, _: &mut CcCtx) {}
     fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
     fn on_cnp(&mut self, _: &mut CcCtx) {}
     fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { Rate(self.rate as u64) }
 
-    fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack) {
+    fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack<'_>) {
         if ack.acked_to <= self.next_update && self.prev_rtt.is_some() {
             return; // once per RTT
         }
@@ -125,10 +131,10 @@ mod tests {
     const US: u64 = 1_000_000;
 
     fn timely() -> Timely {
-        Timely::from_params(&TimelyParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000 })
+        Timely::from_params(&TimelyParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) })
     }
-    fn ack(to: u32, nxt: u32, rtt_us: f64) -> Ack {
-        Ack { newly_acked: 1000, acked_to: to, snd_nxt: nxt, rtt: SimTime((rtt_us * US as f64) as u64), ece: false, nak: false }
+    fn ack(to: u32, nxt: u32, rtt_us: f64) -> Ack<'static> {
+        Ack { newly_acked: 1000, acked_to: to, snd_nxt: nxt, rtt: SimTime((rtt_us * US as f64) as u64), ece: false, nak: false, int: &[] }
     }
 
     #[test]
@@ -181,5 +187,21 @@ mod tests {
         t.on_ack(&mut x, &ack(1, 2, 100.0));
         t.on_ack(&mut x, &ack(3, 4, 400.0)); // g = 0.875 x 300 / 20 > 1: factor 0
         assert_eq!(t.rate, 1e8);
+    }
+
+    #[test]
+    fn plus_win_caps_bytes_in_flight_at_one_bdp() {
+        use crate::models::window_cap::WindowCap;
+        assert_eq!(timely().window(), None, "rate only by default");
+        let p = TimelyParams { window: Some(WindowCap::Bdp), ..TimelyParams::default() };
+        // 10 Gb/s x 10 us = 12 500 B, whatever the rate does.
+        let mut t = Timely::from_params(&p, &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) });
+        assert_eq!(t.window(), Some(12_500));
+        let mut x = CcCtx::new(SimTime::ZERO, Rate::gbps(10));
+        t.on_ack(&mut x, &ack(1, 2, 100.0));
+        t.on_ack(&mut x, &ack(3, 4, 400.0));
+        assert_eq!(t.window(), Some(12_500));
+        let p = TimelyParams { window: Some(WindowCap::Bytes(4000)), ..TimelyParams::default() };
+        assert_eq!(Timely::from_params(&p, &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) }).window(), Some(4000));
     }
 }

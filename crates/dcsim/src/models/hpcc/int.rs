@@ -1,0 +1,30 @@
+//! HPCC's switch side: in-band network telemetry. As a data frame that carries an INT
+//! header starts transmission at a switch egress port, the port pushes one hop record
+//! (time, the port's transmitted bytes so far, the bytes still queued at the port, its
+//! line rate) onto the frame's stack, up to `MAX_INT_HOPS`. The stack lives beside the
+//! packet (`PacketPool::int_mut`) and is allocated only when some flow uses INT. The
+//! receiver echoes it in the ACK (`sim/host.rs`); the sender's HPCC reads it there.
+
+use crate::ids::{PktId, PortId};
+use crate::net::packet::{IntHop, FLAG_INT};
+use crate::sim::Simulation;
+
+impl Simulation {
+    /// Port `p` starts sending data frame `id`: stamps it if it carries INT.
+    #[inline]
+    pub(crate) fn int_stamp(&mut self, p: PortId, id: PktId) {
+        if self.pool.get(id).flags & FLAG_INT == 0 {
+            return;
+        }
+        let qlen = (0..8).map(|prio| self.egress.queue(p, prio).bytes).sum();
+        let hop = IntHop {
+            ts: self.now_t(),
+            // The port's wire-byte counter (every frame kind, preamble/IFG included when
+            // modelled) before this frame: its rate of change is the link's utilisation.
+            tx_bytes: self.port_stats[p.idx()].wire_bytes,
+            qlen,
+            rate: self.ports[p.idx()].rate,
+        };
+        self.pool.int_mut(id).push(hop);
+    }
+}
