@@ -9,6 +9,9 @@
 //! | `dcqcn/`      | (ECN marking)                        | DCQCN reaction point           |
 //! | `dctcp/`      | (ECN step marking)                   | DCTCP window, ECN echo         |
 //! | `timely/`     |                                      | TIMELY, RTT gradient           |
+//! | `tcp/`        | (drop-tail, ECN marking)             | TCP sender/receiver, SACK, RTO |
+//! | `newreno/`    |                                      | NewReno window                 |
+//! | `cubic/`      |                                      | CUBIC window                   |
 //! | `qcn/`        | QCN congestion point                 | QCN reaction point             |
 //! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
@@ -26,6 +29,7 @@
 //! parameters `Check`) and one line here.
 
 pub mod bcn;
+pub mod cubic;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod ecn;
@@ -34,15 +38,17 @@ mod example;
 pub mod fecn;
 pub mod fixed_rate;
 pub mod l2cm;
+pub mod newreno;
 pub mod pfc;
 pub mod qcn;
 pub mod rcm;
+pub mod tcp;
 pub mod timely;
 mod reaction;
 #[macro_use]
 mod registry;
 
-pub use reaction::{Ack, CcCtx, CongestionControl, Feedback, NicSpec, TimerKind};
+pub use reaction::{Ack, CcCtx, CongestionControl, Feedback, Loss, LossKind, NicSpec, TimerKind};
 
 reaction_points! {
     /// PFC only: send at line rate.
@@ -65,6 +71,10 @@ reaction_points! {
     Timely = "timely" => timely::Timely, timely::TimelyKeys;
     /// E-FECN source: FECN that also reacts to BCN00.
     Efecn = "efecn" => fecn::Fecn, fecn::EfecnKeys;
+    /// TCP NewReno window (RFC 5681, RFC 6582).
+    NewReno = "newreno" => newreno::NewReno, newreno::NewRenoKeys;
+    /// CUBIC window (RFC 9438).
+    Cubic = "cubic" => cubic::Cubic, cubic::CubicKeys;
     /// The worked example of "How to add a model" (unit tests only).
     #[cfg(test)]
     ExampleHalving = "example_halving" => example::Halving, example::HalvingKeys;

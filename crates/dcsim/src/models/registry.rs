@@ -61,6 +61,10 @@ macro_rules! reaction_points {
             pub fn wants_acks(&self) -> bool {
                 Cc::new(self, &NicSpec { line_rate: $crate::units::Rate(1), mtu_wire: 1, mss: 1 }).wants_acks()
             }
+            /// Whether the algorithm limits the bytes in flight (`CongestionControl::window`).
+            pub fn has_window(&self) -> bool {
+                Cc::new(self, &NicSpec { line_rate: $crate::units::Rate(1), mtu_wire: 1, mss: 1 }).window().is_some()
+            }
             /// The scenario `type` of this algorithm.
             pub fn type_name(&self) -> &'static str {
                 match self { $( $(#[cfg($cfg)])? CcPlan::$V(_) => $name, )* }
@@ -84,6 +88,8 @@ macro_rules! reaction_points {
             pub fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_send(ctx, wire_bytes), )* } }
             #[inline]
             pub fn on_ack(&mut self, ctx: &mut CcCtx, ack: &Ack) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_ack(ctx, ack), )* } }
+            #[inline]
+            pub fn on_loss(&mut self, ctx: &mut CcCtx, loss: &Loss) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_loss(ctx, loss), )* } }
             pub fn wants_acks(&self) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.wants_acks(), )* } }
             #[inline]
             pub fn window(&self) -> Option<u64> { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.window(), )* } }

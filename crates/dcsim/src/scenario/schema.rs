@@ -73,6 +73,8 @@ pub struct HostSpec {
     pub cnp: Option<CnpSpec>,
     /// `[host.cc]`: the default reaction point of every flow (`Plan::ccs[0]`).
     pub cc: Option<CcSpec>,
+    /// `[host.tcp]`: the TCP transport's timers and delayed ACKs.
+    pub tcp: Option<crate::models::tcp::TcpKeys>,
 }
 
 /// `[host.cnp]`: the notification point.
@@ -266,6 +268,7 @@ pub struct RateStepSpec {
 pub enum TransportSpec {
     Roce,
     Udp,
+    Tcp,
 }
 
 /// `[switch.ecn]`
@@ -479,7 +482,8 @@ pub struct FlowsSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
-    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
+    /// constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,
@@ -521,7 +525,8 @@ pub struct IncastSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
-    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
+    /// constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,
@@ -540,7 +545,8 @@ pub struct PermutationSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
-    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
+    /// constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,
@@ -558,7 +564,8 @@ pub struct AllToAllSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
-    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
+    /// constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,

@@ -24,7 +24,13 @@ pub(crate) struct FlowHeader {
     pub udp: bool,
     /// Its priority is not protected by PFC/PAUSE.
     pub lossy: bool,
+    /// TCP: index of its sender and receiver state in `tcp_tx` / `tcp_rx` (`NO_TCP`:
+    /// another transport).
+    pub tcp: u32,
 }
+
+/// `FlowHeader::tcp` of a flow that is not TCP.
+pub(crate) const NO_TCP: u32 = u32::MAX;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum QpState {
