@@ -90,3 +90,80 @@ fn a_stall_longer_than_the_rto_times_out_and_the_flow_recovers() {
     assert_eq!(u64s(&r, "flows", "bytes_delivered")[0], 10_000_000);
     assert!(u64s(&r, "flows", "messages_completed")[0] == 1);
 }
+
+#[test]
+fn two_cubic_flows_share_a_bottleneck() {
+    // The second flow starts 2 ms after the first, which by then holds the whole link.
+    let plan = load(
+        "tcp_newreno_bottleneck.toml",
+        &[
+            "host.cc.type=\"cubic\"",
+            "topology.hosts=[\"S\", \"T\", \"R\"]",
+            "topology.links=[{ a = \"S\", b = \"SW\", rate = \"40Gbps\", delay = \"25us\" }, { a = \"T\", b = \"SW\", rate = \"40Gbps\", delay = \"25us\" }, { a = \"SW\", b = \"R\", rate = \"10Gbps\", delay = \"25us\" }]",
+            "traffic[0].flows=[{ src = \"S\", dst = \"R\" }, { src = \"T\", dst = \"R\", start = \"2ms\" }]",
+            "simulation.duration=\"60ms\"",
+            "stats.steady_start=\"20ms\"",
+        ],
+    );
+    let r = dcsim::sim::run(&plan).unwrap();
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
+    let g = f64s(&r, "flows", "goodput_steady_gbps");
+    println!(
+        "steady goodput {g:?} Gb/s; fast recoveries {:?} timeouts {:?}",
+        u64s(&r, "tcp", "fast_recoveries"),
+        u64s(&r, "tcp", "timeouts")
+    );
+    let total = g[0] + g[1];
+    assert!(total > 0.97 * 9.468, "link used: {total} Gb/s");
+    let jain = total * total / (2.0 * (g[0] * g[0] + g[1] * g[1]));
+    assert!(jain > 0.95, "fair share: {g:?} (Jain {jain})");
+    assert!(u64s(&r, "tcp", "fast_recoveries").iter().all(|&n| n >= 1));
+}
+
+fn load_err(name: &str, overrides: &[&str]) -> String {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    dcsim::scenario::load_file(&file, &o).unwrap_err().to_string()
+}
+
+#[test]
+fn bad_tcp_input_is_refused_with_the_field_named() {
+    let f = "tcp_newreno_bottleneck.toml";
+    // A window-only algorithm on a UDP flow.
+    let e = load_err(f, &["traffic[0].transport=\"udp\""]);
+    assert!(e.contains("traffic[0].transport") && e.contains("newreno"), "{e}");
+    let e = load_err(f, &["traffic[0].transport=\"udp\"", "host.cc.type=\"cubic\""]);
+    assert!(e.contains("traffic[0].transport") && e.contains("cubic"), "{e}");
+    // A rate-only algorithm on a TCP flow.
+    let e = load_err(f, &["host.cc={ type = \"dcqcn\" }"]);
+    assert!(e.starts_with("host.cc") && e.contains("window-based") && e.contains("dcqcn"), "{e}");
+    // TCP on a lossless (PFC) priority without ECN marking on it.
+    let e = load_err(f, &["switch.pfc.mode=\"pfc\"", "traffic[0].priority=3"]);
+    assert!(e.starts_with("traffic[0].priority") && e.contains("lossless"), "{e}");
+    // ... accepted with ECN marking on that priority.
+    load("tcp_newreno_bottleneck.toml", &["switch.pfc.mode=\"pfc\"", "traffic[0].priority=3", "switch.ecn.mode=\"step\""]);
+    // Unknown algorithm and transport names.
+    let e = load_err(f, &["host.cc.type=\"bbr2\""]);
+    assert!(e.contains("host.cc") && e.contains("bbr2"), "{e}");
+    let e = load_err(f, &["traffic[0].transport=\"quic\""]);
+    assert!(e.contains("traffic[0].transport"), "{e}");
+    // [host.tcp] keys.
+    let e = load_err(f, &["host.tcp.min_rto=\"0s\""]);
+    assert!(e.starts_with("host.tcp.min_rto"), "{e}");
+    let e = load_err(f, &["host.tcp.delayed_ack_count=2"]);
+    assert!(e.starts_with("host.tcp.delayed_ack_count") && e.contains("delayed_ack = true"), "{e}");
+    let e = load_err(f, &["host.tcp.rto=\"1ms\""]);
+    assert!(e.contains("host.tcp"), "{e}");
+}
+
+#[test]
+fn delayed_acks_halve_the_acks_and_keep_the_link_full() {
+    let r0 = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &[])).unwrap();
+    let r = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &["host.tcp.delayed_ack=true", "host.tcp.delayed_ack_timeout=\"500us\""])).unwrap();
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
+    let acks = |r: &Results| u64s(r, "tcp", "rtt_samples")[0] as f64 / u64s(r, "flows", "pkts_received")[0] as f64;
+    println!("ACKs advancing per segment: {:.3} without, {:.3} with delayed ACKs", acks(&r0), acks(&r));
+    assert!(acks(&r) < 0.6 && acks(&r0) > 0.9);
+    let steady = f64s(&r, "flows", "goodput_steady_gbps")[0];
+    assert!(steady > 0.97 * 9.468, "steady goodput {steady} Gb/s");
+}

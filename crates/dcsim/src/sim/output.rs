@@ -335,7 +335,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     let finished = s.flow_stats.iter().filter(|f| f.finish.is_some()).count();
     let rows: serde_json::Map<String, serde_json::Value> =
         tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
-    let summary = json!({
+    let mut summary = json!({
         "name": s.name,
         "seed": s.seed,
         "version": crate::VERSION,
@@ -390,6 +390,17 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         },
         "checks": s.run_checks(),
     });
+    // TCP runs only (other summaries unchanged): totals and the 95th percentile of
+    // message completion (seed 004 reports it).
+    if !s.tcp_tx.is_empty() {
+        summary["tcp"] = json!({
+            "flows": s.tcp_tx.len(),
+            "timeouts": s.tcp_tx.iter().map(|t| t.timeouts).sum::<u64>(),
+            "fast_recoveries": s.tcp_tx.iter().map(|t| t.fast_recoveries).sum::<u64>(),
+            "lost_retransmissions": s.tcp_tx.iter().map(|t| t.board.lost_resent).sum::<u64>(),
+            "message_latency_p95_ns": s.msg_latency.quantile(0.95).map(|v| v as f64 / 1e3),
+        });
+    }
     // Loud in every test build: a violated invariant is a model error.
     debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.name, summary["checks"]);
     Results { tables, summary }
