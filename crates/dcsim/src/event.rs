@@ -40,6 +40,8 @@ pub enum Event {
     PortRate(u32),
     /// FECN: switches recompute their advertised rates.
     FecnTick,
+    /// A TCP receiver's delayed-ACK timer; stale if the generation moved on.
+    DelAck(FlowId, u32),
 }
 
 impl Event {
@@ -60,6 +62,7 @@ impl Event {
             Event::Forward(p, k) => (10, p.0 as u64, k.0 as u64),
             Event::PortRate(k) => (11, k as u64, 0),
             Event::FecnTick => (12, 0, 0),
+            Event::DelAck(f, g) => (13, f.0 as u64, g as u64),
         };
         // Cheap and injective enough for ordering: variant, then the fields.
         (v << 56) ^ (a << 24) ^ b.rotate_left(40)

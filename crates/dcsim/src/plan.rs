@@ -71,8 +71,9 @@ pub struct FlowPlan {
     /// Messages of `size` posted one at a time, each when the previous one is fully
     /// acknowledged (closed loop); 0 keeps posting until the run ends. Default 1.
     pub messages: u32,
-    /// RoCE (acknowledged, in order, go-back-N) or UDP (constant bit rate, no ACKs, no
-    /// retransmission: what is dropped is lost).
+    /// RoCE (acknowledged, in order, go-back-N), TCP (byte stream with SACK recovery,
+    /// `models/tcp/`) or UDP (constant bit rate, no ACKs, no retransmission: what is
+    /// dropped is lost).
     pub transport: Transport,
     /// The source stops sending at this time, if given.
     pub stop: Option<SimTime>,
@@ -83,6 +84,7 @@ pub enum Transport {
     #[default]
     Roce,
     Udp,
+    Tcp,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -101,6 +103,8 @@ pub struct HostPlan {
     pub rto: SimTime,
     /// Notification point: how a receiving NIC answers CE-marked packets.
     pub cnp: CnpPlan,
+    /// The TCP transport (`[host.tcp]`): timers, delayed ACKs.
+    pub tcp: crate::models::tcp::TcpParams,
 }
 
 /// Notification point (dcqcn.md 4.3, variant A): at most one CNP per queue pair per
@@ -195,6 +199,7 @@ impl Default for HostPlan {
             ack_every: 1,
             rto: SimTime::ms(1),
             cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
+            tcp: crate::models::tcp::TcpParams::default(),
         }
     }
 }

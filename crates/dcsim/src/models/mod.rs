@@ -10,6 +10,9 @@
 //! | `dctcp/`      | (ECN step marking)                   | DCTCP window, ECN echo         |
 //! | `timely/`     |                                      | TIMELY, RTT gradient           |
 //! | `hpcc/`       | INT hop records at egress            | HPCC window/rate from INT      |
+//! | `tcp/`        | (drop-tail, ECN marking)             | TCP sender/receiver, SACK, RTO |
+//! | `newreno/`    |                                      | NewReno window                 |
+//! | `cubic/`      |                                      | CUBIC window                   |
 //! | `qcn/`        | QCN congestion point                 | QCN reaction point             |
 //! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
@@ -27,6 +30,7 @@
 //! parameters `Check`) and one line here.
 
 pub mod bcn;
+pub mod cubic;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod ecn;
@@ -36,16 +40,18 @@ pub mod fecn;
 pub mod fixed_rate;
 pub mod hpcc;
 pub mod l2cm;
+pub mod newreno;
 pub mod pfc;
 pub mod qcn;
 pub mod rcm;
+pub mod tcp;
 pub mod timely;
 pub mod window_cap;
 mod reaction;
 #[macro_use]
 mod registry;
 
-pub use reaction::{Ack, CcCtx, CongestionControl, Feedback, NicSpec, TimerKind};
+pub use reaction::{Ack, CcCtx, CongestionControl, Feedback, Loss, LossKind, NicSpec, TimerKind};
 
 reaction_points! {
     /// PFC only: send at line rate.
@@ -70,6 +76,10 @@ reaction_points! {
     Hpcc = "hpcc" => hpcc::Hpcc, hpcc::HpccKeys;
     /// E-FECN source: FECN that also reacts to BCN00.
     Efecn = "efecn" => fecn::Fecn, fecn::EfecnKeys;
+    /// TCP NewReno window (RFC 5681, RFC 6582).
+    NewReno = "newreno" => newreno::NewReno, newreno::NewRenoKeys;
+    /// CUBIC window (RFC 9438).
+    Cubic = "cubic" => cubic::Cubic, cubic::CubicKeys;
     /// The worked example of "How to add a model" (unit tests only).
     #[cfg(test)]
     ExampleHalving = "example_halving" => example::Halving, example::HalvingKeys;

@@ -90,6 +90,28 @@ pub struct Ack<'a> {
     /// The INT hop records of the data frame that triggered it, first switch first
     /// (empty unless the flow's frames carry INT: `CongestionControl::wants_int`).
     pub int: &'a [IntHop],
+    /// The sender is in loss recovery (TCP fast recovery): the window is held, not grown.
+    pub recovery: bool,
+}
+
+/// How a window-based transport (TCP) found a loss. The transport does the recovery
+/// (which segments to resend, when); the algorithm sets the window and threshold.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LossKind {
+    /// Fast retransmit: duplicate ACKs / SACKed data above a hole; fast recovery follows.
+    FastRetransmit,
+    /// The retransmission timer expired: everything outstanding is resent.
+    Timeout,
+}
+
+/// A loss as the transport reports it (`CongestionControl::on_loss`).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Loss {
+    pub kind: LossKind,
+    /// Payload bytes outstanding when the loss was detected (RFC 5681 FlightSize).
+    pub flight: u64,
+    /// The next new sequence number the sender will send (ends the window being cut).
+    pub snd_nxt: u32,
 }
 
 /// The hooks of a reaction point. Rates are in bit/s of wire bytes (the pacing rate).
@@ -108,6 +130,9 @@ pub trait CongestionControl {
     fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32);
     /// An ACK or NAK arrived. Called only for algorithms whose `wants_acks` is true.
     fn on_ack(&mut self, _ctx: &mut CcCtx, _ack: &Ack<'_>) {}
+    /// A window-based transport (TCP) detected a loss (once per recovery episode, and at
+    /// each retransmission timeout). RoCE reports losses as NAKs in `on_ack` instead.
+    fn on_loss(&mut self, _ctx: &mut CcCtx, _loss: &Loss) {}
     /// Whether the algorithm needs `on_ack` (the engine skips the hook otherwise).
     fn wants_acks(&self) -> bool { false }
     /// Whether the flow's data frames carry an INT header for switches to stamp (HPCC);

@@ -93,6 +93,8 @@ macro_rules! reaction_points {
             pub fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_send(ctx, wire_bytes), )* } }
             #[inline]
             pub fn on_ack(&mut self, ctx: &mut CcCtx, ack: &Ack<'_>) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_ack(ctx, ack), )* } }
+            #[inline]
+            pub fn on_loss(&mut self, ctx: &mut CcCtx, loss: &Loss) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_loss(ctx, loss), )* } }
             pub fn wants_acks(&self) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.wants_acks(), )* } }
             pub fn wants_int(&self) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.wants_int(), )* } }
             #[inline]

@@ -44,6 +44,10 @@ pub enum PktKind {
     Probe,
     /// The probe reflected by the destination back to the source, same field.
     ProbeReply,
+    /// TCP ACK: the cumulative ACK (next segment expected), the echoed send time, and
+    /// one SACK block (the segment that triggered it) as an offset above the cumulative
+    /// ACK in `payload` (0: none).
+    TcpAck,
 }
 
 /// Congestion experienced (IP ECN = 11), set by a switch on a data packet.
@@ -55,6 +59,8 @@ pub const FLAG_CTRL: u8 = 2;
 const NO_TAG: u32 = u32::MAX;
 /// On an ACK or NAK: the data frame it answers was CE-marked (ECN echo).
 pub const FLAG_ECE: u8 = 4;
+/// On a TCP data frame: congestion window reduced (RFC 3168 CWR).
+pub const FLAG_CWR: u8 = 8;
 /// A probe rate field that no FECN port has lowered yet.
 pub const NO_RATE: u32 = u32::MAX;
 /// The frame carries an in-band telemetry stack (HPCC): switches push a hop record on a
@@ -143,6 +149,21 @@ impl Packet {
         let flags = if ece { FLAG_CTRL | FLAG_ECE } else { FLAG_CTRL };
         Packet::new(kind, flow, dst, frame, prio, flags, seq, echo.0)
     }
+    /// A TCP ACK for `flow`: cumulative `cum`, SACK of segment `sack` (above `cum`; one
+    /// too far above it to encode is left out), ECN echo, the echoed send time.
+    #[inline]
+    #[allow(clippy::too_many_arguments)] // the fields of an ACK
+    pub fn tcp_ack(flow: FlowId, dst: NodeId, cum: u32, sack: Option<u32>, frame: u32, prio: u8, echo: SimTime, ece: bool) -> Packet {
+        let flags = if ece { FLAG_CTRL | FLAG_ECE } else { FLAG_CTRL };
+        let off = sack.map_or(0, |s| s.wrapping_sub(cum)).try_into().unwrap_or(0u16);
+        Packet { payload: off, ..Packet::new(PktKind::TcpAck, flow, dst, frame, prio, flags, cum, echo.0) }
+    }
+    /// TCP ACK: the SACKed segment, if any.
+    #[inline]
+    pub fn sack(&self) -> Option<u32> {
+        debug_assert_eq!(self.kind, PktKind::TcpAck);
+        (self.payload != 0).then(|| self.word + self.payload as u32)
+    }
     /// A PFC or PAUSE frame for the classes in `classes` (bit per class).
     pub fn pfc(classes: u8, quanta: u32, frame: u32) -> Packet {
         Packet::new(PktKind::Pfc, FlowId::NONE, NodeId::NONE, frame, 0, FLAG_CTRL, quanta, classes as u64)
@@ -177,17 +198,17 @@ impl Packet {
     #[inline]
     pub fn ident(&self) -> u64 { (self.flow.0 as u64) << 32 | self.word as u64 }
 
-    /// Data, ACK, NAK: the sequence number.
+    /// Data, ACK, NAK, TCP ACK: the sequence number.
     #[inline]
     pub fn seq(&self) -> u32 {
-        debug_assert!(matches!(self.kind, PktKind::Data | PktKind::Ack | PktKind::Nak));
+        debug_assert!(matches!(self.kind, PktKind::Data | PktKind::Ack | PktKind::Nak | PktKind::TcpAck));
         self.word
     }
     /// Data: when the sender NIC started sending it. ACK, NAK: that time of the data
     /// frame they answer.
     #[inline]
     pub fn sent(&self) -> SimTime {
-        debug_assert!(matches!(self.kind, PktKind::Data | PktKind::Ack | PktKind::Nak));
+        debug_assert!(matches!(self.kind, PktKind::Data | PktKind::Ack | PktKind::Nak | PktKind::TcpAck));
         SimTime(self.stamp)
     }
     /// PFC: (class-enable vector, pause quanta).

@@ -106,6 +106,10 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
     if let Some(v) = &h.rto {
         p.rto = v.time("host.rto")?;
     }
+    if let Some(t) = &h.tcp {
+        use crate::keys::Keys;
+        p.tcp = t.build("host.tcp", &crate::keys::KeyCtx { line_rate: None })?;
+    }
     if let Some(c) = &h.cnp {
         if let Some(v) = &c.interval {
             p.cnp.interval = v.time("host.cnp.interval")?;
@@ -761,6 +765,11 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
             }
             for f in &mut flows[first..] {
                 f.messages = m;
+            }
+        }
+        if traffic_transport(e) == Some(TransportSpec::Tcp) {
+            for f in &mut flows[first..] {
+                f.transport = Transport::Tcp;
             }
         }
         if traffic_transport(e) == Some(TransportSpec::Udp) {

@@ -73,6 +73,8 @@ pub struct HostSpec {
     pub cnp: Option<CnpSpec>,
     /// `[host.cc]`: the default reaction point of every flow (`Plan::ccs[0]`).
     pub cc: Option<CcSpec>,
+    /// `[host.tcp]`: the TCP transport's timers and delayed ACKs.
+    pub tcp: Option<crate::models::tcp::TcpKeys>,
 }
 
 /// `[host.cnp]`: the notification point.
@@ -277,6 +279,7 @@ pub struct RateStepSpec {
 pub enum TransportSpec {
     Roce,
     Udp,
+    Tcp,
 }
 
 /// `[switch.ecn]`
@@ -508,7 +511,8 @@ pub struct FlowsSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
-    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
+    /// constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,
@@ -550,7 +554,8 @@ pub struct IncastSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
-    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
+    /// constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,
@@ -569,7 +574,8 @@ pub struct PermutationSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
-    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
+    /// constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,
@@ -587,7 +593,8 @@ pub struct AllToAllSpec {
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
     pub messages: Option<u32>,
-    /// "roce" (default) or "udp": constant bit rate at `rate`, no ACKs, no retransmission.
+    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
+    /// constant bit rate at `rate`, no ACKs, no retransmission.
     pub transport: Option<TransportSpec>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,

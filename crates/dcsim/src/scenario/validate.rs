@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::keys::KeyCtx;
+use crate::keys::{Check, KeyCtx};
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
 use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind, Transport};
 use crate::units::{Rate, SimTime, MAX_RATE, MAX_TIME};
@@ -269,6 +269,40 @@ pub fn validate_models(p: &Plan) -> Result<()> {
             return Err(Error::scenario(
                 format!("traffic[{}].transport", f.group),
                 format!("\"udp\" has no ACKs, but its congestion control type = \"{}\" needs them", cc.type_name()),
+            ));
+        }
+    }
+    // TCP: a window-based algorithm, and no lossless priority without ECN (a paused
+    // queue never drops, so without marks TCP would only see delay and fill the buffer).
+    p.host.tcp.check("host.tcp", &ctx)?;
+    for f in p.flows.iter().filter(|f| f.transport == Transport::Tcp) {
+        if let Some(cc) = p.ccs.get(f.cc as usize).filter(|cc| !cc.windowed()) {
+            let path = if f.cc == 0 { "host.cc".to_string() } else { format!("traffic[{}].cc", f.group) };
+            return Err(Error::scenario(
+                path,
+                format!(
+                    "transport = \"tcp\" (traffic[{}]) needs a window-based congestion control (newreno, cubic, dctcp); type = \"{}\" sets only a rate",
+                    f.group,
+                    cc.type_name()
+                ),
+            ));
+        }
+        let pfc = &p.switch.pfc;
+        let lossless = match pfc.mode {
+            FlowControl::Pfc => pfc.lossless & (1 << f.priority) != 0,
+            FlowControl::Pause => true,
+            FlowControl::None => false,
+        };
+        let ecn = p.switch.ecn.mode != EcnMode::Off && p.switch.ecn.priorities & (1 << f.priority) != 0;
+        if lossless && !ecn {
+            return Err(Error::scenario(
+                format!("traffic[{}].priority", f.group),
+                format!(
+                    "TCP on priority {} which is lossless ({}) without ECN marking on it: put TCP on a lossy priority or enable [switch.ecn] for priority {}",
+                    f.priority,
+                    if pfc.mode == FlowControl::Pause { "switch.pfc.mode = \"pause\"" } else { "switch.pfc.lossless" },
+                    f.priority
+                ),
             ));
         }
     }

@@ -139,6 +139,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let (mut flows, mut senders) = (Vec::with_capacity(n_flows), Vec::with_capacity(n_flows));
     let (mut receivers, mut flow_stats) = (Vec::with_capacity(n_flows), Vec::with_capacity(n_flows));
     let mut ccs = Vec::with_capacity(n_flows);
+    let (mut tcp_tx, mut tcp_rx) = (Vec::new(), Vec::new());
     let mut used_prios = 0u8;
     // The event wheel spans the longest link delay plus the longest frame time.
     let horizon = ports.iter().map(|p| p.delay + p.rate.tx_time(max_wire as u64)).max().unwrap_or(SimTime::us(1));
@@ -169,6 +170,14 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         ccs.push(Cc::new(cc_plan, &NicSpec { line_rate: host_rate, mtu_wire: max_wire, mss: plan.host.mtu, base_rtt }));
         let int = ccs[i].wants_int();
         int_on |= int;
+        let tcp = if fp.transport == crate::plan::Transport::Tcp {
+            tcp_tx.push(crate::models::tcp::sender::TcpSender::new(&plan.host.tcp));
+            // DCTCP needs the exact echo of CE marks (RFC 8257); others RFC 3168's.
+            tcp_rx.push(crate::models::tcp::receiver::TcpReceiver::new(matches!(cc_plan, crate::models::CcPlan::Dctcp(_))));
+            (tcp_tx.len() - 1) as u32
+        } else {
+            super::NO_TCP
+        };
         flows.push(FlowHeader {
             src: NodeId(fp.src),
             dst: NodeId(fp.dst),
@@ -185,6 +194,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 FlowControl::Pause => false,
                 FlowControl::None => true,
             },
+            tcp,
         });
         senders.push(Sender {
             state: QpState::Idle,
@@ -294,6 +304,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         receivers,
         flow_stats,
         ccs,
+        tcp_tx,
+        tcp_rx,
     })
 }
 

@@ -27,7 +27,13 @@ pub(crate) struct FlowHeader {
     /// Its data frames carry an INT header (HPCC): switches stamp it, the receiver ACKs
     /// every packet and echoes the stack.
     pub int: bool,
+    /// TCP: index of its sender and receiver state in `tcp_tx` / `tcp_rx` (`NO_TCP`:
+    /// another transport).
+    pub tcp: u32,
 }
+
+/// `FlowHeader::tcp` of a flow that is not TCP.
+pub(crate) const NO_TCP: u32 = u32::MAX;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum QpState {

@@ -5,7 +5,7 @@
 //! retransmission with a NAK when a lossy fabric dropped something. The sending side
 //! writes only `senders`, the receiving side only `receivers`; both count in `flow_stats`.
 
-use super::{QpState, Simulation};
+use super::{QpState, Simulation, NO_TCP};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::Ack;
@@ -86,13 +86,20 @@ impl Simulation {
         let now = self.now_t();
         let node = self.ports[p.idx()].node;
         while let Some(f) = self.nics[node.idx()].ready.pop_front() {
+            let tcp = self.flows[f.idx()].tcp;
+            // TCP picks a hole to resend or new data, within its window (models/tcp/).
+            let pick = if tcp == NO_TCP { None } else { self.tcp_pick(f, tcp) };
             let hdr = &self.flows[f.idx()];
             let s = &mut self.senders[f.idx()];
-            if s.next_seq >= s.msg_limit {
+            if tcp != NO_TCP && pick.is_none() {
                 s.state = QpState::Idle;
                 continue;
             }
-            if s.windowed {
+            if tcp == NO_TCP && s.next_seq >= s.msg_limit {
+                s.state = QpState::Idle;
+                continue;
+            }
+            if tcp == NO_TCP && s.windowed {
                 // A window-based algorithm: wait for ACKs when the window is full (one
                 // packet may always be in flight).
                 let in_flight = (s.next_seq - s.snd_una) as u64 * self.host.mtu as u64;
@@ -112,10 +119,12 @@ impl Simulation {
                 self.q.schedule(at, Event::QpWake(f));
                 continue;
             }
-            let seq = s.next_seq;
+            let (seq, resend) = pick.unwrap_or((s.next_seq, false));
             let payload = if (seq + 1).is_multiple_of(hdr.npkts) { hdr.last_payload } else { self.host.mtu };
             let frame = payload + self.host.header_bytes;
-            s.next_seq += 1;
+            if !resend {
+                s.next_seq = seq + 1;
+            }
             let wire = frame + self.preamble;
             s.last_tx = now;
             s.last_wire = wire;
@@ -126,7 +135,8 @@ impl Simulation {
                 st.pkts_limited += 1;
             }
             let cc_active = s.cc_dynamic;
-            let more = s.next_seq < s.msg_limit;
+            // A TCP flow stays in the ring; its next turn asks its window again.
+            let more = s.next_seq < s.msg_limit || tcp != NO_TCP;
             let (dst, prio, lossy, udp) = (hdr.dst, hdr.prio, hdr.lossy, hdr.udp);
             if more {
                 self.nics[node.idx()].ready.push_back(f);
@@ -136,7 +146,7 @@ impl Simulation {
                     s.done = true; // no ACKs to wait for
                 }
             }
-            if lossy && !udp && !s.rto_armed {
+            if lossy && !udp && tcp == NO_TCP && !s.rto_armed {
                 s.rto_armed = true;
                 s.rto_mark = s.snd_una;
                 let gen = s.rto_gen;
@@ -149,6 +159,9 @@ impl Simulation {
             }
             if self.l2.tags {
                 self.pool.set_tag(id, self.ccs[f.idx()].regulator_cp());
+            }
+            if tcp != NO_TCP {
+                self.tcp_sent(f, tcp, id, seq, resend);
             }
             self.transmit(p, id, frame, Some(prio));
             if cc_active {
@@ -164,6 +177,7 @@ impl Simulation {
         let int = (pkt.flags & FLAG_INT != 0).then(|| self.pool.int(id));
         self.pool.free(id);
         match pkt.kind {
+            PktKind::Data if self.flows[pkt.flow.idx()].tcp != NO_TCP => self.tcp_receive_data(&pkt),
             PktKind::Data => {
                 self.receive_data(&pkt, int.as_ref());
                 if pkt.flags & FLAG_CE != 0 {
@@ -171,6 +185,7 @@ impl Simulation {
                 }
             }
             PktKind::Ack | PktKind::Nak => self.receive_ack(&pkt, int.as_ref()),
+            PktKind::TcpAck => self.tcp_receive_ack(&pkt),
             PktKind::Cnp => self.on_cnp_received(pkt.flow),
             PktKind::QcnCnm | PktKind::Bcn | PktKind::Bcn00 => self.on_feedback_frame(&pkt),
             PktKind::Probe | PktKind::ProbeReply => self.on_probe(&pkt),
@@ -178,15 +193,12 @@ impl Simulation {
         }
     }
 
-    fn receive_data(&mut self, pkt: &Packet, int: Option<&IntStack>) {
+    /// Counts a data frame's arrival at its destination NIC (in order or not).
+    pub(crate) fn count_arrival(&mut self, pkt: &Packet) {
         let now = self.now_t();
-        let f = pkt.flow;
         let lat = (now - pkt.sent()).0;
         self.latency.record(lat);
-        let steady = now >= self.stats_cfg.steady_start;
-        let gp = self.stats_cfg.goodput_interval;
-        let hdr = &self.flows[f.idx()];
-        let st = &mut self.flow_stats[f.idx()];
+        let st = &mut self.flow_stats[pkt.flow.idx()];
         st.pkts_rx += 1;
         if let Some(prev) = st.last_arrival {
             st.ipi_sum += (now - prev).0;
@@ -194,26 +206,40 @@ impl Simulation {
         st.last_arrival = Some(now);
         st.lat_sum += lat as u128;
         st.lat_max = st.lat_max.max(lat);
+    }
+
+    /// Counts `payload` bytes of flow `f` delivered in order to the application.
+    pub(crate) fn count_delivery(&mut self, f: FlowId, payload: u64) {
+        let now = self.now_t();
+        let st = &mut self.flow_stats[f.idx()];
+        st.delivered += payload;
+        st.last_rx = now;
+        if now >= self.stats_cfg.steady_start {
+            st.steady_bytes += payload;
+        }
+        if let Some(iv) = self.stats_cfg.goodput_interval {
+            let bin = now.0 / iv.0;
+            if bin != st.bin {
+                let (old, bytes) = (st.bin, st.bin_bytes);
+                st.bin = bin;
+                st.bin_bytes = 0;
+                self.push_goodput(f, old * iv.0, bytes);
+            }
+            self.flow_stats[f.idx()].bin_bytes += payload;
+        }
+    }
+
+    fn receive_data(&mut self, pkt: &Packet, int: Option<&IntStack>) {
+        let now = self.now_t();
+        let f = pkt.flow;
+        self.count_arrival(pkt);
+        let hdr = &self.flows[f.idx()];
         let r = &mut self.receivers[f.idx()];
         let in_order = pkt.seq() == r.rcv_next || hdr.udp;
         let reply = if in_order {
             r.rcv_next = pkt.seq() + 1;
             r.nak_for = u32::MAX;
-            st.delivered += pkt.payload as u64;
-            st.last_rx = now;
-            if steady {
-                st.steady_bytes += pkt.payload as u64;
-            }
-            if let Some(iv) = gp {
-                let bin = now.0 / iv.0;
-                if bin != st.bin {
-                    let (old, bytes) = (st.bin, st.bin_bytes);
-                    st.bin = bin;
-                    st.bin_bytes = 0;
-                    self.push_goodput(f, old * iv.0, bytes);
-                }
-                self.flow_stats[f.idx()].bin_bytes += pkt.payload as u64;
-            }
+            self.count_delivery(f, pkt.payload as u64);
             let (hdr, r) = (&self.flows[f.idx()], &mut self.receivers[f.idx()]);
             if hdr.udp {
                 // No ACKs: a finite UDP flow is complete when its last packet arrives.
@@ -297,12 +323,20 @@ impl Simulation {
                 ece: pkt.flags & FLAG_ECE != 0,
                 nak: pkt.kind == PktKind::Nak,
                 int: int.map_or(&[], |s| s.hops()),
+                recovery: false,
             };
             self.cc_hook(f, |cc, ctx| cc.on_ack(ctx, &ack));
         }
         if self.senders[f.idx()].windowed {
             self.activate(f);
         }
+        self.message_progress(f);
+    }
+
+    /// After an ACK: if the current message is fully acknowledged, post the next one or
+    /// finish the flow.
+    pub(crate) fn message_progress(&mut self, f: FlowId) {
+        let now = self.now_t();
         let s = &mut self.senders[f.idx()];
         if s.snd_una >= s.msg_limit && !s.done {
             // A message is complete: post the next one, or the flow is done.
@@ -331,7 +365,7 @@ impl Simulation {
 
     /// Payload bytes of packets `from..to` of flow `f` (a message's last packet may be
     /// short).
-    fn payload_bytes(&self, f: FlowId, from: u32, to: u32) -> u64 {
+    pub(crate) fn payload_bytes(&self, f: FlowId, from: u32, to: u32) -> u64 {
         let h = &self.flows[f.idx()];
         let n = (to - from) as u64;
         let ends = if h.npkts == u32::MAX { 0 } else { (to / h.npkts - from / h.npkts) as u64 };
@@ -340,6 +374,9 @@ impl Simulation {
 
     /// Go-back-N timeout: no cumulative ACK progress for one RTO with data outstanding.
     pub(crate) fn on_rto(&mut self, f: FlowId, gen: u32) {
+        if self.flows[f.idx()].tcp != NO_TCP {
+            return self.tcp_on_rto(f, gen);
+        }
         let now = self.now_t();
         let rto = self.host.rto;
         let s = &mut self.senders[f.idx()];

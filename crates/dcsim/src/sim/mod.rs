@@ -12,7 +12,7 @@ mod switch;
 
 use std::collections::VecDeque;
 
-pub(crate) use flow::{FlowHeader, FlowStats, QpState, Receiver, Sender};
+pub(crate) use flow::{FlowHeader, FlowStats, QpState, Receiver, Sender, NO_TCP};
 use std::ops::Range;
 
 use crate::error::Result;
@@ -88,6 +88,10 @@ pub struct Simulation {
     /// Reaction-point state per flow, apart from `flows` so that the per-packet path does
     /// not carry it through the cache.
     pub(crate) ccs: Vec<Cc>,
+    /// TCP flows only (`FlowHeader::tcp` indexes them): the sender's transport state
+    /// (written only by the source NIC) and the receiver's (only by the destination).
+    pub(crate) tcp_tx: Vec<crate::models::tcp::sender::TcpSender>,
+    pub(crate) tcp_rx: Vec<crate::models::tcp::receiver::TcpReceiver>,
 
     /// Per ingress (port, class): XOFF sent upstream and not yet resumed.
     pub(crate) xoff_sent: Vec<bool>,
@@ -209,6 +213,7 @@ impl Simulation {
                 self.ports[p.idx()].rate = rate;
             }
             Event::FecnTick => self.on_fecn_tick(),
+            Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
         }
     }
 

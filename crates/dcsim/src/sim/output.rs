@@ -134,6 +134,28 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     );
     tables.push(("flows".to_string(), t));
 
+    // tcp: one row per TCP flow, only when the run has any (other runs' tables are
+    // unchanged).
+    if !s.tcp_tx.is_empty() {
+        let ids: Vec<usize> = (0..s.flows.len()).filter(|&i| s.flows[i].tcp != super::NO_TCP).collect();
+        let tx = |i: usize| &s.tcp_tx[s.flows[i].tcp as usize];
+        let mut t = Table::default();
+        t.push("flow_id", Column::U64(ids.iter().map(|&i| i as u64).collect()));
+        t.push("retransmits", Column::U64(ids.iter().map(|&i| s.flow_stats[i].retransmits).collect()));
+        t.push("fast_recoveries", Column::U64(ids.iter().map(|&i| tx(i).fast_recoveries).collect()));
+        t.push("timeouts", Column::U64(ids.iter().map(|&i| tx(i).timeouts).collect()));
+        t.push("rtt_samples", Column::U64(ids.iter().map(|&i| tx(i).rtt_n).collect()));
+        t.push(
+            "rtt_mean_ps",
+            Column::F64(ids.iter().map(|&i| if tx(i).rtt_n > 0 { tx(i).rtt_sum as f64 / tx(i).rtt_n as f64 } else { f64::NAN }).collect()),
+        );
+        t.push("rtt_max_ps", Column::F64(ids.iter().map(|&i| tx(i).rtt_max as f64).collect()));
+        t.push("srtt_ps", Column::F64(ids.iter().map(|&i| tx(i).rto.srtt.map_or(f64::NAN, |v| v.0 as f64)).collect()));
+        t.push("rto_ps", Column::F64(ids.iter().map(|&i| tx(i).rto.rto().0 as f64).collect()));
+        t.push("cwnd_bytes", Column::F64(ids.iter().map(|&i| s.ccs[i].window().map_or(f64::NAN, |w| w as f64)).collect()));
+        tables.push(("tcp".to_string(), t));
+    }
+
     // ports: one row per (port, priority in use)
     let mut cols: Vec<(&str, Vec<u64>)> = Vec::new();
     let mut node_col = Vec::new();
@@ -332,7 +354,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     let finished = s.flow_stats.iter().filter(|f| f.finish.is_some()).count();
     let rows: serde_json::Map<String, serde_json::Value> =
         tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
-    let summary = json!({
+    let mut summary = json!({
         "name": s.name,
         "seed": s.seed,
         "version": crate::VERSION,
@@ -391,6 +413,17 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         },
         "checks": s.run_checks(),
     });
+    // TCP runs only (other summaries unchanged): totals and the 95th percentile of
+    // message completion (seed 004 reports it).
+    if !s.tcp_tx.is_empty() {
+        summary["tcp"] = json!({
+            "flows": s.tcp_tx.len(),
+            "timeouts": s.tcp_tx.iter().map(|t| t.timeouts).sum::<u64>(),
+            "fast_recoveries": s.tcp_tx.iter().map(|t| t.fast_recoveries).sum::<u64>(),
+            "lost_retransmissions": s.tcp_tx.iter().map(|t| t.board.lost_resent).sum::<u64>(),
+            "message_latency_p95_ps": s.msg_latency.quantile(0.95).map(|v| v as f64),
+        });
+    }
     // Loud in every test build: a violated invariant is a model error.
     debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.name, summary["checks"]);
     Results { tables, summary }

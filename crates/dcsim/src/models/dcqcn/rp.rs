@@ -674,7 +674,7 @@ mod tests {
         let mut x = ctx(90 * US, c);
         d.on_send(&mut x, 1500);
         d.on_timer(&mut x, 2);
-        d.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false, int: &[] });
+        d.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false, int: &[], recovery: false });
         assert!(x.requested().is_empty());
         // Finish cancels every timer.
         let mut x = ctx(100 * US, c);

@@ -4,12 +4,14 @@
 //! window grows as in NewReno (slow start, then one MSS per RTT). The switch side is ECN
 //! step marking at K (`[switch.ecn] mode = "step"`, `models/ecn/`); the receiver echoes
 //! CE in every ACK (`host.ack_every = 1`, the default). A NAK (go-back-N after a loss)
-//! halves the window. ../shared/models/modern-cc.md 10.3.
+//! halves the window; on a TCP flow the transport reports losses through `on_loss`
+//! (halve at a fast retransmit, one segment after a timeout) and the window is held
+//! during its fast recovery. ../shared/models/modern-cc.md 10.3.
 
 mod keys;
 pub use keys::DctcpKeys;
 
-use crate::models::{Ack, CcCtx, CongestionControl, NicSpec, TimerKind};
+use crate::models::{Ack, CcCtx, CongestionControl, Loss, LossKind, NicSpec, TimerKind};
 use crate::units::Rate;
 
 /// Resolved parameters.
@@ -81,6 +83,15 @@ impl CongestionControl for Dctcp {
     fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { self.line_rate }
 
+    /// A loss on a TCP flow: the standard TCP response (RFC 8257 3.5): halve at a fast
+    /// retransmit, one segment after a timeout.
+    fn on_loss(&mut self, _: &mut CcCtx, loss: &Loss) {
+        self.cut(0.5, loss.snd_nxt);
+        if loss.kind == LossKind::Timeout {
+            self.cwnd = self.mss;
+        }
+    }
+
     fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack<'_>) {
         // alpha: the marked fraction of each window of data.
         self.acked += ack.newly_acked;
@@ -114,7 +125,7 @@ impl CongestionControl for Dctcp {
             }
             return;
         }
-        if self.cwr_end.is_some() || ack.newly_acked == 0 {
+        if self.cwr_end.is_some() || ack.recovery || ack.newly_acked == 0 {
             return;
         }
         let acked = ack.newly_acked as f64;
@@ -137,7 +148,7 @@ mod tests {
         Dctcp::from_params(&DctcpParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS, base_rtt: SimTime::us(10) })
     }
     fn ack(to: u32, nxt: u32, ece: bool) -> Ack<'static> {
-        Ack { newly_acked: MSS as u64, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(100), ece, nak: false, int: &[] }
+        Ack { newly_acked: MSS as u64, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(100), ece, nak: false, int: &[], recovery: false }
     }
 
     #[test]

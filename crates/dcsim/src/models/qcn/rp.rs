@@ -505,7 +505,7 @@ mod tests {
         let mut x = ctx(0, c);
         // CNPs, ACKs, other feedback, fb 0 and other timer kinds are ignored.
         q.on_cnp(&mut x);
-        q.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false, int: &[] });
+        q.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false, int: &[], recovery: false });
         q.on_feedback(&mut x, Feedback::Bcn { cp: 1, fb: -10 });
         cnm(&mut q, &mut x, 0);
         assert!(x.requested().is_empty() && !q.is_active());
@@ -514,7 +514,7 @@ mod tests {
         check(&q, 507_812_500.0, 1e9);
         let mut x = ctx(MS, c);
         q.on_timer(&mut x, 1);
-        q.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false, int: &[] });
+        q.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false, int: &[], recovery: false });
         assert!(x.requested().is_empty());
         check(&q, 507_812_500.0, 1e9);
         // Finish cancels every timer.

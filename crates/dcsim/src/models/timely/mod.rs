@@ -134,7 +134,7 @@ mod tests {
         Timely::from_params(&TimelyParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) })
     }
     fn ack(to: u32, nxt: u32, rtt_us: f64) -> Ack<'static> {
-        Ack { newly_acked: 1000, acked_to: to, snd_nxt: nxt, rtt: SimTime((rtt_us * US as f64) as u64), ece: false, nak: false, int: &[] }
+        Ack { newly_acked: 1000, acked_to: to, snd_nxt: nxt, rtt: SimTime((rtt_us * US as f64) as u64), ece: false, nak: false, int: &[], recovery: false }
     }
 
     #[test]

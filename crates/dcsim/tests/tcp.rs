@@ -1,0 +1,169 @@
+//! TCP in the world: slow start, SACK fast recovery without a timeout and full use of a
+//! lossy bottleneck (NewReno); a timeout when no ACK comes back for longer than the
+//! RTO; two CUBIC flows sharing a bottleneck. Figures in docs/models/tcp.md.
+
+use std::path::Path;
+
+use dcsim::results::{Column, Results};
+
+fn load(name: &str, overrides: &[&str]) -> dcsim::Plan {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    dcsim::scenario::load_file(&file, &o).unwrap()
+}
+
+fn u64s<'a>(r: &'a Results, table: &str, col: &str) -> &'a [u64] {
+    match r.table(table).unwrap().get(col) {
+        Some(Column::U64(v)) => v,
+        c => panic!("{table}.{col}: {c:?}"),
+    }
+}
+
+fn f64s<'a>(r: &'a Results, table: &str, col: &str) -> &'a [f64] {
+    match r.table(table).unwrap().get(col) {
+        Some(Column::F64(v)) => v,
+        c => panic!("{table}.{col}: {c:?}"),
+    }
+}
+
+/// Goodput of flow `f` per 100 us bin, from the start.
+fn bins(r: &Results, f: u64) -> Vec<f64> {
+    let (ids, t, g) = (u64s(r, "goodput", "flow_id"), u64s(r, "goodput", "time_ps"), f64s(r, "goodput", "gbps"));
+    let mut v = Vec::new();
+    for i in 0..ids.len() {
+        if ids[i] == f {
+            let k = (t[i] / 100_000_000) as usize;
+            if v.len() <= k {
+                v.resize(k + 1, 0.0);
+            }
+            v[k] += g[i];
+        }
+    }
+    v
+}
+
+#[test]
+fn newreno_slow_start_fast_recovery_and_a_full_link() {
+    let r = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &[])).unwrap();
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
+    let b = bins(&r, 0);
+    println!("first bins (Gb/s): {:?}", &b[..8]);
+    println!(
+        "retransmits {:?} fast recoveries {:?} timeouts {:?} rtt mean {:?} ps steady {:?} Gb/s",
+        u64s(&r, "tcp", "retransmits"),
+        u64s(&r, "tcp", "fast_recoveries"),
+        u64s(&r, "tcp", "timeouts"),
+        f64s(&r, "tcp", "rtt_mean_ps"),
+        f64s(&r, "flows", "goodput_steady_gbps"),
+    );
+    // Slow start: from 10 segments (~14.6 KB per ~104 us RTT, about 1.1 Gb/s) the
+    // goodput doubles per RTT before it reaches the link rate.
+    assert!(b[0] < 2.5, "first RTT: {b:?}");
+    assert!(b[1] > 1.5 * b[0] && b[2] > 1.5 * b[1], "doubling: {b:?}");
+    // Drops, repaired by fast recovery only.
+    assert!(u64s(&r, "tcp", "fast_recoveries")[0] >= 1);
+    assert!(u64s(&r, "tcp", "retransmits")[0] > 0);
+    assert_eq!(u64s(&r, "tcp", "timeouts")[0], 0, "no retransmission timeout");
+    // Full link: 10 Gb/s of 1542-byte wire frames carries 9.47 Gb/s of payload.
+    let steady = f64s(&r, "flows", "goodput_steady_gbps")[0];
+    assert!(steady > 0.97 * 9.468, "steady goodput {steady} Gb/s");
+}
+
+#[test]
+fn a_stall_longer_than_the_rto_times_out_and_the_flow_recovers() {
+    // The bottleneck slows to 5 Mb/s from 2 ms to 4 ms: one frame then takes 2.5 ms, the
+    // rest of the window is dropped or stuck behind it, and no ACK returns for longer
+    // than the RTO (min 1 ms; the RTT is about 0.17 ms).
+    let plan = load(
+        "tcp_newreno_bottleneck.toml",
+        &[
+            "switch.rate_schedule=[{ node = \"SW\", peer = \"R\", at = \"2ms\", rate = \"5Mbps\" }, { node = \"SW\", peer = \"R\", at = \"4ms\", rate = \"10Gbps\" }]",
+            "traffic[0].flows=[{ src = \"S\", dst = \"R\", size = \"10MB\" }]",
+        ],
+    );
+    let r = dcsim::sim::run(&plan).unwrap();
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
+    let timeouts = u64s(&r, "tcp", "timeouts")[0];
+    println!("timeouts {timeouts} retransmits {:?}", u64s(&r, "tcp", "retransmits"));
+    assert!(timeouts >= 1, "a timeout");
+    // Backed off but recovered: the whole 10 MB arrived.
+    assert_eq!(u64s(&r, "flows", "bytes_delivered")[0], 10_000_000);
+    assert!(u64s(&r, "flows", "messages_completed")[0] == 1);
+}
+
+#[test]
+fn two_cubic_flows_share_a_bottleneck() {
+    // The second flow starts 2 ms after the first, which by then holds the whole link.
+    let plan = load(
+        "tcp_newreno_bottleneck.toml",
+        &[
+            "host.cc.type=\"cubic\"",
+            "topology.hosts=[\"S\", \"T\", \"R\"]",
+            "topology.links=[{ a = \"S\", b = \"SW\", rate = \"40Gbps\", delay = \"25us\" }, { a = \"T\", b = \"SW\", rate = \"40Gbps\", delay = \"25us\" }, { a = \"SW\", b = \"R\", rate = \"10Gbps\", delay = \"25us\" }]",
+            "traffic[0].flows=[{ src = \"S\", dst = \"R\" }, { src = \"T\", dst = \"R\", start = \"2ms\" }]",
+            "simulation.duration=\"60ms\"",
+            "stats.steady_start=\"20ms\"",
+        ],
+    );
+    let r = dcsim::sim::run(&plan).unwrap();
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
+    let g = f64s(&r, "flows", "goodput_steady_gbps");
+    println!(
+        "steady goodput {g:?} Gb/s; fast recoveries {:?} timeouts {:?}",
+        u64s(&r, "tcp", "fast_recoveries"),
+        u64s(&r, "tcp", "timeouts")
+    );
+    let total = g[0] + g[1];
+    assert!(total > 0.97 * 9.468, "link used: {total} Gb/s");
+    let jain = total * total / (2.0 * (g[0] * g[0] + g[1] * g[1]));
+    assert!(jain > 0.95, "fair share: {g:?} (Jain {jain})");
+    assert!(u64s(&r, "tcp", "fast_recoveries").iter().all(|&n| n >= 1));
+}
+
+fn load_err(name: &str, overrides: &[&str]) -> String {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    dcsim::scenario::load_file(&file, &o).unwrap_err().to_string()
+}
+
+#[test]
+fn bad_tcp_input_is_refused_with_the_field_named() {
+    let f = "tcp_newreno_bottleneck.toml";
+    // A window-only algorithm on a UDP flow.
+    let e = load_err(f, &["traffic[0].transport=\"udp\""]);
+    assert!(e.contains("traffic[0].transport") && e.contains("newreno"), "{e}");
+    let e = load_err(f, &["traffic[0].transport=\"udp\"", "host.cc.type=\"cubic\""]);
+    assert!(e.contains("traffic[0].transport") && e.contains("cubic"), "{e}");
+    // A rate-only algorithm on a TCP flow.
+    let e = load_err(f, &["host.cc={ type = \"dcqcn\" }"]);
+    assert!(e.starts_with("host.cc") && e.contains("window-based") && e.contains("dcqcn"), "{e}");
+    // TCP on a lossless (PFC) priority without ECN marking on it.
+    let e = load_err(f, &["switch.pfc.mode=\"pfc\"", "traffic[0].priority=3"]);
+    assert!(e.starts_with("traffic[0].priority") && e.contains("lossless"), "{e}");
+    // ... accepted with ECN marking on that priority.
+    load("tcp_newreno_bottleneck.toml", &["switch.pfc.mode=\"pfc\"", "traffic[0].priority=3", "switch.ecn.mode=\"step\""]);
+    // Unknown algorithm and transport names.
+    let e = load_err(f, &["host.cc.type=\"bbr2\""]);
+    assert!(e.contains("host.cc") && e.contains("bbr2"), "{e}");
+    let e = load_err(f, &["traffic[0].transport=\"quic\""]);
+    assert!(e.contains("traffic[0].transport"), "{e}");
+    // [host.tcp] keys.
+    let e = load_err(f, &["host.tcp.min_rto=\"0s\""]);
+    assert!(e.starts_with("host.tcp.min_rto"), "{e}");
+    let e = load_err(f, &["host.tcp.delayed_ack_count=2"]);
+    assert!(e.starts_with("host.tcp.delayed_ack_count") && e.contains("delayed_ack = true"), "{e}");
+    let e = load_err(f, &["host.tcp.rto=\"1ms\""]);
+    assert!(e.contains("host.tcp"), "{e}");
+}
+
+#[test]
+fn delayed_acks_halve_the_acks_and_keep_the_link_full() {
+    let r0 = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &[])).unwrap();
+    let r = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &["host.tcp.delayed_ack=true", "host.tcp.delayed_ack_timeout=\"500us\""])).unwrap();
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
+    let acks = |r: &Results| u64s(r, "tcp", "rtt_samples")[0] as f64 / u64s(r, "flows", "pkts_received")[0] as f64;
+    println!("ACKs advancing per segment: {:.3} without, {:.3} with delayed ACKs", acks(&r0), acks(&r));
+    assert!(acks(&r) < 0.6 && acks(&r0) > 0.9);
+    let steady = f64s(&r, "flows", "goodput_steady_gbps")[0];
+    assert!(steady > 0.97 * 9.468, "steady goodput {steady} Gb/s");
+}
