@@ -166,10 +166,10 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn cubic() -> Cubic {
-        Cubic::from_params(&CubicParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS })
+        Cubic::from_params(&CubicParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS, base_rtt: SimTime::us(100) })
     }
-    fn ack(to: u32, nxt: u32, rtt_ms: u64) -> Ack {
-        Ack { newly_acked: MSS as u64, acked_to: to, snd_nxt: nxt, rtt: SimTime::ms(rtt_ms), ece: false, nak: false, recovery: false }
+    fn ack(to: u32, nxt: u32, rtt_ms: u64) -> Ack<'static> {
+        Ack { newly_acked: MSS as u64, acked_to: to, snd_nxt: nxt, rtt: SimTime::ms(rtt_ms), ece: false, nak: false, int: &[], recovery: false }
     }
     fn close(a: f64, b: f64) -> bool { (a - b).abs() < 1e-9 * b.abs().max(1.0) }
 

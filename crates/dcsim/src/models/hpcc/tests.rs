@@ -16,7 +16,7 @@ fn hop(ts_us: f64, tx_bytes: u64, qlen: u64) -> IntHop {
     IntHop { ts: SimTime((ts_us * US as f64) as u64), tx_bytes, qlen, rate: Rate::gbps(100) }
 }
 fn ack(to: u32, nxt: u32, int: &[IntHop]) -> Ack<'_> {
-    Ack { newly_acked: 1000, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(10), ece: false, nak: false, int }
+    Ack { newly_acked: 1000, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(10), ece: false, nak: false, int, recovery: false }
 }
 fn close(a: f64, b: f64) -> bool { (a - b).abs() <= 1e-9 * b.abs().max(1.0) }
 fn ctx() -> CcCtx { CcCtx::new(SimTime::ZERO, Rate::gbps(100)) }

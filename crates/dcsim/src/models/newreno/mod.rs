@@ -96,10 +96,10 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn reno() -> NewReno {
-        NewReno::from_params(&NewRenoParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS })
+        NewReno::from_params(&NewRenoParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS, base_rtt: SimTime::us(100) })
     }
-    fn ack(to: u32, nxt: u32) -> Ack {
-        Ack { newly_acked: MSS as u64, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(100), ece: false, nak: false, recovery: false }
+    fn ack(to: u32, nxt: u32) -> Ack<'static> {
+        Ack { newly_acked: MSS as u64, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(100), ece: false, nak: false, int: &[], recovery: false }
     }
 
     #[test]
