@@ -80,9 +80,10 @@ class Results:
 
     @property
     def names(self) -> List[str]:
-        """Names of the tables present, standard ones first."""
+        """Names of the tables present: the standard ones first, then the others by name
+        (the order ``load_run`` gives back)."""
         std = [t for t in TABLES if t in self._raw_tables]
-        return std + [t for t in self._raw_tables if t not in TABLES]
+        return std + sorted(t for t in self._raw_tables if t not in TABLES)
 
     def table(self, name: str) -> pd.DataFrame:
         """The table ``name`` as a DataFrame. A standard table the run did not produce is

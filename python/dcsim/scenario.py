@@ -59,7 +59,8 @@ class Scenario:
         """Reads a scenario file (not yet validated; see ``validate``). A file that cannot
         be read, or is not UTF-8 text, is a ``ScenarioError`` naming it."""
         p = path_arg(path, "path")
-        text = _native.read_scenario(str(p))
+        # Named where it was looked for: absolute, '..' resolved.
+        text = _native.read_scenario(os.path.abspath(p))
         return cls(text, base_dir=p.parent, overrides=overrides, path=p, data_roots=data_roots)
 
     @classmethod

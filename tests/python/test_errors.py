@@ -112,11 +112,10 @@ def test_unknown_key_suggests_the_closest(tmp_path):
 def test_file_errors_name_the_resolved_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sub").mkdir()
-    with pytest.raises(FileNotFoundError) as ei:
+    with pytest.raises(dcsim.ScenarioError, match=f"^{tmp_path / 'nope.toml'}: cannot be read"):
         dcsim.load("sub/../nope.toml")
-    assert ei.value.filename == str(tmp_path / "nope.toml")
     # A file the scenario names: resolved against the scenario's directory.
     sc = tmp_path / "sub" / "s.toml"
-    sc.write_text("[simulation]\nduration = \"10us\"\n[topology]\ntype = \"hpcc\"\nfile = \"../topo.txt\"\n")
-    with pytest.raises(dcsim.ScenarioError, match=f"topology.file: cannot read '{tmp_path / 'topo.txt'}'"):
+    sc.write_text("[simulation]\nduration = \"10us\"\n[topology]\ntype = \"hpcc\"\nfile = \"x/../topo.txt\"\n")
+    with pytest.raises(dcsim.ScenarioError, match=f"topology.file: '{tmp_path / 'sub' / 'topo.txt'}' cannot be read"):
         dcsim.load(sc)

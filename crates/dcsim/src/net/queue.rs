@@ -199,7 +199,7 @@ impl EgressQueues {
     }
 
     /// Removes the next packet of (port, prio) by the arbitration's turn.
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, port: PortId, prio: u8) -> Queued {
         let qi = port.idx() * 8 + prio as usize;
         let si = self.queues[qi].active_head as usize;

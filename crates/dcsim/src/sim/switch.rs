@@ -101,7 +101,7 @@ impl Simulation {
 
     /// A frame of `prio` that came in through `in_port` leaves the switch: its MMU charge
     /// is released, and XON sent if the ingress is back under its threshold.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn release_ingress(&mut self, in_port: PortId, prio: u8, size: u64) {
         let class = self.class_of(prio);
         self.mmu.release(in_port, class, size);
