@@ -93,7 +93,9 @@ def test_a_rerun_reuses_the_points_already_computed(scenario, tmp_path):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_a_killed_sweep_leaves_no_complete_looking_csv_and_resumes(scenario, tmp_path):
-    grid = ["--grid", "simulation.seed=1,2,3,4,5,6", "--set", "simulation.duration=3ms"]
+    # Enough points that the sweep is still running when the signal lands on a fast machine.
+    n = 16
+    grid = ["--grid", "simulation.seed=" + ",".join(str(s) for s in range(1, n + 1)), "--set", "simulation.duration=3ms"]
     for i, sig in enumerate((signal.SIGKILL, signal.SIGTERM, signal.SIGINT)):
         out = tmp_path / f"s{i}.csv"
         journal = out.with_name(out.name + ".partial.jsonl")
@@ -114,7 +116,7 @@ def test_a_killed_sweep_leaves_no_complete_looking_csv_and_resumes(scenario, tmp
         assert len(done) >= 2 and all(r["error"] == "" for r in done)
         p = run_cli("sweep", scenario, *grid, "--out", out, timeout=600)
         assert p.returncode == 0, p.stderr
-        assert f"{len(done)} of 6 points taken from the earlier run" in p.stderr, p.stderr
-        assert [r["simulation.seed"] for r in rows(out)] == [str(s) for s in range(1, 7)]
+        assert f"{len(done)} of {n} points taken from the earlier run" in p.stderr, p.stderr
+        assert [r["simulation.seed"] for r in rows(out)] == [str(s) for s in range(1, n + 1)]
         assert not journal.exists()
         assert sorted(f.name for f in tmp_path.iterdir() if f.name.startswith(f"s{i}")) == [out.name]
