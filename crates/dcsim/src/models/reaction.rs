@@ -115,6 +115,7 @@ pub struct Loss {
 }
 
 /// The hooks of a reaction point. Rates are in bit/s of wire bytes (the pacing rate).
+/// Hooks an algorithm does not use keep their empty defaults.
 pub trait CongestionControl {
     /// The algorithm's resolved parameters (`Plan::ccs`).
     type Params: Clone + std::fmt::Debug + PartialEq;
@@ -125,9 +126,9 @@ pub trait CongestionControl {
     /// Whether the rate can never change (the engine then skips the hooks).
     fn is_static(&self) -> bool { false }
     /// The queue pair starts sending.
-    fn on_start(&mut self, ctx: &mut CcCtx);
+    fn on_start(&mut self, _ctx: &mut CcCtx) {}
     /// A packet of `wire_bytes` (frame + preamble/IFG) was handed to the wire.
-    fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32);
+    fn on_send(&mut self, _ctx: &mut CcCtx, _wire_bytes: u32) {}
     /// An ACK or NAK arrived. Called only for algorithms whose `wants_acks` is true.
     fn on_ack(&mut self, _ctx: &mut CcCtx, _ack: &Ack<'_>) {}
     /// A window-based transport (TCP) detected a loss (once per recovery episode, and at
@@ -141,14 +142,14 @@ pub trait CongestionControl {
     /// The congestion window: bytes in flight allowed (`None`: no window, rate only).
     fn window(&self) -> Option<u64> { None }
     /// A CNP for this queue pair arrived.
-    fn on_cnp(&mut self, ctx: &mut CcCtx);
+    fn on_cnp(&mut self, _ctx: &mut CcCtx) {}
     /// Feedback from a switch (QCN, BCN) or a returned FECN probe.
     fn on_feedback(&mut self, _ctx: &mut CcCtx, _fb: Feedback) {}
     /// BCN: the congestion point that last slowed this rate regulator down, if any (a
     /// congestion point sends positive feedback only to regulators it controls).
     fn regulator_cp(&self) -> Option<u32> { None }
     /// Timer `kind` expired.
-    fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind);
+    fn on_timer(&mut self, _ctx: &mut CcCtx, _kind: TimerKind) {}
     /// Current pacing rate.
     fn rate(&self) -> Rate;
     /// The queue pair finished: stop timers.

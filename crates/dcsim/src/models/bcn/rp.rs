@@ -93,9 +93,6 @@ impl Bcn {
 impl CongestionControl for Bcn {
     type Params = BcnParams;
     fn from_params(p: &BcnParams, nic: &crate::models::NicSpec) -> Self { Bcn::new(p.clone(), nic.line_rate) }
-    fn on_start(&mut self, _: &mut CcCtx) {}
-    fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_cnp(&mut self, _: &mut CcCtx) {}
 
     fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) {
         match fb {

@@ -13,7 +13,7 @@
 mod keys;
 pub use keys::CubicKeys;
 
-use crate::models::{Ack, CcCtx, CongestionControl, Loss, LossKind, NicSpec, TimerKind};
+use crate::models::{Ack, CcCtx, CongestionControl, Loss, LossKind, NicSpec};
 use crate::units::{Rate, SimTime};
 
 /// Resolved parameters.
@@ -117,10 +117,6 @@ impl CongestionControl for Cubic {
     }
     fn wants_acks(&self) -> bool { true }
     fn window(&self) -> Option<u64> { Some(self.cwnd as u64) }
-    fn on_start(&mut self, _: &mut CcCtx) {}
-    fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_cnp(&mut self, _: &mut CcCtx) {}
-    fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { self.line_rate }
 
     fn on_loss(&mut self, _: &mut CcCtx, loss: &Loss) {

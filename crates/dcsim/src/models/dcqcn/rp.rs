@@ -264,7 +264,6 @@ impl CongestionControl for Dcqcn {
     }
     fn window(&self) -> Option<u64> { self.window }
     /// Nothing to do: both variants arm their timers at the first CNP.
-    fn on_start(&mut self, _: &mut CcCtx) {}
 
     /// Paper variant: the byte counter. Before the first CNP it is not kept: the CNP resets
     /// it and the stage counters anyway, and RC = RT = C meanwhile, so counting would change

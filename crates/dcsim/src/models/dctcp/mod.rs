@@ -11,7 +11,7 @@
 mod keys;
 pub use keys::DctcpKeys;
 
-use crate::models::{Ack, CcCtx, CongestionControl, Loss, LossKind, NicSpec, TimerKind};
+use crate::models::{Ack, CcCtx, CongestionControl, Loss, LossKind, NicSpec};
 use crate::units::Rate;
 
 /// Resolved parameters.
@@ -77,10 +77,6 @@ impl CongestionControl for Dctcp {
     }
     fn wants_acks(&self) -> bool { true }
     fn window(&self) -> Option<u64> { Some(self.cwnd as u64) }
-    fn on_start(&mut self, _: &mut CcCtx) {}
-    fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_cnp(&mut self, _: &mut CcCtx) {}
-    fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { self.line_rate }
 
     /// A loss on a TCP flow: the standard TCP response (RFC 8257 3.5): halve at a fast

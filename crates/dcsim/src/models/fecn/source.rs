@@ -80,8 +80,6 @@ impl CongestionControl for Fecn {
         ctx.restart_timer(TIMER_PROBE, self.p.probe_interval);
         ctx.restart_timer(TIMER_TIMEOUT, self.p.timeout);
     }
-    fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_cnp(&mut self, _: &mut CcCtx) {}
 
     fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) {
         match fb {

@@ -4,7 +4,7 @@
 mod keys;
 pub use keys::{FixedRateKeys, NoKeys};
 
-use crate::models::{CcCtx, CongestionControl, TimerKind};
+use crate::models::CongestionControl;
 use crate::units::Rate;
 
 /// `none`: the queue pair sends at the NIC's line rate.
@@ -17,10 +17,6 @@ impl CongestionControl for LineRate {
     type Params = ();
     fn from_params(_: &(), nic: &crate::models::NicSpec) -> Self { LineRate { rate: nic.line_rate } }
     fn is_static(&self) -> bool { true }
-    fn on_start(&mut self, _: &mut CcCtx) {}
-    fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_cnp(&mut self, _: &mut CcCtx) {}
-    fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { self.rate }
 }
 
@@ -38,9 +34,5 @@ impl CongestionControl for FixedRate {
     type Params = Rate;
     fn from_params(rate: &Rate, nic: &crate::models::NicSpec) -> Self { FixedRate::new((*rate).min(nic.line_rate)) }
     fn is_static(&self) -> bool { true }
-    fn on_start(&mut self, _: &mut CcCtx) {}
-    fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_cnp(&mut self, _: &mut CcCtx) {}
-    fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { self.rate }
 }

@@ -29,7 +29,7 @@ mod int;
 mod keys;
 pub use keys::HpccKeys;
 
-use crate::models::{Ack, CcCtx, CongestionControl, NicSpec, TimerKind};
+use crate::models::{Ack, CcCtx, CongestionControl, NicSpec};
 use crate::net::packet::{IntHop, MAX_INT_HOPS};
 use crate::units::{Rate, SimTime};
 
@@ -152,10 +152,6 @@ impl CongestionControl for Hpcc {
     fn window(&self) -> Option<u64> {
         (self.bdp > 0.0).then(|| ((self.bdp * self.rate / self.line) as u64).max(1))
     }
-    fn on_start(&mut self, _: &mut CcCtx) {}
-    fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_cnp(&mut self, _: &mut CcCtx) {}
-    fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { Rate(self.rate as u64) }
 
     fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack<'_>) {

@@ -11,7 +11,7 @@
 mod keys;
 pub use keys::NewRenoKeys;
 
-use crate::models::{Ack, CcCtx, CongestionControl, Loss, LossKind, NicSpec, TimerKind};
+use crate::models::{Ack, CcCtx, CongestionControl, Loss, LossKind, NicSpec};
 use crate::units::Rate;
 
 /// Resolved parameters.
@@ -52,10 +52,6 @@ impl CongestionControl for NewReno {
     }
     fn wants_acks(&self) -> bool { true }
     fn window(&self) -> Option<u64> { Some(self.cwnd as u64) }
-    fn on_start(&mut self, _: &mut CcCtx) {}
-    fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_cnp(&mut self, _: &mut CcCtx) {}
-    fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { self.line_rate }
 
     fn on_loss(&mut self, _: &mut CcCtx, loss: &Loss) {

@@ -181,7 +181,6 @@ impl CongestionControl for Qcn {
     type Params = QcnParams;
     fn from_params(p: &QcnParams, nic: &crate::models::NicSpec) -> Self { Qcn::new(p.clone(), nic.line_rate) }
     /// Nothing to do: the rate limiter is engaged by the first CNM.
-    fn on_start(&mut self, _: &mut CcCtx) {}
 
     /// The byte counter (only while the rate limiter is active).
     #[inline]
@@ -204,7 +203,6 @@ impl CongestionControl for Qcn {
 
 
     /// QCN has no CNPs.
-    fn on_cnp(&mut self, _: &mut CcCtx) {}
 
     fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) {
         if let Feedback::Qcn { fb } = fb {

@@ -113,7 +113,6 @@ impl RcmLinear {
 impl CongestionControl for RcmLinear {
     type Params = RcmLinearParams;
     fn from_params(p: &RcmLinearParams, nic: &crate::models::NicSpec) -> Self { RcmLinear::new(p.clone(), nic.line_rate, nic.mtu_wire) }
-    fn on_start(&mut self, _: &mut CcCtx) {}
 
     #[inline]
     fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) {

@@ -18,7 +18,7 @@
 mod keys;
 pub use keys::TimelyKeys;
 
-use crate::models::{Ack, CcCtx, CongestionControl, NicSpec, TimerKind};
+use crate::models::{Ack, CcCtx, CongestionControl, NicSpec};
 use crate::units::{Rate, SimTime};
 
 /// Resolved parameters (defaults: the HPCC simulator's, modern-cc.md 10.2).
@@ -93,10 +93,6 @@ impl CongestionControl for Timely {
     }
     fn wants_acks(&self) -> bool { true }
     fn window(&self) -> Option<u64> { self.window }
-    fn on_start(&mut self, _: &mut CcCtx) {}
-    fn on_send(&mut self, _: &mut CcCtx, _: u32) {}
-    fn on_cnp(&mut self, _: &mut CcCtx) {}
-    fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {}
     fn rate(&self) -> Rate { Rate(self.rate as u64) }
 
     fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack<'_>) {
