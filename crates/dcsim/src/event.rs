@@ -163,6 +163,8 @@ fn before(a: &Entry, b: &Entry) -> bool {
     (a.time, a.key, a.ev.ident()) < (b.time, b.key, b.ev.ident())
 }
 
+#[cold]
+#[inline(never)]
 fn sift_up(v: &mut [Entry]) {
     let mut k = v.len() - 1;
     while k > 0 {
@@ -175,6 +177,7 @@ fn sift_up(v: &mut [Entry]) {
     }
 }
 
+#[inline(never)]
 fn sift_down(v: &mut [Entry], mut k: usize) {
     loop {
         let (l, r) = (2 * k + 1, 2 * k + 2);
@@ -193,6 +196,8 @@ fn sift_down(v: &mut [Entry], mut k: usize) {
     }
 }
 
+#[cold]
+#[inline(never)]
 fn heapify(v: &mut [Entry]) {
     for k in (0..v.len() / 2).rev() {
         sift_down(v, k);
@@ -209,11 +214,13 @@ fn heapify(v: &mut [Entry]) {
 /// first, and among events due at the same picosecond a seeded random one.
 pub struct EventQueue {
     wheel: Vec<Vec<Entry>>,
-    bits: Vec<u64>,
+    /// Occupied slots, a bit each.
+    bits: [u64; WHEEL_SLOTS / 64],
     /// Slots kept as binary min-heaps (by time, tie key, event) because they grew past
     /// `HEAP_SLOT`: a slot is scanned whole for each event taken out, which is quadratic
-    /// when many events share it (two million flows starting at time 0 took hours).
-    heaped: Vec<bool>,
+    /// when many events share it (two million flows starting at time 0 took hours). A
+    /// bit each, like `bits`, so that the test costs no extra cache line per event.
+    heaped: [u64; WHEEL_SLOTS / 64],
     heap_slot: usize,
     shift: u32,
     /// Absolute index of the slot the window starts at.
@@ -235,8 +242,8 @@ impl EventQueue {
         let shift = (64 - (per_slot - 1).leading_zeros()).max(6);
         EventQueue {
             wheel: (0..WHEEL_SLOTS).map(|_| Vec::new()).collect(),
-            bits: vec![0; WHEEL_SLOTS / 64],
-            heaped: vec![false; WHEEL_SLOTS],
+            bits: [0; WHEEL_SLOTS / 64],
+            heaped: [0; WHEEL_SLOTS / 64],
             heap_slot: HEAP_SLOT,
             shift,
             cur: 0,
@@ -263,7 +270,7 @@ impl EventQueue {
     fn put_near(&mut self, e: Entry) {
         let i = (e.time >> self.shift) as usize & (WHEEL_SLOTS - 1);
         self.wheel[i].push(e);
-        if self.heaped[i] {
+        if self.heaped[i / 64] & (1 << (i % 64)) != 0 {
             sift_up(&mut self.wheel[i]);
         }
         self.bits[i / 64] |= 1 << (i % 64);
@@ -339,15 +346,18 @@ impl EventQueue {
             }
         };
         let i = slot as usize & (WHEEL_SLOTS - 1);
-        if !self.heaped[i] && self.wheel[i].len() > self.heap_slot {
+        let bit = 1u64 << (i % 64);
+        let mut heaped = self.heaped[i / 64] & bit != 0;
+        if !heaped && self.wheel[i].len() > self.heap_slot {
             heapify(&mut self.wheel[i]);
-            self.heaped[i] = true;
+            self.heaped[i / 64] |= bit;
+            heaped = true;
         }
         let v = &self.wheel[i];
         // Earliest time in the slot; among equal times the smallest tie key.
         let mut best = 0;
         let (mut best_t, mut best_k) = (v[0].time, v[0].key);
-        if !self.heaped[i] {
+        if !heaped {
             for (k, e) in v.iter().enumerate().skip(1) {
                 if e.time > best_t {
                     continue;
@@ -369,12 +379,11 @@ impl EventQueue {
         }
         let v = &mut self.wheel[i];
         let e = v.swap_remove(best);
-        if self.heaped[i] && !v.is_empty() {
-            sift_down(v, 0);
-        }
         if v.is_empty() {
-            self.bits[i / 64] &= !(1 << (i % 64));
-            self.heaped[i] = false;
+            self.bits[i / 64] &= !bit;
+            self.heaped[i / 64] &= !bit;
+        } else if heaped {
+            sift_down(v, 0);
         }
         self.near -= 1;
         self.now = SimTime(e.time);

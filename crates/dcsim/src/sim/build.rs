@@ -252,7 +252,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         }
     }
 
-    Ok(Simulation {
+    let mut sim = Simulation {
         name: plan.name.clone(),
         seed: plan.seed,
         end: plan.duration,
@@ -294,6 +294,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         deadlocks: crate::models::pfc::deadlock::DeadlockDetector::new(plan.switch.pfc.deadlock_check.filter(|_| plan.switch.pfc.mode != FlowControl::None), plan.switch.pfc.deadlock_stop),
         drops_by_flow: vec![0; plan.flows.len()],
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
+        next_periodic: SimTime::ZERO,
         nodes,
         ports,
         routing,
@@ -306,7 +307,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         ccs,
         tcp_tx,
         tcp_rx,
-    })
+    };
+    sim.next_periodic = sim.periodic_due();
+    Ok(sim)
 }
 
 /// The (rate, delay) of each link on flow `flow`'s ECMP path from `src` to `dst`; `None`

@@ -123,6 +123,8 @@ pub struct Simulation {
     pub(crate) rate_log_dropped: u64,
     /// Time of the next queue sample (`SimTime::MAX`: none).
     pub(crate) next_sample: SimTime,
+    /// `periodic_due()`, kept so that the loop tests one time per event.
+    pub(crate) next_periodic: SimTime,
     pub(crate) processing_delay: SimTime,
     pub(crate) l2: crate::models::l2cm::L2State,
     /// Key of the random draws handed to congestion-control hooks (with flow and hook).
@@ -161,19 +163,12 @@ impl Simulation {
             if let Some(Event::Arrive(_, next)) = self.q.upcoming() {
                 self.pool.prefetch(next);
             }
-            // Samples are taken by the loop, not by events, so that turning them on or
-            // off cannot change the order (or the random tie-breaks) of the model's events.
-            while self.next_sample < now {
-                self.take_sample();
-            }
-            while self.pfc_watchdog.next < now {
-                self.pfc_watchdog_poll();
-            }
-            while self.deadlocks.next < now {
-                if self.check_deadlocks() {
-                    self.clock = now;
-                    return false;
-                }
+            // Samples (and the watchdog's polls and the deadlock checks) are taken by the
+            // loop, not by events, so that turning them on or off cannot change the order
+            // (or the random tie-breaks) of the model's events.
+            if self.next_periodic < now && self.periodic_before(now) {
+                self.clock = now;
+                return false;
             }
             self.clock = now;
             self.dispatch(ev);
@@ -190,8 +185,32 @@ impl Simulation {
                 return false;
             }
         }
+        self.next_periodic = self.periodic_due();
         self.clock = stop;
         stop < self.end && !self.q.is_empty()
+    }
+
+    /// The earliest of the next sample, watchdog poll and deadlock check.
+    pub(crate) fn periodic_due(&self) -> SimTime { self.next_sample.min(self.pfc_watchdog.next).min(self.deadlocks.next) }
+
+    /// Samples, watchdog polls and deadlock checks due before `now`, in that order (one
+    /// test per event in the loop instead of three). True when a deadlock stops the run.
+    #[cold]
+    #[inline(never)]
+    fn periodic_before(&mut self, now: SimTime) -> bool {
+        while self.next_sample < now {
+            self.take_sample();
+        }
+        while self.pfc_watchdog.next < now {
+            self.pfc_watchdog_poll();
+        }
+        while self.deadlocks.next < now {
+            if self.check_deadlocks() {
+                return true;
+            }
+        }
+        self.next_periodic = self.periodic_due();
+        false
     }
 
     #[inline(always)]
@@ -227,6 +246,8 @@ impl Simulation {
     pub fn packet_hops(&self) -> u64 { self.hops }
     /// Most packets alive at once so far.
     pub fn peak_packets(&self) -> usize { self.pool.peak() }
+    /// Packets alive now (in queues, on links, being processed).
+    pub fn packets_in_flight(&self) -> usize { self.pool.live() }
     /// The time at which the run was stopped because its clock no longer advanced
     /// (more events at one picosecond than any valid run has), if it was.
     pub fn stalled(&self) -> Option<SimTime> { self.watchdog.stalled }

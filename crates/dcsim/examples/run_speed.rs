@@ -1,0 +1,34 @@
+//! Speed of one scenario file over simulated time: every `step` of simulated time, the
+//! wall time, link packet-hops and ns per hop of that interval, and packets in flight.
+//! `cargo run --release -p dcsim --example run_speed -- scenario.toml [step] [key=value ...]`
+use std::time::Instant;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: run_speed scenario.toml [step] [key=value ...]");
+    let step = args.next().map(|s| dcsim::units::parse_time(&s).unwrap_or_else(|e| panic!("{}", e.0)));
+    let sets: Vec<String> = args.collect();
+    let plan = dcsim::scenario::load_file(std::path::Path::new(&path), &sets).unwrap_or_else(|e| panic!("{e}"));
+    let t0 = Instant::now();
+    let mut sim = dcsim::Simulation::new(&plan).expect("a validated plan builds");
+    println!("built in {:.2} s", t0.elapsed().as_secs_f64());
+    let end = sim.end();
+    let step = step.unwrap_or(end);
+    let (mut t, mut last_wall, mut last_hops) = (dcsim::SimTime(0), Instant::now(), 0u64);
+    let start = last_wall;
+    while t < end {
+        t = dcsim::SimTime((t.0 + step.0).min(end.0));
+        while sim.run_until(t) {}
+        let (wall, hops) = (last_wall.elapsed().as_secs_f64(), sim.packet_hops());
+        println!(
+            "to {:>8.3} ms: wall {:7.2} s  hops {:>10}  {:6.0} ns/hop  in flight {}",
+            t.0 as f64 / 1e9, wall, hops - last_hops, wall * 1e9 / (hops - last_hops).max(1) as f64, sim.packets_in_flight()
+        );
+        (last_wall, last_hops) = (Instant::now(), hops);
+    }
+    let wall = start.elapsed().as_secs_f64();
+    println!(
+        "total: wall {:.2} s  events {}  hops {}  {:.0} ns/hop  peak packets {}",
+        wall, sim.events(), sim.packet_hops(), wall * 1e9 / sim.packet_hops().max(1) as f64, sim.peak_packets()
+    );
+}
