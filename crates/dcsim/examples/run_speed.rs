@@ -18,7 +18,10 @@ fn main() {
     let start = last_wall;
     while t < end {
         t = dcsim::SimTime((t.0 + step.0).min(end.0));
-        while sim.run_until(t) {}
+        if !sim.run_until(t) && t < end {
+            println!("stopped early at {} ps", sim.now().0);
+            break;
+        }
         let (wall, hops) = (last_wall.elapsed().as_secs_f64(), sim.packet_hops());
         println!(
             "to {:>8.3} ms: wall {:7.2} s  hops {:>10}  {:6.0} ns/hop  in flight {}",

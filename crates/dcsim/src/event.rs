@@ -160,7 +160,13 @@ const HEAP_SLOT: usize = 64;
 /// The order events are served in: time, tie key, then the event itself.
 #[inline]
 fn before(a: &Entry, b: &Entry) -> bool {
-    (a.time, a.key, a.ev.ident()) < (b.time, b.key, b.ev.ident())
+    if a.time != b.time {
+        return a.time < b.time;
+    }
+    if a.key != b.key {
+        return a.key < b.key;
+    }
+    a.ev.ident() < b.ev.ident()
 }
 
 #[cold]
