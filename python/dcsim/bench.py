@@ -1,6 +1,7 @@
 """``dcsim bench``: fixed benchmark scenarios, each run in its own process so that its
 peak memory is its own. Reported per scenario: wall seconds, events per second, link
-packet-hops per second (packets that finished crossing a link, per wall second), peak
+packet-hops per second (packets that finished crossing a link, per wall second) and wall
+nanoseconds per hop, wall seconds per simulated millisecond, peak
 packets in flight, peak resident memory, and memory above an idle baseline per packet in
 flight (an upper bound: it also holds routing tables and per-port state)."""
 
@@ -76,14 +77,18 @@ def run(only: Optional[str] = None, overrides: Sequence[str] = (), as_json: bool
         r["baseline_rss_bytes"] = base_rss
         r["events_per_s"] = r["events"] / r["wall_s"]
         r["hops_per_s"] = r["hops"] / r["wall_s"]
+        r["ns_per_hop"] = r["wall_s"] * 1e9 / r["hops"] if r["hops"] else None
+        r["wall_s_per_sim_ms"] = r["wall_s"] / (r["duration_ps"] / 1e9)
         r["bytes_per_packet"] = (rss - base_rss) / r["peak_packets"] if r["peak_packets"] else None
         if as_json:
             print(json.dumps(r), flush=True)
             continue
         per_pkt = f"{r['bytes_per_packet']:.0f}" if r["bytes_per_packet"] is not None else "n/a"
         print(
-            f"{r['name']}: {r['duration_ps'] / 1e9:g} ms simulated in {r['wall_s']:.2f} s wall | "
-            f"{r['events_per_s'] / 1e6:.2f} M events/s | {r['hops_per_s'] / 1e6:.2f} M link packet-hops/s | "
+            f"{r['name']}: {r['duration_ps'] / 1e9:g} ms simulated in {r['wall_s']:.2f} s wall "
+            f"({r['wall_s_per_sim_ms']:.2f} s per simulated ms) | "
+            f"{r['events_per_s'] / 1e6:.2f} M events/s | {r['hops_per_s'] / 1e6:.2f} M link packet-hops/s "
+            f"({r['ns_per_hop'] or 0:.0f} ns per hop) | "
             f"peak {r['peak_packets']} packets in flight | peak RSS {rss / 2**20:.1f} MiB "
             f"({(rss - base_rss) / 2**20:.1f} MiB above the idle {base_rss / 2**20:.1f} MiB, "
             f"{per_pkt} B per packet in flight)",

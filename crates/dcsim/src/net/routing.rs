@@ -1,8 +1,15 @@
-//! Shortest-path routing with per-flow ECMP. For every switch and destination host the
-//! table holds the equal-cost next-hop ports; a flow picks one by a seeded hash of
+//! Shortest-path routing with per-flow ECMP. For every switch and destination the table
+//! holds the equal-cost next-hop ports; a flow picks one by a seeded hash of
 //! (flow, switch), so a flow keeps its path and a new seed reshuffles paths. Static
 //! routes (`Override`) replace the entry of one (switch, destination); `route_loop`
 //! finds the ones that would send frames in a circle.
+//!
+//! Destinations are grouped: the hosts with a single link to the same switch (their edge
+//! switch) are reached along the same paths, so they share one column of the table, and
+//! their edge switch sends to each over its own link. Other hosts (two links, a link to a
+//! host, the target of a static route) have a column each. The table is switches x groups,
+//! not switches x hosts: 0.3 MB instead of 2.6 MB on a 1024-host fat-tree, so that it
+//! stays in cache at scale.
 
 use std::collections::VecDeque;
 
@@ -10,16 +17,22 @@ use crate::ids::{NodeId, PortId};
 use crate::rng::mix64;
 
 pub struct Routing {
-    n_hosts: usize,
-    /// Dense host index of each node (u32::MAX for switches).
-    host_index: Vec<u32>,
+    n_groups: usize,
+    /// Destination group of each node (u32::MAX for switches).
+    group: Vec<u32>,
     /// Dense switch index of each node (u32::MAX for hosts).
     switch_index: Vec<u32>,
-    /// (offset, len) into `ports` per (switch index, host index).
+    /// (offset, len) into `ports` per (switch index, group); `len == LOCAL`: the switch
+    /// is the group's edge switch and each host is reached over its own link.
     entries: Vec<(u32, u16)>,
     ports: Vec<PortId>,
+    /// Per node: the port of a grouped host's edge switch toward it.
+    local: Vec<PortId>,
     salt: u64,
 }
+
+/// Entry length marking an edge switch's own group.
+const LOCAL: u16 = u16::MAX;
 
 /// A static route: at switch `at`, frames to host `to` leave by `port`.
 #[derive(Copy, Clone, Debug)]
@@ -47,19 +60,14 @@ impl Routing {
     /// shared form is tested against).
     fn build_with(g: &Graph, seed: u64, share: bool, overrides: &[Override]) -> Routing {
         let n = g.is_host.len();
-        let mut host_index = vec![u32::MAX; n];
         let mut switch_index = vec![u32::MAX; n];
-        let (mut nh, mut ns) = (0u32, 0u32);
+        let mut ns = 0u32;
         for (i, &h) in g.is_host.iter().enumerate() {
-            if h {
-                host_index[i] = nh;
-                nh += 1;
-            } else {
+            if !h {
                 switch_index[i] = ns;
                 ns += 1;
             }
         }
-        let mut entries = vec![(0u32, 0u16); ns as usize * nh as usize];
         let mut ports = Vec::new();
         // The switch ports leading to each host, in port order (one pass over the ports).
         let mut to_host: Vec<Vec<PortId>> = vec![Vec::new(); n];
@@ -88,11 +96,29 @@ impl Routing {
                 continue;
             }
             let mine = g.node_ports[h].clone();
+            let routed = overrides.iter().any(|o| o.to.idx() == h);
             match (mine.len(), mine.clone().next().map(|p| g.peer_node[p as usize].idx())) {
-                (1, Some(e)) if share && !g.is_host[e] => by_edge[e].push(h),
+                (1, Some(e)) if share && !routed && !g.is_host[e] => by_edge[e].push(h),
                 _ => alone.push(h),
             }
         }
+        // Groups: one per edge switch with hosts, in node order, then one per other host.
+        let mut group = vec![u32::MAX; n];
+        let mut edge_group = vec![u32::MAX; n];
+        let mut ng = 0u32;
+        for (e, hosts) in by_edge.iter().enumerate() {
+            if !hosts.is_empty() {
+                edge_group[e] = ng;
+                hosts.iter().for_each(|&h| group[h] = ng);
+                ng += 1;
+            }
+        }
+        for &h in &alone {
+            group[h] = ng;
+            ng += 1;
+        }
+        let mut entries = vec![(0u32, 0u16); ns as usize * ng as usize];
+        let mut local = vec![PortId(u32::MAX); n];
         let mut dist = vec![u32::MAX; n];
         let mut bfs = VecDeque::new();
         // Distances from `root` over the switches (and `root` itself, switch or host).
@@ -119,17 +145,17 @@ impl Routing {
                 continue;
             }
             search(e, &mut dist);
+            let col = edge_group[e] as usize;
             for s in 0..n {
                 if g.is_host[s] || dist[s] == u32::MAX {
                     continue;
                 }
-                let row = switch_index[s] as usize * nh as usize;
+                let at = switch_index[s] as usize * ng as usize + col;
                 if s == e {
                     for &h in hosts {
-                        let off = ports.len() as u32;
-                        ports.extend_from_slice(&to_host[h]);
-                        entries[row + host_index[h] as usize] = (off, (ports.len() as u32 - off) as u16);
+                        local[h] = to_host[h][0];
                     }
+                    entries[at] = (0, LOCAL);
                     continue;
                 }
                 let off = ports.len() as u32;
@@ -139,15 +165,12 @@ impl Routing {
                         ports.push(PortId(p));
                     }
                 }
-                let len = (ports.len() as u32 - off) as u16;
-                for &h in hosts {
-                    entries[row + host_index[h] as usize] = (off, len);
-                }
+                entries[at] = (off, (ports.len() as u32 - off) as u16);
             }
         }
         for &dst in &alone {
             search(dst, &mut dist);
-            let hi = host_index[dst] as usize;
+            let col = group[dst] as usize;
             for s in 0..n {
                 if g.is_host[s] || dist[s] == u32::MAX {
                     continue;
@@ -160,21 +183,24 @@ impl Routing {
                     }
                 }
                 let len = (ports.len() as u32 - off) as u16;
-                entries[switch_index[s] as usize * nh as usize + hi] = (off, len);
+                entries[switch_index[s] as usize * ng as usize + col] = (off, len);
             }
         }
         for o in overrides {
             let off = ports.len() as u32;
             ports.push(o.port);
-            entries[switch_index[o.at.idx()] as usize * nh as usize + host_index[o.to.idx()] as usize] = (off, 1);
+            entries[switch_index[o.at.idx()] as usize * ng as usize + group[o.to.idx()] as usize] = (off, 1);
         }
-        Routing { n_hosts: nh as usize, host_index, switch_index, entries, ports, salt: mix64(seed ^ 0xEC3F) }
+        Routing { n_groups: ng as usize, group, switch_index, entries, ports, local, salt: mix64(seed ^ 0xEC3F) }
     }
 
     /// Equal-cost next hops from switch `sw` toward host `dst`.
     #[inline]
     pub fn next_hops(&self, sw: NodeId, dst: NodeId) -> &[PortId] {
-        let (off, len) = self.entries[self.switch_index[sw.idx()] as usize * self.n_hosts + self.host_index[dst.idx()] as usize];
+        let (off, len) = self.entries[self.switch_index[sw.idx()] as usize * self.n_groups + self.group[dst.idx()] as usize];
+        if len == LOCAL {
+            return std::slice::from_ref(&self.local[dst.idx()]);
+        }
         &self.ports[off as usize..off as usize + len as usize]
     }
 
