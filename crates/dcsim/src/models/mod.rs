@@ -43,6 +43,7 @@ pub mod l2cm;
 pub mod newreno;
 pub mod pfc;
 pub mod qcn;
+pub mod remote_pfc;
 pub mod rcm;
 pub mod tcp;
 pub mod timely;
