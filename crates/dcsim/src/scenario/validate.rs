@@ -358,6 +358,18 @@ pub fn validate_remote_pfc(p: &Plan) -> Result<()> {
         }
         _ => {}
     }
+    if let Some(g) = rp.target {
+        let is_switch = |i: u32| p.nodes[i as usize].kind == NodeKind::Switch;
+        for l in p.links.iter().filter(|l| is_switch(l.a) || is_switch(l.b)) {
+            let t = rp.threshold.unwrap_or(2 * crate::models::ecn::marker::thresholds_for(&p.switch.ecn, l.rate).kmax);
+            if g >= t {
+                return Err(Error::scenario(
+                    format!("{P}.target"),
+                    format!("must be below the threshold ({g} B >= {t} B on the {} switch ports)", l.rate),
+                ));
+            }
+        }
+    }
     let lossless = |prio: u8| pfc.mode == FlowControl::Pause || pfc.lossless & (1 << prio) != 0;
     // A host's one link leads to its ToR (hosts have exactly one link).
     let mut peer = vec![u32::MAX; p.nodes.len()];
