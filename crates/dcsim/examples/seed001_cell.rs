@@ -1,7 +1,7 @@
 //! One cell of the seed 001 remote-PFC tables: the RoCE queue pairs' (traffic[0]) mean
 //! message latency (weighted by completed messages) and mean network latency (frame
-//! start at the NIC to arrival), both groups' goodput, the largest switch egress queue,
-//! drops by priority class and the remote-PFC totals.
+//! start at the NIC to arrival), traffic[0]'s and the other groups' goodput, the largest
+//! switch egress queue, drops on lossless priorities and the remote-PFC totals.
 //! `cargo run --release -p dcsim --example seed001_cell -- FILE [--set k=v ...]`
 use dcsim::results::Column;
 
@@ -43,14 +43,14 @@ fn main() {
     let p = res.table("ports").unwrap();
     let Some(Column::U64(maxq)) = p.get("max_egress_bytes") else { panic!("ports columns") };
     println!(
-        "msg_lat_us {:.2} net_lat_us {:.2} messages {} roce_gbps {:.3} tcp_gbps {:.3} max_egress_KB {:.0} drops {} remote_pfc {} checks {} events {} wall_s {:.1}",
+        "msg_lat_us {:.2} net_lat_us {:.2} messages {} roce_gbps {:.3} tcp_gbps {:.3} max_egress_KB {:.0} lossless_drops {} remote_pfc {} checks {} events {} wall_s {:.1}",
         msum / msgs as f64 / 1e6,
         psum / pk as f64 / 1e6,
         msgs,
         g0,
         g1,
         *maxq.iter().max().unwrap() as f64 / 1e3,
-        res.summary["drops"],
+        res.summary["checks"]["lossless_no_drops"]["lossless_drops"],
         res.summary.get("remote_pfc").map_or("-".to_string(), |v| v.to_string()),
         res.checks_passed(),
         res.summary["events"],
