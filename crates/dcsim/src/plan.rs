@@ -6,6 +6,7 @@ use crate::models::CcPlan;
 pub use crate::models::ecn::{Detection, EcnMode, EcnPlan, EcnSpeedPlan, MarkPoint};
 pub use crate::models::pfc::{FlowControl, Headroom, PauseMode, PfcPlan, WatchdogPlan};
 pub use crate::models::L2Cm;
+pub use crate::models::remote_pfc::RemotePfcPlan;
 pub use crate::net::queue::{Arbitration, SchedulerKind, SchedulerPlan};
 use crate::units::{Rate, SimTime};
 
@@ -153,6 +154,8 @@ pub struct SwitchPlan {
     pub l2cm: L2Cm,
     /// Static routes replacing the shortest paths for one (switch, destination host).
     pub routes: Vec<StaticRoute>,
+    /// Remote PFC (source flow control, seed 001): off by default.
+    pub remote_pfc: RemotePfcPlan,
 }
 
 /// At switch `at`, frames to host `to` leave toward the neighbour `via` (node indices).
@@ -219,6 +222,7 @@ impl Default for SwitchPlan {
             rate_schedule: Vec::new(),
             l2cm: L2Cm::None,
             routes: Vec::new(),
+            remote_pfc: RemotePfcPlan::default(),
         }
     }
 }

@@ -17,6 +17,7 @@
 //! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
 //! | `fixed_rate/` |                                      | line rate, constant rate       |
+//! | `remote_pfc/` | threshold check, message; ToR pause  | (standard PFC, as `pfc/`)      |
 //!
 //! The contract between a sender and the network is `reaction.rs` (the hooks a reaction
 //! point gets, `Feedback`) and the frames that carry it (`net/packet.rs`); `l2cm.rs`
@@ -43,6 +44,7 @@ pub mod l2cm;
 pub mod newreno;
 pub mod pfc;
 pub mod qcn;
+pub mod remote_pfc;
 pub mod rcm;
 pub mod tcp;
 pub mod timely;

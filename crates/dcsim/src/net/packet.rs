@@ -48,6 +48,9 @@ pub enum PktKind {
     /// one SACK block (the segment that triggered it) as an offset above the cumulative
     /// ACK in `payload` (0: none).
     TcpAck,
+    /// Remote PFC message from a congested switch queue toward the source host `dst` of
+    /// `flow`: the priority to pause and the pause duration (models/remote_pfc).
+    RemotePfc,
 }
 
 /// Congestion experienced (IP ECN = 11), set by a switch on a data packet.
@@ -186,6 +189,16 @@ impl Packet {
     pub fn probe(kind: PktKind, flow: FlowId, dst: NodeId, rate_kbps: u32, frame: u32) -> Packet {
         debug_assert!(matches!(kind, PktKind::Probe | PktKind::ProbeReply));
         Packet::new(kind, flow, dst, frame, 0, FLAG_CTRL, rate_kbps, 0)
+    }
+
+    /// A remote-PFC message to the source `dst` of `flow`: pause priority `prio` for `pause`.
+    pub fn remote_pfc(flow: FlowId, dst: NodeId, prio: u8, pause: SimTime, frame: u32) -> Packet {
+        Packet::new(PktKind::RemotePfc, flow, dst, frame, 0, FLAG_CTRL, prio as u32, pause.0)
+    }
+    /// Remote PFC: (priority to pause, pause duration).
+    pub fn remote_pause(&self) -> (u8, SimTime) {
+        debug_assert_eq!(self.kind, PktKind::RemotePfc);
+        (self.word as u8, SimTime(self.stamp))
     }
 
     /// Control frames (PFC, ACK, NAK) travel in the control queue: strict highest

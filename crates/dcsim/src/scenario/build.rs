@@ -231,6 +231,10 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     if let Some(d) = &s.processing_delay {
         p.processing_delay = d.time("switch.processing_delay")?;
     }
+    if let Some(r) = &s.remote_pfc {
+        use crate::keys::Keys;
+        p.remote_pfc = r.build("switch.remote_pfc", &crate::keys::KeyCtx { line_rate: None })?;
+    }
     if let Some(a) = s.arbitration {
         p.arbitration = match a {
             ArbitrationSpec::Fifo => Arbitration::Fifo,

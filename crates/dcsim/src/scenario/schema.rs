@@ -252,6 +252,8 @@ pub struct SwitchSpec {
     pub l2cm: Option<L2cmSpec>,
     /// Static routes that replace the shortest paths: `[{ at, to, via }, ...]`.
     pub routes: Option<Vec<RouteSpec>>,
+    /// `[switch.remote_pfc]`: remote PFC (source flow control).
+    pub remote_pfc: Option<crate::models::remote_pfc::keys::RemotePfcKeys>,
 }
 
 /// At switch `at`, frames to host `to` leave toward the neighbour `via`.

@@ -21,6 +21,7 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_memory(plan)?;
     let comp = validate_topology(plan)?;
     validate_models(plan)?;
+    validate_remote_pfc(plan)?;
     validate_flows(plan, &comp)?;
     check_connected(plan, &comp)?;
     validate_buffers(plan)?;
@@ -307,6 +308,92 @@ pub fn validate_models(p: &Plan) -> Result<()> {
         }
     }
     p.switch.l2cm.check("switch.l2cm", &ctx)
+}
+
+/// `[switch.remote_pfc]` against the rest of the plan: its own values; flow control on
+/// (the ToR answers with a timed PFC pause, so not `pause_mode = "infinite"`); a
+/// threshold at or above every switch port's ECN Kmin (remote PFC is the backstop behind
+/// ECN, not a replacement of it); a default threshold needs ECN; and every host that
+/// sends on a lossless priority hangs off a switch (its ToR, which turns messages into
+/// pauses).
+pub fn validate_remote_pfc(p: &Plan) -> Result<()> {
+    const P: &str = "switch.remote_pfc";
+    let rp = &p.switch.remote_pfc;
+    if !rp.enabled {
+        return Ok(());
+    }
+    rp.check(P, &KeyCtx { line_rate: min_host_rate(p) })?;
+    let pfc = &p.switch.pfc;
+    if pfc.mode == FlowControl::None || (pfc.mode == FlowControl::Pfc && pfc.lossless == 0) {
+        return Err(Error::scenario(
+            format!("{P}.enabled"),
+            "remote PFC pauses lossless priorities, but switch.pfc has none (mode = \"off\" or lossless = [])",
+        ));
+    }
+    if pfc.pause_mode == crate::plan::PauseMode::Infinite {
+        return Err(Error::scenario(
+            format!("{P}.enabled"),
+            "remote PFC sends timed pauses; switch.pfc.pause_mode = \"infinite\" ignores pause durations",
+        ));
+    }
+    let ecn_on = p.switch.ecn.mode != EcnMode::Off;
+    match rp.threshold {
+        None if !ecn_on => {
+            return Err(Error::scenario(
+                format!("{P}.threshold"),
+                "missing: its default is 2 x Kmax of the ECN marker, and switch.ecn.mode = \"off\"; give a size",
+            ))
+        }
+        Some(t) if ecn_on => {
+            let is_switch = |i: u32| p.nodes[i as usize].kind == NodeKind::Switch;
+            for l in p.links.iter().filter(|l| is_switch(l.a) || is_switch(l.b)) {
+                let kmin = crate::models::ecn::marker::thresholds_for(&p.switch.ecn, l.rate).kmin;
+                if t < kmin {
+                    return Err(Error::scenario(
+                        format!("{P}.threshold"),
+                        format!("{t} B is below the ECN Kmin ({kmin} B) of the {} switch ports: remote PFC would act before ECN marks", l.rate),
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(g) = rp.target {
+        let is_switch = |i: u32| p.nodes[i as usize].kind == NodeKind::Switch;
+        for l in p.links.iter().filter(|l| is_switch(l.a) || is_switch(l.b)) {
+            let t = rp.threshold.unwrap_or(2 * crate::models::ecn::marker::thresholds_for(&p.switch.ecn, l.rate).kmax);
+            if g >= t {
+                return Err(Error::scenario(
+                    format!("{P}.target"),
+                    format!("must be below the threshold ({g} B >= {t} B on the {} switch ports)", l.rate),
+                ));
+            }
+        }
+    }
+    let lossless = |prio: u8| pfc.mode == FlowControl::Pause || pfc.lossless & (1 << prio) != 0;
+    // A host's one link leads to its ToR (hosts have exactly one link).
+    let mut peer = vec![u32::MAX; p.nodes.len()];
+    for l in &p.links {
+        peer[l.a as usize] = l.b;
+        peer[l.b as usize] = l.a;
+    }
+    let mut seen = vec![false; p.nodes.len()];
+    for f in p.flows.iter().filter(|f| lossless(f.priority)) {
+        if std::mem::replace(&mut seen[f.src as usize], true) {
+            continue;
+        }
+        let src = &p.nodes[f.src as usize].name;
+        let why = match peer[f.src as usize] {
+            u32::MAX => "the host has no link".to_string(),
+            n if p.nodes[n as usize].kind == NodeKind::Switch => continue,
+            n => format!("its link goes to host '{}', not to a switch", p.nodes[n as usize].name),
+        };
+        return Err(Error::scenario(
+            P,
+            format!("the ToR of host '{src}' (a source of traffic[{}]) cannot be found: {why}", f.group),
+        ));
+    }
+    Ok(())
 }
 
 /// The largest frame on the wire: MTU + header (+ preamble and gap if counted).

@@ -231,6 +231,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     }
 
     let l2 = crate::models::l2cm::L2State::new(plan, &port_rates);
+    let n_nodes_for_rpfc = plan.nodes.len();
     let mut pool = PacketPool::default();
     if l2.tags {
         pool.enable_tags();
@@ -287,6 +288,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         rate_log_dropped: 0,
         processing_delay: plan.switch.processing_delay,
         l2,
+        rpfc: crate::models::remote_pfc::RemotePfc::new(plan, &port_rates, n_nodes_for_rpfc),
         cc_key: crate::rng::stream_key(plan.seed, "cc"),
         rate_schedule: rate_steps,
         watchdog: super::checks::Watchdog::new(plan.flows.len(), n_ports),

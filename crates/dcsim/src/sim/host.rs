@@ -190,6 +190,7 @@ impl Simulation {
             PktKind::QcnCnm | PktKind::Bcn | PktKind::Bcn00 => self.on_feedback_frame(&pkt),
             PktKind::Probe | PktKind::ProbeReply => self.on_probe(&pkt),
             PktKind::Pfc => unreachable!("PFC frames are handled before"),
+            PktKind::RemotePfc => unreachable!("remote-PFC messages are consumed by the source's ToR"),
         }
     }
 

@@ -127,6 +127,8 @@ pub struct Simulation {
     pub(crate) next_periodic: SimTime,
     pub(crate) processing_delay: SimTime,
     pub(crate) l2: crate::models::l2cm::L2State,
+    /// Remote PFC: congestion points and source ToRs (models/remote_pfc).
+    pub(crate) rpfc: crate::models::remote_pfc::RemotePfc,
     /// Key of the random draws handed to congestion-control hooks (with flow and hook).
     pub(crate) cc_key: u64,
     /// Service-rate changes: (port, new rate), scheduled as `PortRate(index)`.

@@ -156,6 +156,40 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         tables.push(("tcp".to_string(), t));
     }
 
+    // remote_pfc: one row per node, only when remote PFC runs (other runs' tables are
+    // unchanged). Switches: messages their queues sent, messages they consumed as a
+    // source's ToR and the PFC frames they sent for them. Hosts: the remote-pause time
+    // their ToR granted them (overlaps once) and the time their port was paused on any
+    // priority by any PFC frame.
+    if s.rpfc.on {
+        let host_port = |n: &super::Node| n.ports.start as usize;
+        let mut t = Table::default();
+        t.push("node", Column::Str(s.nodes.iter().map(|n| n.name.clone()).collect()));
+        t.push("kind", Column::Str(s.nodes.iter().map(|n| if n.is_host { "host" } else { "switch" }.to_string()).collect()));
+        t.push("messages_sent", Column::U64(s.rpfc.cp.sent.clone()));
+        t.push("messages_consumed", Column::U64(s.rpfc.tor.consumed.clone()));
+        t.push("pauses_sent", Column::U64(s.rpfc.tor.pauses.clone()));
+        t.push(
+            "pause_granted_ps",
+            Column::U64(
+                s.nodes
+                    .iter()
+                    .map(|n| if n.is_host { s.rpfc.tor.granted_ps[s.ports[host_port(n)].peer.idx()] } else { 0 })
+                    .collect(),
+            ),
+        );
+        t.push(
+            "paused_ps",
+            Column::U64(
+                s.nodes
+                    .iter()
+                    .map(|n| if n.is_host { (0..8).map(|k| s.prio_stats[host_port(n) * 8 + k].paused_ps).sum() } else { 0 })
+                    .collect(),
+            ),
+        );
+        tables.push(("remote_pfc".to_string(), t));
+    }
+
     // ports: one row per (port, priority in use)
     let mut cols: Vec<(&str, Vec<u64>)> = Vec::new();
     let mut node_col = Vec::new();
@@ -422,6 +456,14 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "fast_recoveries": s.tcp_tx.iter().map(|t| t.fast_recoveries).sum::<u64>(),
             "lost_retransmissions": s.tcp_tx.iter().map(|t| t.board.lost_resent).sum::<u64>(),
             "message_latency_p95_ps": s.msg_latency.quantile(0.95).map(|v| v as f64),
+        });
+    }
+    if s.rpfc.on {
+        summary["remote_pfc"] = json!({
+            "messages_sent": s.rpfc.cp.sent.iter().sum::<u64>(),
+            "messages_consumed": s.rpfc.tor.consumed.iter().sum::<u64>(),
+            "pauses_sent": s.rpfc.tor.pauses.iter().sum::<u64>(),
+            "pause_granted_ps": s.rpfc.tor.granted_ps.iter().sum::<u64>(),
         });
     }
     // Loud in every test build: a violated invariant is a model error.

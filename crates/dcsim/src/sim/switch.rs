@@ -17,6 +17,9 @@ impl Simulation {
         if pkt.is_control() {
             if pkt.kind == PktKind::Probe {
                 self.stamp_probe(out, id);
+            } else if pkt.kind == PktKind::RemotePfc {
+                self.rpfc_forward(node, out, id);
+                return;
             }
             self.ports[out.idx()].ctrl.push(&mut self.pool, id);
             self.switch_try_send(out);
@@ -51,6 +54,9 @@ impl Simulation {
         }
         if !matches!(self.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {
             self.l2_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
+        }
+        if self.rpfc.on && lossless && pkt.kind == PktKind::Data {
+            self.rpfc_on_enqueue(out, prio, pkt.flow, q_before + pkt.frame as u64);
         }
 
         let occ = self.mmu.occupancy(in_port, class);

@@ -17,7 +17,9 @@ impl Simulation {
         let now = self.now_t();
         let rate = self.ports[port.idx()].rate;
         let quanta = if !xoff {
-            0
+            // An XON must not end a remote-PFC pause this switch sent the host behind
+            // `port` (models/remote_pfc/tor.rs): it becomes a pause for what is left.
+            if self.rpfc.on { self.rpfc.tor.remaining(port.idx(), class, now, rate).unwrap_or(0) } else { 0 }
         } else {
             match self.pfc.pause_mode {
                 PauseMode::XonXoff | PauseMode::Infinite => self.pfc.xoff_quanta as u32,
