@@ -91,14 +91,15 @@ impl Routing {
         // get the BFS from themselves.
         let mut by_edge: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut alone = Vec::new();
+        let mut routed = vec![false; n];
+        overrides.iter().for_each(|o| routed[o.to.idx()] = true);
         for h in 0..n {
             if !g.is_host[h] {
                 continue;
             }
             let mine = g.node_ports[h].clone();
-            let routed = overrides.iter().any(|o| o.to.idx() == h);
             match (mine.len(), mine.clone().next().map(|p| g.peer_node[p as usize].idx())) {
-                (1, Some(e)) if share && !routed && !g.is_host[e] => by_edge[e].push(h),
+                (1, Some(e)) if share && !routed[h] && !g.is_host[e] => by_edge[e].push(h),
                 _ => alone.push(h),
             }
         }
