@@ -7,7 +7,7 @@
 //! | `ecn/`        | ECN marking, congestion detection    | CNP generation (RoCEv2 NP)     |
 //! | `rcm/`        | detection rules 1a / 1b              | linear inter-packet delay      |
 //! | `dcqcn/`      | (ECN marking)                        | DCQCN reaction point           |
-//! | `dctcp/`      | (ECN step marking)                   | DCTCP window, ECN echo         |
+//! | `dctcp/`      | (ECN step marking)                   | DCTCP window / NIC rate form   |
 //! | `timely/`     |                                      | TIMELY, RTT gradient           |
 //! | `hpcc/`       | INT hop records at egress            | HPCC window/rate from INT      |
 //! | `tcp/`        | (drop-tail, ECN marking)             | TCP sender/receiver, SACK, RTO |
@@ -17,6 +17,7 @@
 //! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
 //! | `fixed_rate/` |                                      | line rate, constant rate       |
+//! | `external/`   |                                      | hooks written in Python        |
 //!
 //! The contract between a sender and the network is `reaction.rs` (the hooks a reaction
 //! point gets, `Feedback`) and the frames that carry it (`net/packet.rs`); `l2cm.rs`
@@ -34,6 +35,7 @@ pub mod cubic;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod ecn;
+pub mod external;
 #[cfg(test)]
 mod example;
 pub mod fecn;
@@ -70,12 +72,16 @@ reaction_points! {
     Fecn = "fecn" => fecn::Fecn, fecn::FecnKeys;
     /// DCTCP, window form (RFC 8257).
     Dctcp = "dctcp" => dctcp::Dctcp, dctcp::DctcpKeys;
+    /// DCTCP, NIC rate form (HPCC simulator `CC_MODE 8`).
+    DctcpRate = "dctcp_rate" => dctcp::DctcpRate, dctcp::DctcpRateKeys;
     /// TIMELY, RTT-gradient rate control (HPCC simulator form).
     Timely = "timely" => timely::Timely, timely::TimelyKeys;
     /// HPCC: rate and window from the INT records switches stamp (HPCC simulator form).
     Hpcc = "hpcc" => hpcc::Hpcc, hpcc::HpccKeys;
     /// E-FECN source: FECN that also reacts to BCN00.
     Efecn = "efecn" => fecn::Fecn, fecn::EfecnKeys;
+    /// Written in Python: a `dcsim.CongestionControl` subclass bound by the Python API.
+    External = "python" => external::External, external::ExternalKeys;
     /// TCP NewReno window (RFC 5681, RFC 6582).
     NewReno = "newreno" => newreno::NewReno, newreno::NewRenoKeys;
     /// CUBIC window (RFC 9438).

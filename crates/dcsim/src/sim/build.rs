@@ -17,6 +17,7 @@ use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan};
 use crate::units::{Rate, SimTime};
 
 pub(super) fn build(plan: &Plan) -> Result<Simulation> {
+    crate::models::external::check_bound(plan)?;
     let n = plan.nodes.len();
     // Ports: each node's ports are contiguous, in the order its links are listed.
     let mut degree = vec![0u32; n];
