@@ -40,6 +40,8 @@ def assert_same_tables(a: dcsim.Results, b: dcsim.Results) -> None:
         ta, tb = a.table(name), b.table(name)
         assert list(ta.columns) == list(tb.columns), name
         for col in ta.columns:
+            if col == "run_id":  # the scenario text differs: [host.cc]
+                continue
             x, y = ta[col].to_numpy(), tb[col].to_numpy()
             if x.dtype.kind == "f":
                 assert np.array_equal(x, y, equal_nan=True), f"{name}.{col}"
@@ -52,15 +54,16 @@ def test_python_dcqcn_is_bit_identical_to_builtin():
     builtin = dcsim.run(SCENARIO)
     py = dcsim.run(python_scenario({"type": "python", "class": "PyDcqcn"}), cc=[cls])
     # The run must have reacted: CNPs arrived and the rates moved.
-    assert builtin.flows["cnps_rx"].sum() > 0
+    assert builtin.flows["cnps_received"].sum() > 0
+    assert builtin.flows["min_rate_gbps"].max() < 40
     assert_same_tables(builtin, py)
 
 
 def test_python_dcqcn_differs_when_a_parameter_differs():
     # The comparison can fail: another g gives other rates.
     cls = docs_example()
-    a = dcsim.run(SCENARIO, overrides=["simulation.duration=5ms"])
-    b = dcsim.run(python_scenario({"type": "python", "class": "PyDcqcn", "g": 0.5}, "5ms"), cc=[cls])
+    a = dcsim.run(SCENARIO, overrides=["simulation.duration=20ms"])
+    b = dcsim.run(python_scenario({"type": "python", "class": "PyDcqcn", "g": 0.5}, "20ms"), cc=[cls])
     assert not a.table("flows").equals(b.table("flows"))
 
 
@@ -104,33 +107,38 @@ class NotACc:
     ],
 )
 def test_bad_classes_name_the_field_and_hook(cls, msg):
-    sc = python_scenario({"type": "python", "class": cls.__name__}, "1ms")
+    sc = python_scenario({"type": "python", "class": cls.__name__}, "11ms")
     with pytest.raises(dcsim.ScenarioError) as e:
         dcsim.run(sc, cc={cls.__name__: cls})
     assert msg in str(e.value)
 
 
 def test_unknown_class_and_missing_classes():
-    sc = python_scenario({"type": "python", "class": "Nope"}, "1ms")
+    sc = python_scenario({"type": "python", "class": "Nope"}, "11ms")
     with pytest.raises(dcsim.ScenarioError, match=r"host.cc.class: no class \"Nope\" was given"):
         dcsim.run(sc, cc=[NoReaction])
-    with pytest.raises(dcsim.ScenarioError, match=r"host.cc.type: \"python\" \(class \"Nope\"\) runs only from the Python API"):
+    with pytest.raises(dcsim.ScenarioError, match=r"host.cc.class: no class \"Nope\" was given \(cc= names: none\)"):
         dcsim.run(sc)
+    # Without the Python API's binding (as the CLI runs it), the engine refuses the plan.
+    from dcsim import _native
+
+    with pytest.raises(dcsim.ScenarioError, match=r"host.cc.type: \"python\" \(class \"Nope\"\) runs only from the Python API"):
+        _native.run(dcsim.Scenario.from_dict(sc).validate())
     with pytest.raises(dcsim.ScenarioError, match=r"host.cc.class: missing"):
-        dcsim.run(python_scenario({"type": "python"}, "1ms"))
+        dcsim.run(python_scenario({"type": "python"}, "11ms"))
 
 
 def test_hook_exception_is_a_simulation_error_with_traceback():
-    sc = python_scenario({"type": "python", "class": "Raises"}, "2ms")
+    sc = python_scenario({"type": "python", "class": "Raises"}, "12ms")
     with pytest.raises(dcsim.SimulationError) as e:
         dcsim.run(sc, cc=[Raises])
     text = str(e.value)
-    assert "flow 0: Raises.on_timer failed" in text
+    assert re.search(r"^congestion control: flow [01]: Raises.on_timer failed: Traceback", text)
     assert "Traceback" in text and "ValueError: boom in the timer" in text
 
 
 def test_bad_rate_is_a_simulation_error():
-    sc = python_scenario({"type": "python", "class": "BadRate"}, "1ms")
+    sc = python_scenario({"type": "python", "class": "BadRate"}, "11ms")
     with pytest.raises(dcsim.SimulationError, match="BadRate.on_start failed: rate must be a number"):
         dcsim.run(sc, cc=[BadRate])
 
@@ -149,10 +157,9 @@ def test_parameters_reach_the_class_and_runs_repeat():
         def on_cnp(self, ctx):
             self.rate = self.rate / 2
 
-    sc = python_scenario({"type": "python", "class": "Fixed", "gbps": 10}, "2ms")
+    sc = python_scenario({"type": "python", "class": "Fixed", "gbps": 10}, "12ms")
     a = dcsim.run(sc, cc=[Fixed])
     b = dcsim.run(sc, cc=[Fixed])
     assert seen[0] == (40_000_000_000, {"gbps": 10})
     assert len(seen) == 4  # two flows, two runs
     assert_same_tables(a, b)
-    assert (a.flows["goodput_gbps"] < 10.5).all() if "goodput_gbps" in a.flows else True

@@ -9,6 +9,7 @@
 //! | `dcqcn/`      | (ECN marking)                        | DCQCN reaction point           |
 //! | `dctcp/`      | (ECN step marking)                   | DCTCP window / NIC rate form   |
 //! | `timely/`     |                                      | TIMELY, RTT gradient           |
+//! | `swift/`      |                                      | Swift fabric/endpoint windows  |
 //! | `hpcc/`       | INT hop records at egress            | HPCC window/rate from INT      |
 //! | `tcp/`        | (drop-tail, ECN marking)             | TCP sender/receiver, SACK, RTO |
 //! | `newreno/`    |                                      | NewReno window                 |
@@ -46,6 +47,7 @@ pub mod newreno;
 pub mod pfc;
 pub mod qcn;
 pub mod rcm;
+pub mod swift;
 pub mod tcp;
 pub mod timely;
 pub mod window_cap;
@@ -76,6 +78,8 @@ reaction_points! {
     DctcpRate = "dctcp_rate" => dctcp::DctcpRate, dctcp::DctcpRateKeys;
     /// TIMELY, RTT-gradient rate control (HPCC simulator form).
     Timely = "timely" => timely::Timely, timely::TimelyKeys;
+    /// Swift: delay-based window with fabric and endpoint targets.
+    Swift = "swift" => swift::Swift, swift::SwiftKeys;
     /// HPCC: rate and window from the INT records switches stamp (HPCC simulator form).
     Hpcc = "hpcc" => hpcc::Hpcc, hpcc::HpccKeys;
     /// E-FECN source: FECN that also reacts to BCN00.
