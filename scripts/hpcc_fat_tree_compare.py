@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
             res = dcsim.run(scenario(algo, load), overrides=ov)
             t = res.fct_by_size(edges=EDGES, by_group=False)
             for _, r in t.iterrows():
-                print(f"| {load} % | {algo} | {r.size_lo:.0f}-{r.size_hi:.0f} | {r.flows} | {r.finished} "
+                print(f"| {load} % | {algo} | {r.size_lo:.0f}-{r.size_hi:.0f} | {int(r.flows)} | {int(r.finished)} "
                       f"| {r.slowdown_p50:.2f} | {r.slowdown_p95:.2f} | {r.slowdown_p99:.2f} |")
             sys.stdout.flush()
     return 0
