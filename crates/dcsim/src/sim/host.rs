@@ -434,11 +434,16 @@ impl Simulation {
             return; // nothing outstanding; the next send re-arms
         }
         if s.snd_una == s.rto_mark {
-            // Go back to the first unacknowledged packet (with selective repeat too: the
-            // receiver keeps what it holds; a pending single resend is covered).
-            self.flow_stats[f.idx()].retransmits += (s.next_seq - s.snd_una) as u64;
-            s.next_seq = s.snd_una;
-            s.resend = None;
+            if self.host.selective_repeat {
+                // IRN: resend the first unacknowledged packet only; the receiver names
+                // the next hole below what it holds once that one arrives.
+                self.flow_stats[f.idx()].retransmits += 1;
+                s.resend = Some(s.snd_una);
+            } else {
+                // Go back to the first unacknowledged packet.
+                self.flow_stats[f.idx()].retransmits += (s.next_seq - s.snd_una) as u64;
+                s.next_seq = s.snd_una;
+            }
         }
         s.rto_armed = true;
         s.rto_mark = s.snd_una;

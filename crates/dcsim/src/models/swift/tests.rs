@@ -53,7 +53,8 @@ fn increase_decrease_once_per_rtt_and_mdf_bound() {
 fn below_one_packet_paces_and_grows_by_whole_acks() {
     let mut s = swift(SwiftParams { init_cwnd: Some(0.5), ..SwiftParams::default() });
     // 0.5 packets per 10 us RTT: 0.5 x 1086 B x 8 / 10 us = 434.4 Mb/s.
-    assert_eq!(s.rate(), Rate(434_400_000));
+    // (f64 arithmetic lands a hair below and the rate is rounded down to whole bit/s.)
+    assert!((s.rate().0 as i64 - 434_400_000).abs() <= 1, "{:?}", s.rate());
     assert_eq!(s.window(), Some(500));
     // Low delay below one packet: + ai x acked (not / cwnd).
     s.on_ack(&mut at(0), &ack(10.0, 1000));
