@@ -1,7 +1,7 @@
 """Type stubs of the compiled module ``dcsim._native``."""
 
 from os import PathLike
-from typing import Dict, List, Optional, Sequence, TypedDict, Union, final
+from typing import Dict, List, Optional, Sequence, Tuple, TypedDict, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -13,6 +13,10 @@ __all__ = [
     "ScenarioError",
     "SimulationError",
     "PlanHandle",
+    "CcContext",
+    "Nic",
+    "Ack",
+    "Loss",
     "read_scenario",
     "scenario_hash",
     "load",
@@ -61,6 +65,57 @@ class PlanHandle:
     def memory_limit(self) -> int: ...
     @property
     def memory_counts(self) -> str: ...
+
+@final
+class CcContext:
+    """What a hook of a Python congestion control sees and asks for."""
+    @property
+    def now(self) -> int: ...
+    @property
+    def line_rate(self) -> int: ...
+    @property
+    def uniform(self) -> float: ...
+    def restart_timer(self, kind: int, after: int) -> None: ...
+    def cancel_timer(self, kind: int) -> None: ...
+
+@final
+class Nic:
+    @property
+    def line_rate(self) -> int: ...
+    @property
+    def mtu_wire(self) -> int: ...
+    @property
+    def mss(self) -> int: ...
+    @property
+    def base_rtt(self) -> int: ...
+
+@final
+class Ack:
+    @property
+    def newly_acked(self) -> int: ...
+    @property
+    def acked_to(self) -> int: ...
+    @property
+    def snd_nxt(self) -> int: ...
+    @property
+    def rtt(self) -> int: ...
+    @property
+    def ece(self) -> bool: ...
+    @property
+    def nak(self) -> bool: ...
+    @property
+    def recovery(self) -> bool: ...
+    @property
+    def int(self) -> List[Tuple[int, int, int, int]]: ...
+
+@final
+class Loss:
+    @property
+    def kind(self) -> str: ...
+    @property
+    def flight(self) -> int: ...
+    @property
+    def snd_nxt(self) -> int: ...
 
 _Column = Union[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.float64], List[str]]
 
