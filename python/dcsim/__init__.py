@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping, Optional, Union
 from . import _native
 from ._native import DcsimError, ScenarioError, SimulationError
 from .errors import ArgumentError, OutputError, bool_arg, path_arg, path_list, str_arg, str_list
+from .cc import CongestionControl, classes_arg
 from .results import Results, load_run, run_id
 from .scenario import Scenario
 from .sweeps import jain, sweep
@@ -27,6 +28,7 @@ __version__: str = _native.__version__
 
 __all__ = [
     "ArgumentError",
+    "CongestionControl",
     "DcsimError",
     "OutputError",
     "Results",
@@ -74,14 +76,18 @@ def run(
     overrides: Optional[Iterable[str]] = None,
     progress: bool = False,
     data_roots: Optional[Iterable[PathLike]] = None,
+    cc: Any = None,
 ) -> Results:
     """Runs a scenario (a ``Scenario``, a file path or a scenario dict) to its end.
 
     The run releases the GIL while it simulates and can be stopped with Ctrl-C
     (KeyboardInterrupt). ``progress=True`` draws a progress bar on stderr for runs that
     last more than a second. ``data_roots``: further directories the scenario's files
-    may be in (see ``load``)."""
+    may be in (see ``load``). ``cc``: the ``dcsim.CongestionControl`` subclasses that the
+    scenario's ``type = "python"`` tables name (a dict name -> class, or classes named by
+    ``__name__``); an exception in one of their hooks raises SimulationError."""
     ov = str_list(overrides, "overrides")
+    classes = classes_arg(cc)
     bool_arg(progress, "progress")
     roots = path_list(data_roots, "data_roots")
     if isinstance(scenario, Scenario):
@@ -99,7 +105,7 @@ def run(
             f"run() takes a Scenario, a path or a dict, not {type(scenario).__name__}"
         )
     plan = sc.validate()
-    raw = _native.run(plan, progress=progress)
+    raw = _native.run(plan, progress=progress, cc=classes if classes is not None else {})
     res = Results(raw, scenario=sc)
     s = res.summary
     s.setdefault("name", plan.name)

@@ -195,10 +195,11 @@ class Scenario:
     def hash(self) -> str:
         return self.plan.hash
 
-    def run(self, *, progress: bool = False) -> "Results":
+    def run(self, *, progress: bool = False, cc: Any = None) -> "Results":
+        """Runs the scenario (``cc``: Python congestion control classes, see ``dcsim.run``)."""
         from . import run
 
-        return run(self, progress=progress)
+        return run(self, progress=progress, cc=cc)
 
     def __repr__(self) -> str:
         src = f"path={str(self._path)!r}" if self._path else f"{len(self._text)} chars"

@@ -17,6 +17,7 @@ use pyo3::types::PyDict;
 
 mod errors;
 mod export;
+mod python_cc;
 mod runner;
 
 use errors::{guard, scenario_error, to_pyerr, DcsimError, ScenarioError, SimulationError, Stage};
@@ -159,16 +160,31 @@ fn check_override(py: Python<'_>, spec: &str) -> PyResult<()> {
 /// chunks Ctrl-C is checked (raising KeyboardInterrupt) and, with `progress`, a progress
 /// bar is drawn on stderr once the run has lasted a second. `chunk_ps` fixes the chunk
 /// length; by default it adapts so that a chunk takes about 75 ms of wall time.
+///
+/// `cc` maps the class names of the plan's `type = "python"` entries to their
+/// `dcsim.CongestionControl` subclasses; the first exception raised in a hook fails the
+/// run with `SimulationError` (flow, class, hook, traceback).
 #[pyfunction]
-#[pyo3(signature = (plan, progress=false, chunk_ps=None))]
+#[pyo3(signature = (plan, progress=false, chunk_ps=None, cc=None))]
 fn run<'py>(
     py: Python<'py>,
     plan: &Bound<'py, PlanHandle>,
     progress: bool,
     chunk_ps: Option<u64>,
+    cc: Option<Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let handle = plan.get();
-    let (results, stats) = runner::run_plan(py, &handle.plan, progress, chunk_ps)?;
+    let has_python = handle.plan.ccs.iter().any(|c| matches!(c, dcsim::models::CcPlan::External(_)));
+    let (results, stats) = match (has_python, cc) {
+        (true, Some(classes)) => {
+            // A fresh copy per run: the error slot and the flow numbering are per run.
+            let mut bound = handle.plan.clone();
+            let errors = python_cc::bind(py, &mut bound, &classes).map_err(|e| to_pyerr(py, e, Stage::Load))?;
+            dcsim::scenario::validate::validate_models(&bound).map_err(|e| to_pyerr(py, e, Stage::Load))?;
+            runner::run_plan_checked(py, &bound, progress, chunk_ps, Some(&errors))?
+        }
+        _ => runner::run_plan(py, &handle.plan, progress, chunk_ps)?,
+    };
     let out = export::results_to_py(py, results)?;
     out.set_item("events", stats.events)?;
     out.set_item("wall_s", stats.wall.as_secs_f64())?;
@@ -218,6 +234,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;
     m.add_class::<PlanHandle>()?;
+    m.add_class::<python_cc::PyCtx>()?;
+    m.add_class::<python_cc::PyNic>()?;
+    m.add_class::<python_cc::PyAck>()?;
+    m.add_class::<python_cc::PyLoss>()?;
     m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(py_scenario_hash, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 use dcsim::{Plan, SimTime, Simulation};
 use pyo3::prelude::*;
 
-use crate::errors::{guard, to_pyerr, Stage};
+use dcsim::models::external::ExternalErrors;
+
+use crate::errors::{guard, to_pyerr, SimulationError, Stage};
 
 /// Wall time one chunk should take: frequent enough for a prompt Ctrl-C, rare enough
 /// that the checks cost nothing.
@@ -145,10 +147,31 @@ pub fn run_plan(
     progress: bool,
     fixed_chunk_ps: Option<u64>,
 ) -> PyResult<(dcsim::Results, RunStats)> {
+    run_plan_checked(py, plan, progress, fixed_chunk_ps, None)
+}
+
+/// The first failure of a Python-defined algorithm, as the run's error.
+fn check_external(errors: Option<&ExternalErrors>) -> PyResult<()> {
+    match errors.and_then(|e| e.first()) {
+        Some(msg) => Err(SimulationError::new_err(format!("congestion control: {msg}"))),
+        None => Ok(()),
+    }
+}
+
+/// `run_plan`, failing the run at the first error of a Python-defined algorithm (checked
+/// after the build and after every chunk; nothing of a failed run is returned).
+pub fn run_plan_checked(
+    py: Python<'_>,
+    plan: &Plan,
+    progress: bool,
+    fixed_chunk_ps: Option<u64>,
+    errors: Option<&ExternalErrors>,
+) -> PyResult<(dcsim::Results, RunStats)> {
     let started = Instant::now();
     let mut sim: Simulation = py
         .allow_threads(|| guard(|| Simulation::new(plan)))?
         .map_err(|e| to_pyerr(py, e, Stage::Run))?;
+    check_external(errors)?;
     let end = guard(|| sim.end())?.0;
     let mut bar = Progress { py, enabled: progress, shown: false, last: None, width: 0 };
     let mut chunk = fixed_chunk_ps.unwrap_or(FIRST_CHUNK_PS).max(1);
@@ -160,6 +183,7 @@ pub fn run_plan(
         let sim_ref = &mut sim;
         let more = py.allow_threads(move || guard(move || sim_ref.run_until(SimTime(target))))?;
         let wall = chunk_start.elapsed();
+        check_external(errors)?;
         let advanced = target - t;
         t = target;
         if fixed_chunk_ps.is_none() {

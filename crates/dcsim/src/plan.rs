@@ -102,6 +102,10 @@ pub struct HostPlan {
     pub ack_every: u32,
     /// Go-back-N retransmission timeout for lossy fabrics.
     pub rto: SimTime,
+    /// RoCE loss recovery: selective repeat (IRN-style: the receiver keeps out-of-order
+    /// packets, a NAK names the missing one, the sender resends only it) instead of
+    /// go-back-N.
+    pub selective_repeat: bool,
     /// Notification point: how a receiving NIC answers CE-marked packets.
     pub cnp: CnpPlan,
     /// The TCP transport (`[host.tcp]`): timers, delayed ACKs.
@@ -201,6 +205,7 @@ impl Default for HostPlan {
             ack_bytes: 66,
             ack_every: 1,
             rto: SimTime::ms(1),
+            selective_repeat: false,
             cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
             tcp: crate::models::tcp::TcpParams::default(),
         }

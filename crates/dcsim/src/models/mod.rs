@@ -7,8 +7,9 @@
 //! | `ecn/`        | ECN marking, congestion detection    | CNP generation (RoCEv2 NP)     |
 //! | `rcm/`        | detection rules 1a / 1b              | linear inter-packet delay      |
 //! | `dcqcn/`      | (ECN marking)                        | DCQCN reaction point           |
-//! | `dctcp/`      | (ECN step marking)                   | DCTCP window, ECN echo         |
+//! | `dctcp/`      | (ECN step marking)                   | DCTCP window / NIC rate form   |
 //! | `timely/`     |                                      | TIMELY, RTT gradient           |
+//! | `swift/`      |                                      | Swift fabric/endpoint windows  |
 //! | `hpcc/`       | INT hop records at egress            | HPCC window/rate from INT      |
 //! | `tcp/`        | (drop-tail, ECN marking)             | TCP sender/receiver, SACK, RTO |
 //! | `newreno/`    |                                      | NewReno window                 |
@@ -18,6 +19,7 @@
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
 //! | `fixed_rate/` |                                      | line rate, constant rate       |
 //! | `remote_pfc/` | threshold check, message; ToR pause  | (standard PFC, as `pfc/`)      |
+//! | `external/`   |                                      | hooks written in Python        |
 //!
 //! The contract between a sender and the network is `reaction.rs` (the hooks a reaction
 //! point gets, `Feedback`) and the frames that carry it (`net/packet.rs`); `l2cm.rs`
@@ -35,6 +37,7 @@ pub mod cubic;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod ecn;
+pub mod external;
 #[cfg(test)]
 mod example;
 pub mod fecn;
@@ -46,6 +49,7 @@ pub mod pfc;
 pub mod qcn;
 pub mod remote_pfc;
 pub mod rcm;
+pub mod swift;
 pub mod tcp;
 pub mod timely;
 pub mod window_cap;
@@ -72,12 +76,18 @@ reaction_points! {
     Fecn = "fecn" => fecn::Fecn, fecn::FecnKeys;
     /// DCTCP, window form (RFC 8257).
     Dctcp = "dctcp" => dctcp::Dctcp, dctcp::DctcpKeys;
+    /// DCTCP, NIC rate form (HPCC simulator `CC_MODE 8`).
+    DctcpRate = "dctcp_rate" => dctcp::DctcpRate, dctcp::DctcpRateKeys;
     /// TIMELY, RTT-gradient rate control (HPCC simulator form).
     Timely = "timely" => timely::Timely, timely::TimelyKeys;
+    /// Swift: delay-based window with fabric and endpoint targets.
+    Swift = "swift" => swift::Swift, swift::SwiftKeys;
     /// HPCC: rate and window from the INT records switches stamp (HPCC simulator form).
     Hpcc = "hpcc" => hpcc::Hpcc, hpcc::HpccKeys;
     /// E-FECN source: FECN that also reacts to BCN00.
     Efecn = "efecn" => fecn::Fecn, fecn::EfecnKeys;
+    /// Written in Python: a `dcsim.CongestionControl` subclass bound by the Python API.
+    External = "python" => external::External, external::ExternalKeys;
     /// TCP NewReno window (RFC 5681, RFC 6582).
     NewReno = "newreno" => newreno::NewReno, newreno::NewRenoKeys;
     /// CUBIC window (RFC 9438).

@@ -123,6 +123,9 @@ pub trait CongestionControl {
     fn from_params(p: &Self::Params, nic: &NicSpec) -> Self
     where
         Self: Sized;
+    /// (wants_acks, windowed, wants_int) read from the parameters alone, for algorithms
+    /// whose instances must not be made just to ask (`None`: ask a probe instance).
+    fn plan_flags(_p: &Self::Params) -> Option<(bool, bool, bool)> { None }
     /// Whether the rate can never change (the engine then skips the hooks).
     fn is_static(&self) -> bool { false }
     /// The queue pair starts sending.

@@ -59,15 +59,24 @@ macro_rules! reaction_points {
             }
             /// Whether the algorithm needs ACKs (`CongestionControl::wants_acks`).
             pub fn wants_acks(&self) -> bool {
-                Cc::new(self, &Self::PROBE_NIC).wants_acks()
+                self.flags().0
             }
             /// Whether the algorithm limits the bytes in flight (`CongestionControl::window`).
             pub fn windowed(&self) -> bool {
-                Cc::new(self, &Self::PROBE_NIC).window().is_some()
+                self.flags().1
             }
             /// Whether the algorithm's frames carry INT (`CongestionControl::wants_int`).
             pub fn wants_int(&self) -> bool {
-                Cc::new(self, &Self::PROBE_NIC).wants_int()
+                self.flags().2
+            }
+            /// (wants_acks, windowed, wants_int): from the parameters if the algorithm
+            /// says them there, else from a probe instance.
+            fn flags(&self) -> (bool, bool, bool) {
+                let from_plan = match self { $( $(#[cfg($cfg)])? CcPlan::$V(p) => <$Algo as CongestionControl>::plan_flags(p), )* };
+                from_plan.unwrap_or_else(|| {
+                    let c = Cc::new(self, &Self::PROBE_NIC);
+                    (c.wants_acks(), c.window().is_some(), c.wants_int())
+                })
             }
             const PROBE_NIC: NicSpec = NicSpec { line_rate: $crate::units::Rate(1), mtu_wire: 1, mss: 1, base_rtt: $crate::units::SimTime(1) };
             /// The scenario `type` of this algorithm.

@@ -106,6 +106,13 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
     if let Some(v) = &h.rto {
         p.rto = v.time("host.rto")?;
     }
+    if let Some(v) = &h.retransmission {
+        p.selective_repeat = match v.as_str() {
+            "go_back_n" => false,
+            "selective" => true,
+            other => return Err(Error::scenario("host.retransmission", format!("must be \"go_back_n\" or \"selective\" (got \"{other}\")"))),
+        };
+    }
     if let Some(t) = &h.tcp {
         use crate::keys::Keys;
         p.tcp = t.build("host.tcp", &crate::keys::KeyCtx { line_rate: None })?;

@@ -69,6 +69,8 @@ pub struct HostSpec {
     pub ack_every: Option<u32>,
     /// Go-back-N retransmission timeout, default "1ms".
     pub rto: Option<TimeStr>,
+    /// RoCE loss recovery: "go_back_n" (default) or "selective".
+    pub retransmission: Option<String>,
     /// `[host.cnp]`: how a receiving NIC answers CE-marked packets.
     pub cnp: Option<CnpSpec>,
     /// `[host.cc]`: the default reaction point of every flow (`Plan::ccs[0]`).

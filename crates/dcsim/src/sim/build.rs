@@ -17,6 +17,7 @@ use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan};
 use crate::units::{Rate, SimTime};
 
 pub(super) fn build(plan: &Plan) -> Result<Simulation> {
+    crate::models::external::check_bound(plan)?;
     let n = plan.nodes.len();
     // Ports: each node's ports are contiguous, in the order its links are listed.
     let mut degree = vec![0u32; n];
@@ -207,6 +208,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             pace: fp.rate.filter(|r| *r < host_rate),
             next_seq: 0,
             snd_una: 0,
+            resend: None,
             next_tx: SimTime::ZERO,
             rto_gen: 0,
             rto_armed: false,
@@ -220,7 +222,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             last_tx: SimTime::ZERO,
             last_wire: 0,
         });
-        receivers.push(Receiver::new());
+        receivers.push(Receiver::new(plan.host.selective_repeat && fp.transport == crate::plan::Transport::Roce));
         flow_stats.push(FlowStats { ideal_fct: ideal[i], min_rate: host_rate, ..FlowStats::default() });
         if fp.start <= plan.duration {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));

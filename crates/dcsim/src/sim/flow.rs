@@ -65,6 +65,8 @@ pub(crate) struct Sender {
     pub pace: Option<Rate>,
     pub next_seq: u32,
     pub snd_una: u32,
+    /// Selective repeat: the one packet a NAK asked for, to resend before new data.
+    pub resend: Option<u32>,
     pub next_tx: SimTime,
     pub rto_gen: u32,
     pub rto_armed: bool,
@@ -86,6 +88,10 @@ pub(crate) struct Sender {
 /// The receiving NIC's state of a flow, including its notification point.
 pub(crate) struct Receiver {
     pub rcv_next: u32,
+    /// Selective repeat: packets received above `rcv_next`, one bit per sequence number
+    /// modulo the bitmap's size (`OOO_WINDOW`; empty with go-back-N), and the highest.
+    pub ooo: Vec<u64>,
+    pub highest: u32,
     pub nak_for: u32,
     pub since_ack: u32,
     pub last_cnp: Option<SimTime>,
@@ -93,9 +99,30 @@ pub(crate) struct Receiver {
     pub cnp_pending: bool,
 }
 
+/// Selective repeat: how far above `rcv_next` a receiver keeps packets (a packet beyond
+/// is dropped, as a NIC without buffer for it would).
+pub(crate) const OOO_WINDOW: u32 = 4096;
+
 impl Receiver {
-    pub fn new() -> Self {
-        Receiver { rcv_next: 0, nak_for: u32::MAX, since_ack: 0, last_cnp: None, marked_since_cnp: 0, cnp_pending: false }
+    pub fn new(selective: bool) -> Self {
+        let ooo = if selective { vec![0; (OOO_WINDOW / 64) as usize] } else { Vec::new() };
+        Receiver { rcv_next: 0, ooo, highest: 0, nak_for: u32::MAX, since_ack: 0, last_cnp: None, marked_since_cnp: 0, cnp_pending: false }
+    }
+    /// Selective repeat: whether packet `seq` is held.
+    #[inline]
+    pub fn held(&self, seq: u32) -> bool {
+        let i = seq % OOO_WINDOW;
+        self.ooo[(i / 64) as usize] & (1 << (i % 64)) != 0
+    }
+    #[inline]
+    pub fn set_held(&mut self, seq: u32, on: bool) {
+        let i = seq % OOO_WINDOW;
+        let w = &mut self.ooo[(i / 64) as usize];
+        if on {
+            *w |= 1 << (i % 64);
+        } else {
+            *w &= !(1 << (i % 64));
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 //! retransmission with a NAK when a lossy fabric dropped something. The sending side
 //! writes only `senders`, the receiving side only `receivers`; both count in `flow_stats`.
 
+use super::flow::OOO_WINDOW;
 use super::{QpState, Simulation, NO_TCP};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
@@ -88,18 +89,19 @@ impl Simulation {
         while let Some(f) = self.nics[node.idx()].ready.pop_front() {
             let tcp = self.flows[f.idx()].tcp;
             // TCP picks a hole to resend or new data, within its window (models/tcp/).
-            let pick = if tcp == NO_TCP { None } else { self.tcp_pick(f, tcp) };
+            // RoCE with selective repeat: the packet a NAK named goes first.
+            let pick = if tcp == NO_TCP { self.senders[f.idx()].resend.map(|r| (r, true)) } else { self.tcp_pick(f, tcp) };
             let hdr = &self.flows[f.idx()];
             let s = &mut self.senders[f.idx()];
             if tcp != NO_TCP && pick.is_none() {
                 s.state = QpState::Idle;
                 continue;
             }
-            if tcp == NO_TCP && s.next_seq >= s.msg_limit {
+            if tcp == NO_TCP && pick.is_none() && s.next_seq >= s.msg_limit {
                 s.state = QpState::Idle;
                 continue;
             }
-            if tcp == NO_TCP && s.windowed {
+            if tcp == NO_TCP && pick.is_none() && s.windowed {
                 // A window-based algorithm: wait for ACKs when the window is full (one
                 // packet may always be in flight).
                 let in_flight = (s.next_seq - s.snd_una) as u64 * self.host.mtu as u64;
@@ -124,6 +126,8 @@ impl Simulation {
             let frame = payload + self.host.header_bytes;
             if !resend {
                 s.next_seq = seq + 1;
+            } else if tcp == NO_TCP {
+                s.resend = None;
             }
             let wire = frame + self.preamble;
             s.last_tx = now;
@@ -241,6 +245,7 @@ impl Simulation {
             r.rcv_next = pkt.seq() + 1;
             r.nak_for = u32::MAX;
             self.count_delivery(f, pkt.payload as u64);
+            let (jumped, hole) = if self.receivers[f.idx()].ooo.is_empty() { (false, false) } else { self.deliver_held(f) };
             let (hdr, r) = (&self.flows[f.idx()], &mut self.receivers[f.idx()]);
             if hdr.udp {
                 // No ACKs: a finite UDP flow is complete when its last packet arrives.
@@ -255,14 +260,24 @@ impl Simulation {
                 return;
             }
             r.since_ack += 1;
-            if r.since_ack >= self.host.ack_every || r.rcv_next.is_multiple_of(hdr.npkts) || hdr.int {
+            if hole {
+                // Selective repeat: the next hole is a loss too (a flow's packets stay
+                // in order on its path); name it at once.
+                r.since_ack = 0;
+                Some(PktKind::Nak)
+            } else if jumped || r.since_ack >= self.host.ack_every || r.rcv_next.is_multiple_of(hdr.npkts) || hdr.int {
                 r.since_ack = 0;
                 Some(PktKind::Ack)
             } else {
                 None
             }
         } else if pkt.seq() > r.rcv_next {
-            // A gap: something was dropped. Ask once per gap for go-back-N.
+            // A gap: something was dropped. Ask once per gap for go-back-N (or, with
+            // selective repeat, for the missing packet; this one is kept).
+            if !r.ooo.is_empty() && pkt.seq() - r.rcv_next < OOO_WINDOW && !r.held(pkt.seq()) {
+                r.set_held(pkt.seq(), true);
+                r.highest = r.highest.max(pkt.seq());
+            }
             if r.nak_for != r.rcv_next {
                 r.nak_for = r.rcv_next;
                 Some(PktKind::Nak)
@@ -288,6 +303,31 @@ impl Simulation {
         }
     }
 
+    /// Selective repeat: after `rcv_next` advanced, delivers the held packets that now
+    /// follow in order. Returns (any delivered, a hole remains below a held packet and
+    /// has not been NAKed yet).
+    fn deliver_held(&mut self, f: FlowId) -> (bool, bool) {
+        let mut jumped = false;
+        loop {
+            let (hdr, r) = (&self.flows[f.idx()], &mut self.receivers[f.idx()]);
+            let seq = r.rcv_next;
+            if seq > r.highest || !r.held(seq) {
+                break;
+            }
+            r.set_held(seq, false);
+            r.rcv_next = seq + 1;
+            let payload = if (seq + 1).is_multiple_of(hdr.npkts) { hdr.last_payload } else { self.host.mtu };
+            self.count_delivery(f, payload as u64);
+            jumped = true;
+        }
+        let r = &mut self.receivers[f.idx()];
+        let hole = r.highest >= r.rcv_next && r.nak_for != r.rcv_next;
+        if hole {
+            r.nak_for = r.rcv_next;
+        }
+        (jumped, hole)
+    }
+
     pub(crate) fn push_goodput(&mut self, f: FlowId, bin_start: u64, bytes: u64) {
         if bytes == 0 {
             return;
@@ -310,8 +350,14 @@ impl Simulation {
             s.snd_una = pkt.seq();
         }
         if pkt.kind == PktKind::Nak && pkt.seq() >= s.snd_una && s.next_seq > pkt.seq() {
-            self.flow_stats[f.idx()].retransmits += (s.next_seq - pkt.seq()) as u64;
-            s.next_seq = pkt.seq();
+            if self.host.selective_repeat {
+                // Resend only the packet the receiver is missing.
+                self.flow_stats[f.idx()].retransmits += 1;
+                s.resend = Some(pkt.seq());
+            } else {
+                self.flow_stats[f.idx()].retransmits += (s.next_seq - pkt.seq()) as u64;
+                s.next_seq = pkt.seq();
+            }
             self.activate(f);
         }
         let s = &self.senders[f.idx()];
@@ -389,8 +435,16 @@ impl Simulation {
             return; // nothing outstanding; the next send re-arms
         }
         if s.snd_una == s.rto_mark {
-            self.flow_stats[f.idx()].retransmits += (s.next_seq - s.snd_una) as u64;
-            s.next_seq = s.snd_una;
+            if self.host.selective_repeat {
+                // IRN: resend the first unacknowledged packet only; the receiver names
+                // the next hole below what it holds once that one arrives.
+                self.flow_stats[f.idx()].retransmits += 1;
+                s.resend = Some(s.snd_una);
+            } else {
+                // Go back to the first unacknowledged packet.
+                self.flow_stats[f.idx()].retransmits += (s.next_seq - s.snd_una) as u64;
+                s.next_seq = s.snd_una;
+            }
         }
         s.rto_armed = true;
         s.rto_mark = s.snd_una;

@@ -6,10 +6,13 @@
 //! CE in every ACK (`host.ack_every = 1`, the default). A NAK (go-back-N after a loss)
 //! halves the window; on a TCP flow the transport reports losses through `on_loss`
 //! (halve at a fast retransmit, one segment after a timeout) and the window is held
-//! during its fast recovery. ../shared/models/modern-cc.md 10.3.
+//! during its fast recovery. ../shared/models/modern-cc.md 10.3. The NIC rate form
+//! (`type = "dctcp_rate"`) is `rate.rs`.
 
 mod keys;
+pub mod rate;
 pub use keys::DctcpKeys;
+pub use rate::{DctcpRate, DctcpRateKeys};
 
 use crate::models::{Ack, CcCtx, CongestionControl, Loss, LossKind, NicSpec};
 use crate::units::Rate;
