@@ -227,6 +227,13 @@ impl Simulation {
             }
             self.flow_stats[f.idx()].bin_bytes += payload;
         }
+        if let Some(iv) = self.stats_cfg.class_interval {
+            let prio = self.flows[f.idx()].prio as usize;
+            match self.class_bins.get_mut((now.0 / iv.0) as usize) {
+                Some(b) => b[prio] += payload,
+                None => self.class_dropped += 1,
+            }
+        }
     }
 
     fn receive_data(&mut self, pkt: &Packet, int: Option<&IntStack>) {
