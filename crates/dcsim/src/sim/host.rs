@@ -93,6 +93,9 @@ impl Simulation {
             let s = &mut self.senders[f.idx()];
             if tcp != NO_TCP && pick.is_none() {
                 s.state = QpState::Idle;
+                if s.next_seq >= s.msg_limit {
+                    self.ccs[f.idx()].on_app_limited();
+                }
                 continue;
             }
             if tcp == NO_TCP && s.next_seq >= s.msg_limit {

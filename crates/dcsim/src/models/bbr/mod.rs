@@ -12,10 +12,12 @@
 //! segment after a timeout, the window before the loss restored when recovery ends. ECN
 //! is ignored (v1). No switch side. ../shared/models/modern-cc.md, tcp-and-scheduling.md.
 //!
-//! Not modelled: app-limited marking of rate samples (a sample taken while the sender
-//! had nothing to send lowers nothing, since the filter keeps the maximum, but it can
-//! hold the estimate of an idle-prone flow low); the restart-from-idle pacing rule;
-//! TSO-sized send quanta (the simulator sends one segment at a time).
+//! Rate samples taken while the application had nothing more to send (the transport
+//! reports it: `on_app_limited`) enter the BtlBw filter only if they raise it, refresh
+//! the current maximum otherwise (Linux's filter does not expire without new samples),
+//! and never end Startup: a request/response flow stays in Startup, unpaced below its
+//! best estimate. Not modelled: the restart-from-idle pacing rule; TSO-sized send quanta
+//! (the simulator sends one segment at a time); ECN (v1 ignores it).
 
 mod keys;
 pub mod rate;
@@ -179,8 +181,8 @@ impl Bbr {
         }
     }
 
-    fn check_full_bw(&mut self) {
-        if self.filled_pipe || !self.round_start {
+    fn check_full_bw(&mut self, app_limited: bool) {
+        if self.filled_pipe || !self.round_start || app_limited {
             return;
         }
         let bw = self.btl_bw();
@@ -316,6 +318,8 @@ impl CongestionControl for Bbr {
 
     fn on_send(&mut self, ctx: &mut CcCtx, _wire_bytes: u32) { self.rs.on_send(ctx.now); }
 
+    fn on_app_limited(&mut self) { self.rs.on_app_limited(); }
+
     fn on_loss(&mut self, _: &mut CcCtx, loss: &Loss) {
         match loss.kind {
             LossKind::FastRetransmit => {
@@ -352,6 +356,7 @@ impl CongestionControl for Bbr {
         let sent = now - ack.rtt;
         let sample = self.rs.on_ack(now, ack.newly_acked, sent, self.min_rtt);
         self.round_start = false;
+        let mut app_limited = false;
         if let Some(s) = sample {
             if s.prior_delivered >= self.next_round_delivered {
                 self.next_round_delivered = self.rs.delivered;
@@ -360,13 +365,19 @@ impl CongestionControl for Bbr {
                 self.conservation = false;
             }
             if let Some(bw) = s.bw {
-                self.bw.update(self.round, bw);
+                let max = self.btl_bw();
+                if !s.app_limited || bw >= max {
+                    self.bw.update(self.round, bw);
+                } else {
+                    self.bw.update(self.round, max);
+                }
             }
+            app_limited = s.app_limited;
         }
         // Every ACK echoes the send time of a segment that just arrived: an RTT sample.
         let rtt = Some(ack.rtt);
         self.update_cycle(now, inflight, lost);
-        self.check_full_bw();
+        self.check_full_bw(app_limited);
         self.check_drain(now, inflight, ctx.uniform);
         self.update_min_rtt(now, rtt, inflight, ctx.uniform);
         // The control: pacing rate and window.

@@ -22,6 +22,7 @@ struct Snapshot {
     delivered: u64,
     delivered_time: SimTime,
     first_sent: SimTime,
+    app_limited: bool,
 }
 
 /// One rate sample, from the ACK of a segment sent with `prior_delivered` delivered.
@@ -33,6 +34,8 @@ pub struct RateSample {
     /// shorter than the minimum RTT, too short to trust; the draft discards it).
     pub bw: Option<f64>,
     pub interval: SimTime,
+    /// The segment was sent while the application had nothing more to send.
+    pub app_limited: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -46,11 +49,13 @@ pub struct RateSampler {
     /// Bytes counted from duplicate ACKs that the cumulative ACK has not covered yet.
     sack_credit: u64,
     mss: u64,
+    /// App-limited until more than this many bytes are delivered (0: not app-limited).
+    app_limited_until: u64,
 }
 
 impl RateSampler {
     pub fn new(mss: u64) -> Self {
-        RateSampler { delivered: 0, delivered_time: SimTime::ZERO, first_sent: SimTime::ZERO, snaps: VecDeque::with_capacity(64), sack_credit: 0, mss }
+        RateSampler { delivered: 0, delivered_time: SimTime::ZERO, first_sent: SimTime::ZERO, snaps: VecDeque::with_capacity(64), sack_credit: 0, mss, app_limited_until: 0 }
     }
 
     /// A segment leaves at `now`. With nothing in flight the intervals restart here.
@@ -59,8 +64,14 @@ impl RateSampler {
             self.first_sent = now;
             self.delivered_time = now;
         }
-        self.snaps.push_back(Snapshot { sent: now, delivered: self.delivered, delivered_time: self.delivered_time, first_sent: self.first_sent });
+        let app_limited = self.app_limited_until != 0;
+        self.snaps.push_back(Snapshot { sent: now, delivered: self.delivered, delivered_time: self.delivered_time, first_sent: self.first_sent, app_limited });
     }
+
+    /// The application has nothing more to send: the samples of what is sent until the
+    /// data now in flight (a segment per snapshot not yet acknowledged) is delivered are
+    /// app-limited (draft 3.3).
+    pub fn on_app_limited(&mut self) { self.app_limited_until = (self.delivered + self.snaps.len() as u64 * self.mss).max(1); }
 
     /// An ACK at `now` acknowledging `newly_acked` bytes cumulatively (0: a duplicate
     /// ACK) for the segment sent at `sent`; `min_rtt` bounds the trusted interval.
@@ -77,6 +88,9 @@ impl RateSampler {
         };
         self.delivered += inc;
         self.delivered_time = now;
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
         while self.snaps.front().is_some_and(|s| s.sent < sent) {
             self.snaps.pop_front();
         }
@@ -88,7 +102,7 @@ impl RateSampler {
         let interval = send_elapsed.max(ack_elapsed);
         let trusted = interval > SimTime::ZERO && min_rtt.is_none_or(|m| interval >= m);
         let bw = trusted.then(|| (self.delivered - p.delivered) as f64 / interval.as_secs_f64());
-        Some(RateSample { prior_delivered: p.delivered, bw, interval })
+        Some(RateSample { prior_delivered: p.delivered, bw, interval, app_limited: p.app_limited })
     }
 
     /// A retransmission timeout: the receiver's SACKed data is forgotten by the sender.

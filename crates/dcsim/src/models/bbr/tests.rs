@@ -193,3 +193,34 @@ fn fast_recovery_conserves_packets_then_restores_the_window() {
     s.b.on_ack(&mut s.x, &a);
     assert_eq!(s.b.cwnd, 4000.0, "1000 + 1000, raised to the 4-segment minimum");
 }
+
+#[test]
+fn app_limited_samples_neither_lower_the_estimate_nor_end_startup() {
+    let mut s = Script::new(BbrParams::default());
+    // Rounds 1-2 as in the full-pipe test: BtlBw 1e8 B/s, full_bw 1e8 at round 2.
+    s.steady(SimTime::ZERO, SimTime::us(201), SimTime::us(10), SimTime::us(100));
+    assert!(close(s.b.btl_bw(), 1e8));
+    // The application runs dry with 10 segments in flight (sent 110..200 us): app-limited
+    // until 21 000 + 10 000 B are delivered.
+    assert_eq!(s.b.rs.delivered, 11_000);
+    s.b.on_app_limited();
+    // Then it sends one segment per 40 us: every sample is about a quarter of 1e8.
+    let mut t = 210;
+    while t < 2000 {
+        let due = s.sent.iter().skip(s.acked as usize).filter(|&&x| x + SimTime::us(100) <= SimTime::us(t)).count();
+        for _ in 0..due {
+            let n = s.sent.len() as u32;
+            s.ack_one(SimTime::us(t), n);
+        }
+        s.b.on_app_limited();
+        s.x.now = SimTime::us(t);
+        s.b.on_send(&mut s.x, 1250);
+        s.sent.push(s.x.now);
+        t += 40;
+    }
+    // Far more than 10 rounds later, the estimate is still 1e8 and the flow in Startup
+    // (only rounds with samples not app-limited count towards a full pipe).
+    assert!(s.b.round > 12, "round {}", s.b.round);
+    assert!(close(s.b.btl_bw(), 1e8), "{}", s.b.btl_bw());
+    assert_eq!((s.b.mode, s.b.filled_pipe), (Mode::Startup, false));
+}
