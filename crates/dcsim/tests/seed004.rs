@@ -73,3 +73,45 @@ fn dctcp_and_bbr_query_latency_is_far_below_reno_and_cubic() {
         assert!(*thr > 0.9 * 1.894, "{out:?}");
     }
 }
+
+/// Payload delivered per priority from `from_ps` on (the class_throughput table).
+fn class_bytes(r: &Results, from_ps: u64) -> [u64; 8] {
+    let t = r.table("class_throughput").expect("stats.class_interval is set");
+    let (Some(Column::U64(time)), Some(Column::U64(prio)), Some(Column::U64(bytes))) = (t.get("time_ps"), t.get("priority"), t.get("bytes")) else {
+        panic!("class_throughput columns")
+    };
+    let mut out = [0; 8];
+    for i in 0..time.len() {
+        if time[i] >= from_ps {
+            out[prio[i] as usize] += bytes[i];
+        }
+    }
+    out
+}
+
+#[test]
+fn tcp_beside_roce_under_ets_gets_the_configured_split() {
+    // TCP (priority 1, CUBIC, drop-tail) and RoCE with DCQCN (priority 3, PFC) into one
+    // 25 Gb/s port under DWRR. Both classes stay backlogged, so the scheduler gives each
+    // its weight (the seed's hardware measured 51:49 for 40:60 and 56:44 for 50:50; the
+    // model does not reproduce that, see docs/models/tcp.md). Aggressive ECN on the RoCE
+    // class lets its queue run empty at times, and TCP takes the idle share.
+    let split = |sets: &[&str]| {
+        let r = run_with("seed004_tcp_roce_ets.toml", sets);
+        let b = class_bytes(&r, 10_000_000_000);
+        let share = b[1] as f64 / (b[1] + b[3]) as f64;
+        let gbps = (b[1] + b[3]) as f64 * 8.0 / 20e-3 / 1e9;
+        println!("{sets:?}: TCP share {:.1} %, {gbps:.2} Gb/s", 100.0 * share);
+        (share, gbps)
+    };
+    let w4060 = split(&[]);
+    let w5050 = split(&["switch.scheduler.weights[1]=5", "switch.scheduler.weights[3]=5"]);
+    let ecn = split(&["switch.ecn.kmin=\"10KB\"", "switch.ecn.kmax=\"20KB\"", "switch.ecn.pmax=1.0"]);
+    assert!((w4060.0 - 0.4).abs() < 0.015, "40:60 gives {w4060:?}");
+    assert!((w5050.0 - 0.5).abs() < 0.015, "50:50 gives {w5050:?}");
+    assert!(ecn.0 > w4060.0 + 0.01, "aggressive RoCE marking: {ecn:?} vs {w4060:?}");
+    // The port stays busy: 25 Gb/s of wire, 1024 of 1106 wire bytes payload = 23.15.
+    for (_, g) in [w4060, w5050, ecn] {
+        assert!(g > 0.98 * 23.15 && g < 1.01 * 23.15, "{g}");
+    }
+}
