@@ -115,3 +115,18 @@ fn tcp_beside_roce_under_ets_gets_the_configured_split() {
         assert!(g > 0.98 * 23.15 && g < 1.01 * 23.15, "{g}");
     }
 }
+
+#[test]
+fn traces_on_request_only_and_bad_flow_ids_are_named() {
+    let r = run_with("seed004_cca_bbr.toml", &["stats.trace_flows=[0, 4]", "simulation.duration=\"60ms\"", "stats.steady_start=\"10ms\""]);
+    let t = r.table("cc_trace").expect("cc_trace with trace_flows");
+    let Some(Column::U64(flows)) = t.get("flow_id") else { panic!("flow_id") };
+    let Some(Column::F64(cwnd)) = t.get("cwnd_bytes") else { panic!("cwnd_bytes") };
+    assert!(flows.contains(&0) && flows.contains(&4) && flows.iter().all(|&f| f == 0 || f == 4));
+    // The first row of each flow is BBR's initial window: 10 segments of 1460 B.
+    assert_eq!(cwnd[flows.iter().position(|&f| f == 4).unwrap()], 14_600.0);
+    assert!(run("seed004_cca_bbr.toml").table("cc_trace").is_none(), "off by default");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/seed004_cca_bbr.toml");
+    let e = dcsim::scenario::load_file(&file, &["stats.trace_flows=[1, 99]".to_string()]).unwrap_err().to_string();
+    assert!(e.contains("stats.trace_flows[1]") && e.contains("6 flows"), "{e}");
+}
