@@ -191,6 +191,10 @@ pub struct StatsPlan {
     pub max_pfc_events: u64,
     /// Upper bound on rows of the sample and goodput tables each.
     pub max_rows: u64,
+    /// Bin width of the per-priority throughput time series; `None` disables it.
+    pub class_interval: Option<SimTime>,
+    /// Flows whose congestion window and pacing rate are traced (`cc_trace`).
+    pub trace_flows: Vec<u32>,
 }
 
 // Defaults, with their sources (../shared/models/pfc.md, metrics.md). The scenario layer
@@ -240,6 +244,8 @@ impl Default for StatsPlan {
             steady_start: SimTime::ZERO,
             max_pfc_events: 1_000_000,
             max_rows: 10_000_000,
+            class_interval: None,
+            trace_flows: Vec::new(),
         }
     }
 }

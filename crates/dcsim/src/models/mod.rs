@@ -14,6 +14,7 @@
 //! | `tcp/`        | (drop-tail, ECN marking)             | TCP sender/receiver, SACK, RTO |
 //! | `newreno/`    |                                      | NewReno window                 |
 //! | `cubic/`      |                                      | CUBIC window                   |
+//! | `bbr/`        |                                      | BBR v1 pacing rate and window  |
 //! | `qcn/`        | QCN congestion point                 | QCN reaction point             |
 //! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
@@ -32,6 +33,7 @@
 //! folder (its type implementing `CongestionControl`, its keys implementing `Keys`, its
 //! parameters `Check`) and one line here.
 
+pub mod bbr;
 pub mod bcn;
 pub mod cubic;
 pub mod dcqcn;
@@ -92,6 +94,8 @@ reaction_points! {
     NewReno = "newreno" => newreno::NewReno, newreno::NewRenoKeys;
     /// CUBIC window (RFC 9438).
     Cubic = "cubic" => cubic::Cubic, cubic::CubicKeys;
+    /// BBR v1: pacing rate and window from the bottleneck bandwidth and RTprop.
+    Bbr = "bbr" => bbr::Bbr, bbr::BbrKeys;
     /// The worked example of "How to add a model" (unit tests only).
     #[cfg(test)]
     ExampleHalving = "example_halving" => example::Halving, example::HalvingKeys;

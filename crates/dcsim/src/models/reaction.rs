@@ -137,6 +137,10 @@ pub trait CongestionControl {
     /// A window-based transport (TCP) detected a loss (once per recovery episode, and at
     /// each retransmission timeout). RoCE reports losses as NAKs in `on_ack` instead.
     fn on_loss(&mut self, _ctx: &mut CcCtx, _loss: &Loss) {}
+    /// A window-based transport (TCP) has sent everything the application posted: what
+    /// is measured until that data is delivered is limited by the application, not the
+    /// network (BBR's app-limited rate samples). No context: nothing may be scheduled.
+    fn on_app_limited(&mut self) {}
     /// Whether the algorithm needs `on_ack` (the engine skips the hook otherwise).
     fn wants_acks(&self) -> bool { false }
     /// Whether the flow's data frames carry an INT header for switches to stamp (HPCC);

@@ -107,6 +107,8 @@ macro_rules! reaction_points {
             pub fn wants_acks(&self) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.wants_acks(), )* } }
             pub fn wants_int(&self) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.wants_int(), )* } }
             #[inline]
+            pub fn on_app_limited(&mut self) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_app_limited(), )* } }
+            #[inline]
             pub fn window(&self) -> Option<u64> { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.window(), )* } }
             #[inline]
             pub fn on_cnp(&mut self, ctx: &mut CcCtx) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_cnp(ctx), )* } }

@@ -512,6 +512,15 @@ fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {
     if let Some(v) = s.max_rows {
         p.max_rows = v;
     }
+    if let Some(v) = &s.class_interval {
+        p.class_interval = v.time_or_off("stats.class_interval")?;
+    }
+    if let Some(ids) = &s.trace_flows {
+        for (i, &f) in ids.iter().enumerate() {
+            let f = u32::try_from(f).map_err(|_| Error::scenario(format!("stats.trace_flows[{i}]"), format!("a flow id is >= 0 (got {f})")))?;
+            p.trace_flows.push(f);
+        }
+    }
     Ok(p)
 }
 

@@ -660,6 +660,10 @@ pub struct StatsSpec {
     pub steady_start: Option<TimeStr>,
     pub max_pfc_events: Option<u64>,
     pub max_rows: Option<u64>,
+    /// Per-priority (class) throughput time-series bin, or "off" (default "off").
+    pub class_interval: Option<TimeStr>,
+    /// Flows (by flow id) whose window and pacing rate are traced (default none).
+    pub trace_flows: Option<Vec<i64>>,
 }
 
 // ---------------------------------------------------------------------------------------

@@ -176,6 +176,9 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
         }
     }
     let st = &p.stats;
+    if let Some((i, f)) = st.trace_flows.iter().enumerate().find(|(_, &f)| f as usize >= p.flows.len()) {
+        return Err(Error::scenario(format!("stats.trace_flows[{i}]"), format!("no flow {f}: the run has {} flows (ids 0..{})", p.flows.len(), p.flows.len().saturating_sub(1))));
+    }
     if st.steady_start >= p.duration {
         return Err(Error::scenario(
             "stats.steady_start",
@@ -282,7 +285,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
             return Err(Error::scenario(
                 path,
                 format!(
-                    "transport = \"tcp\" (traffic[{}]) needs a window-based congestion control (newreno, cubic, dctcp); type = \"{}\" sets only a rate",
+                    "transport = \"tcp\" (traffic[{}]) needs a window-based congestion control (newreno, cubic, dctcp, bbr); type = \"{}\" sets only a rate",
                     f.group,
                     cc.type_name()
                 ),

@@ -79,6 +79,8 @@ pub(crate) struct Sender {
     pub windowed: bool,
     /// Hooks run so far: with the flow id, the key of the hook's random draw.
     pub cc_draws: u32,
+    /// The window and rate are traced after each hook (`stats.trace_flows`).
+    pub traced: bool,
     pub line_rate: Rate,
     /// Start and wire size of the last packet sent (0: none yet).
     pub last_tx: SimTime,

@@ -95,6 +95,9 @@ impl Simulation {
             let s = &mut self.senders[f.idx()];
             if tcp != NO_TCP && pick.is_none() {
                 s.state = QpState::Idle;
+                if s.next_seq >= s.msg_limit {
+                    self.ccs[f.idx()].on_app_limited();
+                }
                 continue;
             }
             if tcp == NO_TCP && pick.is_none() && s.next_seq >= s.msg_limit {
@@ -231,6 +234,13 @@ impl Simulation {
                 self.push_goodput(f, old * iv.0, bytes);
             }
             self.flow_stats[f.idx()].bin_bytes += payload;
+        }
+        if let Some(iv) = self.stats_cfg.class_interval {
+            let prio = self.flows[f.idx()].prio as usize;
+            match self.class_bins.get_mut((now.0 / iv.0) as usize) {
+                Some(b) => b[prio] += payload,
+                None => self.class_dropped += 1,
+            }
         }
     }
 

@@ -121,6 +121,14 @@ pub struct Simulation {
     /// Rate changes of queue pairs: (time, flow, rate).
     pub(crate) rate_log: Vec<(SimTime, u32, Rate)>,
     pub(crate) rate_log_dropped: u64,
+    /// `stats.trace_flows`: (time, flow, window bytes or u64::MAX for none, rate), and the
+    /// last traced (window, rate) per flow (empty when nothing is traced).
+    pub(crate) cc_trace: Vec<(SimTime, u32, u64, Rate)>,
+    pub(crate) cc_trace_last: Vec<(u64, Rate)>,
+    pub(crate) cc_trace_dropped: u64,
+    /// `stats.class_interval`: payload bytes delivered in order per bin and priority.
+    pub(crate) class_bins: Vec<[u64; 8]>,
+    pub(crate) class_dropped: u64,
     /// Time of the next queue sample (`SimTime::MAX`: none).
     pub(crate) next_sample: SimTime,
     /// `periodic_due()`, kept so that the loop tests one time per event.

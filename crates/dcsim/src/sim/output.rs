@@ -374,6 +374,35 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("rate_gbps", Column::F64(s.rate_log.iter().map(|r| r.2.as_gbps_f64()).collect()));
     tables.push(("rates".to_string(), t));
 
+    // On request only (other runs' tables are unchanged): the traced flows' window and
+    // rate, and the throughput of each priority in use.
+    if !s.stats_cfg.trace_flows.is_empty() {
+        let tr = &s.cc_trace;
+        let mut t = Table::default();
+        t.push("time_ps", Column::U64(tr.iter().map(|r| r.0 .0).collect()));
+        t.push("flow_id", Column::U64(tr.iter().map(|r| r.1 as u64).collect()));
+        t.push("cwnd_bytes", Column::F64(tr.iter().map(|r| if r.2 == u64::MAX { f64::NAN } else { r.2 as f64 }).collect()));
+        t.push("rate_gbps", Column::F64(tr.iter().map(|r| r.3.as_gbps_f64()).collect()));
+        tables.push(("cc_trace".to_string(), t));
+    }
+    if let Some(iv) = s.stats_cfg.class_interval {
+        let (mut time, mut prio, mut bytes) = (vec![], vec![], vec![]);
+        let last = (s.end.0 / iv.0) as usize;
+        for (b, per) in s.class_bins.iter().enumerate().take(last + 1) {
+            for (p, &n) in per.iter().enumerate().filter(|(p, _)| s.used_prios & (1 << p) != 0) {
+                time.push(b as u64 * iv.0);
+                prio.push(p as u64);
+                bytes.push(n);
+            }
+        }
+        let mut t = Table::default();
+        t.push("time_ps", Column::U64(time));
+        t.push("priority", Column::U64(prio));
+        t.push("gbps", Column::F64(bytes.iter().map(|&b| gbps(b, iv)).collect()));
+        t.push("bytes", Column::U64(bytes));
+        tables.push(("class_throughput".to_string(), t));
+    }
+
     // summary
     let mut drops = serde_json::Map::new();
     let mut drops_total = 0;
@@ -465,6 +494,12 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "pauses_sent": s.rpfc.tor.pauses.iter().sum::<u64>(),
             "pause_granted_ps": s.rpfc.tor.granted_ps.iter().sum::<u64>(),
         });
+    }
+    if !s.stats_cfg.trace_flows.is_empty() {
+        summary["outputs"]["cc_trace_rows_not_kept"] = json!(s.cc_trace_dropped);
+    }
+    if s.stats_cfg.class_interval.is_some() {
+        summary["outputs"]["class_bins_not_kept"] = json!(s.class_dropped);
     }
     // Loud in every test build: a violated invariant is a model error.
     debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.name, summary["checks"]);

@@ -63,8 +63,27 @@ impl Simulation {
         if new != old {
             self.set_rate(f, new);
         }
+        if self.senders[f.idx()].traced {
+            self.trace_cc(f);
+        }
         if probe {
             self.send_probe(f);
+        }
+    }
+
+    /// `stats.trace_flows`: a row when the window or the rate of flow `f` changed.
+    #[cold]
+    fn trace_cc(&mut self, f: FlowId) {
+        let cc = &self.ccs[f.idx()];
+        let now = (cc.window().unwrap_or(u64::MAX), cc.rate().min(self.senders[f.idx()].line_rate));
+        if self.cc_trace_last[f.idx()] == now {
+            return;
+        }
+        self.cc_trace_last[f.idx()] = now;
+        if (self.cc_trace.len() as u64) < self.stats_cfg.max_rows {
+            self.cc_trace.push((self.now_t(), f.0, now.0, now.1));
+        } else {
+            self.cc_trace_dropped += 1;
         }
     }
 

@@ -3,7 +3,7 @@
 //! (`sender.rs`, `sack.rs`, `rto.rs`), the receiver with cumulative ACKs, one SACK block,
 //! optional delayed ACKs and the ECN echo (`receiver.rs`), and their glue to the world
 //! (`world.rs`: what the host NIC does with a TCP flow's frames and timers). The window
-//! policy is the flow's congestion control (`newreno/`, `cubic/`, `dctcp/`), told about
+//! policy is the flow's congestion control (`newreno/`, `cubic/`, `dctcp/`, `bbr/`), told about
 //! ACKs (`on_ack`) and losses (`on_loss`); the transport owns the recovery mechanics.
 //! There is no switch side of its own: TCP runs on a lossy priority (drop-tail in the
 //! MMU) with ECN marking where configured. ../shared/models/tcp-and-scheduling.md 11.1.
