@@ -712,8 +712,12 @@ fn refine_tagged(
             .iter()
             .filter(|t| **t != ty)
             .filter(|t| {
-                let only = toml::Value::Table([(key.to_string(), value.clone())].into_iter().collect());
-                !check(t, only, prefix).is_some_and(|(_, m)| m.starts_with(&format!("unknown field '{key}'")))
+                let takes = |k: &str| {
+                    let only = toml::Value::Table([(k.to_string(), value.clone())].into_iter().collect());
+                    !check(t, only, prefix).is_some_and(|(_, m)| m.starts_with(&format!("unknown field '{k}'")))
+                };
+                // A type that takes any key (`python`: parameters of its class) owns none.
+                takes(key) && !takes("no such key")
             })
             .map(|t| format!("\"{t}\""))
             .collect();

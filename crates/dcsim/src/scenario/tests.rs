@@ -734,7 +734,7 @@ fn bad_host_cc() {
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.max_level=0"], &["host.cc.max_level: must be >= 1 (got 0)"]);
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=sometimes"], &["host.cc.rule:", "unknown variant 'sometimes'"]);
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.variant=paper"], &["host.cc.variant: only for type = \"dcqcn\""]);
-    expect(STAR8, &["host.cc.type=swift"], &["host.cc.type:", "unknown congestion control type 'swift'", "dcqcn"]);
+    expect(STAR8, &["host.cc.type=vegas"], &["host.cc.type:", "unknown congestion control type 'vegas'", "dcqcn"]);
     expect(STAR8, &["host.cc.g=0.5"], &["host.cc.type: missing; congestion control type is one of"]);
 }
 
