@@ -249,6 +249,7 @@ impl Simulation {
                     st.finish = Some(now);
                     st.msgs_done = 1;
                     st.msg_lat_sum = lat as u128;
+                    st.msg_lats.push(lat);
                     self.msg_latency.record(lat);
                 }
                 return;
@@ -345,6 +346,7 @@ impl Simulation {
             let st = &mut self.flow_stats[f.idx()];
             st.msgs_done += 1;
             st.msg_lat_sum += lat as u128;
+            st.msg_lats.push(lat);
             self.msg_latency.record(lat);
             if s.messages == 0 || s.msgs_done < s.messages {
                 s.msg_start = now;
