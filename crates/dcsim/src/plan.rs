@@ -153,6 +153,8 @@ pub struct SwitchPlan {
     pub l2cm: L2Cm,
     /// Static routes replacing the shortest paths for one (switch, destination host).
     pub routes: Vec<StaticRoute>,
+    /// NetworkCC congestion points (`[switch.network_cc]`), if configured.
+    pub network_cc: Option<crate::models::network_cc::NetworkCcPlan>,
 }
 
 /// At switch `at`, frames to host `to` leave toward the neighbour `via` (node indices).
@@ -219,6 +221,7 @@ impl Default for SwitchPlan {
             rate_schedule: Vec::new(),
             l2cm: L2Cm::None,
             routes: Vec::new(),
+            network_cc: None,
         }
     }
 }

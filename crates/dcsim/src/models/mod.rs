@@ -16,6 +16,7 @@
 //! | `qcn/`        | QCN congestion point                 | QCN reaction point             |
 //! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
+//! | `network_cc/` | RCP rate, notifications with rate    | explicit rate, DCQCN recovery  |
 //! | `fixed_rate/` |                                      | line rate, constant rate       |
 //!
 //! The contract between a sender and the network is `reaction.rs` (the hooks a reaction
@@ -40,6 +41,7 @@ pub mod fecn;
 pub mod fixed_rate;
 pub mod hpcc;
 pub mod l2cm;
+pub mod network_cc;
 pub mod newreno;
 pub mod pfc;
 pub mod qcn;
@@ -80,6 +82,8 @@ reaction_points! {
     NewReno = "newreno" => newreno::NewReno, newreno::NewRenoKeys;
     /// CUBIC window (RFC 9438).
     Cubic = "cubic" => cubic::Cubic, cubic::CubicKeys;
+    /// NetworkCC: takes the rate switches send it, recovers as DCQCN.
+    NetworkCc = "network_cc" => network_cc::NetworkCc, network_cc::NetworkCcKeys;
     /// The worked example of "How to add a model" (unit tests only).
     #[cfg(test)]
     ExampleHalving = "example_halving" => example::Halving, example::HalvingKeys;

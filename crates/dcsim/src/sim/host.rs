@@ -187,7 +187,7 @@ impl Simulation {
             PktKind::Ack | PktKind::Nak => self.receive_ack(&pkt, int.as_ref()),
             PktKind::TcpAck => self.tcp_receive_ack(&pkt),
             PktKind::Cnp => self.on_cnp_received(pkt.flow),
-            PktKind::QcnCnm | PktKind::Bcn | PktKind::Bcn00 => self.on_feedback_frame(&pkt),
+            PktKind::QcnCnm | PktKind::Bcn | PktKind::Bcn00 | PktKind::SwitchCnp => self.on_feedback_frame(&pkt),
             PktKind::Probe | PktKind::ProbeReply => self.on_probe(&pkt),
             PktKind::Pfc => unreachable!("PFC frames are handled before"),
         }

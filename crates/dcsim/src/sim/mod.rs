@@ -125,6 +125,8 @@ pub struct Simulation {
     pub(crate) next_sample: SimTime,
     pub(crate) processing_delay: SimTime,
     pub(crate) l2: crate::models::l2cm::L2State,
+    /// NetworkCC congestion points (`[switch.network_cc]`).
+    pub(crate) netcc: crate::models::network_cc::switch::NetCcState,
     /// Key of the random draws handed to congestion-control hooks (with flow and hook).
     pub(crate) cc_key: u64,
     /// Service-rate changes: (port, new rate), scheduled as `PortRate(index)`.

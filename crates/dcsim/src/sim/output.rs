@@ -452,6 +452,10 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "message_latency_p95_ps": s.msg_latency.quantile(0.95).map(|v| v as f64),
         });
     }
+    // NetworkCC runs only (other summaries unchanged).
+    if s.netcc.active {
+        summary["network_cc"] = json!({ "notifications_sent": s.netcc.sent });
+    }
     // Loud in every test build: a violated invariant is a model error.
     debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.name, summary["checks"]);
     Results { tables, summary }

@@ -52,6 +52,9 @@ impl Simulation {
         if !matches!(self.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {
             self.l2_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
         }
+        if self.netcc.active && pkt.kind == PktKind::Data {
+            self.netcc_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
+        }
 
         let occ = self.mmu.occupancy(in_port, class);
         let ci = in_port.idx() * 8 + class as usize;
