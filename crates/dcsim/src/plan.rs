@@ -160,6 +160,8 @@ pub struct SwitchPlan {
     pub routes: Vec<StaticRoute>,
     /// Remote PFC (source flow control, seed 001): off by default.
     pub remote_pfc: RemotePfcPlan,
+    /// NetworkCC congestion points (`[switch.network_cc]`), if configured.
+    pub network_cc: Option<crate::models::network_cc::NetworkCcPlan>,
 }
 
 /// At switch `at`, frames to host `to` leave toward the neighbour `via` (node indices).
@@ -232,6 +234,7 @@ impl Default for SwitchPlan {
             l2cm: L2Cm::None,
             routes: Vec::new(),
             remote_pfc: RemotePfcPlan::default(),
+            network_cc: None,
         }
     }
 }

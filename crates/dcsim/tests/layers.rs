@@ -80,6 +80,8 @@ fn switches_do_not_touch_host_state() {
             || n == "models/l2cm.rs"
             || n.ends_with("/cp.rs")
             || n == "models/fecn/switch.rs"
+            || n.starts_with("models/network_cc/switch")
+            || n == "models/network_cc/rcp.rs"
             || n == "models/fecn/ports.rs"
             || n.starts_with("models/ecn/mark")
             || n == "models/rcm/detection.rs"

@@ -18,6 +18,7 @@
 //! | `qcn/`        | QCN congestion point                 | QCN reaction point             |
 //! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
+//! | `network_cc/` | RCP rate, notifications with rate    | explicit rate, DCQCN recovery  |
 //! | `fixed_rate/` |                                      | line rate, constant rate       |
 //! | `remote_pfc/` | threshold check, message; ToR pause  | (standard PFC, as `pfc/`)      |
 //! | `external/`   |                                      | hooks written in Python        |
@@ -46,6 +47,7 @@ pub mod fecn;
 pub mod fixed_rate;
 pub mod hpcc;
 pub mod l2cm;
+pub mod network_cc;
 pub mod newreno;
 pub mod pfc;
 pub mod qcn;
@@ -96,6 +98,8 @@ reaction_points! {
     Cubic = "cubic" => cubic::Cubic, cubic::CubicKeys;
     /// BBR v1: pacing rate and window from the bottleneck bandwidth and RTprop.
     Bbr = "bbr" => bbr::Bbr, bbr::BbrKeys;
+    /// NetworkCC: takes the rate switches send it, recovers as DCQCN.
+    NetworkCc = "network_cc" => network_cc::NetworkCc, network_cc::NetworkCcKeys;
     /// The worked example of "How to add a model" (unit tests only).
     #[cfg(test)]
     ExampleHalving = "example_halving" => example::Halving, example::HalvingKeys;

@@ -17,6 +17,9 @@ pub enum Feedback {
     BcnStop { cp: u32 },
     /// A FECN probe back from the destination with the lowest rate advertised on its path.
     FecnRate { rate: Rate },
+    /// NetworkCC: a CNP-like notification sent by congested switch port `cp` itself,
+    /// with the rate it computed for the flow (`None`: a plain CNP equivalent).
+    SwitchCnp { cp: u32, rate: Option<Rate> },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -51,6 +54,9 @@ pub enum PktKind {
     /// Remote PFC message from a congested switch queue toward the source host `dst` of
     /// `flow`: the priority to pause and the pause duration (models/remote_pfc).
     RemotePfc,
+    /// NetworkCC notification from a congested switch port to the source of `flow`: the
+    /// port's id and the rate for the flow (bit/s; 0: none, a plain CNP equivalent).
+    SwitchCnp,
 }
 
 /// Congestion experienced (IP ECN = 11), set by a switch on a data packet.
@@ -182,6 +188,9 @@ impl Packet {
             Feedback::Bcn { fb, .. } => (PktKind::Bcn, fb as u32),
             Feedback::BcnStop { .. } => (PktKind::Bcn00, 0),
             Feedback::FecnRate { .. } => unreachable!("FECN rates travel in probes"),
+            Feedback::SwitchCnp { cp, rate } => {
+                return Packet::new(PktKind::SwitchCnp, flow, dst, frame, 0, FLAG_CTRL, cp, rate.map_or(0, |r| r.0));
+            }
         };
         Packet::new(kind, flow, dst, frame, 0, FLAG_CTRL, word, cp as u64)
     }
@@ -236,6 +245,7 @@ impl Packet {
             PktKind::QcnCnm => Feedback::Qcn { fb: self.word as u8 },
             PktKind::Bcn => Feedback::Bcn { cp, fb: self.word as i32 },
             PktKind::Bcn00 => Feedback::BcnStop { cp },
+            PktKind::SwitchCnp => Feedback::SwitchCnp { cp: self.word, rate: (self.stamp != 0).then_some(Rate(self.stamp)) },
             k => unreachable!("{k:?} is not a feedback frame"),
         }
     }

@@ -65,6 +65,12 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     plan.switch.routes = static_routes(&s.switch, &plan)?;
     plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
     let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan) };
+    if let Some(n) = &s.switch.network_cc {
+        let nodes = &plan.nodes;
+        plan.switch.network_cc = Some(n.build("switch.network_cc", |name| {
+            nodes.iter().position(|n| n.name == name && n.kind == NodeKind::Switch).map(|k| k as u32)
+        })?);
+    }
     if let Some(l) = &s.switch.l2cm {
         plan.switch.l2cm = l.build("switch.l2cm", &ctx)?;
     }
@@ -149,7 +155,7 @@ fn traffic_transport(e: &TrafficSpec) -> Option<TransportSpec> {
         TrafficSpec::Incast(s) => s.transport,
         TrafficSpec::Permutation(s) => s.transport,
         TrafficSpec::AllToAll(s) => s.transport,
-        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) => None,
+        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) | TrafficSpec::IbWriteLat(_) | TrafficSpec::IbWriteBw(_) => None,
     }
 }
 
@@ -159,7 +165,8 @@ fn traffic_messages(e: &TrafficSpec) -> Option<u32> {
         TrafficSpec::Incast(s) => s.messages,
         TrafficSpec::Permutation(s) => s.messages,
         TrafficSpec::AllToAll(s) => s.messages,
-        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) => None,
+        TrafficSpec::IbWriteLat(s) => Some(s.iters.unwrap_or(1000)),
+        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) | TrafficSpec::IbWriteBw(_) => None,
     }
 }
 
@@ -171,6 +178,8 @@ fn traffic_cc(e: &TrafficSpec) -> Option<&CcSpec> {
         TrafficSpec::AllToAll(s) => s.cc.as_ref(),
         TrafficSpec::Csv(s) => s.cc.as_ref(),
         TrafficSpec::Cdf(s) => s.cc.as_ref(),
+        TrafficSpec::IbWriteLat(s) => s.cc.as_ref(),
+        TrafficSpec::IbWriteBw(s) => s.cc.as_ref(),
     }
 }
 
@@ -691,6 +700,36 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
                 room(flows.len(), senders.len() as u64 * per as u64, &format!("{p}.flows_per_sender"))?;
                 flows.extend(traffic::incast(&senders, recv, per, &t));
+            }
+            TrafficSpec::IbWriteLat(s) => {
+                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let src = idx.host(&s.src, &format!("{p}.src"))?;
+                let dst = idx.host(&s.dst, &format!("{p}.dst"))?;
+                if src == dst {
+                    return Err(Error::scenario(format!("{p}.dst"), format!("same host as src ('{}')", s.src)));
+                }
+                if s.iters == Some(0) {
+                    return Err(Error::scenario(format!("{p}.iters"), "must be >= 1"));
+                }
+                let size = s.size.clone().unwrap_or_else(|| SizeStr::new("2B"));
+                if size.size_or_inf(&format!("{p}.size"))?.is_none() {
+                    return Err(Error::scenario(format!("{p}.size"), "a latency probe needs a finite message size"));
+                }
+                let t = template(prio, &Some(size), &s.start, &None, &p, g)?;
+                flows.push(t.flow(src, dst));
+            }
+            TrafficSpec::IbWriteBw(s) => {
+                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let recv = idx.host(&s.receiver, &format!("{p}.receiver"))?;
+                if s.senders.is_empty() {
+                    return Err(Error::scenario(format!("{p}.senders"), "is empty: list the sending hosts"));
+                }
+                let senders = idx.hosts(Some(&s.senders), &format!("{p}.senders"))?;
+                if let Some(i) = senders.iter().position(|&h| h == recv) {
+                    return Err(Error::scenario(format!("{p}.senders[{i}]"), "the receiver cannot be a sender"));
+                }
+                let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
+                flows.extend(traffic::incast(&senders, recv, 1, &t));
             }
             TrafficSpec::Permutation(s) => {
                 let prio = priority(s.priority, 3, &format!("{p}.priority"))?;

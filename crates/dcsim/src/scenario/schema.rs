@@ -256,6 +256,8 @@ pub struct SwitchSpec {
     pub routes: Option<Vec<RouteSpec>>,
     /// `[switch.remote_pfc]`: remote PFC (source flow control).
     pub remote_pfc: Option<crate::models::remote_pfc::keys::RemotePfcKeys>,
+    /// `[switch.network_cc]`: switch-originated notifications with rate (NetworkCC).
+    pub network_cc: Option<crate::models::network_cc::NetworkCcSwitchKeys>,
 }
 
 /// At switch `at`, frames to host `to` leave toward the neighbour `via`.
@@ -501,9 +503,46 @@ pub enum TrafficSpec {
     AllToAll(AllToAllSpec),
     Csv(CsvSpec),
     Cdf(CdfSpec),
+    IbWriteLat(IbWriteLatSpec),
+    IbWriteBw(IbWriteBwSpec),
 }
 
-pub const TRAFFIC_TYPES: &[&str] = &["flows", "incast", "permutation", "all_to_all", "csv", "cdf"];
+pub const TRAFFIC_TYPES: &[&str] = &["flows", "incast", "permutation", "all_to_all", "csv", "cdf", "ib_write_lat", "ib_write_bw"];
+
+/// A latency probe like perftest's `ib_write_lat`: one flow that posts `iters` messages
+/// of `size` one at a time, the next when the previous one is fully acknowledged (the
+/// `messages` machinery); its flows-table row holds the latency statistics.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IbWriteLatSpec {
+    pub src: String,
+    pub dst: String,
+    /// Message size (default "2B", perftest's default).
+    pub size: Option<SizeStr>,
+    /// Iterations (default 1000, perftest's default).
+    pub iters: Option<u32>,
+    pub start: Option<TimeStr>,
+    pub priority: Option<i64>,
+    /// Reaction point (default: `[host.cc]`).
+    pub cc: Option<CcSpec>,
+}
+
+/// A background stream like perftest's `ib_write_bw`: one long-lived flow per sender to
+/// the receiver, sent back to back or paced at `rate` (perftest's `--rate_limit`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IbWriteBwSpec {
+    pub senders: Vec<String>,
+    pub receiver: String,
+    /// Bytes per stream (default "inf": until the run ends).
+    pub size: Option<SizeStr>,
+    /// Pacing rate of each stream (default: none, line rate).
+    pub rate: Option<RateStr>,
+    pub start: Option<TimeStr>,
+    pub priority: Option<i64>,
+    /// Reaction point (default: `[host.cc]`).
+    pub cc: Option<CcSpec>,
+}
 
 /// Explicit flows.
 #[derive(Clone, Debug, Deserialize)]
@@ -749,6 +788,8 @@ fn check_traffic(ty: &str, v: toml::Value, p: &str) -> Option<(String, String)> 
         "all_to_all" => de_at::<AllToAllSpec>(v, p).err(),
         "csv" => de_at::<CsvSpec>(v, p).err(),
         "cdf" => de_at::<CdfSpec>(v, p).err(),
+        "ib_write_lat" => de_at::<IbWriteLatSpec>(v, p).err(),
+        "ib_write_bw" => de_at::<IbWriteBwSpec>(v, p).err(),
         _ => None,
     }
 }

@@ -310,6 +310,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
             ));
         }
     }
+    validate_network_cc(p, &ctx)?;
     p.switch.l2cm.check("switch.l2cm", &ctx)
 }
 
@@ -397,6 +398,57 @@ pub fn validate_remote_pfc(p: &Plan) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// `[switch.network_cc]`: its parameters, its switches, its priorities against the
+/// lossless classes, and every `type = "network_cc"` flow on a priority it serves.
+fn validate_network_cc(p: &Plan, ctx: &KeyCtx) -> Result<()> {
+    let path = "switch.network_cc";
+    if let Some(n) = &p.switch.network_cc {
+        n.check(path, ctx)?;
+        for (i, &node) in n.nodes.iter().flatten().enumerate() {
+            if p.nodes.get(node as usize).is_none_or(|x| x.kind != NodeKind::Switch) {
+                return Err(Error::scenario(format!("{path}.switches[{i}]"), format!("node {node} is not a switch")));
+            }
+        }
+        for prio in (0..8u8).filter(|q| n.priorities & (1 << q) != 0) {
+            if !is_lossless(p, prio) && n.rule.is_none() {
+                return Err(Error::scenario(
+                    format!("{path}.priorities"),
+                    format!(
+                        "priority {prio} is lossy (not protected by switch.pfc): the default rule is specified for lossless classes; name a rule (switch.network_cc.rule = \"rcp\" or \"cnp\") to run NetworkCC on a lossy priority"
+                    ),
+                ));
+            }
+        }
+    }
+    for f in &p.flows {
+        if !matches!(p.ccs.get(f.cc as usize), Some(crate::models::CcPlan::NetworkCc(_))) {
+            continue;
+        }
+        let served = p.switch.network_cc.as_ref().is_some_and(|n| n.priorities & (1 << f.priority) != 0);
+        if !served {
+            let at = if f.cc == 0 { "host.cc".to_string() } else { format!("traffic[{}].cc", f.group) };
+            return Err(Error::scenario(
+                at,
+                format!(
+                    "type = \"network_cc\" takes its rate from switch notifications, but no switch sends them for priority {} (add it to [switch.network_cc] priorities)",
+                    f.priority
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `prio` is protected by PFC or PAUSE.
+fn is_lossless(p: &Plan, prio: u8) -> bool {
+    let pfc = &p.switch.pfc;
+    match pfc.mode {
+        FlowControl::Pfc => pfc.lossless & (1 << prio) != 0,
+        FlowControl::Pause => true,
+        FlowControl::None => false,
+    }
 }
 
 /// The largest frame on the wire: MTU + header (+ preamble and gap if counted).

@@ -235,6 +235,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
 
     let l2 = crate::models::l2cm::L2State::new(plan, &port_rates);
     let n_nodes_for_rpfc = plan.nodes.len();
+    let port_switch: Vec<Option<u32>> = ports.iter().map(|p| (!nodes[p.node.idx()].is_host).then_some(p.node.0)).collect();
+    let netcc = crate::models::network_cc::switch::NetCcState::new(plan, &port_rates, &port_switch, base_rtt);
     let mut pool = PacketPool::default();
     if l2.tags {
         pool.enable_tags();
@@ -300,6 +302,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         processing_delay: plan.switch.processing_delay,
         l2,
         rpfc: crate::models::remote_pfc::RemotePfc::new(plan, &port_rates, n_nodes_for_rpfc),
+        netcc,
         cc_key: crate::rng::stream_key(plan.seed, "cc"),
         rate_schedule: rate_steps,
         watchdog: super::checks::Watchdog::new(plan.flows.len(), n_ports),

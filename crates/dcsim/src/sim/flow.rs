@@ -137,6 +137,9 @@ pub(crate) struct FlowStats {
     pub ideal_fct: SimTime,
     pub msgs_done: u32,
     pub msg_lat_sum: u128,
+    /// Every completed message's latency (ps), for the per-flow percentiles; one entry
+    /// per message, so it grows with completions, never with packets.
+    pub msg_lats: Vec<u64>,
     pub pkts_sent: u64,
     pub retransmits: u64,
     pub delivered: u64,

@@ -194,7 +194,7 @@ impl Simulation {
             PktKind::Ack | PktKind::Nak => self.receive_ack(&pkt, int.as_ref()),
             PktKind::TcpAck => self.tcp_receive_ack(&pkt),
             PktKind::Cnp => self.on_cnp_received(pkt.flow),
-            PktKind::QcnCnm | PktKind::Bcn | PktKind::Bcn00 => self.on_feedback_frame(&pkt),
+            PktKind::QcnCnm | PktKind::Bcn | PktKind::Bcn00 | PktKind::SwitchCnp => self.on_feedback_frame(&pkt),
             PktKind::Probe | PktKind::ProbeReply => self.on_probe(&pkt),
             PktKind::Pfc => unreachable!("PFC frames are handled before"),
             PktKind::RemotePfc => unreachable!("remote-PFC messages are consumed by the source's ToR"),
@@ -265,6 +265,7 @@ impl Simulation {
                     st.finish = Some(now);
                     st.msgs_done = 1;
                     st.msg_lat_sum = lat as u128;
+                    st.msg_lats.push(lat);
                     self.msg_latency.record(lat);
                 }
                 return;
@@ -402,6 +403,7 @@ impl Simulation {
             let st = &mut self.flow_stats[f.idx()];
             st.msgs_done += 1;
             st.msg_lat_sum += lat as u128;
+            st.msg_lats.push(lat);
             self.msg_latency.record(lat);
             if s.messages == 0 || s.msgs_done < s.messages {
                 s.msg_start = now;

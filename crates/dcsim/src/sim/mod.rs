@@ -137,6 +137,8 @@ pub struct Simulation {
     pub(crate) l2: crate::models::l2cm::L2State,
     /// Remote PFC: congestion points and source ToRs (models/remote_pfc).
     pub(crate) rpfc: crate::models::remote_pfc::RemotePfc,
+    /// NetworkCC congestion points (`[switch.network_cc]`).
+    pub(crate) netcc: crate::models::network_cc::switch::NetCcState,
     /// Key of the random draws handed to congestion-control hooks (with flow and hook).
     pub(crate) cc_key: u64,
     /// Service-rate changes: (port, new rate), scheduled as `PortRate(index)`.

@@ -132,6 +132,34 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         "message_latency_mean_ps",
         Column::F64(fl.iter().map(|f| if f.st.msgs_done > 0 { f.st.msg_lat_sum as f64 / f.st.msgs_done as f64 } else { f64::NAN }).collect()),
     );
+    // Per-flow message latency percentiles (nearest rank over the completed messages).
+    let sorted: Vec<Vec<u64>> = fl
+        .iter()
+        .map(|f| {
+            let mut v = f.st.msg_lats.clone();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    for (col, q) in [("message_latency_min_ps", 0.0), ("message_latency_p50_ps", 0.5), ("message_latency_p99_ps", 0.99), ("message_latency_p999_ps", 0.999), ("message_latency_max_ps", 1.0)] {
+        t.push(col, Column::F64(sorted.iter().map(|v| nearest_rank(v, q).map_or(f64::NAN, |x| x as f64)).collect()));
+    }
+    t.push(
+        "message_latency_stdev_ps",
+        Column::F64(
+            sorted
+                .iter()
+                .map(|v| {
+                    if v.is_empty() {
+                        return f64::NAN;
+                    }
+                    let n = v.len() as f64;
+                    let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n;
+                    (v.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n).sqrt()
+                })
+                .collect(),
+        ),
+    );
     tables.push(("flows".to_string(), t));
 
     // tcp: one row per TCP flow, only when the run has any (other runs' tables are
@@ -501,6 +529,10 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     if s.stats_cfg.class_interval.is_some() {
         summary["outputs"]["class_bins_not_kept"] = json!(s.class_dropped);
     }
+    // NetworkCC runs only (other summaries unchanged).
+    if s.netcc.active {
+        summary["network_cc"] = json!({ "notifications_sent": s.netcc.sent });
+    }
     // Loud in every test build: a violated invariant is a model error.
     debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.name, summary["checks"]);
     Results { tables, summary }
@@ -510,4 +542,36 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
 struct Flow<'a> {
     h: &'a super::FlowHeader,
     st: &'a super::FlowStats,
+}
+
+/// The `q`-quantile of sorted `v` by nearest rank: the smallest value with at least
+/// `q * n` values at or below it (`q = 0`: the minimum); `None` if `v` is empty.
+pub(crate) fn nearest_rank(v: &[u64], q: f64) -> Option<u64> {
+    if v.is_empty() {
+        return None;
+    }
+    let rank = (q * v.len() as f64).ceil() as usize;
+    Some(v[rank.clamp(1, v.len()) - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nearest_rank;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        assert_eq!(nearest_rank(&[], 0.5), None);
+        let v: Vec<u64> = (1..=1000).collect();
+        assert_eq!(nearest_rank(&v, 0.0), Some(1));
+        assert_eq!(nearest_rank(&v, 0.5), Some(500));
+        assert_eq!(nearest_rank(&v, 0.99), Some(990));
+        assert_eq!(nearest_rank(&v, 0.999), Some(999));
+        assert_eq!(nearest_rank(&v, 1.0), Some(1000));
+        // Ten values: p99 and p99.9 are the largest; the median is the 5th.
+        let v: Vec<u64> = (1..=10).map(|x| x * 10).collect();
+        assert_eq!(nearest_rank(&v, 0.5), Some(50));
+        assert_eq!(nearest_rank(&v, 0.99), Some(100));
+        assert_eq!(nearest_rank(&v, 0.999), Some(100));
+        assert_eq!(nearest_rank(&[7], 0.999), Some(7));
+    }
 }

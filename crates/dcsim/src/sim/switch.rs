@@ -58,6 +58,9 @@ impl Simulation {
         if self.rpfc.on && lossless && pkt.kind == PktKind::Data {
             self.rpfc_on_enqueue(out, prio, pkt.flow, q_before + pkt.frame as u64);
         }
+        if self.netcc.active && pkt.kind == PktKind::Data {
+            self.netcc_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
+        }
 
         let occ = self.mmu.occupancy(in_port, class);
         let ci = in_port.idx() * 8 + class as usize;

@@ -1,0 +1,104 @@
+//! The NetworkCC congestion point in the world: per egress (port, priority) its RCP
+//! state, the trigger (a data frame joins a queue above T_sn; explicit-rate.md 9.3) and
+//! the notification frame to the frame's source. The frame is a real control frame
+//! routed from the switch like a QCN CNM; nothing here reads or writes a sender's state:
+//! the source is the frame's flow header.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use super::rcp::Rcp;
+use super::{NetworkCcPlan, SnRule};
+use crate::ids::{PktId, PortId};
+use crate::models::ecn::marker::thresholds_for;
+use crate::models::Feedback;
+use crate::net::packet::Packet;
+use crate::net::queue::FxHasher;
+use crate::plan::Plan;
+use crate::sim::Simulation;
+use crate::units::{Rate, SimTime};
+
+pub(crate) struct NetCcState {
+    /// Whether `[switch.network_cc]` is configured.
+    pub active: bool,
+    plan: NetworkCcPlan,
+    /// Per port: whether its switch sends notifications.
+    on: Vec<bool>,
+    /// Per port: T_sn (bytes).
+    threshold: Vec<u64>,
+    /// Per (port, priority): the RCP rate.
+    rcp: Vec<Rcp>,
+    /// RCP's d.
+    rtt: SimTime,
+    /// When each (port, flow) last sent a notification.
+    last: HashMap<(u32, u32), SimTime, BuildHasherDefault<FxHasher>>,
+    /// Notifications sent.
+    pub sent: u64,
+}
+
+impl NetCcState {
+    /// `port_node_is_switch[p]`: the switch node of port `p`, if it belongs to one.
+    pub fn new(plan: &Plan, port_rates: &[Rate], port_switch: &[Option<u32>], base_rtt: SimTime) -> Self {
+        let Some(p) = plan.switch.network_cc.clone() else {
+            return NetCcState {
+                active: false,
+                plan: NetworkCcPlan::default(),
+                on: Vec::new(),
+                threshold: Vec::new(),
+                rcp: Vec::new(),
+                rtt: SimTime::ZERO,
+                last: HashMap::default(),
+                sent: 0,
+            };
+        };
+        let on = port_switch
+            .iter()
+            .map(|s| s.is_some_and(|n| p.nodes.as_ref().is_none_or(|list| list.contains(&n))))
+            .collect();
+        let threshold = port_rates.iter().map(|r| p.threshold.unwrap_or_else(|| thresholds_for(&plan.switch.ecn, *r).kmin)).collect();
+        let rcp = port_rates.iter().flat_map(|r| std::iter::repeat_n(Rcp::new(*r), 8)).collect();
+        // d: as configured, else the largest base RTT (at least 1 ns).
+        let rtt = p.rcp.rtt.unwrap_or(base_rtt).max(SimTime::ns(1));
+        NetCcState { active: true, plan: p, on, threshold, rcp, rtt, last: HashMap::default(), sent: 0 }
+    }
+}
+
+impl Simulation {
+    /// Data frame `id` joined egress (`out`, `prio`); the queue now holds `qlen` bytes.
+    pub(crate) fn netcc_on_enqueue(&mut self, out: PortId, prio: u8, id: PktId, qlen: u64) {
+        let n = &mut self.netcc;
+        if !n.on[out.idx()] || n.plan.priorities & (1 << prio) == 0 {
+            return;
+        }
+        let now = self.q.now();
+        let (flow, frame) = {
+            let pkt = self.pool.get(id);
+            (pkt.flow, pkt.frame as u32)
+        };
+        let ci = out.idx() * 8 + prio as usize;
+        let rate = self.ports[out.idx()].rate;
+        n.rcp[ci].on_arrival(&n.plan.rcp, n.rtt, rate, now, frame, qlen);
+        if qlen <= n.threshold[out.idx()] {
+            return;
+        }
+        let key = (out.0, flow.0);
+        if n.last.get(&key).is_some_and(|t| now - *t < n.plan.interval) {
+            return;
+        }
+        n.last.insert(key, now);
+        n.sent += 1;
+        let fb = Feedback::SwitchCnp {
+            cp: ci as u32,
+            rate: match n.plan.rule() {
+                SnRule::Rcp => Some(n.rcp[ci].rate()),
+                SnRule::Cnp => None,
+            },
+        };
+        let node = self.ports[out.idx()].node;
+        let src = self.flows[flow.idx()].src;
+        let id = self.pool.alloc(Packet::feedback(flow, src, ci as u32, fb, self.netcc.plan.frame));
+        let back = self.routing.route(node, src, flow.0);
+        self.ports[back.idx()].ctrl.push(&mut self.pool, id);
+        self.kick(back);
+    }
+}

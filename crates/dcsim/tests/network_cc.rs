@@ -1,0 +1,103 @@
+//! Seed 004, "fast congestion management" (NetworkCC): five ib_write_bw-style streams
+//! into one receiver and ib_write_lat-style probes through the same port, with NIC CC
+//! (ECN + DCQCN) and with NetworkCC (switch notifications carrying an RCP rate). The
+//! figures and their comparison with the published ones are in docs/models/network_cc.md.
+
+use std::path::Path;
+
+use dcsim::results::{Column, Results};
+
+fn run(name: &str, overrides: &[&str]) -> Results {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
+    let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let plan = dcsim::scenario::load_file(&file, &ov).unwrap();
+    let r = dcsim::sim::run(&plan).unwrap();
+    assert!(r.checks_passed(), "{name}: {:?}", r.failed_checks());
+    assert_eq!(r.summary["counters"]["drops_total"], 0, "{name}: drops on the lossless class");
+    r
+}
+
+fn f64s<'a>(r: &'a Results, col: &str) -> &'a [f64] {
+    match r.table("flows").unwrap().get(col) {
+        Some(Column::F64(v)) => v,
+        c => panic!("{col}: {c:?}"),
+    }
+}
+
+/// (background goodput Gb/s, then per probe (mean, p99.9) in us).
+fn figures(r: &Results) -> (f64, [(f64, f64); 2]) {
+    let g = f64s(r, "goodput_steady_gbps");
+    let mean = f64s(r, "message_latency_mean_ps");
+    let p999 = f64s(r, "message_latency_p999_ps");
+    let bg: f64 = g[..5].iter().sum();
+    (bg, [(mean[5] / 1e6, p999[5] / 1e6), (mean[6] / 1e6, p999[6] / 1e6)])
+}
+
+#[test]
+fn network_cc_cuts_the_probe_tail_at_80_percent_load() {
+    let nic = run("seed004_network_cc_nic.toml", &[]);
+    let sw = run("seed004_network_cc_switch.toml", &[]);
+    let (bg_n, pn) = figures(&nic);
+    let (bg_s, ps) = figures(&sw);
+    println!("NIC CC:     background {bg_n:.2} Gb/s, 8B mean {:.2} p99.9 {:.2} us, 8KB mean {:.2} p99.9 {:.2} us", pn[0].0, pn[0].1, pn[1].0, pn[1].1);
+    println!("NetworkCC:  background {bg_s:.2} Gb/s, 8B mean {:.2} p99.9 {:.2} us, 8KB mean {:.2} p99.9 {:.2} us", ps[0].0, ps[0].1, ps[1].0, ps[1].1);
+    println!("notifications sent: {}", sw.summary["network_cc"]["notifications_sent"]);
+    assert!(sw.summary["network_cc"]["notifications_sent"].as_u64().unwrap() > 0);
+    assert!(nic.summary.get("network_cc").is_none());
+    // The tail of both probes is clearly lower with NetworkCC (the seed's claim).
+    for k in 0..2 {
+        assert!(ps[k].1 < 0.7 * pn[k].1, "probe {k}: p99.9 {} vs {} us", ps[k].1, pn[k].1);
+    }
+    // The 8 KB probe's tail stays within 2x its mean with NetworkCC (the seed's
+    // stability claim); the 8 B probe's does not in this model (docs/models/network_cc.md).
+    assert!(ps[1].1 < 2.0 * ps[1].0, "8 KB: p99.9 {} vs mean {} us", ps[1].1, ps[1].0);
+    // The background keeps most of the bottleneck, though less than with NIC CC
+    // (NetworkCC drains the queue; documented, not the seed's "similar").
+    assert!(bg_s > 0.8 * bg_n && bg_s < bg_n, "background {bg_s} vs {bg_n} Gb/s");
+}
+
+fn load_err(name: &str, overrides: &[&str]) -> String {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
+    let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    match dcsim::scenario::load_file(&file, &ov) {
+        Ok(_) => panic!("{overrides:?} was accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn bad_input_names_the_field() {
+    let sw = "seed004_network_cc_switch.toml";
+    // NetworkCC on a lossy priority without a rule.
+    let e = load_err(sw, &["switch.network_cc.priorities=[3, 5]"]);
+    assert!(e.starts_with("switch.network_cc.priorities:") && e.contains("priority 5 is lossy"), "{e}");
+    // ... is accepted once the rule is named.
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(sw);
+    dcsim::scenario::load_file(&file, &["switch.network_cc.priorities=[3, 5]".into(), "switch.network_cc.rule=\"rcp\"".into()]).unwrap();
+    // A network_cc flow on a priority no switch serves.
+    let e = load_err(sw, &["switch.network_cc.priorities=[4]", "switch.pfc.lossless=[3, 4]"]);
+    assert!(e.starts_with("host.cc:") && e.contains("priority 3"), "{e}");
+    let e = load_err("seed004_network_cc_nic.toml", &["traffic[1].cc={type=\"network_cc\"}"]);
+    assert!(e.starts_with("traffic[1].cc:"), "{e}");
+    // Unknown switch, bad parameters, unknown keys.
+    let e = load_err(sw, &["switch.network_cc.switches=[\"h0\"]"]);
+    assert!(e.starts_with("switch.network_cc.switches[0]:"), "{e}");
+    for (ov, path) in [
+        ("switch.network_cc.alpha=0", "switch.network_cc.alpha:"),
+        ("switch.network_cc.beta=-1", "switch.network_cc.beta:"),
+        ("switch.network_cc.threshold=\"0B\"", "switch.network_cc.threshold:"),
+        ("switch.network_cc.size=\"10B\"", "switch.network_cc.size:"),
+        ("switch.network_cc.rtt=\"0us\"", "switch.network_cc.rtt:"),
+        ("switch.network_cc.priorities=[]", "switch.network_cc.priorities:"),
+        ("switch.network_cc.priorities=[9]", "switch.network_cc.priorities[0]:"),
+        ("switch.network_cc.rule=\"fast\"", "switch.network_cc.rule"),
+        ("switch.network_cc.thresold=\"5KB\"", "switch.network_cc"),
+        ("host.cc.dcqcn={g=2.0}", "host.cc.dcqcn.g:"),
+        ("traffic[1].iters=0", "traffic[1].iters:"),
+        ("traffic[1].size=\"inf\"", "traffic[1].size:"),
+        ("traffic[0].senders=[\"h0\"]", "traffic[0].senders[0]:"),
+    ] {
+        let e = load_err(sw, &[ov]);
+        assert!(e.starts_with(path), "{ov}: {e}");
+    }
+}
