@@ -57,7 +57,7 @@ class CongestionControl:
 
     def on_feedback(self, ctx: Any, fb: Any) -> None:
         """Switch feedback: ("qcn", fb, 0), ("bcn", fb, cp), ("bcn_stop", 0, cp) or
-        ("fecn_rate", rate, 0)."""
+        ("fecn_rate", rate, 0), NetworkCC's ("switch_cnp", rate or -1, cp)."""
 
     def on_timer(self, ctx: Any, kind: int) -> None:
         """Timer ``kind`` expired."""

@@ -27,6 +27,7 @@ def _overrides(path: Path) -> list:
         "flows": 'traffic[0].flows[0].start="1us"',
         "incast": 'traffic[0].start="1us"',
         "cdf": "traffic[0].load=0.25",
+        "ib_write_bw": 'traffic[0].start="1us"',
     }[traffic["type"]]
     return ['simulation.duration="200us"', 'stats.steady_start="100us"', "simulation.seed=7", indexed]
 

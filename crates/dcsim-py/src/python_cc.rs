@@ -213,6 +213,8 @@ impl ExternalAlgorithm for PyAlgo {
                     Feedback::Bcn { cp, fb } => ("bcn", fb as i64, cp as i64).into_pyobject(py)?,
                     Feedback::BcnStop { cp } => ("bcn_stop", 0i64, cp as i64).into_pyobject(py)?,
                     Feedback::FecnRate { rate } => ("fecn_rate", rate.0 as i64, 0i64).into_pyobject(py)?,
+                    // NetworkCC: the switch's rate (bit/s; -1: a notification without a rate).
+                    Feedback::SwitchCnp { cp, rate } => ("switch_cnp", rate.map_or(-1, |r| r.0 as i64), cp as i64).into_pyobject(py)?,
                 };
                 Ok(PyTuple::new(py, [c.into_any(), f.into_any()])?)
             })
