@@ -208,12 +208,16 @@ impl Routing {
     /// The port a flow's packets take at switch `sw` toward `dst`.
     #[inline(always)]
     pub fn route(&self, sw: NodeId, dst: NodeId, flow: u32) -> PortId {
-        let hops = self.next_hops(sw, dst);
-        if hops.len() == 1 {
-            return hops[0];
+        let (off, len) = self.entries[self.switch_index[sw.idx()] as usize * self.n_groups + self.group[dst.idx()] as usize];
+        debug_assert!(len != 0, "no route from {sw:?} to {dst:?}");
+        match len {
+            1 => self.ports[off as usize],
+            LOCAL => self.local[dst.idx()],
+            _ => {
+                let h = mix64(self.salt ^ ((flow as u64) << 32) ^ sw.0 as u64);
+                self.ports[off as usize + ((h as u128 * len as u128) >> 64) as usize]
+            }
         }
-        let h = mix64(self.salt ^ ((flow as u64) << 32) ^ sw.0 as u64);
-        hops[((h as u128 * hops.len() as u128) >> 64) as usize]
     }
 }
 
