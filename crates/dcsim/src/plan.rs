@@ -153,6 +153,21 @@ pub struct SwitchPlan {
     pub l2cm: L2Cm,
     /// Static routes replacing the shortest paths for one (switch, destination host).
     pub routes: Vec<StaticRoute>,
+    /// Links between switches that go down (and optionally up again) during the run.
+    pub link_failures: Vec<LinkFailure>,
+    /// Time from a link going down or up until every switch's routes reflect it
+    /// (`None`: not given; required when there are link failures).
+    pub convergence: Option<SimTime>,
+}
+
+/// The link between switches `a` and `b` (node indices) goes down at `down` and, if
+/// `up` is given, comes back at `up`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkFailure {
+    pub a: u32,
+    pub b: u32,
+    pub down: SimTime,
+    pub up: Option<SimTime>,
 }
 
 /// At switch `at`, frames to host `to` leave toward the neighbour `via` (node indices).
@@ -219,6 +234,8 @@ impl Default for SwitchPlan {
             rate_schedule: Vec::new(),
             l2cm: L2Cm::None,
             routes: Vec::new(),
+            link_failures: Vec::new(),
+            convergence: None,
         }
     }
 }

@@ -40,6 +40,7 @@ pub mod fecn;
 pub mod fixed_rate;
 pub mod hpcc;
 pub mod l2cm;
+pub mod link_failure;
 pub mod newreno;
 pub mod pfc;
 pub mod qcn;

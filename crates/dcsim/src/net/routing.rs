@@ -40,12 +40,21 @@ pub struct Graph<'a> {
 
 impl Routing {
     pub fn build(g: &Graph, seed: u64, overrides: &[Override]) -> Routing {
-        Self::build_with(g, seed, true, overrides)
+        Self::build_with(g, seed, true, overrides, &[])
+    }
+
+    /// The tables without the ports marked in `dead` (one flag per port; both ends of a
+    /// failed link): what the switches route on once they have converged after link
+    /// failures. A static route through a dead port gives way to the shortest paths; a
+    /// destination no path reaches has no next hop (`route` gives `PortId::NONE`).
+    pub fn build_without(g: &Graph, seed: u64, overrides: &[Override], dead: &[bool]) -> Routing {
+        Self::build_with(g, seed, true, overrides, dead)
     }
 
     /// `share = false` computes every destination by its own search (the reference the
-    /// shared form is tested against).
-    fn build_with(g: &Graph, seed: u64, share: bool, overrides: &[Override]) -> Routing {
+    /// shared form is tested against). `dead` is empty or has one flag per port.
+    fn build_with(g: &Graph, seed: u64, share: bool, overrides: &[Override], dead: &[bool]) -> Routing {
+        let live = |p: u32| dead.is_empty() || !dead[p as usize];
         let n = g.is_host.len();
         let mut host_index = vec![u32::MAX; n];
         let mut switch_index = vec![u32::MAX; n];
@@ -67,7 +76,7 @@ impl Routing {
             if g.is_host[s] {
                 continue;
             }
-            for p in g.node_ports[s].clone() {
+            for p in g.node_ports[s].clone().filter(|&p| live(p)) {
                 let v = g.peer_node[p as usize].idx();
                 if g.is_host[v] {
                     to_host[v].push(PortId(p));
@@ -105,7 +114,7 @@ impl Routing {
                 if u != root && g.is_host[u] {
                     continue;
                 }
-                for p in g.node_ports[u].clone() {
+                for p in g.node_ports[u].clone().filter(|&p| live(p)) {
                     let v = g.peer_node[p as usize].idx();
                     if dist[v] == u32::MAX {
                         dist[v] = dist[u] + 1;
@@ -133,7 +142,7 @@ impl Routing {
                     continue;
                 }
                 let off = ports.len() as u32;
-                for p in g.node_ports[s].clone() {
+                for p in g.node_ports[s].clone().filter(|&p| live(p)) {
                     let v = g.peer_node[p as usize].idx();
                     if !g.is_host[v] && dist[v] != u32::MAX && dist[v] + 1 == dist[s] {
                         ports.push(PortId(p));
@@ -153,7 +162,7 @@ impl Routing {
                     continue;
                 }
                 let off = ports.len() as u32;
-                for p in g.node_ports[s].clone() {
+                for p in g.node_ports[s].clone().filter(|&p| live(p)) {
                     let v = g.peer_node[p as usize].idx();
                     if dist[v] != u32::MAX && dist[v] + 1 == dist[s] && (!g.is_host[v] || v == dst) {
                         ports.push(PortId(p));
@@ -163,7 +172,7 @@ impl Routing {
                 entries[switch_index[s] as usize * nh as usize + hi] = (off, len);
             }
         }
-        for o in overrides {
+        for o in overrides.iter().filter(|o| live(o.port.0)) {
             let off = ports.len() as u32;
             ports.push(o.port);
             entries[switch_index[o.at.idx()] as usize * nh as usize + host_index[o.to.idx()] as usize] = (off, 1);
@@ -184,6 +193,9 @@ impl Routing {
         let hops = self.next_hops(sw, dst);
         if hops.len() == 1 {
             return hops[0];
+        }
+        if hops.is_empty() {
+            return PortId::NONE; // unreachable after link failures
         }
         let h = mix64(self.salt ^ ((flow as u64) << 32) ^ sw.0 as u64);
         hops[((h as u128 * hops.len() as u128) >> 64) as usize]
@@ -284,7 +296,7 @@ mod tests {
             peer_node.extend(peers.iter().map(|&v| NodeId(v as u32)));
         }
         let g = Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node };
-        let (fast, slow) = (Routing::build_with(&g, 1, true, &[]), Routing::build_with(&g, 1, false, &[]));
+        let (fast, slow) = (Routing::build_with(&g, 1, true, &[], &[]), Routing::build_with(&g, 1, false, &[], &[]));
         for s in (0..n).filter(|&s| !is_host[s]) {
             for &h in hosts {
                 let (a, b) = (fast.next_hops(NodeId(s as u32), NodeId(h as u32)), slow.next_hops(NodeId(s as u32), NodeId(h as u32)));

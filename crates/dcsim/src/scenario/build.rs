@@ -63,6 +63,8 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     plan.links = topo.links;
     plan.switch.rate_schedule = rate_schedule(&s.switch, &plan)?;
     plan.switch.routes = static_routes(&s.switch, &plan)?;
+    plan.switch.link_failures = link_failures(&s.switch, &plan)?;
+    plan.switch.convergence = s.switch.convergence.as_ref().map(|t| t.time("switch.convergence")).transpose()?;
     plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
     let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan) };
     if let Some(l) = &s.switch.l2cm {
@@ -222,6 +224,22 @@ fn static_routes(s: &SwitchSpec, plan: &Plan) -> Result<Vec<StaticRoute>> {
             })
         };
         out.push(StaticRoute { at: find(&r.at, "at")?, to: find(&r.to, "to")?, via: find(&r.via, "via")? });
+    }
+    Ok(out)
+}
+
+/// Resolves `[switch] link_failures` against the topology's node names (checked in
+/// `validate::validate_link_failures`).
+fn link_failures(s: &SwitchSpec, plan: &Plan) -> Result<Vec<LinkFailure>> {
+    let mut out = Vec::new();
+    for (i, f) in s.link_failures.iter().flatten().enumerate() {
+        let p = format!("switch.link_failures[{i}]");
+        let find = |name: &str, key: &str| {
+            plan.nodes.iter().position(|n| n.name == name).map(|k| k as u32)
+                .ok_or_else(|| Error::scenario(format!("{p}.{key}"), format!("no node named '{name}'")))
+        };
+        let up = f.up.as_ref().map(|t| t.time(&format!("{p}.up"))).transpose()?;
+        out.push(LinkFailure { a: find(&f.a, "a")?, b: find(&f.b, "b")?, down: f.down.time(&format!("{p}.down"))?, up });
     }
     Ok(out)
 }

@@ -252,6 +252,21 @@ pub struct SwitchSpec {
     pub l2cm: Option<L2cmSpec>,
     /// Static routes that replace the shortest paths: `[{ at, to, via }, ...]`.
     pub routes: Option<Vec<RouteSpec>>,
+    /// Links between switches that fail: `[{ a, b, down, up }, ...]` (`up` optional).
+    pub link_failures: Option<Vec<LinkFailureSpec>>,
+    /// Routing convergence delay after a link goes down or up (required with
+    /// `link_failures`).
+    pub convergence: Option<TimeStr>,
+}
+
+/// The link between switches `a` and `b` goes down at `down` (and up at `up`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkFailureSpec {
+    pub a: String,
+    pub b: String,
+    pub down: TimeStr,
+    pub up: Option<TimeStr>,
 }
 
 /// At switch `at`, frames to host `to` leave toward the neighbour `via`.
