@@ -105,6 +105,18 @@ pub struct HostPlan {
     pub cnp: CnpPlan,
     /// The TCP transport (`[host.tcp]`): timers, delayed ACKs.
     pub tcp: crate::models::tcp::TcpParams,
+    /// Malfunctioning NICs that keep pausing their switch (`models/pfc/storm.rs`).
+    pub pause_storms: Vec<PauseStorm>,
+}
+
+/// From `start` (until `stop`, if given) host `host` sends XOFF for `priority` to its
+/// switch over and over, as a NIC whose receive buffer stays full does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PauseStorm {
+    pub host: u32,
+    pub priority: u8,
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
 }
 
 /// Notification point (dcqcn.md 4.3, variant A): at most one CNP per queue pair per
@@ -215,6 +227,7 @@ impl Default for HostPlan {
             rto: SimTime::ms(1),
             cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
             tcp: crate::models::tcp::TcpParams::default(),
+            pause_storms: Vec::new(),
         }
     }
 }

@@ -75,6 +75,18 @@ pub struct HostSpec {
     pub cc: Option<CcSpec>,
     /// `[host.tcp]`: the TCP transport's timers and delayed ACKs.
     pub tcp: Option<crate::models::tcp::TcpKeys>,
+    /// NICs that keep sending PFC pauses: `[{ host, priority, start, stop }, ...]`.
+    pub pause_storms: Option<Vec<PauseStormSpec>>,
+}
+
+/// From `start` (until `stop`) the NIC of `host` keeps pausing `priority` at its switch.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PauseStormSpec {
+    pub host: String,
+    pub priority: i64,
+    pub start: TimeStr,
+    pub stop: Option<TimeStr>,
 }
 
 /// `[host.cnp]`: the notification point.
@@ -459,6 +471,15 @@ pub struct PfcWatchdogSpec {
     pub restoration_time: Option<TimeStr>,
     /// Period of the switches' look at their queues (default: `detection_time` / 4).
     pub poll_interval: Option<TimeStr>,
+    /// What a queue in a storm does: "drop" (default) or "forward".
+    pub action: Option<WatchdogActionSpec>,
+}
+
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WatchdogActionSpec {
+    Drop,
+    Forward,
 }
 
 #[derive(Copy, Clone, Debug, Deserialize)]

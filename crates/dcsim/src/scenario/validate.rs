@@ -26,7 +26,53 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_buffers(plan)?;
     validate_rate_schedule(plan)?;
     validate_routes(plan)?;
-    validate_link_failures(plan)
+    validate_link_failures(plan)?;
+    validate_pause_storms(plan)
+}
+
+/// `host.pause_storms`: each names a host with one link to a switch, a priority that
+/// the switch's flow control pauses, and `stop` (if given) after `start`.
+pub fn validate_pause_storms(p: &Plan) -> Result<()> {
+    for (k, st) in p.host.pause_storms.iter().enumerate() {
+        let at = format!("host.pause_storms[{k}]");
+        let node = p.nodes.get(st.host as usize)
+            .ok_or_else(|| Error::scenario(format!("{at}.host"), format!("node index {} does not exist", st.host)))?;
+        if node.kind != NodeKind::Host {
+            return Err(Error::scenario(format!("{at}.host"), format!("'{}' is not a host", node.name)));
+        }
+        let links: Vec<_> = p.links.iter().filter(|l| l.a == st.host || l.b == st.host).collect();
+        let to_switch = links.len() == 1 && {
+            let other = if links[0].a == st.host { links[0].b } else { links[0].a };
+            p.nodes[other as usize].kind == NodeKind::Switch
+        };
+        if !to_switch {
+            return Err(Error::scenario(format!("{at}.host"), format!("'{}' must have one link, to a switch", node.name)));
+        }
+        match p.switch.pfc.mode {
+            FlowControl::None => {
+                return Err(Error::scenario(format!("{at}.host"), "switch.pfc.mode is off: switches ignore pause frames"))
+            }
+            FlowControl::Pfc if p.switch.pfc.lossless & (1 << st.priority) == 0 => {
+                return Err(Error::scenario(
+                    format!("{at}.priority"),
+                    format!("priority {} is not lossless (switch.pfc.lossless)", st.priority),
+                ))
+            }
+            _ => {}
+        }
+        if st.start > MAX_TIME {
+            return Err(Error::scenario(format!("{at}.start"), format!("must be at most {MAX_TIME}")));
+        }
+        if let Some(stop) = st.stop {
+            if stop <= st.start {
+                return Err(Error::scenario(format!("{at}.stop"), format!("must be after start ({stop} <= {})", st.start)));
+            }
+            if stop > MAX_TIME {
+                return Err(Error::scenario(format!("{at}.stop"), format!("must be at most {MAX_TIME}")));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The memory the plan needs against `Plan::memory_limit` (`scenario::limits`).

@@ -254,6 +254,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             q.schedule(st.at, Event::PortRate(k as u32));
         }
     }
+    let pause_storms = crate::models::pfc::storm::PauseStorms::new(plan, &mut q, |h| PortId(nodes[h as usize].ports.start));
     let link_faults = if plan.switch.link_failures.is_empty() {
         LinkFaults::default()
     } else {
@@ -313,6 +314,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         deadlocks: crate::models::pfc::deadlock::DeadlockDetector::new(plan.switch.pfc.deadlock_check.filter(|_| plan.switch.pfc.mode != FlowControl::None), plan.switch.pfc.deadlock_stop),
         drops_by_flow: vec![0; plan.flows.len()],
         rto_lossless: link_faults.active,
+        pause_storms,
         link_faults,
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         nodes,

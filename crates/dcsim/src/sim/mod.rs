@@ -142,6 +142,7 @@ pub struct Simulation {
     pub(crate) deadlocks: crate::models::pfc::deadlock::DeadlockDetector,
     pub(crate) pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog,
     pub(crate) link_faults: crate::models::link_failure::LinkFaults,
+    pub(crate) pause_storms: crate::models::pfc::storm::PauseStorms,
     /// RoCE senders arm their retransmission timer on lossless priorities too (a run
     /// with link failures loses frames there).
     pub(crate) rto_lossless: bool,
@@ -224,6 +225,7 @@ impl Simulation {
             Event::FecnTick => self.on_fecn_tick(),
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
             Event::Link(k) => self.on_link_step(k),
+            Event::PauseStorm(k) => self.on_pause_storm(k),
         }
     }
 

@@ -439,6 +439,13 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "message_latency_p95_ps": s.msg_latency.quantile(0.95).map(|v| v as f64),
         });
     }
+    // Runs with injected pause storms only.
+    if !s.pause_storms.storms.is_empty() {
+        summary["pause_storms"] = json!({
+            "injected": s.pause_storms.storms.len(),
+            "pause_frames_sent": s.pause_storms.frames_sent,
+        });
+    }
     // Runs with link failures only: what the failures cost.
     if s.link_faults.active {
         let l = &s.link_faults;

@@ -27,7 +27,7 @@ impl Simulation {
             return;
         }
         let prio = pkt.prio;
-        if self.pfc_watchdog.in_storm(out, prio) {
+        if self.pfc_watchdog.drops(out, prio) {
             self.storm_drop(out, prio, id);
             return;
         }
