@@ -320,4 +320,55 @@ mod tests {
         // A parking lot: a chain of switches.
         check(7, &[3, 4, 5, 6], &[(0, 1), (1, 2), (3, 0), (4, 1), (5, 2), (6, 2)]);
     }
+
+    /// Routes without the ports of a failed link equal the routes of the graph without
+    /// that link (ports renumbered), and a destination cut off has no next hop.
+    #[test]
+    fn routes_without_dead_ports_avoid_the_link() {
+        // Leaf-spine: leaves 0, 1; spines 2, 3; hosts 4 (on 0) and 5 (on 1).
+        let graph = |links: &[(usize, usize)]| {
+            let mut per_node: Vec<Vec<usize>> = vec![Vec::new(); 6];
+            for &(a, b) in links {
+                per_node[a].push(b);
+                per_node[b].push(a);
+            }
+            let (mut node_ports, mut peer_node, mut next) = (Vec::new(), Vec::new(), 0u32);
+            for peers in &per_node {
+                node_ports.push(next..next + peers.len() as u32);
+                next += peers.len() as u32;
+                peer_node.extend(peers.iter().map(|&v| NodeId(v as u32)));
+            }
+            (node_ports, peer_node)
+        };
+        let is_host = [false, false, false, false, true, true];
+        let all = [(0, 2), (0, 3), (1, 2), (1, 3), (4, 0), (5, 1)];
+        let (np, pn) = graph(&all);
+        let g = Graph { is_host: &is_host, node_ports: &np, peer_node: &pn };
+        let full = Routing::build(&g, 1, &[]);
+        assert_eq!(full.next_hops(NodeId(0), NodeId(5)).len(), 2);
+        // Link 0 - 2 fails: leaf 0's port 0 and spine 2's port 0.
+        let mut dead = vec![false; pn.len()];
+        dead[np[0].start as usize] = true;
+        dead[np[2].start as usize] = true;
+        let without = Routing::build_without(&g, 1, &[], &dead);
+        let to_peer = |r: &Routing, s: usize, h: usize, np: &[std::ops::Range<u32>], pn: &[NodeId]| -> Vec<u32> {
+            let _ = np;
+            r.next_hops(NodeId(s as u32), NodeId(h as u32)).iter().map(|p| pn[p.idx()].0).collect()
+        };
+        let (np2, pn2) = graph(&all[1..]);
+        let g2 = Graph { is_host: &is_host, node_ports: &np2, peer_node: &pn2 };
+        let reference = Routing::build(&g2, 1, &[]);
+        for s in 0..4 {
+            for h in [4, 5] {
+                assert_eq!(to_peer(&without, s, h, &np, &pn), to_peer(&reference, s, h, &np2, &pn2), "switch {s} to host {h}");
+            }
+        }
+        assert_eq!(to_peer(&without, 0, 5, &np, &pn), [3]);
+        // Both uplinks of leaf 0 dead: host 5 is unreachable from it.
+        dead[np[0].start as usize + 1] = true;
+        dead[np[3].start as usize] = true;
+        let cut = Routing::build_without(&g, 1, &[], &dead);
+        assert!(cut.next_hops(NodeId(0), NodeId(5)).is_empty());
+        assert_eq!(cut.route(NodeId(0), NodeId(5), 7), PortId::NONE);
+    }
 }
