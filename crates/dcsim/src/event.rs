@@ -42,6 +42,10 @@ pub enum Event {
     FecnTick,
     /// A TCP receiver's delayed-ACK timer; stale if the generation moved on.
     DelAck(FlowId, u32),
+    /// Step k of the link failures (down, up, routes converged).
+    Link(u32),
+    /// Injected pause storm k sends its next pause frame (or its XON at the end).
+    PauseStorm(u32),
 }
 
 impl Event {
@@ -63,6 +67,8 @@ impl Event {
             Event::PortRate(k) => (11, k as u64, 0),
             Event::FecnTick => (12, 0, 0),
             Event::DelAck(f, g) => (13, f.0 as u64, g as u64),
+            Event::Link(k) => (14, k as u64, 0),
+            Event::PauseStorm(k) => (15, k as u64, 0),
         };
         // Cheap and injective enough for ordering: variant, then the fields.
         (v << 56) ^ (a << 24) ^ b.rotate_left(40)

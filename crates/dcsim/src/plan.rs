@@ -110,6 +110,18 @@ pub struct HostPlan {
     pub cnp: CnpPlan,
     /// The TCP transport (`[host.tcp]`): timers, delayed ACKs.
     pub tcp: crate::models::tcp::TcpParams,
+    /// Malfunctioning NICs that keep pausing their switch (`models/pfc/storm.rs`).
+    pub pause_storms: Vec<PauseStorm>,
+}
+
+/// From `start` (until `stop`, if given) host `host` sends XOFF for `priority` to its
+/// switch over and over, as a NIC whose receive buffer stays full does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PauseStorm {
+    pub host: u32,
+    pub priority: u8,
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
 }
 
 /// Notification point (dcqcn.md 4.3, variant A): at most one CNP per queue pair per
@@ -162,6 +174,21 @@ pub struct SwitchPlan {
     pub remote_pfc: RemotePfcPlan,
     /// NetworkCC congestion points (`[switch.network_cc]`), if configured.
     pub network_cc: Option<crate::models::network_cc::NetworkCcPlan>,
+    /// Links between switches that go down (and optionally up again) during the run.
+    pub link_failures: Vec<LinkFailure>,
+    /// Time from a link going down or up until every switch's routes reflect it
+    /// (`None`: not given; required when there are link failures).
+    pub convergence: Option<SimTime>,
+}
+
+/// The link between switches `a` and `b` (node indices) goes down at `down` and, if
+/// `up` is given, comes back at `up`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkFailure {
+    pub a: u32,
+    pub b: u32,
+    pub down: SimTime,
+    pub up: Option<SimTime>,
 }
 
 /// At switch `at`, frames to host `to` leave toward the neighbour `via` (node indices).
@@ -214,6 +241,7 @@ impl Default for HostPlan {
             selective_repeat: false,
             cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
             tcp: crate::models::tcp::TcpParams::default(),
+            pause_storms: Vec::new(),
         }
     }
 }
@@ -235,6 +263,8 @@ impl Default for SwitchPlan {
             routes: Vec::new(),
             remote_pfc: RemotePfcPlan::default(),
             network_cc: None,
+            link_failures: Vec::new(),
+            convergence: None,
         }
     }
 }

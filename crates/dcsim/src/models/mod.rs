@@ -48,6 +48,7 @@ pub mod fixed_rate;
 pub mod hpcc;
 pub mod l2cm;
 pub mod network_cc;
+pub mod link_failure;
 pub mod newreno;
 pub mod pfc;
 pub mod qcn;

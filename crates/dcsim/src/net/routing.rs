@@ -53,12 +53,21 @@ pub struct Graph<'a> {
 
 impl Routing {
     pub fn build(g: &Graph, seed: u64, overrides: &[Override]) -> Routing {
-        Self::build_with(g, seed, true, overrides)
+        Self::build_with(g, seed, true, overrides, &[])
+    }
+
+    /// The tables without the ports marked in `dead` (one flag per port; both ends of a
+    /// failed link): what the switches route on once they have converged after link
+    /// failures. A static route through a dead port gives way to the shortest paths; a
+    /// destination no path reaches has no next hop (`route` gives `PortId::NONE`).
+    pub fn build_without(g: &Graph, seed: u64, overrides: &[Override], dead: &[bool]) -> Routing {
+        Self::build_with(g, seed, true, overrides, dead)
     }
 
     /// `share = false` computes every destination by its own search (the reference the
-    /// shared form is tested against).
-    fn build_with(g: &Graph, seed: u64, share: bool, overrides: &[Override]) -> Routing {
+    /// shared form is tested against). `dead` is empty or has one flag per port.
+    fn build_with(g: &Graph, seed: u64, share: bool, overrides: &[Override], dead: &[bool]) -> Routing {
+        let live = |p: u32| dead.is_empty() || !dead[p as usize];
         let n = g.is_host.len();
         let mut switch_index = vec![u32::MAX; n];
         let mut ns = 0u32;
@@ -75,7 +84,7 @@ impl Routing {
             if g.is_host[s] {
                 continue;
             }
-            for p in g.node_ports[s].clone() {
+            for p in g.node_ports[s].clone().filter(|&p| live(p)) {
                 let v = g.peer_node[p as usize].idx();
                 if g.is_host[v] {
                     to_host[v].push(PortId(p));
@@ -132,7 +141,7 @@ impl Routing {
                 if u != root && g.is_host[u] {
                     continue;
                 }
-                for p in g.node_ports[u].clone() {
+                for p in g.node_ports[u].clone().filter(|&p| live(p)) {
                     let v = g.peer_node[p as usize].idx();
                     if dist[v] == u32::MAX {
                         dist[v] = dist[u] + 1;
@@ -154,13 +163,13 @@ impl Routing {
                 let at = switch_index[s] as usize * ng as usize + col;
                 if s == e {
                     for &h in hosts {
-                        local[h] = to_host[h][0];
+                        local[h] = to_host[h].first().copied().unwrap_or(PortId::NONE);
                     }
                     entries[at] = (0, LOCAL);
                     continue;
                 }
                 let off = ports.len() as u32;
-                for p in g.node_ports[s].clone() {
+                for p in g.node_ports[s].clone().filter(|&p| live(p)) {
                     let v = g.peer_node[p as usize].idx();
                     if !g.is_host[v] && dist[v] != u32::MAX && dist[v] + 1 == dist[s] {
                         ports.push(PortId(p));
@@ -177,7 +186,7 @@ impl Routing {
                     continue;
                 }
                 let off = ports.len() as u32;
-                for p in g.node_ports[s].clone() {
+                for p in g.node_ports[s].clone().filter(|&p| live(p)) {
                     let v = g.peer_node[p as usize].idx();
                     if dist[v] != u32::MAX && dist[v] + 1 == dist[s] && (!g.is_host[v] || v == dst) {
                         ports.push(PortId(p));
@@ -187,7 +196,7 @@ impl Routing {
                 entries[switch_index[s] as usize * ng as usize + col] = (off, len);
             }
         }
-        for o in overrides {
+        for o in overrides.iter().filter(|o| live(o.port.0)) {
             let off = ports.len() as u32;
             ports.push(o.port);
             entries[switch_index[o.at.idx()] as usize * ng as usize + group[o.to.idx()] as usize] = (off, 1);
@@ -209,9 +218,9 @@ impl Routing {
     #[inline(always)]
     pub fn route(&self, sw: NodeId, dst: NodeId, flow: u32) -> PortId {
         let (off, len) = self.entries[self.switch_index[sw.idx()] as usize * self.n_groups + self.group[dst.idx()] as usize];
-        debug_assert!(len != 0, "no route from {sw:?} to {dst:?}");
         match len {
             1 => self.ports[off as usize],
+            0 => PortId::NONE, // unreachable after link failures
             LOCAL => self.local[dst.idx()],
             _ => {
                 let h = mix64(self.salt ^ ((flow as u64) << 32) ^ sw.0 as u64);
@@ -315,7 +324,7 @@ mod tests {
             peer_node.extend(peers.iter().map(|&v| NodeId(v as u32)));
         }
         let g = Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node };
-        let (fast, slow) = (Routing::build_with(&g, 1, true, &[]), Routing::build_with(&g, 1, false, &[]));
+        let (fast, slow) = (Routing::build_with(&g, 1, true, &[], &[]), Routing::build_with(&g, 1, false, &[], &[]));
         for s in (0..n).filter(|&s| !is_host[s]) {
             for &h in hosts {
                 let (a, b) = (fast.next_hops(NodeId(s as u32), NodeId(h as u32)), slow.next_hops(NodeId(s as u32), NodeId(h as u32)));
@@ -338,5 +347,56 @@ mod tests {
         check(8, &[2, 3, 4, 5, 7], &[(0, 1), (2, 0), (3, 0), (3, 1), (4, 5), (6, 7)]);
         // A parking lot: a chain of switches.
         check(7, &[3, 4, 5, 6], &[(0, 1), (1, 2), (3, 0), (4, 1), (5, 2), (6, 2)]);
+    }
+
+    /// Routes without the ports of a failed link equal the routes of the graph without
+    /// that link (ports renumbered), and a destination cut off has no next hop.
+    #[test]
+    fn routes_without_dead_ports_avoid_the_link() {
+        // Leaf-spine: leaves 0, 1; spines 2, 3; hosts 4 (on 0) and 5 (on 1).
+        let graph = |links: &[(usize, usize)]| {
+            let mut per_node: Vec<Vec<usize>> = vec![Vec::new(); 6];
+            for &(a, b) in links {
+                per_node[a].push(b);
+                per_node[b].push(a);
+            }
+            let (mut node_ports, mut peer_node, mut next) = (Vec::new(), Vec::new(), 0u32);
+            for peers in &per_node {
+                node_ports.push(next..next + peers.len() as u32);
+                next += peers.len() as u32;
+                peer_node.extend(peers.iter().map(|&v| NodeId(v as u32)));
+            }
+            (node_ports, peer_node)
+        };
+        let is_host = [false, false, false, false, true, true];
+        let all = [(0, 2), (0, 3), (1, 2), (1, 3), (4, 0), (5, 1)];
+        let (np, pn) = graph(&all);
+        let g = Graph { is_host: &is_host, node_ports: &np, peer_node: &pn };
+        let full = Routing::build(&g, 1, &[]);
+        assert_eq!(full.next_hops(NodeId(0), NodeId(5)).len(), 2);
+        // Link 0 - 2 fails: leaf 0's port 0 and spine 2's port 0.
+        let mut dead = vec![false; pn.len()];
+        dead[np[0].start as usize] = true;
+        dead[np[2].start as usize] = true;
+        let without = Routing::build_without(&g, 1, &[], &dead);
+        let to_peer = |r: &Routing, s: usize, h: usize, np: &[std::ops::Range<u32>], pn: &[NodeId]| -> Vec<u32> {
+            let _ = np;
+            r.next_hops(NodeId(s as u32), NodeId(h as u32)).iter().map(|p| pn[p.idx()].0).collect()
+        };
+        let (np2, pn2) = graph(&all[1..]);
+        let g2 = Graph { is_host: &is_host, node_ports: &np2, peer_node: &pn2 };
+        let reference = Routing::build(&g2, 1, &[]);
+        for s in 0..4 {
+            for h in [4, 5] {
+                assert_eq!(to_peer(&without, s, h, &np, &pn), to_peer(&reference, s, h, &np2, &pn2), "switch {s} to host {h}");
+            }
+        }
+        assert_eq!(to_peer(&without, 0, 5, &np, &pn), [3]);
+        // Both uplinks of leaf 0 dead: host 5 is unreachable from it.
+        dead[np[0].start as usize + 1] = true;
+        dead[np[3].start as usize] = true;
+        let cut = Routing::build_without(&g, 1, &[], &dead);
+        assert!(cut.next_hops(NodeId(0), NodeId(5)).is_empty());
+        assert_eq!(cut.route(NodeId(0), NodeId(5), 7), PortId::NONE);
     }
 }

@@ -63,6 +63,9 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     plan.links = topo.links;
     plan.switch.rate_schedule = rate_schedule(&s.switch, &plan)?;
     plan.switch.routes = static_routes(&s.switch, &plan)?;
+    plan.switch.link_failures = link_failures(&s.switch, &plan)?;
+    plan.host.pause_storms = pause_storms(&s.host, &plan)?;
+    plan.switch.convergence = s.switch.convergence.as_ref().map(|t| t.time("switch.convergence")).transpose()?;
     plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
     let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan) };
     if let Some(n) = &s.switch.network_cc {
@@ -238,6 +241,39 @@ fn static_routes(s: &SwitchSpec, plan: &Plan) -> Result<Vec<StaticRoute>> {
             })
         };
         out.push(StaticRoute { at: find(&r.at, "at")?, to: find(&r.to, "to")?, via: find(&r.via, "via")? });
+    }
+    Ok(out)
+}
+
+/// Resolves `[host] pause_storms` against the node names (checked in
+/// `validate::validate_pause_storms`).
+fn pause_storms(h: &HostSpec, plan: &Plan) -> Result<Vec<PauseStorm>> {
+    let mut out = Vec::new();
+    for (i, st) in h.pause_storms.iter().flatten().enumerate() {
+        let p = format!("host.pause_storms[{i}]");
+        let host = plan.nodes.iter().position(|n| n.name == st.host).map(|k| k as u32)
+            .ok_or_else(|| Error::scenario(format!("{p}.host"), format!("no node named '{}'", st.host)))?;
+        if !(0..8).contains(&st.priority) {
+            return Err(Error::scenario(format!("{p}.priority"), format!("must be 0..7 (got {})", st.priority)));
+        }
+        let stop = st.stop.as_ref().map(|t| t.time(&format!("{p}.stop"))).transpose()?;
+        out.push(PauseStorm { host, priority: st.priority as u8, start: st.start.time(&format!("{p}.start"))?, stop });
+    }
+    Ok(out)
+}
+
+/// Resolves `[switch] link_failures` against the topology's node names (checked in
+/// `validate::validate_link_failures`).
+fn link_failures(s: &SwitchSpec, plan: &Plan) -> Result<Vec<LinkFailure>> {
+    let mut out = Vec::new();
+    for (i, f) in s.link_failures.iter().flatten().enumerate() {
+        let p = format!("switch.link_failures[{i}]");
+        let find = |name: &str, key: &str| {
+            plan.nodes.iter().position(|n| n.name == name).map(|k| k as u32)
+                .ok_or_else(|| Error::scenario(format!("{p}.{key}"), format!("no node named '{name}'")))
+        };
+        let up = f.up.as_ref().map(|t| t.time(&format!("{p}.up"))).transpose()?;
+        out.push(LinkFailure { a: find(&f.a, "a")?, b: find(&f.b, "b")?, down: f.down.time(&format!("{p}.down"))?, up });
     }
     Ok(out)
 }
@@ -499,7 +535,11 @@ fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
             Some(t) => positive(t, "poll_interval")?,
             None => SimTime((detection.0 / 4).max(1)),
         };
-        p.watchdog = Some(WatchdogPlan { detection, restoration, poll });
+        let action = match w.action {
+            None | Some(WatchdogActionSpec::Drop) => crate::models::pfc::WatchdogAction::Drop,
+            Some(WatchdogActionSpec::Forward) => crate::models::pfc::WatchdogAction::Forward,
+        };
+        p.watchdog = Some(WatchdogPlan { action, detection, restoration, poll });
     }
     Ok(p)
 }

@@ -77,6 +77,18 @@ pub struct HostSpec {
     pub cc: Option<CcSpec>,
     /// `[host.tcp]`: the TCP transport's timers and delayed ACKs.
     pub tcp: Option<crate::models::tcp::TcpKeys>,
+    /// NICs that keep sending PFC pauses: `[{ host, priority, start, stop }, ...]`.
+    pub pause_storms: Option<Vec<PauseStormSpec>>,
+}
+
+/// From `start` (until `stop`) the NIC of `host` keeps pausing `priority` at its switch.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PauseStormSpec {
+    pub host: String,
+    pub priority: i64,
+    pub start: TimeStr,
+    pub stop: Option<TimeStr>,
 }
 
 /// `[host.cnp]`: the notification point.
@@ -258,6 +270,21 @@ pub struct SwitchSpec {
     pub remote_pfc: Option<crate::models::remote_pfc::keys::RemotePfcKeys>,
     /// `[switch.network_cc]`: switch-originated notifications with rate (NetworkCC).
     pub network_cc: Option<crate::models::network_cc::NetworkCcSwitchKeys>,
+    /// Links between switches that fail: `[{ a, b, down, up }, ...]` (`up` optional).
+    pub link_failures: Option<Vec<LinkFailureSpec>>,
+    /// Routing convergence delay after a link goes down or up (required with
+    /// `link_failures`).
+    pub convergence: Option<TimeStr>,
+}
+
+/// The link between switches `a` and `b` goes down at `down` (and up at `up`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkFailureSpec {
+    pub a: String,
+    pub b: String,
+    pub down: TimeStr,
+    pub up: Option<TimeStr>,
 }
 
 /// At switch `at`, frames to host `to` leave toward the neighbour `via`.
@@ -450,6 +477,15 @@ pub struct PfcWatchdogSpec {
     pub restoration_time: Option<TimeStr>,
     /// Period of the switches' look at their queues (default: `detection_time` / 4).
     pub poll_interval: Option<TimeStr>,
+    /// What a queue in a storm does: "drop" (default) or "forward".
+    pub action: Option<WatchdogActionSpec>,
+}
+
+#[derive(Copy, Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WatchdogActionSpec {
+    Drop,
+    Forward,
 }
 
 #[derive(Copy, Clone, Debug, Deserialize)]

@@ -26,7 +26,54 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     check_connected(plan, &comp)?;
     validate_buffers(plan)?;
     validate_rate_schedule(plan)?;
-    validate_routes(plan)
+    validate_routes(plan)?;
+    validate_link_failures(plan)?;
+    validate_pause_storms(plan)
+}
+
+/// `host.pause_storms`: each names a host with one link to a switch, a priority that
+/// the switch's flow control pauses, and `stop` (if given) after `start`.
+pub fn validate_pause_storms(p: &Plan) -> Result<()> {
+    for (k, st) in p.host.pause_storms.iter().enumerate() {
+        let at = format!("host.pause_storms[{k}]");
+        let node = p.nodes.get(st.host as usize)
+            .ok_or_else(|| Error::scenario(format!("{at}.host"), format!("node index {} does not exist", st.host)))?;
+        if node.kind != NodeKind::Host {
+            return Err(Error::scenario(format!("{at}.host"), format!("'{}' is not a host", node.name)));
+        }
+        let links: Vec<_> = p.links.iter().filter(|l| l.a == st.host || l.b == st.host).collect();
+        let to_switch = links.len() == 1 && {
+            let other = if links[0].a == st.host { links[0].b } else { links[0].a };
+            p.nodes[other as usize].kind == NodeKind::Switch
+        };
+        if !to_switch {
+            return Err(Error::scenario(format!("{at}.host"), format!("'{}' must have one link, to a switch", node.name)));
+        }
+        match p.switch.pfc.mode {
+            FlowControl::None => {
+                return Err(Error::scenario(format!("{at}.host"), "switch.pfc.mode is off: switches ignore pause frames"))
+            }
+            FlowControl::Pfc if p.switch.pfc.lossless & (1 << st.priority) == 0 => {
+                return Err(Error::scenario(
+                    format!("{at}.priority"),
+                    format!("priority {} is not lossless (switch.pfc.lossless)", st.priority),
+                ))
+            }
+            _ => {}
+        }
+        if st.start > MAX_TIME {
+            return Err(Error::scenario(format!("{at}.start"), format!("must be at most {MAX_TIME}")));
+        }
+        if let Some(stop) = st.stop {
+            if stop <= st.start {
+                return Err(Error::scenario(format!("{at}.stop"), format!("must be after start ({stop} <= {})", st.start)));
+            }
+            if stop > MAX_TIME {
+                return Err(Error::scenario(format!("{at}.stop"), format!("must be at most {MAX_TIME}")));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The memory the plan needs against `Plan::memory_limit` (`scenario::limits`).
@@ -690,6 +737,67 @@ pub fn validate_rate_schedule(p: &Plan) -> Result<()> {
         }
         if st.rate > MAX_RATE {
             return Err(Error::scenario(format!("{at}.rate"), format!("must be at most {MAX_RATE}")));
+        }
+    }
+    Ok(())
+}
+
+/// `switch.link_failures`: each names two switches that share a link, `up` (if given)
+/// comes after `down`, two failures of one link do not overlap, and `switch.convergence`
+/// is given.
+pub fn validate_link_failures(p: &Plan) -> Result<()> {
+    let fails = &p.switch.link_failures;
+    if fails.is_empty() {
+        return Ok(());
+    }
+    match p.switch.convergence {
+        None => {
+            return Err(Error::scenario(
+                "switch.convergence",
+                "required when switch.link_failures is given (the time until routes avoid a failed link)",
+            ))
+        }
+        Some(c) if c > MAX_TIME => return Err(Error::scenario("switch.convergence", format!("must be at most {MAX_TIME}"))),
+        Some(_) => {}
+    }
+    let n = p.nodes.len() as u32;
+    for (k, f) in fails.iter().enumerate() {
+        let at = format!("switch.link_failures[{k}]");
+        for (key, v) in [("a", f.a), ("b", f.b)] {
+            if v >= n {
+                return Err(Error::scenario(format!("{at}.{key}"), format!("node index {v} does not exist")));
+            }
+            if p.nodes[v as usize].kind != NodeKind::Switch {
+                return Err(Error::scenario(
+                    format!("{at}.{key}"),
+                    format!("'{}' is not a switch (only links between switches can fail)", p.nodes[v as usize].name),
+                ));
+            }
+        }
+        if !p.links.iter().any(|l| (l.a == f.a && l.b == f.b) || (l.a == f.b && l.b == f.a)) {
+            let (a, b) = (&p.nodes[f.a as usize].name, &p.nodes[f.b as usize].name);
+            return Err(Error::scenario(format!("{at}.b"), format!("no link between '{a}' and '{b}'")));
+        }
+        if f.down > MAX_TIME {
+            return Err(Error::scenario(format!("{at}.down"), format!("must be at most {MAX_TIME}")));
+        }
+        if let Some(up) = f.up {
+            if up <= f.down {
+                return Err(Error::scenario(format!("{at}.up"), format!("must be after down ({} <= {})", up, f.down)));
+            }
+            if up > MAX_TIME {
+                return Err(Error::scenario(format!("{at}.up"), format!("must be at most {MAX_TIME}")));
+            }
+        }
+        let same = |g: &crate::plan::LinkFailure| (g.a == f.a && g.b == f.b) || (g.a == f.b && g.b == f.a);
+        for (j, g) in fails.iter().enumerate().take(k) {
+            let overlap = same(g) && g.up.is_none_or(|u| f.down < u) && f.up.is_none_or(|u| g.down < u);
+            if overlap {
+                return Err(Error::scenario(
+                    format!("{at}.down"),
+                    format!("the link is already down then (switch.link_failures[{j}])"),
+                ));
+            }
         }
     }
     Ok(())

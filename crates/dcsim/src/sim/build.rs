@@ -13,6 +13,7 @@ use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
 use crate::net::queue::EgressQueues;
 use crate::net::routing::{Graph, Override, Routing};
 use crate::net::stats::{Histogram, PortCounters, PrioCounters};
+use crate::models::link_failure::{LinkFaults, RouteInputs};
 use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan};
 use crate::units::{Rate, SimTime};
 
@@ -51,6 +52,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 pause_gen: [0; 8],
                 paused_since: [SimTime::ZERO; 8],
                 ctrl: PktFifo::default(),
+                down: false,
+                up_at: SimTime::ZERO,
             });
         }
     }
@@ -257,6 +260,23 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             q.schedule(st.at, Event::PortRate(k as u32));
         }
     }
+    let pause_storms = crate::models::pfc::storm::PauseStorms::new(plan, &mut q, |h| PortId(nodes[h as usize].ports.start));
+    let link_faults = if plan.switch.link_failures.is_empty() {
+        LinkFaults::default()
+    } else {
+        let graph = RouteInputs {
+            is_host: is_host.clone(),
+            node_ports: node_ports.clone(),
+            peer_node: peer_node.clone(),
+            overrides: overrides.clone(),
+            seed: plan.seed,
+        };
+        let toward = |a: u32, b: u32| {
+            let p = node_ports[a as usize].clone().find(|&p| peer_node[p as usize].0 == b);
+            PortId(p.expect("validated plan: a failed link exists"))
+        };
+        LinkFaults::new(plan, &mut q, graph, toward, |p| ports[p.idx()].peer)
+    };
 
     let mut sim = Simulation {
         name: plan.name.clone(),
@@ -309,6 +329,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog::new(plan.switch.pfc.watchdog.clone().filter(|_| plan.switch.pfc.mode != FlowControl::None), n_ports),
         deadlocks: crate::models::pfc::deadlock::DeadlockDetector::new(plan.switch.pfc.deadlock_check.filter(|_| plan.switch.pfc.mode != FlowControl::None), plan.switch.pfc.deadlock_stop),
         drops_by_flow: vec![0; plan.flows.len()],
+        rto_lossless: link_faults.active,
+        pause_storms,
+        link_faults,
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         next_periodic: SimTime::ZERO,
         nodes,

@@ -153,7 +153,7 @@ impl Simulation {
                     s.done = true; // no ACKs to wait for
                 }
             }
-            if lossy && !udp && tcp == NO_TCP && !s.rto_armed {
+            if (lossy || self.rto_lossless) && !udp && tcp == NO_TCP && !s.rto_armed {
                 s.rto_armed = true;
                 s.rto_mark = s.snd_una;
                 let gen = s.rto_gen;

@@ -49,6 +49,11 @@ pub(crate) struct Port {
     pub paused_since: [SimTime; 8],
     /// Control frames (PFC, ACK, NAK): served before any data, never paused.
     pub ctrl: PktFifo,
+    /// The link is down (`models/link_failure`): nothing is sent, arrivals are lost.
+    pub down: bool,
+    /// When the link last came back up (zero: never failed); frames that left before
+    /// are lost.
+    pub up_at: SimTime,
 }
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
@@ -150,6 +155,11 @@ pub struct Simulation {
     pub(crate) watchdog: checks::Watchdog,
     pub(crate) deadlocks: crate::models::pfc::deadlock::DeadlockDetector,
     pub(crate) pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog,
+    pub(crate) link_faults: crate::models::link_failure::LinkFaults,
+    pub(crate) pause_storms: crate::models::pfc::storm::PauseStorms,
+    /// RoCE senders arm their retransmission timer on lossless priorities too (a run
+    /// with link failures loses frames there).
+    pub(crate) rto_lossless: bool,
 }
 
 impl Simulation {
@@ -245,6 +255,8 @@ impl Simulation {
             }
             Event::FecnTick => self.on_fecn_tick(),
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
+            Event::Link(k) => self.on_link_step(k),
+            Event::PauseStorm(k) => self.on_pause_storm(k),
         }
     }
 
@@ -291,6 +303,9 @@ impl Simulation {
 
     #[inline]
     fn on_arrive(&mut self, p: PortId, pkt: PktId) {
+        if self.link_faults.active && self.lost_on_wire(p, pkt) {
+            return;
+        }
         self.hops += 1;
         if self.pool.get(pkt).kind == crate::net::packet::PktKind::Pfc {
             self.on_pfc_frame(p, pkt);

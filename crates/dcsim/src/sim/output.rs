@@ -313,6 +313,21 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("queued_bytes", Column::U64(dl.iter().map(|d| d.bytes).collect()));
     tables.push(("deadlocks".to_string(), t));
 
+    // link_events: one row per step of a link failure, only when the run has failures
+    // (other runs' tables are unchanged).
+    if s.link_faults.active {
+        let log = &s.link_faults.log;
+        let step = |k: u32| &s.link_faults.steps[k as usize];
+        let node_of = |p: crate::ids::PortId| name(s.ports[p.idx()].node);
+        let mut t = Table::default();
+        t.push("time_ps", Column::U64(log.iter().map(|e| e.0 .0).collect()));
+        t.push("failure", Column::U64(log.iter().map(|e| step(e.1).failure as u64).collect()));
+        t.push("a", Column::Str(log.iter().map(|e| node_of(step(e.1).ports[0])).collect()));
+        t.push("b", Column::Str(log.iter().map(|e| node_of(step(e.1).ports[1])).collect()));
+        t.push("event", Column::Str(log.iter().map(|e| step(e.1).action.name().to_string()).collect()));
+        tables.push(("link_events".to_string(), t));
+    }
+
     // samples
     let sm = &s.samples;
     let mut t = Table::default();
@@ -532,6 +547,27 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     // NetworkCC runs only (other summaries unchanged).
     if s.netcc.active {
         summary["network_cc"] = json!({ "notifications_sent": s.netcc.sent });
+    }
+    // Runs with injected pause storms only.
+    if !s.pause_storms.storms.is_empty() {
+        summary["pause_storms"] = json!({
+            "injected": s.pause_storms.storms.len(),
+            "pause_frames_sent": s.pause_storms.frames_sent,
+        });
+    }
+    // Runs with link failures only: what the failures cost.
+    if s.link_faults.active {
+        let l = &s.link_faults;
+        summary["link_failures"] = json!({
+            "failures": l.steps.iter().map(|st| st.failure + 1).max().unwrap_or(0),
+            "frames_lost_in_flight": l.lost_in_flight,
+            "data_dropped_at_down_port": l.dropped_at_down_port,
+            "data_dropped_no_route": l.dropped_no_route,
+            "control_frames_dropped": l.control_dropped,
+            "data_lost": l.lost_by_flow.iter().sum::<u64>(),
+            "flows_hit": l.lost_by_flow.iter().filter(|&&n| n > 0).count(),
+            "route_updates": l.log.iter().filter(|e| matches!(l.steps[e.1 as usize].action, crate::models::link_failure::Action::RoutesDown | crate::models::link_failure::Action::RoutesUp)).count(),
+        });
     }
     // Loud in every test build: a violated invariant is a model error.
     debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.name, summary["checks"]);

@@ -14,6 +14,10 @@ impl Simulation {
         let node = self.ports[in_port.idx()].node;
         let pkt = *self.pool.get(id);
         let out = self.routing.route(node, pkt.dst, pkt.flow.0);
+        if self.link_faults.active && self.link_unusable(out) {
+            self.drop_at_unusable(out, id);
+            return;
+        }
         if pkt.is_control() {
             if pkt.kind == PktKind::Probe {
                 self.stamp_probe(out, id);
@@ -26,7 +30,7 @@ impl Simulation {
             return;
         }
         let prio = pkt.prio;
-        if self.pfc_watchdog.in_storm(out, prio) {
+        if self.pfc_watchdog.drops(out, prio) {
             self.storm_drop(out, prio, id);
             return;
         }
@@ -87,6 +91,9 @@ impl Simulation {
         let port = &mut self.ports[p.idx()];
         if port.busy {
             return;
+        }
+        if port.down {
+            return self.flush_down_port(p);
         }
         if let Some(id) = port.ctrl.pop(&self.pool) {
             let frame = self.pool.get(id).frame as u32;

@@ -3,12 +3,13 @@
 //! release; this folder holds the headroom and pause-quanta arithmetic (`headroom.rs`),
 //! the frames and timers in the world (`frames.rs`: sending XOFF/XON, refresh, a frame's
 //! arrival, pause expiry, the PFC event log), deadlock detection (`deadlock.rs`), the
-//! switches' PFC watchdog (`watchdog.rs`) and the resolved parameters (`params.rs`).
+//! switches' PFC watchdog (`watchdog.rs`), injected pause storms from hosts (`storm.rs`) and the resolved parameters (`params.rs`).
 
 pub mod deadlock;
 pub mod frames;
 pub mod headroom;
 pub mod params;
+pub mod storm;
 pub mod watchdog;
 
-pub use params::{FlowControl, Headroom, PauseMode, PfcPlan, WatchdogPlan};
+pub use params::{FlowControl, Headroom, PauseMode, PfcPlan, WatchdogAction, WatchdogPlan};

@@ -61,9 +61,20 @@ pub struct PfcPlan {
     pub watchdog: Option<WatchdogPlan>,
 }
 
-/// PFC watchdog settings (SONiC-style, action "drop").
+/// What a queue in a pause storm does with its frames (SONiC `pfcwd` actions).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WatchdogAction {
+    /// Drop the frames it holds and every frame routed to it.
+    Drop,
+    /// Send them regardless of pauses (the queue ignores pauses, nothing is dropped).
+    Forward,
+}
+
+/// PFC watchdog settings (SONiC-style).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WatchdogPlan {
+    /// What a queue in a storm does with its frames.
+    pub action: WatchdogAction,
     /// A queue paused this long while holding frames is in a pause storm.
     pub detection: SimTime,
     /// A storm ends when no pause has arrived for the queue for this long.

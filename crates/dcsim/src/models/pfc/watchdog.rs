@@ -1,9 +1,10 @@
-//! The PFC watchdog that switches ship against pause storms (SONiC's `pfcwd`, action
-//! "drop"). Every `poll` a switch looks at its lossless egress queues: one that has been
+//! The PFC watchdog that switches ship against pause storms (SONiC's `pfcwd`, actions
+//! "drop" and "forward"). Every `poll` a switch looks at its lossless egress queues: one that has been
 //! paused for `detection` while holding frames is in a **storm** (a stuck or
 //! misbehaving receiver downstream, or a deadlock). Until the storm ends the queue
-//! ignores pauses, drops the frames it holds and every frame routed to it, so the buffers
-//! behind it drain and the pauses they sent upstream are lifted. The storm ends when no
+//! ignores pauses and, with "drop", drops the frames it holds and every frame routed to
+//! it, or, with "forward", sends them as if unpaused; either way the buffers behind it
+//! drain and the pauses they sent upstream are lifted. The storm ends when no
 //! pause has arrived for the queue for `restoration`; the queue is lossless again.
 //!
 //! Drops by the watchdog are deliberate: they are counted per (port, priority)
@@ -11,7 +12,7 @@
 //! `lossless_no_drops` check still covers the buffer model.
 
 use crate::ids::{PktId, PortId};
-use crate::models::pfc::WatchdogPlan;
+use crate::models::pfc::{WatchdogAction, WatchdogPlan};
 use crate::sim::Simulation;
 use crate::units::SimTime;
 
@@ -43,6 +44,13 @@ impl PfcWatchdog {
     /// Whether (port, prio) is in a storm.
     #[inline]
     pub fn in_storm(&self, p: PortId, prio: u8) -> bool { self.storms_now > 0 && self.storm[p.idx()] & (1 << prio) != 0 }
+
+    /// Whether frames routed to (port, prio) are dropped: it is in a storm and the action
+    /// is "drop" (with "forward" they are queued and sent regardless of pauses).
+    #[inline]
+    pub fn drops(&self, p: PortId, prio: u8) -> bool {
+        self.in_storm(p, prio) && self.plan.as_ref().is_some_and(|w| w.action == WatchdogAction::Drop)
+    }
 
     /// A pause for (port, prio) arrived at `now`; true when the queue is in a storm and
     /// must ignore it.
@@ -83,7 +91,7 @@ impl Simulation {
                     self.pfc_watchdog.storms_now += 1;
                     self.prio_stats[ci].pfc_storms += 1;
                     self.unpause(pid, c);
-                    while self.egress.queue(pid, c).pkts > 0 {
+                    while w.action == WatchdogAction::Drop && self.egress.queue(pid, c).pkts > 0 {
                         let item = self.egress.dequeue(pid, c);
                         self.release_ingress(item.in_port, c, item.frame as u64);
                         self.storm_drop(pid, c, item.id);

@@ -1,0 +1,75 @@
+//! Host-originated pause storms (`[host] pause_storms`): a malfunctioning NIC, or one
+//! whose receive buffer stays full because its host stopped draining it, keeps sending
+//! XOFF for a priority to its switch from `start`. It re-sends the pause as the switches'
+//! own XOFF logic does (after `refresh_fraction` of the pause duration), so the switch
+//! port toward it stays paused; at `stop` (if given) it sends XON. The pauses spread
+//! upstream through the buffers like any congestion; the PFC watchdog
+//! (`watchdog.rs`) is the remedy switches ship.
+
+use crate::event::{Event, EventQueue};
+use crate::ids::PortId;
+use crate::models::pfc::headroom::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
+use crate::net::packet::Packet;
+use crate::plan::{FlowControl, PauseMode, Plan};
+use crate::sim::Simulation;
+use crate::units::SimTime;
+
+/// One injected storm, resolved to the host's port.
+#[derive(Copy, Clone, Debug)]
+pub struct Storm {
+    pub port: PortId,
+    pub priority: u8,
+    pub stop: Option<SimTime>,
+}
+
+/// The injected storms (`Simulation::pause_storms`) and the pause frames they sent.
+#[derive(Default)]
+pub struct PauseStorms {
+    pub storms: Vec<Storm>,
+    pub frames_sent: u64,
+}
+
+impl PauseStorms {
+    /// The plan's storms, their first frames scheduled; `port_of(host)` is the host's port.
+    pub fn new(plan: &Plan, q: &mut EventQueue, port_of: impl Fn(u32) -> PortId) -> PauseStorms {
+        let mut storms = Vec::new();
+        for (k, st) in plan.host.pause_storms.iter().enumerate() {
+            storms.push(Storm { port: port_of(st.host), priority: st.priority, stop: st.stop });
+            if st.start <= plan.duration {
+                q.schedule(st.start, Event::PauseStorm(k as u32));
+            }
+        }
+        PauseStorms { storms, frames_sent: 0 }
+    }
+}
+
+impl Simulation {
+    /// Storm `k` sends its next pause (or, at its stop time, an XON).
+    pub(crate) fn on_pause_storm(&mut self, k: u32) {
+        let now = self.now_t();
+        let st = self.pause_storms.storms[k as usize];
+        let rate = self.ports[st.port.idx()].rate;
+        let ending = st.stop.is_some_and(|s| now >= s);
+        let quanta = match (ending, self.pfc.pause_mode) {
+            (true, _) => 0,
+            (false, PauseMode::Timer) => time_to_quanta(self.pfc.pause_time, rate),
+            (false, _) => self.pfc.xoff_quanta as u32,
+        };
+        let mask = if self.pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << st.priority };
+        let id = self.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
+        self.ports[st.port.idx()].ctrl.push(&mut self.pool, id);
+        self.pause_storms.frames_sent += 1;
+        self.kick(st.port);
+        if ending {
+            return;
+        }
+        let dur = quanta_to_time(quanta, rate);
+        let mut next = now + SimTime((dur.0 as f64 * self.pfc.refresh_fraction) as u64).max(SimTime(1));
+        if let Some(s) = st.stop {
+            next = next.min(s);
+        }
+        if next <= self.end {
+            self.q.schedule(next, Event::PauseStorm(k));
+        }
+    }
+}
