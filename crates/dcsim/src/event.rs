@@ -160,61 +160,53 @@ impl RadixHeap {
 
 const WHEEL_SLOTS: usize = 4096;
 
-/// A slot with more entries than this is turned into a heap when an event is taken out.
-const HEAP_SLOT: usize = 64;
+/// Slots up to this size are sorted by insertion (nearly all: a few events each).
+const INSERTION_SORT: usize = 24;
+
+/// The tie key of an event due at `time`: a full 64-bit mix, so that the order of two tied
+/// events flips pseudo-randomly with time (ties_are_broken_evenly; one multiply was
+/// measurably unfair).
+#[inline]
+fn tie_key(ties: u64, time: u64, ev: &Event) -> u32 {
+    (mix64(ties ^ time.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ev.ident()) >> 32) as u32
+}
 
 /// The order events are served in: time, tie key, then the event itself.
 #[inline]
-fn before(a: &Entry, b: &Entry) -> bool {
+fn order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
+    (a.time, a.key).cmp(&(b.time, b.key)).then_with(|| a.ev.ident().cmp(&b.ev.ident()))
+}
+
+/// Sorts a slot latest first, so that it is served from its end.
+#[inline]
+fn sort_latest_first(v: &mut [Entry]) {
+    if v.len() > INSERTION_SORT {
+        v.sort_unstable_by(|a, b| order(b, a));
+        return;
+    }
+    for k in 1..v.len() {
+        let e = v[k];
+        let mut j = k;
+        while j > 0 && later(&e, &v[j - 1]) {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = e;
+    }
+}
+
+/// `a` is served after `b`.
+#[inline(always)]
+fn later(a: &Entry, b: &Entry) -> bool {
     if a.time != b.time {
-        return a.time < b.time;
+        return a.time > b.time;
     }
     if a.key != b.key {
-        return a.key < b.key;
+        return a.key > b.key;
     }
-    a.ev.ident() < b.ev.ident()
+    a.ev.ident() > b.ev.ident()
 }
 
-#[cold]
-#[inline(never)]
-fn sift_up(v: &mut [Entry]) {
-    let mut k = v.len() - 1;
-    while k > 0 {
-        let parent = (k - 1) / 2;
-        if !before(&v[k], &v[parent]) {
-            break;
-        }
-        v.swap(k, parent);
-        k = parent;
-    }
-}
-
-#[inline(never)]
-fn sift_down(v: &mut [Entry], mut k: usize) {
-    loop {
-        let (l, r) = (2 * k + 1, 2 * k + 2);
-        let mut m = k;
-        if l < v.len() && before(&v[l], &v[m]) {
-            m = l;
-        }
-        if r < v.len() && before(&v[r], &v[m]) {
-            m = r;
-        }
-        if m == k {
-            return;
-        }
-        v.swap(k, m);
-        k = m;
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn heapify(v: &mut [Entry]) {
-    for k in (0..v.len() / 2).rev() {
-        sift_down(v, k);
-    }
-}
 
 /// The event queue: a timing wheel for the near future plus a radix heap for the rest.
 ///
@@ -222,24 +214,26 @@ fn heapify(v: &mut [Entry]) {
 /// [cur, cur + WHEEL_SLOTS) in slot units. Serialization ends and link arrivals, which are
 /// nearly all events, land in it directly and are taken out once; an occupancy bitmap
 /// finds the next non-empty slot. Timers beyond the window wait in the radix heap and move
-/// into the wheel when the window reaches them. Within a slot the earliest time is served
-/// first, and among events due at the same picosecond a seeded random one.
+/// into the wheel when the window reaches them. A slot is filled unsorted; when the
+/// window reaches it, it is sorted once (latest first) and served from its end, so that
+/// the many events of a slot due at the same picosecond (symmetric fabrics tie often)
+/// cost one sort, not one scan each.
 pub struct EventQueue {
     wheel: Vec<Vec<Entry>>,
     /// Occupied slots, a bit each.
     bits: [u64; WHEEL_SLOTS / 64],
-    /// Slots kept as binary min-heaps (by time, tie key, event) because they grew past
-    /// `HEAP_SLOT`: a slot is scanned whole for each event taken out, which is quadratic
-    /// when many events share it (two million flows starting at time 0 took hours). A
-    /// bit each, like `bits`, so that the test costs no extra cache line per event.
-    heaped: [u64; WHEEL_SLOTS / 64],
-    heap_slot: usize,
+    /// Slots sorted latest first (by time, tie key, event), a bit each: the slot being
+    /// served. An event scheduled into it is inserted in order.
+    sorted: [u64; WHEEL_SLOTS / 64],
     shift: u32,
     /// Absolute index of the slot the window starts at.
     cur: u64,
     near: usize,
     far: RadixHeap,
     far_len: usize,
+    /// Wheel slot (absolute) of the earliest far timer, `u64::MAX` if none: the window's
+    /// move tests it instead of the heap.
+    far_due: u64,
     /// Key of the tie-break hashes.
     ties: u64,
     now: SimTime,
@@ -255,13 +249,13 @@ impl EventQueue {
         EventQueue {
             wheel: (0..WHEEL_SLOTS).map(|_| Vec::new()).collect(),
             bits: [0; WHEEL_SLOTS / 64],
-            heaped: [0; WHEEL_SLOTS / 64],
-            heap_slot: HEAP_SLOT,
+            sorted: [0; WHEEL_SLOTS / 64],
             shift,
             cur: 0,
             near: 0,
             far: RadixHeap::new(),
             far_len: 0,
+            far_due: u64::MAX,
             ties: stream_key(seed, "event-ties"),
             now: SimTime::ZERO,
             popped: 0,
@@ -281,9 +275,12 @@ impl EventQueue {
     #[inline(always)]
     fn put_near(&mut self, e: Entry) {
         let i = (e.time >> self.shift) as usize & (WHEEL_SLOTS - 1);
-        self.wheel[i].push(e);
-        if self.heaped[i / 64] & (1 << (i % 64)) != 0 {
-            sift_up(&mut self.wheel[i]);
+        let v = &mut self.wheel[i];
+        if self.sorted[i / 64] & (1 << (i % 64)) == 0 {
+            v.push(e);
+        } else {
+            let at = v.partition_point(|x| order(&e, x).is_lt());
+            v.insert(at, e);
         }
         self.bits[i / 64] |= 1 << (i % 64);
         self.near += 1;
@@ -292,15 +289,13 @@ impl EventQueue {
     #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        // A full 64-bit mix, so that the order of two tied events flips pseudo-randomly
-        // with time (ties_are_broken_evenly; one multiply was measurably unfair).
-        let key = (mix64(self.ties ^ at.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ev.ident()) >> 32) as u32;
-        let e = Entry { time: at.0, key, ev };
+        let e = Entry { time: at.0, key: tie_key(self.ties, at.0, &ev), ev };
         if (at.0 >> self.shift) < self.cur + WHEEL_SLOTS as u64 {
             self.put_near(e);
         } else {
             self.far.push(e);
             self.far_len += 1;
+            self.far_due = self.far_due.min(at.0 >> self.shift);
         }
     }
 
@@ -330,8 +325,16 @@ impl EventQueue {
     }
 
     /// Moves the window to start at slot `s` and pulls in the timers it now covers.
+    #[inline(always)]
     fn advance(&mut self, s: u64) {
         self.cur = s;
+        if self.far_due < s + WHEEL_SLOTS as u64 {
+            self.pull_far();
+        }
+    }
+
+    #[inline(never)]
+    fn pull_far(&mut self) {
         let limit = self.cur + WHEEL_SLOTS as u64;
         while let Some(t) = self.far.min() {
             if (t >> self.shift) >= limit {
@@ -341,6 +344,7 @@ impl EventQueue {
             self.far_len -= 1;
             self.put_near(e);
         }
+        self.far_due = self.far.min().map_or(u64::MAX, |t| t >> self.shift);
     }
 
     /// Removes and returns the next event if it is due no later than `limit`.
@@ -359,43 +363,24 @@ impl EventQueue {
         };
         let i = slot as usize & (WHEEL_SLOTS - 1);
         let bit = 1u64 << (i % 64);
-        let mut heaped = self.heaped[i / 64] & bit != 0;
-        if !heaped && self.wheel[i].len() > self.heap_slot {
-            heapify(&mut self.wheel[i]);
-            self.heaped[i / 64] |= bit;
-            heaped = true;
+        if self.sorted[i / 64] & bit == 0 {
+            sort_latest_first(&mut self.wheel[i]);
+            self.sorted[i / 64] |= bit;
         }
-        let v = &self.wheel[i];
-        // Earliest time in the slot; among equal times the smallest tie key.
-        let mut best = 0;
-        let (mut best_t, mut best_k) = (v[0].time, v[0].key);
-        if !heaped {
-            for (k, e) in v.iter().enumerate().skip(1) {
-                if e.time > best_t {
-                    continue;
-                }
-                // Equal keys (a 32-bit collision) fall back on the events themselves.
-                if e.time < best_t || e.key < best_k || (e.key == best_k && e.ev.ident() < v[best].ev.ident()) {
-                    (best_t, best_k) = (e.time, e.key);
-                    best = k;
-                }
-            }
-        }
-        if best_t > limit.0 {
+        let e = *self.wheel[i].last().expect("an occupied slot holds an event");
+        if e.time > limit.0 {
             return None;
         }
         // Timers pulled in by the move land in later slots than this one (every far
-        // timer is at least a window past `cur`), so `best` stays the slot's minimum.
+        // timer is at least a window past `cur`), so `e` stays the slot's minimum.
         if slot != self.cur {
             self.advance(slot);
         }
         let v = &mut self.wheel[i];
-        let e = v.swap_remove(best);
+        v.pop();
         if v.is_empty() {
             self.bits[i / 64] &= !bit;
-            self.heaped[i / 64] &= !bit;
-        } else if heaped {
-            sift_down(v, 0);
+            self.sorted[i / 64] &= !bit;
         }
         self.near -= 1;
         self.now = SimTime(e.time);
@@ -430,33 +415,34 @@ mod tests {
     use super::*;
     use crate::rng::Rng;
 
-    /// Random schedules popped in (time, tie) order, against a sorted reference.
+    /// Thousands of events in one slot (flows starting together), events scheduled into
+    /// the slot being served, and a few timers, against a reference that scans all
+    /// pending events for the smallest (time, tie key, event) at each step.
     #[test]
-    fn crowded_slots_serve_events_in_the_scanned_order() {
-        // Thousands of events in one slot (flows starting together), events scheduled
-        // into it while it is served, and a few timers: the heap form must give exactly
-        // the order the plain scan gives.
-        let run = |heap_slot: usize| {
-            let mut q = EventQueue::new(7, SimTime::ns(1000));
-            q.heap_slot = heap_slot;
-            let mut rng = Rng::stream(9, "crowd");
-            for f in 0..5000u32 {
-                q.schedule(SimTime(rng.below(4)), Event::FlowStart(FlowId(f)));
-            }
-            q.schedule(SimTime::us(50), Event::FecnTick);
-            let mut out = vec![];
-            while let Some((t, ev)) = q.pop() {
-                out.push((t, ev.ident()));
-                if out.len() % 3 == 0 && out.len() < 20_000 {
-                    let at = t + SimTime(rng.below(200));
-                    q.schedule(at, Event::QpWake(FlowId(out.len() as u32)));
-                }
-            }
-            out
+    fn crowded_slots_serve_events_in_order() {
+        let mut q = EventQueue::new(7, SimTime::ns(1000));
+        let mut pending: Vec<(u64, u32, u64, Event)> = vec![];
+        let push = |q: &mut EventQueue, pending: &mut Vec<_>, at: SimTime, ev: Event| {
+            q.schedule(at, ev);
+            pending.push((at.0, tie_key(q.ties, at.0, &ev), ev.ident(), ev));
         };
-        let (heap, scan) = (run(HEAP_SLOT), run(usize::MAX));
-        assert!(heap.len() > 5000);
-        assert!(heap == scan, "orders differ");
+        let mut rng = Rng::stream(9, "crowd");
+        for f in 0..5000u32 {
+            push(&mut q, &mut pending, SimTime(rng.below(4)), Event::FlowStart(FlowId(f)));
+        }
+        push(&mut q, &mut pending, SimTime::us(50), Event::FecnTick);
+        let mut n = 0;
+        while let Some((t, ev)) = q.pop() {
+            let k = (0..pending.len()).min_by_key(|&k| (pending[k].0, pending[k].1, pending[k].2)).unwrap();
+            let want = pending.swap_remove(k);
+            assert_eq!((t.0, ev), (want.0, want.3), "event {n}");
+            n += 1;
+            if n % 3 == 0 && n < 20_000 {
+                let at = t + SimTime(rng.below(200));
+                push(&mut q, &mut pending, at, Event::QpWake(FlowId(n)));
+            }
+        }
+        assert!(pending.is_empty() && n > 5000);
     }
 
     #[test]
