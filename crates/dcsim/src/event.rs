@@ -388,21 +388,23 @@ impl EventQueue {
         Some((self.now, e.ev))
     }
 
-    /// An event due soon after the current one (the first of the next non-empty slot),
+    /// The event due next, or soon after (the first of the next non-empty slot),
     /// for prefetching what it will touch. Never changes the order of events.
     #[inline]
     pub fn upcoming(&self) -> Option<Event> {
         if self.near == 0 {
             return None;
         }
-        let start = (self.cur as usize + 1) & (WHEEL_SLOTS - 1);
+        let start = self.cur as usize & (WHEEL_SLOTS - 1);
         let (w, b) = (start / 64, start % 64);
         let m = self.bits[w] & (!0u64 << b);
         if m == 0 {
             return None; // not in this word: far enough ahead not to matter
         }
         let i = w * 64 + m.trailing_zeros() as usize;
-        self.wheel[i].first().map(|e| e.ev)
+        // The slot being served is sorted: its next event is its last.
+        let v = &self.wheel[i];
+        if i == start { v.last() } else { v.first() }.map(|e| e.ev)
     }
 
     /// Removes and returns the next event.
