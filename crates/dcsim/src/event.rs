@@ -363,7 +363,7 @@ impl EventQueue {
         };
         let i = slot as usize & (WHEEL_SLOTS - 1);
         let bit = 1u64 << (i % 64);
-        if self.sorted[i / 64] & bit == 0 {
+        if self.sorted[i / 64] & bit == 0 && self.wheel[i].len() > 1 {
             sort_latest_first(&mut self.wheel[i]);
             self.sorted[i / 64] |= bit;
         }

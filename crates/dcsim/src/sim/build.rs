@@ -334,6 +334,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         link_faults,
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         next_periodic: SimTime::ZERO,
+        enqueue_hooks: false,
         nodes,
         ports,
         routing,
@@ -348,6 +349,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         tcp_rx,
     };
     sim.next_periodic = sim.periodic_due();
+    sim.enqueue_hooks = sim.marking.active || !matches!(sim.l2.kind, crate::plan::L2Cm::None) || sim.rpfc.on || sim.netcc.active;
     Ok(sim)
 }
 

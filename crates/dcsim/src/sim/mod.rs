@@ -138,6 +138,9 @@ pub struct Simulation {
     pub(crate) next_sample: SimTime,
     /// `periodic_due()`, kept so that the loop tests one time per event.
     pub(crate) next_periodic: SimTime,
+    /// Some model acts on each data frame a switch queues (ECN marking or detection,
+    /// 802.1Qau congestion points, remote PFC, NetworkCC): one test per frame for all.
+    pub(crate) enqueue_hooks: bool,
     pub(crate) processing_delay: SimTime,
     pub(crate) l2: crate::models::l2cm::L2State,
     /// Remote PFC: congestion points and source ToRs (models/remote_pfc).

@@ -5,7 +5,7 @@
 use super::Simulation;
 use crate::ids::{PktId, PortId};
 use crate::net::mmu::DropReason;
-use crate::net::packet::PktKind;
+use crate::net::packet::{Packet, PktKind};
 use crate::net::queue::Queued;
 use crate::plan::L2Cm;
 
@@ -53,19 +53,9 @@ impl Simulation {
         let local = self.ports[in_port.idx()].local;
         let q_before = self.egress.queue(out, prio).bytes;
         self.egress.enqueue(out, prio, Queued { id, in_port, frame: pkt.frame as u32 }, local, pkt.flow.0);
-        if self.marking.active {
-            self.mark_on_enqueue(out, prio, id, local, q_before);
+        if self.enqueue_hooks {
+            self.on_enqueue_hooks(out, prio, id, local, q_before, &pkt, lossless);
         }
-        if !matches!(self.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {
-            self.l2_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
-        }
-        if self.rpfc.on && lossless && pkt.kind == PktKind::Data {
-            self.rpfc_on_enqueue(out, prio, pkt.flow, q_before + pkt.frame as u64);
-        }
-        if self.netcc.active && pkt.kind == PktKind::Data {
-            self.netcc_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
-        }
-
         let occ = self.mmu.occupancy(in_port, class);
         let ci = in_port.idx() * 8 + class as usize;
         let st = &mut self.prio_stats[ci];
@@ -78,6 +68,25 @@ impl Simulation {
             self.send_pfc(in_port, class, true);
         }
         self.switch_try_send(out);
+    }
+
+    /// The models that act on a data frame queued at `out` (the queue held `q_before`
+    /// bytes before it), in a fixed order.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn on_enqueue_hooks(&mut self, out: PortId, prio: u8, id: PktId, local: u32, q_before: u64, pkt: &Packet, lossless: bool) {
+        if self.marking.active {
+            self.mark_on_enqueue(out, prio, id, local, q_before);
+        }
+        if !matches!(self.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {
+            self.l2_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
+        }
+        if self.rpfc.on && lossless && pkt.kind == PktKind::Data {
+            self.rpfc_on_enqueue(out, prio, pkt.flow, q_before + pkt.frame as u64);
+        }
+        if self.netcc.active && pkt.kind == PktKind::Data {
+            self.netcc_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
+        }
     }
 
     fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {
