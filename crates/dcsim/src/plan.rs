@@ -170,6 +170,8 @@ pub struct SwitchPlan {
     pub l2cm: L2Cm,
     /// Static routes replacing the shortest paths for one (switch, destination host).
     pub routes: Vec<StaticRoute>,
+    /// Up-down routing from this root switch (node index); `None`: shortest paths.
+    pub up_down_root: Option<u32>,
     /// Remote PFC (source flow control, seed 001): off by default.
     pub remote_pfc: RemotePfcPlan,
     /// NetworkCC congestion points (`[switch.network_cc]`), if configured.
@@ -261,6 +263,7 @@ impl Default for SwitchPlan {
             rate_schedule: Vec::new(),
             l2cm: L2Cm::None,
             routes: Vec::new(),
+            up_down_root: None,
             remote_pfc: RemotePfcPlan::default(),
             network_cc: None,
             link_failures: Vec::new(),

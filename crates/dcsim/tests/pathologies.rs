@@ -64,6 +64,29 @@ fn shortest_path_routes_do_not_deadlock() {
 }
 
 #[test]
+fn up_down_routing_does_not_deadlock_and_every_flow_keeps_delivering() {
+    let r = ring(&["switch.routes=[]", "switch.routing=\"up_down\""]);
+    let c = &r.summary["counters"];
+    assert_eq!(c["deadlocks_detected"], 0, "{}", r.summary);
+    assert_eq!(c["drops_total"], 0, "{c}");
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
+    // Every flow delivers in every 250 us of the run.
+    let (t, f, b) = (col_u64(&r, "goodput", "time_ps"), col_u64(&r, "goodput", "flow_id"), col_u64(&r, "goodput", "bytes"));
+    let mut per = [[0u64; 8]; 4];
+    for i in 0..t.len() {
+        per[f[i] as usize][(t[i] / 250_000_000) as usize] += b[i];
+    }
+    for (flow, bins) in per.iter().enumerate() {
+        println!("flow {flow}: bytes per 250 us {bins:?}");
+        assert!(bins.iter().all(|&x| x > 0), "flow {flow} stalls: {bins:?}");
+    }
+    println!("{c}");
+    // The clockwise static routes still override up-down routing (and deadlock).
+    let stat = ring(&["switch.routing=\"up_down\""]);
+    assert_eq!(stat.summary["counters"]["deadlocks_detected"], 1);
+}
+
+#[test]
 fn the_run_can_stop_at_the_deadlock() {
     let r = ring(&["switch.pfc.deadlock_stop=true"]);
     let stop = r.summary["stopped_by_deadlock_ps"].as_u64().expect("stopped");
@@ -88,10 +111,38 @@ fn bad_static_routes_and_detector_settings_are_refused_with_their_field() {
         (r(r#"{at="s0",to="h2",via="x"}"#), "switch.routes[0].via: no node named 'x'"),
         (r(r#"{at="s0",to="h2",via="s1"},{at="s0",to="h2",via="s3"}"#), "switch.routes[1]: a second route at 's0' to 'h2'"),
         ("switch.pfc.deadlock_check=\"0us\"".to_string(), "switch.pfc.deadlock_check: must be > 0"),
+        ("switch.routing=\"updown\"".to_string(), "switch.routing: unknown routing 'updown'"),
+        ("switch.up_down_root=\"s1\"".to_string(), "switch.up_down_root: needs switch.routing = \"up_down\""),
     ] {
         let e = ring_error(&over);
         assert!(e.contains(want), "{over}: {e}");
     }
+}
+
+#[test]
+fn a_bad_up_down_root_is_refused_with_its_field() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/deadlock_ring.toml");
+    for (root, want) in [("s9", "switch.up_down_root: no switch named 's9'"), ("h0", "switch.up_down_root: 'h0' is a host, not a switch")] {
+        let o = ["switch.routing=\"up_down\"".to_string(), format!("switch.up_down_root=\"{root}\"")];
+        let e = dcsim::scenario::load_file(&path, &o).unwrap_err().to_string();
+        assert!(e.contains(want), "{root}: {e}");
+    }
+    // A named root other than the first switch is taken.
+    let o = ["switch.routing=\"up_down\"".to_string(), "switch.up_down_root=\"s2\"".to_string()];
+    assert_eq!(dcsim::scenario::load_file(&path, &o).unwrap().switch.up_down_root, Some(6));
+}
+
+#[test]
+fn explicit_shortest_routing_equals_the_default_on_a_fat_tree() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/link_failure_fat_tree.toml");
+    let run = |o: &[&str]| sim::run(&dcsim::scenario::load_file(&path, &o.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()).unwrap();
+    let short = ["simulation.duration=\"1.3ms\""];
+    let (a, b) = (run(&short), run(&[short[0], "switch.routing=\"shortest\""]));
+    assert_eq!(a.digest(), b.digest());
+    // Up-down (root core0) is another routing: the results differ.
+    let c = run(&[short[0], "switch.routing=\"up_down\"", "switch.up_down_root=\"core0\""]);
+    assert_ne!(a.digest(), c.digest());
+    assert!(c.checks_passed(), "{:?}", c.failed_checks());
 }
 
 #[test]

@@ -6,4 +6,5 @@ pub mod mmu;
 pub mod packet;
 pub mod queue;
 pub mod routing;
+pub mod up_down;
 pub mod stats;

@@ -16,6 +16,8 @@ use std::collections::VecDeque;
 use crate::ids::{NodeId, PortId};
 use crate::rng::mix64;
 
+use super::up_down::UpDown;
+
 pub struct Routing {
     n_groups: usize,
     /// Destination group of each node (u32::MAX for switches).
@@ -52,22 +54,31 @@ pub struct Graph<'a> {
 }
 
 impl Routing {
-    pub fn build(g: &Graph, seed: u64, overrides: &[Override]) -> Routing {
-        Self::build_with(g, seed, true, overrides, &[])
+    /// `up_down`: the root switch of up-down routing, or `None` for shortest paths.
+    pub fn build(g: &Graph, seed: u64, overrides: &[Override], up_down: Option<NodeId>) -> Routing {
+        Self::build_with(g, seed, true, overrides, &[], up_down)
     }
 
     /// The tables without the ports marked in `dead` (one flag per port; both ends of a
     /// failed link): what the switches route on once they have converged after link
     /// failures. A static route through a dead port gives way to the shortest paths; a
     /// destination no path reaches has no next hop (`route` gives `PortId::NONE`).
-    pub fn build_without(g: &Graph, seed: u64, overrides: &[Override], dead: &[bool]) -> Routing {
-        Self::build_with(g, seed, true, overrides, dead)
+    pub fn build_without(g: &Graph, seed: u64, overrides: &[Override], dead: &[bool], up_down: Option<NodeId>) -> Routing {
+        Self::build_with(g, seed, true, overrides, dead, up_down)
     }
 
     /// `share = false` computes every destination by its own search (the reference the
     /// shared form is tested against). `dead` is empty or has one flag per port.
-    fn build_with(g: &Graph, seed: u64, share: bool, overrides: &[Override], dead: &[bool]) -> Routing {
+    fn build_with(
+        g: &Graph,
+        seed: u64,
+        share: bool,
+        overrides: &[Override],
+        dead: &[bool],
+        up_down: Option<NodeId>,
+    ) -> Routing {
         let live = |p: u32| dead.is_empty() || !dead[p as usize];
+        let mut ud = up_down.map(|root| UpDown::new(g, dead, root.idx()));
         let n = g.is_host.len();
         let mut switch_index = vec![u32::MAX; n];
         let mut ns = 0u32;
@@ -154,7 +165,10 @@ impl Routing {
             if hosts.is_empty() {
                 continue;
             }
-            search(e, &mut dist);
+            match ud.as_mut() {
+                Some(u) => u.search(g, dead, e, &mut dist),
+                None => search(e, &mut dist),
+            }
             let col = edge_group[e] as usize;
             for s in 0..n {
                 if g.is_host[s] || dist[s] == u32::MAX {
@@ -171,7 +185,8 @@ impl Routing {
                 let off = ports.len() as u32;
                 for p in g.node_ports[s].clone().filter(|&p| live(p)) {
                     let v = g.peer_node[p as usize].idx();
-                    if !g.is_host[v] && dist[v] != u32::MAX && dist[v] + 1 == dist[s] {
+                    let legal = ud.as_ref().is_none_or(|u| u.legal(s, v));
+                    if !g.is_host[v] && dist[v] != u32::MAX && dist[v] + 1 == dist[s] && legal {
                         ports.push(PortId(p));
                     }
                 }
@@ -179,7 +194,10 @@ impl Routing {
             }
         }
         for &dst in &alone {
-            search(dst, &mut dist);
+            match ud.as_mut() {
+                Some(u) => u.search(g, dead, dst, &mut dist),
+                None => search(dst, &mut dist),
+            }
             let col = group[dst] as usize;
             for s in 0..n {
                 if g.is_host[s] || dist[s] == u32::MAX {
@@ -188,7 +206,8 @@ impl Routing {
                 let off = ports.len() as u32;
                 for p in g.node_ports[s].clone().filter(|&p| live(p)) {
                     let v = g.peer_node[p as usize].idx();
-                    if dist[v] != u32::MAX && dist[v] + 1 == dist[s] && (!g.is_host[v] || v == dst) {
+                    let legal = ud.as_ref().is_none_or(|u| u.legal(s, v));
+                    if dist[v] != u32::MAX && dist[v] + 1 == dist[s] && (!g.is_host[v] || v == dst) && legal {
                         ports.push(PortId(p));
                     }
                 }
@@ -324,7 +343,7 @@ mod tests {
             peer_node.extend(peers.iter().map(|&v| NodeId(v as u32)));
         }
         let g = Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node };
-        let (fast, slow) = (Routing::build_with(&g, 1, true, &[], &[]), Routing::build_with(&g, 1, false, &[], &[]));
+        let (fast, slow) = (Routing::build_with(&g, 1, true, &[], &[], None), Routing::build_with(&g, 1, false, &[], &[], None));
         for s in (0..n).filter(|&s| !is_host[s]) {
             for &h in hosts {
                 let (a, b) = (fast.next_hops(NodeId(s as u32), NodeId(h as u32)), slow.next_hops(NodeId(s as u32), NodeId(h as u32)));
@@ -372,20 +391,20 @@ mod tests {
         let all = [(0, 2), (0, 3), (1, 2), (1, 3), (4, 0), (5, 1)];
         let (np, pn) = graph(&all);
         let g = Graph { is_host: &is_host, node_ports: &np, peer_node: &pn };
-        let full = Routing::build(&g, 1, &[]);
+        let full = Routing::build(&g, 1, &[], None);
         assert_eq!(full.next_hops(NodeId(0), NodeId(5)).len(), 2);
         // Link 0 - 2 fails: leaf 0's port 0 and spine 2's port 0.
         let mut dead = vec![false; pn.len()];
         dead[np[0].start as usize] = true;
         dead[np[2].start as usize] = true;
-        let without = Routing::build_without(&g, 1, &[], &dead);
+        let without = Routing::build_without(&g, 1, &[], &dead, None);
         let to_peer = |r: &Routing, s: usize, h: usize, np: &[std::ops::Range<u32>], pn: &[NodeId]| -> Vec<u32> {
             let _ = np;
             r.next_hops(NodeId(s as u32), NodeId(h as u32)).iter().map(|p| pn[p.idx()].0).collect()
         };
         let (np2, pn2) = graph(&all[1..]);
         let g2 = Graph { is_host: &is_host, node_ports: &np2, peer_node: &pn2 };
-        let reference = Routing::build(&g2, 1, &[]);
+        let reference = Routing::build(&g2, 1, &[], None);
         for s in 0..4 {
             for h in [4, 5] {
                 assert_eq!(to_peer(&without, s, h, &np, &pn), to_peer(&reference, s, h, &np2, &pn2), "switch {s} to host {h}");
@@ -395,8 +414,138 @@ mod tests {
         // Both uplinks of leaf 0 dead: host 5 is unreachable from it.
         dead[np[0].start as usize + 1] = true;
         dead[np[3].start as usize] = true;
-        let cut = Routing::build_without(&g, 1, &[], &dead);
+        let cut = Routing::build_without(&g, 1, &[], &dead, None);
         assert!(cut.next_hops(NodeId(0), NodeId(5)).is_empty());
         assert_eq!(cut.route(NodeId(0), NodeId(5), 7), PortId::NONE);
+    }
+
+    /// Switches `0..ns`, host `ns + i` on switch `i`; ports numbered per node in link order.
+    fn with_hosts(ns: usize, links: &[(usize, usize)]) -> (Vec<bool>, Vec<std::ops::Range<u32>>, Vec<NodeId>) {
+        let n = 2 * ns;
+        let mut per_node: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &(a, b) in links.iter().chain(&(0..ns).map(|i| (i, ns + i)).collect::<Vec<_>>()) {
+            per_node[a].push(b);
+            per_node[b].push(a);
+        }
+        let (mut node_ports, mut peer_node, mut next) = (Vec::new(), Vec::new(), 0u32);
+        for peers in &per_node {
+            node_ports.push(next..next + peers.len() as u32);
+            next += peers.len() as u32;
+            peer_node.extend(peers.iter().map(|&v| NodeId(v as u32)));
+        }
+        ((0..n).map(|i| i >= ns).collect(), node_ports, peer_node)
+    }
+
+    /// Checks up-down routes from every switch to every host: each ECMP path ends at the
+    /// host, never goes up after going down, and is as long as the shortest legal path
+    /// (found by a search over (switch, has gone down)). Returns how many (switch, host)
+    /// routes are longer than that (only checked to be zero when `exact`).
+    fn check_up_down(ns: usize, links: &[(usize, usize)], root: usize, exact: bool) -> usize {
+        let (is_host, np, pn) = with_hosts(ns, links);
+        let g = Graph { is_host: &is_host, node_ports: &np, peer_node: &pn };
+        let r = Routing::build(&g, 3, &[], Some(NodeId(root as u32)));
+        let ud = UpDown::new(&g, &[], root);
+        let mut longer = 0;
+        for h in ns..2 * ns {
+            // Shortest legal lengths: state (u, down) with down = a down hop was taken.
+            let mut best = vec![[u32::MAX; 2]; 2 * ns];
+            let mut bfs = VecDeque::new();
+            let mut shortest = vec![u32::MAX; ns];
+            for s0 in 0..ns {
+                best.iter_mut().for_each(|b| *b = [u32::MAX; 2]);
+                best[s0][0] = 0;
+                bfs.clear();
+                bfs.push_back((s0, 0usize));
+                while let Some((u, d)) = bfs.pop_front() {
+                    if u == h {
+                        shortest[s0] = shortest[s0].min(best[u][d]);
+                        continue;
+                    }
+                    if is_host[u] {
+                        continue;
+                    }
+                    for p in np[u].clone() {
+                        let v = pn[p as usize].idx();
+                        let up = ud.is_up(u, v);
+                        if up && d == 1 {
+                            continue;
+                        }
+                        let nd = if up { 0 } else { 1 };
+                        if best[v][nd] == u32::MAX {
+                            best[v][nd] = best[u][d] + 1;
+                            bfs.push_back((v, nd));
+                        }
+                    }
+                }
+            }
+            for s0 in 0..ns {
+                // Every ECMP path from s0: (node, gone down, hops).
+                let mut stack = vec![(s0, false, 0u32)];
+                let mut len = None;
+                while let Some((u, down, hops)) = stack.pop() {
+                    if u == h {
+                        assert!(len.is_none_or(|l| l == hops), "paths of unequal length from {s0} to {h}");
+                        len = Some(hops);
+                        continue;
+                    }
+                    assert!(!is_host[u] && hops <= 2 * ns as u32, "route from {s0} to {h} is lost at {u}");
+                    let next = r.next_hops(NodeId(u as u32), NodeId(h as u32));
+                    assert!(!next.is_empty(), "no route from {u} to {h}");
+                    for p in next {
+                        let v = pn[p.idx()].idx();
+                        let up = ud.is_up(u, v);
+                        assert!(!(up && down), "route from {s0} to {h} turns up at {u} -> {v} after going down");
+                        stack.push((v, down || !up, hops + 1));
+                    }
+                }
+                let len = len.unwrap();
+                assert!(len >= shortest[s0], "shorter than the shortest legal path?");
+                if len > shortest[s0] {
+                    assert!(!exact, "route from {s0} to {h}: {len} hops, shortest legal path {}", shortest[s0]);
+                    longer += 1;
+                }
+            }
+        }
+        longer
+    }
+
+    #[test]
+    fn up_down_routes_turn_only_from_up_to_down_on_the_shortest_legal_path() {
+        // The ring of scenarios/deadlock_ring.toml, root s0: levels s0 0, s1 and s3 1, s2 2.
+        let ring = [(0, 1), (1, 2), (2, 3), (3, 0)];
+        let (is_host, np, pn) = with_hosts(4, &ring);
+        let ud = UpDown::new(&Graph { is_host: &is_host, node_ports: &np, peer_node: &pn }, &[], 0);
+        let ups: Vec<(usize, usize)> = (0..4).flat_map(|u| (0..4).map(move |v| (u, v))).filter(|&(u, v)| u != v && ud.is_up(u, v)).collect();
+        // Up toward the lower (level, id): s3 (1, 3) -> s1 (1, 1) is up, s2 -> s3 too.
+        assert_eq!(ups, [(1, 0), (2, 0), (2, 1), (2, 3), (3, 0), (3, 1)]);
+        check_up_down(4, &ring, 0, true);
+        // The ring's routes: s1 reaches h3 only through s0 (s1 -> s2 -> s3 would turn up
+        // at s2), s0 reaches h2 both ways.
+        let g = Graph { is_host: &is_host, node_ports: &np, peer_node: &pn };
+        let r = Routing::build(&g, 1, &[], Some(NodeId(0)));
+        let peers = |s: u32, h: u32| -> Vec<u32> { r.next_hops(NodeId(s), NodeId(h)).iter().map(|p| pn[p.idx()].0).collect() };
+        assert_eq!(peers(1, 7), [0]);
+        assert_eq!(peers(3, 5), [0]);
+        assert_eq!(peers(0, 6), [1, 3]);
+        // Another root, a grid and a leaf-spine with a leaf-to-leaf link.
+        check_up_down(4, &ring, 2, true);
+        check_up_down(6, &[(0, 1), (1, 2), (3, 4), (4, 5), (0, 3), (1, 4), (2, 5)], 4, true);
+        check_up_down(5, &[(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3)], 0, true);
+        // Random connected graphs (a spanning tree plus chords): every route legal; count
+        // the routes longer than the shortest legal path (see net/up_down.rs).
+        let (mut longer, mut total) = (0, 0);
+        for k in 0..200u64 {
+            let ns = 4 + (mix64(k) % 6) as usize;
+            let mut links: Vec<(usize, usize)> = (1..ns).map(|i| ((mix64(k * 31 + i as u64) % i as u64) as usize, i)).collect();
+            for c in 0..ns as u64 {
+                let (a, b) = ((mix64(k ^ (c << 20)) % ns as u64) as usize, (mix64(k ^ (c << 40) ^ 7) % ns as u64) as usize);
+                if a != b {
+                    links.push((a, b));
+                }
+            }
+            longer += check_up_down(ns, &links, (mix64(k ^ 99) % ns as u64) as usize, false);
+            total += ns * ns;
+        }
+        println!("up-down routes longer than the shortest legal path: {longer} of {total}");
     }
 }

@@ -63,6 +63,7 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     plan.links = topo.links;
     plan.switch.rate_schedule = rate_schedule(&s.switch, &plan)?;
     plan.switch.routes = static_routes(&s.switch, &plan)?;
+    plan.switch.up_down_root = up_down_root(&s.switch, &plan)?;
     plan.switch.link_failures = link_failures(&s.switch, &plan)?;
     plan.host.pause_storms = pause_storms(&s.host, &plan)?;
     plan.switch.convergence = s.switch.convergence.as_ref().map(|t| t.time("switch.convergence")).transpose()?;
@@ -228,6 +229,28 @@ fn rate_schedule(s: &SwitchSpec, plan: &Plan) -> Result<Vec<RateStep>> {
         out.push(RateStep { node, peer, at: st.at.time(&format!("{p}.at"))?, rate });
     }
     Ok(out)
+}
+
+/// `[switch] routing` and `up_down_root`: the root switch of up-down routing, if chosen.
+fn up_down_root(s: &SwitchSpec, plan: &Plan) -> Result<Option<u32>> {
+    let up_down = match s.routing.as_deref() {
+        None | Some("shortest") => false,
+        Some("up_down") => true,
+        Some(other) => {
+            return Err(Error::scenario("switch.routing", format!("unknown routing '{other}' (expected \"shortest\" or \"up_down\")")))
+        }
+    };
+    let switch = |i: &usize| plan.nodes[*i].kind != NodeKind::Host;
+    match (&s.up_down_root, up_down) {
+        (Some(_), false) => Err(Error::scenario("switch.up_down_root", "needs switch.routing = \"up_down\"")),
+        (None, false) => Ok(None),
+        (None, true) => Ok((0..plan.nodes.len()).find(switch).map(|i| i as u32)),
+        (Some(name), true) => match plan.nodes.iter().position(|n| &n.name == name) {
+            Some(i) if switch(&i) => Ok(Some(i as u32)),
+            Some(_) => Err(Error::scenario("switch.up_down_root", format!("'{name}' is a host, not a switch"))),
+            None => Err(Error::scenario("switch.up_down_root", format!("no switch named '{name}'"))),
+        },
+    }
 }
 
 /// Resolves `[switch] routes` against the topology's node names (checked in

@@ -266,6 +266,10 @@ pub struct SwitchSpec {
     pub l2cm: Option<L2cmSpec>,
     /// Static routes that replace the shortest paths: `[{ at, to, via }, ...]`.
     pub routes: Option<Vec<RouteSpec>>,
+    /// `"shortest"` (default: ECMP over shortest paths) or `"up_down"` (Autonet up-down).
+    pub routing: Option<String>,
+    /// Root switch of up-down routing (default: the first switch).
+    pub up_down_root: Option<String>,
     /// `[switch.remote_pfc]`: remote PFC (source flow control).
     pub remote_pfc: Option<crate::models::remote_pfc::keys::RemotePfcKeys>,
     /// `[switch.network_cc]`: switch-originated notifications with rate (NetworkCC).

@@ -75,7 +75,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             Some(Override { at: NodeId(r.at), to: NodeId(r.to), port: PortId(port) })
         })
         .collect();
-    let routing = Routing::build(&Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node }, plan.seed, &overrides);
+    let up_down = plan.switch.up_down_root.map(NodeId);
+    let routing = Routing::build(&Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node }, plan.seed, &overrides, up_down);
 
     // Buffers.
     let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
@@ -270,6 +271,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             peer_node: peer_node.clone(),
             overrides: overrides.clone(),
             seed: plan.seed,
+            up_down,
         };
         let toward = |a: u32, b: u32| {
             let p = node_ports[a as usize].clone().find(|&p| peer_node[p as usize].0 == b);

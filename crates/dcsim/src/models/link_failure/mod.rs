@@ -56,6 +56,8 @@ pub struct RouteInputs {
     pub peer_node: Vec<NodeId>,
     pub overrides: Vec<Override>,
     pub seed: u64,
+    /// Root switch of up-down routing (levels are recomputed over the live links).
+    pub up_down: Option<NodeId>,
 }
 
 /// Link-failure state (`Simulation::link_faults`).

@@ -81,7 +81,7 @@ impl Simulation {
                 }
                 let g = self.link_faults.graph.as_ref().expect("failures keep their graph");
                 let graph = Graph { is_host: &g.is_host, node_ports: &g.node_ports, peer_node: &g.peer_node };
-                self.routing = Routing::build_without(&graph, g.seed, &g.overrides, &self.link_faults.routed_dead);
+                self.routing = Routing::build_without(&graph, g.seed, &g.overrides, &self.link_faults.routed_dead, g.up_down);
             }
         }
     }
