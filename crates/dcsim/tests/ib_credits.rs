@@ -43,6 +43,7 @@ fn parking_lot_with_credits_matches_pfc_shares_and_bounds_the_input_buffer() {
     assert!(fcps > 1000, "{fcps} FCPs");
     // Senders spend time blocked for lack of credits (A, B, C at S1, and S1 -> S2).
     let blocked: u64 = col_u64(&ib, "ports", "paused_ps").iter().sum();
+    eprintln!("{fcps} FCPs, {blocked} ps blocked in all");
     assert!(blocked > 0);
     // Input buffers: credits bound each (port, VL) by its 64 KiB; PFC lets S1's busiest
     // ingress grow past XOFF into its headroom.
