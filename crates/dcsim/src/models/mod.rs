@@ -46,6 +46,7 @@ mod example;
 pub mod fecn;
 pub mod fixed_rate;
 pub mod hpcc;
+pub mod ib_credits;
 pub mod l2cm;
 pub mod network_cc;
 pub mod link_failure;

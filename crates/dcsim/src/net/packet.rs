@@ -57,6 +57,9 @@ pub enum PktKind {
     /// NetworkCC notification from a congested switch port to the source of `flow`: the
     /// port's id and the rate for the flow (bit/s; 0: none, a plain CNP equivalent).
     SwitchCnp,
+    /// InfiniBand flow-control packet (models/ib_credits): the VL (`prio`) and the
+    /// receiver's cumulative credit limit in 64-byte blocks.
+    IbFcp,
 }
 
 /// Congestion experienced (IP ECN = 11), set by a switch on a data packet.
@@ -177,6 +180,10 @@ impl Packet {
     pub fn pfc(classes: u8, quanta: u32, frame: u32) -> Packet {
         Packet::new(PktKind::Pfc, FlowId::NONE, NodeId::NONE, frame, 0, FLAG_CTRL, quanta, classes as u64)
     }
+    /// An InfiniBand FCP for VL `vl` carrying the cumulative credit limit `limit`.
+    pub fn fcp(vl: u8, limit: u64, frame: u32) -> Packet {
+        Packet::new(PktKind::IbFcp, FlowId::NONE, NodeId::NONE, frame, vl, FLAG_CTRL, 0, limit)
+    }
     /// A CNP for `flow` to its sender, of priority `prio` (control class if `ctrl`).
     pub fn cnp(flow: FlowId, dst: NodeId, frame: u32, prio: u8, ctrl: bool) -> Packet {
         Packet::new(PktKind::Cnp, flow, dst, frame, prio, if ctrl { FLAG_CTRL } else { 0 }, 0, 0)
@@ -234,6 +241,11 @@ impl Packet {
         SimTime(self.stamp)
     }
     /// PFC: (class-enable vector, pause quanta).
+    /// FCP: (VL, cumulative credit limit).
+    pub fn fcp_of(&self) -> (u8, u64) {
+        debug_assert_eq!(self.kind, PktKind::IbFcp);
+        (self.prio, self.stamp)
+    }
     pub fn pause(&self) -> (u8, u32) {
         debug_assert_eq!(self.kind, PktKind::Pfc);
         (self.stamp as u8, self.word)

@@ -473,6 +473,7 @@ fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
             FlowControlSpec::Pfc => FlowControl::Pfc,
             FlowControlSpec::Pause => FlowControl::Pause,
             FlowControlSpec::Off => FlowControl::None,
+            FlowControlSpec::IbCredits => FlowControl::IbCredits,
         };
     }
     if let Some(m) = s.pause_mode {
@@ -563,6 +564,15 @@ fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
             Some(WatchdogActionSpec::Forward) => crate::models::pfc::WatchdogAction::Forward,
         };
         p.watchdog = Some(WatchdogPlan { action, detection, restoration, poll });
+    }
+    if let Some(b) = &s.ib_buffer {
+        p.ib_buffer = b.bytes("switch.pfc.ib_buffer")?;
+    }
+    if let Some(u) = &s.ib_update {
+        p.ib_update = u.bytes("switch.pfc.ib_update")?;
+        if p.ib_update == 0 {
+            return Err(Error::scenario("switch.pfc.ib_update", "must be at least one byte"));
+        }
     }
     Ok(p)
 }

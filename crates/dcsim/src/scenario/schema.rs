@@ -439,8 +439,12 @@ pub struct StaticBufferSpec {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PfcSpec {
-    /// pfc | pause | off (default pfc).
+    /// pfc | pause | off | ib_credits (default pfc).
     pub mode: Option<FlowControlSpec>,
+    /// ib_credits: the receiver's input buffer per (port, VL) (default "64KiB").
+    pub ib_buffer: Option<SizeStr>,
+    /// ib_credits: bytes freed from an input buffer that trigger an FCP (default "4KiB").
+    pub ib_update: Option<SizeStr>,
     /// xon_xoff | timer | infinite (default xon_xoff).
     pub pause_mode: Option<PauseModeSpec>,
     /// Lossless priorities 0..7 (default [3]).
@@ -498,6 +502,7 @@ pub enum FlowControlSpec {
     Pfc,
     Pause,
     Off,
+    IbCredits,
 }
 
 #[derive(Copy, Clone, Debug, Deserialize)]

@@ -341,7 +341,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
         let pfc = &p.switch.pfc;
         let lossless = match pfc.mode {
             FlowControl::Pfc => pfc.lossless & (1 << f.priority) != 0,
-            FlowControl::Pause => true,
+            FlowControl::Pause | FlowControl::IbCredits => true,
             FlowControl::None => false,
         };
         let ecn = p.switch.ecn.mode != EcnMode::Off && p.switch.ecn.priorities & (1 << f.priority) != 0;
@@ -493,7 +493,7 @@ fn is_lossless(p: &Plan, prio: u8) -> bool {
     let pfc = &p.switch.pfc;
     match pfc.mode {
         FlowControl::Pfc => pfc.lossless & (1 << prio) != 0,
-        FlowControl::Pause => true,
+        FlowControl::Pause | FlowControl::IbCredits => true,
         FlowControl::None => false,
     }
 }
@@ -670,6 +670,29 @@ fn node_links(p: &Plan) -> Vec<Vec<usize>> {
 pub fn validate_buffers(p: &Plan) -> Result<()> {
     let pfc = &p.switch.pfc;
     let max_wire = max_wire(p);
+    if pfc.mode == FlowControl::IbCredits {
+        // Credits come in whole 64-byte blocks; a VL needs one largest frame's worth.
+        let frame = (max_wire as u64).div_ceil(64) * 64;
+        let buffer = pfc.ib_buffer / 64 * 64;
+        if buffer < frame {
+            return Err(Error::scenario(
+                "switch.pfc.ib_buffer",
+                format!("{} B of input buffer per VL is less than one largest frame ({frame} B in 64 B credits)", pfc.ib_buffer),
+            ));
+        }
+        // The receiver must return credits before the sender can be left below a frame
+        // with nothing in flight, or the VL would stop for good.
+        if pfc.ib_update.div_ceil(64) * 64 > buffer - frame + 64 {
+            return Err(Error::scenario(
+                "switch.pfc.ib_update",
+                format!(
+                    "{} B exceeds the input buffer less one largest frame ({} B): credits would never be returned",
+                    pfc.ib_update,
+                    buffer - frame + 64
+                ),
+            ));
+        }
+    }
     let n_classes = match pfc.mode {
         FlowControl::Pause => 1,
         _ => pfc.lossless.count_ones().max(1) as u64,

@@ -196,7 +196,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             int,
             lossy: match pfc.mode {
                 FlowControl::Pfc => pfc.lossless & (1 << fp.priority) == 0,
-                FlowControl::Pause => false,
+                FlowControl::Pause | FlowControl::IbCredits => false,
                 FlowControl::None => true,
             },
             tcp,
@@ -324,6 +324,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         processing_delay: plan.switch.processing_delay,
         l2,
         rpfc: crate::models::remote_pfc::RemotePfc::new(plan, &port_rates, n_nodes_for_rpfc),
+        ib: crate::models::ib_credits::IbCredits::new(plan.switch.pfc.mode == FlowControl::IbCredits, n_ports, plan.switch.pfc.ib_buffer, plan.switch.pfc.ib_update, max_wire as u64),
         netcc,
         cc_key: crate::rng::stream_key(plan.seed, "cc"),
         rate_schedule: rate_steps,

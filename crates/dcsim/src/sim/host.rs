@@ -196,7 +196,7 @@ impl Simulation {
             PktKind::Cnp => self.on_cnp_received(pkt.flow),
             PktKind::QcnCnm | PktKind::Bcn | PktKind::Bcn00 | PktKind::SwitchCnp => self.on_feedback_frame(&pkt),
             PktKind::Probe | PktKind::ProbeReply => self.on_probe(&pkt),
-            PktKind::Pfc => unreachable!("PFC frames are handled before"),
+            PktKind::Pfc | PktKind::IbFcp => unreachable!("link flow-control frames are handled before"),
             PktKind::RemotePfc => unreachable!("remote-PFC messages are consumed by the source's ToR"),
         }
     }

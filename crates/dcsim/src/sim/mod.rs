@@ -145,6 +145,8 @@ pub struct Simulation {
     pub(crate) l2: crate::models::l2cm::L2State,
     /// Remote PFC: congestion points and source ToRs (models/remote_pfc).
     pub(crate) rpfc: crate::models::remote_pfc::RemotePfc,
+    /// InfiniBand credits (models/ib_credits), if that is the link flow control.
+    pub(crate) ib: crate::models::ib_credits::IbCredits,
     /// NetworkCC congestion points (`[switch.network_cc]`).
     pub(crate) netcc: crate::models::network_cc::switch::NetCcState,
     /// Key of the random draws handed to congestion-control hooks (with flow and hook).
@@ -310,12 +312,20 @@ impl Simulation {
             return;
         }
         self.hops += 1;
-        if self.pool.get(pkt).kind == crate::net::packet::PktKind::Pfc {
-            self.on_pfc_frame(p, pkt);
-            return;
+        match self.pool.get(pkt).kind {
+            crate::net::packet::PktKind::Pfc => return self.on_pfc_frame(p, pkt),
+            crate::net::packet::PktKind::IbFcp => return self.on_fcp(p, pkt),
+            _ => {}
         }
         let node = self.ports[p.idx()].node;
         if self.nodes[node.idx()].is_host {
+            if self.ib.on {
+                // A host's input buffer drains as frames arrive (the NIC consumes them).
+                let k = *self.pool.get(pkt);
+                if !k.is_control() {
+                    self.ib_on_free(p, k.prio, k.frame as u64 + self.preamble as u64);
+                }
+            }
             self.host_receive(p, pkt);
         } else if self.processing_delay.0 > 0 {
             let at = self.now_t() + self.processing_delay;
@@ -347,6 +357,9 @@ impl Simulation {
                 let c = &mut self.prio_stats[p.idx() * 8 + prio as usize];
                 c.tx_bytes += frame as u64;
                 c.tx_pkts += 1;
+                if self.ib.on {
+                    self.ib_on_send(p, prio, wire as u64);
+                }
             }
         }
         self.q.schedule(now + t, Event::TxDone(p));
@@ -396,7 +409,7 @@ impl Simulation {
     pub(crate) fn is_lossless(&self, prio: u8) -> bool {
         match self.pfc.mode {
             FlowControl::Pfc => self.pfc.lossless & (1 << prio) != 0,
-            FlowControl::Pause => true,
+            FlowControl::Pause | FlowControl::IbCredits => true,
             FlowControl::None => false,
         }
     }

@@ -64,7 +64,8 @@ impl Simulation {
         let st = &mut self.prio_stats[out.idx() * 8 + prio as usize];
         st.max_egress = st.max_egress.max(eq);
 
-        if lossless && !self.xoff_sent[ci] && self.mmu.over_xoff(in_port, class) {
+        // Credits need no XOFF: the sender cannot overrun the input buffer.
+        if lossless && !self.xoff_sent[ci] && self.mmu.over_xoff(in_port, class) && !self.ib.on {
             self.send_pfc(in_port, class, true);
         }
         self.switch_try_send(out);
@@ -130,6 +131,9 @@ impl Simulation {
     pub(crate) fn release_ingress(&mut self, in_port: PortId, prio: u8, size: u64) {
         let class = self.class_of(prio);
         self.mmu.release(in_port, class, size);
+        if self.ib.on {
+            self.ib_on_free(in_port, prio, size + self.preamble as u64);
+        }
         let ci = in_port.idx() * 8 + class as usize;
         if self.ever_xoff[ci] {
             let occ = self.mmu.occupancy(in_port, class);

@@ -10,6 +10,8 @@ pub enum FlowControl {
     Pause,
     /// No flow control: the fabric is lossy and full buffers drop.
     None,
+    /// InfiniBand credit-based flow control on every priority (models/ib_credits).
+    IbCredits,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -59,6 +61,10 @@ pub struct PfcPlan {
     pub deadlock_stop: bool,
     /// The PFC watchdog of the switches (`watchdog.rs`), if on.
     pub watchdog: Option<WatchdogPlan>,
+    /// IB credits: the receiver's input buffer per (port, VL), bytes (initial credits).
+    pub ib_buffer: u64,
+    /// IB credits: bytes freed from an input buffer that make the receiver send an FCP.
+    pub ib_update: u64,
 }
 
 /// What a queue in a pause storm does with its frames (SONiC `pfcwd` actions).
@@ -100,6 +106,8 @@ impl Default for PfcPlan {
             deadlock_check: Some(SimTime::us(100)),
             deadlock_stop: false,
             watchdog: None,
+            ib_buffer: 64 * 1024,
+            ib_update: 4 * 1024,
         }
     }
 }
