@@ -10,7 +10,7 @@ and feed the rows of ``dcsim sweep``.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,7 @@ __all__ = [
     "long_lived_goodput",
     "pause_by_port",
     "pause_by_switch",
+    "victims",
 ]
 
 #: Slowdown percentiles reported when none are asked for.
@@ -162,6 +163,49 @@ def pause_by_switch(res: Any) -> pd.DataFrame:
     out = out[out["paused_ps"] > 0].reset_index()
     out["kind"] = out["node"].map(_kinds(res))
     return out[cols].sort_values("paused_ps", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def victims(res: Any) -> pd.DataFrame:
+    """Which flows were slowed by pauses they did not cause, from the ``congestion``
+    table (written with ``[switch.congestion]`` or ECN marking on).
+
+    A congestion point *roots* the tree if its port could send while congested
+    (``root_ps > 0``) or if its peer is a host: a switch port toward a host is paused
+    only by that host (a slow receiver, a pause storm), so the pauses start there. Per
+    flow (each ``src->dst`` pair of the ``pairs`` column): ``victim_ps`` sums the
+    ``victim_ps`` of the points it crossed that are not roots (time it sat behind PFC
+    pauses upstream of the tree's root), ``roots`` counts the root points it crossed
+    (its own contribution: a flow crossing a root feeds the congestion that paused the
+    others), ``culprit`` is ``roots > 0``. Rows are ranked innocent flows first, then by
+    ``victim_ps`` descending; ``rank`` starts at 1. Flows that crossed no congestion
+    point are left out."""
+    cols = ["rank", "src", "dst", "flow_ids", "victim_ps", "roots", "culprit"]
+    c = res.congestion
+    if not len(c):
+        return pd.DataFrame(columns=cols)
+    kinds = _kinds(res)
+    is_root = (c["root_ps"].to_numpy() > 0) | (c["peer"].map(kinds).to_numpy() == "host")
+    acc: Dict[str, List[int]] = {}
+    for pairs, root, vps in zip(c["pairs"], is_root, c["victim_ps"]):
+        for pair in str(pairs).split():
+            a = acc.setdefault(pair, [0, 0])
+            if root:
+                a[1] += 1
+            else:
+                a[0] += int(vps)
+    if not acc:
+        return pd.DataFrame(columns=cols)
+    f = res.flows
+    rows = []
+    for pair, (vps, roots) in acc.items():
+        src, dst = pair.split("->", 1)
+        ids = f.loc[(f["src"] == src) & (f["dst"] == dst), "flow_id"].astype(int).tolist()
+        rows.append({"src": src, "dst": dst, "flow_ids": " ".join(map(str, ids)),
+                     "victim_ps": vps, "roots": roots, "culprit": roots > 0})
+    out = pd.DataFrame(rows).sort_values(["culprit", "victim_ps", "src", "dst"],
+                                         ascending=[True, False, True, True], kind="stable")
+    out.insert(0, "rank", np.arange(1, len(out) + 1))
+    return out[cols].reset_index(drop=True)
 
 
 # -- flows -----------------------------------------------------------------------------
