@@ -10,7 +10,7 @@ and feed the rows of ``dcsim sweep``.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,7 @@ __all__ = [
     "long_lived_goodput",
     "pause_by_port",
     "pause_by_switch",
+    "victims",
 ]
 
 #: Slowdown percentiles reported when none are asked for.
@@ -162,6 +163,69 @@ def pause_by_switch(res: Any) -> pd.DataFrame:
     out = out[out["paused_ps"] > 0].reset_index()
     out["kind"] = out["node"].map(_kinds(res))
     return out[cols].sort_values("paused_ps", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _shortest_path(adj: Dict[str, List[str]], src: str, dst: str) -> List[str]:
+    """One hop-count shortest path (breadth first, neighbours in link order)."""
+    prev: Dict[str, str] = {src: src}
+    frontier = [src]
+    while frontier and dst not in prev:
+        nxt = []
+        for u in frontier:
+            for v in adj.get(u, []):
+                if v not in prev:
+                    prev[v] = u
+                    nxt.append(v)
+        frontier = nxt
+    if dst not in prev:
+        return []
+    path = [dst]
+    while path[-1] != src:
+        path.append(prev[path[-1]])
+    return path[::-1]
+
+
+def victims(res: Any) -> pd.DataFrame:
+    """Which flows were slowed by PFC pauses they did not cause: one row per flow.
+
+    A flow's path is one hop-count shortest path over the ``links`` table (neighbours
+    in link order; ECMP alternatives, static routes and link failures are not followed).
+    A hop (egress port, the flow's priority) *roots* the congestion tree if it is a
+    switch port toward a host that paused it (only that host can pause it: a slow
+    receiver, a pause storm) or a ``root`` congestion point. ``victim_ps`` sums the
+    ``paused_ps`` of the flow's other hops, its own NIC's included (time its path sat
+    behind pauses from further on); ``roots`` counts the root hops (a flow crossing one
+    feeds the congestion that pauses the others: ``culprit``). Innocent flows come
+    first, each group by ``victim_ps`` descending; ``rank`` starts at 1. A port's whole
+    paused time is charged to every flow crossing it, whether or not its frames waited
+    there."""
+    cols = ["rank", "flow_id", "src", "dst", "priority", "victim_ps", "roots", "culprit"]
+    f = res.flows
+    if not len(f):
+        return pd.DataFrame(columns=cols)
+    kinds = _kinds(res)
+    adj: Dict[str, List[str]] = {}
+    for a, b in zip(res.links["a"], res.links["b"]):
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    p = res.ports
+    paused = {(n, q, int(pr)): int(ps) for n, q, pr, ps in zip(p["node"], p["peer"], p["priority"], p["paused_ps"])}
+    roots = {k for k, ps in paused.items() if ps > 0 and kinds.get(k[0]) == "switch" and kinds.get(k[1]) == "host"}
+    c = res.congestion
+    if len(c):
+        roots |= {(n, q, int(pr)) for n, q, pr, r in zip(c["node"], c["peer"], c["priority"], c["role"]) if r == "root"}
+    rows = []
+    for fid, src, dst, prio in zip(f["flow_id"], f["src"], f["dst"], f["priority"]):
+        path = _shortest_path(adj, src, dst)
+        hops = [(a, b, int(prio)) for a, b in zip(path, path[1:])]
+        n_roots = sum(h in roots for h in hops)
+        vps = sum(paused.get(h, 0) for h in hops if h not in roots)
+        rows.append({"flow_id": int(fid), "src": src, "dst": dst, "priority": int(prio),
+                     "victim_ps": vps, "roots": n_roots, "culprit": n_roots > 0})
+    out = pd.DataFrame(rows).sort_values(["culprit", "victim_ps", "flow_id"],
+                                         ascending=[True, False, True], kind="stable")
+    out.insert(0, "rank", np.arange(1, len(out) + 1))
+    return out[cols].reset_index(drop=True)
 
 
 # -- flows -----------------------------------------------------------------------------

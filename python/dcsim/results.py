@@ -192,6 +192,12 @@ class Results:
 
         return analysis.pause_by_switch(self)
 
+    def victims(self) -> pd.DataFrame:
+        """Flows ranked by the PFC pause time they suffered without causing it."""
+        from . import analysis
+
+        return analysis.victims(self)
+
     def fct_by_group(self, percentiles: Sequence[float] = (50, 95, 99)) -> pd.DataFrame:
         """FCT and slowdown statistics per traffic group (finite flows)."""
         from . import analysis
