@@ -13,6 +13,7 @@ with 130. Usage errors exit with 2.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import shutil
@@ -67,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: refuse, before the run)")
     r.add_argument("--quiet", "-q", action="store_true",
                    help="no progress bar and no result table")
+    r.add_argument("--pcap", metavar="FILE", default=None,
+                   help="write the frames of the run to a pcap file (stats.pcap.file; docs/pcap.md)")
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario without running it")
@@ -213,7 +216,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     import dcsim
     from .output import Staging
 
-    sc = dcsim.load(args.scenario, overrides=args.overrides, data_roots=args.data_roots)
+    overrides = list(args.overrides)
+    if args.pcap is not None:
+        # A TOML string: json's escaping of a path is valid TOML basic-string escaping.
+        overrides.append(f"stats.pcap.file={json.dumps(str(Path(args.pcap).resolve()))}")
+    sc = dcsim.load(args.scenario, overrides=overrides, data_roots=args.data_roots)
     out = args.out if args.out is not None else Path("out") / Path(args.scenario).stem
     # Before the run: the output directory is refused if it holds an earlier run (unless
     # --overwrite) and the staging directory beside it is created, so an unwritable

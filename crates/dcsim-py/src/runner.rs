@@ -201,6 +201,7 @@ pub fn run_plan_checked(
     outcome?;
 
     let events = guard(|| sim.events())?;
+    guard(|| sim.finish_pcap())?.map_err(|e| to_pyerr(py, e, Stage::Run))?;
     let results = py.allow_threads(move || guard(move || sim.finish()))?;
     Ok((results, RunStats { events, wall: started.elapsed() }))
 }

@@ -226,6 +226,24 @@ pub struct StatsPlan {
     pub class_interval: Option<SimTime>,
     /// Flows whose congestion window and pacing rate are traced (`cc_trace`).
     pub trace_flows: Vec<u32>,
+    /// pcap export of transmitted frames (`docs/pcap.md`); `None`: off.
+    pub pcap: Option<PcapPlan>,
+}
+
+/// `[stats.pcap]`: which frames go to the pcap file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PcapPlan {
+    pub file: String,
+    /// Frames starting transmission in [start, end) are captured.
+    pub start: SimTime,
+    pub end: SimTime,
+    /// Ports as "NODE:INDEX" or "NODE-PEER" (empty: every port); resolved when the
+    /// simulation is built.
+    pub ports: Vec<String>,
+    /// Flow ids (empty: every flow; PFC frames belong to none and are always captured).
+    pub flows: Vec<u32>,
+    /// Most frames written.
+    pub limit: u64,
 }
 
 // Defaults, with their sources (../shared/models/pfc.md, metrics.md). The scenario layer
@@ -282,6 +300,7 @@ impl Default for StatsPlan {
             max_rows: 10_000_000,
             class_interval: None,
             trace_flows: Vec::new(),
+            pcap: None,
         }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod mmu;
 pub mod packet;
+pub mod pcap;
 pub mod queue;
 pub mod routing;
 pub mod up_down;

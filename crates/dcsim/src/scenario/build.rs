@@ -603,6 +603,28 @@ fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {
             p.trace_flows.push(f);
         }
     }
+    if let Some(c) = &s.pcap {
+        let start = c.start.as_ref().map(|v| v.time("stats.pcap.start")).transpose()?.unwrap_or(SimTime::ZERO);
+        let end = c.end.as_ref().map(|v| v.time("stats.pcap.end")).transpose()?.unwrap_or(SimTime::MAX);
+        if end <= start {
+            return Err(Error::scenario("stats.pcap.end", format!("must be after stats.pcap.start ({end} <= {start})")));
+        }
+        if c.file.is_empty() {
+            return Err(Error::scenario("stats.pcap.file", "must name a file"));
+        }
+        let mut flows = Vec::new();
+        for (i, &f) in c.flows.iter().flatten().enumerate() {
+            flows.push(u32::try_from(f).map_err(|_| Error::scenario(format!("stats.pcap.flows[{i}]"), format!("a flow id is >= 0 (got {f})")))?);
+        }
+        p.pcap = Some(crate::plan::PcapPlan {
+            file: c.file.clone(),
+            start,
+            end,
+            ports: c.ports.clone().unwrap_or_default(),
+            flows,
+            limit: c.limit.unwrap_or(1_000_000),
+        });
+    }
     Ok(p)
 }
 

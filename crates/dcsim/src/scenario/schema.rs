@@ -748,6 +748,25 @@ pub struct StatsSpec {
     pub class_interval: Option<TimeStr>,
     /// Flows (by flow id) whose window and pacing rate are traced (default none).
     pub trace_flows: Option<Vec<i64>>,
+    /// pcap export of transmitted frames (docs/pcap.md).
+    pub pcap: Option<PcapSpec>,
+}
+
+/// `[stats.pcap]`
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    /// Output file (required).
+    pub file: String,
+    /// Capture window (default: the whole run).
+    pub start: Option<TimeStr>,
+    pub end: Option<TimeStr>,
+    /// Ports as "NODE:INDEX" or "NODE-PEER" (default: all ports).
+    pub ports: Option<Vec<String>>,
+    /// Flow ids (default: all flows).
+    pub flows: Option<Vec<i64>>,
+    /// Most frames written (default 1000000).
+    pub limit: Option<u64>,
 }
 
 // ---------------------------------------------------------------------------------------

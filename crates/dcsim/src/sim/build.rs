@@ -290,6 +290,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         preamble,
         egress_limit: plan.switch.egress_limit,
         links: plan.links.clone(),
+        pcap: match &plan.stats.pcap {
+            Some(pc) => Some(Box::new(super::pcap::build(plan, pc, &first)?)),
+            None => None,
+        },
         q,
         clock: SimTime::ZERO,
         pool,

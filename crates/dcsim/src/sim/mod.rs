@@ -7,6 +7,7 @@ mod checks;
 mod flow;
 mod host;
 mod output;
+mod pcap;
 mod reaction;
 mod switch;
 
@@ -73,6 +74,8 @@ pub struct Simulation {
     pub(crate) preamble: u32,
     pub(crate) egress_limit: Option<u64>,
     pub(crate) links: Vec<LinkPlan>,
+    /// `[stats.pcap]`: the capture, if on.
+    pub(crate) pcap: Option<Box<pcap::Capture>>,
 
     pub(crate) q: EventQueue,
     pub(crate) clock: SimTime,
@@ -281,6 +284,18 @@ impl Simulation {
     /// (more events at one picosecond than any valid run has), if it was.
     pub fn stalled(&self) -> Option<SimTime> { self.watchdog.stalled }
 
+    /// Flushes the pcap capture, if any: the first write error, naming the field.
+    /// Returns how many frames were written.
+    pub fn finish_pcap(&mut self) -> Result<u64> {
+        match self.pcap.as_deref_mut() {
+            None => Ok(0),
+            Some(c) => match c.finish() {
+                Some(e) => Err(crate::error::Error::io("stats.pcap.file", e)),
+                None => Ok(c.frames()),
+            },
+        }
+    }
+
     /// Finalises statistics and returns the result tables and summary.
     pub fn finish(mut self) -> Results {
         output::finish(&mut self)
@@ -364,6 +379,9 @@ impl Simulation {
         }
         self.q.schedule(now + t, Event::TxDone(p));
         self.q.schedule(now + t + delay, Event::Arrive(peer, id));
+        if self.pcap.is_some() {
+            self.capture(p, id, frame);
+        }
     }
 
     /// Records the queues as they are at `next_sample` (after every event up to that
@@ -419,6 +437,7 @@ impl Simulation {
 pub fn run(plan: &Plan) -> Result<Results> {
     let mut sim = Simulation::new(plan)?;
     while sim.run_until(sim.end()) {}
+    sim.finish_pcap()?;
     Ok(sim.finish())
 }
 

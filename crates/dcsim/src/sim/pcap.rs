@@ -1,0 +1,146 @@
+//! `[stats.pcap]`: frames as they start transmission on the selected ports, written as
+//! a pcap file (headers from `net::pcap`). Off unless configured: one `Option` test per
+//! transmitted frame.
+
+use super::Simulation;
+use crate::error::{Error, Result};
+use crate::ids::{PktId, PortId};
+use crate::net::pcap::{encode, FrameCtx, PcapWriter, Wire, MAX_HDR};
+use crate::plan::{PcapPlan, Plan, Transport};
+use crate::units::SimTime;
+use std::fs::File;
+
+pub(crate) struct Capture {
+    w: PcapWriter<File>,
+    file: String,
+    start: SimTime,
+    end: SimTime,
+    /// Per port: captured (empty: all ports).
+    ports: Vec<bool>,
+    /// Per flow: captured (empty: all flows; flowless PFC frames are always captured).
+    flows: Vec<bool>,
+    limit: u64,
+    /// Per flow: data frames in one message, and the encoding above IP.
+    msg_pkts: Vec<u32>,
+    wire: Vec<Wire>,
+    mtu: u32,
+    /// The first write error (reported when the run finishes).
+    pub(crate) error: Option<String>,
+}
+
+/// Opens the file and resolves the port and flow filters of `pc` against the plan.
+/// `port_of(node, peer)`: the port of `node` toward `peer`; `degree[node]`: its ports.
+pub(super) fn build(plan: &Plan, pc: &PcapPlan, first_port: &[u32]) -> Result<Capture> {
+    let n_ports = *first_port.last().unwrap_or(&0) as usize;
+    let node = |name: &str, path: &str| {
+        plan.nodes.iter().position(|n| n.name == name).ok_or_else(|| Error::scenario(path, format!("no node named '{name}'")))
+    };
+    let mut ports = Vec::new();
+    if !pc.ports.is_empty() {
+        ports = vec![false; n_ports];
+        for (i, s) in pc.ports.iter().enumerate() {
+            let path = format!("stats.pcap.ports[{i}]");
+            let p = if let Some((a, idx)) = s.rsplit_once(':') {
+                let a = node(a, &path)?;
+                let deg = first_port[a + 1] - first_port[a];
+                let idx: u32 = idx.parse().map_err(|_| Error::scenario(&path, format!("'{s}': port index is not a number")))?;
+                if idx >= deg {
+                    return Err(Error::scenario(&path, format!("'{s}': node has {deg} ports (0..{})", deg.saturating_sub(1))));
+                }
+                first_port[a] + idx
+            } else if let Some((a, b)) = s.split_once('-') {
+                let (a, b) = (node(a, &path)? as u32, node(b, &path)? as u32);
+                // Ports of a node are numbered in the order of its links.
+                let mut k = 0;
+                let mut found = None;
+                for l in &plan.links {
+                    if l.a == a || l.b == a {
+                        if (l.a == a && l.b == b) || (l.b == a && l.a == b) {
+                            found = Some(first_port[a as usize] + k);
+                            break;
+                        }
+                        k += 1;
+                    }
+                }
+                found.ok_or_else(|| Error::scenario(&path, format!("'{s}': no link between these nodes")))?
+            } else {
+                return Err(Error::scenario(&path, format!("'{s}': expected NODE:PORT_INDEX or NODE_A-NODE_B")));
+            };
+            ports[p as usize] = true;
+        }
+    }
+    let mut flows = Vec::new();
+    if !pc.flows.is_empty() {
+        flows = vec![false; plan.flows.len()];
+        for (i, &f) in pc.flows.iter().enumerate() {
+            if f as usize >= plan.flows.len() {
+                return Err(Error::scenario(format!("stats.pcap.flows[{i}]"), format!("no flow {f}: the run has {} flows", plan.flows.len())));
+            }
+            flows[f as usize] = true;
+        }
+    }
+    let mtu = plan.host.mtu as u64;
+    let msg_pkts = plan.flows.iter().map(|f| f.size.map_or(0, |s| s.div_ceil(mtu).max(1).min(u32::MAX as u64) as u32)).collect();
+    let wire = plan
+        .flows
+        .iter()
+        .map(|f| match f.transport {
+            Transport::Roce => Wire::Roce,
+            Transport::Tcp => Wire::Tcp,
+            Transport::Udp => Wire::Udp,
+        })
+        .collect();
+    let f = File::create(&pc.file).map_err(|e| Error::scenario("stats.pcap.file", format!("cannot create '{}': {e}", pc.file)))?;
+    let w = PcapWriter::new(f).map_err(|e| Error::scenario("stats.pcap.file", format!("cannot write '{}': {e}", pc.file)))?;
+    Ok(Capture { w, file: pc.file.clone(), start: pc.start, end: pc.end, ports, flows, limit: pc.limit, msg_pkts, wire, mtu: plan.host.mtu, error: None })
+}
+
+impl Capture {
+    /// Flushes the buffer; the message of the first write error, if any.
+    pub(crate) fn finish(&mut self) -> Option<String> {
+        if self.error.is_none() {
+            if let Err(e) = self.w.flush() {
+                self.error = Some(format!("stats.pcap.file: cannot write '{}': {e}", self.file));
+            }
+        }
+        self.error.clone()
+    }
+    pub(crate) fn frames(&self) -> u64 { self.w.written }
+}
+
+impl Simulation {
+    /// Records frame `id` (`frame` bytes) starting transmission on port `p`, if selected.
+    #[cold]
+    pub(super) fn capture(&mut self, p: PortId, id: PktId, frame: u32) {
+        let now = self.now_t();
+        let Some(c) = self.pcap.as_deref_mut() else { return };
+        if now < c.start || now >= c.end || c.w.written >= c.limit || c.error.is_some() {
+            return;
+        }
+        if !c.ports.is_empty() && !c.ports[p.idx()] {
+            return;
+        }
+        let pkt = self.pool.get(id);
+        let fi = pkt.flow.0 as usize;
+        let has_flow = fi < self.flows.len();
+        if !c.flows.is_empty() && has_flow && !c.flows[fi] {
+            return;
+        }
+        let port = &self.ports[p.idx()];
+        let (fs, fd) = if has_flow { (self.flows[fi].src.0, self.flows[fi].dst.0) } else { (port.node.0, port.node.0) };
+        let ctx = FrameCtx {
+            tx_node: port.node.0,
+            rx_node: self.ports[port.peer.idx()].node.0,
+            flow_src: fs,
+            flow_dst: fd,
+            msg_pkts: if has_flow { c.msg_pkts[fi] } else { 0 },
+            mtu: c.mtu,
+            wire: if has_flow { c.wire[fi] } else { Wire::Roce },
+        };
+        let mut buf = [0u8; MAX_HDR];
+        let n = encode(pkt, frame, &ctx, &mut buf);
+        if let Err(e) = c.w.record(now.0 / 1000, &buf[..n], frame) {
+            c.error = Some(format!("stats.pcap.file: cannot write '{}': {e}", c.file));
+        }
+    }
+}
