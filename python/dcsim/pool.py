@@ -52,7 +52,7 @@ def _child(conn: Any, task: Task, args: Sequence[Any]) -> None:
         conn.close()
 
 
-def run_processes(task: Task, todo: List[Tuple[int, Sequence[Any]]], done: Done, *, jobs: int,
+def run_processes(task: Task, todo: Sequence[Tuple[int, Sequence[Any]]], done: Done, *, jobs: int,
                   timeout: Optional[float] = None, memory: Optional[int] = None) -> None:
     """Each task in its own forked process, ``jobs`` at a time."""
     import multiprocessing as mp
@@ -112,6 +112,8 @@ def ray_init(address: Optional[str]) -> Any:
     except ImportError:
         raise ArgumentError("--backend ray: Ray is not installed (pip install 'dcsim[ray]')") from None
     if not ray.is_initialized():
+        if address and address != "auto":
+            _probe(address)
         try:
             ray.init(address=address, include_dashboard=False, log_to_driver=False,
                      logging_level="ERROR", configure_logging=False)
@@ -122,12 +124,26 @@ def ray_init(address: Optional[str]) -> Any:
     return ray
 
 
+def _probe(address: str) -> None:
+    """Fails at once for a ``host:port`` nobody listens on (``ray.init`` would retry
+    for minutes)."""
+    import socket
+
+    host, _, port = address.split("://")[-1].rpartition(":")
+    if not host or not port.isdigit():
+        raise ArgumentError(f"--ray-address {address}: expected host:port (or ray://host:port, auto)")
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as e:
+        raise ArgumentError(f"--ray-address {address}: cannot start or reach Ray: {e.strerror or e}") from None
+
+
 def _ray_task(task: Task, args: Sequence[Any]) -> Tuple[str, Any]:
     os.environ["RUST_BACKTRACE"] = "0"
     return task(*args)
 
 
-def run_ray(task: Task, todo: List[Tuple[int, Sequence[Any]]], done: Done, *, jobs: int,
+def run_ray(task: Task, todo: Sequence[Tuple[int, Sequence[Any]]], done: Done, *, jobs: int,
             timeout: Optional[float] = None, address: Optional[str] = None) -> None:
     """Each task as a Ray task in a fresh worker process (``max_calls=1``: a point's
     memory limit or crash does not outlive it), ``jobs`` in flight at a time."""
