@@ -10,6 +10,7 @@ whatever the backend or the number of workers.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import time
@@ -116,7 +117,7 @@ def ray_init(address: Optional[str]) -> Any:
             _probe(address)
         try:
             ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                     logging_level="ERROR", configure_logging=False)
+                     logging_level=logging.ERROR, configure_logging=False)
         except Exception as e:  # noqa: BLE001 - ray raises many kinds for an unreachable cluster
             where = f"--ray-address {address}" if address else "--backend ray (local)"
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
