@@ -21,6 +21,7 @@ from ._native import DcsimError, ScenarioError, SimulationError
 from .errors import ArgumentError, OutputError, bool_arg, path_arg, path_list, str_arg, str_list
 from .cc import CongestionControl, classes_arg
 from .results import Results, load_run, run_id
+from .store import Store, open_store
 from .scenario import Scenario
 from .sweeps import jain, sweep
 
@@ -33,12 +34,14 @@ __all__ = [
     "OutputError",
     "Results",
     "Scenario",
+    "Store",
     "ScenarioError",
     "SimulationError",
     "__version__",
     "load",
     "loads",
     "load_run",
+    "open_store",
     "run",
     "sweep",
     "jain",

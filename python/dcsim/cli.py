@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no progress bar and no result table")
     r.add_argument("--pcap", metavar="FILE", default=None,
                    help="write the frames of the run to a pcap file (stats.pcap.file; docs/pcap.md)")
+    r.add_argument("--store", metavar="DIR", default=None,
+                   help="also add the run to this results store (DuckDB over Parquet, see docs/store.md)")
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario without running it")
@@ -91,8 +93,23 @@ def build_parser() -> argparse.ArgumentParser:
                         "meanwhile, and running the same sweep again reuses the points that ran "
                         "(default: standard output, no resume)")
     w.add_argument("--per-flow", action="store_true", help="add each flow's steady-state goodput")
-    w.add_argument("--jobs", "-j", type=_positive_int, default=1, metavar="N",
-                   help="points run at once, each in its own process (default 1)")
+    w.add_argument("--jobs", "-j", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+                   help="points run at once, each in its own process (default: all cores)")
+    w.add_argument("--store", metavar="DIR", default=None,
+                   help="also write every point to this results store (DuckDB over Parquet, see "
+                        "docs/store.md); points it holds without error are reused")
+    w.add_argument("--backend", choices=("process", "ray"), default="process",
+                   help="where points run: local forked processes (default) or Ray tasks (pip install 'dcsim[ray]')")
+    w.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="Ray cluster to run on with --backend ray (ray.init(address=ADDR); default: a local Ray)")
+    w.add_argument("--mode", choices=("grid", "zip", "random"), default="grid",
+                   help="grid: every combination of the --grid values (default); zip: the i-th value of each; "
+                        "random: --samples distinct combinations drawn with --sample-seed")
+    w.add_argument("--samples", type=_positive_int, default=None, metavar="N", help="points drawn with --mode random")
+    w.add_argument("--sample-seed", type=int, default=0, metavar="S",
+                   help="seed of --mode random (default 0): the same seed draws the same points")
+    w.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS",
+                   help="stop a point that runs longer and record it as failed (default: no limit)")
     w.add_argument("--point-memory", type=_size, default=None, metavar="SIZE",
                    help="memory a point's process may take beyond its start, e.g. 4GiB; a point "
                         "over it fails alone (default: no limit but the scenario's memory_limit)")
@@ -225,10 +242,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     # Before the run: the output directory is refused if it holds an earlier run (unless
     # --overwrite) and the staging directory beside it is created, so an unwritable
     # output is found now. The files go there and are renamed to `out` when complete.
+    store = None
+    if args.store is not None:
+        from .store import Store
+
+        store = Store(args.store, create=True, name="--store")  # an unusable store fails before the run
     with Staging(out, overwrite=args.overwrite, name="--out") as st:
         res = dcsim.run(sc, progress=not args.quiet)
         written = res.write_files(st.tmp, fmt="csv" if args.csv else "parquet")
         out = st.commit()
+    if store is not None:
+        from .sweeps import metrics
+
+        rid = res.summary["run_id"]
+        store.put_tables(rid, res)
+        row: Dict[str, Any] = {o.partition("=")[0]: o.partition("=")[2] for o in args.overrides}
+        row.update(metrics(res))
+        store.put_run(rid, {**row, "overrides": " ".join(args.overrides)})
     if not args.quiet:
         plan = sc.plan
         head = f"{plan.name}: simulated {fmt_time_ps(plan.duration_ps)}"
@@ -264,9 +294,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from . import sweeps
 
+    if args.ray_address is not None and args.backend != "ray":
+        print("error: --ray-address: only used with --backend ray", file=sys.stderr)
+        return EXIT_USAGE
     try:
         return sweeps.cli(args.scenario, args.grid, args.overrides, args.out, args.per_flow,
-                          jobs=args.jobs, point_memory=args.point_memory, data_roots=args.data_roots)
+                          jobs=args.jobs, point_memory=args.point_memory, data_roots=args.data_roots,
+                          store=args.store, backend=args.backend, ray_address=args.ray_address,
+                          point_timeout=args.point_timeout, mode=args.mode, samples=args.samples,
+                          seed=args.sample_seed)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE

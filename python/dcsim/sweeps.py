@@ -13,11 +13,11 @@ import itertools
 import json
 import math
 import os
-import signal
 import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
+from . import pool
 from ._native import DcsimError, scenario_hash
 from ._toml import format_value
 from .errors import ArgumentError, OutputError, bool_arg, int_arg, output_error, path_arg, path_list, str_list
@@ -105,8 +105,41 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS) -> Dic
     return row
 
 
-def points(grid: Mapping[str, Sequence[Any]]) -> Iterator[Dict[str, Any]]:
+MODES = ("grid", "zip", "random")
+
+
+def points(grid: Mapping[str, Sequence[Any]], mode: str = "grid", samples: Optional[int] = None,
+           seed: int = 0) -> Iterator[Dict[str, Any]]:
+    """The points of ``grid``: "grid" is the cross product of the value lists; "zip"
+    takes the i-th value of every list (lists of one length); "random" draws
+    ``samples`` distinct points of the cross product with ``random.Random(seed)``, so
+    the same seed gives the same points, listed in grid order."""
     keys = list(grid)
+    if mode == "zip":
+        lens = {k: len(grid[k]) for k in keys}
+        if len(set(lens.values())) > 1:
+            raise ArgumentError(f"mode 'zip' needs value lists of one length, not {lens}")
+        for values in zip(*(grid[k] for k in keys)):
+            yield dict(zip(keys, values))
+        return
+    if mode == "random":
+        import random
+
+        total = math.prod(len(grid[k]) for k in keys)
+        int_arg(samples, "samples", 1)
+        int_arg(seed, "seed", 0)
+        assert samples is not None
+        if samples > total:
+            raise ArgumentError(f"samples: {samples} asked of a grid of {total} points")
+        for n in sorted(random.Random(seed).sample(range(total), samples)):
+            p: Dict[str, Any] = {}
+            for k in reversed(keys):  # mixed radix, the last key fastest as in the product
+                n, j = divmod(n, len(grid[k]))
+                p[k] = grid[k][j]
+            yield {k: p[k] for k in keys}
+        return
+    if mode != "grid":
+        raise ArgumentError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     for values in itertools.product(*(grid[k] for k in keys)):
         yield dict(zip(keys, values))
 
@@ -168,43 +201,38 @@ def _limit_memory(budget: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (vm + budget, vm + budget))
 
 
-def _point(conn: Any, spec: _Spec, sets: List[str], per_flow: bool, memory: Optional[int]) -> None:
-    """Runs one point and sends ("ok", row) or ("error", message) back."""
-    import faulthandler
-
-    faulthandler.disable()  # a point that dies is reported in its row, not by a stack dump
-    os.environ["RUST_BACKTRACE"] = "0"  # nor by the engine's (an allocation failure aborts)
+def _point(spec: _Spec, sets: List[str], per_flow: bool, memory: Optional[int],
+           store: Optional[str] = None) -> Tuple[str, Any]:
+    """Runs one point in a worker (``dcsim.pool``): ("ok", row) or ("error", message).
+    With ``store`` the run's tables are written there (the parent writes the row, which
+    makes the point visible)."""
     try:
         if memory:
             _limit_memory(memory)
         from . import run
 
         res = run(_scenario(spec), overrides=sets)
-        msg: Tuple[str, Any] = ("ok", metrics(res, per_flow))
+        row = metrics(res, per_flow)
+        row["run_id"] = res.summary["run_id"]
+        if store is not None:
+            from .store import Store
+
+            Store(store).put_tables(row["run_id"], res)
+        return ("ok", row)
     except DcsimError as e:
-        msg = ("error", str(e))
+        return ("error", str(e))
     except MemoryError:
-        msg = ("error", "out of memory (MemoryError)")
+        return ("error", "out of memory (MemoryError)")
     except BaseException as e:  # noqa: BLE001 - reported in the point's row
-        msg = ("error", f"internal error: {type(e).__name__}: {e}")
-    try:
-        conn.send(msg)
-    finally:
-        conn.close()
+        return ("error", f"internal error: {type(e).__name__}: {e}")
 
 
-def _died(exitcode: Optional[int], memory: Optional[int]) -> str:
-    if exitcode is not None and exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        why = f"the point's process was killed by {name}"
-        if -exitcode in (signal.SIGKILL, signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS):
-            limit = f" (--point-memory {memory} bytes)" if memory else ""
-            why += f"; out of memory{limit}?"
-        return why
-    return f"the point's process exited with status {exitcode} without a result"
+def _check_backend(backend: Any, point_timeout: Any) -> None:
+    if backend not in pool.BACKENDS:
+        raise ArgumentError(f"backend must be one of {', '.join(pool.BACKENDS)}, not {backend!r}")
+    if point_timeout is not None and (isinstance(point_timeout, bool) or not isinstance(point_timeout, (int, float))
+                                      or not point_timeout > 0):
+        raise ArgumentError(f"point_timeout must be a number of seconds > 0, not {point_timeout!r}")
 
 
 def _key(point: Mapping[str, Any]) -> Tuple[str, ...]:
@@ -214,91 +242,138 @@ def _key(point: Mapping[str, Any]) -> Tuple[str, ...]:
 def run_points(scenario: Any, grid: Mapping[str, Sequence[Any]], overrides: Sequence[str] = (),
                per_flow: bool = False, on_row: Optional[Callable[[Dict[str, Any]], None]] = None, *,
                jobs: int = 1, point_memory: Optional[int] = None, data_roots: Sequence[Any] = (),
-               reuse: Optional[Mapping[Tuple[str, ...], Dict[str, Any]]] = None) -> List[Dict[str, Any]]:
+               reuse: Optional[Mapping[Tuple[str, ...], Dict[str, Any]]] = None,
+               store: Any = None, backend: str = "process", ray_address: Optional[str] = None,
+               point_timeout: Optional[float] = None, mode: str = "grid", samples: Optional[int] = None,
+               seed: int = 0) -> List[Dict[str, Any]]:
     """Runs every point of ``grid``, each in its own process, at most ``jobs`` at a time,
     and returns the rows in grid order. A point whose process dies (a crash, the memory
     limit ``point_memory`` bytes) is a row with its ``error``; the others still run.
     ``reuse`` maps a point's key (its values as strings) to a row computed before: a row
     that ran without error and whose ``scenario_hash`` is the point's own is taken as it
-    is instead of running the point again. ``on_row`` sees each new row as it comes."""
-    import multiprocessing as mp
-    from multiprocessing.connection import wait
-
+    is instead of running the point again. ``on_row`` sees each new row as it comes.
+    With ``store`` (a ``dcsim.store.Store``) each new point, failed or not, is written
+    there as it finishes, and a point the store holds without error is reused.
+    ``backend`` is "process" (forked processes) or "ray" (Ray tasks, on the cluster at
+    ``ray_address`` or a local Ray); a point running longer than ``point_timeout``
+    seconds is stopped and recorded as failed. ``mode``, ``samples`` and ``seed`` pick
+    the points (``points``). ``scenario`` may be a callable that builds the point's
+    ``Scenario`` from its settings dict (then the settings are not applied as overrides)."""
     grid = _check_grid(grid)
     base = str_list(overrides, "overrides")
     int_arg(jobs, "jobs", 1)
     if point_memory is not None:
         int_arg(point_memory, "point_memory", 1)
-    spec = _spec(scenario, data_roots)
-    pts = list(points(grid))
+    _check_backend(backend, point_timeout)
+    pts = list(points(grid, mode, samples, seed))
+    plans = [_plan(scenario, p, base, data_roots) for p in pts] if callable(scenario) else None
+    one = _spec(scenario, data_roots) if plans is None else None
+
+    def plan(i: int) -> Tuple[_Spec, List[str]]:
+        if plans is not None:
+            return plans[i]
+        assert one is not None
+        return one, base + [f"{k}={format_value(v, k)}" for k, v in pts[i].items()]
+
     rows: List[Optional[Dict[str, Any]]] = [None] * len(pts)
     todo: List[int] = []
+    reuse = dict(reuse or {})
+    if store is not None:
+        for r in store.rows().values():
+            if all(k in r for k in grid):
+                reuse.setdefault(_key({k: r[k] for k in grid}), r)
     for i, p in enumerate(pts):
-        sets = base + [f"{k}={format_value(v, k)}" for k, v in p.items()]
-        old = (reuse or {}).get(_key(p))
+        spec, sets = plan(i)
+        old = reuse.get(_key(p))
         if old is not None and not old.get("error") and str(old.get("scenario_hash", "")) == scenario_hash(spec[0], spec[3] + sets):
             rows[i] = {**p, **{k: v for k, v in old.items() if k not in p}}
         else:
             todo.append(i)
-    ctx: Any
-    try:
-        ctx = mp.get_context("fork")
-    except ValueError:  # pragma: no cover - platforms without fork
-        ctx = mp.get_context("spawn")
-    running: Dict[Any, Tuple[int, Any]] = {}  # connection -> (point index, process)
-    try:
-        while todo or running:
-            while todo and len(running) < jobs:
-                i = todo.pop(0)
-                sets = base + [f"{k}={format_value(v, k)}" for k, v in pts[i].items()]
-                recv, send = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=_point, args=(send, spec, sets, per_flow, point_memory), daemon=True)
-                proc.start()
-                send.close()
-                running[recv] = (i, proc)
-            for ready in wait(list(running)):
-                conn: Any = ready
-                i, proc = running.pop(conn)
-                status: str
-                value: Any
-                try:
-                    status, value = conn.recv()
-                except (EOFError, OSError):
-                    status, value = "died", None
-                conn.close()
-                proc.join()
-                row: Dict[str, Any] = dict(pts[i])
-                if status == "ok":
-                    row.update(value)
-                    row["error"] = ""
-                elif status == "error":
-                    row["error"] = value
-                else:
-                    row["error"] = _died(proc.exitcode, point_memory)
-                rows[i] = row
-                if on_row:
-                    on_row(row)
-    finally:
-        for conn, (_, proc) in running.items():
-            proc.terminate()
-            proc.join()
-            conn.close()
+    where = str(store.path) if store is not None else None
+
+    def done(i: int, status: str, value: Any) -> None:
+        row: Dict[str, Any] = dict(pts[i])
+        if status == "ok":
+            row.update(value)
+            row["error"] = ""
+        else:
+            row["error"] = value
+        if store is not None:
+            _store_row(store, *plan(i), row)
+        rows[i] = row
+        if on_row:
+            on_row(row)
+
+    tasks = [(i, (*plan(i), per_flow, point_memory, where)) for i in todo]
+    if backend == "ray":
+        pool.run_ray(_point, tasks, done, jobs=jobs, timeout=point_timeout, address=ray_address)
+    else:
+        pool.run_processes(_point, tasks, done, jobs=jobs, timeout=point_timeout, memory=point_memory)
     return [r for r in rows if r is not None]
 
 
+def _plan(build: Callable[[Dict[str, Any]], Any], point: Dict[str, Any], base: List[str],
+          data_roots: Sequence[Any]) -> Tuple[_Spec, List[str]]:
+    """The point's scenario built by ``build(point)`` (a ``Scenario``), with ``base``."""
+    from . import Scenario
+
+    sc = build(dict(point))
+    if not isinstance(sc, Scenario):
+        raise ArgumentError(f"the scenario builder must return a Scenario, not {type(sc).__name__} (point {point})")
+    return _spec(sc, data_roots), list(base)
+
+
+def _store_row(store: Any, spec: _Spec, sets: List[str], row: Dict[str, Any]) -> None:
+    """Writes a point's row to the store; a point that failed gets the id it would
+    have had (a hash of its settings when even that cannot be computed)."""
+    import hashlib
+
+    from . import __version__
+    from .store import point_run_id
+
+    rid = row.get("run_id")
+    if not rid:
+        name = Path(spec[2]).stem if spec[2] else "scenario"
+        rid = point_run_id(name, spec[0], spec[3] + sets, __version__)
+        if rid is None:
+            rid = f"{name}-" + hashlib.sha256("\0".join(spec[3] + sets).encode()).hexdigest()[:12]
+    store.put_run(str(rid), {**row, "run_id": rid, "overrides": " ".join(sets)})
+
+
 def sweep(scenario: Any, grid: Mapping[str, Sequence[Any]], *, overrides: Sequence[str] = (), per_flow: bool = False,
-          jobs: int = 1, point_memory: Optional[int] = None, data_roots: Sequence[Any] = ()) -> Any:
+          jobs: int = 1, point_memory: Optional[int] = None, data_roots: Sequence[Any] = (),
+          store: Optional[Any] = None, backend: str = "process", ray_address: Optional[str] = None,
+          point_timeout: Optional[float] = None, mode: str = "grid", samples: Optional[int] = None,
+          seed: int = 0) -> Any:
     """Runs ``scenario`` once per point of ``grid`` (setting path -> values) and returns a
     DataFrame: the point's settings, the columns of ``metrics`` (aggregate goodput, link
     utilisation, PFC pause time, long-lived flows' goodput spread, drops, PFC, ECN and
     CNP counts, latency percentiles, FCT and slowdowns per traffic group, the scenario
     hash) and an ``error`` column (empty for a point that ran). Each point runs in its
     own process (``jobs`` at a time); a point that fails or whose process dies (for
-    instance at ``point_memory`` bytes) has its error in the row, and the others run."""
+    instance at ``point_memory`` bytes) has its error in the row, and the others run.
+    With ``store`` (a directory) every point also lands in that results store
+    (``dcsim.open_store``), and the points it already holds without error are reused.
+    ``backend="ray"`` runs the points as Ray tasks (``ray_address``: a cluster, else a
+    local Ray); a point over ``point_timeout`` seconds is stopped and recorded failed.
+    ``mode`` is "grid" (cross product), "zip" or "random" (``samples`` points drawn
+    with ``seed``); ``scenario`` may also be a callable building each point's
+    ``Scenario`` from its settings dict."""
     import pandas as pd
 
+    from .store import Store
+
+    grid = _check_grid(grid)
+    list(points(grid, mode, samples, seed))  # bad sampling arguments fail before the store is made
+    if not callable(scenario):
+        _spec(scenario, data_roots)  # as does a scenario that cannot be read
+    _check_backend(backend, point_timeout)
+    if backend == "ray":
+        pool.ray_init(ray_address)  # Ray missing or unreachable fails before the store is made
+    st = Store(store, create=True, name="store") if store is not None else None
     rows = run_points(scenario, grid, overrides, bool_arg(per_flow, "per_flow"), jobs=jobs,
-                      point_memory=point_memory, data_roots=data_roots)
+                      point_memory=point_memory, data_roots=data_roots, store=st, backend=backend,
+                      ray_address=ray_address, point_timeout=point_timeout, mode=mode, samples=samples, seed=seed)
     return pd.DataFrame(_ordered(rows))
 
 
@@ -370,7 +445,10 @@ def _write_csv(rows: Sequence[Mapping[str, Any]], fh: Any) -> None:
 
 
 def cli(scenario: str, grid_specs: Sequence[str], overrides: Sequence[str], out: Optional[str], per_flow: bool,
-        jobs: int = 1, point_memory: Optional[int] = None, data_roots: Sequence[str] = ()) -> int:
+        jobs: int = 1, point_memory: Optional[int] = None, data_roots: Sequence[str] = (),
+        store: Optional[str] = None, backend: str = "process", ray_address: Optional[str] = None,
+        point_timeout: Optional[float] = None, mode: str = "grid", samples: Optional[int] = None,
+        seed: int = 0) -> int:
     """``dcsim sweep``: every point runs in its own process, even after a failure.
 
     With ``--out FILE`` each finished point is appended to ``FILE.partial.jsonl`` as it
@@ -378,14 +456,22 @@ def cli(scenario: str, grid_specs: Sequence[str], overrides: Sequence[str], out:
     point has its row: an interrupted sweep leaves no ``FILE`` that looks complete, and
     running it again reuses every point that ran without error under the same scenario
     and settings (the same ``scenario_hash``). Without ``--out`` the CSV goes to standard
-    output at the end. Returns 1 if any point failed, 0 otherwise."""
+    output at the end. With ``--store DIR`` each point also lands in that results store
+    as it finishes, and the points it holds are reused. Returns 1 if any point failed,
+    0 otherwise."""
+    import time
+
+    from .store import Store
+
     grid = parse_grid(grid_specs)
-    n = 1
-    for v in grid.values():
-        n *= len(v)
     _check_grid(grid)
+    n = len(list(points(grid, mode, samples, seed)))
+    _check_backend(backend, point_timeout)
     _spec(scenario, data_roots)  # a scenario that cannot be read fails before any file is made
     target = path_arg(out, "--out") if out is not None else None
+    if backend == "ray":
+        pool.ray_init(ray_address)  # Ray missing or unreachable fails before any file is made
+    st = Store(store, create=True, name="--store") if store is not None else None
     journal = target.with_name(target.name + ".partial.jsonl") if target else None
     previous: Dict[Tuple[str, ...], Dict[str, Any]] = {}
     jfh = None
@@ -398,22 +484,30 @@ def cli(scenario: str, grid_specs: Sequence[str], overrides: Sequence[str], out:
             jfh = open(journal, "a", encoding="utf-8")
         except OSError as e:
             raise output_error(e, journal) from None
-    done = [0]
+    done = [0, 0]  # points run, of which failed
+    start = time.monotonic()
 
     def on_row(row: Dict[str, Any]) -> None:
         done[0] += 1
+        done[1] += bool(row.get("error"))
         if jfh is not None:
             try:
                 jfh.write(json.dumps(row, default=str) + "\n")
                 jfh.flush()
             except OSError as e:
                 raise output_error(e, journal or "") from None
-        print(f"\rsweep: {done[0]} of {todo} points run", end="", file=sys.stderr, flush=True)
+        left = todo - done[0]
+        eta = (time.monotonic() - start) / done[0] * left
+        bar = "#" * (20 * done[0] // max(todo, 1))
+        print(f"\rsweep [{bar:<20}] {done[0]}/{todo} points, {done[1]} failed, ETA {eta:.0f} s ",
+              end="", file=sys.stderr, flush=True)
 
     todo = n
     try:
         rows = run_points(scenario, grid, overrides, per_flow, on_row, jobs=jobs, point_memory=point_memory,
-                          data_roots=data_roots, reuse=previous)
+                          data_roots=data_roots, reuse=previous, store=st, backend=backend,
+                          ray_address=ray_address, point_timeout=point_timeout, mode=mode, samples=samples,
+                          seed=seed)
     finally:
         if jfh is not None:
             jfh.close()

@@ -120,3 +120,48 @@ def test_a_killed_sweep_leaves_no_complete_looking_csv_and_resumes(scenario, tmp
         assert [r["simulation.seed"] for r in rows(out)] == [str(s) for s in range(1, n + 1)]
         assert not journal.exists()
         assert sorted(f.name for f in tmp_path.iterdir() if f.name.startswith(f"s{i}")) == [out.name]
+
+
+def test_zip_and_seeded_random_points():
+    from dcsim.sweeps import points
+
+    grid = {"a": [1, 2, 3], "b": ["x", "y", "z"]}
+    assert list(points(grid, "zip")) == [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}, {"a": 3, "b": "z"}]
+    r1 = list(points(grid, "random", samples=4, seed=7))
+    assert r1 == list(points(grid, "random", samples=4, seed=7))
+    assert r1 != list(points(grid, "random", samples=4, seed=8))
+    full = list(points(grid))
+    assert len({tuple(p.items()) for p in r1}) == 4 and all(p in full for p in r1)
+    assert [full.index(p) for p in r1] == sorted(full.index(p) for p in r1)
+    assert list(points(grid, "random", samples=9, seed=1)) == full
+    with pytest.raises(dcsim.ArgumentError, match="samples: 10 asked of a grid of 9 points"):
+        list(points(grid, "random", samples=10))
+    with pytest.raises(dcsim.ArgumentError, match="one length"):
+        list(points({"a": [1, 2], "b": [1]}, "zip"))
+
+
+def test_random_mode_on_the_cli_and_a_builder_callable(scenario, tmp_path):
+    out = tmp_path / "r.csv"
+    p = run_cli("sweep", scenario, "--grid", "topology.hosts=3,4,5,6", "--grid", "simulation.seed=1,2",
+                "--mode", "random", "--samples", "3", "--sample-seed", "5", "--jobs", "2", "--out", out)
+    assert p.returncode == 0, p.stderr
+    r = rows(out)
+    expect = list(dcsim.sweeps.points({"topology.hosts": [3, 4, 5, 6], "simulation.seed": [1, 2]}, "random", 3, 5))
+    assert [(int(x["topology.hosts"]), int(x["simulation.seed"])) for x in r] == \
+        [(q["topology.hosts"], q["simulation.seed"]) for q in expect]
+
+    def build(params):
+        return dcsim.Scenario.from_file(scenario).set("topology.hosts", params["hosts"] * 2)
+
+    df = dcsim.sweep(build, {"hosts": [2, 3]}, jobs=2)
+    assert list(df["hosts"]) == [2, 3] and list(df["flows_finished"]) == [4, 6]
+
+
+def test_a_point_over_its_timeout_is_stopped_and_recorded(scenario, tmp_path):
+    out = tmp_path / "t.csv"
+    p = run_cli("sweep", scenario, "--grid", "traffic[0].size=20KB,100GB", "--set", "simulation.duration=100s",
+                "--point-timeout", "2", "--jobs", "2", "--out", out, timeout=120)
+    assert p.returncode == 1, p.stderr
+    r = rows(out)
+    assert r[0]["error"] == ""
+    assert r[1]["error"] == "the point ran longer than --point-timeout 2 s and was stopped"
