@@ -317,7 +317,12 @@ def _plan(build: Callable[[Dict[str, Any]], Any], point: Dict[str, Any], base: L
     """The point's scenario built by ``build(point)`` (a ``Scenario``), with ``base``."""
     from . import Scenario
 
-    sc = build(dict(point))
+    try:
+        sc = build(dict(point))
+    except DcsimError:
+        raise
+    except Exception as e:  # noqa: BLE001 - user code: named with its point, before any run
+        raise ArgumentError(f"the scenario builder raised {type(e).__name__}: {e} (point {point})") from e
     if not isinstance(sc, Scenario):
         raise ArgumentError(f"the scenario builder must return a Scenario, not {type(sc).__name__} (point {point})")
     return _spec(sc, data_roots), list(base)

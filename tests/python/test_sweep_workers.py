@@ -159,6 +159,12 @@ def test_random_mode_on_the_cli_and_a_builder_callable(scenario, tmp_path):
     df = dcsim.sweep(build, {"hosts": [2, 3]}, jobs=2)
     assert list(df["hosts"]) == [2, 3] and list(df["flows_finished"]) == [4, 6]
 
+    def broken(params):
+        return {"hosts": 2}["hots"]
+
+    with pytest.raises(dcsim.ArgumentError, match=r"builder raised KeyError: 'hots' \(point \{'hosts': 2\}\)"):
+        dcsim.sweep(broken, {"hosts": [2, 3]})
+
 
 def test_a_point_over_its_timeout_is_stopped_and_recorded(scenario, tmp_path):
     out = tmp_path / "t.csv"
