@@ -328,11 +328,10 @@ pub fn route_loop(g: &Graph, overrides: &[Override]) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// Ports numbered per node in link order, as the world numbers them.
-    fn check(n: usize, hosts: &[usize], links: &[(usize, usize)]) {
-        let is_host: Vec<bool> = (0..n).map(|i| hosts.contains(&i)).collect();
+    /// Each node's port range and each port's peer, ports numbered per node in link order.
+    fn ports_of(n: usize, links: impl Iterator<Item = (usize, usize)>) -> (Vec<std::ops::Range<u32>>, Vec<NodeId>) {
         let mut per_node: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for &(a, b) in links {
+        for (a, b) in links {
             per_node[a].push(b);
             per_node[b].push(a);
         }
@@ -342,6 +341,13 @@ mod tests {
             next += peers.len() as u32;
             peer_node.extend(peers.iter().map(|&v| NodeId(v as u32)));
         }
+        (node_ports, peer_node)
+    }
+
+    /// Ports numbered per node in link order, as the world numbers them.
+    fn check(n: usize, hosts: &[usize], links: &[(usize, usize)]) {
+        let is_host: Vec<bool> = (0..n).map(|i| hosts.contains(&i)).collect();
+        let (node_ports, peer_node) = ports_of(n, links.iter().copied());
         let g = Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node };
         let (fast, slow) = (Routing::build_with(&g, 1, true, &[], &[], None), Routing::build_with(&g, 1, false, &[], &[], None));
         for s in (0..n).filter(|&s| !is_host[s]) {
@@ -422,17 +428,7 @@ mod tests {
     /// Switches `0..ns`, host `ns + i` on switch `i`; ports numbered per node in link order.
     fn with_hosts(ns: usize, links: &[(usize, usize)]) -> (Vec<bool>, Vec<std::ops::Range<u32>>, Vec<NodeId>) {
         let n = 2 * ns;
-        let mut per_node: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for &(a, b) in links.iter().chain(&(0..ns).map(|i| (i, ns + i)).collect::<Vec<_>>()) {
-            per_node[a].push(b);
-            per_node[b].push(a);
-        }
-        let (mut node_ports, mut peer_node, mut next) = (Vec::new(), Vec::new(), 0u32);
-        for peers in &per_node {
-            node_ports.push(next..next + peers.len() as u32);
-            next += peers.len() as u32;
-            peer_node.extend(peers.iter().map(|&v| NodeId(v as u32)));
-        }
+        let (node_ports, peer_node) = ports_of(n, links.iter().copied().chain((0..ns).map(|i| (i, ns + i))));
         ((0..n).map(|i| i >= ns).collect(), node_ports, peer_node)
     }
 
