@@ -29,7 +29,8 @@ pub(crate) struct Capture {
 }
 
 /// Opens the file and resolves the port and flow filters of `pc` against the plan.
-/// `port_of(node, peer)`: the port of `node` toward `peer`; `degree[node]`: its ports.
+/// `first_port[node]`: the node's first port id (ports numbered per node in link order;
+/// the last entry is the port count).
 pub(super) fn build(plan: &Plan, pc: &PcapPlan, first_port: &[u32]) -> Result<Capture> {
     let n_ports = *first_port.last().unwrap_or(&0) as usize;
     let node = |name: &str, path: &str| {
