@@ -46,6 +46,10 @@ pub enum Event {
     Link(u32),
     /// Injected pause storm k sends its next pause frame (or its XON at the end).
     PauseStorm(u32),
+    /// NIC k finished processing the frame at the head of its receive buffer.
+    RxDone(u32),
+    /// Receive-buffer processing-rate change k takes effect.
+    RxRate(u32),
 }
 
 impl Event {
@@ -69,6 +73,8 @@ impl Event {
             Event::DelAck(f, g) => (13, f.0 as u64, g as u64),
             Event::Link(k) => (14, k as u64, 0),
             Event::PauseStorm(k) => (15, k as u64, 0),
+            Event::RxDone(k) => (16, k as u64, 0),
+            Event::RxRate(k) => (17, k as u64, 0),
         };
         // Cheap and injective enough for ordering: variant, then the fields.
         (v << 56) ^ (a << 24) ^ b.rotate_left(40)

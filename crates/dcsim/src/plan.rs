@@ -112,6 +112,8 @@ pub struct HostPlan {
     pub tcp: crate::models::tcp::TcpParams,
     /// Malfunctioning NICs that keep pausing their switch (`models/pfc/storm.rs`).
     pub pause_storms: Vec<PauseStorm>,
+    /// NIC receive buffers with a processing rate (`models/rx_buffer`), if any.
+    pub rx_buffer: Option<crate::models::rx_buffer::RxBufferPlan>,
 }
 
 /// From `start` (until `stop`, if given) host `host` sends XOFF for `priority` to its
@@ -262,6 +264,7 @@ impl Default for HostPlan {
             cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
             tcp: crate::models::tcp::TcpParams::default(),
             pause_storms: Vec::new(),
+            rx_buffer: None,
         }
     }
 }

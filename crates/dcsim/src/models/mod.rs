@@ -21,6 +21,7 @@
 //! | `network_cc/` | RCP rate, notifications with rate    | explicit rate, DCQCN recovery  |
 //! | `fixed_rate/` |                                      | line rate, constant rate       |
 //! | `remote_pfc/` | threshold check, message; ToR pause  | (standard PFC, as `pfc/`)      |
+//! | `rx_buffer/`  | (pauses from the NIC, as `pfc/`)     | receive buffer, slow receiver  |
 //! | `external/`   |                                      | hooks written in Python        |
 //!
 //! The contract between a sender and the network is `reaction.rs` (the hooks a reaction
@@ -54,6 +55,7 @@ pub mod newreno;
 pub mod pfc;
 pub mod qcn;
 pub mod remote_pfc;
+pub mod rx_buffer;
 pub mod rcm;
 pub mod swift;
 pub mod tcp;

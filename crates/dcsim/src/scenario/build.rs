@@ -66,6 +66,7 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     plan.switch.up_down_root = up_down_root(&s.switch, &plan)?;
     plan.switch.link_failures = link_failures(&s.switch, &plan)?;
     plan.host.pause_storms = pause_storms(&s.host, &plan)?;
+    plan.host.rx_buffer = s.host.rx_buffer.as_ref().map(|k| k.resolve(&plan)).transpose()?;
     plan.switch.convergence = s.switch.convergence.as_ref().map(|t| t.time("switch.convergence")).transpose()?;
     plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
     let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan) };

@@ -79,6 +79,8 @@ pub struct HostSpec {
     pub tcp: Option<crate::models::tcp::TcpKeys>,
     /// NICs that keep sending PFC pauses: `[{ host, priority, start, stop }, ...]`.
     pub pause_storms: Option<Vec<PauseStormSpec>>,
+    /// `[host.rx_buffer]`: NIC receive buffers drained at a processing rate.
+    pub rx_buffer: Option<crate::models::rx_buffer::keys::RxBufferKeys>,
 }
 
 /// From `start` (until `stop`) the NIC of `host` keeps pausing `priority` at its switch.

@@ -28,7 +28,8 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_rate_schedule(plan)?;
     validate_routes(plan)?;
     validate_link_failures(plan)?;
-    validate_pause_storms(plan)
+    validate_pause_storms(plan)?;
+    crate::models::rx_buffer::keys::check(plan)
 }
 
 /// `host.pause_storms`: each names a host with one link to a switch, a priority that

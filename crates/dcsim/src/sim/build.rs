@@ -262,6 +262,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         }
     }
     let pause_storms = crate::models::pfc::storm::PauseStorms::new(plan, &mut q, |h| PortId(nodes[h as usize].ports.start));
+    let rx = crate::models::rx_buffer::RxBuffers::new(plan, &mut q, |h| PortId(nodes[h as usize].ports.start));
     let link_faults = if plan.switch.link_failures.is_empty() {
         LinkFaults::default()
     } else {
@@ -338,6 +339,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         drops_by_flow: vec![0; plan.flows.len()],
         rto_lossless: link_faults.active,
         pause_storms,
+        nic_rx_extras: rx.on || plan.switch.pfc.mode == FlowControl::IbCredits,
+        rx,
         link_faults,
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         next_periodic: SimTime::ZERO,

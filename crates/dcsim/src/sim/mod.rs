@@ -165,6 +165,10 @@ pub struct Simulation {
     pub(crate) pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog,
     pub(crate) link_faults: crate::models::link_failure::LinkFaults,
     pub(crate) pause_storms: crate::models::pfc::storm::PauseStorms,
+    /// NIC receive buffers (models/rx_buffer); `rx.on` false when no NIC has one.
+    pub(crate) rx: crate::models::rx_buffer::RxBuffers,
+    /// Frames reaching a host take the slow path (NIC receive buffers or IB credits).
+    pub(crate) nic_rx_extras: bool,
     /// RoCE senders arm their retransmission timer on lossless priorities too (a run
     /// with link failures loses frames there).
     pub(crate) rto_lossless: bool,
@@ -265,6 +269,8 @@ impl Simulation {
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
             Event::Link(k) => self.on_link_step(k),
             Event::PauseStorm(k) => self.on_pause_storm(k),
+            Event::RxDone(k) => self.on_rx_done(k),
+            Event::RxRate(k) => self.on_rx_rate(k),
         }
     }
 
@@ -321,6 +327,18 @@ impl Simulation {
         }
     }
 
+    /// The NIC hands a received frame to the transport; with IB credits its input buffer
+    /// space goes back to the sender as credits now.
+    pub(crate) fn nic_consume(&mut self, p: PortId, pkt: PktId) {
+        if self.ib.on {
+            let k = *self.pool.get(pkt);
+            if !k.is_control() {
+                self.ib_on_free(p, k.prio, k.frame as u64 + self.preamble as u64);
+            }
+        }
+        self.host_receive(p, pkt);
+    }
+
     #[inline]
     fn on_arrive(&mut self, p: PortId, pkt: PktId) {
         if self.link_faults.active && self.lost_on_wire(p, pkt) {
@@ -334,14 +352,11 @@ impl Simulation {
         }
         let node = self.ports[p.idx()].node;
         if self.nodes[node.idx()].is_host {
-            if self.ib.on {
-                // A host's input buffer drains as frames arrive (the NIC consumes them).
-                let k = *self.pool.get(pkt);
-                if !k.is_control() {
-                    self.ib_on_free(p, k.prio, k.frame as u64 + self.preamble as u64);
-                }
+            if self.nic_rx_extras {
+                self.rx_arrive(p, pkt);
+            } else {
+                self.host_receive(p, pkt);
             }
-            self.host_receive(p, pkt);
         } else if self.processing_delay.0 > 0 {
             let at = self.now_t() + self.processing_delay;
             self.q.schedule(at, Event::Forward(p, pkt));

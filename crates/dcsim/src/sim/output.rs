@@ -24,6 +24,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         }
     }
     s.close_congestion(end);
+    s.rx_finish(end);
     for f in s.flow_stats.iter_mut() {
         if let Some(since) = f.limited_since.take() {
             f.limited_ps += (end - since).0;
@@ -328,6 +329,23 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         tables.push(("link_events".to_string(), t));
     }
 
+    // rx_buffers: one row per NIC with a receive buffer, only in runs with them.
+    if s.rx.on {
+        let nics = &s.rx.nics;
+        let mut t = Table::default();
+        t.push("host", Column::Str(nics.iter().map(|n| name(s.ports[n.port.idx()].node)).collect()));
+        t.push("size_bytes", Column::U64(nics.iter().map(|_| s.rx.size).collect()));
+        t.push("xoff_bytes", Column::U64(nics.iter().map(|n| n.xoff).collect()));
+        t.push("xon_bytes", Column::U64(nics.iter().map(|n| n.xon).collect()));
+        t.push("max_bytes", Column::U64(nics.iter().map(|n| n.stats.max_used).collect()));
+        t.push("held_bytes", Column::U64(nics.iter().map(|n| n.used).collect()));
+        t.push("frames", Column::U64(nics.iter().map(|n| n.stats.frames).collect()));
+        t.push("drops", Column::U64(nics.iter().map(|n| n.stats.drops).collect()));
+        t.push("pauses", Column::U64(nics.iter().map(|n| n.stats.pauses).collect()));
+        t.push("paused_ps", Column::U64(nics.iter().map(|n| n.stats.paused_ps).collect()));
+        tables.push(("rx_buffers".to_string(), t));
+    }
+
     // samples
     let sm = &s.samples;
     let mut t = Table::default();
@@ -553,6 +571,17 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         summary["pause_storms"] = json!({
             "injected": s.pause_storms.storms.len(),
             "pause_frames_sent": s.pause_storms.frames_sent,
+        });
+    }
+    // Runs with NIC receive buffers only.
+    if s.rx.on {
+        let n = &s.rx.nics;
+        summary["rx_buffers"] = json!({
+            "nics": n.len(),
+            "pauses": n.iter().map(|x| x.stats.pauses).sum::<u64>(),
+            "paused_ps": n.iter().map(|x| x.stats.paused_ps).sum::<u64>(),
+            "drops": n.iter().map(|x| x.stats.drops).sum::<u64>(),
+            "max_bytes": n.iter().map(|x| x.stats.max_used).max().unwrap_or(0),
         });
     }
     // Runs with link failures only: what the failures cost.

@@ -53,7 +53,11 @@ impl Simulation {
         if gen != self.refresh_gen[ci] || !self.xoff_sent[ci] {
             return;
         }
-        let resume = self.mmu.under_xon(port, class);
+        let resume = if self.rx.on && self.nodes[self.ports[port.idx()].node.idx()].is_host {
+            self.rx_under_xon(port)
+        } else {
+            self.mmu.under_xon(port, class)
+        };
         self.send_pfc(port, class, !resume);
     }
 

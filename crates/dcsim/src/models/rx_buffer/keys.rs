@@ -1,0 +1,160 @@
+//! Scenario keys of `[host.rx_buffer]` and their checks against the resolved plan.
+
+use serde::Deserialize;
+
+use super::{RateChange, RxBufferPlan};
+use crate::error::{Error, Result};
+use crate::keys::{at, RateStr, SizeStr, TimeStr};
+use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
+use crate::plan::{FlowControl, NodeKind, Plan};
+use crate::units::{parse_rate, MAX_TIME};
+
+const PATH: &str = "host.rx_buffer";
+/// Default receive buffer: the order of a 100G RDMA NIC's per-port receive buffer.
+pub const DEFAULT_SIZE: u64 = 256 * 1024;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RxBufferKeys {
+    /// Receive buffer per NIC, default "256KiB".
+    pub size: Option<SizeStr>,
+    /// Processing rate, default: the rate of the host's link.
+    pub rate: Option<RateStr>,
+    /// XOFF threshold, default `size` minus the link's PFC headroom.
+    pub xoff: Option<SizeStr>,
+    /// XON threshold, default `xoff` minus `switch.pfc.resume_offset`.
+    pub xon: Option<SizeStr>,
+    /// The hosts whose NICs have the buffer, default all.
+    pub hosts: Option<Vec<String>>,
+    /// `[{ host, at, rate }, ...]`: the processing rate of `host` becomes `rate` at `at`.
+    pub rate_changes: Option<Vec<RateChangeKeys>>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateChangeKeys {
+    pub host: String,
+    pub at: TimeStr,
+    /// The new processing rate; "0bps" stops the host draining its NIC.
+    pub rate: RateStr,
+}
+
+impl RxBufferKeys {
+    /// Resolves names and units (the plan's nodes must be known); `check` does the rest.
+    pub fn resolve(&self, plan: &Plan) -> Result<RxBufferPlan> {
+        let host = |name: &str, path: String| -> Result<u32> {
+            let k = plan.nodes.iter().position(|n| n.name == name)
+                .ok_or_else(|| Error::scenario(&path, format!("no node named '{name}'")))?;
+            if plan.nodes[k].kind != NodeKind::Host {
+                return Err(Error::scenario(path, format!("'{name}' is not a host")));
+            }
+            Ok(k as u32)
+        };
+        let hosts = match &self.hosts {
+            None => (0..plan.nodes.len() as u32).filter(|&k| plan.nodes[k as usize].kind == NodeKind::Host).collect(),
+            Some(v) if v.is_empty() => return Err(Error::scenario(at(PATH, "hosts"), "is empty (leave it out for every host)")),
+            Some(v) => v.iter().enumerate().map(|(i, n)| host(n, format!("{PATH}.hosts[{i}]"))).collect::<Result<Vec<_>>>()?,
+        };
+        let mut changes = Vec::new();
+        for (i, c) in self.rate_changes.iter().flatten().enumerate() {
+            let p = format!("{PATH}.rate_changes[{i}]");
+            let h = host(&c.host, format!("{p}.host"))?;
+            if !hosts.contains(&h) {
+                return Err(Error::scenario(format!("{p}.host"), format!("'{}' has no receive buffer ({PATH}.hosts)", c.host)));
+            }
+            let rate = parse_rate(&c.rate.0).map_err(|e| Error::scenario(format!("{p}.rate"), e.0))?;
+            changes.push(RateChange { host: h, at: c.at.time(&format!("{p}.at"))?, rate });
+        }
+        Ok(RxBufferPlan {
+            size: match &self.size {
+                Some(s) => s.bytes(&at(PATH, "size"))?,
+                None => DEFAULT_SIZE,
+            },
+            rate: self.rate.as_ref().map(|r| r.rate(&at(PATH, "rate"))).transpose()?,
+            xoff: self.xoff.as_ref().map(|s| s.bytes(&at(PATH, "xoff"))).transpose()?,
+            xon: self.xon.as_ref().map(|s| s.bytes(&at(PATH, "xon"))).transpose()?,
+            hosts,
+            changes,
+        })
+    }
+}
+
+/// The (XOFF, XON) thresholds of the NIC on `link` (its one link to a switch).
+pub fn thresholds(rx: &RxBufferPlan, plan: &Plan, link: usize) -> (u64, u64) {
+    let pfc = &plan.switch.pfc;
+    let xoff = rx.xoff.unwrap_or_else(|| rx.size.saturating_sub(headroom(plan, link)));
+    let xon = rx.xon.unwrap_or(xoff.saturating_sub(pfc.resume_offset));
+    (xoff, xon)
+}
+
+/// What can still arrive after the NIC decides to pause (pfc.md 1.6, as for a switch port).
+fn headroom(plan: &Plan, link: usize) -> u64 {
+    let pfc = &plan.switch.pfc;
+    let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
+    let max_wire = plan.host.mtu + plan.host.header_bytes + preamble;
+    let l = &plan.links[link];
+    headroom_bytes(&pfc.headroom, l.rate, l.delay, max_wire, pfc.reaction_quanta)
+}
+
+/// The host's one link, which must lead to a switch.
+pub fn host_link(plan: &Plan, host: u32) -> Option<usize> {
+    let mut it = plan.links.iter().enumerate().filter(|(_, l)| l.a == host || l.b == host);
+    match (it.next(), it.next()) {
+        (Some((k, l)), None) => {
+            let other = if l.a == host { l.b } else { l.a };
+            (plan.nodes[other as usize].kind == NodeKind::Switch).then_some(k)
+        }
+        _ => None,
+    }
+}
+
+/// Checks `[host.rx_buffer]` against the resolved plan (topology, flow control).
+pub fn check(plan: &Plan) -> Result<()> {
+    let Some(rx) = &plan.host.rx_buffer else { return Ok(()) };
+    let pfc = &plan.switch.pfc;
+    let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
+    let max_wire = (plan.host.mtu + plan.host.header_bytes + preamble) as u64;
+    if rx.size < 2 * max_wire {
+        return Err(Error::scenario(at(PATH, "size"), format!("{} B cannot hold two frames of {max_wire} B", rx.size)));
+    }
+    if pfc.mode == FlowControl::IbCredits && rx.size < pfc.ib_buffer {
+        return Err(Error::scenario(
+            at(PATH, "size"),
+            format!("{} B is smaller than the credits the NIC advertises per VL (switch.pfc.ib_buffer = {} B)", rx.size, pfc.ib_buffer),
+        ));
+    }
+    for (i, &h) in rx.hosts.iter().enumerate() {
+        let name = &plan.nodes[h as usize].name;
+        let Some(link) = host_link(plan, h) else {
+            return Err(Error::scenario(format!("{PATH}.hosts[{i}]"), format!("'{name}' must have one link, to a switch")));
+        };
+        let (xoff, xon) = thresholds(rx, plan, link);
+        if matches!(pfc.mode, FlowControl::Pfc | FlowControl::Pause) {
+            let need = headroom(plan, link);
+            if rx.xoff.is_none() && rx.size < need + 2 * max_wire {
+                return Err(Error::scenario(
+                    at(PATH, "size"),
+                    format!(
+                        "{} B is too small: {name}'s {} link needs {need} B of PFC headroom above XOFF \
+                         (size at least {} B, or set xoff)",
+                        rx.size,
+                        plan.links[link].rate,
+                        need + 2 * max_wire
+                    ),
+                ));
+            }
+        }
+        if xoff > rx.size || xoff < max_wire {
+            return Err(Error::scenario(at(PATH, "xoff"), format!("{xoff} B must be between one frame ({max_wire} B) and size ({} B)", rx.size)));
+        }
+        if xon >= xoff {
+            return Err(Error::scenario(at(PATH, "xon"), format!("{xon} B must be below xoff ({xoff} B)")));
+        }
+    }
+    for (i, c) in rx.changes.iter().enumerate() {
+        if c.at > MAX_TIME {
+            return Err(Error::scenario(format!("{PATH}.rate_changes[{i}].at"), format!("must be at most {MAX_TIME}")));
+        }
+    }
+    Ok(())
+}
