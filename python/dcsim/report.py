@@ -221,8 +221,7 @@ def _bars(labels: Sequence[str], series: Dict[str, np.ndarray], xlabel: str) -> 
         ax.barh(y - 0.4 + h * (i + 0.5), v, height=h, label=name)
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_xlabel(xlabel)
-    if len(series) > 1:
-        ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="lower right")
     ax.grid(alpha=0.3, axis="x")
     return _png(fig)
 
@@ -270,25 +269,30 @@ def _flatten(d: Dict[str, Any], prefix: str = "") -> List[Tuple[str, Any]]:
     return out
 
 
+def _is_time(key: str) -> bool:
+    return bool(re.search(r"_ps($|\.)", key)) and not key.endswith(".count")
+
+
 def _fmt(v: Any, key: str = "") -> str:
-    """A cell: times (keys ending in ``_ps`` or under ``*_ps.``) also in readable units."""
+    """A cell; a time (a key ending in ``_ps`` or under ``*_ps.``) in readable units."""
     from .cli import fmt_time_ps
 
-    if v is None or isinstance(v, bool):
-        return "-" if v is None else str(v)
-    if isinstance(v, (float, np.floating)) and math.isnan(v):
+    if isinstance(v, bool):
+        return str(v)
+    if v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and math.isnan(v)):
         return "-"
     if isinstance(v, (int, float, np.integer, np.floating)):
-        text = f"{v:.4g}" if isinstance(v, (float, np.floating)) else str(v)
-        if re.search(r"_ps($|\.)", key) and not key.endswith(".count") and v >= 0:
-            text += f" ({fmt_time_ps(float(v))})"
-        return text
+        if _is_time(key) and v >= 0:
+            return fmt_time_ps(float(v))
+        return f"{v:.4g}" if isinstance(v, (float, np.floating)) else str(v)
     return str(v)
 
 
 def _cell(v: Any, key: str = "") -> str:
+    """A table cell: numbers right-aligned, text left; a time has its picoseconds as a tooltip."""
     num = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-    return f'<td class="{"" if num else "text"}">{html.escape(_fmt(v, key))}</td>'
+    tip = f' title="{v} ps"' if num and _is_time(key) else ""
+    return f'<td class="{"" if num else "text"}"{tip}>{html.escape(_fmt(v, key))}</td>'
 
 
 def _table(df: pd.DataFrame, row_class: Optional[Sequence[str]] = None) -> str:
@@ -301,11 +305,12 @@ def _table(df: pd.DataFrame, row_class: Optional[Sequence[str]] = None) -> str:
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
 
 
-def _pairs(items: Sequence[Tuple[str, Any]], per_row: int = 3, strip: str = "") -> str:
-    """Key/value pairs as a compact table, ``per_row`` pairs a row, keys without ``strip``."""
+def _pairs(items: Sequence[Tuple[str, Any]], per_row: int = 3, strip: str = "^$") -> str:
+    """Key/value pairs as a compact table, ``per_row`` pairs a row, keys without what
+    the regular expression ``strip`` matches."""
     rows = []
     for i in range(0, len(items), per_row):
-        cells = "".join(f'<th class="text">{html.escape(k.removeprefix(strip))}</th>{_cell(v, k)}'
+        cells = "".join(f'<th class="text">{html.escape(re.sub(strip, "", k))}</th>{_cell(v, k)}'
                         for k, v in items[i:i + per_row])
         rows.append(f"<tr>{cells}</tr>")
     return f'<div class="scroll"><table><tbody>{"".join(rows)}</tbody></table></div>'
@@ -328,7 +333,7 @@ def _summary_tables(res: Any) -> List[str]:
     cols = [c for c in ("flow_id", "src", "dst", "group", "priority", "size_bytes", "fct_ps", "slowdown",
                         "goodput_steady_gbps", "retransmits", "marked_received", "cnps_received",
                         "feedback_received") if c in f]
-    tables = [_pairs(key, strip="counters."), f"<details><summary>full summary ({len(full)} values)</summary>{_pairs(full, 2)}</details>"]
+    tables = [_pairs(key, strip=r"^(counters|aggregate)\."), f"<details><summary>full summary ({len(full)} values)</summary>{_pairs(full, 2)}</details>"]
     if len(f):
         tables.append(_table(f[cols].head(MAX_FLOW_ROWS).astype(object)))
     return tables
