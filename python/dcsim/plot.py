@@ -49,7 +49,7 @@ def _style(i: int, n_points: int) -> Dict[str, Any]:
             "linewidth": 1.2, "alpha": 0.9}
 
 
-_SIZE_UNITS = {"b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024 ** 2}
+_SIZE_UNITS = {"b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024 ** 2, "gb": 1e9, "gib": 1024 ** 3}
 
 
 def _size_bytes(v: Any) -> Optional[float]:

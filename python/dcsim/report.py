@@ -470,7 +470,9 @@ def sweep_sections(df: pd.DataFrame) -> List[Section]:
     plots = Section("Metrics against the swept settings", "metrics",
                     notes=["One plot per metric that differs between points and per swept setting; "
                            "one line per combination of the other swept settings."], grid=True)
-    if not len(ok):
+    if not len(df):
+        plots.plots.append(Plot("metrics", "metrics", why="there are no points"))
+    elif not len(ok):
         plots.plots.append(Plot("metrics", "metrics", why="every point failed: nothing to plot"))
     elif not swept:
         plots.plots.append(Plot("metrics", "metrics", why="no setting differs between the points"))
@@ -549,10 +551,11 @@ def write_report(path: Any, out: Any = None, png_dir: Any = None) -> Tuple[Path,
         meta = f"{len(df)} points from {'the results store' if kind == 'store' else 'the sweep CSV'} {src}"
         sections = sweep_sections(df)
     plots = [p for s in sections for p in s.plots]
-    try:
-        pngs.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise output_error(e, pngs) from None
+    for d in (pngs, html_file.parent):
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise output_error(e, d) from None
     for p in plots:
         if p.png is not None:
             f = pngs / f"{p.id}.png"
