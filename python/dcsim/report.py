@@ -50,7 +50,6 @@ SWEEP_METRICS = (r"goodput_total_gbps", r"goodput_steady_gbps", r"goodput_fracti
                  r"fct_p50_ps_g\d+", r"fct_p99_ps_g\d+", r"slowdown_p50_g\d+", r"slowdown_p99_g\d+")
 #: A sweep column that is a scenario setting: a path with at least one '.' or '[i]'.
 _SETTING = re.compile(r"[A-Za-z_]\w*(\[\d+\])?((\.[A-Za-z_]\w*)|(\[\d+\]))+")
-_NOT_METRICS = {"run_id", "scenario_hash", "overrides", "error"}
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em auto; max-width: 1100px;
@@ -451,7 +450,7 @@ def sweep_sections(df: pd.DataFrame) -> List[Section]:
     metrics = []
     for pat in SWEEP_METRICS:
         for c in df.columns:
-            if re.fullmatch(pat, str(c)) and c not in metrics and c not in _NOT_METRICS:
+            if re.fullmatch(pat, str(c)) and c not in metrics:
                 metrics.append(c)
     values = {m: pd.to_numeric(ok[m], errors="coerce") for m in metrics}
     varying = [m for m in metrics if values[m].nunique() > 1]
