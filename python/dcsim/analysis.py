@@ -26,6 +26,7 @@ __all__ = [
     "link_utilization",
     "long_lived_goodput",
     "pause_by_port",
+    "pause_intervals",
     "pause_by_switch",
     "victims",
 ]
@@ -140,6 +141,32 @@ def pause_by_port(res: Any) -> pd.DataFrame:
     if not len(p):
         return pd.DataFrame(columns=cols)
     return p[cols].reset_index(drop=True)
+
+
+def pause_intervals(res: Any) -> pd.DataFrame:
+    """One row per PFC pause of a (port, priority), from ``pfc_events``: ``node``,
+    ``peer`` (the queue ``node -> peer`` was stopped), ``priority`` (-1: an 802.3x
+    PAUSE), ``start_ps`` (the XOFF that paused it; later XOFFs refresh the same pause)
+    and ``end_ps`` (the XON, the expiry, or the end of the run for a pause still open).
+    With every event logged, the durations of a (port, priority) add up to its
+    ``ports.paused_ps``; ``summary.outputs.pfc_events_not_logged`` counts those cut."""
+    cols = ["node", "peer", "priority", "start_ps", "end_ps"]
+    ev = res.pfc_events
+    if not len(ev):
+        return pd.DataFrame(columns=cols)
+    end = _duration_ps(res)
+    open_at: Dict[Any, int] = {}
+    rows = []
+    for node, peer, prio, t, kind in zip(ev["node"].astype(str), ev["peer"].astype(str), ev["priority"],
+                                         ev["time_ps"], ev["event"]):
+        key = (node, peer, int(prio))
+        if kind == "pause":
+            open_at.setdefault(key, int(t))
+        elif key in open_at:  # resume or expire
+            rows.append((*key, open_at.pop(key), int(t)))
+    rows += [(*k, t0, end) for k, t0 in open_at.items()]
+    return pd.DataFrame(rows, columns=cols).sort_values(["node", "peer", "priority", "start_ps"],
+                                                        kind="stable").reset_index(drop=True)
 
 
 def pause_by_switch(res: Any) -> pd.DataFrame:

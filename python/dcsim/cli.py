@@ -4,6 +4,7 @@
     dcsim validate SCENARIO [--set path=value ...] [--data-root DIR ...]
     dcsim sweep SCENARIO --grid path=v1,v2 [--out FILE] [--jobs N] [--point-memory SIZE]
     dcsim plot [fct] RUN_DIR... [--queue NODE:PEER] [--out FILE]
+    dcsim report RUN_DIR|STORE_DIR|SWEEP.csv [-o OUT.html] [--png-dir DIR]
     dcsim bench
 
 Errors are one line, ``error: path: reason``, on stderr with exit status 1; Ctrl-C exits
@@ -129,6 +130,17 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--title", dest="titles", action="append", help="column titles (one per run)")
     pl.add_argument("--out", metavar="FILE", default="dcsim.png", help="PNG file (default dcsim.png)")
     pl.set_defaults(func=cmd_plot)
+
+    rp = sub.add_parser("report", help="one self-contained HTML file (plots, tables) of a run or a sweep, plus PNGs",
+                        description="dcsim report PATH writes an HTML report of a run directory (dcsim run --out), "
+                                    "a results store (dcsim sweep --store) or a sweep CSV (dcsim sweep --out); "
+                                    "see docs/report.md.")
+    rp.add_argument("path", metavar="PATH", help="run directory, results store directory or sweep CSV")
+    rp.add_argument("--out", "-o", metavar="OUT.html", default=None,
+                    help="HTML file to write (default: PATH.html beside PATH)")
+    rp.add_argument("--png-dir", metavar="DIR", default=None,
+                    help="directory for the PNGs of the plots (default: OUT_png/ beside the HTML)")
+    rp.set_defaults(func=cmd_report)
 
     b = sub.add_parser("bench", help="run the fixed benchmark scenarios (one process each)")
     b.add_argument("--only", metavar="NAME", help="only benchmarks whose name contains NAME")
@@ -332,6 +344,15 @@ def cmd_plot(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     print(f"wrote {path}")
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    out, pngs, plots = write_report(args.path, args.out, args.png_dir)
+    drawn = sum(p.png is not None for p in plots)
+    print(f"wrote {out} ({drawn} of {len(plots)} plots drawn; PNGs in {pngs})")
     return EXIT_OK
 
 

@@ -20,7 +20,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["NoData", "render", "render_fct"]
+__all__ = ["NoData", "fct_panel", "fct_table", "largest_queues", "pyplot", "queue_panel", "rate_panel", "render",
+           "render_fct"]
 
 #: Line styles and markers cycled together, so that lines drawn on top of each other
 #: stay distinguishable (dashes and markers of the lower line show through).
@@ -48,7 +49,7 @@ def _style(i: int, n_points: int) -> Dict[str, Any]:
             "linewidth": 1.2, "alpha": 0.9}
 
 
-_SIZE_UNITS = {"b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024 ** 2}
+_SIZE_UNITS = {"b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024 ** 2, "gb": 1e9, "gib": 1024 ** 3}
 
 
 def _size_bytes(v: Any) -> Optional[float]:
@@ -143,28 +144,46 @@ def _rate_lines(res: Any) -> Tuple[str, List[Tuple[str, np.ndarray, np.ndarray]]
     return "", []
 
 
-def _queue(res: Any, queue: Optional[str]) -> Optional[Tuple[str, np.ndarray, np.ndarray]]:
+def largest_queues(res: Any, n: int) -> List[Tuple[str, np.ndarray, np.ndarray]]:
+    """The ``n`` sampled switch egress queues that grew largest (``max_egress_bytes``),
+    largest first, as (``node->peer``, times ms, KB summed over priorities); queues
+    that never held a byte are left out."""
     ports, samples = res.ports, res.samples
-    if queue:
-        node, _, peer = queue.partition(":")
-        sel = ports[(ports["node"] == node) & (ports["peer"] == peer)] if len(ports) else ports
-        if sel.empty:
-            raise ValueError(f"--queue {queue}: no port of {node} toward {peer}")
-    else:
-        if not len(samples):
-            return None
-        sampled = ports[ports["port_id"].isin(samples["port_id"].unique())]
-        if not len(sampled) or sampled["max_egress_bytes"].max() == 0:
-            return None
-        sel = sampled.loc[[sampled["max_egress_bytes"].idxmax()]]
-        node, peer = sel["node"].iloc[0], sel["peer"].iloc[0]
+    if not len(samples) or not len(ports):
+        return []
+    sampled = ports[ports["port_id"].isin(samples["port_id"].unique())]
+    peak = sampled.groupby("port_id", sort=True)["max_egress_bytes"].max()
+    peak = peak[peak > 0].sort_values(ascending=False, kind="stable")
+    names = sampled.drop_duplicates("port_id").set_index("port_id")
+    out = []
+    for pid in peak.index[:n]:
+        q = _queue_series(samples, int(pid))
+        out.append((f"{names.at[pid, 'node']}->{names.at[pid, 'peer']}", *q))
+    return out
+
+
+def _queue_series(samples: Any, pid: int) -> Tuple[np.ndarray, np.ndarray]:
+    q = samples[samples["port_id"] == pid].groupby("time_ps")["egress_bytes"].sum()
+    return q.index.to_numpy(dtype=float) / 1e9, q.to_numpy(dtype=float) / 1e3
+
+
+def _queue(res: Any, queue: Optional[str]) -> Optional[Tuple[str, np.ndarray, np.ndarray]]:
+    """The queue ``NODE:PEER`` (an error if there is no such port or no sample of it),
+    or by default the largest one (None if none was sampled)."""
+    if not queue:
+        top = largest_queues(res, 1)
+        return top[0] if top else None
+    ports, samples = res.ports, res.samples
+    node, _, peer = queue.partition(":")
+    sel = ports[(ports["node"] == node) & (ports["peer"] == peer)] if len(ports) else ports
+    if sel.empty:
+        raise ValueError(f"--queue {queue}: no port of {node} toward {peer}")
     if not len(samples):
         raise NoData(f"--queue {queue}: the run kept no queue samples (stats.sample_interval)")
-    pid = int(sel["port_id"].iloc[0])
-    q = samples[samples["port_id"] == pid].groupby("time_ps")["egress_bytes"].sum()
-    if not len(q):
+    t, v = _queue_series(samples, int(sel["port_id"].iloc[0]))
+    if not len(t):
         raise NoData(f"--queue {queue}: no samples of that port (not a switch port?)")
-    return f"{node}->{peer}", q.index.to_numpy(dtype=float) / 1e9, q.to_numpy(dtype=float) / 1e3
+    return f"{node}->{peer}", t, v
 
 
 def _save(fig: Any, out: str) -> Path:
@@ -176,13 +195,85 @@ def _save(fig: Any, out: str) -> Path:
     return path
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend (files only, no display)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def rate_panel(ax: Any, res: Any, lines: List[Tuple[str, np.ndarray, np.ndarray]], legend_y: float) -> None:
+    """Draws ``lines`` (from ``_rate_lines``) as steps, with the fair share when the run
+    has one, on ``ax``; a legend below it (``legend_y``, axes units) unless too long."""
+    for i, (label, t, v) in enumerate(lines):
+        ax.step(t, v, where="post", label=label, **_style(i, len(t)))
+    fair = _fair_share(res)
+    if fair is not None and lines:
+        ax.step(fair[0], fair[1], where="post", color="black", linewidth=1, linestyle=(0, (2, 2)),
+                label="bottleneck rate / active flows")
+    if not lines:
+        ax.text(0.5, 0.5, "no rate or goodput data", ha="center", va="center", transform=ax.transAxes)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    if lines and len(lines) <= MAX_LEGEND:
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, legend_y),
+                  ncol=min(4, len(lines) + 1), frameon=False)
+
+
+def queue_panel(ax: Any, res: Any, queues: Sequence[Tuple[str, np.ndarray, np.ndarray]]) -> None:
+    """Draws egress queues (KB over ms, from ``largest_queues`` or ``_queue``) on
+    ``ax``, with Q_eq when ``[switch.l2cm]`` sets one."""
+    if not queues:
+        ax.text(0.5, 0.5, "no queue samples", ha="center", va="center", transform=ax.transAxes)
+    for i, (name, t, v) in enumerate(queues):
+        style = {} if len(queues) == 1 else {k: x for k, x in _style(i, len(t)).items() if k != "alpha"}
+        ax.plot(t, v, **{"linewidth": 1, **style}, label=f"queue {name}")
+    if queues:
+        qeq = _q_eq(res)
+        if qeq is not None:
+            ax.axhline(qeq / 1e3, color="black", linewidth=1, linestyle=(0, (2, 2)), label="Q_eq")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+
+
+def fct_panel(ax: Any, table: Any, percentiles: Sequence[float]) -> None:
+    """Draws slowdown percentiles per size bin (rows of ``fct_by_size`` with finished
+    flows), one line per (group, percentile), log-log, on ``ax``."""
+    cols = [f"slowdown_p{p:g}".replace(".", "") for p in percentiles]
+    i = 0
+    groups = sorted(table["group"].unique())
+    for grp in groups:
+        g = table[table["group"] == grp]
+        for c, p in zip(cols, percentiles):
+            label = f"p{p:g}" + (f" group {grp}" if len(groups) > 1 else "")
+            ls, marker = STYLES[i % len(STYLES)]
+            ax.plot(g["size_hi"], g[c], linestyle=ls, marker=marker, markersize=4, linewidth=1.2, label=label)
+            i += 1
+    if not len(table):
+        ax.text(0.5, 0.5, "no finished flows", ha="center", va="center", transform=ax.transAxes)
+    else:
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(4, i), frameon=False)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.grid(alpha=0.3, which="both")
+    ax.set_xlabel("flow size (bytes, upper edge of the bin)")
+
+
+def fct_table(res: Any, percentiles: Sequence[float], edges: Optional[Sequence[float]] = None) -> Any:
+    """The rows of ``fct_by_size`` that ``fct_panel`` can draw (finished flows, size > 0)."""
+    from .analysis import fct_by_size
+
+    t = fct_by_size(res, edges=edges, percentiles=percentiles)
+    return t[(t["finished"] > 0) & (t["size_hi"] > 0)]
+
+
+def fct_ylabel(edges: Optional[Sequence[float]]) -> str:
+    share = "fixed size bins" if edges is not None else "bins of 5 % of the flows"
+    return f"FCT slowdown ({share})"
 
 
 def render(run_dirs: Sequence[str], out: str, queue: Optional[str] = None,
@@ -194,43 +285,21 @@ def render(run_dirs: Sequence[str], out: str, queue: Optional[str] = None,
     if not any(lines for _, lines in tops) and not any(queues):
         raise NoData("nothing to plot: the runs have no rate changes, goodput series or queue samples")
     rows = 2 if any(queues) else 1
-    plt = _pyplot()
+    plt = pyplot()
     n = len(runs)
     fig, axes = plt.subplots(rows, n, figsize=(4.5 * n + 1.5, 3.2 * rows), squeeze=False,
                              sharex=True, sharey="row", layout="constrained")
     for col, (res, (ylabel, lines), q) in enumerate(zip(runs, tops, queues)):
         ax = axes[0][col]
         ax.set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))
-        for i, (label, t, v) in enumerate(lines):
-            ax.step(t, v, where="post", label=label, **_style(i, len(t)))
-        fair = _fair_share(res)
-        if fair is not None and lines:
-            ax.step(fair[0], fair[1], where="post", color="black", linewidth=1, linestyle=(0, (2, 2)),
-                    label="bottleneck rate / active flows")
-        if not lines:
-            ax.text(0.5, 0.5, "no rate or goodput data", ha="center", va="center", transform=ax.transAxes)
+        rate_panel(ax, res, lines, -0.08 if rows == 1 else -0.1)
         if col == 0 or ylabel != tops[col - 1][0]:
             ax.set_ylabel(ylabel or "Gb/s")
-        ax.set_ylim(bottom=0)
-        ax.grid(alpha=0.3)
-        if lines and len(lines) <= MAX_LEGEND:
-            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08 if rows == 1 else -0.1),
-                      ncol=min(4, len(lines) + 1), frameon=False)
         if rows == 2:
             ax = axes[1][col]
-            if q is None:
-                ax.text(0.5, 0.5, "no queue samples", ha="center", va="center", transform=ax.transAxes)
-            else:
-                name, t, v = q
-                ax.plot(t, v, linewidth=1, label=f"queue {name}")
-                qeq = _q_eq(res)
-                if qeq is not None:
-                    ax.axhline(qeq / 1e3, color="black", linewidth=1, linestyle=(0, (2, 2)), label="Q_eq")
-                ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
+            queue_panel(ax, res, [q] if q is not None else [])
             if col == 0:
                 ax.set_ylabel("egress queue (KB)")
-            ax.set_ylim(bottom=0)
-            ax.grid(alpha=0.3)
         axes[rows - 1][col].set_xlabel("time (ms)")
     return _save(fig, out)
 
@@ -239,40 +308,19 @@ def render_fct(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] = 
                percentiles: Sequence[float] = (50, 95, 99), edges: Optional[Sequence[float]] = None) -> Path:
     """Slowdown percentiles per flow-size bin, one column per run, log-log, axes shared.
     x is the largest flow size of the bin (its upper edge with ``edges``)."""
-    from .analysis import fct_by_size
-
     runs = [_load(d) for d in run_dirs]
-    tables = [fct_by_size(r, edges=edges, percentiles=percentiles) for r in runs]
-    cols = [f"slowdown_p{p:g}".replace(".", "") for p in percentiles]
-    usable = [t[(t["finished"] > 0) & (t["size_hi"] > 0)] for t in tables]
+    usable = [fct_table(r, percentiles, edges) for r in runs]
     if not any(len(t) for t in usable):
         raise NoData("nothing to plot: no finished flow of finite size in "
                      + ", ".join(str(d) for d in run_dirs))
-    plt = _pyplot()
+    plt = pyplot()
     n = len(runs)
     fig, axes = plt.subplots(1, n, figsize=(4.5 * n + 1, 3.6), squeeze=False, sharex=True, sharey=True,
                              layout="constrained")
     for col, (res, t) in enumerate(zip(runs, usable)):
         ax = axes[0][col]
         ax.set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))
-        i = 0
-        groups = sorted(t["group"].unique())
-        for grp in groups:
-            g = t[t["group"] == grp]
-            for c, p in zip(cols, percentiles):
-                label = f"p{p:g}" + (f" group {grp}" if len(groups) > 1 else "")
-                ls, marker = STYLES[i % len(STYLES)]
-                ax.plot(g["size_hi"], g[c], linestyle=ls, marker=marker, markersize=4, linewidth=1.2, label=label)
-                i += 1
-        if not len(t):
-            ax.text(0.5, 0.5, "no finished flows", ha="center", va="center", transform=ax.transAxes)
-        else:
-            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(4, i), frameon=False)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.grid(alpha=0.3, which="both")
-        ax.set_xlabel("flow size (bytes, upper edge of the bin)")
+        fct_panel(ax, t, percentiles)
         if col == 0:
-            share = "fixed size bins" if edges is not None else "bins of 5 % of the flows"
-            ax.set_ylabel(f"FCT slowdown ({share})")
+            ax.set_ylabel(fct_ylabel(edges))
     return _save(fig, out)

@@ -186,6 +186,12 @@ class Results:
 
         return analysis.pause_by_port(self)
 
+    def pause_intervals(self) -> pd.DataFrame:
+        """Per PFC pause of a (port, priority): its start and end, from ``pfc_events``."""
+        from . import analysis
+
+        return analysis.pause_intervals(self)
+
     def pause_by_switch(self) -> pd.DataFrame:
         """Per node ever paused: paused time summed over its ports, pause fraction."""
         from . import analysis
