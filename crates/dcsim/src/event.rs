@@ -50,6 +50,8 @@ pub enum Event {
     RxDone(u32),
     /// Receive-buffer processing-rate change k takes effect.
     RxRate(u32),
+    /// InfiniBand credits: every port sends its periodic FCPs.
+    IbTick,
 }
 
 impl Event {
@@ -75,6 +77,7 @@ impl Event {
             Event::PauseStorm(k) => (15, k as u64, 0),
             Event::RxDone(k) => (16, k as u64, 0),
             Event::RxRate(k) => (17, k as u64, 0),
+            Event::IbTick => (18, 0, 0),
         };
         // Cheap and injective enough for ordering: variant, then the fields.
         (v << 56) ^ (a << 24) ^ b.rotate_left(40)

@@ -575,6 +575,12 @@ fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
             return Err(Error::scenario("switch.pfc.ib_update", "must be at least one byte"));
         }
     }
+    if let Some(t) = &s.ib_period {
+        p.ib_period = t.time_or_off("switch.pfc.ib_period")?;
+        if p.ib_period.is_some() && p.mode != FlowControl::IbCredits {
+            return Err(Error::scenario("switch.pfc.ib_period", "applies to mode = \"ib_credits\" only"));
+        }
+    }
     Ok(p)
 }
 

@@ -447,6 +447,8 @@ pub struct PfcSpec {
     pub ib_buffer: Option<SizeStr>,
     /// ib_credits: bytes freed from an input buffer that trigger an FCP (default "4KiB").
     pub ib_update: Option<SizeStr>,
+    /// ib_credits: every port also sends an FCP per VL in use at this period (default "off").
+    pub ib_period: Option<TimeStr>,
     /// xon_xoff | timer | infinite (default xon_xoff).
     pub pause_mode: Option<PauseModeSpec>,
     /// Lossless priorities 0..7 (default [3]).

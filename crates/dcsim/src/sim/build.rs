@@ -262,6 +262,11 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         }
     }
     let pause_storms = crate::models::pfc::storm::PauseStorms::new(plan, &mut q, |h| PortId(nodes[h as usize].ports.start));
+    let mut ib = crate::models::ib_credits::IbCredits::new(plan.switch.pfc.mode == FlowControl::IbCredits, n_ports, plan.switch.pfc.ib_buffer, plan.switch.pfc.ib_update, max_wire as u64);
+    ib.period = plan.switch.pfc.ib_period.filter(|_| ib.on);
+    if let Some(t) = ib.period.filter(|&t| t <= plan.duration) {
+        q.schedule(t, Event::IbTick);
+    }
     let rx = crate::models::rx_buffer::RxBuffers::new(plan, &mut q, |h| PortId(nodes[h as usize].ports.start));
     let link_faults = if plan.switch.link_failures.is_empty() {
         LinkFaults::default()
@@ -329,7 +334,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         processing_delay: plan.switch.processing_delay,
         l2,
         rpfc: crate::models::remote_pfc::RemotePfc::new(plan, &port_rates, n_nodes_for_rpfc),
-        ib: crate::models::ib_credits::IbCredits::new(plan.switch.pfc.mode == FlowControl::IbCredits, n_ports, plan.switch.pfc.ib_buffer, plan.switch.pfc.ib_update, max_wire as u64),
+        ib,
         netcc,
         cc_key: crate::rng::stream_key(plan.seed, "cc"),
         rate_schedule: rate_steps,

@@ -271,6 +271,7 @@ impl Simulation {
             Event::PauseStorm(k) => self.on_pause_storm(k),
             Event::RxDone(k) => self.on_rx_done(k),
             Event::RxRate(k) => self.on_rx_rate(k),
+            Event::IbTick => self.on_ib_tick(),
         }
     }
 

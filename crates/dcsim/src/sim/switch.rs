@@ -15,6 +15,7 @@ impl Simulation {
         let pkt = *self.pool.get(id);
         let out = self.routing.route(node, pkt.dst, pkt.flow.0);
         if self.link_faults.active && self.link_unusable(out) {
+            self.ib_on_dropped(in_port, &pkt);
             self.drop_at_unusable(out, id);
             return;
         }
@@ -31,6 +32,7 @@ impl Simulation {
         }
         let prio = pkt.prio;
         if self.pfc_watchdog.drops(out, prio) {
+            self.ib_on_dropped(in_port, &pkt);
             self.storm_drop(out, prio, id);
             return;
         }
@@ -91,6 +93,8 @@ impl Simulation {
     }
 
     fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {
+        let pkt = *self.pool.get(id);
+        self.ib_on_dropped(in_port, &pkt);
         self.prio_stats[in_port.idx() * 8 + prio as usize].drops[reason as usize] += 1;
         let f = self.pool.get(id).flow;
         self.drops_by_flow[f.idx()] += 1;

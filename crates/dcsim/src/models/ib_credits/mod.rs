@@ -25,6 +25,9 @@ pub struct IbCredits {
     pub max_need: u64,
     /// Freed blocks that trigger an FCP.
     pub update: u64,
+    /// Period of the FCPs every port sends per VL in use, if any (IBA: at least every
+    /// 65,536 symbol times, so that a lost FCP is repaired).
+    pub period: Option<crate::units::SimTime>,
     /// Transmitter: blocks sent so far (FCTBS).
     pub sent: Vec<u64>,
     /// Transmitter: cumulative credit limit last received (FCCL).
@@ -47,6 +50,7 @@ impl IbCredits {
             on,
             max_need: blocks(max_wire),
             update: blocks(update).max(1),
+            period: None,
             sent: vec![0; n_ports * 8],
             limit: vec![init; n_ports * 8],
             granted: vec![init; n_ports * 8],

@@ -4,6 +4,7 @@
 //! leave its input buffer and sends an FCP from the control FIFO every `update` blocks.
 
 use crate::sim::Simulation;
+use crate::event::Event;
 use crate::ids::{PktId, PortId};
 use crate::net::packet::Packet;
 use crate::models::ib_credits::{blocks, FCP_BYTES};
@@ -33,6 +34,46 @@ impl Simulation {
             self.prio_stats[ci].pfc_xon_tx += 1;
             self.ports[p.idx()].ctrl.push(&mut self.pool, id);
             self.kick(p);
+        }
+    }
+
+    /// A switch dropped a frame that had come in through `p` (no route, a dead port, the
+    /// PFC watchdog): its input-buffer space is free again, and its credits go back.
+    #[inline]
+    pub(crate) fn ib_on_dropped(&mut self, p: PortId, pkt: &Packet) {
+        if self.ib.on && !pkt.is_control() {
+            self.ib_on_free(p, pkt.prio, pkt.frame as u64 + self.preamble as u64);
+        }
+    }
+
+    /// A data frame for port `p`'s input buffer was lost on the wire: its blocks count as
+    /// returned, as IBA's receiver does when the transmitter's block count (FCTBS) shows
+    /// blocks that never arrived. The sender learns it from the next FCP (with a dead
+    /// link, from the periodic ones after it is back up).
+    pub(crate) fn ib_on_lost(&mut self, p: PortId, vl: u8, wire: u64) {
+        self.ib.granted[p.idx() * 8 + vl as usize] += blocks(wire);
+    }
+
+    /// The periodic FCPs: every port re-sends its cumulative limit for each VL in use,
+    /// which repairs an FCP lost on the wire (a link failure).
+    pub(crate) fn on_ib_tick(&mut self) {
+        let period = self.ib.period.expect("scheduled only with a period");
+        for p in 0..self.ports.len() {
+            for vl in 0..8u8 {
+                if self.used_prios & (1 << vl) == 0 {
+                    continue;
+                }
+                let ci = p * 8 + vl as usize;
+                self.ib.reported[ci] = self.ib.granted[ci];
+                let id = self.pool.alloc(Packet::fcp(vl, self.ib.granted[ci], FCP_BYTES));
+                self.prio_stats[ci].pfc_xon_tx += 1;
+                self.ports[p].ctrl.push(&mut self.pool, id);
+                self.kick(PortId(p as u32));
+            }
+        }
+        let next = self.now_t() + period;
+        if next <= self.end {
+            self.q.schedule(next, Event::IbTick);
         }
     }
 

@@ -157,6 +157,10 @@ impl Simulation {
         if lost {
             self.link_faults.lost_in_flight += 1;
             if self.pool.get(id).kind == PktKind::Data {
+                if self.ib.on {
+                    let k = *self.pool.get(id);
+                    self.ib_on_lost(p, k.prio, k.frame as u64 + self.preamble as u64);
+                }
                 self.lose_data(id);
             } else {
                 self.pool.free(id);

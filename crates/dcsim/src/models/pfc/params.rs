@@ -65,6 +65,9 @@ pub struct PfcPlan {
     pub ib_buffer: u64,
     /// IB credits: bytes freed from an input buffer that make the receiver send an FCP.
     pub ib_update: u64,
+    /// IB credits: period of the FCPs every port sends per VL in use (`None`: only
+    /// `ib_update`-driven ones).
+    pub ib_period: Option<SimTime>,
 }
 
 /// What a queue in a pause storm does with its frames (SONiC `pfcwd` actions).
@@ -108,6 +111,7 @@ impl Default for PfcPlan {
             watchdog: None,
             ib_buffer: 64 * 1024,
             ib_update: 4 * 1024,
+            ib_period: None,
         }
     }
 }
