@@ -77,7 +77,8 @@ pub const FLAG_CWR: u8 = 8;
 pub const NO_RATE: u32 = u32::MAX;
 /// The frame carries an in-band telemetry stack (HPCC): switches push a hop record on a
 /// data frame as it starts transmission; on an ACK, the stack copied from the data frame.
-pub const FLAG_INT: u8 = 8;
+/// (Its own bit: a TCP frame with CWR set in a run with HPCC flows must not carry INT.)
+pub const FLAG_INT: u8 = 16;
 
 /// Most INT hop records a frame carries (5: enough for a 3-tier fat tree).
 pub const MAX_INT_HOPS: usize = 5;
@@ -418,6 +419,17 @@ mod tests {
     use super::*;
 
     fn pkt(seq: u32) -> Packet { Packet::data(FlowId(0), NodeId(0), seq, 0, 64, 0, SimTime::ZERO) }
+
+    #[test]
+    fn flags_are_distinct_bits() {
+        let flags = [FLAG_CE, FLAG_CTRL, FLAG_ECE, FLAG_CWR, FLAG_INT];
+        for (i, a) in flags.iter().enumerate() {
+            assert_eq!(a.count_ones(), 1);
+            for b in &flags[i + 1..] {
+                assert_eq!(a & b, 0, "flags {a} and {b} share a bit");
+            }
+        }
+    }
 
     #[test]
     fn fifo_order_and_reuse() {
