@@ -10,7 +10,7 @@ and feed the rows of ``dcsim sweep``.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -212,12 +212,28 @@ def _shortest_path(adj: Dict[str, List[str]], src: str, dst: str) -> List[str]:
     return path[::-1]
 
 
+def _routed_paths(res: Any) -> Optional[List[List[Tuple[str, str]]]]:
+    """Each flow's hops as (node, peer) pairs, as the run routed them; ``None`` when the
+    results do not carry their scenario."""
+    scenario = getattr(res, "scenario", None)
+    if scenario is None or not hasattr(scenario, "plan"):
+        return None
+    p = res.ports
+    names = {int(i): (n, q) for i, n, q in zip(p["port_id"], p["node"], p["peer"])}
+    paths = scenario.plan.flow_paths()
+    if len(paths) != len(res.flows):
+        return None
+    return [[names[i] for i in path if i in names] for path in paths]
+
+
 def victims(res: Any) -> pd.DataFrame:
     """Which flows were slowed by PFC pauses they did not cause: one row per flow.
 
-    A flow's path is one hop-count shortest path over the ``links`` table (neighbours
-    in link order; ECMP alternatives, static routes and link failures are not followed).
-    A hop (egress port, the flow's priority) *roots* the congestion tree if it is a
+    A flow's path is the one its data frames take: the ports the run's switches route it
+    by (ECMP hash, static routes, up-down routing) at the start of the run, recomputed
+    from ``res.scenario``; without the scenario (results built from tables alone), one
+    hop-count shortest path over the ``links`` table. Routes changed by link failures are
+    not followed. A hop (egress port, the flow's priority) *roots* the congestion tree if it is a
     switch port toward a host that paused it (only that host can pause it: a slow
     receiver, a pause storm) or a ``root`` congestion point. ``victim_ps`` sums the
     ``paused_ps`` of the flow's other hops, its own NIC's included (time its path sat
@@ -241,10 +257,14 @@ def victims(res: Any) -> pd.DataFrame:
     c = res.congestion
     if len(c):
         roots |= {(n, q, int(pr)) for n, q, pr, r in zip(c["node"], c["peer"], c["priority"], c["role"]) if r == "root"}
+    routed = _routed_paths(res)
     rows = []
     for fid, src, dst, prio in zip(f["flow_id"], f["src"], f["dst"], f["priority"]):
-        path = _shortest_path(adj, src, dst)
-        hops = [(a, b, int(prio)) for a, b in zip(path, path[1:])]
+        if routed is not None:
+            hops = [(a, b, int(prio)) for a, b in routed[int(fid)]]
+        else:
+            path = _shortest_path(adj, src, dst)
+            hops = [(a, b, int(prio)) for a, b in zip(path, path[1:])]
         n_roots = sum(h in roots for h in hops)
         vps = sum(paused.get(h, 0) for h in hops if h not in roots)
         rows.append({"flow_id": int(fid), "src": src, "dst": dst, "priority": int(prio),

@@ -180,3 +180,24 @@ def test_websearch_kmax_sweep(tmp_path):
             assert (math.isnan(got) and math.isnan(want)) or got == pytest.approx(want, rel=1e-12)
     assert "jain" not in df.columns and "goodput_min_gbps" not in df.columns
     assert df.columns[-1] == "error"
+
+
+def test_victims_follow_the_ecmp_routes_the_run_took():
+    """Two spines, every leaf pair has two equal-cost paths. The switches hash each flow
+    onto one; the victim ranking charges a flow the pauses of the path it took (so two
+    flows between the same leaves can differ), and every path is a chain of ports from
+    the source's NIC to a port toward the destination."""
+    sc = dcsim.Scenario.from_file(WEBSEARCH, overrides=["simulation.duration=300us", "traffic[0].stop=200us",
+                                                        "stats.steady_start=0us"])
+    res = dcsim.run(sc)
+    paths = sc.plan.flow_paths()
+    p = res.ports.drop_duplicates("port_id").set_index("port_id")
+    spines = set()
+    for fid, src, dst in zip(res.flows["flow_id"], res.flows["src"], res.flows["dst"]):
+        hops = [(p.loc[i, "node"], p.loc[i, "peer"]) for i in paths[int(fid)]]
+        assert hops[0][0] == src and hops[-1][1] == dst, hops
+        assert all(a[1] == b[0] for a, b in zip(hops, hops[1:])), hops
+        spines |= {n for n, _ in hops if n.startswith("spine")}
+    assert len(spines) == 2, "ECMP spreads the flows over both spines"
+    v = res.victims()
+    assert len(v) == len(res.flows) and list(v["rank"]) == list(range(1, len(v) + 1))

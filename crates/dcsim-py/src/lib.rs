@@ -67,6 +67,14 @@ impl PlanHandle {
     #[getter]
     fn memory_counts(&self) -> String { dcsim::scenario::limits::plan_footprint(&self.plan).describe() }
 
+    /// Per flow, the port ids (as in the `ports` table) its data frames leave by, from
+    /// its NIC to its destination, as routed at the start of the run.
+    fn flow_paths(&self, py: Python<'_>) -> PyResult<Vec<Vec<u32>>> {
+        let plan = &self.plan;
+        py.allow_threads(|| guard(|| dcsim::Simulation::new(plan).map(|s| s.flow_paths())))?
+            .map_err(|e| to_pyerr(py, e, Stage::Run))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "PlanHandle(name={:?}, seed={}, duration_ps={}, nodes={}, links={}, flows={}, hash={:?})",

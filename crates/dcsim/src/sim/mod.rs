@@ -275,6 +275,29 @@ impl Simulation {
         }
     }
 
+    /// The ports each flow's data frames leave by, from its NIC to its destination, as
+    /// the switches route them now (ECMP hash, static routes, up-down routing): port ids
+    /// as in the `ports` table. A path that meets no route ends there.
+    pub fn flow_paths(&self) -> Vec<Vec<u32>> {
+        self.flows
+            .iter()
+            .enumerate()
+            .map(|(f, h)| {
+                let mut path = Vec::new();
+                let mut port = PortId(self.nodes[h.src.idx()].ports.start);
+                while port != PortId::NONE && path.len() <= self.nodes.len() {
+                    path.push(port.0);
+                    let node = self.ports[self.ports[port.idx()].peer.idx()].node;
+                    if self.nodes[node.idx()].is_host {
+                        break;
+                    }
+                    port = self.routing.route(node, h.dst, f as u32);
+                }
+                path
+            })
+            .collect()
+    }
+
     /// Current simulated time.
     pub fn now(&self) -> SimTime { self.clock }
     /// The plan's end time.
