@@ -43,7 +43,8 @@ fn closed_loop_keeps_concurrency_outstanding() {
 
 #[test]
 fn read_share_iops_and_kpi_rows_add_up() {
-    let p = plan(&["traffic[0].read_fraction=0.3"]);
+    // Long enough that the window's edges (I/Os straddling them) weigh little.
+    let p = plan(&["traffic[0].read_fraction=0.3", "simulation.duration=\"15ms\"", "stats.steady_start=\"2ms\""]);
     let r = dcsim::sim::run(&p).unwrap();
     assert!(r.checks_passed(), "{:?}", r.failed_checks());
     let st = &r.summary["storage"];
@@ -54,15 +55,22 @@ fn read_share_iops_and_kpi_rows_add_up() {
     let share = reads as f64 / n as f64;
     let sd = (0.3 * 0.7 / n as f64).sqrt();
     assert!((share - 0.3).abs() < 4.0 * sd, "read share {share} over {n} I/Os");
-    // IOPS = completions / simulated time.
-    let secs = p.duration.as_secs_f64();
-    assert!((st["iops"].as_f64().unwrap() - n as f64 / secs).abs() < 1e-6);
+    // IOPS = completions in the steady window / its length; and by Little's law
+    // (outstanding I/Os = IOPS x mean latency) within 5 %: 8 clients x 32 slots.
+    let secs = (p.duration - p.stats.steady_start).as_secs_f64();
+    let steady = st["ios_steady"].as_u64().unwrap();
+    assert!(steady < n && steady > n * 8 / 10);
+    assert!((st["iops"].as_f64().unwrap() - steady as f64 / secs).abs() < 1e-6);
+    let little = st["iops"].as_f64().unwrap() * st["latency_mean_ps"].as_f64().unwrap() * 1e-12;
+    assert!((little / 256.0 - 1.0).abs() < 0.05, "IOPS x latency = {little}");
     // The per-interval rows count every completion once (the run ends on a row).
     let ios = u64s(&r, "io", "ios");
-    assert_eq!(ios.len(), 30);
+    assert_eq!(ios.len(), 150);
     assert_eq!(ios.iter().sum::<u64>(), n);
     let per_client: u64 = st["clients"].as_array().unwrap().iter().map(|c| c["ios"].as_u64().unwrap()).sum();
     assert_eq!(per_client, n);
+    let per_client: f64 = st["clients"].as_array().unwrap().iter().map(|c| c["iops"].as_f64().unwrap()).sum();
+    assert!((per_client / st["iops"].as_f64().unwrap() - 1.0).abs() < 1e-9);
     // Blocks are powers of two from 8 KiB to 64 KiB: the bytes moved lie in that range.
     let bytes = st["read_bytes"].as_u64().unwrap() + st["write_bytes"].as_u64().unwrap();
     assert!(bytes >= n * 8192 && bytes <= n * 65536);

@@ -46,7 +46,8 @@ struct Slot {
     pending: Option<(FlowId, u64)>,
 }
 
-/// Per client: completed I/Os and their latencies.
+/// Per client: completed I/Os; and the latencies of those completed from
+/// `stats.steady_start` on (the start-up transient left out).
 #[derive(Default)]
 struct ClientStats {
     node: u32,
@@ -231,6 +232,7 @@ impl Simulation {
     pub(crate) fn io_delivered(&mut self, f: FlowId) {
         let now = self.now_t();
         let k = self.flows[f.idx()].io as usize;
+        let steady = self.stats_cfg.steady_start;
         let st = self.io_mut();
         let slot = &st.slots[k];
         if f == slot.fwd {
@@ -250,8 +252,10 @@ impl Simulation {
             c.write_bytes += block;
             st.iv_write += block;
         }
-        c.lat_sum += lat as u128;
-        c.lats.push(lat);
+        if now >= steady {
+            c.lat_sum += lat as u128;
+            c.lats.push(lat);
+        }
         st.iv_ios += 1;
         st.iv_lat += lat as u128;
         self.issue_io(k, now);
@@ -351,16 +355,17 @@ impl Simulation {
         t.push("paused_ps", Column::U64(r.iter().map(|x| x.paused_ps).collect()));
         t.push("queue_mean_bytes", Column::F64(r.iter().map(|x| x.queue_mean_bytes).collect()));
         t.push("queue_max_bytes", Column::U64(r.iter().map(|x| x.queue_max_bytes).collect()));
-        let secs = end.as_secs_f64();
+        // IOPS and latencies over the steady window [steady_start, end].
+        let secs = (end - self.stats_cfg.steady_start.min(end)).as_secs_f64();
         let per_client = |c: &ClientStats| {
-            let ios = c.reads + c.writes;
+            let n = c.lats.len() as u64;
             let mut lats = c.lats.clone();
             lats.sort_unstable();
             serde_json::json!({
                 "client": self.nodes[c.node as usize].name,
-                "ios": ios,
-                "iops": ios as f64 / secs,
-                "latency_mean_ps": (ios > 0).then(|| c.lat_sum as f64 / ios as f64),
+                "ios": c.reads + c.writes,
+                "iops": n as f64 / secs,
+                "latency_mean_ps": (n > 0).then(|| c.lat_sum as f64 / n as f64),
                 "latency_p99_ps": super::output::nearest_rank(&lats, 0.99),
             })
         };
@@ -368,16 +373,18 @@ impl Simulation {
         let mut all: Vec<u64> = st.clients.iter().flat_map(|c| c.lats.iter().copied()).collect();
         all.sort_unstable();
         let lat_sum: u128 = st.clients.iter().map(|c| c.lat_sum).sum();
+        let steady = all.len() as u64;
         let summary = serde_json::json!({
-            "what": "I/Os completed: issued by the client to the last byte of the answer received",
+            "what": "I/Os completed: issued by the client to the last byte of the answer received; iops and latencies over those completed in [steady_start, end]",
             "ios": ios,
-            "iops": ios as f64 / secs,
+            "ios_steady": steady,
+            "iops": steady as f64 / secs,
             "reads": st.clients.iter().map(|c| c.reads).sum::<u64>(),
             "writes": st.clients.iter().map(|c| c.writes).sum::<u64>(),
             "read_bytes": st.clients.iter().map(|c| c.read_bytes).sum::<u64>(),
             "write_bytes": st.clients.iter().map(|c| c.write_bytes).sum::<u64>(),
             "outstanding": st.slots.len(),
-            "latency_mean_ps": (ios > 0).then(|| lat_sum as f64 / ios as f64),
+            "latency_mean_ps": (steady > 0).then(|| lat_sum as f64 / steady as f64),
             "latency_p99_ps": super::output::nearest_rank(&all, 0.99),
             "clients": st.clients.iter().map(per_client).collect::<Vec<_>>(),
             "io_rows_not_kept": st.rows_dropped,
