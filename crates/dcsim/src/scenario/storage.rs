@@ -102,8 +102,8 @@ pub fn build(s: &StorageSpec, plan: &Plan, idx: &HostIndex, p: &str, g: u32, pri
         Some(v) => v.bytes(&format!("{p}.request_size"))?,
         None => 64,
     };
-    if request_bytes == 0 {
-        return Err(Error::scenario(format!("{p}.request_size"), "must be > 0"));
+    if request_bytes == 0 || request_bytes > 1 << 32 {
+        return Err(Error::scenario(format!("{p}.request_size"), format!("must be in 1 B..=4 GiB (got {request_bytes} B)")));
     }
     if !lossless(plan, prio) {
         return Err(Error::scenario(
