@@ -24,6 +24,7 @@ from .results import Results, load_run, run_id
 from .store import Store, open_store
 from .scenario import Scenario
 from .sweeps import jain, sweep
+from .stepper import Stepper
 
 __version__: str = _native.__version__
 
@@ -35,6 +36,7 @@ __all__ = [
     "Results",
     "Scenario",
     "Store",
+    "Stepper",
     "ScenarioError",
     "SimulationError",
     "__version__",

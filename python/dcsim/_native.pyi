@@ -13,6 +13,7 @@ __all__ = [
     "ScenarioError",
     "SimulationError",
     "PlanHandle",
+    "Stepper",
     "CcContext",
     "Nic",
     "Ack",
@@ -24,6 +25,7 @@ __all__ = [
     "run",
     "apply_overrides",
     "check_override",
+    "storage_profiles",
     "_example_results",
     "_panic",
 ]
@@ -66,6 +68,33 @@ class PlanHandle:
     @property
     def memory_counts(self) -> str: ...
     def flow_paths(self) -> List[List[int]]: ...
+
+class _Kpi(TypedDict):
+    time_ps: int
+    interval_ps: int
+    ios: int
+    iops: float
+    latency_mean_ps: float
+    read_bytes: int
+    write_bytes: int
+    ecn_marked: int
+    cnps_sent: int
+    paused_ps: int
+    queue_mean_bytes: float
+    queue_max_bytes: int
+
+@final
+class Stepper:
+    """A run advanced by the caller: run_until, kpi, set_ecn, finish."""
+    def __new__(cls, plan: PlanHandle) -> "Stepper": ...
+    @property
+    def now_ps(self) -> int: ...
+    @property
+    def end_ps(self) -> int: ...
+    def run_until(self, t_ps: int) -> bool: ...
+    def kpi(self) -> Optional[_Kpi]: ...
+    def set_ecn(self, kmin: int, kmax: int, pmax: float, ports: Optional[List[int]] = None) -> None: ...
+    def finish(self) -> _RunResults: ...
 
 @final
 class CcContext:
@@ -128,6 +157,14 @@ class _RunResults(_RawResults):
     events: int
     wall_s: float
 
+class _Profile(TypedDict):
+    name: str
+    read_fraction: float
+    block_min: int
+    block_max: int
+    concurrency: int
+
+def storage_profiles() -> List[_Profile]: ...
 def read_scenario(path: Union[str, PathLike[str]]) -> str: ...
 def scenario_hash(text: str, overrides: List[str]) -> str: ...
 def load(

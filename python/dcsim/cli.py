@@ -6,6 +6,7 @@
     dcsim plot [fct] RUN_DIR... [--queue NODE:PEER] [--out FILE]
     dcsim report RUN_DIR|STORE_DIR|SWEEP.csv [-o OUT.html] [--png-dir DIR]
     dcsim bench
+    dcsim tune [train|evaluate|all] [--out DIR] [--quick]
 
 Errors are one line, ``error: path: reason``, on stderr with exit status 1; Ctrl-C exits
 with 130. Usage errors exit with 2.
@@ -149,6 +150,16 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="one JSON object per benchmark")
     b.add_argument("--list", action="store_true", help="list the benchmark scenarios and exit")
     b.set_defaults(func=cmd_bench)
+
+    t = sub.add_parser("tune", help="seed 004's ECN tuning on storage scenes: train the scene classifier and "
+                                    "the settings per scene, evaluate on held-out scenes (docs/tuning.md)")
+    t.add_argument("step", nargs="?", choices=["train", "evaluate", "all"], default="all",
+                   help="train (classifier and settings), evaluate (held-out scenes), or all (default)")
+    t.add_argument("--out", "-o", metavar="DIR", default="out/tune",
+                   help="directory of the model (model.pkl, settings.json) and the report (default out/tune)")
+    t.add_argument("--quick", action="store_true", help="a small study (3 profiles, short runs) for tests")
+    t.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    t.set_defaults(func=cmd_tune)
     return p
 
 
@@ -364,6 +375,27 @@ def cmd_bench(args: argparse.Namespace) -> int:
             print(f)
         return EXIT_OK
     return bench.run(args.only, args.overrides, args.json)
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from . import tuning
+
+    out = Path(args.out)
+    log = None if args.quiet else (lambda m: print(m, file=sys.stderr))
+    if args.step in ("train", "all"):
+        model = tuning.train(tuning.QUICK if args.quick else tuning.FULL, log=log)
+        tuning.save(model, out)
+    else:
+        if not (out / "model.pkl").is_file():
+            raise OSError(f"{out / 'model.pkl'}: no model; run dcsim tune train --out {out} first")
+        model = tuning.load(out)
+    if args.step in ("evaluate", "all"):
+        ev = tuning.evaluate(model, log=log)
+        command = f"dcsim tune{' --quick' if args.quick else ''} --out {args.out}"
+        text = tuning.report(model, ev, command)
+        tuning.write_evaluation(ev, text, out)
+        print(text)
+    return EXIT_OK
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

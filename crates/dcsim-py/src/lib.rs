@@ -19,6 +19,7 @@ mod errors;
 mod export;
 mod python_cc;
 mod runner;
+mod stepper;
 
 use errors::{guard, scenario_error, to_pyerr, DcsimError, ScenarioError, SimulationError, Stage};
 
@@ -225,6 +226,25 @@ fn _example_results(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     export::results_to_py(py, results)
 }
 
+/// The storage workload profiles of `[[traffic]] type = "storage"` (seed 004's table):
+/// a list of dicts with name, read_fraction, block_min, block_max (bytes) and
+/// concurrency.
+#[pyfunction]
+fn storage_profiles(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    dcsim::scenario::storage::PROFILES
+        .iter()
+        .map(|p| {
+            let d = PyDict::new(py);
+            d.set_item("name", p.name)?;
+            d.set_item("read_fraction", p.read_fraction)?;
+            d.set_item("block_min", p.block_min)?;
+            d.set_item("block_max", p.block_max)?;
+            d.set_item("concurrency", p.concurrency)?;
+            Ok(d)
+        })
+        .collect()
+}
+
 /// Raises a Rust panic inside the panic barrier (tests the SimulationError path).
 #[pyfunction]
 fn _panic(message: &str) -> PyResult<()> {
@@ -242,6 +262,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;
     m.add_class::<PlanHandle>()?;
+    m.add_class::<stepper::Stepper>()?;
     m.add_class::<python_cc::PyCtx>()?;
     m.add_class::<python_cc::PyNic>()?;
     m.add_class::<python_cc::PyAck>()?;
@@ -254,6 +275,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
     m.add_function(wrap_pyfunction!(check_override, m)?)?;
     m.add_function(wrap_pyfunction!(_example_results, m)?)?;
+    m.add_function(wrap_pyfunction!(storage_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     Ok(())
 }

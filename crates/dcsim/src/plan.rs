@@ -28,6 +28,30 @@ pub struct Plan {
     /// Bytes of memory the run may need at most (`scenario::limits`): a plan whose
     /// estimate is larger fails validation before anything of its size is allocated.
     pub memory_limit: u64,
+    /// Storage I/O workloads (`[[traffic]] type = "storage"`), each over its own flows.
+    pub storage: Vec<StoragePlan>,
+}
+
+/// A closed-loop storage workload (seed 004's scenes): every client keeps `concurrency`
+/// I/Os outstanding, each on its own pair of queue pairs (client to server, server to
+/// client). A read is a request of `request_bytes` to the server, then the block back;
+/// a write is the block to the server, then a completion of `request_bytes` back. The
+/// next I/O of a slot is issued when the previous one completes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoragePlan {
+    /// The `[[traffic]]` entry (flows' `group`).
+    pub group: u32,
+    /// Share of I/Os that are reads.
+    pub read_fraction: f64,
+    /// Block sizes: `block_min x 2^k` up to `block_max`, k uniform.
+    pub block_min: u64,
+    pub block_max: u64,
+    /// Payload of a read request and of a write completion.
+    pub request_bytes: u64,
+    /// The slots' flows: slot k uses flow `first_flow + 2k` (client to server) and
+    /// `first_flow + 2k + 1` (server to client).
+    pub first_flow: u32,
+    pub slots: u32,
 }
 
 /// The memory limit of a plan when nothing else sets it: 16 GiB.
@@ -230,6 +254,8 @@ pub struct StatsPlan {
     pub trace_flows: Vec<u32>,
     /// pcap export of transmitted frames (`docs/pcap.md`); `None`: off.
     pub pcap: Option<PcapPlan>,
+    /// Interval of the storage KPI table (`io`); used only by runs with storage traffic.
+    pub io_interval: Option<SimTime>,
 }
 
 /// `[stats.pcap]`: which frames go to the pcap file.
@@ -304,6 +330,7 @@ impl Default for StatsPlan {
             class_interval: None,
             trace_flows: Vec::new(),
             pcap: None,
+            io_interval: Some(SimTime::us(100)),
         }
     }
 }
@@ -323,6 +350,7 @@ impl Plan {
             stats: StatsPlan::default(),
             ccs: vec![CcPlan::None(())],
             memory_limit: DEFAULT_MEMORY_LIMIT,
+            storage: Vec::new(),
         }
     }
 }

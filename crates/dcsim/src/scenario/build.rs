@@ -83,7 +83,7 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
         Some(c) => c.build("host.cc", &ctx)?,
         None => CcPlan::None(()),
     }];
-    plan.flows = build_traffic(&s.traffic, &plan, files)?;
+    (plan.flows, plan.storage) = build_traffic(&s.traffic, &plan, files)?;
     // Each `[[traffic]]` entry with its own `cc` appends it to `ccs`; its flows use it.
     for (gi, e) in s.traffic.iter().enumerate() {
         if let Some(c) = traffic_cc(e) {
@@ -160,7 +160,7 @@ fn traffic_transport(e: &TrafficSpec) -> Option<TransportSpec> {
         TrafficSpec::Incast(s) => s.transport,
         TrafficSpec::Permutation(s) => s.transport,
         TrafficSpec::AllToAll(s) => s.transport,
-        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) | TrafficSpec::IbWriteLat(_) | TrafficSpec::IbWriteBw(_) => None,
+        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) | TrafficSpec::IbWriteLat(_) | TrafficSpec::IbWriteBw(_) | TrafficSpec::Storage(_) => None,
     }
 }
 
@@ -171,7 +171,7 @@ fn traffic_messages(e: &TrafficSpec) -> Option<u32> {
         TrafficSpec::Permutation(s) => s.messages,
         TrafficSpec::AllToAll(s) => s.messages,
         TrafficSpec::IbWriteLat(s) => Some(s.iters.unwrap_or(1000)),
-        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) | TrafficSpec::IbWriteBw(_) => None,
+        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) | TrafficSpec::IbWriteBw(_) | TrafficSpec::Storage(_) => None,
     }
 }
 
@@ -185,6 +185,7 @@ fn traffic_cc(e: &TrafficSpec) -> Option<&CcSpec> {
         TrafficSpec::Cdf(s) => s.cc.as_ref(),
         TrafficSpec::IbWriteLat(s) => s.cc.as_ref(),
         TrafficSpec::IbWriteBw(s) => s.cc.as_ref(),
+        TrafficSpec::Storage(s) => s.cc.as_ref(),
     }
 }
 
@@ -604,6 +605,9 @@ fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {
     if let Some(v) = &s.class_interval {
         p.class_interval = v.time_or_off("stats.class_interval")?;
     }
+    if let Some(v) = &s.io_interval {
+        p.io_interval = v.time_or_off("stats.io_interval")?;
+    }
     if let Some(ids) = &s.trace_flows {
         for (i, &f) in ids.iter().enumerate() {
             let f = u32::try_from(f).map_err(|_| Error::scenario(format!("stats.trace_flows[{i}]"), format!("a flow id is >= 0 (got {f})")))?;
@@ -728,10 +732,11 @@ fn template(
     })
 }
 
-/// Builds the flows of every `[[traffic]]` entry.
-pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) -> Result<Vec<FlowPlan>> {
+/// Builds the flows of every `[[traffic]]` entry, and the storage workloads among them.
+pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) -> Result<(Vec<FlowPlan>, Vec<StoragePlan>)> {
     let idx = HostIndex::new(&plan.nodes);
     let mut flows = Vec::new();
+    let mut storage = Vec::new();
     let base = limits::plan_footprint(plan);
     // Before a generator makes `more` flows: the plan with them against the limit.
     let room = |have: usize, more: u64, path: &str| -> Result<()> {
@@ -832,6 +837,13 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 }
                 let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
                 flows.extend(traffic::incast(&senders, recv, 1, &t));
+            }
+            TrafficSpec::Storage(s) => {
+                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let per_client = s.concurrency.or(s.profile.as_deref().and_then(super::storage::profile).map(|pr| pr.concurrency)).unwrap_or(1);
+                let clients = s.clients.as_ref().map_or(s.client_count.unwrap_or(0) as u64, |c| c.len() as u64);
+                room(flows.len(), 2 * clients * per_client as u64, &format!("{p}.concurrency"))?;
+                storage.push(super::storage::build(s, plan, &idx, &p, g, prio, &mut flows)?);
             }
             TrafficSpec::Permutation(s) => {
                 let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
@@ -945,5 +957,5 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
             }
         }
     }
-    Ok(flows)
+    Ok((flows, storage))
 }

@@ -16,6 +16,7 @@ pub mod files;
 pub mod limits;
 pub mod overrides;
 pub mod schema;
+pub mod storage;
 pub mod topology;
 pub mod traffic;
 pub mod validate;

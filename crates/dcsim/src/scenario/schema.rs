@@ -554,9 +554,39 @@ pub enum TrafficSpec {
     Cdf(CdfSpec),
     IbWriteLat(IbWriteLatSpec),
     IbWriteBw(IbWriteBwSpec),
+    Storage(StorageSpec),
 }
 
-pub const TRAFFIC_TYPES: &[&str] = &["flows", "incast", "permutation", "all_to_all", "csv", "cdf", "ib_write_lat", "ib_write_bw"];
+pub const TRAFFIC_TYPES: &[&str] = &["flows", "incast", "permutation", "all_to_all", "csv", "cdf", "ib_write_lat", "ib_write_bw", "storage"];
+
+/// Closed-loop storage I/O (seed 004's workloads, docs/scenarios.md): clients keep
+/// `concurrency` reads and writes outstanding against the servers.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageSpec {
+    /// The clients by name; or use `client_count` (the first N hosts).
+    pub clients: Option<Vec<String>>,
+    pub client_count: Option<u32>,
+    /// The servers by name; or use `server_count` (the last N hosts).
+    pub servers: Option<Vec<String>>,
+    pub server_count: Option<u32>,
+    /// A named profile of the seed's table (read share, block sizes, outstanding I/Os);
+    /// the keys below override it.
+    pub profile: Option<String>,
+    /// Share of I/Os that are reads, in [0, 1].
+    pub read_fraction: Option<f64>,
+    /// Block sizes as [min, max] (powers of two from min up to max, drawn uniformly) or
+    /// [size].
+    pub block_sizes: Option<Vec<SizeStr>>,
+    /// Outstanding I/Os per client.
+    pub concurrency: Option<u32>,
+    /// Payload of a read request and of a write completion (default "64B").
+    pub request_size: Option<SizeStr>,
+    pub start: Option<TimeStr>,
+    pub priority: Option<i64>,
+    /// Reaction point (default: `[host.cc]`).
+    pub cc: Option<CcSpec>,
+}
 
 /// A latency probe like perftest's `ib_write_lat`: one flow that posts `iters` messages
 /// of `size` one at a time, the next when the previous one is fully acknowledged (the
@@ -754,6 +784,9 @@ pub struct StatsSpec {
     pub trace_flows: Option<Vec<i64>>,
     /// pcap export of transmitted frames (docs/pcap.md).
     pub pcap: Option<PcapSpec>,
+    /// Interval of the storage KPI table `io`, or "off" (default "100us"; only runs with
+    /// storage traffic have the table).
+    pub io_interval: Option<TimeStr>,
 }
 
 /// `[stats.pcap]`
@@ -858,6 +891,7 @@ fn check_traffic(ty: &str, v: toml::Value, p: &str) -> Option<(String, String)> 
         "cdf" => de_at::<CdfSpec>(v, p).err(),
         "ib_write_lat" => de_at::<IbWriteLatSpec>(v, p).err(),
         "ib_write_bw" => de_at::<IbWriteBwSpec>(v, p).err(),
+        "storage" => de_at::<StorageSpec>(v, p).err(),
         _ => None,
     }
 }

@@ -200,6 +200,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 FlowControl::None => true,
             },
             tcp,
+            io: super::NO_IO,
         });
         senders.push(Sender {
             state: QpState::Idle,
@@ -350,6 +351,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         next_periodic: SimTime::ZERO,
         enqueue_hooks: false,
+        storage: None,
+        io_next: SimTime::MAX,
         nodes,
         ports,
         routing,
@@ -363,6 +366,18 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         tcp_tx,
         tcp_rx,
     };
+    if let Some((st, io_of)) = super::storage::Storage::new(plan) {
+        for (h, io) in sim.flows.iter_mut().zip(io_of) {
+            h.io = io;
+        }
+        // The server-to-client queue pairs have nothing to send until a request arrives.
+        for f in sim.flows.iter().enumerate().filter(|(_, h)| h.io != super::NO_IO).map(|(i, _)| i) {
+            sim.senders[f].msg_limit = 0;
+        }
+        sim.io_next = st.first_row(plan.duration);
+        sim.storage = Some(Box::new(st));
+        sim.storage_start();
+    }
     sim.next_periodic = sim.periodic_due();
     sim.enqueue_hooks = sim.marking.active || !matches!(sim.l2.kind, crate::plan::L2Cm::None) || sim.rpfc.on || sim.netcc.active;
     Ok(sim)

@@ -1,5 +1,5 @@
 //! The records of one flow, split by owner: what every frame of the flow says about it
-//! (`FlowHeader`, fixed for the run), the sending queue pair (`Sender`, written only by
+//! (`FlowHeader`, fixed for the run but for a storage queue pair's message size), the sending queue pair (`Sender`, written only by
 //! the source NIC), the receiver (`Receiver`, written only by the destination NIC) and
 //! what is counted about it (`FlowStats`, never read by the model).
 
@@ -30,6 +30,9 @@ pub(crate) struct FlowHeader {
     /// TCP: index of its sender and receiver state in `tcp_tx` / `tcp_rx` (`NO_TCP`:
     /// another transport).
     pub tcp: u32,
+    /// Storage: the I/O slot the queue pair belongs to (`NO_IO`: none). Its messages'
+    /// size (`size`, `npkts`, `last_payload`) changes per I/O (`sim/storage.rs`).
+    pub io: u32,
 }
 
 /// `FlowHeader::tcp` of a flow that is not TCP.

@@ -6,7 +6,7 @@
 //! writes only `senders`, the receiving side only `receivers`; both count in `flow_stats`.
 
 use super::flow::OOO_WINDOW;
-use super::{QpState, Simulation, NO_TCP};
+use super::{QpState, Simulation, NO_IO, NO_TCP};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::Ack;
@@ -298,6 +298,8 @@ impl Simulation {
         } else {
             Some(PktKind::Ack) // duplicate: repeat the cumulative ACK
         };
+        // Storage: a leg's last packet arrived in order (one test per packet).
+        let io_done = self.flows[f.idx()].io != NO_IO && in_order && self.receivers[f.idx()].rcv_next == self.flows[f.idx()].npkts;
         if let Some(kind) = reply {
             let hdr = &self.flows[f.idx()];
             let (src, dst, seq) = (hdr.src, hdr.dst, self.receivers[f.idx()].rcv_next);
@@ -311,6 +313,9 @@ impl Simulation {
             let p = self.host_port(dst);
             self.ports[p.idx()].ctrl.push(&mut self.pool, id);
             self.host_try_send(p);
+        }
+        if io_done {
+            self.io_delivered(f);
         }
     }
 
@@ -397,6 +402,10 @@ impl Simulation {
         let now = self.now_t();
         let s = &mut self.senders[f.idx()];
         if s.snd_una >= s.msg_limit && !s.done {
+            if self.flows[f.idx()].io != NO_IO {
+                // Storage: the next leg is posted by the I/O's progress, not here.
+                return self.io_acked(f);
+            }
             // A message is complete: post the next one, or the flow is done.
             let lat = (now - s.msg_start).0;
             s.msgs_done += 1;

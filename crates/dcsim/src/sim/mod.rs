@@ -9,11 +9,14 @@ mod host;
 mod output;
 mod pcap;
 mod reaction;
+mod storage;
 mod switch;
 
 use std::collections::VecDeque;
 
 pub(crate) use flow::{FlowHeader, FlowStats, QpState, Receiver, Sender, NO_TCP};
+pub(crate) use storage::NO_IO;
+pub use storage::IoKpi;
 use std::ops::Range;
 
 use crate::error::Result;
@@ -172,6 +175,10 @@ pub struct Simulation {
     /// RoCE senders arm their retransmission timer on lossless priorities too (a run
     /// with link failures loses frames there).
     pub(crate) rto_lossless: bool,
+    /// Storage I/O (`sim/storage.rs`), if the run has any; its next KPI row
+    /// (`SimTime::MAX`: none).
+    pub(crate) storage: Option<Box<storage::Storage>>,
+    pub(crate) io_next: SimTime,
 }
 
 impl Simulation {
@@ -213,6 +220,9 @@ impl Simulation {
         while self.pfc_watchdog.next <= stop {
             self.pfc_watchdog_poll();
         }
+        while self.io_next <= stop {
+            self.take_io_kpi();
+        }
         while self.deadlocks.next <= stop && self.deadlocks.next < SimTime::MAX {
             if self.check_deadlocks() {
                 self.clock = stop;
@@ -224,8 +234,8 @@ impl Simulation {
         stop < self.end && !self.q.is_empty()
     }
 
-    /// The earliest of the next sample, watchdog poll and deadlock check.
-    pub(crate) fn periodic_due(&self) -> SimTime { self.next_sample.min(self.pfc_watchdog.next).min(self.deadlocks.next) }
+    /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.
+    pub(crate) fn periodic_due(&self) -> SimTime { self.next_sample.min(self.pfc_watchdog.next).min(self.io_next).min(self.deadlocks.next) }
 
     /// Samples, watchdog polls and deadlock checks due before `now`, in that order (one
     /// test per event in the loop instead of three). True when a deadlock stops the run.
@@ -237,6 +247,9 @@ impl Simulation {
         }
         while self.pfc_watchdog.next < now {
             self.pfc_watchdog_poll();
+        }
+        while self.io_next < now {
+            self.take_io_kpi();
         }
         while self.deadlocks.next < now {
             if self.check_deadlocks() {

@@ -464,6 +464,13 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         tables.push(("class_throughput".to_string(), t));
     }
 
+    // io: storage KPIs per interval, only in runs with storage traffic (other runs'
+    // tables are unchanged).
+    let storage = s.storage_outputs(end);
+    if let Some((t, _)) = &storage {
+        tables.push(("io".to_string(), t.clone()));
+    }
+
     // summary
     let mut drops = serde_json::Map::new();
     let mut drops_total = 0;
@@ -547,6 +554,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "lost_retransmissions": s.tcp_tx.iter().map(|t| t.board.lost_resent).sum::<u64>(),
             "message_latency_p95_ps": s.msg_latency.quantile(0.95).map(|v| v as f64),
         });
+    }
+    if let Some((_, st)) = storage {
+        summary["storage"] = st;
     }
     if s.rpfc.on {
         summary["remote_pfc"] = json!({

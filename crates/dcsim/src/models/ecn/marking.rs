@@ -162,6 +162,50 @@ impl Simulation {
         }
     }
 
+    /// New RED thresholds during a run (seed 004's reconfiguration): on the switch ports
+    /// `ports` (port ids; `None`: every switch port). Frames queued from now on are
+    /// judged by them; nothing already marked changes.
+    pub fn set_ecn(&mut self, kmin: u64, kmax: u64, pmax: f64, ports: Option<&[u32]>) -> crate::error::Result<()> {
+        use crate::error::Error;
+        if self.marking.mode == EcnMode::Off || self.marking.th.is_empty() {
+            return Err(Error::scenario("switch.ecn.mode", "ECN marking is off in this run: there are no thresholds to change"));
+        }
+        if kmax < kmin {
+            return Err(Error::scenario("set_ecn.kmax", format!("must be >= kmin ({kmax} < {kmin})")));
+        }
+        if !(pmax > 0.0 && pmax <= 1.0) {
+            return Err(Error::scenario("set_ecn.pmax", format!("must be in (0, 1] (got {pmax})")));
+        }
+        let th = Thresholds { kmin, kmax, pmax };
+        match ports {
+            None => {
+                for (p, port) in self.ports.iter().enumerate() {
+                    if !self.nodes[port.node.idx()].is_host {
+                        self.marking.th[p] = th;
+                    }
+                }
+            }
+            Some(list) => {
+                for (i, &p) in list.iter().enumerate() {
+                    let ok = self.ports.get(p as usize).is_some_and(|port| !self.nodes[port.node.idx()].is_host);
+                    if !ok {
+                        return Err(Error::scenario(format!("set_ecn.ports[{i}]"), format!("{p} is not a switch port id")));
+                    }
+                }
+                for &p in list {
+                    self.marking.th[p as usize] = th;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The RED thresholds port `p` uses now, if ECN marking is on.
+    pub fn ecn_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
+        let t = self.marking.th.get(p as usize).filter(|_| self.marking.mode != EcnMode::Off)?;
+        Some((t.kmin, t.kmax, t.pmax))
+    }
+
     fn set_ce(&mut self, p: PortId, prio: u8, id: PktId) {
         let pkt = self.pool.get_mut(id);
         if pkt.flags & FLAG_CE == 0 {
