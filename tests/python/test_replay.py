@@ -29,6 +29,7 @@ def _overrides(path: Path) -> list:
         "cdf": "traffic[0].load=0.25",
         "ib_write_bw": 'traffic[0].start="1us"',
         "permutation": 'traffic[0].start="1us"',
+        "storage": 'traffic[0].start="1us"',
     }[traffic["type"]]
     return ['simulation.duration="200us"', 'stats.steady_start="100us"', "simulation.seed=7", indexed]
 
