@@ -338,7 +338,14 @@ def _store_row(store: Any, spec: _Spec, sets: List[str], row: Dict[str, Any]) ->
 
     rid = row.get("run_id")
     if not rid:
-        name = Path(spec[2]).stem if spec[2] else "scenario"
+        # The scenario's name as a run would have it (its `name`, else the file's stem), so
+        # that the point keeps its id when it runs after a failure and replaces this row.
+        try:
+            name = _scenario(spec).with_overrides(sets).to_dict().get("name")
+        except DcsimError:
+            name = None
+        if not isinstance(name, str) or not name:
+            name = Path(spec[2]).stem if spec[2] else "scenario"
         rid = point_run_id(name, spec[0], spec[3] + sets, __version__)
         if rid is None:
             rid = f"{name}-" + hashlib.sha256("\0".join(spec[3] + sets).encode()).hexdigest()[:12]
