@@ -152,17 +152,6 @@ def test_speed_of_one_and_two_workers(tmp_path):
     print(f"\n8-point sweep: 1 worker {wall[1]:.2f} s, 2 workers {wall[2]:.2f} s, ratio {wall[1] / wall[2]:.2f}")
 
 
-def test_ray_backend_stores_the_rows_of_the_process_pool(tmp_path):
-    pytest.importorskip("ray", reason="Ray is not installed (pip install 'dcsim[ray]'): the Ray backend is not tested")
-    grid = ["--grid", "switch.ecn.kmax=50KB,200KB,banana"]
-    p1 = sweep(tmp_path / "proc", *grid, jobs=2)
-    p2 = sweep(tmp_path / "ray", *grid, "--backend", "ray", jobs=2)
-    assert p1.returncode == 1 and p2.returncode == 1, p2.stderr
-    a, b = dcsim.open_store(tmp_path / "proc"), dcsim.open_store(tmp_path / "ray")
-    assert len(a.runs()) == 3 and a.runs().equals(b.runs())
-    assert a.table("flows").equals(b.table("flows"))
-
-
 def test_ray_errors_name_the_option(tmp_path):
     store = tmp_path / "s"
     p = run_cli("sweep", DCQCN, "--grid", "switch.ecn.kmax=1KB", "--backend", "ray", "--ray-address", "127.0.0.1:1",
