@@ -5,7 +5,8 @@ interleaved (1, 2, 1, 2, ...) so that a change of machine load hits both alike.
 Each sweep runs in a fresh Python process (as ``dcsim sweep`` does), into a new store,
 and reports its wall time, the CPU time of the sweep's own process (start-up: the
 interpreter and its imports; then plans, store rows, the pool) and of its point processes. Per pair it prints the wall-time
-ratio (jobs 1 / jobs 2); at the end the median ratio, the CPU per point and the load
+ratio (jobs 1 / jobs 2) and the ratio the CPU times allow on two free cores (start-up
+serial, the rest shared out); at the end their medians, the CPU per point and the load
 average. Usage::
 
     python scripts/sweep_speedup.py --pairs 5
@@ -98,23 +99,28 @@ def main() -> None:
     print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}, "
           f"{os.cpu_count()} CPUs; {args.points} points of {Path(args.scenario).name} {' '.join(args.set)}")
     print(f"{'pair':>4} {'wall j1':>8} {'wall j2':>8} {'ratio':>6}  {'cpu/pt j1':>9} {'cpu/pt j2':>9} "
-          f"{'parent j1':>9} {'parent j2':>9} {'startup':>7}")
-    ratios, rows = [], []
+          f"{'parent j1':>9} {'parent j2':>9} {'startup':>7} {'cpu bound':>9}")
+    ratios, bounds, rows = [], [], []
     with tempfile.TemporaryDirectory(prefix="sweep_speedup") as d:
         for k in range(args.pairs):
             a = measure(1, args, Path(d), k)
             b = measure(2, args, Path(d), k)
             ratios.append(a["process_wall"] / b["process_wall"])
+            # What the ratio would be with the two cores to itself: the start-up is serial,
+            # the rest (points, and the sweep process's own work beside them) shared out.
+            bounds.append((a["startup_cpu"] + a["parent_cpu"] + a["points_cpu"])
+                          / (b["startup_cpu"] + (b["parent_cpu"] + b["points_cpu"]) / 2))
             rows += [a, b]
             n = args.points
             print(f"{k:>4} {a['process_wall']:>8.2f} {b['process_wall']:>8.2f} {ratios[-1]:>6.2f}  "
                   f"{a['points_cpu'] / n:>9.3f} {b['points_cpu'] / n:>9.3f} "
-                  f"{a['parent_cpu']:>9.2f} {b['parent_cpu']:>9.2f} {a['startup_cpu']:>7.2f}", flush=True)
+                  f"{a['parent_cpu']:>9.2f} {b['parent_cpu']:>9.2f} {a['startup_cpu']:>7.2f} {bounds[-1]:>9.2f}", flush=True)
     j1 = rows[0::2]
     print(f"median ratio {statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}); "
           f"median CPU per point {statistics.median(r['points_cpu'] for r in j1) / args.points:.3f} s, "
           f"sweep process {statistics.median(r['parent_cpu'] for r in j1):.2f} s CPU after "
           f"{statistics.median(r['startup_cpu'] for r in j1):.2f} s CPU of start-up (interpreter, imports); "
+          f"ratio on free cores from the CPU times {statistics.median(bounds):.2f}; "
           f"load after: {os.getloadavg()[0]:.2f}")
 
 
