@@ -105,24 +105,39 @@ def run_processes(task: Task, todo: Sequence[Tuple[int, Sequence[Any]]], done: D
             conn.close()
 
 
-def ray_init(address: Optional[str]) -> Any:
-    """Imports and starts Ray (``ray.init(address=...)``, a local Ray without one),
-    or raises ``ArgumentError`` naming the option that asked for it."""
+def ray_init(address: Optional[str], cpus: Optional[int] = None) -> bool:
+    """Imports and starts Ray (``ray.init(address=...)``; without an address, a local
+    Ray of ``cpus`` CPUs on loopback, with no dashboard and no usage report), or raises
+    ``ArgumentError`` naming the option that asked for it. True if this call started
+    or joined Ray (the caller then ends it with ``ray_shutdown``), False if Ray was
+    already initialised (by the caller's own program: left as it is)."""
     try:
         import ray
     except ImportError:
         raise ArgumentError("--backend ray: Ray is not installed (pip install 'dcsim[ray]')") from None
-    if not ray.is_initialized():
-        if address and address != "auto":
-            _probe(address)
-        try:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                     logging_level=logging.ERROR, configure_logging=False)
-        except Exception as e:  # noqa: BLE001 - ray raises many kinds for an unreachable cluster
-            where = f"--ray-address {address}" if address else "--backend ray (local)"
-            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            raise ArgumentError(f"{where}: cannot start or reach Ray: {first}") from None
-    return ray
+    if ray.is_initialized():
+        return False
+    if address and address != "auto":
+        _probe(address)
+    local: Dict[str, Any] = {}
+    if not address:
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        local = {"num_cpus": cpus, "_node_ip_address": "127.0.0.1"}
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                 logging_level=logging.ERROR, configure_logging=False, **local)
+    except Exception as e:  # noqa: BLE001 - ray raises many kinds for an unreachable cluster
+        where = f"--ray-address {address}" if address else "--backend ray (local)"
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise ArgumentError(f"{where}: cannot start or reach Ray: {first}") from None
+    return True
+
+
+def ray_shutdown() -> None:
+    """Disconnects from Ray; a local Ray started by ``ray_init`` stops with its processes."""
+    import ray
+
+    ray.shutdown()
 
 
 def _probe(address: str) -> None:
@@ -148,7 +163,9 @@ def run_ray(task: Task, todo: Sequence[Tuple[int, Sequence[Any]]], done: Done, *
             timeout: Optional[float] = None, address: Optional[str] = None) -> None:
     """Each task as a Ray task in a fresh worker process (``max_calls=1``: a point's
     memory limit or crash does not outlive it), ``jobs`` in flight at a time."""
-    ray = ray_init(address)
+    import ray
+
+    ray_init(address, jobs)  # a no-op when the caller has started it
     remote = ray.remote(max_calls=1, max_retries=0)(_ray_task)
     todo = list(todo)
     running: Dict[Any, Tuple[int, float]] = {}  # object ref -> (index, deadline)

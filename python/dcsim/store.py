@@ -146,6 +146,8 @@ class Store:
     def rows(self) -> Dict[str, Dict[str, Any]]:
         """Each run's row as a dict, by ``run_id`` (what a resumed sweep reuses)."""
         out: Dict[str, Dict[str, Any]] = {}
+        if not any((self.path / RUNS).glob("*.parquet")):
+            return out  # a new store: no need to start DuckDB (a sweep's serial start-up)
         for r in self.runs().to_dict("records"):
             out[str(r["run_id"])] = r
         return out

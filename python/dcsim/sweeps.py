@@ -338,7 +338,14 @@ def _store_row(store: Any, spec: _Spec, sets: List[str], row: Dict[str, Any]) ->
 
     rid = row.get("run_id")
     if not rid:
-        name = Path(spec[2]).stem if spec[2] else "scenario"
+        # The scenario's name as a run would have it (its `name`, else the file's stem), so
+        # that the point keeps its id when it runs after a failure and replaces this row.
+        try:
+            name = _scenario(spec).with_overrides(sets).to_dict().get("name")
+        except DcsimError:
+            name = None
+        if not isinstance(name, str) or not name:
+            name = Path(spec[2]).stem if spec[2] else "scenario"
         rid = point_run_id(name, spec[0], spec[3] + sets, __version__)
         if rid is None:
             rid = f"{name}-" + hashlib.sha256("\0".join(spec[3] + sets).encode()).hexdigest()[:12]
@@ -373,12 +380,18 @@ def sweep(scenario: Any, grid: Mapping[str, Sequence[Any]], *, overrides: Sequen
     if not callable(scenario):
         _spec(scenario, data_roots)  # as does a scenario that cannot be read
     _check_backend(backend, point_timeout)
-    if backend == "ray":
-        pool.ray_init(ray_address)  # Ray missing or unreachable fails before the store is made
-    st = Store(store, create=True, name="store") if store is not None else None
-    rows = run_points(scenario, grid, overrides, bool_arg(per_flow, "per_flow"), jobs=jobs,
-                      point_memory=point_memory, data_roots=data_roots, store=st, backend=backend,
-                      ray_address=ray_address, point_timeout=point_timeout, mode=mode, samples=samples, seed=seed)
+    int_arg(jobs, "jobs", 1)
+    # Ray missing or unreachable fails before the store is made.
+    started = backend == "ray" and pool.ray_init(ray_address, jobs)
+    try:
+        st = Store(store, create=True, name="store") if store is not None else None
+        rows = run_points(scenario, grid, overrides, bool_arg(per_flow, "per_flow"), jobs=jobs,
+                          point_memory=point_memory, data_roots=data_roots, store=st, backend=backend,
+                          ray_address=ray_address, point_timeout=point_timeout, mode=mode, samples=samples,
+                          seed=seed)
+    finally:
+        if started:
+            pool.ray_shutdown()
     return pd.DataFrame(_ordered(rows))
 
 
@@ -464,18 +477,30 @@ def cli(scenario: str, grid_specs: Sequence[str], overrides: Sequence[str], out:
     output at the end. With ``--store DIR`` each point also lands in that results store
     as it finishes, and the points it holds are reused. Returns 1 if any point failed,
     0 otherwise."""
-    import time
-
-    from .store import Store
-
     grid = parse_grid(grid_specs)
     _check_grid(grid)
     n = len(list(points(grid, mode, samples, seed)))
     _check_backend(backend, point_timeout)
     _spec(scenario, data_roots)  # a scenario that cannot be read fails before any file is made
     target = path_arg(out, "--out") if out is not None else None
-    if backend == "ray":
-        pool.ray_init(ray_address)  # Ray missing or unreachable fails before any file is made
+    # Ray missing or unreachable fails before any file is made.
+    started = backend == "ray" and pool.ray_init(ray_address, jobs)
+    try:
+        return _cli(scenario, grid, n, overrides, target, per_flow, jobs, point_memory, data_roots, store,
+                    backend, ray_address, point_timeout, mode, samples, seed)
+    finally:
+        if started:
+            pool.ray_shutdown()
+
+
+def _cli(scenario: str, grid: Dict[str, List[Any]], n: int, overrides: Sequence[str], target: Optional[Path],
+         per_flow: bool, jobs: int, point_memory: Optional[int], data_roots: Sequence[str], store: Optional[str],
+         backend: str, ray_address: Optional[str], point_timeout: Optional[float], mode: str,
+         samples: Optional[int], seed: int) -> int:
+    import time
+
+    from .store import Store
+
     st = Store(store, create=True, name="--store") if store is not None else None
     journal = target.with_name(target.name + ".partial.jsonl") if target else None
     previous: Dict[Tuple[str, ...], Dict[str, Any]] = {}

@@ -102,3 +102,47 @@ def test_tshark_decodes_the_same(capture: Path) -> None:
     assert pfc, "PFC frames"
     assert all(r[0] == "0x0008" for r in pfc), pfc[:3]
     assert {r[1] for r in pfc} == {"65535", "0"}, "pause and resume"
+
+
+def test_a_port_that_does_not_exist_fails_validation(tmp_path: Path) -> None:
+    """`dcsim validate` rejects a pcap filter naming an unknown port, naming the field;
+    no file is made."""
+    from conftest import run_cli
+
+    sc = tmp_path / "inc.toml"
+    sc.write_text(INCAST)
+    f = tmp_path / "never.pcap"
+    for port, why in (("S0:9", "node has 5 ports (0..4)"), ("h1-h2", "no link between these nodes"),
+                      ("X:0", "no node named 'X'")):
+        p = run_cli("validate", sc, "--set", f"stats.pcap.file='{f}'", "--set", f"stats.pcap.ports=['{port}']")
+        assert p.returncode != 0, p.stdout
+        assert "stats.pcap.ports[0]" in p.stderr and why in p.stderr, p.stderr
+    p = run_cli("validate", sc, "--set", f"stats.pcap.file='{f}'", "--set", "stats.pcap.ports=['S0-h1', 'S0:4']")
+    assert p.returncode == 0, p.stderr
+    assert not f.exists()
+
+
+def test_a_sweep_point_with_an_unknown_port_is_recorded_invalid(tmp_path: Path) -> None:
+    """A sweep point whose pcap filter names no port gets its row with the error and
+    nothing else in the store (no tables, no pcap file); the other point lands."""
+    import dcsim
+
+    sc = tmp_path / "inc.toml"
+    sc.write_text(INCAST)
+    store = tmp_path / "s"
+    df = dcsim.sweep(sc, {"stats.pcap.ports": [["S0-h1"], ["S0:7"]]}, store=store,
+                     overrides=[f"stats.pcap.file='{tmp_path / 'cap.pcap'}'", "simulation.duration='50us'"])
+    assert list(df["error"] == "") == [True, False]
+    assert "stats.pcap.ports[0]" in df["error"][1] and "node has 5 ports" in df["error"][1], df["error"][1]
+    st = dcsim.open_store(store)
+    runs = st.runs()
+    assert len(runs) == 2
+    bad = runs[runs["error"] != ""]
+    assert len(bad) == 1 and "stats.pcap.ports[0]" in bad["error"].iloc[0]
+    good_id = runs.loc[runs["error"] == "", "run_id"].iloc[0]
+    assert set(st.table("flows")["run_id"]) == {good_id}
+    for name in st.table_names():
+        assert set(st.table(name)["run_id"]) <= {good_id}, name
+    bad_id = bad["run_id"].iloc[0]
+    assert not [p for p in store.rglob("*") if bad_id in p.name and p.parent.name != "runs"]
+    assert not list(store.rglob(".*tmp*"))

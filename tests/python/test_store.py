@@ -15,6 +15,7 @@ from conftest import REPO, run_cli
 
 DCQCN = REPO / "scenarios" / "dcqcn_2to1.toml"
 SHORT = ["--set", "simulation.duration=2ms", "--set", "stats.steady_start=500us"]
+TINY = ["--set", "simulation.duration=300us", "--set", "stats.steady_start=100us"]
 # The web-search workload on a small leaf-spine with DCQCN, short enough for seconds.
 WEBSEARCH = REPO / "scenarios" / "leaf_spine_websearch.toml"
 WEB_SETS = ["--set", "simulation.duration=8ms", "--set", "traffic[0].stop=6ms",
@@ -139,27 +140,13 @@ def test_bad_input_makes_no_store(tmp_path):
     assert not store.exists()
 
 
-def test_speed_of_one_and_two_workers(tmp_path):
-    """Reports (does not assert) the wall time ratio of 1 to 2 workers on 8 points."""
-    grid = ["--grid", "switch.ecn.kmax=25KB,50KB,100KB,150KB,200KB,300KB,400KB,800KB"]
-    wall = {}
-    for jobs in (1, 2):
-        t = time.monotonic()
-        p = sweep(tmp_path / f"s{jobs}", *grid, jobs=jobs)
-        wall[jobs] = time.monotonic() - t
-        assert p.returncode == 0, p.stderr
-    print(f"\n8-point sweep: 1 worker {wall[1]:.2f} s, 2 workers {wall[2]:.2f} s, ratio {wall[1] / wall[2]:.2f}")
-
-
-def test_ray_backend_stores_the_rows_of_the_process_pool(tmp_path):
-    pytest.importorskip("ray", reason="Ray is not installed (pip install 'dcsim[ray]'): the Ray backend is not tested")
-    grid = ["--grid", "switch.ecn.kmax=50KB,200KB,banana"]
-    p1 = sweep(tmp_path / "proc", *grid, jobs=2)
-    p2 = sweep(tmp_path / "ray", *grid, "--backend", "ray", jobs=2)
-    assert p1.returncode == 1 and p2.returncode == 1, p2.stderr
-    a, b = dcsim.open_store(tmp_path / "proc"), dcsim.open_store(tmp_path / "ray")
-    assert len(a.runs()) == 3 and a.runs().equals(b.runs())
-    assert a.table("flows").equals(b.table("flows"))
+def test_the_speedup_script_runs():
+    """scripts/sweep_speedup.py (docs/store.md, Speed) on a tiny sweep: one pair, its
+    ratio and the CPU figures printed."""
+    p = subprocess.run([sys.executable, str(REPO / "scripts" / "sweep_speedup.py"), "--pairs", "1", "--points", "2",
+                        *TINY], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "median ratio" in p.stdout and "CPU per point" in p.stdout, p.stdout
 
 
 def test_ray_errors_name_the_option(tmp_path):
@@ -173,3 +160,46 @@ def test_ray_errors_name_the_option(tmp_path):
     except ImportError:
         assert "--backend ray: Ray is not installed" in p.stderr, p.stderr
     assert not store.exists()
+
+
+def test_run_ids_follow_the_settings_not_their_spelling(tmp_path):
+    """The same scenario, settings and seed give one id however the settings are
+    written; another setting or seed gives another id."""
+    base = TINY[1::2]
+    sc = dcsim.load(DCQCN, overrides=base)
+    rid = lambda *o: dcsim.run(sc, overrides=list(o)).summary["run_id"]  # noqa: E731
+    a = rid("switch.ecn.kmax=100KB")
+    assert a == rid('switch.ecn.kmax="100KB"') == rid("switch.ecn.kmax=7KB", "switch.ecn.kmax=100KB")
+    assert a.startswith("dcqcn_2to1-")
+    assert rid() == rid("switch.ecn.kmax=200KB")  # the file's own kmax
+    others = {rid(), rid("switch.ecn.kmax=100KB", "simulation.seed=2"), rid("switch.ecn.kmax=100KB", "simulation.seed=3")}
+    assert a == rid("switch.ecn.kmax=100KB", "simulation.seed=1")  # the file's own seed
+    assert len(others) == 3 and a not in others
+    # `dcsim run --set` and a sweep point of the same value are one run in a store.
+    store = tmp_path / "s"
+    p = run_cli("run", DCQCN, *TINY, "--set", "switch.ecn.kmax=100KB",
+                "--quiet", "--out", tmp_path / "o", "--store", store)
+    assert p.returncode == 0, p.stderr
+    dcsim.sweep(DCQCN, {"switch.ecn.kmax": ["100KB"]}, overrides=base, store=store)
+    assert list(dcsim.open_store(store).runs()["run_id"]) == [a]
+
+
+def test_a_point_that_failed_keeps_its_id_when_it_runs(tmp_path):
+    """A point that failed (here: over its memory limit) and runs on resume replaces
+    its failed row: the failed row has the id the run gets, from the scenario's name
+    (not the file's)."""
+    other = tmp_path / "renamed.toml"
+    other.write_text(DCQCN.read_text())
+    store = tmp_path / "s"
+    grid = ["--grid", "switch.ecn.kmax=100KB,200KB"]
+    sets = TINY
+    p = run_cli("sweep", other, *sets, "--store", store, "--point-memory", "1", *grid)
+    assert p.returncode == 1
+    failed = dcsim.open_store(store).runs()
+    assert len(failed) == 2 and (failed["error"] != "").all()
+    p = run_cli("sweep", other, *sets, "--store", store, *grid)
+    assert p.returncode == 0, p.stderr
+    r = dcsim.open_store(store).runs()
+    assert len(r) == 2 and (r["error"] == "").all()
+    assert sorted(r["run_id"]) == sorted(failed["run_id"])
+    assert all(x.startswith("dcqcn_2to1-") for x in r["run_id"])

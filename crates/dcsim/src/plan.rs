@@ -2,6 +2,7 @@
 //! file into a `Plan` (all names resolved to indices, all units parsed, all defaults
 //! applied); the world is built from a `Plan` alone. Tests may also build a `Plan` directly.
 
+use crate::error::{Error, Result};
 use crate::models::CcPlan;
 pub use crate::models::ecn::{Detection, EcnMode, EcnPlan, EcnSpeedPlan, MarkPoint};
 pub use crate::models::pfc::{FlowControl, Headroom, PauseMode, PfcPlan, WatchdogPlan};
@@ -265,8 +266,8 @@ pub struct PcapPlan {
     /// Frames starting transmission in [start, end) are captured.
     pub start: SimTime,
     pub end: SimTime,
-    /// Ports as "NODE:INDEX" or "NODE-PEER" (empty: every port); resolved when the
-    /// simulation is built.
+    /// Ports as "NODE:INDEX" or "NODE-PEER" (empty: every port); `ports_at` resolves
+    /// them, for validation and for the world.
     pub ports: Vec<String>,
     /// Flow ids (empty: every flow; PFC frames belong to none and are always captured).
     pub flows: Vec<u32>,
@@ -335,7 +336,51 @@ impl Default for StatsPlan {
     }
 }
 
+impl PcapPlan {
+    /// The selected ports as (node, the port's index on the node), in the order given;
+    /// an entry that names no port is an error naming `stats.pcap.ports[i]`.
+    pub fn ports_at(&self, plan: &Plan) -> Result<Vec<(u32, u32)>> {
+        let links = plan.node_links();
+        let mut out = Vec::with_capacity(self.ports.len());
+        for (i, s) in self.ports.iter().enumerate() {
+            let path = format!("stats.pcap.ports[{i}]");
+            let node = |name: &str| {
+                plan.nodes.iter().position(|n| n.name == name).ok_or_else(|| Error::scenario(&path, format!("'{s}': no node named '{name}'")))
+            };
+            if let Some((a, idx)) = s.rsplit_once(':') {
+                let a = node(a)?;
+                let deg = links[a].len() as u32;
+                let idx: u32 = idx.parse().map_err(|_| Error::scenario(&path, format!("'{s}': port index is not a number")))?;
+                if idx >= deg {
+                    return Err(Error::scenario(&path, format!("'{s}': node has {deg} ports (0..{})", deg.saturating_sub(1))));
+                }
+                out.push((a as u32, idx));
+            } else if let Some((a, b)) = s.split_once('-') {
+                let (a, b) = (node(a)?, node(b)? as u32);
+                let l = &plan.links;
+                let idx = links[a].iter().position(|&k| (l[k].a as usize == a && l[k].b == b) || (l[k].b as usize == a && l[k].a == b));
+                let idx = idx.ok_or_else(|| Error::scenario(&path, format!("'{s}': no link between these nodes")))?;
+                out.push((a as u32, idx as u32));
+            } else {
+                return Err(Error::scenario(&path, format!("'{s}': expected NODE:PORT_INDEX or NODE_A-NODE_B")));
+            }
+        }
+        Ok(out)
+    }
+}
+
 impl Plan {
+    /// The links of each node in port order: a node's ports are numbered in the order
+    /// its links are listed, by the world and by every check made on the plan.
+    pub fn node_links(&self) -> Vec<Vec<usize>> {
+        let mut out = vec![Vec::new(); self.nodes.len()];
+        for (k, l) in self.links.iter().enumerate() {
+            out[l.a as usize].push(k);
+            out[l.b as usize].push(k);
+        }
+        out
+    }
+
     /// An empty plan with default settings; tests fill in nodes, links and flows.
     pub fn new(name: &str, duration: SimTime) -> Self {
         Plan {

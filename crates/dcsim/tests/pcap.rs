@@ -207,13 +207,29 @@ fn run_writes_a_pcap() {
 fn bad_options_name_the_field() {
     let e = load("[stats.pcap]\nfile = \"/tmp/x.pcap\"\nstart = \"10us\"\nend = \"5us\"").unwrap_err().to_string();
     assert!(e.contains("stats.pcap.end"), "{e}");
-    let run = |extra: &str| dcsim::sim::run(&load(extra).unwrap()).unwrap_err().to_string();
-    let e = run("[stats.pcap]\nfile = \"/tmp/x.pcap\"\nports = [\"nope-S0\"]");
-    assert!(e.contains("stats.pcap.ports[0]") && e.contains("nope"), "{e}");
-    let e = run("[stats.pcap]\nfile = \"/tmp/x.pcap\"\nports = [\"S0:9\"]");
-    assert!(e.contains("stats.pcap.ports[0]"), "{e}");
-    let e = run("[stats.pcap]\nfile = \"/tmp/x.pcap\"\nflows = [99]");
+    // Ports and flows are checked by validation (`dcsim validate`), before any run.
+    let invalid = |extra: &str| load(extra).unwrap_err().to_string();
+    let e = invalid("[stats.pcap]\nfile = \"/tmp/x.pcap\"\nports = [\"nope-S0\"]");
+    assert!(e.contains("stats.pcap.ports[0]") && e.contains("no node named 'nope'"), "{e}");
+    let e = invalid("[stats.pcap]\nfile = \"/tmp/x.pcap\"\nports = [\"S0:0\", \"S0:9\"]");
+    assert!(e.contains("stats.pcap.ports[1]") && e.contains("node has 5 ports (0..4)"), "{e}");
+    let e = invalid("[stats.pcap]\nfile = \"/tmp/x.pcap\"\nports = [\"h1-h2\"]");
+    assert!(e.contains("stats.pcap.ports[0]") && e.contains("no link"), "{e}");
+    let e = invalid("[stats.pcap]\nfile = \"/tmp/x.pcap\"\nports = [\"S0\"]");
+    assert!(e.contains("stats.pcap.ports[0]") && e.contains("expected NODE:PORT_INDEX"), "{e}");
+    let e = invalid("[stats.pcap]\nfile = \"/tmp/x.pcap\"\nflows = [99]");
     assert!(e.contains("stats.pcap.flows[0]"), "{e}");
-    let e = run("[stats.pcap]\nfile = \"/no/such/dir/x.pcap\"");
+    let e = dcsim::sim::run(&load("[stats.pcap]\nfile = \"/no/such/dir/x.pcap\"").unwrap()).unwrap_err().to_string();
     assert!(e.contains("stats.pcap.file"), "{e}");
+}
+
+/// "NODE-PEER" and "NODE:INDEX" name the same port, numbered in link order as the
+/// world numbers it: capturing S0's port toward h2 sees only frames between S0 and h2.
+#[test]
+fn a_port_by_peer_is_its_index() {
+    let plan = load("[stats.pcap]\nfile = \"/tmp/x.pcap\"\nports = [\"S0-h2\", \"S0:2\", \"h3:0\"]").unwrap();
+    let at = plan.stats.pcap.as_ref().unwrap().ports_at(&plan).unwrap();
+    let s0 = plan.nodes.iter().position(|n| n.name == "S0").unwrap() as u32;
+    let h3 = plan.nodes.iter().position(|n| n.name == "h3").unwrap() as u32;
+    assert_eq!(at, vec![(s0, 2), (s0, 2), (h3, 0)]);
 }

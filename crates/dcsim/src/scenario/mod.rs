@@ -88,13 +88,57 @@ fn parse_toml(text: &str) -> Result<toml::Value> {
     }
 }
 
-/// A stable 64-bit FNV-1a hash (16 hex digits) of the scenario text and its overrides,
-/// for run summaries.
+/// A stable 64-bit FNV-1a hash (16 hex digits) of the scenario as it runs, for run
+/// summaries and run ids: the text with its overrides merged, written canonically (keys
+/// sorted, comments and layout dropped), so the same settings hash alike however they
+/// are written (`kmax=100KB` or `kmax="100KB"`, a key set twice, a file saved with its
+/// overrides merged) and different settings (a seed included) differently. Text or an
+/// override that does not parse is hashed as given.
 pub fn scenario_hash(text: &str, overrides: &[String]) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    for o in overrides {
-        bytes.push(0);
-        bytes.extend_from_slice(o.as_bytes());
+    let mut bytes = Vec::with_capacity(text.len());
+    match overrides::merge(text, overrides) {
+        Ok(v) => canonical(&v, &mut bytes),
+        Err(_) => {
+            bytes.extend_from_slice(text.as_bytes());
+            for o in overrides {
+                bytes.push(0);
+                bytes.extend_from_slice(o.as_bytes());
+            }
+        }
     }
     format!("{:016x}", crate::rng::fnv1a64(&bytes))
+}
+
+/// An unambiguous encoding of a TOML value, tables by sorted key.
+fn canonical(v: &toml::Value, out: &mut Vec<u8>) {
+    use std::io::Write;
+    use toml::Value::*;
+    let _ = match v {
+        String(s) => write!(out, "{s:?}"),
+        Integer(i) => write!(out, "i{i}"),
+        Float(f) => write!(out, "f{:x}", f.to_bits()),
+        Boolean(b) => write!(out, "{b}"),
+        Datetime(d) => write!(out, "d{d}"),
+        Array(a) => {
+            out.push(b'[');
+            for x in a {
+                canonical(x, out);
+                out.push(b',');
+            }
+            out.push(b']');
+            Ok(())
+        }
+        Table(t) => {
+            let mut keys: Vec<_> = t.iter().collect();
+            keys.sort_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (k, x) in keys {
+                let _ = write!(out, "{k:?}=");
+                canonical(x, out);
+                out.push(b',');
+            }
+            out.push(b'}');
+            Ok(())
+        }
+    };
 }

@@ -246,6 +246,19 @@ fn hash_is_stable_and_override_sensitive() {
     assert_eq!(a.len(), 16);
     assert_ne!(a, scenario_hash("x", &["a=1".to_string()]));
     assert_ne!(a, scenario_hash("y", &[]));
+    // The settings count, not how they are written.
+    let text = "name = \"n\"\n[simulation]\nseed = 1 # the seed\n[switch.ecn]\nkmax = \"100KB\"\n";
+    let h = scenario_hash(text, &[]);
+    let ov = |o: &[&str]| scenario_hash(text, &o.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert_eq!(h, ov(&["switch.ecn.kmax=100KB"]));
+    assert_eq!(h, ov(&["switch.ecn.kmax=\"100KB\""]));
+    assert_eq!(h, ov(&["simulation.seed=2", "simulation.seed=1"]));
+    assert_eq!(h, scenario_hash("name = \"n\"\n[switch.ecn]\nkmax = \"100KB\"\n[simulation]\nseed = 1", &[]));
+    assert_ne!(h, ov(&["simulation.seed=2"]));
+    assert_ne!(h, ov(&["switch.ecn.kmax=200KB"]));
+    assert_ne!(ov(&["a.b=1", "a.c=2"]), ov(&["a.b=2", "a.c=1"]));
+    assert_ne!(ov(&["a.b=1"]), ov(&["a.b=1.0"]));
+    assert_ne!(ov(&["a.b=1"]), ov(&["a.b=\"1\""]));
 }
 
 // ----------------------------------------------------------------------------------------

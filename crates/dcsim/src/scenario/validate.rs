@@ -4,7 +4,7 @@
 //! The checks are made on the plan alone, without building the world: a plan that
 //! passes them builds (`sim::Simulation::new` assumes a validated plan and reports no
 //! user errors). What depends on the ports (per-port headroom against the buffer,
-//! rate-schedule ports) is computed here from the links, numbering each node's ports
+//! rate-schedule ports, pcap ports) is computed here from the links, numbering each node's ports
 //! in the order its links are listed, as the world does.
 
 use std::collections::HashMap;
@@ -29,6 +29,7 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_routes(plan)?;
     validate_link_failures(plan)?;
     validate_pause_storms(plan)?;
+    validate_pcap(plan)?;
     crate::models::rx_buffer::keys::check(plan)
 }
 
@@ -652,14 +653,15 @@ pub fn check_connected(p: &Plan, comp: &[u32]) -> Result<()> {
     Ok(())
 }
 
-/// The links of each node in port order (the order the links are listed).
-fn node_links(p: &Plan) -> Vec<Vec<usize>> {
-    let mut out = vec![Vec::new(); p.nodes.len()];
-    for (k, l) in p.links.iter().enumerate() {
-        out[l.a as usize].push(k);
-        out[l.b as usize].push(k);
+/// `stats.pcap`: every port entry names a port (as the world numbers them) and every
+/// flow id a flow of the run.
+pub fn validate_pcap(p: &Plan) -> Result<()> {
+    let Some(pc) = &p.stats.pcap else { return Ok(()) };
+    pc.ports_at(p)?;
+    if let Some((i, f)) = pc.flows.iter().enumerate().find(|(_, &f)| f as usize >= p.flows.len()) {
+        return Err(Error::scenario(format!("stats.pcap.flows[{i}]"), format!("no flow {f}: the run has {} flows", p.flows.len())));
     }
-    out
+    Ok(())
 }
 
 /// The switch buffer against the headroom of every switch port (pfc.md 1.6, computed
@@ -698,7 +700,7 @@ pub fn validate_buffers(p: &Plan) -> Result<()> {
         FlowControl::Pause => 1,
         _ => pfc.lossless.count_ones().max(1) as u64,
     };
-    let links = node_links(p);
+    let links = p.node_links();
     let switches = || p.nodes.iter().zip(&links).filter(|(nd, _)| nd.kind == NodeKind::Switch);
     let headroom = |k: usize| headroom_bytes(&pfc.headroom, p.links[k].rate, p.links[k].delay, max_wire, pfc.reaction_quanta);
     match p.switch.buffer {
@@ -836,7 +838,7 @@ pub fn validate_routes(p: &Plan) -> Result<()> {
         return Ok(());
     }
     let n = p.nodes.len() as u32;
-    let links = node_links(p);
+    let links = p.node_links();
     let (mut node_ports, mut peer_node) = (Vec::with_capacity(links.len()), Vec::new());
     for (u, ls) in links.iter().enumerate() {
         let start = peer_node.len() as u32;

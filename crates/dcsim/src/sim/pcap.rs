@@ -28,55 +28,21 @@ pub(crate) struct Capture {
     pub(crate) error: Option<String>,
 }
 
-/// Opens the file and resolves the port and flow filters of `pc` against the plan.
-/// `first_port[node]`: the node's first port id (ports numbered per node in link order;
-/// the last entry is the port count).
+/// Opens the file and turns the port and flow filters of `pc` (checked by validation)
+/// into per-port and per-flow flags. `first_port[node]`: the node's first port id (the
+/// last entry is the port count).
 pub(super) fn build(plan: &Plan, pc: &PcapPlan, first_port: &[u32]) -> Result<Capture> {
-    let n_ports = *first_port.last().unwrap_or(&0) as usize;
-    let node = |name: &str, path: &str| {
-        plan.nodes.iter().position(|n| n.name == name).ok_or_else(|| Error::scenario(path, format!("no node named '{name}'")))
-    };
     let mut ports = Vec::new();
     if !pc.ports.is_empty() {
-        ports = vec![false; n_ports];
-        for (i, s) in pc.ports.iter().enumerate() {
-            let path = format!("stats.pcap.ports[{i}]");
-            let p = if let Some((a, idx)) = s.rsplit_once(':') {
-                let a = node(a, &path)?;
-                let deg = first_port[a + 1] - first_port[a];
-                let idx: u32 = idx.parse().map_err(|_| Error::scenario(&path, format!("'{s}': port index is not a number")))?;
-                if idx >= deg {
-                    return Err(Error::scenario(&path, format!("'{s}': node has {deg} ports (0..{})", deg.saturating_sub(1))));
-                }
-                first_port[a] + idx
-            } else if let Some((a, b)) = s.split_once('-') {
-                let (a, b) = (node(a, &path)? as u32, node(b, &path)? as u32);
-                // Ports of a node are numbered in the order of its links.
-                let mut k = 0;
-                let mut found = None;
-                for l in &plan.links {
-                    if l.a == a || l.b == a {
-                        if (l.a == a && l.b == b) || (l.b == a && l.a == b) {
-                            found = Some(first_port[a as usize] + k);
-                            break;
-                        }
-                        k += 1;
-                    }
-                }
-                found.ok_or_else(|| Error::scenario(&path, format!("'{s}': no link between these nodes")))?
-            } else {
-                return Err(Error::scenario(&path, format!("'{s}': expected NODE:PORT_INDEX or NODE_A-NODE_B")));
-            };
-            ports[p as usize] = true;
+        ports = vec![false; *first_port.last().unwrap_or(&0) as usize];
+        for (node, idx) in pc.ports_at(plan).expect("validated plan: pcap ports exist") {
+            ports[(first_port[node as usize] + idx) as usize] = true;
         }
     }
     let mut flows = Vec::new();
     if !pc.flows.is_empty() {
         flows = vec![false; plan.flows.len()];
-        for (i, &f) in pc.flows.iter().enumerate() {
-            if f as usize >= plan.flows.len() {
-                return Err(Error::scenario(format!("stats.pcap.flows[{i}]"), format!("no flow {f}: the run has {} flows", plan.flows.len())));
-            }
+        for &f in &pc.flows {
             flows[f as usize] = true;
         }
     }
