@@ -671,7 +671,7 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "qcn_queue": (qcn_queue, True),
 }
 
-DOCS = ["README.md", "docs/outputs.md", "docs/scenarios.md"] + [
+DOCS = ["README.md"] + [str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").glob("*.md"))] + [
     str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs" / "models").glob("*.md"))]
 
 
