@@ -50,6 +50,16 @@ class Store:
 
     # -- writing ---------------------------------------------------------------------
 
+    def discard_temporaries(self) -> int:
+        """Removes the hidden temporary files a killed writer left (a sweep does this as
+        it starts: one sweep writes a store at a time). Returns how many."""
+        n = 0
+        for sub in (RUNS, TABLES):
+            for tmp in (self.path / sub).rglob(".*.tmp-*"):
+                tmp.unlink(missing_ok=True)
+                n += 1
+        return n
+
     def _put(self, df: Any, dest: Path) -> None:
         tmp = dest.with_name(f".{dest.name}.tmp-{os.getpid()}")
         try:

@@ -385,6 +385,8 @@ def sweep(scenario: Any, grid: Mapping[str, Sequence[Any]], *, overrides: Sequen
     started = backend == "ray" and pool.ray_init(ray_address, jobs)
     try:
         st = Store(store, create=True, name="store") if store is not None else None
+        if st is not None:
+            st.discard_temporaries()
         rows = run_points(scenario, grid, overrides, bool_arg(per_flow, "per_flow"), jobs=jobs,
                           point_memory=point_memory, data_roots=data_roots, store=st, backend=backend,
                           ray_address=ray_address, point_timeout=point_timeout, mode=mode, samples=samples,
@@ -502,6 +504,8 @@ def _cli(scenario: str, grid: Dict[str, List[Any]], n: int, overrides: Sequence[
     from .store import Store
 
     st = Store(store, create=True, name="--store") if store is not None else None
+    if st is not None:
+        st.discard_temporaries()
     journal = target.with_name(target.name + ".partial.jsonl") if target else None
     previous: Dict[Tuple[str, ...], Dict[str, Any]] = {}
     jfh = None

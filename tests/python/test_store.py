@@ -203,3 +203,16 @@ def test_a_point_that_failed_keeps_its_id_when_it_runs(tmp_path):
     assert len(r) == 2 and (r["error"] == "").all()
     assert sorted(r["run_id"]) == sorted(failed["run_id"])
     assert all(x.startswith("dcqcn_2to1-") for x in r["run_id"])
+
+
+def test_a_sweep_removes_the_temporary_files_a_killed_writer_left(tmp_path):
+    store = tmp_path / "s"
+    dcsim.store.Store(store, create=True)
+    left = [store / "runs" / ".x-0123.parquet.tmp-99999", store / "tables" / "flows" / ".x-0123.parquet.tmp-99999"]
+    for f in left:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(b"partial")
+    p = sweep(store, "--grid", "switch.ecn.kmax=100KB")
+    assert p.returncode == 0, p.stderr
+    assert not any(f.exists() for f in left)
+    assert len(dcsim.open_store(store).runs()) == 1
