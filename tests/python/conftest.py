@@ -1,4 +1,5 @@
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -33,3 +34,22 @@ def example_raw():
     from dcsim import _native
 
     return _native._example_results()
+
+
+def interruptible() -> None:
+    """``preexec_fn`` of a subprocess a test interrupts with signals: SIGINT at its default
+    disposition and unblocked, as in a terminal. A shell starts background jobs (and so,
+    at times, the test run) with SIGINT ignored, which Python keeps; and a thread of a
+    library loaded in the test process may run with SIGINT blocked, a mask a child
+    started from it inherits."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT, signal.SIGTERM])
+
+
+def signal_state(pid: int) -> str:
+    """The blocked, ignored and caught signal masks of a process (for failure messages)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            return " ".join(line.strip() for line in fh if line.startswith(("SigBlk", "SigIgn", "SigCgt")))
+    except OSError:
+        return "(no /proc)"

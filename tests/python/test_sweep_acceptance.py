@@ -14,7 +14,7 @@ import pytest
 
 import dcsim
 
-from conftest import REPO, run_cli
+from conftest import REPO, interruptible, run_cli
 
 DCQCN = REPO / "scenarios" / "dcqcn_2to1.toml"
 SETS = ["--set", "simulation.duration=1ms", "--set", "stats.steady_start=100us"]
@@ -97,7 +97,7 @@ def test_a_killed_sweep_resumes_with_the_missing_points_only(pool_store, tmp_pat
     store = tmp_path / "s"
     env = dict(os.environ)
     proc = subprocess.Popen(sweep_cmd(store), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=interruptible)
     deadline = time.monotonic() + 300
     try:
         while time.monotonic() < deadline and len(list((store / "runs").glob("*.parquet"))) < N // 4:

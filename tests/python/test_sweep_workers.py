@@ -14,7 +14,7 @@ import pytest
 
 import dcsim
 
-from conftest import run_cli
+from conftest import interruptible, run_cli, signal_state
 
 STAR = """
 name = "sweep_star"
@@ -103,7 +103,7 @@ def test_a_killed_sweep_leaves_no_complete_looking_csv_and_resumes(scenario, tmp
         # jobs (and so, at times, this test) with SIGINT ignored, which Python then keeps.
         proc = subprocess.Popen([sys.executable, "-m", "dcsim", "sweep", str(scenario), *grid, "--out", str(out)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                                preexec_fn=interruptible)
         # Kill once two points are journaled.
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and proc.poll() is None:
@@ -111,9 +111,10 @@ def test_a_killed_sweep_leaves_no_complete_looking_csv_and_resumes(scenario, tmp
                 break
             time.sleep(0.05)
         assert proc.poll() is None, "the sweep ended before it could be killed"
+        state = signal_state(proc.pid)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
-        assert proc.returncode != 0, (sig, err.decode()[-400:])
+        assert proc.returncode != 0, (sig, state, err.decode()[-400:])
         assert not out.exists(), sig
         done = [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
         assert len(done) >= 2 and all(r["error"] == "" for r in done)
