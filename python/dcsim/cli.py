@@ -24,15 +24,13 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from .pool import Terminated
+
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where Ctrl-C would be so that the same clean-up runs."""
 
 
 def _override(spec: str) -> str:
@@ -297,8 +295,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
-    raise Terminated()
+def _on_signal(signum: int, frame: Any) -> None:
+    """SIGINT and SIGTERM: recorded (see ``pool.request_stop``), then raised."""
+    from .pool import request_stop
+
+    request_stop(signum)
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -403,7 +405,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         if argv is None:  # the command line, not a call from Python code
-            signal.signal(signal.SIGTERM, _on_sigterm)
+            signal.signal(signal.SIGTERM, _on_signal)
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if ignored
+                signal.signal(signal.SIGINT, _on_signal)
         return int(args.func(args))
     except Terminated:
         print("terminated", file=sys.stderr)

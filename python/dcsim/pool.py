@@ -19,6 +19,30 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from .errors import ArgumentError
 
 Task = Callable[..., Tuple[str, Any]]
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be so that the same clean-up runs."""
+
+
+#: Signals (SIGINT, SIGTERM) that asked the program to stop, recorded by the CLI's
+#: handlers. A handler's exception is lost when Python runs the handler inside a
+#: finaliser (it only prints it there); the pool's loop raises it again from here.
+_stop_requests: List[int] = []
+
+
+def request_stop(signum: int) -> None:
+    """Records a stop signal (the CLI's handlers call this before raising)."""
+    _stop_requests.append(signum)
+
+
+def _check_stop() -> None:
+    if _stop_requests:
+        raise Terminated() if _stop_requests[-1] == signal.SIGTERM else KeyboardInterrupt()
+
+
+#: Longest the pool waits for a point without looking at stop requests.
+_POLL_S = 0.25
 Done = Callable[[int, str, Any], None]
 BACKENDS = ("process", "ray")
 
@@ -75,8 +99,10 @@ def run_processes(task: Task, todo: Sequence[Tuple[int, Sequence[Any]]], done: D
                 proc.start()
                 send.close()
                 running[recv] = (i, proc, time.monotonic() + timeout if timeout else float("inf"))
+            _check_stop()
             first = min(d for _, _, d in running.values())
-            ready = wait(list(running), timeout=None if first == float("inf") else max(first - time.monotonic(), 0))
+            ready = wait(list(running), timeout=min(_POLL_S, max(first - time.monotonic(), 0)))
+            _check_stop()
             now = time.monotonic()
             for conn in list(running):
                 i, proc, deadline = running[conn]
