@@ -53,6 +53,8 @@ pub struct StoragePlan {
     /// `first_flow + 2k + 1` (server to client).
     pub first_flow: u32,
     pub slots: u32,
+    /// No I/O is issued from this time on (the outstanding ones complete).
+    pub stop: SimTime,
 }
 
 /// The memory limit of a plan when nothing else sets it: 16 GiB.

@@ -78,6 +78,26 @@ fn read_share_iops_and_kpi_rows_add_up() {
 }
 
 #[test]
+fn a_stopped_workload_issues_no_io_after_its_stop() {
+    let p = plan(&["simulation.duration=\"4ms\"", "traffic[0].stop=\"1ms\""]);
+    let mut sim = Simulation::new(&p).unwrap();
+    sim.run_until(SimTime::us(990));
+    let mut busy = sim.ios_in_progress();
+    assert_eq!(busy, 8 * 32);
+    // From the stop on the outstanding I/Os complete and none is issued.
+    for k in 1..=30u64 {
+        sim.run_until(SimTime::us(1000 + 100 * k));
+        let now = sim.ios_in_progress();
+        assert!(now <= busy, "{now} I/Os in progress after {busy}");
+        busy = now;
+    }
+    assert_eq!(busy, 0);
+    let r = finish(sim);
+    let ios = u64s(&r, "io", "ios");
+    assert!(ios[..10].iter().all(|&n| n > 0) && ios[35..].iter().all(|&n| n == 0), "{ios:?}");
+}
+
+#[test]
 fn reads_and_writes_queue_at_opposite_uplinks() {
     // Reads queue where the servers' blocks enter leaf1's uplink, writes where the
     // clients' blocks enter leaf0's: each marks there and not at the other end.
@@ -149,6 +169,7 @@ fn bad_storage_entries_name_the_field() {
     assert!(err(&["traffic[0].block_sizes=[\"64KiB\", \"8KiB\"]"]).contains("traffic[0].block_sizes[1]"));
     assert!(err(&["traffic[0].priority=5"]).contains("traffic[0].priority: storage I/O runs on a lossless priority"));
     assert!(err(&["traffic[0].server_count=3"]).contains("traffic[0].servers[0]: host 'c7' is also a client"));
+    assert!(err(&["traffic[0].start=\"1ms\"", "traffic[0].stop=\"1ms\""]).contains("traffic[0].stop: must be after start"));
     let e = err(&["traffic[0].profile=\"nope\"", "traffic[0].bogus=1"]);
     assert!(e.contains("traffic[0].bogus") || e.contains("traffic[0]"), "{e}");
 }

@@ -583,6 +583,8 @@ pub struct StorageSpec {
     /// Payload of a read request and of a write completion (default "64B").
     pub request_size: Option<SizeStr>,
     pub start: Option<TimeStr>,
+    /// No new I/O from this time on (default: the end of the run).
+    pub stop: Option<TimeStr>,
     pub priority: Option<i64>,
     /// Reaction point (default: `[host.cc]`).
     pub cc: Option<CcSpec>,

@@ -115,6 +115,13 @@ pub fn build(s: &StorageSpec, plan: &Plan, idx: &HostIndex, p: &str, g: u32, pri
         Some(t) => t.time(&format!("{p}.start"))?,
         None => SimTime::ZERO,
     };
+    let stop = match &s.stop {
+        Some(t) => t.time(&format!("{p}.stop"))?,
+        None => SimTime::MAX,
+    };
+    if stop <= start {
+        return Err(Error::scenario(format!("{p}.stop"), format!("must be after start ({stop} <= {start})")));
+    }
     let slots = clients.len() as u64 * concurrency as u64;
     if slots * 2 > u32::MAX as u64 / 2 {
         return Err(Error::scenario(format!("{p}.concurrency"), format!("{slots} outstanding I/Os are too many")));
@@ -142,7 +149,7 @@ pub fn build(s: &StorageSpec, plan: &Plan, idx: &HostIndex, p: &str, g: u32, pri
             flows.push(flow(srv, c));
         }
     }
-    Ok(StoragePlan { group: g, read_fraction, block_min, block_max, request_bytes, first_flow, slots: slots as u32 })
+    Ok(StoragePlan { group: g, read_fraction, block_min, block_max, request_bytes, first_flow, slots: slots as u32, stop })
 }
 
 fn lossless(plan: &Plan, prio: u8) -> bool {

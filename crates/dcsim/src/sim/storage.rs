@@ -28,6 +28,8 @@ struct Workload {
     /// Block sizes are `block_min << k`, k in 0..steps.
     steps: u32,
     request_bytes: u64,
+    /// No I/O is issued from this time on.
+    stop: SimTime,
 }
 
 struct Slot {
@@ -112,6 +114,7 @@ impl Storage {
                 block_min: sp.block_min,
                 steps: (sp.block_max / sp.block_min).ilog2() + 1,
                 request_bytes: sp.request_bytes,
+                stop: sp.stop,
             });
             for k in 0..sp.slots {
                 let fwd = sp.first_flow + 2 * k;
@@ -258,7 +261,9 @@ impl Simulation {
         }
         st.iv_ios += 1;
         st.iv_lat += lat as u128;
-        self.issue_io(k, now);
+        if now < st.workloads[st.slots[k].workload as usize].stop {
+            self.issue_io(k, now);
+        }
     }
 
     /// Queue pair `f`'s message is fully acknowledged: post the leg waiting for it.
