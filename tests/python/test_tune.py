@@ -78,3 +78,30 @@ def test_tune_quick(tmp_path, cli):
     assert max(sweep.values()) > default, (default, sweep)
     learnt = tuple(settings["settings"]["backup"])
     assert iops(learnt) > default, (learnt, default)
+
+
+def test_phase_2_follows_a_scene_change(tmp_path, cli):
+    """Seed 004's phase 2 within one run: OLTP clients stop at 1.5 ms and web-server-log
+    writers start. The classifier of ``dcsim tune --quick`` names OLTP while its I/Os
+    run (they drain for a while after the stop, beside the new writes), then the log
+    writers, and the switches get each class's settings in turn."""
+    pytest.importorskip("sklearn")
+    pytest.importorskip("optuna")
+    from dcsim import tuning
+    from dcsim.tuning.adaptive import adaptive
+    from dcsim.tuning.scenes import Scene, scene_change
+
+    out = tmp_path / "tune"
+    p = cli("tune", "train", "--quick", "--quiet", "--out", out)
+    assert p.returncode == 0, p.stderr
+    model = tuning.load(out)
+    cfg = model.config
+    first, then = Scene("oltp_data", 768, 101), Scene("web_server_log", 768, 101)
+    res, named = adaptive(scene_change(first, then, 1500, 3000, interval_us=cfg.interval_us), model.classifier,
+                          model.settings, cfg.snapshot_us)
+    # Snapshots every 200 us from 200 us: 400..1400 us are OLTP alone, the last two
+    # are after OLTP's I/Os have drained.
+    during = named[1:7]
+    assert during.count("oltp_data") >= 5, named
+    assert named[-2:] == ["web_server_log", "web_server_log"], named
+    assert res.summary["storage"]["ios"] > 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Tuple
 
 from ..results import Results
+from ..scenario import Scenario
 from ..stepper import Stepper
 from .features import features
 from .scenes import DEFAULT_ECN, Scene
@@ -19,7 +20,15 @@ def adaptive_run(scene: Scene, classifier: Any, settings: Dict[str, Ecn], durati
     """Runs ``scene`` (for ``scene.duration_us(duration_us)``) from the default settings,
     reconfiguring every ``snapshot_us``;
     returns the results and the class named at each snapshot."""
-    st = Stepper(scene.scenario(DEFAULT_ECN, duration_us, interval_us))
+    return adaptive(scene.scenario(DEFAULT_ECN, duration_us, interval_us), classifier, settings, snapshot_us)
+
+
+def adaptive(scenario: Scenario, classifier: Any, settings: Dict[str, Ecn],
+             snapshot_us: int) -> Tuple[Results, List[str]]:
+    """Runs ``scenario`` (its switches' ECN settings at the start), naming the scene
+    every ``snapshot_us`` and giving the switches that class's settings when the name
+    changes; returns the results and the class named at each snapshot."""
+    st = Stepper(scenario)
     named: List[str] = []
     current = None
     t = snapshot_us * 1_000_000

@@ -123,6 +123,20 @@ class Scene:
         return Scenario(text)
 
 
+def scene_change(first: Scene, then: Scene, at_us: int, duration_us: int,
+                 ecn: Tuple[int, int, float] = DEFAULT_ECN, interval_us: int = 100) -> Scenario:
+    """One run in which ``first``'s clients stop issuing I/Os at ``at_us`` and ``then``'s
+    start (the same hosts and fabric; ``first``'s outstanding I/Os still complete)."""
+
+    def entry(s: Scene, when: str) -> str:
+        return (f'{{type="storage", client_count=8, server_count=2, profile="{s.profile}", '
+                f'concurrency={s.concurrency}, {when}="{at_us}us"}}')
+
+    traffic = f"traffic=[{entry(first, 'stop')}, {entry(then, 'start')}]"
+    return first.scenario(ecn, duration_us, interval_us).with_overrides(
+        [traffic, f'simulation.duration="{duration_us}us"', f'stats.steady_start="{duration_us // 10}us"'])
+
+
 def scenes(profiles: Sequence[str], loads: Sequence[int], seeds: Sequence[int]) -> List[Scene]:
     """Every profile at every load (KiB outstanding per client) and seed."""
     return [Scene(p, q, s) for p in profiles for q in loads for s in seeds]
