@@ -60,7 +60,9 @@ impl Event {
     pub(crate) fn ident(&self) -> u64 {
         let (v, a, b): (u64, u64, u64) = match *self {
             Event::TxDone(p) => (0, p.0 as u64, 0),
-            Event::Arrive(p, k) => (1, p.0 as u64, k.0 as u64),
+            // Not the packet's pool slot: it depends on allocation order, which differs
+            // between engines. One port has at most one arrival per picosecond.
+            Event::Arrive(p, _) => (1, p.0 as u64, 0),
             Event::PauseExpire(p, c, g) => (2, p.0 as u64, (c as u64) << 32 | g as u64),
             Event::PfcRefresh(p, c, g) => (3, p.0 as u64, (c as u64) << 32 | g as u64),
             Event::QpWake(f) => (4, f.0 as u64, 0),
@@ -69,7 +71,7 @@ impl Event {
             Event::Rto(f, g) => (7, f.0 as u64, g as u64),
             Event::CcTimer(f, k, g) => (8, f.0 as u64, (k as u64) << 32 | g as u64),
             Event::CnpDeferred(f) => (9, f.0 as u64, 0),
-            Event::Forward(p, k) => (10, p.0 as u64, k.0 as u64),
+            Event::Forward(p, _) => (10, p.0 as u64, 0),
             Event::PortRate(k) => (11, k as u64, 0),
             Event::FecnTick => (12, 0, 0),
             Event::DelAck(f, g) => (13, f.0 as u64, g as u64),
