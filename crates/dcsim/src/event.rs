@@ -418,6 +418,45 @@ impl EventQueue {
         if i == start { v.last() } else { v.first() }.map(|e| e.ev)
     }
 
+    /// The time of the next event, if any (the parallel engine's rounds start there).
+    pub fn next_time(&mut self) -> Option<SimTime> {
+        match self.next_slot() {
+            // Every far timer is a window past the near ones.
+            Some(slot) => {
+                let i = slot as usize & (WHEEL_SLOTS - 1);
+                self.wheel[i].iter().map(|e| e.time).min().map(SimTime)
+            }
+            None => self.far.min().map(SimTime),
+        }
+    }
+
+    /// Keeps only the events `keep` accepts (a partition of the parallel engine keeps
+    /// those of the nodes it owns). Their order is unchanged: it depends on the events alone.
+    pub fn retain(&mut self, keep: impl Fn(&Event) -> bool) {
+        self.near = 0;
+        for (i, v) in self.wheel.iter_mut().enumerate() {
+            v.retain(|e| keep(&e.ev));
+            self.near += v.len();
+            if v.is_empty() {
+                self.bits[i / 64] &= !(1 << (i % 64));
+                self.sorted[i / 64] &= !(1 << (i % 64));
+            }
+        }
+        self.far_len = 0;
+        for (b, v) in self.far.buckets.iter_mut().enumerate() {
+            v.retain(|e| keep(&e.ev));
+            self.far_len += v.len();
+            if v.is_empty() {
+                self.far.occupied &= !(1 << b);
+            }
+        }
+        self.far.stale = true;
+        self.far_due = self.far.min().map_or(u64::MAX, |t| t >> self.shift);
+    }
+
+    /// Counts events processed elsewhere (the partitions of a parallel run, merged).
+    pub(crate) fn add_processed(&mut self, n: u64) { self.popped += n; }
+
     /// Removes and returns the next event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> { self.pop_until(SimTime::MAX) }

@@ -31,6 +31,9 @@ pub struct Plan {
     pub memory_limit: u64,
     /// Storage I/O workloads (`[[traffic]] type = "storage"`), each over its own flows.
     pub storage: Vec<StoragePlan>,
+    /// Threads of the run (`simulation.threads`): above 1, the fabric is partitioned and
+    /// run by the parallel engine, with the same results.
+    pub threads: u32,
 }
 
 /// A closed-loop storage workload (seed 004's scenes): every client keeps `concurrency`
@@ -398,6 +401,7 @@ impl Plan {
             ccs: vec![CcPlan::None(())],
             memory_limit: DEFAULT_MEMORY_LIMIT,
             storage: Vec::new(),
+            threads: 1,
         }
     }
 }

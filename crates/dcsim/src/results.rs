@@ -43,11 +43,16 @@ pub struct Results {
 }
 
 impl Results {
-    /// A stable 64-bit digest (FNV-1a) of every table and the summary: two runs with
+    /// A stable 64-bit digest (FNV-1a) of every table and the summary but its `memory`
+    /// part (what the engine held, which depends on `simulation.threads`): two runs with
     /// the same digest produced the same results bit for bit (`f64` values are hashed
     /// through their exact `Debug` form).
     pub fn digest(&self) -> u64 {
-        let text = format!("{:?}\n{}", self.tables, self.summary);
+        let mut summary = self.summary.clone();
+        if let Some(m) = summary.as_object_mut() {
+            m.remove("memory");
+        }
+        let text = format!("{:?}\n{}", self.tables, summary);
         crate::rng::fnv1a64(text.as_bytes())
     }
 

@@ -89,6 +89,17 @@ impl Mmu {
         }
     }
 
+    /// A parallel run's merge: port `p`'s charges, and its switch's pool, as `other`
+    /// (the partition that ran the switch) has them.
+    pub fn adopt_port(&mut self, other: &Mmu, p: usize) {
+        self.port_bytes[p] = other.port_bytes[p];
+        self.charge[p * 8..p * 8 + 8].copy_from_slice(&other.charge[p * 8..p * 8 + 8]);
+        let sw = self.cfg[p].switch;
+        if sw != u32::MAX {
+            self.pools[sw as usize] = other.pools[sw as usize];
+        }
+    }
+
     /// Free shared space times alpha for ingress `port` (pfc.md: PfcThreshold).
     #[inline]
     fn threshold(&self, port: usize) -> u64 {

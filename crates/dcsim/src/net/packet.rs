@@ -374,6 +374,8 @@ impl PacketPool {
     /// Packets alive now, and at the most at any time.
     pub fn live(&self) -> usize { self.live }
     pub fn peak(&self) -> usize { self.peak }
+    /// The peak of a parallel run's merged pool: its partitions' peaks added up.
+    pub fn set_peak(&mut self, peak: usize) { self.peak = peak; }
 }
 
 /// A FIFO of packets linked through `Packet::next`.

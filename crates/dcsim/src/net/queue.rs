@@ -103,6 +103,16 @@ pub struct EgressQueues {
 impl EgressQueues {
     /// `radix[p]` is the number of ports of the node owning port p (per-port arbitration
     /// keeps one sub-queue per ingress port of that node).
+    /// A parallel run's merge: port `p`'s byte and packet counts as `other` (the
+    /// partition that ran it) has them. Only the counts: the frames stay in the other
+    /// partition's pool, so the merged queues are read for their counts alone.
+    pub fn adopt_counters(&mut self, other: &EgressQueues, p: PortId) {
+        for i in p.idx() * 8..p.idx() * 8 + 8 {
+            self.queues[i].bytes = other.queues[i].bytes;
+            self.queues[i].pkts = other.queues[i].pkts;
+        }
+    }
+
     pub fn new(radix: &[u32], arbitration: Arbitration, scheduler: SchedulerPlan, quantum: u32) -> Self {
         let mut queues = Vec::with_capacity(radix.len() * 8);
         let mut n_subs = 0u32;

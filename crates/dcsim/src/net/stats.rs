@@ -101,6 +101,17 @@ impl Histogram {
         Some(self.max)
     }
 
+    /// Adds another histogram's values (a parallel run's partitions).
+    pub fn absorb(&mut self, o: &Histogram) {
+        for (a, b) in self.buckets.iter_mut().zip(&o.buckets) {
+            *a += b;
+        }
+        self.count += o.count;
+        self.sum += o.sum;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+    }
+
     pub fn mean(&self) -> Option<f64> { (self.count > 0).then(|| self.sum as f64 / self.count as f64) }
 }
 

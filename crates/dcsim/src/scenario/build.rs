@@ -42,6 +42,7 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     let duration = s.simulation.duration.time("simulation.duration")?;
     let mut plan = Plan::new(s.name.as_deref().unwrap_or(default_name), duration);
     plan.seed = s.simulation.seed.unwrap_or(1);
+    plan.threads = s.simulation.threads.unwrap_or(1);
     plan.host = host(&s.host)?;
     plan.switch = switch(&s.switch)?;
     plan.stats = stats(&s.stats, duration)?;

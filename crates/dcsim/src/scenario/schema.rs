@@ -51,6 +51,9 @@ pub struct SimulationSpec {
     /// Largest memory the run may need (a size, default 16 GiB or `DCSIM_MEMORY_LIMIT`);
     /// a scenario estimated to need more is refused before it is built.
     pub memory_limit: Option<SizeStr>,
+    /// Threads that run the scenario (default 1). Above 1 the fabric is partitioned and
+    /// run in parallel, with results identical to one thread's.
+    pub threads: Option<u32>,
 }
 
 /// `[host]`: NIC and transport settings shared by all hosts.

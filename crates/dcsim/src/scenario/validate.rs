@@ -30,7 +30,40 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_link_failures(plan)?;
     validate_pause_storms(plan)?;
     validate_pcap(plan)?;
+    validate_threads(plan)?;
     crate::models::rx_buffer::keys::check(plan)
+}
+
+/// Most threads a run may use.
+pub const MAX_THREADS: u32 = 256;
+
+/// `simulation.threads`: at least 1; above 1, only what the parallel engine partitions
+/// (`sim/parallel`). What it does not is named with the key that turns it on.
+pub fn validate_threads(p: &Plan) -> Result<()> {
+    const K: &str = "simulation.threads";
+    if p.threads == 0 || p.threads > MAX_THREADS {
+        return Err(Error::scenario(K, format!("must be between 1 and {MAX_THREADS}, got {}", p.threads)));
+    }
+    if p.threads == 1 {
+        return Ok(());
+    }
+    let unsupported = [
+        (p.stats.pcap.is_some(), "stats.pcap (one capture file in time order)"),
+        (!p.storage.is_empty(), "storage traffic (its closed loop spans the fabric)"),
+        (!p.switch.link_failures.is_empty(), "switch.link_failures (routes change everywhere at once)"),
+        (!p.host.pause_storms.is_empty(), "host.pause_storms"),
+        (p.host.rx_buffer.is_some(), "host.rx_buffer"),
+        (p.switch.pfc.mode == FlowControl::IbCredits, "switch.pfc.mode = \"ib_credits\""),
+        (p.switch.pfc.watchdog.is_some(), "switch.pfc.watchdog"),
+        (p.switch.l2cm != crate::plan::L2Cm::None, "switch.l2cm (QCN, BCN, FECN)"),
+        (p.switch.remote_pfc.enabled, "switch.remote_pfc"),
+        (p.switch.network_cc.is_some(), "switch.network_cc"),
+        (p.ccs.iter().any(|c| matches!(c, crate::models::CcPlan::External(_))), "congestion control of type \"python\""),
+    ];
+    if let Some((_, what)) = unsupported.iter().find(|(on, _)| *on) {
+        return Err(Error::scenario(K, format!("the parallel engine does not run {what} yet; use threads = 1")));
+    }
+    Ok(())
 }
 
 /// `host.pause_storms`: each names a host with one link to a switch, a priority that

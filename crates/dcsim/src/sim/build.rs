@@ -54,6 +54,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 ctrl: PktFifo::default(),
                 down: false,
                 up_at: SimTime::ZERO,
+                remote: false,
             });
         }
     }
@@ -353,6 +354,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         enqueue_hooks: false,
         storage: None,
         io_next: SimTime::MAX,
+        par: None,
+        owned: Vec::new(),
+        outbox: Vec::new(),
         nodes,
         ports,
         routing,

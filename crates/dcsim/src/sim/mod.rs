@@ -7,6 +7,7 @@ mod checks;
 mod flow;
 mod host;
 mod output;
+mod parallel;
 mod pcap;
 mod reaction;
 mod storage;
@@ -58,6 +59,8 @@ pub(crate) struct Port {
     /// When the link last came back up (zero: never failed); frames that left before
     /// are lost.
     pub up_at: SimTime,
+    /// The peer belongs to another partition of a parallel run: frames go to the outbox.
+    pub remote: bool,
 }
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
@@ -179,17 +182,36 @@ pub struct Simulation {
     /// (`SimTime::MAX`: none).
     pub(crate) storage: Option<Box<storage::Storage>>,
     pub(crate) io_next: SimTime,
+
+    /// Parallel runs (`simulation.threads`, `sim/parallel/`): on the first partition, the
+    /// others; on every partition, which nodes it owns (empty: all) and the frames sent
+    /// this round to a port of another partition (when they arrive, where).
+    pub(crate) par: Option<Box<parallel::Parallel>>,
+    pub(crate) owned: Vec<bool>,
+    pub(crate) outbox: Vec<(SimTime, PortId, PktId)>,
 }
 
 impl Simulation {
     /// Builds the world (routing tables, buffers, queue pairs) from a validated plan.
     pub fn new(plan: &Plan) -> Result<Self> {
-        build::build(plan)
+        let mut sim = build::build(plan)?;
+        if plan.threads > 1 {
+            parallel::split(&mut sim, plan)?;
+        }
+        Ok(sim)
     }
 
     /// Processes events up to and including time `t` (capped at the plan's end).
     /// Returns true while the run has more to do.
     pub fn run_until(&mut self, t: SimTime) -> bool {
+        if self.par.is_some() {
+            return self.run_parallel(t);
+        }
+        self.run_local_until(t)
+    }
+
+    /// `run_until` on this world (a whole run, or one partition of a parallel one).
+    pub(crate) fn run_local_until(&mut self, t: SimTime) -> bool {
         let stop = t.min(self.end);
         if self.watchdog.stalled.is_some() || self.deadlocks.stopped_at.is_some() {
             return false;
@@ -316,16 +338,19 @@ impl Simulation {
     /// The plan's end time.
     pub fn end(&self) -> SimTime { self.end }
     /// Events processed so far.
-    pub fn events(&self) -> u64 { self.q.processed() }
+    pub fn events(&self) -> u64 { self.q.processed() + self.others().map(|s| s.q.processed()).sum::<u64>() }
     /// Packets that finished crossing a link so far.
-    pub fn packet_hops(&self) -> u64 { self.hops }
-    /// Most packets alive at once so far.
-    pub fn peak_packets(&self) -> usize { self.pool.peak() }
+    pub fn packet_hops(&self) -> u64 { self.hops + self.others().map(|s| s.hops).sum::<u64>() }
+    /// Most packets alive at once so far (a parallel run: the sum of its partitions'
+    /// peaks, an upper bound).
+    pub fn peak_packets(&self) -> usize { self.pool.peak() + self.others().map(|s| s.pool.peak()).sum::<usize>() }
     /// Packets alive now (in queues, on links, being processed).
-    pub fn packets_in_flight(&self) -> usize { self.pool.live() }
+    pub fn packets_in_flight(&self) -> usize { self.pool.live() + self.others().map(|s| s.pool.live()).sum::<usize>() }
+    /// The other partitions of a parallel run.
+    fn others(&self) -> impl Iterator<Item = &Simulation> { self.par.iter().flat_map(|p| p.others.iter()) }
     /// The time at which the run was stopped because its clock no longer advanced
     /// (more events at one picosecond than any valid run has), if it was.
-    pub fn stalled(&self) -> Option<SimTime> { self.watchdog.stalled }
+    pub fn stalled(&self) -> Option<SimTime> { self.watchdog.stalled.or(self.others().find_map(|s| s.watchdog.stalled)) }
 
     /// Flushes the pcap capture, if any: the first write error, naming the field.
     /// Returns how many frames were written.
@@ -341,6 +366,9 @@ impl Simulation {
 
     /// Finalises statistics and returns the result tables and summary.
     pub fn finish(mut self) -> Results {
+        if self.par.is_some() {
+            self.merge_partitions();
+        }
         output::finish(&mut self)
     }
 
@@ -430,7 +458,11 @@ impl Simulation {
             }
         }
         self.q.schedule(now + t, Event::TxDone(p));
-        self.q.schedule(now + t + delay, Event::Arrive(peer, id));
+        if self.ports[p.idx()].remote {
+            self.outbox.push((now + t + delay, peer, id));
+        } else {
+            self.q.schedule(now + t + delay, Event::Arrive(peer, id));
+        }
         if self.pcap.is_some() {
             self.capture(p, id, frame);
         }
@@ -446,7 +478,7 @@ impl Simulation {
         };
         for p in 0..self.ports.len() {
             let port = &self.ports[p];
-            if self.nodes[port.node.idx()].is_host {
+            if self.nodes[port.node.idx()].is_host || !self.owns(port.node) {
                 continue;
             }
             for prio in 0..8u8 {
@@ -467,6 +499,10 @@ impl Simulation {
             }
         }
     }
+
+    /// Whether this world runs the node: always, but on a partition of a parallel run.
+    #[inline]
+    pub(crate) fn owns(&self, n: NodeId) -> bool { self.owned.is_empty() || self.owned[n.idx()] }
 
     /// MMU accounting class of a priority: itself under PFC, one class under PAUSE.
     #[inline]

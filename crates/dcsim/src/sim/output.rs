@@ -12,6 +12,54 @@ fn gbps(bytes: u64, t: SimTime) -> f64 {
     if t.0 == 0 { 0.0 } else { bytes as f64 * 8.0 / t.as_secs_f64() * 1e-9 }
 }
 
+/// Orders the logs by time, then by what each row is about, instead of the order in
+/// which events due at one picosecond were served: one world and the partitions of a
+/// parallel run give the same rows. A log keeps at most `stats.max_rows` rows.
+fn canonical_logs(s: &mut Simulation) {
+    fn cap<T>(v: &mut Vec<T>, dropped: &mut u64, max: usize) {
+        if v.len() > max {
+            *dropped += (v.len() - max) as u64;
+            v.truncate(max);
+        }
+    }
+    /// The permutation that sorts rows by `key` (stable).
+    fn order<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
+        let mut ix: Vec<usize> = (0..n).collect();
+        ix.sort_by_key(|&i| key(i));
+        ix
+    }
+    fn permute<T: Copy>(v: &mut Vec<T>, ix: &[usize], max: usize) { *v = ix.iter().take(max).map(|&i| v[i]).collect(); }
+    let max = s.stats_cfg.max_rows as usize;
+    s.pfc_log.sort_by_key(|e| (e.time, e.port, e.prio, e.kind));
+    cap(&mut s.pfc_log, &mut s.pfc_log_dropped, max);
+    // A flow's rows come from its source alone: a stable sort keeps their order.
+    s.rate_log.sort_by_key(|r| (r.0, r.1));
+    cap(&mut s.rate_log, &mut s.rate_log_dropped, max);
+    s.cc_trace.sort_by_key(|r| (r.0, r.1));
+    cap(&mut s.cc_trace, &mut s.cc_trace_dropped, max);
+    s.marking.intervals.sort_by_key(|i| (i.start, i.port, i.prio));
+    cap(&mut s.marking.intervals, &mut s.marking.intervals_dropped, max);
+    let sm = &mut s.samples;
+    let n = sm.time.len();
+    if !(1..n).all(|i| (sm.time[i - 1], sm.port[i - 1], sm.prio[i - 1]) <= (sm.time[i], sm.port[i], sm.prio[i])) || n > max {
+        let ix = order(n, |i| (sm.time[i], sm.port[i], sm.prio[i]));
+        permute(&mut sm.time, &ix, max);
+        permute(&mut sm.port, &ix, max);
+        permute(&mut sm.prio, &ix, max);
+        permute(&mut sm.egress_bytes, &ix, max);
+        permute(&mut sm.ingress_bytes, &ix, max);
+        permute(&mut sm.paused, &ix, max);
+        s.samples_dropped += n.saturating_sub(max) as u64;
+    }
+    let g = &mut s.goodput;
+    let n = g.flow.len();
+    let ix = order(n, |i| (g.bin_start[i], g.flow[i]));
+    permute(&mut g.flow, &ix, max);
+    permute(&mut g.bin_start, &ix, max);
+    permute(&mut g.bytes, &ix, max);
+    s.goodput_dropped += n.saturating_sub(max) as u64;
+}
+
 pub(super) fn finish(s: &mut Simulation) -> Results {
     // A run stopped at a deadlock ends there.
     let end = if s.deadlocks.stopped_at.is_some() { s.clock.min(s.end) } else { s.end };
@@ -36,6 +84,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             s.push_goodput(crate::ids::FlowId(f as u32), bin * iv.0, bytes);
         }
     }
+    canonical_logs(s);
     let mut tables = Vec::new();
     let name = |n: crate::ids::NodeId| s.nodes[n.idx()].name.clone();
 

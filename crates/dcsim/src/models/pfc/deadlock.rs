@@ -62,16 +62,55 @@ impl DeadlockDetector {
     }
 }
 
+/// The fabric as the detector reads it: one world, or the partitions of a parallel run
+/// (each port read from the partition that runs its node).
+struct Fabric<'a> {
+    sims: &'a [&'a Simulation],
+    part: &'a [u16],
+}
+
+impl<'a> Fabric<'a> {
+    /// The world that runs port `p`'s node.
+    #[inline]
+    fn at(&self, p: u32) -> &'a Simulation {
+        if self.part.is_empty() {
+            return self.sims[0];
+        }
+        let node = self.sims[0].ports[p as usize].node;
+        self.sims[self.part[node.idx()] as usize]
+    }
+}
+
 impl Simulation {
     /// Runs the check due at `deadlocks.next` and schedules the following one. Returns
     /// true when a new deadlock was found and the run is to stop.
     pub(crate) fn check_deadlocks(&mut self) -> bool {
-        let t = self.deadlocks.next;
-        self.deadlocks.next = match self.deadlocks.interval {
+        let mut d = std::mem::replace(&mut self.deadlocks, DeadlockDetector::new(None, false));
+        let stop = d.check(&Fabric { sims: &[&*self], part: &[] });
+        self.deadlocks = d;
+        stop
+    }
+
+    /// The check due at `t` of a parallel run, on its first partition: `others` are the
+    /// other partitions, `part` the partition of each node.
+    pub(crate) fn check_deadlocks_across(&mut self, t: SimTime, others: &[&Simulation], part: &[u16]) -> bool {
+        let mut d = std::mem::replace(&mut self.deadlocks, DeadlockDetector::new(None, false));
+        d.next = t;
+        let sims: Vec<&Simulation> = std::iter::once(&*self).chain(others.iter().copied()).collect();
+        let stop = d.check(&Fabric { sims: &sims, part });
+        self.deadlocks = d;
+        stop
+    }
+}
+
+impl DeadlockDetector {
+    fn check(&mut self, w: &Fabric<'_>) -> bool {
+        let t = self.next;
+        self.next = match self.interval {
             Some(i) => t + i,
             None => SimTime::MAX,
         };
-        let cycles = self.waiting_cycles();
+        let cycles = waiting_cycles(w);
         // A deadlock that broke up (a watchdog dropped its frames) is reported again if
         // it forms anew.
         let present: BTreeSet<Vec<QueueId>> = cycles
@@ -82,85 +121,89 @@ impl Simulation {
                 k
             })
             .collect();
-        self.deadlocks.reported.retain(|k| present.contains(k));
+        self.reported.retain(|k| present.contains(k));
         let mut new_found = false;
         let mut suspects = BTreeMap::new();
+        let sent = |q: &QueueId| w.at(q.0).prio_stats[q.0 as usize * 8 + q.1 as usize].tx_pkts;
         for (prio, cycle) in cycles {
-            let sent = |s: &Simulation, q: &QueueId| s.prio_stats[q.0 as usize * 8 + q.1 as usize].tx_pkts;
-            let stuck = cycle.iter().all(|q| self.deadlocks.suspects.get(q) == Some(&sent(self, q)));
+            let stuck = cycle.iter().all(|q| self.suspects.get(q) == Some(&sent(q)));
             for q in &cycle {
-                suspects.insert(*q, sent(self, q));
+                suspects.insert(*q, sent(q));
             }
             let mut key = cycle.clone();
             key.sort_unstable();
-            if !stuck || self.deadlocks.reported.contains(&key) {
+            if !stuck || self.reported.contains(&key) {
                 continue;
             }
             let mut flows = BTreeSet::new();
             let mut bytes = 0;
             for &(p, c) in &cycle {
-                self.egress.for_each_queued(PortId(p), c, |item| {
-                    flows.insert(self.pool.get(item.id).flow.0);
+                let s = w.at(p);
+                s.egress.for_each_queued(PortId(p), c, |item| {
+                    flows.insert(s.pool.get(item.id).flow.0);
                     bytes += item.frame as u64;
                 });
             }
             let ports = cycle.iter().map(|q| PortId(q.0)).collect();
-            self.deadlocks.found.push(Deadlock { time: t, prio, ports, flows: flows.into_iter().collect(), bytes });
-            self.deadlocks.reported.insert(key);
+            self.found.push(Deadlock { time: t, prio, ports, flows: flows.into_iter().collect(), bytes });
+            self.reported.insert(key);
             new_found = true;
         }
-        self.deadlocks.suspects = suspects;
-        if new_found && self.deadlocks.stop {
-            self.deadlocks.stopped_at = Some(t);
+        self.suspects = suspects;
+        if new_found && self.stop {
+            self.stopped_at = Some(t);
             return true;
         }
         false
     }
+}
 
-    /// The cycles of the wait-for graph (strongly connected sets of more than one queue,
-    /// or one queue waiting on itself), each in wait-for order, with their priority.
-    fn waiting_cycles(&self) -> Vec<(u8, Vec<QueueId>)> {
-        // Nodes: paused, non-empty lossless egress queues of switches.
-        let mut index: BTreeMap<QueueId, usize> = BTreeMap::new();
-        let mut nodes: Vec<QueueId> = Vec::new();
-        for (p, port) in self.ports.iter().enumerate() {
-            if port.paused == 0 || self.nodes[port.node.idx()].is_host {
-                continue;
-            }
-            for c in 0..8u8 {
-                if port.paused & (1 << c) != 0 && self.egress.queue(PortId(p as u32), c).pkts > 0 {
-                    index.insert((p as u32, c), nodes.len());
-                    nodes.push((p as u32, c));
-                }
+/// The cycles of the wait-for graph (strongly connected sets of more than one queue,
+/// or one queue waiting on itself), each in wait-for order, with their priority.
+fn waiting_cycles(w: &Fabric<'_>) -> Vec<(u8, Vec<QueueId>)> {
+    let any = w.sims[0];
+    // Nodes: paused, non-empty lossless egress queues of switches.
+    let mut index: BTreeMap<QueueId, usize> = BTreeMap::new();
+    let mut nodes: Vec<QueueId> = Vec::new();
+    for p in 0..any.ports.len() {
+        let s = w.at(p as u32);
+        let port = &s.ports[p];
+        if port.paused == 0 || s.nodes[port.node.idx()].is_host {
+            continue;
+        }
+        for c in 0..8u8 {
+            if port.paused & (1 << c) != 0 && s.egress.queue(PortId(p as u32), c).pkts > 0 {
+                index.insert((p as u32, c), nodes.len());
+                nodes.push((p as u32, c));
             }
         }
-        if nodes.is_empty() {
-            return Vec::new();
-        }
-        // Edges: (p, c) -> (q, c) for the downstream switch's queues holding frames that
-        // came in through p's peer port.
-        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-        for (i, &(p, c)) in nodes.iter().enumerate() {
-            let ingress = self.ports[p as usize].peer;
-            let down = self.ports[ingress.idx()].node;
-            if self.nodes[down.idx()].is_host {
-                continue;
-            }
-            for q in self.nodes[down.idx()].ports.clone() {
-                let Some(&j) = index.get(&(q, c)) else { continue };
-                let mut from_ingress = false;
-                self.egress.for_each_queued(PortId(q), c, |item| from_ingress |= item.in_port == ingress);
-                if from_ingress {
-                    succ[i].push(j);
-                }
-            }
-        }
-        strongly_connected(&succ)
-            .into_iter()
-            .filter(|scc| scc.len() > 1 || succ[scc[0]].contains(&scc[0]))
-            .map(|scc| (nodes[scc[0]].1, cycle_order(&scc, &succ).into_iter().map(|k| nodes[k]).collect()))
-            .collect()
     }
+    if nodes.is_empty() {
+        return Vec::new();
+    }
+    // Edges: (p, c) -> (q, c) for the downstream switch's queues holding frames that
+    // came in through p's peer port.
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (i, &(p, c)) in nodes.iter().enumerate() {
+        let ingress = any.ports[p as usize].peer;
+        let down = any.ports[ingress.idx()].node;
+        if any.nodes[down.idx()].is_host {
+            continue;
+        }
+        for q in any.nodes[down.idx()].ports.clone() {
+            let Some(&j) = index.get(&(q, c)) else { continue };
+            let mut from_ingress = false;
+            w.at(q).egress.for_each_queued(PortId(q), c, |item| from_ingress |= item.in_port == ingress);
+            if from_ingress {
+                succ[i].push(j);
+            }
+        }
+    }
+    strongly_connected(&succ)
+        .into_iter()
+        .filter(|scc| scc.len() > 1 || succ[scc[0]].contains(&scc[0]))
+        .map(|scc| (nodes[scc[0]].1, cycle_order(&scc, &succ).into_iter().map(|k| nodes[k]).collect()))
+        .collect()
 }
 
 /// Tarjan's strongly connected components (iterative), each sorted.

@@ -1,0 +1,130 @@
+//! The end of a parallel run: the first partition takes from each other partition what
+//! that one ran (its ports, the queue pairs of its hosts, the receivers of flows to its
+//! hosts) and adds up what all of them counted, so that the result tables are built from
+//! one world as after a one-thread run. Its egress queues take the other partitions'
+//! counters only (their frames stay in the other pools); the frames still in flight are
+//! copied into its pool for the conservation check.
+
+use std::mem::swap;
+
+use super::Simulation;
+use crate::ids::PortId;
+use crate::sim::FlowStats;
+
+impl Simulation {
+    pub(in crate::sim) fn merge_partitions(&mut self) {
+        let par = self.par.take().expect("a parallel run");
+        let part = &par.part;
+        let peak = self.peak_packets_of(&par.others);
+        for (k, mut o) in par.others.into_iter().enumerate() {
+            let me = (k + 1) as u16;
+            for p in 0..self.ports.len() {
+                if part[self.ports[p].node.idx()] != me {
+                    continue;
+                }
+                swap(&mut self.ports[p], &mut o.ports[p]);
+                self.port_stats[p] = o.port_stats[p];
+                let r = p * 8..p * 8 + 8;
+                self.prio_stats[r.clone()].copy_from_slice(&o.prio_stats[r.clone()]);
+                self.xoff_sent[r.clone()].copy_from_slice(&o.xoff_sent[r.clone()]);
+                self.ever_xoff[r.clone()].copy_from_slice(&o.ever_xoff[r.clone()]);
+                if !self.marking.cps.is_empty() {
+                    self.marking.cps[r.clone()].copy_from_slice(&o.marking.cps[r.clone()]);
+                }
+                self.egress.adopt_counters(&o.egress, PortId(p as u32));
+                self.mmu.adopt_port(&o.mmu, p);
+            }
+            for f in 0..self.flows.len() {
+                let (src, dst, tcp) = (self.flows[f].src, self.flows[f].dst, self.flows[f].tcp as usize);
+                if part[src.idx()] == me {
+                    swap(&mut self.senders[f], &mut o.senders[f]);
+                    swap(&mut self.ccs[f], &mut o.ccs[f]);
+                    if tcp != crate::sim::NO_TCP as usize {
+                        swap(&mut self.tcp_tx[tcp], &mut o.tcp_tx[tcp]);
+                    }
+                }
+                if part[dst.idx()] == me {
+                    swap(&mut self.receivers[f], &mut o.receivers[f]);
+                    if tcp != crate::sim::NO_TCP as usize {
+                        swap(&mut self.tcp_rx[tcp], &mut o.tcp_rx[tcp]);
+                    }
+                }
+                self.flow_stats[f].absorb(&mut o.flow_stats[f]);
+                self.drops_by_flow[f] += o.drops_by_flow[f];
+            }
+            self.latency.absorb(&o.latency);
+            self.msg_latency.absorb(&o.msg_latency);
+            self.pfc_log.append(&mut o.pfc_log);
+            self.pfc_log_dropped += o.pfc_log_dropped;
+            let (s, os) = (&mut self.samples, &mut o.samples);
+            s.time.append(&mut os.time);
+            s.port.append(&mut os.port);
+            s.prio.append(&mut os.prio);
+            s.egress_bytes.append(&mut os.egress_bytes);
+            s.ingress_bytes.append(&mut os.ingress_bytes);
+            s.paused.append(&mut os.paused);
+            self.samples_dropped += o.samples_dropped;
+            let (g, og) = (&mut self.goodput, &mut o.goodput);
+            g.flow.append(&mut og.flow);
+            g.bin_start.append(&mut og.bin_start);
+            g.bytes.append(&mut og.bytes);
+            self.goodput_dropped += o.goodput_dropped;
+            self.rate_log.append(&mut o.rate_log);
+            self.rate_log_dropped += o.rate_log_dropped;
+            self.cc_trace.append(&mut o.cc_trace);
+            self.cc_trace_dropped += o.cc_trace_dropped;
+            for (a, b) in self.class_bins.iter_mut().zip(&o.class_bins) {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+            }
+            self.class_dropped += o.class_dropped;
+            self.marking.pairs.extend(o.marking.pairs.drain());
+            self.marking.intervals.append(&mut o.marking.intervals);
+            self.marking.intervals_dropped += o.marking.intervals_dropped;
+            self.hops += o.hops;
+            self.q.add_processed(o.q.processed());
+            if self.watchdog.stalled.is_none() {
+                self.watchdog.stalled = o.watchdog.stalled;
+            }
+            o.pool.for_each_live(|p| {
+                self.pool.alloc(*p);
+            });
+        }
+        self.pool.set_peak(peak);
+    }
+
+    fn peak_packets_of(&self, others: &[Simulation]) -> usize { self.pool.peak() + others.iter().map(|s| s.pool.peak()).sum::<usize>() }
+}
+
+impl FlowStats {
+    /// Adds what another partition counted about the flow. Each field is written by one
+    /// end of the flow only, so the other partition's value is the initial one: a sum,
+    /// the set option, the extreme, or the longer list gives the value one world has.
+    fn absorb(&mut self, o: &mut FlowStats) {
+        self.finish = self.finish.or(o.finish);
+        self.msgs_done += o.msgs_done;
+        self.msg_lat_sum += o.msg_lat_sum;
+        self.msg_lats.append(&mut o.msg_lats);
+        self.pkts_sent += o.pkts_sent;
+        self.retransmits += o.retransmits;
+        self.delivered += o.delivered;
+        self.steady_bytes += o.steady_bytes;
+        self.last_rx = self.last_rx.max(o.last_rx);
+        self.lat_sum += o.lat_sum;
+        self.lat_max = self.lat_max.max(o.lat_max);
+        self.pkts_rx += o.pkts_rx;
+        self.bin = self.bin.max(o.bin);
+        self.bin_bytes += o.bin_bytes;
+        self.marked_rx += o.marked_rx;
+        self.cnps_sent += o.cnps_sent;
+        self.cnps_rx += o.cnps_rx;
+        self.min_rate = self.min_rate.min(o.min_rate);
+        self.limited_since = self.limited_since.or(o.limited_since);
+        self.limited_ps += o.limited_ps;
+        self.pkts_limited += o.pkts_limited;
+        self.ipi_sum += o.ipi_sum;
+        self.last_arrival = self.last_arrival.max(o.last_arrival);
+        self.feedback_rx += o.feedback_rx;
+    }
+}

@@ -1,0 +1,265 @@
+//! The conservative parallel engine (`simulation.threads` > 1).
+//!
+//! The fabric is partitioned (`partition.rs`); each partition is a whole world built from
+//! the plan that runs only its own nodes' events (a frame's arrival is the receiving
+//! port's, a queue pair's timers its source host's, a receiver's its destination's).
+//! Partitions run in rounds, each on its own thread: they agree on the earliest pending
+//! event t and all process their events before t + lookahead, the shortest delay of a
+//! link between partitions, which no frame sent in the round can beat. Frames sent to
+//! another partition's port wait in the sender's outbox and are posted, packet and
+//! headers copied, at the end of the round. Simultaneous events are served in an order
+//! that depends on the events alone (`event.rs`), and every random draw on the events'
+//! own keys, so each partition serves its events exactly as one world would: the results
+//! are identical to one thread's. At the end the partitions are merged (`merge.rs`).
+//!
+//! The PFC deadlock check reads pauses and queues across the fabric: rounds end at its
+//! times, and it runs on all partitions at once between rounds.
+
+mod merge;
+mod partition;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Barrier, Mutex};
+
+use super::Simulation;
+use crate::error::{Error, Result};
+use crate::event::Event;
+use crate::ids::{NodeId, PortId};
+use crate::net::packet::{IntStack, Packet, FLAG_INT};
+use crate::plan::Plan;
+use crate::units::SimTime;
+
+pub(crate) struct Parallel {
+    /// Partitions 1.. (partition 0 is the world that holds this).
+    pub others: Vec<Simulation>,
+    /// The partition of each node.
+    pub part: Vec<u16>,
+    /// How far a partition may run ahead of the earliest pending event.
+    pub lookahead: SimTime,
+    /// The next deadlock check (`SimTime::MAX`: none), run between rounds.
+    pub deadlock_next: SimTime,
+}
+
+/// A frame posted to another partition: when and where it arrives.
+struct Mail {
+    at: SimTime,
+    port: PortId,
+    pkt: Packet,
+    int: Option<IntStack>,
+    tag: Option<u32>,
+}
+
+/// Splits a freshly built world into `plan.threads` partitions.
+pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
+    let parts = plan.threads as usize;
+    let (part, lookahead) = partition::partition(plan, parts);
+    let lookahead = match lookahead {
+        Some(l) if l.0 > 0 => l,
+        Some(_) => {
+            return Err(Error::scenario(
+                "simulation.threads",
+                "a link between two partitions has no delay, so no partition can run ahead of another; use threads = 1",
+            ))
+        }
+        None => SimTime::MAX, // one partition holds every link
+    };
+    let mut others = Vec::with_capacity(parts - 1);
+    for _ in 1..parts {
+        others.push(super::build::build(plan)?);
+    }
+    let deadlock_next = sim.deadlocks.next;
+    for (i, s) in std::iter::once(&mut *sim).chain(others.iter_mut()).enumerate() {
+        s.owned = part.iter().map(|&p| p as usize == i).collect();
+        for p in 0..s.ports.len() {
+            let (node, peer) = (s.ports[p].node, s.ports[p].peer);
+            s.ports[p].remote = part[node.idx()] != part[s.ports[peer.idx()].node.idx()];
+        }
+        let mut q = std::mem::replace(&mut s.q, crate::event::EventQueue::new(0, SimTime(1)));
+        {
+            let nodes = event_nodes(s);
+            q.retain(|ev| s.owned[nodes(ev).idx()]);
+        }
+        s.q = q;
+        // The deadlock check runs between rounds, over all partitions.
+        s.deadlocks.next = SimTime::MAX;
+        s.next_periodic = s.periodic_due();
+    }
+    if std::env::var_os("DCSIM_PAR_DEBUG").is_some() {
+        let counts: Vec<usize> = (0..parts).map(|i| part.iter().filter(|&&p| p as usize == i).count()).collect();
+        eprintln!("partitions {counts:?} lookahead {lookahead:?}");
+    }
+    sim.par = Some(Box::new(Parallel { others, part, lookahead, deadlock_next }));
+    Ok(())
+}
+
+/// The node whose state an event changes: the owner of the event.
+fn event_nodes(s: &Simulation) -> impl Fn(&Event) -> NodeId + '_ {
+    move |ev| {
+        let port = |p: PortId| s.ports[p.idx()].node;
+        match *ev {
+            Event::TxDone(p) | Event::Arrive(p, _) | Event::PauseExpire(p, ..) | Event::PfcRefresh(p, ..) | Event::Forward(p, _) => port(p),
+            Event::QpWake(f) | Event::FlowStart(f) | Event::FlowStop(f) | Event::Rto(f, _) | Event::CcTimer(f, ..) => s.flows[f.idx()].src,
+            Event::CnpDeferred(f) | Event::DelAck(f, _) => s.flows[f.idx()].dst,
+            Event::PortRate(k) => port(s.rate_schedule[k as usize].0),
+            // Refused by validation with threads > 1 (global, or not partitioned yet).
+            Event::FecnTick | Event::Link(_) | Event::PauseStorm(_) | Event::RxDone(_) | Event::RxRate(_) | Event::IbTick => {
+                unreachable!("validated plan: {ev:?} in a parallel run")
+            }
+        }
+    }
+}
+
+/// What the partitions share during `run_parallel`.
+struct Shared {
+    barrier: Barrier,
+    /// Per partition: the time of its earliest pending event (u64::MAX: none).
+    next: Vec<AtomicU64>,
+    /// Mail from partition i to j at `i * n + j`.
+    mail: Vec<Mutex<Vec<Mail>>>,
+    deadlock_next: AtomicU64,
+    halt: AtomicBool,
+    /// After a deadlock stopped the run: samples are taken before this time.
+    sample_until: AtomicU64,
+}
+
+impl Simulation {
+    /// `run_until` of a parallel run, on its first partition.
+    pub(super) fn run_parallel(&mut self, t: SimTime) -> bool {
+        let stop = t.min(self.end);
+        if self.watchdog.stalled.is_some() || self.deadlocks.stopped_at.is_some() {
+            return false;
+        }
+        let mut par = self.par.take().expect("a parallel run");
+        let n = par.others.len() + 1;
+        let shared = Shared {
+            barrier: Barrier::new(n),
+            next: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            mail: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
+            deadlock_next: AtomicU64::new(par.deadlock_next.0),
+            halt: AtomicBool::new(false),
+            sample_until: AtomicU64::new(0),
+        };
+        let (part, lookahead) = (&par.part, par.lookahead);
+        {
+            let sims: Vec<Mutex<&mut Simulation>> = std::iter::once(&mut *self).chain(par.others.iter_mut()).map(Mutex::new).collect();
+            std::thread::scope(|scope| {
+                for i in 1..n {
+                    let (sims, shared) = (&sims, &shared);
+                    scope.spawn(move || rounds(i, sims, shared, part, lookahead, stop));
+                }
+                rounds(0, &sims, &shared, part, lookahead, stop);
+            });
+        }
+        par.deadlock_next = SimTime(shared.deadlock_next.load(Ordering::Relaxed));
+        let halted = shared.halt.load(Ordering::Relaxed);
+        let pending = !self.q.is_empty() || par.others.iter().any(|s| !s.q.is_empty());
+        self.par = Some(par);
+        !halted && stop < self.end && pending
+    }
+
+    /// Posts the frames sent to other partitions this round.
+    fn post_outbox(&mut self, me: usize, n: usize, part: &[u16], shared: &Shared) {
+        let mut by_part: Vec<Vec<Mail>> = (0..n).map(|_| Vec::new()).collect();
+        for (at, port, id) in self.outbox.drain(..) {
+            let pkt = *self.pool.get(id);
+            let int = (pkt.flags & FLAG_INT != 0).then(|| self.pool.int(id));
+            let tag = self.pool.tag(id);
+            self.pool.free(id);
+            by_part[part[self.ports[port.idx()].node.idx()] as usize].push(Mail { at, port, pkt, int, tag });
+        }
+        for (j, v) in by_part.into_iter().enumerate() {
+            if !v.is_empty() {
+                shared.mail[me * n + j].lock().unwrap().extend(v);
+            }
+        }
+    }
+
+    /// Schedules the arrivals other partitions posted to this one.
+    fn take_mail(&mut self, me: usize, n: usize, shared: &Shared) {
+        for i in 0..n {
+            let mail = std::mem::take(&mut *shared.mail[i * n + me].lock().unwrap());
+            for m in mail {
+                let id = self.pool.alloc(m.pkt);
+                if let Some(int) = m.int {
+                    *self.pool.int_mut(id) = int;
+                }
+                if m.tag.is_some() {
+                    self.pool.set_tag(id, m.tag);
+                }
+                self.q.schedule(m.at, Event::Arrive(m.port, id));
+            }
+        }
+    }
+}
+
+/// One partition's side of a parallel `run_until(stop)`.
+fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u16], lookahead: SimTime, stop: SimTime) {
+    let n = sims.len();
+    loop {
+        {
+            let mut s = sims[me].lock().unwrap();
+            s.take_mail(me, n, shared);
+            let next = s.q.next_time().map_or(u64::MAX, |t| t.0);
+            shared.next[me].store(next, Ordering::Relaxed);
+        }
+        shared.barrier.wait();
+        let t = shared.next.iter().map(|x| x.load(Ordering::Relaxed)).min().unwrap();
+        let check = shared.deadlock_next.load(Ordering::Relaxed);
+        if t > stop.0 && check > stop.0 {
+            break;
+        }
+        // Events up to `w`: before t + lookahead, not past the stop or the next check.
+        let w = t.saturating_add(lookahead.0 - 1).min(stop.0).min(check);
+        {
+            let mut s = sims[me].lock().unwrap();
+            s.run_local_until(SimTime(w));
+            if s.watchdog.stalled.is_some() {
+                shared.halt.store(true, Ordering::Relaxed);
+            }
+            s.post_outbox(me, n, part, shared);
+        }
+        shared.barrier.wait();
+        if w == check && !shared.halt.load(Ordering::Relaxed) {
+            if me == 0 {
+                let mut guards: Vec<_> = sims.iter().map(|m| m.lock().unwrap()).collect();
+                let next = guards.iter_mut().filter_map(|g| g.q.next_time()).min();
+                let (first, rest) = guards.split_first_mut().unwrap();
+                let others: Vec<&Simulation> = rest.iter().map(|g| &***g).collect();
+                let stopped = first.check_deadlocks_across(SimTime(check), &others, part);
+                shared.deadlock_next.store(first.deadlocks.next.0, Ordering::Relaxed);
+                first.deadlocks.next = SimTime::MAX;
+                if stopped {
+                    // As one world ends such a run: at the next event, which it takes
+                    // from the queue without serving it, with the samples before it;
+                    // or at the stop, with the samples up to it.
+                    let until = match next {
+                        Some(x) if x <= stop => {
+                            first.clock = x;
+                            first.q.add_processed(1);
+                            x.0
+                        }
+                        _ => {
+                            first.clock = stop;
+                            stop.0 + 1
+                        }
+                    };
+                    shared.sample_until.store(until, Ordering::Relaxed);
+                    shared.halt.store(true, Ordering::Relaxed);
+                }
+            }
+            shared.barrier.wait();
+            let until = shared.sample_until.load(Ordering::Relaxed);
+            if until > 0 {
+                let mut s = sims[me].lock().unwrap();
+                while s.next_sample.0 < until {
+                    s.take_sample();
+                }
+            }
+        }
+        if shared.halt.load(Ordering::Relaxed) {
+            return;
+        }
+    }
+    // Nothing left before the stop: samples and the clock up to it.
+    sims[me].lock().unwrap().run_local_until(stop);
+}
