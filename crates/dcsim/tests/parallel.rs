@@ -1,38 +1,86 @@
 //! The parallel engine (`simulation.threads`) gives the results of one thread, bit for
 //! bit: every table and the summary (`Results::digest`, which leaves out the engine's
-//! memory figures) and the number of events, on fabrics it splits into partitions.
+//! memory figures), the number of events and of link crossings, on fabrics it splits
+//! into partitions, driven in chunks as the Python runner drives it.
 
 use std::path::Path;
 
-fn run(file: &str, overrides: &[&str], threads: u32) -> (String, u64, u64) {
+use dcsim::units::SimTime;
+
+fn run(file: &str, overrides: &[&str], threads: u32) -> (String, u64, u64, Vec<String>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     o.push(format!("simulation.threads={threads}"));
     let plan = dcsim::scenario::load_file(&root.join(file), &o).unwrap_or_else(|e| panic!("{file}: {e}"));
     let mut sim = dcsim::Simulation::new(&plan).unwrap();
-    // In chunks, as the Python runner drives it.
-    let step = dcsim::units::SimTime(sim.end().0 / 7 + 1);
-    let mut t = dcsim::units::SimTime::ZERO;
+    let step = SimTime(sim.end().0 / 7 + 1);
+    let mut t = SimTime::ZERO;
     while sim.run_until(t + step) {
         t = t + step;
     }
     let (events, hops) = (sim.events(), sim.packet_hops());
     let res = sim.finish();
     assert!(res.checks_passed(), "{file} threads={threads}: {:?}", res.failed_checks());
-    (format!("{:016x}", res.digest()), events, hops)
+    let rows = res.tables.iter().map(|(name, t)| format!("{name}: {}", t.rows())).collect();
+    (format!("{:016x}", res.digest()), events, hops, rows)
 }
 
-fn same(file: &str, overrides: &[&str]) {
+fn same_as_one_thread(file: &str, overrides: &[&str]) -> (String, u64, u64, Vec<String>) {
     let one = run(file, overrides, 1);
-    eprintln!("{file}: {one:?}");
-    assert!(one.2 > 1000, "{file}: too small a run to compare ({} hops)", one.2);
+    eprintln!("{file} {overrides:?}: {one:?}");
+    assert!(one.2 > 5_000, "{file}: too small a run to compare ({} link crossings)", one.2);
     for threads in [2, 3] {
         let par = run(file, overrides, threads);
         assert_eq!(one, par, "{file} {overrides:?}: threads = {threads} differs from one thread");
     }
+    one
 }
 
 #[test]
 fn fat_tree_permutation_with_pfc() {
-    same("python/dcsim/benchmarks/fat_tree_k8_permutation.toml", &["simulation.duration=300us", "stats.sample_interval=20us", "stats.goodput_interval=50us", "stats.max_pfc_events=100000"]);
+    let r = same_as_one_thread(
+        "python/dcsim/benchmarks/fat_tree_k8_permutation.toml",
+        &["simulation.duration=300us", "stats.sample_interval=20us", "stats.goodput_interval=50us", "stats.max_pfc_events=100000"],
+    );
+    // The logs the merge orders are there to compare.
+    for t in ["samples", "goodput"] {
+        assert!(r.3.iter().any(|x| x.starts_with(&format!("{t}: ")) && !x.ends_with(": 0")), "{t} empty: {:?}", r.3);
+    }
+}
+
+/// Seed 001's field test: 7-to-1 incasts and a full mesh over four ToR groups, TCP
+/// beside RoCE with DCQCN, PFC on the RoCE class.
+#[test]
+fn incast_with_pfc_across_tors() {
+    same_as_one_thread("scenarios/seed001_field_test.toml", &["simulation.duration=400us", "stats.steady_start=0us"]);
+}
+
+/// The HPCC study's fat tree with FB_Hadoop flow sizes and DCQCN, ECN marking.
+#[test]
+fn cdf_workload_with_dcqcn() {
+    same_as_one_thread("scenarios/hpcc_fat_tree_hadoop_dcqcn_30.toml", &["simulation.duration=300us", "stats.sample_interval=50us"]);
+}
+
+/// The deadlock detector reads pauses and queues of switches in different partitions;
+/// with `deadlock_stop` the run ends where one thread's does.
+#[test]
+fn deadlocks_across_partitions() {
+    same_as_one_thread("scenarios/deadlock_ring.toml", &[]);
+    same_as_one_thread("scenarios/deadlock_ring.toml", &["switch.pfc.deadlock_stop=true", "stats.sample_interval=7us"]);
+}
+
+#[test]
+fn what_the_parallel_engine_does_not_run_is_refused_by_name() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (file, key) in [
+        ("scenarios/seed003_qcn_step.toml", "switch.l2cm"),
+        ("scenarios/link_failure_fat_tree.toml", "switch.link_failures"),
+        ("scenarios/seed001_remote_pfc_on.toml", "switch.remote_pfc"),
+        ("scenarios/slow_receiver.toml", "host.rx_buffer"),
+    ] {
+        let e = dcsim::scenario::load_file(&root.join(file), &["simulation.threads=2".to_string()]).unwrap_err().to_string();
+        assert!(e.contains("simulation.threads") && e.contains(key), "{file}: {e}");
+    }
+    let e = dcsim::scenario::load_file(&root.join("scenarios/dcqcn_2to1.toml"), &["simulation.threads=0".to_string()]).unwrap_err().to_string();
+    assert!(e.contains("simulation.threads") && e.contains("between 1 and"), "{e}");
 }

@@ -117,6 +117,9 @@ struct Shared {
     /// Mail from partition i to j at `i * n + j`.
     mail: Vec<Mutex<Vec<Mail>>>,
     deadlock_next: AtomicU64,
+    /// A partition's clock stopped advancing (set during a round, read after it).
+    stalled: AtomicBool,
+    /// A deadlock stopped the run (set by the check between rounds, read after it).
     halt: AtomicBool,
     /// After a deadlock stopped the run: samples are taken before this time.
     sample_until: AtomicU64,
@@ -136,6 +139,7 @@ impl Simulation {
             next: (0..n).map(|_| AtomicU64::new(0)).collect(),
             mail: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
             deadlock_next: AtomicU64::new(par.deadlock_next.0),
+            stalled: AtomicBool::new(false),
             halt: AtomicBool::new(false),
             sample_until: AtomicU64::new(0),
         };
@@ -151,7 +155,7 @@ impl Simulation {
             });
         }
         par.deadlock_next = SimTime(shared.deadlock_next.load(Ordering::Relaxed));
-        let halted = shared.halt.load(Ordering::Relaxed);
+        let halted = shared.halt.load(Ordering::Relaxed) || shared.stalled.load(Ordering::Relaxed);
         let pending = !self.q.is_empty() || par.others.iter().any(|s| !s.q.is_empty());
         self.par = Some(par);
         !halted && stop < self.end && pending
@@ -214,12 +218,14 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
             let mut s = sims[me].lock().unwrap();
             s.run_local_until(SimTime(w));
             if s.watchdog.stalled.is_some() {
-                shared.halt.store(true, Ordering::Relaxed);
+                shared.stalled.store(true, Ordering::Relaxed);
             }
             s.post_outbox(me, n, part, shared);
         }
         shared.barrier.wait();
-        if w == check && !shared.halt.load(Ordering::Relaxed) {
+        // Every partition reads the same `stalled` here (written before the barrier).
+        let stalled = shared.stalled.load(Ordering::Relaxed);
+        if w == check && !stalled {
             if me == 0 {
                 let mut guards: Vec<_> = sims.iter().map(|m| m.lock().unwrap()).collect();
                 let next = guards.iter_mut().filter_map(|g| g.q.next_time()).min();
@@ -256,7 +262,7 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
                 }
             }
         }
-        if shared.halt.load(Ordering::Relaxed) {
+        if stalled || shared.halt.load(Ordering::Relaxed) {
             return;
         }
     }
