@@ -2,7 +2,7 @@
 peak memory is its own. Reported per scenario: wall seconds, events per second, link
 packet-hops per second (packets that finished crossing a link, per wall second) and wall
 nanoseconds per hop, wall seconds per simulated millisecond, peak
-packets in flight, peak resident memory, and memory above an idle baseline per packet in
+packets in flight (with ``--set simulation.threads=N``, the sum of the partitions' peaks), peak resident memory, and memory above an idle baseline per packet in
 flight (an upper bound: it also holds routing tables and per-port state)."""
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ def _child(argv: Sequence[str]) -> int:
     print(json.dumps({
         "name": plan.name,
         "duration_ps": plan.duration_ps,
+        "threads": plan.threads,
         "wall_s": out["wall_s"],
         "events": out["events"],
         "hops": summary["counters"]["link_packet_hops"],
@@ -86,6 +87,7 @@ def run(only: Optional[str] = None, overrides: Sequence[str] = (), as_json: bool
         per_pkt = f"{r['bytes_per_packet']:.0f}" if r["bytes_per_packet"] is not None else "n/a"
         print(
             f"{r['name']}: {r['duration_ps'] / 1e9:g} ms simulated in {r['wall_s']:.2f} s wall "
+            f"on {r['threads']} thread{'s' if r['threads'] > 1 else ''} "
             f"({r['wall_s_per_sim_ms']:.2f} s per simulated ms) | "
             f"{r['events_per_s'] / 1e6:.2f} M events/s | {r['hops_per_s'] / 1e6:.2f} M link packet-hops/s "
             f"({r['ns_per_hop'] or 0:.0f} ns per hop) | "

@@ -41,6 +41,9 @@ impl PlanHandle {
     /// Simulated duration in picoseconds.
     #[getter]
     fn duration_ps(&self) -> u64 { self.plan.duration.0 }
+    /// Threads that run it (`simulation.threads`).
+    #[getter]
+    fn threads(&self) -> u32 { self.plan.threads }
     /// Hash of the scenario text and its overrides (hex).
     #[getter]
     fn hash(&self) -> &str { &self.hash }

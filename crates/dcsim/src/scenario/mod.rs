@@ -97,7 +97,13 @@ fn parse_toml(text: &str) -> Result<toml::Value> {
 pub fn scenario_hash(text: &str, overrides: &[String]) -> String {
     let mut bytes = Vec::with_capacity(text.len());
     match overrides::merge(text, overrides) {
-        Ok(v) => canonical(&v, &mut bytes),
+        Ok(mut v) => {
+            // How many threads run it does not change the results, so not the run id.
+            if let Some(sim) = v.get_mut("simulation").and_then(|s| s.as_table_mut()) {
+                sim.remove("threads");
+            }
+            canonical(&v, &mut bytes)
+        }
         Err(_) => {
             bytes.extend_from_slice(text.as_bytes());
             for o in overrides {

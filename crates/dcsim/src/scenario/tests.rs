@@ -256,6 +256,8 @@ fn hash_is_stable_and_override_sensitive() {
     assert_eq!(h, scenario_hash("name = \"n\"\n[switch.ecn]\nkmax = \"100KB\"\n[simulation]\nseed = 1", &[]));
     assert_ne!(h, ov(&["simulation.seed=2"]));
     assert_ne!(h, ov(&["switch.ecn.kmax=200KB"]));
+    // The threads do not change the results: one run id.
+    assert_eq!(h, ov(&["simulation.threads=2"]));
     assert_ne!(ov(&["a.b=1", "a.c=2"]), ov(&["a.b=2", "a.c=1"]));
     assert_ne!(ov(&["a.b=1"]), ov(&["a.b=1.0"]));
     assert_ne!(ov(&["a.b=1"]), ov(&["a.b=\"1\""]));
