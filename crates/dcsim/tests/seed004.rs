@@ -62,7 +62,7 @@ fn dctcp_and_bbr_query_latency_is_far_below_reno_and_cubic() {
     assert!(reno.1 > 500.0 && cubic.1 > 500.0, "{out:?}");
     // BBR: in-flight data bounded by 2 x BDP (+ 3 segments) per flow keeps the queue far
     // below the drop-tail buffer: query latency below a third of Reno's and CUBIC's
-    // (measured 3.4x mean, 4x p95; the published 10x, see docs/models/tcp.md), the
+    // (measured 3.4x mean, 3.8x p95; the published 10x, see docs/models/tcp.md), the
     // lowest of the four, and the highest goodput of the four, as published.
     assert!(bbr.1 * 3.0 < reno.1.min(cubic.1), "BBR mean: {out:?}");
     assert!(bbr.2 * 3.0 < reno.2.min(cubic.2), "BBR p95: {out:?}");
