@@ -68,6 +68,7 @@ fn incast_64_to_1_at_100g_is_lossless_and_keeps_the_receiver_busy() {
     assert!(r.table("pfc_events").unwrap().rows() > 0, "pause events are logged");
     let total: f64 = col_f64(&r, "flows", "goodput_steady_gbps").iter().sum();
     let ceiling = ceiling_gbps(100.0, plan.host.mtu);
+    println!("TMP pfc rows {} total {total} ceiling {ceiling}", r.table("pfc_events").unwrap().rows());
     assert!(total >= 0.95 * ceiling, "receiver goodput {total} Gb/s vs ceiling {ceiling}");
 }
 
