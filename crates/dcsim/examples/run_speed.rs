@@ -1,5 +1,7 @@
 //! Speed of one scenario file over simulated time: every `step` of simulated time, the
 //! wall time, link packet-hops and ns per hop of that interval, and packets in flight.
+//! At the end, the digest of the results (`Results::digest`): a run with
+//! `simulation.threads=N` among the overrides prints the same digest as one thread.
 //! `cargo run --release -p dcsim --example run_speed -- scenario.toml [step] [key=value ...]`
 use std::time::Instant;
 
@@ -34,4 +36,5 @@ fn main() {
         "total: wall {:.2} s  events {}  hops {}  {:.0} ns/hop  peak packets {}",
         wall, sim.events(), sim.packet_hops(), wall * 1e9 / sim.packet_hops().max(1) as f64, sim.peak_packets()
     );
+    println!("digest {:016x}", sim.finish().digest());
 }
