@@ -84,3 +84,23 @@ fn what_the_parallel_engine_does_not_run_is_refused_by_name() {
     let e = dcsim::scenario::load_file(&root.join("scenarios/dcqcn_2to1.toml"), &["simulation.threads=0".to_string()]).unwrap_err().to_string();
     assert!(e.contains("simulation.threads") && e.contains("between 1 and"), "{e}");
 }
+
+/// Logs cut at their limits keep as many rows, and count as many left out, as one
+/// thread's. (Which rows of the picosecond at which a log is cut are kept may differ:
+/// one world keeps those it served first, a parallel run the first in the logs' order.)
+#[test]
+fn logs_cut_at_their_limits_count_alike() {
+    let sets = ["simulation.duration=300us", "stats.sample_interval=5us", "stats.max_pfc_events=50", "stats.max_rows=2000"];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let counts = |threads: u32| {
+        let mut o: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        o.push(format!("simulation.threads={threads}"));
+        let plan = dcsim::scenario::load_file(&root.join("scenarios/hpcc_fat_tree_hadoop_dcqcn_30.toml"), &o).unwrap();
+        let res = dcsim::sim::run(&plan).unwrap();
+        let rows: Vec<(String, usize)> = res.tables.iter().map(|(n, t)| (n.clone(), t.rows())).collect();
+        (rows, res.summary["outputs"].to_string())
+    };
+    let one = counts(1);
+    assert!(one.1.contains("\"samples_not_kept\":") && !one.1.contains("\"samples_not_kept\":0"), "{}", one.1);
+    assert_eq!(one, counts(2));
+}

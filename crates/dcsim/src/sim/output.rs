@@ -14,7 +14,8 @@ fn gbps(bytes: u64, t: SimTime) -> f64 {
 
 /// Orders the logs by time, then by what each row is about, instead of the order in
 /// which events due at one picosecond were served: one world and the partitions of a
-/// parallel run give the same rows. A log keeps at most `stats.max_rows` rows.
+/// parallel run give the same rows. A log keeps at most `stats.max_rows` rows
+/// (`stats.max_pfc_events` for PFC events), the earliest.
 fn canonical_logs(s: &mut Simulation) {
     fn cap<T>(v: &mut Vec<T>, dropped: &mut u64, max: usize) {
         if v.len() > max {
@@ -29,9 +30,9 @@ fn canonical_logs(s: &mut Simulation) {
         ix
     }
     fn permute<T: Copy>(v: &mut Vec<T>, ix: &[usize], max: usize) { *v = ix.iter().take(max).map(|&i| v[i]).collect(); }
-    let max = s.stats_cfg.max_rows as usize;
+    let max = s.stats_cfg.max_rows.min(usize::MAX as u64) as usize;
     s.pfc_log.sort_by_key(|e| (e.time, e.port, e.prio, e.kind));
-    cap(&mut s.pfc_log, &mut s.pfc_log_dropped, max);
+    cap(&mut s.pfc_log, &mut s.pfc_log_dropped, s.stats_cfg.max_pfc_events.min(usize::MAX as u64) as usize);
     // A flow's rows come from its source alone: a stable sort keeps their order.
     s.rate_log.sort_by_key(|r| (r.0, r.1));
     cap(&mut s.rate_log, &mut s.rate_log_dropped, max);
