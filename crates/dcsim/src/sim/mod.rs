@@ -440,7 +440,7 @@ impl Simulation {
         let port = &mut self.ports[p.idx()];
         let t = port.rate.tx_time(wire as u64);
         port.busy = true;
-        let (peer, delay) = (port.peer, port.delay);
+        let (peer, delay, remote) = (port.peer, port.delay, port.remote);
         let st = &mut self.port_stats[p.idx()];
         st.wire_bytes += wire as u64;
         match data_prio {
@@ -458,7 +458,7 @@ impl Simulation {
             }
         }
         self.q.schedule(now + t, Event::TxDone(p));
-        if self.ports[p.idx()].remote {
+        if remote {
             self.outbox.push((now + t + delay, peer, id));
         } else {
             self.q.schedule(now + t + delay, Event::Arrive(peer, id));
