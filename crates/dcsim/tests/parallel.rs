@@ -69,14 +69,25 @@ fn deadlocks_across_partitions() {
     same_as_one_thread("scenarios/deadlock_ring.toml", &["switch.pfc.deadlock_stop=true", "stats.sample_interval=7us"]);
 }
 
+/// Remote PFC (messages to the source's ToR across partitions), NetworkCC (switch
+/// notifications with a rate), pause storms and slow receivers (NIC receive buffers).
+#[test]
+fn remote_pfc_network_cc_pause_storms_and_slow_receivers() {
+    same_as_one_thread("scenarios/seed001_remote_pfc_on.toml", &[]);
+    same_as_one_thread("scenarios/seed001_field_test.toml", &["simulation.duration=400us", "stats.steady_start=0us", "switch.remote_pfc.enabled=true"]);
+    same_as_one_thread("scenarios/seed004_network_cc_switch.toml", &[]);
+    same_as_one_thread("scenarios/pause_storm.toml", &[]);
+    same_as_one_thread("scenarios/slow_receiver.toml", &[]);
+}
+
 #[test]
 fn what_the_parallel_engine_does_not_run_is_refused_by_name() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     for (file, key) in [
         ("scenarios/seed003_qcn_step.toml", "switch.l2cm"),
         ("scenarios/link_failure_fat_tree.toml", "switch.link_failures"),
-        ("scenarios/seed001_remote_pfc_on.toml", "switch.remote_pfc"),
-        ("scenarios/slow_receiver.toml", "host.rx_buffer"),
+        ("scenarios/seed004_storage_oltp.toml", "storage traffic"),
+        ("scenarios/seed000_parking_lot_ib_credits.toml", "ib_credits"),
     ] {
         let e = dcsim::scenario::load_file(&root.join(file), &["simulation.threads=2".to_string()]).unwrap_err().to_string();
         assert!(e.contains("simulation.threads") && e.contains(key), "{file}: {e}");

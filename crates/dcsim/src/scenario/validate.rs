@@ -51,13 +51,10 @@ pub fn validate_threads(p: &Plan) -> Result<()> {
         (p.stats.pcap.is_some(), "stats.pcap (one capture file in time order)"),
         (!p.storage.is_empty(), "storage traffic (its closed loop spans the fabric)"),
         (!p.switch.link_failures.is_empty(), "switch.link_failures (routes change everywhere at once)"),
-        (!p.host.pause_storms.is_empty(), "host.pause_storms"),
-        (p.host.rx_buffer.is_some(), "host.rx_buffer"),
         (p.switch.pfc.mode == FlowControl::IbCredits, "switch.pfc.mode = \"ib_credits\""),
+        // Its polls act at the time of the next event served, which differs per partition.
         (p.switch.pfc.watchdog.is_some(), "switch.pfc.watchdog"),
         (p.switch.l2cm != crate::plan::L2Cm::None, "switch.l2cm (QCN, BCN, FECN)"),
-        (p.switch.remote_pfc.enabled, "switch.remote_pfc"),
-        (p.switch.network_cc.is_some(), "switch.network_cc"),
         (p.ccs.iter().any(|c| matches!(c, crate::models::CcPlan::External(_))), "congestion control of type \"python\""),
     ];
     if let Some((_, what)) = unsupported.iter().find(|(on, _)| *on) {

@@ -71,7 +71,7 @@ impl Simulation {
         self.pfc_watchdog.next = now + w.poll;
         for p in 0..self.ports.len() {
             let port = &self.ports[p];
-            if self.nodes[port.node.idx()].is_host {
+            if self.nodes[port.node.idx()].is_host || !self.owns(port.node) {
                 continue;
             }
             let pid = PortId(p as u32);

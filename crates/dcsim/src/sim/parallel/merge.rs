@@ -82,6 +82,26 @@ impl Simulation {
             self.marking.pairs.extend(o.marking.pairs.drain());
             self.marking.intervals.append(&mut o.marking.intervals);
             self.marking.intervals_dropped += o.marking.intervals_dropped;
+            // Remote PFC and NetworkCC count per node or port, each where it ran.
+            let add = |a: &mut Vec<u64>, b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+            add(&mut self.rpfc.cp.sent, &o.rpfc.cp.sent);
+            add(&mut self.rpfc.tor.consumed, &o.rpfc.tor.consumed);
+            add(&mut self.rpfc.tor.pauses, &o.rpfc.tor.pauses);
+            add(&mut self.rpfc.tor.granted_ps, &o.rpfc.tor.granted_ps);
+            self.netcc.sent += o.netcc.sent;
+            self.pause_storms.frames_sent += o.pause_storms.frames_sent;
+            for k in 0..self.rx.nics.len() {
+                if part[self.ports[self.rx.nics[k].port.idx()].node.idx()] == me {
+                    swap(&mut self.rx.nics[k], &mut o.rx.nics[k]);
+                }
+            }
+            if !self.pfc_watchdog.storm.is_empty() {
+                for p in 0..self.ports.len() {
+                    if part[self.ports[p].node.idx()] == me {
+                        self.pfc_watchdog.storm[p] = o.pfc_watchdog.storm[p];
+                    }
+                }
+            }
             self.hops += o.hops;
             self.q.add_processed(o.q.processed());
             if self.watchdog.stalled.is_none() {

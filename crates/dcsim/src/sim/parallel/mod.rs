@@ -101,8 +101,11 @@ fn event_nodes(s: &Simulation) -> impl Fn(&Event) -> NodeId + '_ {
             Event::QpWake(f) | Event::FlowStart(f) | Event::FlowStop(f) | Event::Rto(f, _) | Event::CcTimer(f, ..) => s.flows[f.idx()].src,
             Event::CnpDeferred(f) | Event::DelAck(f, _) => s.flows[f.idx()].dst,
             Event::PortRate(k) => port(s.rate_schedule[k as usize].0),
+            Event::PauseStorm(k) => port(s.pause_storms.storms[k as usize].port),
+            Event::RxDone(k) => port(s.rx.nics[k as usize].port),
+            Event::RxRate(k) => port(s.rx.nics[s.rx.changes[k as usize].0 as usize].port),
             // Refused by validation with threads > 1 (global, or not partitioned yet).
-            Event::FecnTick | Event::Link(_) | Event::PauseStorm(_) | Event::RxDone(_) | Event::RxRate(_) | Event::IbTick => {
+            Event::FecnTick | Event::Link(_) | Event::IbTick => {
                 unreachable!("validated plan: {ev:?} in a parallel run")
             }
         }
