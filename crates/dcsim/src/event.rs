@@ -454,6 +454,13 @@ impl EventQueue {
         self.far_due = self.far.min().map_or(u64::MAX, |t| t >> self.shift);
     }
 
+    /// Moves the clock to `t` (no earlier than now, with no event pending before it): the
+    /// loop's periodic work runs at its own time.
+    pub(crate) fn set_now(&mut self, t: SimTime) {
+        debug_assert!(t >= self.now);
+        self.now = t;
+    }
+
     /// Counts events processed elsewhere (the partitions of a parallel run, merged).
     pub(crate) fn add_processed(&mut self, n: u64) { self.popped += n; }
 

@@ -67,6 +67,16 @@ fn cdf_workload_with_dcqcn() {
 fn deadlocks_across_partitions() {
     same_as_one_thread("scenarios/deadlock_ring.toml", &[]);
     same_as_one_thread("scenarios/deadlock_ring.toml", &["switch.pfc.deadlock_stop=true", "stats.sample_interval=7us"]);
+    // The loop runs each check at its own time, after the events up to it: a stopped
+    // run ends at a multiple of the check period (20 us), with its samples up to it.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let o = ["switch.pfc.deadlock_stop=true".to_string(), "stats.sample_interval=7us".to_string()];
+    let plan = dcsim::scenario::load_file(&root.join("scenarios/deadlock_ring.toml"), &o).unwrap();
+    let res = dcsim::sim::run(&plan).unwrap();
+    let end = res.summary["duration_ps"].as_u64().unwrap();
+    assert!(end > 0 && end % 20_000_000 == 0 && end < 2_000_000_000, "stopped at {end} ps");
+    let Some(dcsim::results::Column::U64(t)) = res.table("samples").unwrap().get("time_ps") else { panic!("samples") };
+    assert!(*t.iter().max().unwrap() <= end && *t.iter().max().unwrap() + 7_000_000 > end);
 }
 
 /// Remote PFC (messages to the source's ToR across partitions), NetworkCC (switch

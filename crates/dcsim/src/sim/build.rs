@@ -350,7 +350,6 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         rx,
         link_faults,
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
-        next_periodic: SimTime::ZERO,
         enqueue_hooks: false,
         storage: None,
         io_next: SimTime::MAX,
@@ -382,7 +381,6 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         sim.storage = Some(Box::new(st));
         sim.storage_start();
     }
-    sim.next_periodic = sim.periodic_due();
     sim.enqueue_hooks = sim.marking.active || !matches!(sim.l2.kind, crate::plan::L2Cm::None) || sim.rpfc.on || sim.netcc.active;
     Ok(sim)
 }

@@ -145,8 +145,6 @@ pub struct Simulation {
     pub(crate) class_dropped: u64,
     /// Time of the next queue sample (`SimTime::MAX`: none).
     pub(crate) next_sample: SimTime,
-    /// `periodic_due()`, kept so that the loop tests one time per event.
-    pub(crate) next_periodic: SimTime,
     /// Some model acts on each data frame a switch queues (ECN marking or detection,
     /// 802.1Qau congestion points, remote PFC, NetworkCC): one test per frame for all.
     pub(crate) enqueue_hooks: bool,
@@ -216,42 +214,32 @@ impl Simulation {
         if self.watchdog.stalled.is_some() || self.deadlocks.stopped_at.is_some() {
             return false;
         }
-        while let Some((now, ev)) = self.q.pop_until(stop) {
-            if self.watchdog.same_time(now) {
-                // The clock stopped advancing: a model error (valid input always moves
-                // it). The run ends here and the summary's checks report it.
+        loop {
+            // Samples, the watchdog's polls, storage KPI rows and the deadlock checks are
+            // run by the loop, not by events, so that turning them on or off cannot change
+            // the order (or the random tie-breaks) of the model's events. Each runs at its
+            // own time t: after every event up to t, before any later one.
+            let due = self.periodic_due();
+            while let Some((now, ev)) = self.q.pop_until(stop.min(due)) {
+                if self.watchdog.same_time(now) {
+                    // The clock stopped advancing: a model error (valid input always moves
+                    // it). The run ends here and the summary's checks report it.
+                    self.clock = now;
+                    return false;
+                }
+                if let Some(Event::Arrive(_, next)) = self.q.upcoming() {
+                    self.pool.prefetch(next);
+                }
                 self.clock = now;
-                return false;
+                self.dispatch(ev);
             }
-            if let Some(Event::Arrive(_, next)) = self.q.upcoming() {
-                self.pool.prefetch(next);
+            if due > stop {
+                break;
             }
-            // Samples (and the watchdog's polls and the deadlock checks) are taken by the
-            // loop, not by events, so that turning them on or off cannot change the order
-            // (or the random tie-breaks) of the model's events.
-            if self.next_periodic < now && self.periodic_before(now) {
-                self.clock = now;
-                return false;
-            }
-            self.clock = now;
-            self.dispatch(ev);
-        }
-        while self.next_sample <= stop && self.next_sample < SimTime::MAX {
-            self.take_sample();
-        }
-        while self.pfc_watchdog.next <= stop {
-            self.pfc_watchdog_poll();
-        }
-        while self.io_next <= stop {
-            self.take_io_kpi();
-        }
-        while self.deadlocks.next <= stop && self.deadlocks.next < SimTime::MAX {
-            if self.check_deadlocks() {
-                self.clock = stop;
+            if self.run_periodic(due) {
                 return false;
             }
         }
-        self.next_periodic = self.periodic_due();
         self.clock = stop;
         stop < self.end && !self.q.is_empty()
     }
@@ -259,27 +247,23 @@ impl Simulation {
     /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.
     pub(crate) fn periodic_due(&self) -> SimTime { self.next_sample.min(self.pfc_watchdog.next).min(self.io_next).min(self.deadlocks.next) }
 
-    /// Samples, watchdog polls and deadlock checks due before `now`, in that order (one
-    /// test per event in the loop instead of three). True when a deadlock stops the run.
+    /// The samples, watchdog polls, storage KPI rows and deadlock checks due at `t`, in
+    /// that order, with the clock at `t`. True when a deadlock stops the run (at `t`).
     #[cold]
     #[inline(never)]
-    fn periodic_before(&mut self, now: SimTime) -> bool {
-        while self.next_sample < now {
+    fn run_periodic(&mut self, t: SimTime) -> bool {
+        self.q.set_now(t);
+        self.clock = t;
+        if self.next_sample == t {
             self.take_sample();
         }
-        while self.pfc_watchdog.next < now {
+        if self.pfc_watchdog.next == t {
             self.pfc_watchdog_poll();
         }
-        while self.io_next < now {
+        if self.io_next == t {
             self.take_io_kpi();
         }
-        while self.deadlocks.next < now {
-            if self.check_deadlocks() {
-                return true;
-            }
-        }
-        self.next_periodic = self.periodic_due();
-        false
+        self.deadlocks.next == t && self.check_deadlocks()
     }
 
     #[inline(always)]

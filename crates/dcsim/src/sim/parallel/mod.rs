@@ -82,7 +82,6 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
         s.q = q;
         // The deadlock check runs between rounds, over all partitions.
         s.deadlocks.next = SimTime::MAX;
-        s.next_periodic = s.periodic_due();
     }
     if std::env::var_os("DCSIM_PAR_DEBUG").is_some() {
         let counts: Vec<usize> = (0..parts).map(|i| part.iter().filter(|&&p| p as usize == i).count()).collect();
@@ -124,8 +123,6 @@ struct Shared {
     stalled: AtomicBool,
     /// A deadlock stopped the run (set by the check between rounds, read after it).
     halt: AtomicBool,
-    /// After a deadlock stopped the run: samples are taken before this time.
-    sample_until: AtomicU64,
 }
 
 impl Simulation {
@@ -144,7 +141,6 @@ impl Simulation {
             deadlock_next: AtomicU64::new(par.deadlock_next.0),
             stalled: AtomicBool::new(false),
             halt: AtomicBool::new(false),
-            sample_until: AtomicU64::new(0),
         };
         let (part, lookahead) = (&par.part, par.lookahead);
         {
@@ -231,39 +227,18 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
         if w == check && !stalled {
             if me == 0 {
                 let mut guards: Vec<_> = sims.iter().map(|m| m.lock().unwrap()).collect();
-                let next = guards.iter_mut().filter_map(|g| g.q.next_time()).min();
                 let (first, rest) = guards.split_first_mut().unwrap();
                 let others: Vec<&Simulation> = rest.iter().map(|g| &***g).collect();
                 let stopped = first.check_deadlocks_across(SimTime(check), &others, part);
                 shared.deadlock_next.store(first.deadlocks.next.0, Ordering::Relaxed);
                 first.deadlocks.next = SimTime::MAX;
                 if stopped {
-                    // As one world ends such a run: at the next event, which it takes
-                    // from the queue without serving it, with the samples before it;
-                    // or at the stop, with the samples up to it.
-                    let until = match next {
-                        Some(x) if x <= stop => {
-                            first.clock = x;
-                            first.q.add_processed(1);
-                            x.0
-                        }
-                        _ => {
-                            first.clock = stop;
-                            stop.0 + 1
-                        }
-                    };
-                    shared.sample_until.store(until, Ordering::Relaxed);
+                    // As one world ends such a run: at the check.
+                    first.clock = SimTime(check);
                     shared.halt.store(true, Ordering::Relaxed);
                 }
             }
             shared.barrier.wait();
-            let until = shared.sample_until.load(Ordering::Relaxed);
-            if until > 0 {
-                let mut s = sims[me].lock().unwrap();
-                while s.next_sample.0 < until {
-                    s.take_sample();
-                }
-            }
         }
         if stalled || shared.halt.load(Ordering::Relaxed) {
             return;
