@@ -90,6 +90,17 @@ fn remote_pfc_network_cc_pause_storms_and_slow_receivers() {
     same_as_one_thread("scenarios/slow_receiver.toml", &[]);
 }
 
+/// The PFC watchdog's polls restore queues, which then send: rounds start no later than
+/// the next poll. Beside a pause storm, on the deadlock ring, on the k = 8 fat tree.
+#[test]
+fn pfc_watchdog() {
+    let w = "switch.pfc.watchdog.detection_time=100us";
+    same_as_one_thread("scenarios/pause_storm.toml", &[w]);
+    same_as_one_thread("scenarios/slow_receiver.toml", &[w]);
+    same_as_one_thread("scenarios/deadlock_ring.toml", &["switch.pfc.watchdog.detection_time=50us"]);
+    same_as_one_thread("python/dcsim/benchmarks/fat_tree_k8_permutation.toml", &["simulation.duration=300us", "switch.pfc.watchdog.detection_time=5us"]);
+}
+
 #[test]
 fn what_the_parallel_engine_does_not_run_is_refused_by_name() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");

@@ -52,9 +52,6 @@ pub fn validate_threads(p: &Plan) -> Result<()> {
         (!p.storage.is_empty(), "storage traffic (its closed loop spans the fabric)"),
         (!p.switch.link_failures.is_empty(), "switch.link_failures (routes change everywhere at once)"),
         (p.switch.pfc.mode == FlowControl::IbCredits, "switch.pfc.mode = \"ib_credits\""),
-        // Equal to one thread's on a fat tree and the slow receiver, not yet beside a
-        // pause storm (docs/parallel.md).
-        (p.switch.pfc.watchdog.is_some(), "switch.pfc.watchdog"),
         (p.switch.l2cm != crate::plan::L2Cm::None, "switch.l2cm (QCN, BCN, FECN)"),
         (p.ccs.iter().any(|c| matches!(c, crate::models::CcPlan::External(_))), "congestion control of type \"python\""),
     ];

@@ -182,6 +182,7 @@ impl Simulation {
         for i in 0..n {
             let mail = std::mem::take(&mut *shared.mail[i * n + me].lock().unwrap());
             for m in mail {
+                debug_assert!(m.at > self.q.now(), "a frame from another partition arrives in this one's past");
                 let id = self.pool.alloc(m.pkt);
                 if let Some(int) = m.int {
                     *self.pool.int_mut(id) = int;
@@ -202,7 +203,10 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
         {
             let mut s = sims[me].lock().unwrap();
             s.take_mail(me, n, shared);
-            let next = s.q.next_time().map_or(u64::MAX, |t| t.0);
+            // The PFC watchdog's polls send frames too (a restored queue transmits): a
+            // round starts no later than the next one, or a frame it sends could reach
+            // another partition in that partition's past.
+            let next = s.q.next_time().map_or(u64::MAX, |t| t.0).min(s.pfc_watchdog.next.0);
             shared.next[me].store(next, Ordering::Relaxed);
         }
         shared.barrier.wait();
