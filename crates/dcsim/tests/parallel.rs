@@ -90,6 +90,16 @@ fn remote_pfc_network_cc_pause_storms_and_slow_receivers() {
     same_as_one_thread("scenarios/slow_receiver.toml", &[]);
 }
 
+/// 802.1Qau congestion points (QCN, BCN: per-queue state and draws, feedback frames to
+/// the sources) on the k = 8 fat tree.
+#[test]
+fn qcn_and_bcn_on_a_fat_tree() {
+    for cc in ["qcn", "bcn"] {
+        let (l2, rp) = (format!("switch.l2cm.type={cc}"), format!("host.cc.type={cc}"));
+        same_as_one_thread("python/dcsim/benchmarks/fat_tree_k8_permutation.toml", &["simulation.duration=300us", &l2, &rp]);
+    }
+}
+
 /// The PFC watchdog's polls restore queues, which then send: rounds start no later than
 /// the next poll. Beside a pause storm, on the deadlock ring, on the k = 8 fat tree.
 #[test]
@@ -105,7 +115,7 @@ fn pfc_watchdog() {
 fn what_the_parallel_engine_does_not_run_is_refused_by_name() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     for (file, key) in [
-        ("scenarios/seed003_qcn_step.toml", "switch.l2cm"),
+        ("scenarios/seed002_fecn.toml", "switch.l2cm"),
         ("scenarios/link_failure_fat_tree.toml", "switch.link_failures"),
         ("scenarios/seed004_storage_oltp.toml", "storage traffic"),
         ("scenarios/seed000_parking_lot_ib_credits.toml", "ib_credits"),

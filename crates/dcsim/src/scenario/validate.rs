@@ -52,7 +52,10 @@ pub fn validate_threads(p: &Plan) -> Result<()> {
         (!p.storage.is_empty(), "storage traffic (its closed loop spans the fabric)"),
         (!p.switch.link_failures.is_empty(), "switch.link_failures (routes change everywhere at once)"),
         (p.switch.pfc.mode == FlowControl::IbCredits, "switch.pfc.mode = \"ib_credits\""),
-        (p.switch.l2cm != crate::plan::L2Cm::None, "switch.l2cm (QCN, BCN, FECN)"),
+        (
+            matches!(p.switch.l2cm, crate::plan::L2Cm::Fecn(_) | crate::plan::L2Cm::Efecn(_)),
+            "switch.l2cm of type \"fecn\" or \"efecn\" (one rate update for all switches)",
+        ),
         (p.ccs.iter().any(|c| matches!(c, crate::models::CcPlan::External(_))), "congestion control of type \"python\""),
     ];
     if let Some((_, what)) = unsupported.iter().find(|(on, _)| *on) {

@@ -89,6 +89,7 @@ impl Simulation {
             add(&mut self.rpfc.tor.pauses, &o.rpfc.tor.pauses);
             add(&mut self.rpfc.tor.granted_ps, &o.rpfc.tor.granted_ps);
             self.netcc.sent += o.netcc.sent;
+            self.l2.feedback_sent += o.l2.feedback_sent;
             self.pause_storms.frames_sent += o.pause_storms.frames_sent;
             for k in 0..self.rx.nics.len() {
                 if part[self.ports[self.rx.nics[k].port.idx()].node.idx()] == me {
