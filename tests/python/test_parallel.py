@@ -24,5 +24,5 @@ def test_two_threads_give_the_tables_of_one():
 
 
 def test_unsupported_features_name_the_setting():
-    with pytest.raises(dcsim.ScenarioError, match=r"simulation\.threads.*switch\.l2cm"):
-        dcsim.load(str(ROOT / "scenarios" / "seed003_qcn_step.toml"), overrides=["simulation.threads=2"])
+    with pytest.raises(dcsim.ScenarioError, match=r"simulation\.threads.*switch\.l2cm.*fecn"):
+        dcsim.load(str(ROOT / "scenarios" / "seed002_fecn.toml"), overrides=["simulation.threads=2"])
