@@ -136,12 +136,33 @@ pub struct Samples {
     pub paused: Vec<u8>,
 }
 
+impl Samples {
+    /// Moves another buffer's rows to the end of this one (a parallel run's merge).
+    pub fn append(&mut self, o: &mut Samples) {
+        self.time.append(&mut o.time);
+        self.port.append(&mut o.port);
+        self.prio.append(&mut o.prio);
+        self.egress_bytes.append(&mut o.egress_bytes);
+        self.ingress_bytes.append(&mut o.ingress_bytes);
+        self.paused.append(&mut o.paused);
+    }
+}
+
 /// Column buffers of per-flow goodput bins.
 #[derive(Default)]
 pub struct GoodputRows {
     pub flow: Vec<u32>,
     pub bin_start: Vec<u64>,
     pub bytes: Vec<u64>,
+}
+
+impl GoodputRows {
+    /// Moves another buffer's rows to the end of this one (a parallel run's merge).
+    pub fn append(&mut self, o: &mut GoodputRows) {
+        self.flow.append(&mut o.flow);
+        self.bin_start.append(&mut o.bin_start);
+        self.bytes.append(&mut o.bytes);
+    }
 }
 
 #[cfg(test)]

@@ -13,9 +13,9 @@ use crate::sim::FlowStats;
 
 impl Simulation {
     pub(in crate::sim) fn merge_partitions(&mut self) {
+        let peak = self.peak_packets();
         let par = self.par.take().expect("a parallel run");
         let part = &par.part;
-        let peak = self.peak_packets_of(&par.others);
         for (k, mut o) in par.others.into_iter().enumerate() {
             let me = (k + 1) as u16;
             for p in 0..self.ports.len() {
@@ -56,18 +56,9 @@ impl Simulation {
             self.msg_latency.absorb(&o.msg_latency);
             self.pfc_log.append(&mut o.pfc_log);
             self.pfc_log_dropped += o.pfc_log_dropped;
-            let (s, os) = (&mut self.samples, &mut o.samples);
-            s.time.append(&mut os.time);
-            s.port.append(&mut os.port);
-            s.prio.append(&mut os.prio);
-            s.egress_bytes.append(&mut os.egress_bytes);
-            s.ingress_bytes.append(&mut os.ingress_bytes);
-            s.paused.append(&mut os.paused);
+            self.samples.append(&mut o.samples);
             self.samples_dropped += o.samples_dropped;
-            let (g, og) = (&mut self.goodput, &mut o.goodput);
-            g.flow.append(&mut og.flow);
-            g.bin_start.append(&mut og.bin_start);
-            g.bytes.append(&mut og.bytes);
+            self.goodput.append(&mut o.goodput);
             self.goodput_dropped += o.goodput_dropped;
             self.rate_log.append(&mut o.rate_log);
             self.rate_log_dropped += o.rate_log_dropped;
@@ -115,7 +106,6 @@ impl Simulation {
         self.pool.set_peak(peak);
     }
 
-    fn peak_packets_of(&self, others: &[Simulation]) -> usize { self.pool.peak() + others.iter().map(|s| s.pool.peak()).sum::<usize>() }
 }
 
 impl FlowStats {
