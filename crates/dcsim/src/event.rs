@@ -169,7 +169,7 @@ impl RadixHeap {
     }
 }
 
-const WHEEL_SLOTS: usize = 4096;
+const WHEEL_SLOTS: usize = 2048;
 
 /// Slots up to this size are sorted by insertion (nearly all: a few events each).
 const INSERTION_SORT: usize = 24;
@@ -188,10 +188,20 @@ fn order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
     (a.time, a.key).cmp(&(b.time, b.key)).then_with(|| a.ev.ident().cmp(&b.ev.ident()))
 }
 
-/// Sorts a slot latest first, so that it is served from its end.
+/// Sorts a slot that starts at time `base` and spans `2^shift` ps latest first, so that
+/// it is served from its end.
 #[inline]
-fn sort_latest_first(v: &mut [Entry]) {
+fn sort_latest_first(v: &mut [Entry], base: u64, shift: u32) {
     if v.len() > INSERTION_SORT {
+        if shift <= 32 {
+            // (time, tie key) as one number: a crowded slot sorts on one compare per pair.
+            // Equal numbers (a tie-key collision at one picosecond) need the event itself.
+            let packed = |e: &Entry| (e.time - base) << 32 | e.key as u64;
+            v.sort_unstable_by_key(|e| std::cmp::Reverse(packed(e)));
+            if v.windows(2).all(|w| packed(&w[0]) != packed(&w[1])) {
+                return;
+            }
+        }
         v.sort_unstable_by(|a, b| order(b, a));
         return;
     }
@@ -375,7 +385,7 @@ impl EventQueue {
         let i = slot as usize & (WHEEL_SLOTS - 1);
         let bit = 1u64 << (i % 64);
         if self.sorted[i / 64] & bit == 0 && self.wheel[i].len() > 1 {
-            sort_latest_first(&mut self.wheel[i]);
+            sort_latest_first(&mut self.wheel[i], slot << self.shift, self.shift);
             self.sorted[i / 64] |= bit;
         }
         let e = *self.wheel[i].last().expect("an occupied slot holds an event");
@@ -399,23 +409,16 @@ impl EventQueue {
         Some((self.now, e.ev))
     }
 
-    /// The event due next, or soon after (the first of the next non-empty slot),
-    /// for prefetching what it will touch. Never changes the order of events.
+    /// The event `k` places after the next one in the slot being served (`k = 0`: the
+    /// next), for prefetching ahead; `None` past the slot's end or before it is sorted.
     #[inline]
-    pub fn upcoming(&self) -> Option<Event> {
-        if self.near == 0 {
+    pub fn ahead(&self, k: usize) -> Option<Event> {
+        let i = self.cur as usize & (WHEEL_SLOTS - 1);
+        if self.sorted[i / 64] & (1 << (i % 64)) == 0 {
             return None;
         }
-        let start = self.cur as usize & (WHEEL_SLOTS - 1);
-        let (w, b) = (start / 64, start % 64);
-        let m = self.bits[w] & (!0u64 << b);
-        if m == 0 {
-            return None; // not in this word: far enough ahead not to matter
-        }
-        let i = w * 64 + m.trailing_zeros() as usize;
-        // The slot being served is sorted: its next event is its last.
         let v = &self.wheel[i];
-        if i == start { v.last() } else { v.first() }.map(|e| e.ev)
+        v.len().checked_sub(1 + k).map(|j| v[j].ev)
     }
 
     /// The time of the next event, if any (the parallel engine's rounds start there).
@@ -473,6 +476,30 @@ impl EventQueue {
 mod tests {
     use super::*;
     use crate::rng::Rng;
+
+    /// A crowded slot sorted on packed (time, tie key) numbers comes out in the full order,
+    /// also when two events share time and tie key (then the event decides).
+    #[test]
+    fn packed_sort_keeps_the_full_order_on_tie_key_collisions() {
+        let mut rng = Rng::stream(3, "packed");
+        let (base, shift) = (7u64 << 10, 10);
+        let mut v: Vec<Entry> = (0..60)
+            .map(|k| Entry { time: base + rng.below(1 << shift), key: rng.below(4) as u32, ev: Event::TxDone(PortId(k)) })
+            .collect();
+        v[1].time = v[0].time;
+        v[1].key = v[0].key;
+        let mut want = v.clone();
+        want.sort_by(|a, b| order(b, a));
+        sort_latest_first(&mut v, base, shift);
+        let ids = |v: &[Entry]| v.iter().map(|e| e.ev.ident()).collect::<Vec<_>>();
+        assert_eq!(ids(&v), ids(&want));
+        // Without collisions the packed numbers alone decide.
+        let mut u: Vec<Entry> = (0..60u32).map(|k| Entry { time: base + (k as u64 * 37) % 1024, key: k, ev: Event::FlowStart(FlowId(k)) }).collect();
+        let mut want = u.clone();
+        want.sort_by(|a, b| order(b, a));
+        sort_latest_first(&mut u, base, shift);
+        assert_eq!(ids(&u), ids(&want));
+    }
 
     /// Thousands of events in one slot (flows starting together), events scheduled into
     /// the slot being served, and a few timers, against a reference that scans all

@@ -13,6 +13,7 @@ pub mod keys;
 pub mod models;
 pub mod net;
 pub mod plan;
+pub(crate) mod prefetch;
 pub mod results;
 pub mod rng;
 pub mod scenario;

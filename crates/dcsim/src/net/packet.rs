@@ -317,10 +317,8 @@ impl PacketPool {
     /// Asks the CPU to bring a packet into cache ahead of its use.
     #[inline]
     pub fn prefetch(&self, id: PktId) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(p) = self.pkts.get(id.idx()) {
-            // SAFETY: prefetching is a hint with no effect on memory; the pointer is valid.
-            unsafe { std::arch::x86_64::_mm_prefetch(p as *const Packet as *const i8, std::arch::x86_64::_MM_HINT_T0) }
+            crate::prefetch::prefetch(p);
         }
     }
 

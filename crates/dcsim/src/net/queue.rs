@@ -147,6 +147,15 @@ impl EgressQueues {
         self.queues[port.idx() * 8 + prio as usize].bytes += add;
     }
 
+    /// Prefetches the scheduling state of `port`.
+    #[inline]
+    pub fn prefetch_port(&self, port: PortId) {
+        if let Some(s) = self.sched.get(port.idx()) {
+            crate::prefetch::prefetch(s);
+        }
+    }
+
+
     /// Priorities of `port` with packets queued (bit p = priority p).
     #[inline]
     pub fn nonempty(&self, port: PortId) -> u8 { self.sched[port.idx()].nonempty }

@@ -9,6 +9,7 @@ mod host;
 mod output;
 mod parallel;
 mod pcap;
+mod prefetch;
 mod reaction;
 mod storage;
 mod switch;
@@ -40,27 +41,30 @@ pub(crate) struct Node {
 }
 
 /// One end of a full-duplex link: a transmitter toward `peer` and its pause state.
+/// The fields every hop reads come first and fill one cache line (48 bytes); the
+/// per-priority pause state, touched by PFC frames only, follows on the next lines.
+#[repr(C, align(64))]
 pub(crate) struct Port {
     pub node: NodeId,
     pub peer: PortId,
     /// Index of this port within its node.
     pub local: u32,
-    pub rate: Rate,
-    pub delay: SimTime,
     pub busy: bool,
     /// Priorities this transmitter may not send (paused by the peer), bit per priority.
     pub paused: u8,
-    pub pause_gen: [u32; 8],
-    pub paused_since: [SimTime; 8],
-    /// Control frames (PFC, ACK, NAK): served before any data, never paused.
-    pub ctrl: PktFifo,
     /// The link is down (`models/link_failure`): nothing is sent, arrivals are lost.
     pub down: bool,
+    /// The peer belongs to another partition of a parallel run: frames go to the outbox.
+    pub remote: bool,
+    pub rate: Rate,
+    pub delay: SimTime,
+    /// Control frames (PFC, ACK, NAK): served before any data, never paused.
+    pub ctrl: PktFifo,
     /// When the link last came back up (zero: never failed); frames that left before
     /// are lost.
     pub up_at: SimTime,
-    /// The peer belongs to another partition of a parallel run: frames go to the outbox.
-    pub remote: bool,
+    pub pause_gen: [u32; 8],
+    pub paused_since: [SimTime; 8],
 }
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
@@ -86,6 +90,8 @@ pub struct Simulation {
     pub(crate) q: EventQueue,
     pub(crate) clock: SimTime,
     pub(crate) pool: PacketPool,
+    /// Prefetch what the events due soon touch (large fabrics: `prefetch.rs`).
+    pub(crate) prefetch: bool,
     pub(crate) nodes: Vec<Node>,
     pub(crate) ports: Vec<Port>,
     pub(crate) routing: Routing,
@@ -227,8 +233,10 @@ impl Simulation {
                     self.clock = now;
                     return false;
                 }
-                if let Some(Event::Arrive(_, next)) = self.q.upcoming() {
-                    self.pool.prefetch(next);
+                if self.prefetch {
+                    if let Some(e) = self.q.ahead(prefetch::AHEAD) {
+                        self.prefetch_for(e);
+                    }
                 }
                 self.clock = now;
                 self.dispatch(ev);
