@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::ids::{PktId, PortId};
+use crate::ids::{FlowId, PktId, PortId};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SchedulerKind {
@@ -38,12 +38,16 @@ pub enum Arbitration {
 const NONE: u32 = u32::MAX;
 
 /// What the egress side needs of a queued packet, kept beside its id so that dequeuing,
-/// scheduling and releasing the MMU charge never touch the (cold) packet itself.
+/// scheduling, releasing the MMU charge and the congestion point's bookkeeping never
+/// touch the (cold) packet itself. 16 bytes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Queued {
     pub id: PktId,
     pub in_port: PortId,
-    pub frame: u32,
+    pub flow: FlowId,
+    pub frame: u16,
+    /// A data frame (not a CNP or other frame queued in a data class).
+    pub data: bool,
 }
 
 /// Packets of one arbitration class (an ingress port or a flow) inside an egress queue.
@@ -204,7 +208,7 @@ impl EgressQueues {
     #[inline]
     fn head_frame(&self, qi: usize) -> u32 {
         let s = self.queues[qi].active_head;
-        self.subs[s as usize].fifo.front().expect("non-empty queue").frame
+        self.subs[s as usize].fifo.front().expect("non-empty queue").frame as u32
     }
 
     /// Calls `f` on every packet queued at (port, prio), in no particular order (for
@@ -305,7 +309,7 @@ mod tests {
     use super::*;
 
     /// Queue entries carry their flow in the packet id, for checking the order.
-    fn pkt(flow: u32, frame: u32) -> Queued { Queued { id: PktId(flow), in_port: PortId(0), frame } }
+    fn pkt(flow: u32, frame: u32) -> Queued { Queued { id: PktId(flow), in_port: PortId(0), flow: FlowId(flow), frame: frame as u16, data: true } }
 
     fn sched(kind: SchedulerKind, weights: [u32; 8]) -> SchedulerPlan { SchedulerPlan { kind, weights, strict_mask: 0 } }
 

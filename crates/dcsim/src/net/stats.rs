@@ -6,7 +6,8 @@ use crate::units::SimTime;
 
 /// Counters of one (port, priority). Control frames count under the priority they
 /// concern (PFC) or in the port's `ctrl_*` counters (ACK/NAK).
-/// The fields touched per packet come first, so that they share one cache line.
+/// The fields touched per packet (the first seven: traffic, queue peaks, and what the
+/// congestion point and ECN marking read or count as a frame leaves) share one cache line.
 #[derive(Copy, Clone, Default, Debug)]
 #[repr(C, align(64))]
 pub struct PrioCounters {
@@ -15,18 +16,18 @@ pub struct PrioCounters {
     /// Largest egress queue and largest ingress charge seen (bytes).
     pub max_egress: u64,
     pub max_ingress: u64,
-    pub drops: [u64; 4],
-    pub pfc_xoff_tx: u64,
-    pub pfc_xon_tx: u64,
-    pub pfc_xoff_rx: u64,
-    pub pfc_xon_rx: u64,
-    pub pfc_expired: u64,
     /// Time this port's transmitter was paused for the priority.
     pub paused_ps: u64,
     /// Smallest ingress charge seen after the first XOFF was sent for it.
     pub min_ingress_after_xoff: u64,
     /// Data packets this egress queue marked CE.
     pub ecn_marked: u64,
+    pub drops: [u64; 4],
+    pub pfc_xoff_tx: u64,
+    pub pfc_xon_tx: u64,
+    pub pfc_xoff_rx: u64,
+    pub pfc_xon_rx: u64,
+    pub pfc_expired: u64,
     /// PFC watchdog: storms detected and ended on this egress queue, frames it dropped.
     pub pfc_storms: u64,
     pub pfc_storms_restored: u64,

@@ -54,7 +54,8 @@ impl Simulation {
         }
         let local = self.ports[in_port.idx()].local;
         let q_before = self.egress.queue(out, prio).bytes;
-        self.egress.enqueue(out, prio, Queued { id, in_port, frame: pkt.frame as u32 }, local, pkt.flow.0);
+        let item = Queued { id, in_port, flow: pkt.flow, frame: pkt.frame, data: pkt.kind == PktKind::Data };
+        self.egress.enqueue(out, prio, item, local, pkt.flow.0);
         if self.enqueue_hooks {
             self.on_enqueue_hooks(out, prio, id, local, q_before, &pkt, lossless);
         }
@@ -116,17 +117,18 @@ impl Simulation {
         }
         let eligible = self.egress.nonempty(p) & !port.paused;
         let Some(prio) = self.egress.pick(p, eligible) else { return };
-        let Queued { id, in_port, frame } = self.egress.dequeue(p, prio);
+        let item = self.egress.dequeue(p, prio);
+        let Queued { id, in_port, frame, .. } = item;
         let size = frame as u64;
         if self.marking.active {
-            let (local, q_after) = (self.ports[in_port.idx()].local, self.egress.queue(p, prio).bytes);
-            self.mark_on_dequeue(p, prio, id, local, q_after);
+            let q_after = self.egress.queue(p, prio).bytes;
+            self.mark_on_dequeue(p, prio, &item, q_after);
         }
         if self.pool.int_on() {
             self.int_stamp(p, id);
         }
         self.release_ingress(in_port, prio, size);
-        self.transmit(p, id, frame, Some(prio));
+        self.transmit(p, id, frame as u32, Some(prio));
     }
 
     /// A frame of `prio` that came in through `in_port` leaves the switch: its MMU charge

@@ -10,6 +10,7 @@ use crate::ids::{PktId, PortId};
 use crate::models::rcm::detection::{CongestionPoint, Demand, Interval};
 use crate::models::ecn::marker::{mark_instant, thresholds_for, RedAvg, Thresholds};
 use crate::net::packet::{PktKind, FLAG_CE};
+use crate::net::queue::Queued;
 use crate::net::queue::FxHasher;
 use crate::plan::{Detection, EcnMode, MarkPoint, Plan};
 use crate::rng::{keyed, stream_key, unit};
@@ -101,7 +102,8 @@ impl Simulation {
 
     /// A data-class packet left egress (p, prio) through arbitration: evaluate the
     /// congestion point, mark by the configured rule, record who crossed it.
-    pub(crate) fn mark_on_dequeue(&mut self, p: PortId, prio: u8, id: PktId, in_local: u32, q_after: u64) {
+    pub(crate) fn mark_on_dequeue(&mut self, p: PortId, prio: u8, item: &Queued, q_after: u64) {
+        let id = item.id;
         let now = self.now_t();
         let ci = p.idx() * 8 + prio as usize;
         let rate = self.ports[p.idx()].rate;
@@ -111,7 +113,7 @@ impl Simulation {
         let first = self.nodes[node.idx()].ports.start;
         let m = &mut self.marking;
         if let Some(d) = m.demand.as_mut() {
-            d.depart(p.idx(), prio, in_local, now);
+            d.depart(p.idx(), prio, self.ports[item.in_port.idx()].local, now);
         }
         if q_after == 0 && !m.red.is_empty() {
             m.red[ci].on_empty(now);
@@ -148,14 +150,12 @@ impl Simulation {
                 m.intervals_dropped += 1;
             }
         }
-        let pkt = self.pool.get(id);
-        if pkt.kind != PktKind::Data {
+        if !item.data {
             return;
         }
         if congested {
-            let flow = pkt.flow.0;
             self.marking.cps[ci].pkts_while_congested += 1;
-            self.marking.pairs.insert((ci as u32, flow));
+            self.marking.pairs.insert((ci as u32, item.flow.0));
         }
         if mark {
             self.set_ce(p, prio, id);
