@@ -66,9 +66,19 @@ pub struct EgressQueue {
     /// Ring of non-empty sub-queues, served in turn (a FIFO of sub-queue ids).
     active_head: u32,
     active_tail: u32,
-    /// FIFO and per-port arbitration: the first of this queue's fixed sub-queues.
+    /// Per-port arbitration: the first of this queue's sub-queues (one per ingress port).
     sub_base: u32,
 }
+
+/// An egress queue and, beside it, its own sub-queue (the only one under FIFO
+/// arbitration): 24 + 40 bytes, one cache line for what an enqueue or a dequeue touches.
+#[derive(Clone)]
+#[repr(C, align(64))]
+struct Cell {
+    q: EgressQueue,
+    own: SubQueue,
+}
+const _: () = assert!(std::mem::size_of::<Cell>() == 64);
 
 /// Scheduling state of one port across its priorities.
 #[derive(Copy, Clone, Default)]
@@ -93,9 +103,11 @@ impl Hasher for FxHasher {
 }
 
 pub struct EgressQueues {
-    queues: Vec<EgressQueue>,
+    /// Per (port, priority): the queue and its own sub-queue (sub-queue id = cell index).
+    cells: Vec<Cell>,
     sched: Vec<PortSched>,
-    subs: Vec<SubQueue>,
+    /// Sub-queues of per-port and per-flow arbitration: id `cells.len() + k` is `extra[k]`.
+    extra: Vec<SubQueue>,
     arbitration: Arbitration,
     scheduler: SchedulerPlan,
     /// DWRR quantum per unit of weight (bytes).
@@ -112,29 +124,28 @@ impl EgressQueues {
     /// partition's pool, so the merged queues are read for their counts alone.
     pub fn adopt_counters(&mut self, other: &EgressQueues, p: PortId) {
         for i in p.idx() * 8..p.idx() * 8 + 8 {
-            self.queues[i].bytes = other.queues[i].bytes;
-            self.queues[i].pkts = other.queues[i].pkts;
+            self.cells[i].q.bytes = other.cells[i].q.bytes;
+            self.cells[i].q.pkts = other.cells[i].q.pkts;
         }
     }
 
     pub fn new(radix: &[u32], arbitration: Arbitration, scheduler: SchedulerPlan, quantum: u32) -> Self {
-        let mut queues = Vec::with_capacity(radix.len() * 8);
-        let mut n_subs = 0u32;
+        let n_cells = (radix.len() * 8) as u32;
+        let mut cells = Vec::with_capacity(radix.len() * 8);
+        let mut n_extra = 0u32;
         for &r in radix {
             for _ in 0..8 {
-                let width = match arbitration {
-                    Arbitration::Fifo => 1,
-                    Arbitration::PerPort => r,
-                    Arbitration::PerFlow => 0,
-                };
-                queues.push(EgressQueue { bytes: 0, pkts: 0, active_head: NONE, active_tail: NONE, sub_base: n_subs });
-                n_subs += width;
+                let q = EgressQueue { bytes: 0, pkts: 0, active_head: NONE, active_tail: NONE, sub_base: n_cells + n_extra };
+                cells.push(Cell { q, own: SubQueue { next_active: NONE, ..Default::default() } });
+                if arbitration == Arbitration::PerPort {
+                    n_extra += r;
+                }
             }
         }
         EgressQueues {
-            queues,
+            cells,
             sched: vec![PortSched::default(); radix.len()],
-            subs: (0..n_subs).map(|_| SubQueue { next_active: NONE, ..Default::default() }).collect(),
+            extra: (0..n_extra).map(|_| SubQueue { next_active: NONE, ..Default::default() }).collect(),
             arbitration,
             scheduler,
             quantum,
@@ -144,11 +155,28 @@ impl EgressQueues {
     }
 
     #[inline]
-    pub fn queue(&self, port: PortId, prio: u8) -> &EgressQueue { &self.queues[port.idx() * 8 + prio as usize] }
+    pub fn queue(&self, port: PortId, prio: u8) -> &EgressQueue { &self.cells[port.idx() * 8 + prio as usize].q }
+
+    #[inline(always)]
+    fn sub(&self, si: u32) -> &SubQueue {
+        match self.cells.get(si as usize) {
+            Some(c) => &c.own,
+            None => &self.extra[si as usize - self.cells.len()],
+        }
+    }
+
+    #[inline(always)]
+    fn sub_mut(&mut self, si: u32) -> &mut SubQueue {
+        let n = self.cells.len();
+        match self.cells.get_mut(si as usize) {
+            Some(c) => &mut c.own,
+            None => &mut self.extra[si as usize - n],
+        }
+    }
     /// Corrupts a queue's byte count (tests of the run's checks).
     #[cfg(test)]
     pub(crate) fn queue_bytes_mut(&mut self, port: PortId, prio: u8, add: u64) {
-        self.queues[port.idx() * 8 + prio as usize].bytes += add;
+        self.cells[port.idx() * 8 + prio as usize].q.bytes += add;
     }
 
     /// Prefetches the scheduling state of `port`.
@@ -170,23 +198,28 @@ impl EgressQueues {
     pub fn enqueue(&mut self, port: PortId, prio: u8, item: Queued, in_local: u32, flow: u32) {
         let qi = port.idx() * 8 + prio as usize;
         let si = match self.arbitration {
-            Arbitration::Fifo => self.queues[qi].sub_base,
-            Arbitration::PerPort => self.queues[qi].sub_base + in_local,
+            Arbitration::Fifo => qi as u32,
+            Arbitration::PerPort => self.cells[qi].q.sub_base + in_local,
             Arbitration::PerFlow => self.flow_sub(qi as u32, flow),
         };
-        let was_empty = self.subs[si as usize].fifo.is_empty();
-        self.subs[si as usize].fifo.push_back(item);
-        let q = &mut self.queues[qi];
+        let sub = self.sub_mut(si);
+        let was_empty = sub.fifo.is_empty();
+        sub.fifo.push_back(item);
+        if was_empty {
+            sub.next_active = NONE;
+        }
+        let q = &mut self.cells[qi].q;
         q.bytes += item.frame as u64;
         q.pkts += 1;
         if was_empty {
-            self.subs[si as usize].next_active = NONE;
-            if q.active_tail == NONE {
+            let tail = q.active_tail;
+            if tail == NONE {
                 q.active_head = si;
-            } else {
-                self.subs[q.active_tail as usize].next_active = si;
             }
             q.active_tail = si;
+            if tail != NONE {
+                self.sub_mut(tail).next_active = si;
+            }
         }
         self.sched[port.idx()].nonempty |= 1 << prio;
     }
@@ -195,11 +228,14 @@ impl EgressQueues {
         if let Some(&s) = self.flow_subs.get(&(qi, flow)) {
             return s;
         }
-        let s = self.free_subs.pop().unwrap_or_else(|| {
-            self.subs.push(SubQueue { next_active: NONE, ..Default::default() });
-            self.subs.len() as u32 - 1
-        });
-        self.subs[s as usize].key = flow;
+        let s = match self.free_subs.pop() {
+            Some(s) => s,
+            None => {
+                self.extra.push(SubQueue { next_active: NONE, ..Default::default() });
+                (self.cells.len() + self.extra.len() - 1) as u32
+            }
+        };
+        self.sub_mut(s).key = flow;
         self.flow_subs.insert((qi, flow), s);
         s
     }
@@ -207,17 +243,17 @@ impl EgressQueues {
     /// Frame size of the packet next in turn.
     #[inline]
     fn head_frame(&self, qi: usize) -> u32 {
-        let s = self.queues[qi].active_head;
-        self.subs[s as usize].fifo.front().expect("non-empty queue").frame as u32
+        let s = self.cells[qi].q.active_head;
+        self.sub(s).fifo.front().expect("non-empty queue").frame as u32
     }
 
     /// Calls `f` on every packet queued at (port, prio), in no particular order (for
     /// diagnostics such as deadlock detection, not the hot path).
     pub fn for_each_queued(&self, port: PortId, prio: u8, mut f: impl FnMut(&Queued)) {
-        let mut s = self.queues[port.idx() * 8 + prio as usize].active_head;
+        let mut s = self.cells[port.idx() * 8 + prio as usize].q.active_head;
         while s != NONE {
-            self.subs[s as usize].fifo.iter().for_each(&mut f);
-            s = self.subs[s as usize].next_active;
+            self.sub(s).fifo.iter().for_each(&mut f);
+            s = self.sub(s).next_active;
         }
     }
 
@@ -225,32 +261,38 @@ impl EgressQueues {
     #[inline(always)]
     pub fn dequeue(&mut self, port: PortId, prio: u8) -> Queued {
         let qi = port.idx() * 8 + prio as usize;
-        let si = self.queues[qi].active_head as usize;
-        let item = self.subs[si].fifo.pop_front().expect("dequeue from an empty queue");
-        let bytes = item.frame as u64;
-        let next = self.subs[si].next_active;
-        let q = &mut self.queues[qi];
-        q.bytes -= bytes;
+        let si = self.cells[qi].q.active_head;
+        let sub = self.sub_mut(si);
+        let item = sub.fifo.pop_front().expect("dequeue from an empty queue");
+        let next = sub.next_active;
+        let more = !sub.fifo.is_empty();
+        if more {
+            sub.next_active = NONE;
+        }
+        let key = sub.key;
+        let q = &mut self.cells[qi].q;
+        q.bytes -= item.frame as u64;
         q.pkts -= 1;
+        let empty = q.pkts == 0;
         // Rotate: the served sub-queue goes to the back of the ring if it still has packets.
         q.active_head = next;
         if next == NONE {
             q.active_tail = NONE;
         }
-        if !self.subs[si].fifo.is_empty() {
-            self.subs[si].next_active = NONE;
-            if q.active_tail == NONE {
-                q.active_head = si as u32;
-            } else {
-                self.subs[q.active_tail as usize].next_active = si as u32;
+        if more {
+            let tail = q.active_tail;
+            if tail == NONE {
+                q.active_head = si;
             }
-            q.active_tail = si as u32;
+            q.active_tail = si;
+            if tail != NONE {
+                self.sub_mut(tail).next_active = si;
+            }
         } else if self.arbitration == Arbitration::PerFlow {
-            let key = self.subs[si].key;
             self.flow_subs.remove(&(qi as u32, key));
-            self.free_subs.push(si as u32);
+            self.free_subs.push(si);
         }
-        if q.pkts == 0 {
+        if empty {
             self.sched[port.idx()].nonempty &= !(1 << prio);
         }
         item
