@@ -90,7 +90,8 @@ pub struct Simulation {
     pub(crate) q: EventQueue,
     pub(crate) clock: SimTime,
     pub(crate) pool: PacketPool,
-    /// Prefetch what the events due soon touch (large fabrics: `prefetch.rs`).
+    /// Prefetch the per-port records of the events due soon too (large fabrics:
+    /// `prefetch.rs`), not only their frames.
     pub(crate) prefetch: bool,
     pub(crate) nodes: Vec<Node>,
     pub(crate) ports: Vec<Port>,
@@ -233,10 +234,8 @@ impl Simulation {
                     self.clock = now;
                     return false;
                 }
-                if self.prefetch {
-                    if let Some(e) = self.q.ahead(prefetch::AHEAD) {
-                        self.prefetch_for(e);
-                    }
+                if let Some(e) = self.q.ahead(prefetch::AHEAD) {
+                    self.prefetch_for(e);
                 }
                 self.clock = now;
                 self.dispatch(ev);

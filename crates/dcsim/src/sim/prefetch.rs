@@ -1,9 +1,9 @@
-//! Prefetching for the events due soon. On a large fabric the per-port records and the
-//! frames miss the cache on most hops (the ports of a k = 16 fat tree alone outgrow L2);
-//! asking for what an event names a few events before it runs lets those misses overlap
-//! the work in between. On a small fabric everything is cached and the hint is pure cost,
-//! so it is on only from `MIN_PORTS` ports. Prefetches never change what the simulation
-//! does.
+//! Prefetching for the events due soon: asking for what an event names a few events
+//! before it runs lets its misses overlap the work in between. A frame that waited in a
+//! queue is cold on any fabric; the per-port records (port, scheduling state) miss only
+//! on large ones (the ports of a k = 16 fat tree outgrow L2), and on a small fabric their
+//! hint is pure cost, so they are prefetched only from `MIN_PORTS` ports. Prefetches
+//! never change what the simulation does.
 
 use super::Simulation;
 use crate::event::Event;
@@ -13,22 +13,26 @@ use crate::prefetch::prefetch;
 /// 2 and 10 were slower than 5).
 pub(crate) const AHEAD: usize = 5;
 
-/// Fabrics with fewer ports run without prefetching (the k = 8 fat tree, 768 ports, runs
-/// faster without; the k = 16 one, 6,144 ports, 1.3 x faster with it).
+/// Fabrics with fewer ports prefetch frames only (the k = 8 fat tree, 768 ports, runs
+/// faster so; the k = 16 one, 6,144 ports, 1.3 x faster with the ports too).
 pub(crate) const MIN_PORTS: usize = 2048;
 
 impl Simulation {
-    /// Prefetches the records event `ev` names: its port and, for an arrival, the frame.
+    /// Prefetches the records event `ev` names: an arrival's frame, and on a large fabric
+    /// its port (a transmitter's port and scheduling state).
     #[inline(always)]
     pub(crate) fn prefetch_for(&self, ev: Event) {
         match ev {
             Event::Arrive(p, id) | Event::Forward(p, id) => {
                 self.pool.prefetch(id);
+                if !self.prefetch {
+                    return;
+                }
                 if let Some(port) = self.ports.get(p.idx()) {
                     prefetch(port);
                 }
             }
-            Event::TxDone(p) => {
+            Event::TxDone(p) if self.prefetch => {
                 if let Some(port) = self.ports.get(p.idx()) {
                     prefetch(port);
                 }
