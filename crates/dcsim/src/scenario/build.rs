@@ -56,7 +56,7 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
         let max_wire = validate::max_wire(&plan) as u64;
         let packets = limits::buffer_packets(&plan.switch.buffer, switches, switch_ports, max_wire);
         let (sample_rows, _) = limits::output_rows(&plan, switch_ports, 0);
-        limits::Footprint { hosts, switches, links, packets, sample_rows, ..Default::default() }
+        limits::Footprint { hosts, switches, links, packets, sample_rows, worlds: plan.threads.min(validate::MAX_THREADS) as u64, ..Default::default() }
             .check(plan.memory_limit, "topology")?;
     }
     let topo = build_topology(&s.topology, files)?;

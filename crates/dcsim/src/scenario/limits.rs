@@ -60,21 +60,23 @@ pub struct Footprint {
     /// Rows of the sample and goodput tables.
     pub sample_rows: u64,
     pub goodput_rows: u64,
+    /// Copies of the world (`simulation.threads`; 0 counts as 1): each partition of a
+    /// parallel run builds every node, link, route and flow; the packets are split.
+    pub worlds: u64,
 }
 
 impl Footprint {
     /// Estimated bytes.
     pub fn bytes(&self) -> u64 {
-        let parts = [
+        let sum = |parts: &[(u64, u64)]| parts.iter().fold(0u64, |a, &(n, b)| a.saturating_add(n.saturating_mul(b)));
+        let world = sum(&[
             (self.hosts.saturating_add(self.switches), NODE_BYTES),
             (self.links, LINK_BYTES),
             (self.switches.saturating_mul(self.hosts), ROUTE_BYTES),
             (self.flows, FLOW_BYTES),
-            (self.packets, PACKET_BYTES),
-            (self.sample_rows, SAMPLE_ROW_BYTES),
-            (self.goodput_rows, GOODPUT_ROW_BYTES),
-        ];
-        parts.iter().fold(0u64, |a, &(n, b)| a.saturating_add(n.saturating_mul(b)))
+        ]);
+        let once = sum(&[(self.packets, PACKET_BYTES), (self.sample_rows, SAMPLE_ROW_BYTES), (self.goodput_rows, GOODPUT_ROW_BYTES)]);
+        world.saturating_mul(self.worlds.max(1)).saturating_add(once)
     }
 
     /// "3456 hosts, 720 switches, 6912 links, 3456 flows, ...".
@@ -89,6 +91,9 @@ impl Footprint {
         }
         if self.sample_rows + self.goodput_rows > 0 {
             s += &format!(", {} sample and goodput rows", self.sample_rows.saturating_add(self.goodput_rows));
+        }
+        if self.worlds > 1 {
+            s += &format!(", a copy of the network and flows for each of {} threads (simulation.threads)", self.worlds);
         }
         s
     }
@@ -185,6 +190,7 @@ pub fn plan_footprint(p: &Plan) -> Footprint {
         packets: buffer_packets(&p.switch.buffer, switches, switch_ports, max_wire).saturating_add(on_links),
         sample_rows,
         goodput_rows,
+        worlds: p.threads.min(crate::scenario::validate::MAX_THREADS) as u64,
     }
 }
 
@@ -200,6 +206,12 @@ mod tests {
         assert!(e.contains("GiB for 1048576 hosts, 4096 switches") && e.contains("the limit is 1.00 GiB"), "{e}");
         assert!(e.contains("simulation.memory_limit") && e.contains(MEMORY_LIMIT_ENV), "{e}");
         assert!(Footprint { hosts: 16, switches: 20, links: 48, flows: 16, ..Default::default() }.check(1 << 30, "x").is_ok());
+        // Each thread's partition holds the whole world; the packets are split.
+        let one = Footprint { hosts: 1024, switches: 320, links: 3072, flows: 1000, packets: 1000, ..Default::default() };
+        let two = Footprint { worlds: 2, ..one };
+        assert_eq!(two.bytes() - one.bytes(), one.bytes() - 1000 * PACKET_BYTES);
+        assert!(two.describe().contains("each of 2 threads (simulation.threads)"), "{}", two.describe());
+        assert!(two.check(one.bytes(), "traffic").unwrap_err().to_string().contains("simulation.threads"));
         // Saturating, never wrapping.
         let huge = Footprint { hosts: u64::MAX, switches: u64::MAX, ..Default::default() };
         assert_eq!(huge.bytes(), u64::MAX);
