@@ -192,36 +192,41 @@ impl EgressQueues {
     #[inline]
     pub fn nonempty(&self, port: PortId) -> u8 { self.sched[port.idx()].nonempty }
 
-    /// Appends a packet. `in_local` is the ingress port's index within its node, `flow`
-    /// the packet's flow; which one counts depends on the arbitration.
+    /// Appends a packet. `in_local` is the ingress port's index within its node; whether
+    /// it or the packet's flow counts depends on the arbitration.
     #[inline]
-    pub fn enqueue(&mut self, port: PortId, prio: u8, item: Queued, in_local: u32, flow: u32) {
+    pub fn enqueue(&mut self, port: PortId, prio: u8, item: Queued, in_local: u32) {
         let qi = port.idx() * 8 + prio as usize;
         let si = match self.arbitration {
             Arbitration::Fifo => qi as u32,
             Arbitration::PerPort => self.cells[qi].q.sub_base + in_local,
-            Arbitration::PerFlow => self.flow_sub(qi as u32, flow),
+            Arbitration::PerFlow => self.flow_sub(qi as u32, item.flow.0),
         };
         let sub = self.sub_mut(si);
         let was_empty = sub.fifo.is_empty();
         sub.fifo.push_back(item);
-        if was_empty {
-            sub.next_active = NONE;
-        }
         let q = &mut self.cells[qi].q;
         q.bytes += item.frame as u64;
         q.pkts += 1;
         if was_empty {
-            let tail = q.active_tail;
-            if tail == NONE {
-                q.active_head = si;
-            }
-            q.active_tail = si;
-            if tail != NONE {
-                self.sub_mut(tail).next_active = si;
-            }
+            self.append_active(qi, si);
         }
         self.sched[port.idx()].nonempty |= 1 << prio;
+    }
+
+    /// Puts sub-queue `si` at the back of queue `qi`'s ring of sub-queues with packets.
+    #[inline(always)]
+    fn append_active(&mut self, qi: usize, si: u32) {
+        self.sub_mut(si).next_active = NONE;
+        let q = &mut self.cells[qi].q;
+        let tail = q.active_tail;
+        if tail == NONE {
+            q.active_head = si;
+        }
+        q.active_tail = si;
+        if tail != NONE {
+            self.sub_mut(tail).next_active = si;
+        }
     }
 
     fn flow_sub(&mut self, qi: u32, flow: u32) -> u32 {
@@ -266,9 +271,6 @@ impl EgressQueues {
         let item = sub.fifo.pop_front().expect("dequeue from an empty queue");
         let next = sub.next_active;
         let more = !sub.fifo.is_empty();
-        if more {
-            sub.next_active = NONE;
-        }
         let key = sub.key;
         let q = &mut self.cells[qi].q;
         q.bytes -= item.frame as u64;
@@ -280,14 +282,7 @@ impl EgressQueues {
             q.active_tail = NONE;
         }
         if more {
-            let tail = q.active_tail;
-            if tail == NONE {
-                q.active_head = si;
-            }
-            q.active_tail = si;
-            if tail != NONE {
-                self.sub_mut(tail).next_active = si;
-            }
+            self.append_active(qi, si);
         } else if self.arbitration == Arbitration::PerFlow {
             self.flow_subs.remove(&(qi as u32, key));
             self.free_subs.push(si);
@@ -359,8 +354,8 @@ mod tests {
     fn per_port_arbitration_alternates_inputs() {
                 let mut q = EgressQueues::new(&[3, 3, 3], Arbitration::PerPort, sched(SchedulerKind::Strict, [1; 8]), 1000);
         // Four packets from input 0, then two from input 1.
-        for _ in 0..4 { q.enqueue(PortId(2), 0, pkt(0, 100), 0, 0); }
-        for _ in 0..2 { q.enqueue(PortId(2), 0, pkt(1, 100), 1, 1); }
+        for _ in 0..4 { q.enqueue(PortId(2), 0, pkt(0, 100), 0); }
+        for _ in 0..2 { q.enqueue(PortId(2), 0, pkt(1, 100), 1); }
         let order: Vec<u32> = (0..6).map(|_| q.dequeue(PortId(2), 0).id.0).collect();
         assert_eq!(order, vec![0, 1, 0, 1, 0, 0]);
         assert_eq!(q.nonempty(PortId(2)), 0);
@@ -369,7 +364,7 @@ mod tests {
     #[test]
     fn per_flow_arbitration_alternates_flows_of_one_input() {
                 let mut q = EgressQueues::new(&[2, 2], Arbitration::PerFlow, sched(SchedulerKind::Strict, [1; 8]), 1000);
-        for f in [5, 5, 5, 7] { q.enqueue(PortId(1), 3, pkt(f, 100), 0, f); }
+        for f in [5, 5, 5, 7] { q.enqueue(PortId(1), 3, pkt(f, 100), 0); }
         let order: Vec<u32> = (0..4).map(|_| q.dequeue(PortId(1), 3).id.0).collect();
         assert_eq!(order, vec![5, 7, 5, 5]);
     }
@@ -389,7 +384,7 @@ mod tests {
         w[1] = 3;
         let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Dwrr, w), 1000);
         for _ in 0..400 {
-            for p in [0u8, 1] { q.enqueue(PortId(0), p, pkt(p as u32, 1000), 0, 0); }
+            for p in [0u8, 1] { q.enqueue(PortId(0), p, pkt(p as u32, 1000), 0); }
         }
         let mut sent = [0u32; 2];
         for _ in 0..400 {

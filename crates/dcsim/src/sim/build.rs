@@ -305,7 +305,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         q,
         clock: SimTime::ZERO,
         pool,
-        prefetch: n_ports >= super::prefetch::MIN_PORTS,
+        prefetch_ports: n_ports >= super::prefetch::MIN_PORTS,
         nics: (0..n).map(|_| Nic::default()).collect(),
         xoff_sent: vec![false; n_ports * 8],
         refresh_gen: vec![0; n_ports * 8],

@@ -92,7 +92,7 @@ pub struct Simulation {
     pub(crate) pool: PacketPool,
     /// Prefetch the per-port records of the events due soon too (large fabrics:
     /// `prefetch.rs`), not only their frames.
-    pub(crate) prefetch: bool,
+    pub(crate) prefetch_ports: bool,
     pub(crate) nodes: Vec<Node>,
     pub(crate) ports: Vec<Port>,
     pub(crate) routing: Routing,

@@ -25,14 +25,14 @@ impl Simulation {
         match ev {
             Event::Arrive(p, id) | Event::Forward(p, id) => {
                 self.pool.prefetch(id);
-                if !self.prefetch {
+                if !self.prefetch_ports {
                     return;
                 }
                 if let Some(port) = self.ports.get(p.idx()) {
                     prefetch(port);
                 }
             }
-            Event::TxDone(p) if self.prefetch => {
+            Event::TxDone(p) if self.prefetch_ports => {
                 if let Some(port) = self.ports.get(p.idx()) {
                     prefetch(port);
                 }

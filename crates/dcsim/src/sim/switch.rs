@@ -55,7 +55,7 @@ impl Simulation {
         let local = self.ports[in_port.idx()].local;
         let q_before = self.egress.queue(out, prio).bytes;
         let item = Queued { id, in_port, flow: pkt.flow, frame: pkt.frame, data: pkt.kind == PktKind::Data };
-        self.egress.enqueue(out, prio, item, local, pkt.flow.0);
+        self.egress.enqueue(out, prio, item, local);
         if self.enqueue_hooks {
             self.on_enqueue_hooks(out, prio, id, local, q_before, &pkt, lossless);
         }
