@@ -5,6 +5,7 @@ the figures the docs quote are what the scenarios print.
     python scripts/gen_docs.py --check    # exit 1 (and show the difference) if a block is stale
     python scripts/gen_docs.py --only seed000_run --check
     python scripts/gen_docs.py --figures  # also redraw the PNGs under docs/figures/
+    python scripts/gen_docs.py --only network_cc_load --figures  # that block and its PNG
 
 A generated block sits between two HTML comments in the Markdown:
 
@@ -646,6 +647,102 @@ def qcn_feedback() -> str:
     out = ["| quantity | 1 RP | 8 RP |", "|---|---|---|"] + [f"| {k} | {' | '.join(v)} |" for k, v in rows.items()]
     return "\n".join(out) + "\n"
 
+# -- seed 004: NetworkCC against NIC CC over the load ----------------------------------
+
+NETCC_LOADS = (50, 60, 70, 80, 90)
+#: row label -> (scenario, overrides): the shipped files and the variants the page compares.
+NETCC_ROWS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
+    "NIC CC": ("seed004_network_cc_nic.toml", ()),
+    "NetworkCC": ("seed004_network_cc_switch.toml", ()),
+    "NetworkCC, lower only": ("seed004_network_cc_switch.toml", (
+        'switch.network_cc.trigger="queue"', 'host.cc.reaction="lower"')),
+    "NetworkCC, d = 5 us, floor 1 Mb/s": ("seed004_network_cc_switch.toml", (
+        'switch.network_cc.rtt="5us"', 'switch.network_cc.rate_min="1Mbps"')),
+}
+#: the variants compared at 80 % load: trigger x reaction, and NIC CC's ECN thresholds.
+NETCC_VARIANTS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
+    f"trigger {t}, reaction {r}": ("seed004_network_cc_switch.toml", (
+        f'switch.network_cc.trigger="{t}"', f'host.cc.reaction="{r}"'))
+    for t in ("queue", "rate") for r in ("lower", "follow")
+}
+NETCC_VARIANTS.update({
+    f"NIC CC, Kmin {kmin} Kmax {kmax} Pmax {pmax:g}": ("seed004_network_cc_nic.toml", (
+        f'switch.ecn.kmin="{kmin}"', f'switch.ecn.kmax="{kmax}"', f"switch.ecn.pmax={pmax}"))
+    for kmin, kmax, pmax in (("5KB", "200KB", 0.01), ("5KB", "200KB", 0.1), ("5KB", "50KB", 0.1),
+                             ("5KB", "20KB", 0.1), ("25KB", "100KB", 0.2), ("10KB", "10KB", 1.0))
+})
+_netcc: Dict[Tuple[int, str], Dict[str, float]] = {}
+
+
+def netcc_point(load: int, row: str) -> Dict[str, float]:
+    """Background goodput (Gb/s, the five ib_write_bw streams) and each probe's average
+    and p99.9 message latency (us) of one run of the sweep."""
+    if (load, row) not in _netcc:
+        scen, sets = {**NETCC_ROWS, **NETCC_VARIANTS}[row]
+        rate = f"{25 * load / 100:g}Gbps"
+        res = run(scen, f'traffic[0].rate="{rate}"', *sets)
+        f = res.flows
+        bw = f[f["messages_completed"] == 0]
+        out = {"bg": float(bw["goodput_steady_gbps"].sum()), "all": float(f["goodput_steady_gbps"].sum())}
+        for r in f[f["messages_completed"] > 0].itertuples(index=False):
+            key = "8B" if int(r.size_bytes) == 8 else "8KB"
+            out[key + "_avg"] = float(r.message_latency_mean_ps) / 1e6
+            out[key + "_p999"] = float(r.message_latency_p999_ps) / 1e6
+        if int(res.summary["counters"]["drops_total"]) != 0:
+            raise SystemExit(f"seed 004 sweep: {row} at {load} % dropped frames")
+        _netcc[(load, row)] = out
+    return _netcc[(load, row)]
+
+
+def _netcc_cells(x: Dict[str, float]) -> str:
+    return (f"{x['bg']:.2f} | {x['all']:.2f} | {x['8B_avg']:.2f} | {x['8B_p999']:.2f} | {x['8B_p999'] / x['8B_avg']:.2f} | "
+            f"{x['8KB_avg']:.2f} | {x['8KB_p999']:.2f} | {x['8KB_p999'] / x['8KB_avg']:.2f}")
+
+
+NETCC_HEAD = ("background Gb/s | all flows Gb/s | 8 B avg us | 8 B p99.9 us | p99.9/avg | 8 KB avg us | 8 KB p99.9 us | p99.9/avg |\n"
+              "|---|---|---|---|---|---|---|---|---|")
+
+
+def network_cc_variants() -> str:
+    """At 80 % load: the four trigger x reaction combinations of NetworkCC, and NIC CC
+    with other ECN thresholds than the shipped DCQCN paper ones."""
+    out = ["| variant | " + NETCC_HEAD]
+    for row in NETCC_VARIANTS:
+        out.append(f"| {row} | {_netcc_cells(netcc_point(80, row))} |")
+    return "\n".join(out) + "\n"
+
+
+def network_cc_load() -> str:
+    out = ["| load | CC | " + NETCC_HEAD.replace("\n|", "\n|---|")]
+    for load in NETCC_LOADS:
+        for row in NETCC_ROWS:
+            out.append(f"| {load} % | {row} | {_netcc_cells(netcc_point(load, row))} |")
+    return "\n".join(out) + "\n"
+
+
+def network_cc_figure() -> Path:
+    """Background goodput and the probes' average and p99.9 latency against the load."""
+    from dcsim.plot import pyplot
+
+    plt = pyplot()
+    fig, ax = plt.subplots(1, 3, figsize=(13, 3.8))
+    for i, row in enumerate(NETCC_ROWS):
+        pts = [netcc_point(load, row) for load in NETCC_LOADS]
+        c = f"C{i}"
+        ax[0].plot(NETCC_LOADS, [p["bg"] for p in pts], "o-", color=c, label=row)
+        for a, probe in zip(ax[1:], ("8B", "8KB")):
+            a.plot(NETCC_LOADS, [p[probe + "_avg"] for p in pts], "o-", color=c, label=f"{row} avg")
+            a.plot(NETCC_LOADS, [p[probe + "_p999"] for p in pts], "s--", color=c, label=f"{row} p99.9")
+    ax[0].set(xlabel="load %", ylabel="Gb/s", title="background goodput (5 streams)")
+    for a, probe in zip(ax[1:], ("8 B", "8 KB")):
+        a.set(xlabel="load %", ylabel="us", yscale="log", title=f"{probe} probe latency (avg o, p99.9 s)")
+    ax[0].legend(fontsize=7)
+    fig.tight_layout()
+    path = FIGURES / "network_cc_load.png"
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
 
 #: name -> (generator, short: checked by the test suite on every run)
 GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
@@ -669,6 +766,8 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "qcn_settling": (qcn_settling, True),
     "qcn_feedback": (qcn_feedback, True),
     "qcn_queue": (qcn_queue, True),
+    "network_cc_load": (network_cc_load, True),
+    "network_cc_variants": (network_cc_variants, True),
 }
 
 DOCS = ["README.md"] + [str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").glob("*.md"))] + [
@@ -696,14 +795,20 @@ def render(text: str, only: Optional[Sequence[str]] = None, cache: Optional[Dict
     return BLOCK.sub(sub, text)
 
 
-def figures() -> List[Path]:
-    """The PNGs the docs show, from short runs of the shipped scenarios."""
+def figures(only: Optional[Sequence[str]] = None) -> List[Path]:
+    """The PNGs the docs show, from short runs of the shipped scenarios (with ``only``:
+    those of the named generated blocks)."""
     import tempfile
 
     from dcsim import plot
 
     FIGURES.mkdir(parents=True, exist_ok=True)
-    out = []
+    if only is not None:
+        out = [network_cc_figure()] if "network_cc_load" in only else []
+        for p in out:
+            _shrink(p)
+        return out
+    out = [network_cc_figure()]
     with tempfile.TemporaryDirectory() as tmp:
         def write(name: str, scenario: str, *sets: str) -> str:
             d = Path(tmp) / name
@@ -754,7 +859,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             else:
                 path.write_text(new, encoding="utf-8")
     if args.figures and not args.check:
-        for p in figures():
+        for p in figures(args.only):
             print(f"wrote {p.relative_to(ROOT)} ({p.stat().st_size // 1024} KB)")
     if stale:
         print(("stale: " if args.check else "updated: ") + ", ".join(stale), file=sys.stderr)

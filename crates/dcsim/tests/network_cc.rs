@@ -49,11 +49,32 @@ fn network_cc_cuts_the_probe_tail_at_80_percent_load() {
         assert!(ps[k].1 < 0.7 * pn[k].1, "probe {k}: p99.9 {} vs {} us", ps[k].1, pn[k].1);
     }
     // The 8 KB probe's tail stays within 2x its mean with NetworkCC (the seed's
-    // stability claim); the 8 B probe's does not in this model (docs/models/network_cc.md).
+    // stability claim); the 8 B probe's is about 2.2x at this load (docs/models/network_cc.md).
     assert!(ps[1].1 < 2.0 * ps[1].0, "8 KB: p99.9 {} vs mean {} us", ps[1].1, ps[1].0);
-    // The background keeps most of the bottleneck, though less than with NIC CC
-    // (NetworkCC drains the queue; documented, not the seed's "similar").
-    assert!(bg_s > 0.8 * bg_n && bg_s < bg_n, "background {bg_s} vs {bg_n} Gb/s");
+    // The background keeps most of the bottleneck, though less than with NIC CC: RCP
+    // gives the 8 KB probe an equal share and keeps the queue near empty (documented,
+    // not the seed's "similar").
+    assert!(bg_s > 0.85 * bg_n && bg_s < bg_n, "background {bg_s} vs {bg_n} Gb/s");
+}
+
+#[test]
+fn rate_trigger_tells_every_limited_flow_and_holds_the_queue_shorter_than_lower_only() {
+    // The explicit-rate.md EXPLICIT_RATE variant (queue trigger, RC = min(RC, rate)).
+    let lower = run("seed004_network_cc_switch.toml", &["switch.network_cc.trigger=\"queue\"", "host.cc.reaction=\"lower\""]);
+    let follow = run("seed004_network_cc_switch.toml", &[]);
+    let sent = |r: &Results| r.summary["network_cc"]["notifications_sent"].as_u64().unwrap();
+    // With the rate trigger each of the 7 flows hears the port's rate about once per
+    // 50 us interval of the 35 ms it is limited (at most 7 x 700 + the start); the queue
+    // trigger notifies only when a frame finds the queue above 5 KB.
+    println!("notifications: queue trigger {}, rate trigger {}", sent(&lower), sent(&follow));
+    assert!(sent(&follow) > 10 * sent(&lower) && sent(&follow) <= 7 * 800, "{} vs {}", sent(&follow), sent(&lower));
+    // Lower only: a stream recovers by DCQCN's increase past the port's rate until its
+    // frames find the queue above 5 KB again; following the rate holds it at R, so the
+    // 8 B probe (one frame, no pacing to speak of) meets a shorter queue at the tail.
+    let (bg_l, pl) = figures(&lower);
+    let (bg_f, pf) = figures(&follow);
+    println!("lower only: background {bg_l:.2} Gb/s, 8B p99.9 {:.2} us; follow: {bg_f:.2} Gb/s, {:.2} us", pl[0].1, pf[0].1);
+    assert!(pf[0].1 < 0.7 * pl[0].1, "8 B p99.9: follow {} vs lower {} us", pf[0].1, pl[0].1);
 }
 
 fn load_err(name: &str, overrides: &[&str]) -> String {
@@ -74,6 +95,9 @@ fn bad_input_names_the_field() {
     // ... is accepted once the rule is named.
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(sw);
     dcsim::scenario::load_file(&file, &["switch.network_cc.priorities=[3, 5]".into(), "switch.network_cc.rule=\"rcp\"".into()]).unwrap();
+    // The rate trigger without a rate to compare.
+    let e = load_err(sw, &["switch.network_cc.rule=\"cnp\"", "switch.network_cc.trigger=\"rate\""]);
+    assert!(e.starts_with("switch.network_cc.trigger:") && e.contains("rule = \"rcp\""), "{e}");
     // A network_cc flow on a priority no switch serves.
     let e = load_err(sw, &["switch.network_cc.priorities=[4]", "switch.pfc.lossless=[3, 4]"]);
     assert!(e.starts_with("host.cc:") && e.contains("priority 3"), "{e}");
@@ -91,6 +115,8 @@ fn bad_input_names_the_field() {
         ("switch.network_cc.priorities=[]", "switch.network_cc.priorities:"),
         ("switch.network_cc.priorities=[9]", "switch.network_cc.priorities[0]:"),
         ("switch.network_cc.rule=\"fast\"", "switch.network_cc.rule"),
+        ("switch.network_cc.trigger=\"always\"", "switch.network_cc.trigger"),
+        ("host.cc.reaction=\"raise\"", "host.cc.reaction"),
         ("switch.network_cc.thresold=\"5KB\"", "switch.network_cc"),
         ("host.cc.dcqcn={g=2.0}", "host.cc.dcqcn.g:"),
         ("traffic[1].iters=0", "traffic[1].iters:"),

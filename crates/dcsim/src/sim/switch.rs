@@ -89,7 +89,7 @@ impl Simulation {
             self.rpfc_on_enqueue(out, prio, pkt.flow, q_before + pkt.frame as u64);
         }
         if self.netcc.active && pkt.kind == PktKind::Data {
-            self.netcc_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
+            self.netcc_on_enqueue(out, prio, id, q_before);
         }
     }
 

@@ -5,8 +5,8 @@
 
 use serde::Deserialize;
 
-use super::rp::NetworkCcParams;
-use super::{NetworkCcPlan, SnRule};
+use super::rp::{NetworkCcParams, Reaction};
+use super::{NetworkCcPlan, SnRule, SnTrigger};
 use crate::error::{Error, Result};
 use crate::keys::{at, Check, KeyCtx, Keys, RateStr, SizeStr, TimeStr};
 use crate::models::dcqcn::{DcqcnKeys, DcqcnParams};
@@ -15,6 +15,8 @@ use crate::models::dcqcn::{DcqcnKeys, DcqcnParams};
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkCcKeys {
+    /// How a notified rate sets the current rate: "lower" (the default) or "follow".
+    pub reaction: Option<Reaction>,
     /// The DCQCN parameters it recovers with (`{ variant = "mellanox", ... }`; default:
     /// DCQCN's paper defaults).
     pub dcqcn: Option<DcqcnKeys>,
@@ -27,7 +29,7 @@ impl Keys for NetworkCcKeys {
             Some(k) => k.build(&at(path, "dcqcn"), ctx)?,
             None => DcqcnParams::paper(),
         };
-        Ok(NetworkCcParams { dcqcn })
+        Ok(NetworkCcParams { reaction: self.reaction.unwrap_or(Reaction::Lower), dcqcn })
     }
 }
 
@@ -43,6 +45,14 @@ pub enum SnRuleSpec {
     Cnp,
 }
 
+/// `trigger` of `[switch.network_cc]`.
+#[derive(Copy, Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SnTriggerSpec {
+    Queue,
+    Rate,
+}
+
 /// `[switch.network_cc]`: the congestion points.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -55,6 +65,9 @@ pub struct NetworkCcSwitchKeys {
     pub rule: Option<SnRuleSpec>,
     /// T_sn (default: the port's ECN Kmin).
     pub threshold: Option<SizeStr>,
+    /// "queue" (a frame finds the queue above `threshold`, the default) or "rate" (also
+    /// any frame while the port's RCP rate is below its line rate; needs `rule = "rcp"`).
+    pub trigger: Option<SnTriggerSpec>,
     /// At most one notification per flow per port per interval (default "50us").
     pub interval: Option<TimeStr>,
     /// Notification frame size (default "98B": 78 B CNP + 20 B option).
@@ -99,6 +112,12 @@ impl NetworkCcSwitchKeys {
         if let Some(v) = &self.threshold {
             p.threshold = Some(v.bytes(&k("threshold"))?);
         }
+        if let Some(t) = self.trigger {
+            p.trigger = match t {
+                SnTriggerSpec::Queue => SnTrigger::Queue,
+                SnTriggerSpec::Rate => SnTrigger::Rate,
+            };
+        }
         if let Some(v) = &self.interval {
             p.interval = v.time(&k("interval"))?;
         }
@@ -129,6 +148,9 @@ impl Check for NetworkCcPlan {
         }
         if !(64..=1500).contains(&self.frame) {
             return Err(Error::scenario(k("size"), format!("must be 64..=1500 bytes (got {})", self.frame)));
+        }
+        if self.trigger == SnTrigger::Rate && self.rule() != SnRule::Rcp {
+            return Err(Error::scenario(k("trigger"), "\"rate\" notifies while the port's RCP rate is below its line rate: it needs rule = \"rcp\""));
         }
         if self.threshold == Some(0) {
             return Err(Error::scenario(k("threshold"), "must be > 0 (a notification for every frame is not a congestion signal)"));

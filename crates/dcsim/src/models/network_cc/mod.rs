@@ -33,6 +33,17 @@ pub enum SnRule {
     Cnp,
 }
 
+/// Which data frames make a congestion point send a notification (`trigger`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SnTrigger {
+    /// A frame that finds the queue above T_sn (explicit-rate.md 9.3), the default.
+    Queue,
+    /// That, and any frame while the port's RCP rate is below its line rate: every flow
+    /// through a port that limits it hears the port's rate once per interval, as RCP
+    /// stamps every packet (9.4), and stops hearing it when the port no longer limits.
+    Rate,
+}
+
 /// `[switch.network_cc]`, resolved (`SwitchPlan::network_cc`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetworkCcPlan {
@@ -46,6 +57,7 @@ pub struct NetworkCcPlan {
     /// T_sn: a data frame that leaves the queue above this (bytes) triggers a
     /// notification; `None`: the port's ECN Kmin.
     pub threshold: Option<u64>,
+    pub trigger: SnTrigger,
     /// sn_min_interval: at most one notification per flow per port per interval.
     pub interval: SimTime,
     /// Frame size of a notification (78 B CNP + 20 B option).
@@ -64,6 +76,7 @@ impl Default for NetworkCcPlan {
             priorities: 1 << 3,
             rule: None,
             threshold: None,
+            trigger: SnTrigger::Queue,
             interval: SimTime::us(50),
             frame: 98,
             rcp: RcpParams::default(),

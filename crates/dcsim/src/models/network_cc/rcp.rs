@@ -6,7 +6,11 @@
 //! ```
 //!
 //! `y` is the input rate measured over the interval (every data frame that joined the
-//! queue), `q` the queue in bits, `d` the round-trip time. The interval is `d` (the
+//! queue), `q` the queue in bits, `d` the round-trip time. `q` is the queue the arriving
+//! frame found, without the frame itself: sampled at arrivals, that is the time-average
+//! queue of RCP's fluid model, where counting the frame would add one frame to every
+//! sample (at d = 50 us one 1 KB frame in `beta q / d` is 7 % of 25 Gb/s with the
+//! default gains, a standing deficit of the input rate the rule converges to). The interval is `d` (the
 //! datacenter choice of the spec); updates are made lazily, when a frame arrives at least
 //! `d` after the last update, with `T` the time actually elapsed, its ratio to `d` capped
 //! at 1 so that an idle spell is one interval, not many.
@@ -45,9 +49,9 @@ impl Rcp {
     /// The advertised rate.
     pub fn rate(&self) -> Rate { Rate(self.r as u64) }
 
-    /// A frame of `frame` bytes joins the queue at `now`; the queue holds `qlen` bytes
-    /// (this frame included). Updates R if an interval `d` has passed.
-    pub fn on_arrival(&mut self, p: &RcpParams, d: SimTime, c: Rate, now: SimTime, frame: u32, qlen: u64) {
+    /// A frame of `frame` bytes joins the queue at `now`, finding `q_before` bytes queued
+    /// (not counting the frame). Updates R if an interval `d` has passed.
+    pub fn on_arrival(&mut self, p: &RcpParams, d: SimTime, c: Rate, now: SimTime, frame: u32, q_before: u64) {
         self.bytes += frame as u64;
         let Some(last) = self.last else {
             self.last = Some(now);
@@ -61,7 +65,7 @@ impl Rcp {
         let secs = elapsed.as_secs_f64();
         let d_secs = d.as_secs_f64();
         let y = self.bytes as f64 * 8.0 / secs;
-        let q = qlen as f64 * 8.0;
+        let q = q_before as f64 * 8.0;
         let t_over_d = (secs / d_secs).min(1.0);
         let r = self.r * (1.0 + t_over_d * (p.alpha * (c_bps - y) - p.beta * q / d_secs) / c_bps);
         self.r = r.clamp(p.rate_min.0 as f64, c_bps);

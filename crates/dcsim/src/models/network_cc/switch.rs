@@ -1,5 +1,7 @@
 //! The NetworkCC congestion point in the world: per egress (port, priority) its RCP
-//! state, the trigger (a data frame joins a queue above T_sn; explicit-rate.md 9.3) and
+//! state, the trigger (a data frame joins a queue above T_sn, explicit-rate.md 9.3; with
+//! `trigger = "rate"` also any data frame while the port's RCP rate is below its line
+//! rate) and
 //! the notification frame to the frame's source. The frame is a real control frame
 //! routed from the switch like a QCN CNM; nothing here reads or writes a sender's state:
 //! the source is the frame's flow header.
@@ -8,7 +10,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use super::rcp::Rcp;
-use super::{NetworkCcPlan, SnRule};
+use super::{NetworkCcPlan, SnRule, SnTrigger};
 use crate::ids::{PktId, PortId};
 use crate::models::ecn::marker::thresholds_for;
 use crate::models::Feedback;
@@ -64,8 +66,8 @@ impl NetCcState {
 }
 
 impl Simulation {
-    /// Data frame `id` joined egress (`out`, `prio`); the queue now holds `qlen` bytes.
-    pub(crate) fn netcc_on_enqueue(&mut self, out: PortId, prio: u8, id: PktId, qlen: u64) {
+    /// Data frame `id` joined egress (`out`, `prio`), which held `q_before` bytes.
+    pub(crate) fn netcc_on_enqueue(&mut self, out: PortId, prio: u8, id: PktId, q_before: u64) {
         let n = &mut self.netcc;
         if !n.on[out.idx()] || n.plan.priorities & (1 << prio) == 0 {
             return;
@@ -77,8 +79,11 @@ impl Simulation {
         };
         let ci = out.idx() * 8 + prio as usize;
         let rate = self.ports[out.idx()].rate;
-        n.rcp[ci].on_arrival(&n.plan.rcp, n.rtt, rate, now, frame, qlen);
-        if qlen <= n.threshold[out.idx()] {
+        n.rcp[ci].on_arrival(&n.plan.rcp, n.rtt, rate, now, frame, q_before);
+        let qlen = q_before + frame as u64;
+        // Rate trigger: the port limits its flows while R is below its line rate.
+        let limiting = n.plan.trigger == SnTrigger::Rate && n.rcp[ci].rate() < rate;
+        if qlen <= n.threshold[out.idx()] && !limiting {
             return;
         }
         let key = (out.0, flow.0);
