@@ -541,7 +541,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         "version": crate::VERSION,
         "duration_ps": end.0,
         "steady_start_ps": steady.0,
-        "events": s.q.processed(),
+        "events": s.local_events(),
         "counters": {
             "link_packet_hops": s.hops,
             "flows": s.flows.len(),

@@ -95,7 +95,7 @@ impl Simulation {
                 }
             }
             self.hops += o.hops;
-            self.q.add_processed(o.q.processed());
+            self.q.add_processed(o.local_events());
             if self.watchdog.stalled.is_none() {
                 self.watchdog.stalled = o.watchdog.stalled;
             }
