@@ -189,23 +189,32 @@ fn order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
 }
 
 /// Sorts a slot that starts at time `base` and spans `2^shift` ps latest first, so that
-/// it is served from its end.
+/// it is served from its end. `keys` and `spare` are scratch space (`spare` and `v`
+/// may trade buffers).
 #[inline]
-fn sort_latest_first(v: &mut [Entry], base: u64, shift: u32) {
-    if v.len() > INSERTION_SORT {
-        if shift <= 32 {
-            // (time, tie key) as one number: a crowded slot sorts on one compare per pair.
-            // Equal numbers (a tie-key collision at one picosecond) need the event itself.
-            let packed = |e: &Entry| (e.time - base) << 32 | e.key as u64;
-            v.sort_unstable_by_key(|e| std::cmp::Reverse(packed(e)));
-            if v.windows(2).all(|w| packed(&w[0]) != packed(&w[1])) {
+fn sort_latest_first(v: &mut Vec<Entry>, base: u64, shift: u32, keys: &mut Vec<u64>, spare: &mut Vec<Entry>) {
+    let n = v.len();
+    if n > INSERTION_SORT {
+        let idx_bits = usize::BITS - (n - 1).leading_zeros();
+        if shift + 32 + idx_bits <= 64 {
+            // (time, tie key, index) as one number: a crowded slot sorts 8-byte numbers
+            // and moves each entry once. Equal (time, tie key) pairs (a collision at one
+            // picosecond) need the event itself to decide.
+            keys.clear();
+            keys.extend(v.iter().enumerate().map(|(k, e)| ((e.time - base) << 32 | e.key as u64) << idx_bits | k as u64));
+            keys.sort_unstable();
+            if keys.windows(2).all(|w| w[0] >> idx_bits != w[1] >> idx_bits) {
+                let mask = (1u64 << idx_bits) - 1;
+                spare.clear();
+                spare.extend(keys.iter().rev().map(|&k| v[(k & mask) as usize]));
+                std::mem::swap(v, spare);
                 return;
             }
         }
         v.sort_unstable_by(|a, b| order(b, a));
         return;
     }
-    for k in 1..v.len() {
+    for k in 1..n {
         let e = v[k];
         let mut j = k;
         while j > 0 && later(&e, &v[j - 1]) {
@@ -262,6 +271,9 @@ pub struct EventQueue {
     /// The event being served (tie key and event), or `None` between events (the loop's
     /// periodic work, which runs after every event due at `now`): what `passed` compares.
     serving: Option<(u32, Event)>,
+    /// Scratch space of the slot sort.
+    keys: Vec<u64>,
+    spare: Vec<Entry>,
 }
 
 impl EventQueue {
@@ -284,6 +296,8 @@ impl EventQueue {
             now: SimTime::ZERO,
             popped: 0,
             serving: None,
+            keys: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -389,7 +403,7 @@ impl EventQueue {
         let i = slot as usize & (WHEEL_SLOTS - 1);
         let bit = 1u64 << (i % 64);
         if self.sorted[i / 64] & bit == 0 && self.wheel[i].len() > 1 {
-            sort_latest_first(&mut self.wheel[i], slot << self.shift, self.shift);
+            sort_latest_first(&mut self.wheel[i], slot << self.shift, self.shift, &mut self.keys, &mut self.spare);
             self.sorted[i / 64] |= bit;
         }
         let e = *self.wheel[i].last().expect("an occupied slot holds an event");
@@ -521,14 +535,14 @@ mod tests {
         v[1].key = v[0].key;
         let mut want = v.clone();
         want.sort_by(|a, b| order(b, a));
-        sort_latest_first(&mut v, base, shift);
+        sort_latest_first(&mut v, base, shift, &mut Vec::new(), &mut Vec::new());
         let ids = |v: &[Entry]| v.iter().map(|e| e.ev.ident()).collect::<Vec<_>>();
         assert_eq!(ids(&v), ids(&want));
         // Without collisions the packed numbers alone decide.
         let mut u: Vec<Entry> = (0..60u32).map(|k| Entry { time: base + (k as u64 * 37) % 1024, key: k, ev: Event::FlowStart(FlowId(k)) }).collect();
         let mut want = u.clone();
         want.sort_by(|a, b| order(b, a));
-        sort_latest_first(&mut u, base, shift);
+        sort_latest_first(&mut u, base, shift, &mut Vec::new(), &mut Vec::new());
         assert_eq!(ids(&u), ids(&want));
     }
 
