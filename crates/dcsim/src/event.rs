@@ -271,6 +271,10 @@ pub struct EventQueue {
     /// The event being served (tie key and event), or `None` between events (the loop's
     /// periodic work, which runs after every event due at `now`): what `passed` compares.
     serving: Option<(u32, Event)>,
+    /// Buffers of slots served to the end, still in cache: the next slot to be filled
+    /// takes the last one, so that scheduling writes to cached lines (a slot's own buffer
+    /// was last used a wheel turn ago, long evicted on a large fabric).
+    free: Vec<Vec<Entry>>,
     /// Scratch space of the slot sort.
     keys: Vec<u64>,
     spare: Vec<Entry>,
@@ -296,6 +300,7 @@ impl EventQueue {
             now: SimTime::ZERO,
             popped: 0,
             serving: None,
+            free: Vec::new(),
             keys: Vec::new(),
             spare: Vec::new(),
         }
@@ -315,6 +320,11 @@ impl EventQueue {
     fn put_near(&mut self, e: Entry) {
         let i = (e.time >> self.shift) as usize & (WHEEL_SLOTS - 1);
         let v = &mut self.wheel[i];
+        if v.capacity() == 0 {
+            if let Some(b) = self.free.pop() {
+                *v = b;
+            }
+        }
         if self.sorted[i / 64] & (1 << (i % 64)) == 0 {
             v.push(e);
         } else {
@@ -420,6 +430,7 @@ impl EventQueue {
         if v.is_empty() {
             self.bits[i / 64] &= !bit;
             self.sorted[i / 64] &= !bit;
+            self.free.push(std::mem::take(v));
         }
         self.near -= 1;
         self.now = SimTime(e.time);
