@@ -55,6 +55,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 ctrl: PktFifo::default(),
                 down: false,
                 up_at: SimTime::ZERO,
+                wire_bytes: 0,
                 remote: false,
             });
         }

@@ -53,8 +53,8 @@ pub(crate) enum Tx {
 }
 
 /// One end of a full-duplex link: a transmitter toward `peer` and its pause state.
-/// The fields every hop reads come first and fill one cache line (48 bytes); the
-/// per-priority pause state, touched by PFC frames only, follows on the next lines.
+/// The fields every hop reads or writes fill its first cache line; the per-priority
+/// pause state, touched by PFC frames only, follows on the next lines.
 #[repr(C, align(64))]
 pub(crate) struct Port {
     pub node: NodeId,
@@ -77,9 +77,14 @@ pub(crate) struct Port {
     /// When the link last came back up (zero: never failed); frames that left before
     /// are lost.
     pub up_at: SimTime,
+    /// Wire bytes (frames + preamble/gap) this transmitter put on its link: HPCC's INT
+    /// reads it, every frame adds to it, so it lives in the line each frame touches.
+    pub wire_bytes: u64,
     pub pause_gen: [u32; 8],
     pub paused_since: [SimTime; 8],
 }
+
+const _: () = assert!(std::mem::offset_of!(Port, wire_bytes) == 56);
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
 #[derive(Default)]
@@ -486,11 +491,11 @@ impl Simulation {
         port.tx_until = now + t;
         let quiet = quiet && self.quiet_tx;
         port.tx = if quiet { Tx::BusyQuiet } else { Tx::Busy };
+        port.wire_bytes += wire as u64;
         let (peer, delay, remote) = (port.peer, port.delay, port.remote);
-        let st = &mut self.port_stats[p.idx()];
-        st.wire_bytes += wire as u64;
         match data_prio {
             None => {
+                let st = &mut self.port_stats[p.idx()];
                 st.ctrl_tx_bytes += frame as u64;
                 st.ctrl_tx_pkts += 1;
             }
