@@ -189,23 +189,32 @@ fn order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
 }
 
 /// Sorts a slot that starts at time `base` and spans `2^shift` ps latest first, so that
-/// it is served from its end.
+/// it is served from its end. `keys` and `spare` are scratch space (`spare` and `v`
+/// may trade buffers).
 #[inline]
-fn sort_latest_first(v: &mut [Entry], base: u64, shift: u32) {
-    if v.len() > INSERTION_SORT {
-        if shift <= 32 {
-            // (time, tie key) as one number: a crowded slot sorts on one compare per pair.
-            // Equal numbers (a tie-key collision at one picosecond) need the event itself.
-            let packed = |e: &Entry| (e.time - base) << 32 | e.key as u64;
-            v.sort_unstable_by_key(|e| std::cmp::Reverse(packed(e)));
-            if v.windows(2).all(|w| packed(&w[0]) != packed(&w[1])) {
+fn sort_latest_first(v: &mut Vec<Entry>, base: u64, shift: u32, keys: &mut Vec<u64>, spare: &mut Vec<Entry>) {
+    let n = v.len();
+    if n > INSERTION_SORT {
+        let idx_bits = usize::BITS - (n - 1).leading_zeros();
+        if shift + 32 + idx_bits <= 64 {
+            // (time, tie key, index) as one number: a crowded slot sorts 8-byte numbers
+            // and moves each entry once. Equal (time, tie key) pairs (a collision at one
+            // picosecond) need the event itself to decide.
+            keys.clear();
+            keys.extend(v.iter().enumerate().map(|(k, e)| ((e.time - base) << 32 | e.key as u64) << idx_bits | k as u64));
+            keys.sort_unstable();
+            if keys.windows(2).all(|w| w[0] >> idx_bits != w[1] >> idx_bits) {
+                let mask = (1u64 << idx_bits) - 1;
+                spare.clear();
+                spare.extend(keys.iter().rev().map(|&k| v[(k & mask) as usize]));
+                std::mem::swap(v, spare);
                 return;
             }
         }
         v.sort_unstable_by(|a, b| order(b, a));
         return;
     }
-    for k in 1..v.len() {
+    for k in 1..n {
         let e = v[k];
         let mut j = k;
         while j > 0 && later(&e, &v[j - 1]) {
@@ -259,6 +268,16 @@ pub struct EventQueue {
     ties: u64,
     now: SimTime,
     popped: u64,
+    /// The event being served (tie key and event), or `None` between events (the loop's
+    /// periodic work, which runs after every event due at `now`): what `passed` compares.
+    serving: Option<(u32, Event)>,
+    /// Buffers of slots served to the end, still in cache: the next slot to be filled
+    /// takes the last one, so that scheduling writes to cached lines (a slot's own buffer
+    /// was last used a wheel turn ago, long evicted on a large fabric).
+    free: Vec<Vec<Entry>>,
+    /// Scratch space of the slot sort.
+    keys: Vec<u64>,
+    spare: Vec<Entry>,
 }
 
 impl EventQueue {
@@ -280,6 +299,10 @@ impl EventQueue {
             ties: stream_key(seed, "event-ties"),
             now: SimTime::ZERO,
             popped: 0,
+            serving: None,
+            free: Vec::new(),
+            keys: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -297,6 +320,11 @@ impl EventQueue {
     fn put_near(&mut self, e: Entry) {
         let i = (e.time >> self.shift) as usize & (WHEEL_SLOTS - 1);
         let v = &mut self.wheel[i];
+        if v.capacity() == 0 {
+            if let Some(b) = self.free.pop() {
+                *v = b;
+            }
+        }
         if self.sorted[i / 64] & (1 << (i % 64)) == 0 {
             v.push(e);
         } else {
@@ -385,7 +413,7 @@ impl EventQueue {
         let i = slot as usize & (WHEEL_SLOTS - 1);
         let bit = 1u64 << (i % 64);
         if self.sorted[i / 64] & bit == 0 && self.wheel[i].len() > 1 {
-            sort_latest_first(&mut self.wheel[i], slot << self.shift, self.shift);
+            sort_latest_first(&mut self.wheel[i], slot << self.shift, self.shift, &mut self.keys, &mut self.spare);
             self.sorted[i / 64] |= bit;
         }
         let e = *self.wheel[i].last().expect("an occupied slot holds an event");
@@ -402,10 +430,12 @@ impl EventQueue {
         if v.is_empty() {
             self.bits[i / 64] &= !bit;
             self.sorted[i / 64] &= !bit;
+            self.free.push(std::mem::take(v));
         }
         self.near -= 1;
         self.now = SimTime(e.time);
         self.popped += 1;
+        self.serving = Some((e.key, e.ev));
         Some((self.now, e.ev))
     }
 
@@ -462,7 +492,33 @@ impl EventQueue {
     pub(crate) fn set_now(&mut self, t: SimTime) {
         debug_assert!(t >= self.now);
         self.now = t;
+        self.serving = None;
     }
+
+    /// Whether `ev` due at `at` would already have been served, had it been scheduled:
+    /// due earlier, or due now and ahead of the event being served in the order (between
+    /// events, everything due now has been). An event that was left out because it would
+    /// find nothing to do (`sim::Simulation::tx_busy`) is scheduled late only if it has not.
+    #[inline]
+    pub fn passed(&self, at: SimTime, ev: Event) -> bool {
+        if at != self.now {
+            return at < self.now;
+        }
+        match self.serving {
+            None => true,
+            Some((key, cur)) => {
+                let k = tie_key(self.ties, at.0, &ev);
+                (k, ev.ident()) < (key, cur.ident())
+            }
+        }
+    }
+
+    /// Counts an event that was left out as processed (`uncount` undoes it when it is
+    /// scheduled after all), so that the count matches a run that scheduled it.
+    #[inline]
+    pub(crate) fn count_elided(&mut self) { self.popped += 1; }
+    #[inline]
+    pub(crate) fn uncount_elided(&mut self) { self.popped -= 1; }
 
     /// Counts events processed elsewhere (the partitions of a parallel run, merged).
     pub(crate) fn add_processed(&mut self, n: u64) { self.popped += n; }
@@ -490,14 +546,14 @@ mod tests {
         v[1].key = v[0].key;
         let mut want = v.clone();
         want.sort_by(|a, b| order(b, a));
-        sort_latest_first(&mut v, base, shift);
+        sort_latest_first(&mut v, base, shift, &mut Vec::new(), &mut Vec::new());
         let ids = |v: &[Entry]| v.iter().map(|e| e.ev.ident()).collect::<Vec<_>>();
         assert_eq!(ids(&v), ids(&want));
         // Without collisions the packed numbers alone decide.
         let mut u: Vec<Entry> = (0..60u32).map(|k| Entry { time: base + (k as u64 * 37) % 1024, key: k, ev: Event::FlowStart(FlowId(k)) }).collect();
         let mut want = u.clone();
         want.sort_by(|a, b| order(b, a));
-        sort_latest_first(&mut u, base, shift);
+        sort_latest_first(&mut u, base, shift, &mut Vec::new(), &mut Vec::new());
         assert_eq!(ids(&u), ids(&want));
     }
 
@@ -562,6 +618,51 @@ mod tests {
         q.schedule(SimTime::us(40), Event::TxDone(PortId(2)));
         let t: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|(t, _)| t.0).collect();
         assert_eq!(t, vec![SimTime::us(40).0, SimTime::us(50).0, SimTime::ms(3).0]);
+    }
+
+    /// `passed` says of an event that was never scheduled what serving it would have: a
+    /// tied event is passed exactly when it would have been served before the current one,
+    /// and one scheduled late (not passed) is then served in its place.
+    #[test]
+    fn passed_agrees_with_the_order_of_a_scheduled_event() {
+        let tied: Vec<Event> = (0..40u32).map(|i| Event::TxDone(PortId(i))).collect();
+        let at = SimTime(5_000);
+        let mut full = EventQueue::new(3, SimTime::ns(100));
+        tied.iter().for_each(|&e| full.schedule(at, e));
+        let served: Vec<Event> = std::iter::from_fn(|| full.pop()).map(|(_, e)| e).collect();
+        for (skip, &left_out) in served.iter().enumerate() {
+            for late in [false, true] {
+                let mut q = EventQueue::new(3, SimTime::ns(100));
+                q.schedule(SimTime(10), Event::QpWake(FlowId(0)));
+                tied.iter().filter(|&&e| e != left_out).for_each(|&e| q.schedule(at, e));
+                q.pop();
+                assert!(!q.passed(at, left_out), "nothing due then served yet");
+                if late && skip == 0 {
+                    q.schedule(at, left_out);
+                }
+                let mut got = Vec::new();
+                while let Some((_, e)) = q.pop() {
+                    got.push(e);
+                    if late {
+                        if got.len() == skip {
+                            // Not passed: scheduled now, it is served next, in its place.
+                            assert!(!q.passed(at, left_out));
+                            q.schedule(at, left_out);
+                        }
+                        continue;
+                    }
+                    // Never scheduled: passed once the event served is after its place.
+                    let k = if got.len() <= skip { got.len() - 1 } else { got.len() };
+                    assert_eq!(q.passed(at, left_out), skip < k, "left out {skip}, serving {k}");
+                }
+                let want: Vec<Event> = served.iter().copied().filter(|&e| late || e != left_out).collect();
+                assert_eq!(got, want);
+            }
+        }
+        let mut q = EventQueue::new(3, SimTime::ns(100));
+        q.set_now(at);
+        assert!(q.passed(at, tied[0]), "between events, everything due now has been served");
+        assert!(!q.passed(SimTime(5_001), tied[0]));
     }
 
     #[test]

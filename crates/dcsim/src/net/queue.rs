@@ -271,6 +271,12 @@ impl EgressQueues {
         let item = sub.fifo.pop_front().expect("dequeue from an empty queue");
         let next = sub.next_active;
         let more = !sub.fifo.is_empty();
+        if !more {
+            // Restart the ring at its first slot (`clear` rewinds it), still in cache
+            // from the last enqueue; otherwise a queue that holds a frame or two walks
+            // through the whole ring a past burst grew, a cold line every four frames.
+            sub.fifo.clear();
+        }
         let key = sub.key;
         let q = &mut self.cells[qi].q;
         q.bytes -= item.frame as u64;

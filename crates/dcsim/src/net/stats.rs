@@ -38,8 +38,6 @@ pub struct PrioCounters {
 pub struct PortCounters {
     pub ctrl_tx_bytes: u64,
     pub ctrl_tx_pkts: u64,
-    /// Wire bytes (frames + preamble/gap) this port put on its link.
-    pub wire_bytes: u64,
 }
 
 /// Log-linear histogram: 128 sub-buckets per power of two, so a reported percentile is

@@ -1,7 +1,7 @@
 //! Builds the world from a plan: ports from links, routing tables, per-port buffer
 //! settings (headroom, XOFF/XON, alpha), queue pairs and the first events.
 
-use super::{FlowHeader, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation};
+use super::{FlowHeader, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation, Tx};
 use crate::error::Result;
 use crate::models::ecn::marking::Marking;
 use crate::models::{Cc, NicSpec};
@@ -47,13 +47,15 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 local: p - first[me],
                 rate: l.rate,
                 delay: l.delay,
-                busy: false,
+                tx: Tx::Idle,
+                tx_until: SimTime::ZERO,
                 paused: 0,
                 pause_gen: [0; 8],
                 paused_since: [SimTime::ZERO; 8],
                 ctrl: PktFifo::default(),
                 down: false,
                 up_at: SimTime::ZERO,
+                wire_bytes: 0,
                 remote: false,
             });
         }
@@ -306,6 +308,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         clock: SimTime::ZERO,
         pool,
         prefetch_ports: n_ports >= super::prefetch::MIN_PORTS,
+        quiet_tx: !link_faults.active,
         nics: (0..n).map(|_| Nic::default()).collect(),
         xoff_sent: vec![false; n_ports * 8],
         refresh_gen: vec![0; n_ports * 8],

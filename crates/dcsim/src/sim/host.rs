@@ -76,16 +76,17 @@ impl Simulation {
     }
 
     pub(crate) fn host_try_send(&mut self, p: PortId) {
-        if self.ports[p.idx()].busy {
+        if self.tx_busy(p) {
             return;
         }
+        let node = self.ports[p.idx()].node;
         if let Some(id) = self.ports[p.idx()].ctrl.pop(&self.pool) {
             let frame = self.pool.get(id).frame as u32;
-            self.transmit(p, id, frame, None);
+            let quiet = self.ports[p.idx()].ctrl.is_empty() && self.nics[node.idx()].ready.is_empty();
+            self.transmit(p, id, frame, None, quiet);
             return;
         }
         let now = self.now_t();
-        let node = self.ports[p.idx()].node;
         while let Some(f) = self.nics[node.idx()].ready.pop_front() {
             let tcp = self.flows[f.idx()].tcp;
             // TCP picks a hole to resend or new data, within its window (models/tcp/).
@@ -170,7 +171,8 @@ impl Simulation {
             if tcp != NO_TCP {
                 self.tcp_sent(f, tcp, id, seq, resend);
             }
-            self.transmit(p, id, frame, Some(prio));
+            let quiet = self.ports[p.idx()].ctrl.is_empty() && self.nics[node.idx()].ready.is_empty();
+            self.transmit(p, id, frame, Some(prio), quiet);
             if cc_active {
                 self.cc_hook(f, |cc, ctx| cc.on_send(ctx, wire));
             }

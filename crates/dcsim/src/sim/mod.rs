@@ -40,16 +40,28 @@ pub(crate) struct Node {
     pub ports: Range<u32>,
 }
 
+/// A transmitter's state (`Simulation::tx_busy`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub(crate) enum Tx {
+    Idle,
+    /// Sending a frame until `Port::tx_until`; its `TxDone` event is scheduled.
+    Busy,
+    /// Sending a frame until `Port::tx_until` with nothing queued behind it when it
+    /// started, so no `TxDone` was scheduled: it is scheduled if work comes before then.
+    BusyQuiet,
+}
+
 /// One end of a full-duplex link: a transmitter toward `peer` and its pause state.
-/// The fields every hop reads come first and fill one cache line (48 bytes); the
-/// per-priority pause state, touched by PFC frames only, follows on the next lines.
+/// The fields every hop reads or writes fill its first cache line; the per-priority
+/// pause state, touched by PFC frames only, follows on the next lines.
 #[repr(C, align(64))]
 pub(crate) struct Port {
     pub node: NodeId,
     pub peer: PortId,
     /// Index of this port within its node.
     pub local: u32,
-    pub busy: bool,
+    pub tx: Tx,
     /// Priorities this transmitter may not send (paused by the peer), bit per priority.
     pub paused: u8,
     /// The link is down (`models/link_failure`): nothing is sent, arrivals are lost.
@@ -60,12 +72,19 @@ pub(crate) struct Port {
     pub delay: SimTime,
     /// Control frames (PFC, ACK, NAK): served before any data, never paused.
     pub ctrl: PktFifo,
+    /// When the frame being sent ends (`tx` busy).
+    pub tx_until: SimTime,
     /// When the link last came back up (zero: never failed); frames that left before
     /// are lost.
     pub up_at: SimTime,
+    /// Wire bytes (frames + preamble/gap) this transmitter put on its link: HPCC's INT
+    /// reads it, every frame adds to it, so it lives in the line each frame touches.
+    pub wire_bytes: u64,
     pub pause_gen: [u32; 8],
     pub paused_since: [SimTime; 8],
 }
+
+const _: () = assert!(std::mem::offset_of!(Port, wire_bytes) == 56);
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
 #[derive(Default)]
@@ -93,6 +112,9 @@ pub struct Simulation {
     /// Prefetch the per-port records of the events due soon too (large fabrics:
     /// `prefetch.rs`), not only their frames.
     pub(crate) prefetch_ports: bool,
+    /// Transmitters with nothing queued behind a frame schedule no `TxDone` (`tx_busy`);
+    /// off with link failures, whose down ports are flushed when a frame ends.
+    pub(crate) quiet_tx: bool,
     pub(crate) nodes: Vec<Node>,
     pub(crate) ports: Vec<Port>,
     pub(crate) routing: Routing,
@@ -329,7 +351,7 @@ impl Simulation {
     /// The plan's end time.
     pub fn end(&self) -> SimTime { self.end }
     /// Events processed so far.
-    pub fn events(&self) -> u64 { self.q.processed() + self.others().map(|s| s.q.processed()).sum::<u64>() }
+    pub fn events(&self) -> u64 { self.local_events() + self.others().map(|s| s.local_events()).sum::<u64>() }
     /// Packets that finished crossing a link so far.
     pub fn packet_hops(&self) -> u64 { self.hops + self.others().map(|s| s.hops).sum::<u64>() }
     /// Most packets alive at once so far (a parallel run: the sum of its partitions'
@@ -368,9 +390,43 @@ impl Simulation {
 
     #[inline]
     fn on_tx_done(&mut self, p: PortId) {
-        self.ports[p.idx()].busy = false;
+        self.ports[p.idx()].tx = Tx::Idle;
         self.kick(p);
     }
+
+    /// Whether port `p` is still sending a frame. A transmitter that had nothing queued
+    /// when it started its frame has no `TxDone` event (after most frames most fabric
+    /// ports go idle): when work comes before the frame ends, the event is scheduled then,
+    /// at the time and in the place among tied events it would have had, so the events
+    /// are served exactly as if it had been scheduled from the start.
+    #[inline]
+    pub(crate) fn tx_busy(&mut self, p: PortId) -> bool {
+        let port = &mut self.ports[p.idx()];
+        match port.tx {
+            Tx::Idle => false,
+            Tx::Busy => true,
+            Tx::BusyQuiet => {
+                let until = port.tx_until;
+                if self.q.passed(until, Event::TxDone(p)) {
+                    port.tx = Tx::Idle;
+                    return false;
+                }
+                port.tx = Tx::Busy;
+                self.q.uncount_elided();
+                self.q.schedule(until, Event::TxDone(p));
+                true
+            }
+        }
+    }
+
+    /// Left-out `TxDone` events (`tx_busy`) due after the clock: counted as processed
+    /// when left out, they would not have been by now.
+    fn quiet_ahead(&self) -> u64 {
+        self.ports.iter().filter(|p| p.tx == Tx::BusyQuiet && p.tx_until > self.clock).count() as u64
+    }
+
+    /// Events processed by this world (a partition's own, in a parallel run).
+    pub(crate) fn local_events(&self) -> u64 { self.q.processed() - self.quiet_ahead() }
 
     /// Lets an idle transmitter pick its next frame.
     #[inline]
@@ -425,17 +481,21 @@ impl Simulation {
     /// a data frame of priority `Some(prio)`, or a control frame. The packet itself is
     /// not touched here: it is usually cold in the cache.
     #[inline]
-    pub(crate) fn transmit(&mut self, p: PortId, id: PktId, frame: u32, data_prio: Option<u8>) {
+    /// Puts frame `id` on port `p`'s link; `quiet`: nothing else is queued to send
+    /// (`tx_busy`).
+    pub(crate) fn transmit(&mut self, p: PortId, id: PktId, frame: u32, data_prio: Option<u8>, quiet: bool) {
         let now = self.now_t();
         let wire = frame + self.preamble;
         let port = &mut self.ports[p.idx()];
         let t = port.rate.tx_time(wire as u64);
-        port.busy = true;
+        port.tx_until = now + t;
+        let quiet = quiet && self.quiet_tx;
+        port.tx = if quiet { Tx::BusyQuiet } else { Tx::Busy };
+        port.wire_bytes += wire as u64;
         let (peer, delay, remote) = (port.peer, port.delay, port.remote);
-        let st = &mut self.port_stats[p.idx()];
-        st.wire_bytes += wire as u64;
         match data_prio {
             None => {
+                let st = &mut self.port_stats[p.idx()];
                 st.ctrl_tx_bytes += frame as u64;
                 st.ctrl_tx_pkts += 1;
             }
@@ -448,7 +508,11 @@ impl Simulation {
                 }
             }
         }
-        self.q.schedule(now + t, Event::TxDone(p));
+        if quiet {
+            self.q.count_elided();
+        } else {
+            self.q.schedule(now + t, Event::TxDone(p));
+        }
         if remote {
             self.outbox.push((now + t + delay, peer, id));
         } else {

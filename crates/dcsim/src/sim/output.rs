@@ -307,7 +307,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
                 if is_sw { s.mmu.headroom(pid) } else { 0 },
                 if is_sw { s.mmu.xoff(pid) } else { 0 },
                 if is_sw { s.mmu.xon(pid) } else { 0 },
-                ps.ctrl_tx_bytes, ps.wire_bytes, c.ecn_marked,
+                ps.ctrl_tx_bytes, port.wire_bytes, c.ecn_marked,
                 c.pfc_storms, c.pfc_storms_restored, c.pfc_storm_drops,
             ];
             for (i, v) in vals.iter().enumerate() {
@@ -315,7 +315,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             }
             node_col.push(s.nodes[port.node.idx()].name.clone());
             peer_col.push(s.nodes[s.ports[port.peer.idx()].node.idx()].name.clone());
-            util.push(if secs > 0.0 { ps.wire_bytes as f64 * 8.0 / (port.rate.0 as f64 * secs) } else { 0.0 });
+            util.push(if secs > 0.0 { port.wire_bytes as f64 * 8.0 / (port.rate.0 as f64 * secs) } else { 0.0 });
             paused_frac.push(if end.0 > 0 { c.paused_ps as f64 / end.0 as f64 } else { 0.0 });
         }
     }
@@ -541,7 +541,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         "version": crate::VERSION,
         "duration_ps": end.0,
         "steady_start_ps": steady.0,
-        "events": s.q.processed(),
+        "events": s.local_events(),
         "counters": {
             "link_packet_hops": s.hops,
             "flows": s.flows.len(),

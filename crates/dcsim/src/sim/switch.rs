@@ -103,21 +103,23 @@ impl Simulation {
     }
 
     pub(crate) fn switch_try_send(&mut self, p: PortId) {
-        let port = &mut self.ports[p.idx()];
-        if port.busy {
+        if self.tx_busy(p) {
             return;
         }
+        let port = &mut self.ports[p.idx()];
         if port.down {
             return self.flush_down_port(p);
         }
         if let Some(id) = port.ctrl.pop(&self.pool) {
             let frame = self.pool.get(id).frame as u32;
-            self.transmit(p, id, frame, None);
+            let quiet = port.ctrl.is_empty() && self.egress.nonempty(p) & !port.paused == 0;
+            self.transmit(p, id, frame, None, quiet);
             return;
         }
         let eligible = self.egress.nonempty(p) & !port.paused;
         let Some(prio) = self.egress.pick(p, eligible) else { return };
         let item = self.egress.dequeue(p, prio);
+        let quiet = self.egress.nonempty(p) & !self.ports[p.idx()].paused == 0;
         let Queued { id, in_port, frame, .. } = item;
         let size = frame as u64;
         if self.marking.active {
@@ -128,7 +130,7 @@ impl Simulation {
             self.int_stamp(p, id);
         }
         self.release_ingress(in_port, prio, size);
-        self.transmit(p, id, frame as u32, Some(prio));
+        self.transmit(p, id, frame as u32, Some(prio), quiet);
     }
 
     /// A frame of `prio` that came in through `in_port` leaves the switch: its MMU charge

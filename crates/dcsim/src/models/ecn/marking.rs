@@ -154,8 +154,12 @@ impl Simulation {
             return;
         }
         if congested {
-            self.marking.cps[ci].pkts_while_congested += 1;
-            self.marking.pairs.insert((ci as u32, item.flow.0));
+            let cp = &mut self.marking.cps[ci];
+            cp.pkts_while_congested += 1;
+            if cp.last_source != item.flow.0 + 1 {
+                cp.last_source = item.flow.0 + 1;
+                self.marking.pairs.insert((ci as u32, item.flow.0));
+            }
         }
         if mark {
             self.set_ce(p, prio, id);

@@ -21,7 +21,7 @@ impl Simulation {
             ts: self.now_t(),
             // The port's wire-byte counter (every frame kind, preamble/IFG included when
             // modelled) before this frame: its rate of change is the link's utilisation.
-            tx_bytes: self.port_stats[p.idx()].wire_bytes,
+            tx_bytes: self.ports[p.idx()].wire_bytes,
             qlen,
             rate: self.ports[p.idx()].rate,
         };

@@ -25,6 +25,9 @@ pub fn victim_by_time(root_ps: u64, victim_ps: u64) -> bool {
 #[derive(Copy, Clone, Debug, Default)]
 pub struct CongestionPoint {
     pub congested: bool,
+    /// The flow of the last data frame that left while congested, plus one (0: none):
+    /// a train of one flow's frames records its (point, flow) pair once, not per frame.
+    pub last_source: u32,
     pub last_eval: SimTime,
     /// The port's total paused time for this priority at the last evaluation.
     pub last_paused: u64,

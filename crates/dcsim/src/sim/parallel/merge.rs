@@ -95,6 +95,7 @@ impl Simulation {
                 }
             }
             self.hops += o.hops;
+            // Raw: its ports, moved here above, are in this world's `quiet_ahead`.
             self.q.add_processed(o.q.processed());
             if self.watchdog.stalled.is_none() {
                 self.watchdog.stalled = o.watchdog.stalled;
