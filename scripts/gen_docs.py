@@ -379,7 +379,7 @@ def dctcp_fluid() -> str:
         q = s[(s["port_id"] == port) & (s["time_ps"] >= 20 * 10**9)].groupby("time_ps")["egress_bytes"].sum() / pkt
         g = float(res.flows["goodput_steady_gbps"].sum())
         ceiling = 10 * 1460 / (1460 + 62 + 20)
-        share = "" if g >= 0.9995 * ceiling else f" ({g / ceiling * 100:.1f} %)"
+        share = "" if g >= 0.9995 * ceiling else f" ({g / ceiling * 100:.1f} % of the ceiling)"
         out.append(f"| {k} | {fluid} | {q.min():.1f} .. {q.max():.1f} | {g:.3f}{share} |")
     return "\n".join(out) + "\n"
 
