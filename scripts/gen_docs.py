@@ -71,7 +71,7 @@ def steady(res: Any) -> List[float]:
 
 def drops(res: Any) -> str:
     n = int(res.summary["counters"]["drops_total"])
-    return "no drops" if n == 0 else f"{thousands(n)} drops"
+    return "no drops" if n == 0 else "1 drop" if n == 1 else f"{thousands(n)} drops"
 
 
 def window_goodput(res: Any, t0_ms: float, t1_ms: float) -> Dict[str, float]:
@@ -219,7 +219,9 @@ def results_table() -> str:
         ("seed002_fecn.toml", "FECN", "2.5 Gb/s each, 5 after two stop; start-up transient",
          lambda: fecn_row("seed002_fecn.toml")),
         ("seed002_efecn.toml", "E-FECN", "fair, no transient, no drops",
-         lambda: fecn_row("seed002_efecn.toml")),
+         lambda: fecn_row("seed002_efecn.toml") + (
+             " (PFC off, as in the study: frames already sent when the BCN00s left; see docs/models/fecn.md)"
+             if run("seed002_efecn.toml").summary["counters"]["drops_total"] else "")),
     ]
     out = ["| scenario | what it shows | published | dcsim |", "|---|---|---|---|"]
     for sc, what, published, cell in rows:
@@ -377,7 +379,7 @@ def dctcp_fluid() -> str:
         q = s[(s["port_id"] == port) & (s["time_ps"] >= 20 * 10**9)].groupby("time_ps")["egress_bytes"].sum() / pkt
         g = float(res.flows["goodput_steady_gbps"].sum())
         ceiling = 10 * 1460 / (1460 + 62 + 20)
-        share = "" if g >= 0.9995 * ceiling else f" ({g / ceiling * 100:.1f} %)"
+        share = "" if g >= 0.9995 * ceiling else f" ({g / ceiling * 100:.1f} % of the ceiling)"
         out.append(f"| {k} | {fluid} | {q.min():.1f} .. {q.max():.1f} | {g:.3f}{share} |")
     return "\n".join(out) + "\n"
 
