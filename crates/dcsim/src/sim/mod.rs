@@ -479,10 +479,9 @@ impl Simulation {
 
     /// Starts serializing a frame of `frame` bytes on port `p` (which must be idle):
     /// a data frame of priority `Some(prio)`, or a control frame. The packet itself is
-    /// not touched here: it is usually cold in the cache.
+    /// not touched here: it is usually cold in the cache. `quiet`: nothing else is
+    /// queued to send behind it (`tx_busy`).
     #[inline]
-    /// Puts frame `id` on port `p`'s link; `quiet`: nothing else is queued to send
-    /// (`tx_busy`).
     pub(crate) fn transmit(&mut self, p: PortId, id: PktId, frame: u32, data_prio: Option<u8>, quiet: bool) {
         let now = self.now_t();
         let wire = frame + self.preamble;
