@@ -261,17 +261,13 @@ impl Lists {
     /// if there is one (the append is undone), else the new list.
     fn intern(&mut self, ports: &mut Vec<PortId>, off: u32) -> (u32, u16) {
         let len = (ports.len() as u32 - off) as u16;
-        let list = ports[off as usize..].to_vec();
-        match self.0.get(&list) {
-            Some(&at) => {
-                ports.truncate(off as usize);
-                (at, len)
-            }
-            None => {
-                self.0.insert(list, off);
-                (off, len)
-            }
+        let list = &ports[off as usize..];
+        if let Some(&at) = self.0.get(list) {
+            ports.truncate(off as usize);
+            return (at, len);
         }
+        self.0.insert(list.to_vec(), off);
+        (off, len)
     }
 }
 

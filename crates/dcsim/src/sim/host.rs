@@ -80,10 +80,11 @@ impl Simulation {
             return;
         }
         let node = self.ports[p.idx()].node;
+        // Nothing more to send behind this frame (`tx_busy`).
+        let quiet = |s: &Self| s.ports[p.idx()].ctrl.is_empty() && s.nics[node.idx()].ready.is_empty();
         if let Some(id) = self.ports[p.idx()].ctrl.pop(&self.pool) {
             let frame = self.pool.get(id).frame as u32;
-            let quiet = self.ports[p.idx()].ctrl.is_empty() && self.nics[node.idx()].ready.is_empty();
-            self.transmit(p, id, frame, None, quiet);
+            self.transmit(p, id, frame, None, quiet(self));
             return;
         }
         let now = self.now_t();
@@ -171,8 +172,7 @@ impl Simulation {
             if tcp != NO_TCP {
                 self.tcp_sent(f, tcp, id, seq, resend);
             }
-            let quiet = self.ports[p.idx()].ctrl.is_empty() && self.nics[node.idx()].ready.is_empty();
-            self.transmit(p, id, frame, Some(prio), quiet);
+            self.transmit(p, id, frame, Some(prio), quiet(self));
             if cc_active {
                 self.cc_hook(f, |cc, ctx| cc.on_send(ctx, wire));
             }
