@@ -38,17 +38,22 @@ pub enum Arbitration {
 const NONE: u32 = u32::MAX;
 
 /// What the egress side needs of a queued packet, kept beside its id so that dequeuing,
-/// scheduling, releasing the MMU charge and the congestion point's bookkeeping never
-/// touch the (cold) packet itself. 16 bytes.
+/// scheduling and releasing the MMU charge never touch the (cold) packet itself. 8 bytes,
+/// eight to a cache line: a queue's ring is written once at enqueue and read once at
+/// dequeue, usually out of cache on a large fabric. The ingress port is given by its
+/// index within the switch (`Simulation::ingress_of`); the flow and the frame's kind,
+/// which only a congested queue's bookkeeping needs, are read from the packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Queued {
     pub id: PktId,
-    pub in_port: PortId,
-    pub flow: FlowId,
     pub frame: u16,
-    /// A data frame (not a CNP or other frame queued in a data class).
-    pub data: bool,
+    /// The ingress port's index within its node (`Port::local`).
+    pub in_local: u16,
 }
+const _: () = assert!(std::mem::size_of::<Queued>() == 8);
+
+/// Most ports a node may have: `Queued::in_local` holds a port's index within its node.
+pub const MAX_NODE_PORTS: usize = 1 << 16;
 
 /// Packets of one arbitration class (an ingress port or a flow) inside an egress queue.
 #[derive(Clone, Default)]
@@ -192,15 +197,15 @@ impl EgressQueues {
     #[inline]
     pub fn nonempty(&self, port: PortId) -> u8 { self.sched[port.idx()].nonempty }
 
-    /// Appends a packet. `in_local` is the ingress port's index within its node; whether
-    /// it or the packet's flow counts depends on the arbitration.
+    /// Appends a packet of `flow`. Whether its ingress port (`item.in_local`) or its flow
+    /// counts depends on the arbitration.
     #[inline]
-    pub fn enqueue(&mut self, port: PortId, prio: u8, item: Queued, in_local: u32) {
+    pub fn enqueue(&mut self, port: PortId, prio: u8, item: Queued, flow: FlowId) {
         let qi = port.idx() * 8 + prio as usize;
         let si = match self.arbitration {
             Arbitration::Fifo => qi as u32,
-            Arbitration::PerPort => self.cells[qi].q.sub_base + in_local,
-            Arbitration::PerFlow => self.flow_sub(qi as u32, item.flow.0),
+            Arbitration::PerPort => self.cells[qi].q.sub_base + item.in_local as u32,
+            Arbitration::PerFlow => self.flow_sub(qi as u32, flow.0),
         };
         let sub = self.sub_mut(si);
         let was_empty = sub.fifo.is_empty();
@@ -351,8 +356,11 @@ impl EgressQueues {
 mod tests {
     use super::*;
 
-    /// Queue entries carry their flow in the packet id, for checking the order.
-    fn pkt(flow: u32, frame: u32) -> Queued { Queued { id: PktId(flow), in_port: PortId(0), flow: FlowId(flow), frame: frame as u16, data: true } }
+    /// Queues a frame of `flow` from input `in_local`; the entry carries its flow in the
+    /// packet id, for checking the order.
+    fn push(q: &mut EgressQueues, port: u32, prio: u8, flow: u32, frame: u32, in_local: u16) {
+        q.enqueue(PortId(port), prio, Queued { id: PktId(flow), frame: frame as u16, in_local }, FlowId(flow));
+    }
 
     fn sched(kind: SchedulerKind, weights: [u32; 8]) -> SchedulerPlan { SchedulerPlan { kind, weights, strict_mask: 0 } }
 
@@ -360,8 +368,8 @@ mod tests {
     fn per_port_arbitration_alternates_inputs() {
                 let mut q = EgressQueues::new(&[3, 3, 3], Arbitration::PerPort, sched(SchedulerKind::Strict, [1; 8]), 1000);
         // Four packets from input 0, then two from input 1.
-        for _ in 0..4 { q.enqueue(PortId(2), 0, pkt(0, 100), 0); }
-        for _ in 0..2 { q.enqueue(PortId(2), 0, pkt(1, 100), 1); }
+        for _ in 0..4 { push(&mut q, 2, 0, 0, 100, 0); }
+        for _ in 0..2 { push(&mut q, 2, 0, 1, 100, 1); }
         let order: Vec<u32> = (0..6).map(|_| q.dequeue(PortId(2), 0).id.0).collect();
         assert_eq!(order, vec![0, 1, 0, 1, 0, 0]);
         assert_eq!(q.nonempty(PortId(2)), 0);
@@ -370,7 +378,7 @@ mod tests {
     #[test]
     fn per_flow_arbitration_alternates_flows_of_one_input() {
                 let mut q = EgressQueues::new(&[2, 2], Arbitration::PerFlow, sched(SchedulerKind::Strict, [1; 8]), 1000);
-        for f in [5, 5, 5, 7] { q.enqueue(PortId(1), 3, pkt(f, 100), 0); }
+        for f in [5, 5, 5, 7] { push(&mut q, 1, 3, f, 100, 0); }
         let order: Vec<u32> = (0..4).map(|_| q.dequeue(PortId(1), 3).id.0).collect();
         assert_eq!(order, vec![5, 7, 5, 5]);
     }
@@ -390,7 +398,7 @@ mod tests {
         w[1] = 3;
         let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Dwrr, w), 1000);
         for _ in 0..400 {
-            for p in [0u8, 1] { q.enqueue(PortId(0), p, pkt(p as u32, 1000), 0); }
+            for p in [0u8, 1] { push(&mut q, 0, p, p as u32, 1000, 0); }
         }
         let mut sent = [0u32; 2];
         for _ in 0..400 {

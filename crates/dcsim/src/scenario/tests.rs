@@ -870,3 +870,10 @@ fn ack_driven_cc_on_udp_and_fecn_rate_min_are_refused() {
     expect(STAR8, &["host.cc.type=dctcp", "host.cc.g=0"], &["host.cc.g: must be in (0, 1]"]);
     expect(STAR8, &["host.cc.type=timely", "host.cc.t_high=\"10us\""], &["host.cc.t_high: must be above t_low"]);
 }
+
+/// Egress queue entries name the ingress port by its index within the switch (16 bits).
+#[test]
+fn a_switch_with_too_many_ports_is_refused() {
+    let t = with(STAR8, "hosts = 8", "hosts = 65537");
+    expect(&format!("{t}[[traffic]]\ntype = \"flows\"\nflows = [{{ src = \"h1\", dst = \"h0\", size = \"1KB\" }}]\n"), &[], &["topology: ", "has 65537 links; a node may have at most 65536"]);
+}

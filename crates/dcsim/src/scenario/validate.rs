@@ -589,6 +589,12 @@ pub fn validate_topology(p: &Plan) -> Result<Vec<u32>> {
         }
     }
     for (i, node) in p.nodes.iter().enumerate() {
+        if degree[i] as usize > crate::net::queue::MAX_NODE_PORTS {
+            return Err(Error::scenario(
+                "topology",
+                format!("'{}' has {} links; a node may have at most {}", node.name, degree[i], crate::net::queue::MAX_NODE_PORTS),
+            ));
+        }
         if node.kind == NodeKind::Host && degree[i] != 1 {
             return Err(Error::scenario(
                 "topology",

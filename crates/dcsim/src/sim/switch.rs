@@ -54,8 +54,8 @@ impl Simulation {
         }
         let local = self.ports[in_port.idx()].local;
         let q_before = self.egress.queue(out, prio).bytes;
-        let item = Queued { id, in_port, flow: pkt.flow, frame: pkt.frame, data: pkt.kind == PktKind::Data };
-        self.egress.enqueue(out, prio, item, local);
+        let item = Queued { id, frame: pkt.frame, in_local: local as u16 };
+        self.egress.enqueue(out, prio, item, pkt.flow);
         if self.enqueue_hooks {
             self.on_enqueue_hooks(out, prio, id, local, q_before, &pkt, lossless);
         }
@@ -120,7 +120,7 @@ impl Simulation {
         let Some(prio) = self.egress.pick(p, eligible) else { return };
         let item = self.egress.dequeue(p, prio);
         let quiet = self.egress.nonempty(p) & !self.ports[p.idx()].paused == 0;
-        let Queued { id, in_port, frame, .. } = item;
+        let (id, in_port, frame) = (item.id, self.ingress_of(p, &item), item.frame);
         let size = frame as u64;
         if self.marking.active {
             let q_after = self.egress.queue(p, prio).bytes;
@@ -131,6 +131,12 @@ impl Simulation {
         }
         self.release_ingress(in_port, prio, size);
         self.transmit(p, id, frame as u32, Some(prio), quiet);
+    }
+
+    /// The port a frame queued at `out` came in through (the same switch's).
+    #[inline(always)]
+    pub(crate) fn ingress_of(&self, out: PortId, item: &Queued) -> PortId {
+        PortId(out.0 - self.ports[out.idx()].local + item.in_local as u32)
     }
 
     /// A frame of `prio` that came in through `in_port` leaves the switch: its MMU charge

@@ -112,7 +112,7 @@ impl Simulation {
         let first = self.nodes[node.idx()].ports.start;
         let m = &mut self.marking;
         if let Some(d) = m.demand.as_mut() {
-            d.depart(p.idx(), prio, self.ports[item.in_port.idx()].local, now);
+            d.depart(p.idx(), prio, item.in_local as u32, now);
         }
         if q_after == 0 && !m.red.is_empty() {
             m.red[ci].on_empty(now);
@@ -149,15 +149,21 @@ impl Simulation {
                 m.intervals_dropped += 1;
             }
         }
-        if !item.data {
+        if !(congested || mark) {
+            return;
+        }
+        // The packet is read only here: a queue below Kmin (most) needs nothing of it.
+        let pkt = self.pool.get(id);
+        if pkt.kind != PktKind::Data {
             return;
         }
         if congested {
+            let flow = pkt.flow.0;
             let cp = &mut self.marking.cps[ci];
             cp.pkts_while_congested += 1;
-            if cp.last_source != item.flow.0 + 1 {
-                cp.last_source = item.flow.0 + 1;
-                self.marking.pairs.insert((ci as u32, item.flow.0));
+            if cp.last_source != flow + 1 {
+                cp.last_source = flow + 1;
+                self.marking.pairs.insert((ci as u32, flow));
             }
         }
         if mark {

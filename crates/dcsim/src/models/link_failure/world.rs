@@ -99,7 +99,7 @@ impl Simulation {
         for prio in 0..8u8 {
             while self.egress.queue(p, prio).pkts > 0 {
                 let item = self.egress.dequeue(p, prio);
-                self.release_ingress(item.in_port, prio, item.frame as u64);
+                self.release_ingress(self.ingress_of(p, &item), prio, item.frame as u64);
                 self.link_faults.dropped_at_down_port += 1;
                 self.lose_data(item.id);
             }

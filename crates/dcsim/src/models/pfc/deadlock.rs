@@ -193,7 +193,8 @@ fn waiting_cycles(w: &Fabric<'_>) -> Vec<(u8, Vec<QueueId>)> {
         for q in any.nodes[down.idx()].ports.clone() {
             let Some(&j) = index.get(&(q, c)) else { continue };
             let mut from_ingress = false;
-            w.at(q).egress.for_each_queued(PortId(q), c, |item| from_ingress |= item.in_port == ingress);
+            let in_local = any.ports[ingress.idx()].local;
+            w.at(q).egress.for_each_queued(PortId(q), c, |item| from_ingress |= item.in_local as u32 == in_local);
             if from_ingress {
                 succ[i].push(j);
             }

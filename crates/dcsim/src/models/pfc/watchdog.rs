@@ -93,7 +93,7 @@ impl Simulation {
                     self.unpause(pid, c);
                     while w.action == WatchdogAction::Drop && self.egress.queue(pid, c).pkts > 0 {
                         let item = self.egress.dequeue(pid, c);
-                        self.release_ingress(item.in_port, c, item.frame as u64);
+                        self.release_ingress(self.ingress_of(pid, &item), c, item.frame as u64);
                         self.storm_drop(pid, c, item.id);
                     }
                 } else if storm && now - self.pfc_watchdog.last_pause[ci] >= w.restoration {
