@@ -1,7 +1,8 @@
-//! "+win": a fixed cap on the bytes in flight of a rate-based reaction point, as the HPCC
-//! study runs DCQCN+win and TIMELY+win (the HPCC simulator's `HAS_WIN 1, VAR_WIN 0`: a
-//! window of one line-rate BDP over the fabric's largest base RTT). The sender checks it
-//! before each packet, besides pacing at the algorithm's rate.
+//! "+win": a cap on the bytes in flight of a rate-based reaction point (`dcqcn`, `timely`,
+//! `dctcp_rate`), as in the HPCC simulator (`HAS_WIN 1`: a window of one line-rate BDP over
+//! the fabric's largest base RTT, `GLOBAL_T 1`). With `var_window` (`VAR_WIN 1`, what the
+//! HPCC study's `run.py` sets for DCQCN+win, TIMELY+win and DCTCP) the cap follows the
+//! current rate: `scaled`. The sender checks it before each packet, besides pacing.
 
 use crate::error::{Error, Result};
 use crate::keys::SizeStr;
@@ -42,6 +43,13 @@ impl WindowCap {
     }
 }
 
+/// The variable window (`VAR_WIN 1`): the cap `win` at line rate scaled by rate / line
+/// rate, rounded down, at least 1 byte (so that one packet may always be in flight).
+#[inline]
+pub fn scaled(win: u64, rate: f64, line: f64) -> u64 {
+    ((win as f64 * rate / line) as u64).max(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +63,18 @@ mod tests {
         assert_eq!(WindowCap::parse("64KB", "w").unwrap().bytes(&nic), 64_000);
         assert!(WindowCap::parse("wide", "cc.window").unwrap_err().to_string().contains("cc.window: must be \"bdp\" or a size"));
         assert!(WindowCap::Bytes(0).check("cc.window").is_err());
+    }
+
+    #[test]
+    fn scaled_follows_the_rate_down_to_one_byte() {
+        // 52 503 B at 100 Gb/s: 26 251 at 50 (26 251.5 rounded down), 5 250 at 10,
+        // 525 at 1 (the HPCC study's DCQCN floor: less than one packet), 1 at 1 Mb/s.
+        let line = 100e9;
+        assert_eq!(scaled(52_503, line, line), 52_503);
+        assert_eq!(scaled(52_503, 50e9, line), 26_251);
+        assert_eq!(scaled(52_503, 10e9, line), 5_250);
+        assert_eq!(scaled(52_503, 1e9, line), 525);
+        assert_eq!(scaled(52_503, 1e6, line), 1);
+        assert_eq!(scaled(52_503, 0.0, line), 1);
     }
 }

@@ -440,6 +440,7 @@ fn print_sample_errors() {
 use crate::models::dcqcn::{DcqcnParams, DcqcnVariant};
 use crate::models::rcm::{RcmLinearParams, RecoveryRule};
 use crate::models::CcPlan;
+use crate::models::window_cap::WindowCap;
 
 /// Hosts A (40 Gb/s) and B (25 Gb/s) behind a 10 Gb/s switch-to-switch link: the
 /// smallest host link rate is 25 Gb/s (switch links do not count).
@@ -537,6 +538,7 @@ fn host_cc_types_parse() {
             clamp_target_rate: false,
             rate_on_first_cnp: 0.5,
             window: None,
+            var_window: false,
         }
     );
 }
@@ -876,4 +878,20 @@ fn ack_driven_cc_on_udp_and_fecn_rate_min_are_refused() {
 fn a_switch_with_too_many_ports_is_refused() {
     let t = with(STAR8, "hosts = 8", "hosts = 65537");
     expect(&format!("{t}[[traffic]]\ntype = \"flows\"\nflows = [{{ src = \"h1\", dst = \"h0\", size = \"1KB\" }}]\n"), &[], &["topology: ", "has 65537 links; a node may have at most 65536"]);
+}
+
+#[test]
+fn var_window_of_dcqcn_and_timely() {
+    let p = load(STAR8, &["host.cc.type=dcqcn", "host.cc.window=\"bdp\"", "host.cc.var_window=true"]).unwrap();
+    assert_eq!((dcqcn(&p, 0).window, dcqcn(&p, 0).var_window), (Some(WindowCap::Bdp), true));
+    assert!(!dcqcn(&load(STAR8, &["host.cc.type=dcqcn", "host.cc.window=\"bdp\""]).unwrap(), 0).var_window, "fixed by default");
+    match &load(STAR8, &["host.cc.type=timely", "host.cc.window=\"64KB\"", "host.cc.var_window=true"]).unwrap().ccs[0] {
+        CcPlan::Timely(t) => assert_eq!((t.window, t.var_window), (Some(WindowCap::Bytes(64_000)), true)),
+        other => panic!("{other:?}"),
+    }
+    for ty in ["dcqcn", "timely"] {
+        let ty = format!("host.cc.type={ty}");
+        expect(STAR8, &[&ty, "host.cc.var_window=true"], &["host.cc.var_window: scales the window: set `window` too"]);
+        expect(STAR8, &[&ty, "host.cc.window=\"bdp\"", "host.cc.var_window=\"rate\""], &["host.cc", "var_window"]);
+    }
 }

@@ -28,6 +28,8 @@ pub struct DcqcnKeys {
     pub rate_on_first_cnp: Option<f64>,
     /// "+win": "bdp" or a size (default none).
     pub window: Option<String>,
+    /// Scale the window by RC / line rate (default false).
+    pub var_window: Option<bool>,
 }
 
 impl Keys for DcqcnKeys {
@@ -70,6 +72,7 @@ impl Keys for DcqcnKeys {
         if let Some(w) = &self.window {
             p.window = Some(WindowCap::parse(w, &k("window"))?);
         }
+        set(&mut p.var_window, self.var_window);
         Ok(p)
     }
 }
@@ -85,6 +88,9 @@ impl Check for DcqcnParams {
         let k = |key: &str| at(path, key);
         if let Some(w) = &self.window {
             w.check(&k("window"))?;
+        }
+        if self.var_window && self.window.is_none() {
+            return Err(Error::scenario(k("var_window"), "scales the window: set `window` too"));
         }
         for (key, v) in [("g", self.g), ("alpha_init", self.alpha_init)] {
             if !(v > 0.0 && v <= 1.0) {

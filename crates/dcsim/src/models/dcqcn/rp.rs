@@ -50,6 +50,8 @@ pub struct DcqcnParams {
     pub rate_on_first_cnp: f64,
     /// "+win": a cap on the bytes in flight (`None`: rate only, as DCQCN is).
     pub window: Option<crate::models::window_cap::WindowCap>,
+    /// The cap follows RC: window x RC / line rate (`VAR_WIN 1`, the HPCC study's +win).
+    pub var_window: bool,
 }
 
 impl DcqcnParams {
@@ -71,6 +73,7 @@ impl DcqcnParams {
             clamp_target_rate: true,
             rate_on_first_cnp: 1.0,
             window: None,
+            var_window: false,
         }
     }
 
@@ -95,6 +98,7 @@ impl DcqcnParams {
             clamp_target_rate: false,
             rate_on_first_cnp: 1.0,
             window: None,
+            var_window: false,
         }
     }
 }
@@ -126,7 +130,7 @@ pub struct Dcqcn {
     pub(crate) alpha_cnp: bool,
     /// Mellanox: a CNP arrived since the last decrease check.
     pub(crate) decrease_cnp: bool,
-    /// "+win": bytes in flight allowed.
+    /// "+win": bytes in flight allowed at line rate.
     window: Option<u64>,
 }
 
@@ -262,7 +266,10 @@ impl CongestionControl for Dcqcn {
     fn from_params(p: &DcqcnParams, nic: &crate::models::NicSpec) -> Self {
         Dcqcn { window: p.window.map(|w| w.bytes(nic)), ..Dcqcn::new(p.clone(), nic.line_rate) }
     }
-    fn window(&self) -> Option<u64> { self.window }
+    fn window(&self) -> Option<u64> {
+        let w = self.window?;
+        Some(if self.p.var_window { crate::models::window_cap::scaled(w, self.rc, self.c()) } else { w })
+    }
     /// Nothing to do: both variants arm their timers at the first CNP.
 
     /// Paper variant: the byte counter. Before the first CNP it is not kept: the CNP resets
@@ -693,5 +700,29 @@ mod tests {
         assert_eq!(d.window(), Some(52_503));
         d.on_cnp(&mut ctx(0, Rate::gbps(100)));
         assert_eq!(d.window(), Some(52_503));
+    }
+
+    #[test]
+    fn var_window_follows_the_current_rate() {
+        use crate::models::window_cap::WindowCap;
+        use crate::models::{CongestionControl, NicSpec};
+        // 100 Gb/s NIC, window 52 503 B at line rate; alpha frozen at 1 so that each
+        // decrease check halves RC (R_min = 1 Gb/s).
+        let c = Rate::gbps(100);
+        let nic = NicSpec { line_rate: c, mtu_wire: 1124, mss: 1000, base_rtt: SimTime(4_200_300) };
+        let p = DcqcnParams { window: Some(WindowCap::Bdp), var_window: true, alpha_period: SimTime::ms(1000), ..DcqcnParams::mellanox(c) };
+        let mut d = Dcqcn::from_params(&p, &nic);
+        assert_eq!(d.window(), Some(52_503), "line rate: the whole BDP");
+        let mut t = 0;
+        for (rc, w) in [(50e9, 26_251), (25e9, 13_125), (12.5e9, 6_562), (6.25e9, 3_281), (3.125e9, 1_640), (1.5625e9, 820), (1e9, 525), (1e9, 525)] {
+            d.on_cnp(&mut ctx(t, c));
+            t += 4 * US + 1_000;
+            d.on_timer(&mut ctx(t, c), TIMER_DECREASE);
+            assert_eq!(d.current_rate(), rc);
+            assert_eq!(d.window(), Some(w), "window at RC = {rc}");
+        }
+        // At R_min the window is below one packet: the NIC still lets one packet go.
+        let fixed = Dcqcn::from_params(&DcqcnParams { var_window: false, ..p }, &nic);
+        assert_eq!(fixed.window(), Some(52_503));
     }
 }

@@ -22,7 +22,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::keys::{at, Check, KeyCtx, Keys, RateStr};
-use crate::models::window_cap::WindowCap;
+use crate::models::window_cap::{self, WindowCap};
 use crate::models::{Ack, CcCtx, CongestionControl, NicSpec};
 use crate::units::Rate;
 
@@ -73,7 +73,7 @@ impl CongestionControl for DctcpRate {
     fn rate(&self) -> Rate { Rate((self.rate as u64).max(1)) }
     fn window(&self) -> Option<u64> {
         let w = self.win?;
-        Some(if self.p.var_window { ((w as f64 * self.rate / self.line) as u64).max(1) } else { w })
+        Some(if self.p.var_window { window_cap::scaled(w, self.rate, self.line) } else { w })
     }
 
     fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack<'_>) {

@@ -22,6 +22,8 @@ pub struct TimelyKeys {
     pub rate_min: Option<RateStr>,
     /// "+win": "bdp" or a size (default none).
     pub window: Option<String>,
+    /// Scale the window by rate / line rate (default false).
+    pub var_window: Option<bool>,
 }
 
 impl Keys for TimelyKeys {
@@ -52,6 +54,9 @@ impl Keys for TimelyKeys {
         if let Some(w) = &self.window {
             p.window = Some(WindowCap::parse(w, &k("window"))?);
         }
+        if let Some(v) = self.var_window {
+            p.var_window = v;
+        }
         Ok(p)
     }
 }
@@ -61,6 +66,9 @@ impl Check for TimelyParams {
         let k = |key: &str| at(path, key);
         if let Some(w) = &self.window {
             w.check(&k("window"))?;
+        }
+        if self.var_window && self.window.is_none() {
+            return Err(Error::scenario(k("var_window"), "scales the window: set `window` too"));
         }
         for (key, v) in [("a", self.a), ("beta", self.beta)] {
             if !(v > 0.0 && v <= 1.0) {

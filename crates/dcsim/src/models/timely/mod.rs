@@ -37,6 +37,8 @@ pub struct TimelyParams {
     pub rate_min: Rate,
     /// "+win": a cap on the bytes in flight (`None`: rate only).
     pub window: Option<crate::models::window_cap::WindowCap>,
+    /// The cap follows the rate: window x rate / line rate (`VAR_WIN 1`, the HPCC study's +win).
+    pub var_window: bool,
 }
 
 impl Default for TimelyParams {
@@ -51,6 +53,7 @@ impl Default for TimelyParams {
             rate_hai: None,
             rate_min: Rate::mbps(100),
             window: None,
+            var_window: false,
         }
     }
 }
@@ -71,7 +74,7 @@ pub struct Timely {
     pub(crate) inc_stage: u32,
     /// The next update is due when the cumulative ACK passes this sequence number.
     next_update: u32,
-    /// "+win": bytes in flight allowed.
+    /// "+win": bytes in flight allowed at line rate.
     window: Option<u64>,
 }
 
@@ -92,7 +95,10 @@ impl CongestionControl for Timely {
         Timely { p: p.clone(), line, ai, hai, rate: line, prev_rtt: None, rtt_diff: 0.0, inc_stage: 0, next_update: 0, window: p.window.map(|w| w.bytes(nic)) }
     }
     fn wants_acks(&self) -> bool { true }
-    fn window(&self) -> Option<u64> { self.window }
+    fn window(&self) -> Option<u64> {
+        let w = self.window?;
+        Some(if self.p.var_window { crate::models::window_cap::scaled(w, self.rate, self.line) } else { w })
+    }
     fn rate(&self) -> Rate { Rate(self.rate as u64) }
 
     fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack<'_>) {
@@ -199,5 +205,27 @@ mod tests {
         assert_eq!(t.window(), Some(12_500));
         let p = TimelyParams { window: Some(WindowCap::Bytes(4000)), ..TimelyParams::default() };
         assert_eq!(Timely::from_params(&p, &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) }).window(), Some(4000));
+    }
+
+    #[test]
+    fn var_window_follows_the_rate() {
+        use crate::models::window_cap::WindowCap;
+        // 10 Gb/s x 10 us = 12 500 B at line rate, scaled by rate / 10 Gb/s, rounded down.
+        let p = TimelyParams { window: Some(WindowCap::Bdp), var_window: true, ..TimelyParams::default() };
+        let mut t = Timely::from_params(&p, &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) });
+        assert_eq!(t.window(), Some(12_500));
+        for (rate, w) in [(5e9, 6_250), (3.3e9, 4_125), (1.234e9, 1_542), (8e8, 1_000)] {
+            t.rate = rate;
+            assert_eq!(t.window(), Some(w), "window at {rate}");
+        }
+        // RTTs far above T_high cut down to rate_min (100 Mb/s): 125 B, under one packet.
+        let mut x = CcCtx::new(SimTime::ZERO, Rate::gbps(10));
+        let mut seq = 1;
+        for _ in 0..40 {
+            t.on_ack(&mut x, &ack(seq, seq + 1, 100_000.0));
+            seq += 2;
+        }
+        assert_eq!(t.rate, 1e8);
+        assert_eq!(t.window(), Some(125));
     }
 }
