@@ -125,6 +125,15 @@ fn what_the_parallel_engine_does_not_run_is_refused_by_name() {
     }
     let e = dcsim::scenario::load_file(&root.join("scenarios/dcqcn_2to1.toml"), &["simulation.threads=0".to_string()]).unwrap_err().to_string();
     assert!(e.contains("simulation.threads") && e.contains("between 1 and"), "{e}");
+    // No lookahead: a link between partitions without delay. One thread runs it.
+    let file = root.join("python/dcsim/benchmarks/fat_tree_k8_permutation.toml");
+    let zero = |threads: u32| {
+        let o = ["topology.delay=\"0ns\"".to_string(), format!("simulation.threads={threads}")];
+        dcsim::Simulation::new(&dcsim::scenario::load_file(&file, &o).unwrap())
+    };
+    let e = zero(2).err().expect("threads = 2 without link delay is refused").to_string();
+    assert!(e.contains("simulation.threads") && e.contains("no delay"), "{e}");
+    assert!(zero(1).is_ok());
 }
 
 /// Logs cut at their limits keep as many rows, and count as many left out, as one
