@@ -121,6 +121,10 @@ impl Simulation {
         let item = self.egress.dequeue(p, prio);
         let quiet = self.egress.nonempty(p) & !self.ports[p.idx()].paused == 0;
         let (id, in_port, frame) = (item.id, self.ingress_of(p, &item), item.frame);
+        // Never the port itself: routes are per destination (and flow), so a frame sent back
+        // out of its ingress port would loop, and validation refuses routing loops. (An XON
+        // the release below sends out of `in_port` would otherwise take this transmitter.)
+        debug_assert_ne!(in_port, p, "a data frame leaves through its ingress port");
         let size = frame as u64;
         if self.marking.active {
             let q_after = self.egress.queue(p, prio).bytes;
