@@ -219,8 +219,9 @@ impl Packet {
         (self.word as u8, SimTime(self.stamp))
     }
 
-    /// Control frames (PFC, ACK, NAK) travel in the control queue: strict highest
-    /// priority, never paused and not charged to the MMU.
+    /// Control frames (PFC, ACK, NAK unless `host.ack_queue = "data"`, CNP unless
+    /// `host.cnp.priority`) travel in the control queue: strict highest priority, never
+    /// paused and not charged to the MMU.
     #[inline]
     pub fn is_control(&self) -> bool { self.flags & FLAG_CTRL != 0 }
 
