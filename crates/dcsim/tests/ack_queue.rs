@@ -46,8 +46,8 @@ fn data_class_acks_wait_behind_queued_data_control_acks_do_not() {
         assert_eq!(r.summary["counters"]["drops_total"], 0, "lossless: no drop");
         assert_eq!(r.summary["checks"]["ok"], true, "{}", r.summary["checks"]);
     }
-    // The queue toward A when the short flow starts (it only grows after): the same run
-    // stopped then.
+    // The queue toward A by the time the short flow starts (PFC holds it about there):
+    // the same run stopped then.
     let mut before = ack_crosses_congested_port(true);
     before.duration = SimTime::us(100);
     let before = sim::run(&before).unwrap();
