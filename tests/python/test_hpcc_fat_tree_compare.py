@@ -32,6 +32,8 @@ def test_each_cell_names_the_matching_scenario(workload, load, algo):
     assert ("window" in cc) == (algo.endswith("_win") or algo == "dctcp")
     # The study's "+win" window follows the rate (run.py: HAS_WIN 1, VAR_WIN 1).
     assert cc.get("var_window", False) == algo.endswith("_win")
+    # The study's switches queue ACKs behind data (switch-node.cc: AckHighPrio 0).
+    assert s["host"]["ack_queue"] == "data"
     assert s["traffic"][0]["file"].endswith(CDF[workload])
     assert s["traffic"][0]["load"] == load / 100
     assert s["topology"]["file"].endswith("hpcc_fat.txt")

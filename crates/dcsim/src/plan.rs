@@ -136,6 +136,11 @@ pub struct HostPlan {
     /// packets, a NAK names the missing one, the sender resends only it) instead of
     /// go-back-N.
     pub selective_repeat: bool,
+    /// RoCE ACK/NAK frames cross switches in their flow's priority, queued behind its
+    /// data (charged to the MMU, paused by PFC, never ECN-marked), as in the HPCC
+    /// study's simulator, instead of the control class. The receiving NIC still sends
+    /// them ahead of its data.
+    pub acks_in_data: bool,
     /// Notification point: how a receiving NIC answers CE-marked packets.
     pub cnp: CnpPlan,
     /// The TCP transport (`[host.tcp]`): timers, delayed ACKs.
@@ -293,6 +298,7 @@ impl Default for HostPlan {
             ack_every: 1,
             rto: SimTime::ms(1),
             selective_repeat: false,
+            acks_in_data: false,
             cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
             tcp: crate::models::tcp::TcpParams::default(),
             pause_storms: Vec::new(),

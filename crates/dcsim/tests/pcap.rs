@@ -65,7 +65,7 @@ fn data_frames_roce_headers() {
 #[test]
 fn ack_nak_cnp() {
     for kind in [PktKind::Ack, PktKind::Nak] {
-        let p = Packet::ack(kind, FlowId(4), NodeId(1), 17, 66, 0, SimTime::ZERO, false);
+        let p = Packet::ack(kind, FlowId(4), NodeId(1), 17, 66, 0, SimTime::ZERO, false, true);
         let b = enc(&p, 66, Wire::Roce);
         assert_eq!(u16at(&b, 12), 0x0800, "ACKs travel untagged");
         assert_eq!(&b[26..30], &[10, 0, 0, 3], "from the flow's destination");

@@ -154,12 +154,13 @@ impl Packet {
         Packet { payload: payload as u16, ..Packet::new(PktKind::Data, flow, dst, frame, prio, 0, seq, sent.0) }
     }
     /// An ACK or NAK (`kind`) for `flow` carrying `seq`, echoing the send time of the
-    /// data frame that triggered it.
+    /// data frame that triggered it; in the control class if `ctrl`, else in priority
+    /// `prio` behind data (`host.ack_queue`).
     #[inline]
     #[allow(clippy::too_many_arguments)] // the fields of an ACK
-    pub fn ack(kind: PktKind, flow: FlowId, dst: NodeId, seq: u32, frame: u32, prio: u8, echo: SimTime, ece: bool) -> Packet {
+    pub fn ack(kind: PktKind, flow: FlowId, dst: NodeId, seq: u32, frame: u32, prio: u8, echo: SimTime, ece: bool, ctrl: bool) -> Packet {
         debug_assert!(matches!(kind, PktKind::Ack | PktKind::Nak));
-        let flags = if ece { FLAG_CTRL | FLAG_ECE } else { FLAG_CTRL };
+        let flags = if ctrl { FLAG_CTRL } else { 0 } | if ece { FLAG_ECE } else { 0 };
         Packet::new(kind, flow, dst, frame, prio, flags, seq, echo.0)
     }
     /// A TCP ACK for `flow`: cumulative `cum`, SACK of segment `sack` (above `cum`; one
@@ -218,8 +219,9 @@ impl Packet {
         (self.word as u8, SimTime(self.stamp))
     }
 
-    /// Control frames (PFC, ACK, NAK) travel in the control queue: strict highest
-    /// priority, never paused and not charged to the MMU.
+    /// Control frames (PFC, ACK, NAK unless `host.ack_queue = "data"`, CNP unless
+    /// `host.cnp.priority`) travel in the control queue: strict highest priority, never
+    /// paused and not charged to the MMU.
     #[inline]
     pub fn is_control(&self) -> bool { self.flags & FLAG_CTRL != 0 }
 

@@ -125,6 +125,13 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
             other => return Err(Error::scenario("host.retransmission", format!("must be \"go_back_n\" or \"selective\" (got \"{other}\")"))),
         };
     }
+    if let Some(v) = &h.ack_queue {
+        p.acks_in_data = match v.as_str() {
+            "control" => false,
+            "data" => true,
+            other => return Err(Error::scenario("host.ack_queue", format!("must be \"control\" or \"data\" (got \"{other}\")"))),
+        };
+    }
     if let Some(t) = &h.tcp {
         use crate::keys::Keys;
         p.tcp = t.build("host.tcp", &crate::keys::KeyCtx { line_rate: None })?;

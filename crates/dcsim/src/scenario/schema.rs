@@ -74,6 +74,9 @@ pub struct HostSpec {
     pub rto: Option<TimeStr>,
     /// RoCE loss recovery: "go_back_n" (default) or "selective".
     pub retransmission: Option<String>,
+    /// Where switches queue RoCE ACK/NAK frames: "control" (default) or "data" (the
+    /// flow's priority, behind its data).
+    pub ack_queue: Option<String>,
     /// `[host.cnp]`: how a receiving NIC answers CE-marked packets.
     pub cnp: Option<CnpSpec>,
     /// `[host.cc]`: the default reaction point of every flow (`Plan::ccs[0]`).

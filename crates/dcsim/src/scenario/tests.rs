@@ -647,6 +647,15 @@ fn congestion_section_parses() {
 }
 
 #[test]
+fn ack_queue_parses_and_names_its_field() {
+    assert!(!load(STAR8, &[]).unwrap().host.acks_in_data);
+    assert!(!load(STAR8, &["host.ack_queue=control"]).unwrap().host.acks_in_data);
+    assert!(load(STAR8, &["host.ack_queue=data"]).unwrap().host.acks_in_data);
+    expect(STAR8, &["host.ack_queue=high"], &["host.ack_queue: must be \"control\" or \"data\" (got \"high\")"]);
+    expect(STAR8, &["host.ack_queue=3"], &["host.ack_queue:"]);
+}
+
+#[test]
 fn bad_cnp() {
     expect(STAR8, &["host.cnp.size=\"32B\""], &["host.cnp.size: must be 64..=65535 B (got 32 B)"]);
     expect(STAR8, &["host.cnp.size=\"70000B\""], &["host.cnp.size: must be 64..=65535"]);

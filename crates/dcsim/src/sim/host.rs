@@ -306,7 +306,7 @@ impl Simulation {
             let hdr = &self.flows[f.idx()];
             let (src, dst, seq) = (hdr.src, hdr.dst, self.receivers[f.idx()].rcv_next);
             let ece = pkt.flags & FLAG_CE != 0;
-            let id = self.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece));
+            let id = self.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece, !self.host.acks_in_data));
             if let Some(int) = int {
                 // HPCC: the ACK echoes the data frame's INT stack to the sender.
                 self.pool.get_mut(id).flags |= FLAG_INT;

@@ -97,8 +97,10 @@ impl Simulation {
         let pkt = *self.pool.get(id);
         self.ib_on_dropped(in_port, &pkt);
         self.prio_stats[in_port.idx() * 8 + prio as usize].drops[reason as usize] += 1;
-        let f = self.pool.get(id).flow;
-        self.drops_by_flow[f.idx()] += 1;
+        // Conservation counts data frames; a CNP or ACK in a data class is not one.
+        if pkt.kind == PktKind::Data {
+            self.drops_by_flow[pkt.flow.idx()] += 1;
+        }
         self.pool.free(id);
     }
 

@@ -6,14 +6,17 @@
 //! receiver echoes it in the ACK (`sim/host.rs`); the sender's HPCC reads it there.
 
 use crate::ids::{PktId, PortId};
-use crate::net::packet::{IntHop, FLAG_INT};
+use crate::net::packet::{IntHop, PktKind, FLAG_INT};
 use crate::sim::Simulation;
 
 impl Simulation {
-    /// Port `p` starts sending data frame `id`: stamps it if it carries INT.
+    /// Port `p` starts sending frame `id` from a data queue: stamps it if it is a data
+    /// frame with INT (an ACK queued there with `host.ack_queue = "data"` carries its
+    /// echo unchanged).
     #[inline]
     pub(crate) fn int_stamp(&mut self, p: PortId, id: PktId) {
-        if self.pool.get(id).flags & FLAG_INT == 0 {
+        let pkt = self.pool.get(id);
+        if pkt.flags & FLAG_INT == 0 || pkt.kind != PktKind::Data {
             return;
         }
         let qlen = (0..8).map(|prio| self.egress.queue(p, prio).bytes).sum();
