@@ -18,6 +18,10 @@ pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod alloc;
+
+#[global_allocator]
+static ENGINE_ALLOC: alloc::Engine = alloc::Engine;
 pub mod units;
 
 pub use error::{Error, Result};
