@@ -486,6 +486,7 @@ impl Simulation {
         let now = self.now_t();
         let wire = frame + self.preamble;
         let port = &mut self.ports[p.idx()];
+        debug_assert!(port.tx == Tx::Idle, "port {} starts a frame while sending one", p.0);
         let t = port.rate.tx_time(wire as u64);
         port.tx_until = now + t;
         let quiet = quiet && self.quiet_tx;

@@ -123,10 +123,6 @@ impl Simulation {
         let item = self.egress.dequeue(p, prio);
         let quiet = self.egress.nonempty(p) & !self.ports[p.idx()].paused == 0;
         let (id, in_port, frame) = (item.id, self.ingress_of(p, &item), item.frame);
-        // Never the port itself: routes are per destination (and flow), so a frame sent back
-        // out of its ingress port would loop, and validation refuses routing loops. (An XON
-        // the release below sends out of `in_port` would otherwise take this transmitter.)
-        debug_assert_ne!(in_port, p, "a data frame leaves through its ingress port");
         let size = frame as u64;
         if self.marking.active {
             let q_after = self.egress.queue(p, prio).bytes;
@@ -135,8 +131,10 @@ impl Simulation {
         if self.pool.int_on() {
             self.int_stamp(p, id);
         }
-        self.release_ingress(in_port, prio, size);
         self.transmit(p, id, frame as u32, Some(prio), quiet);
+        // After the transmitter is taken: a frame rerouted back out of the port it came in
+        // on (a failed link's detour) releases a charge whose XON must wait for it.
+        self.release_ingress(in_port, prio, size);
     }
 
     /// The port a frame queued at `out` came in through (the same switch's).
