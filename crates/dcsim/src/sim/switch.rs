@@ -163,3 +163,37 @@ impl Simulation {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::FlowId;
+    use crate::units::SimTime;
+
+    /// A frame sent back out of the port it came in on (a failed link's detour) whose
+    /// release brings that ingress under XON: the XON waits behind the frame, instead of
+    /// starting on the same idle transmitter first and the frame then on a busy one.
+    #[test]
+    fn a_detoured_frame_keeps_its_transmitter_from_its_own_xon() {
+        let text = "[simulation]\nduration = \"20us\"\n[topology]\ntype = \"star\"\nhosts = 2\nrate = \"40Gbps\"\ndelay = \"1us\"\n\
+                    [switch.pfc]\nmode = \"pfc\"\n[[traffic]]\ntype = \"flows\"\nflows = [{ src = \"h1\", dst = \"h0\", size = \"1KB\" }]\n";
+        let plan = crate::scenario::load_str(text, std::path::Path::new("."), &[]).unwrap();
+        let mut s = Simulation::new(&plan).unwrap();
+        let sw = s.nodes.iter().position(|n| !n.is_host).unwrap();
+        let p = PortId(s.nodes[sw].ports.start);
+        let (prio, frame) = (3u8, 1048u16);
+        assert!(s.is_lossless(prio));
+        let class = s.class_of(prio);
+        let dst = s.ports[s.ports[p.idx()].peer.idx()].node;
+        let id = s.pool.alloc(Packet::data(FlowId(0), dst, 0, 1000, frame as u32, prio, SimTime::ZERO));
+        s.mmu.admit(p, class, frame as u64, true).unwrap();
+        let ci = p.idx() * 8 + class as usize;
+        s.xoff_sent[ci] = true; // the port's ingress had paused its peer
+        let in_local = s.ports[p.idx()].local as u16;
+        s.egress.enqueue(p, prio, Queued { id, frame, in_local }, FlowId(0));
+        s.switch_try_send(p);
+        assert!(!s.xoff_sent[ci], "the release sends XON");
+        assert!(!s.ports[p.idx()].ctrl.is_empty(), "the XON waits for the frame on the wire");
+        assert_eq!(s.prio_stats[p.idx() * 8 + prio as usize].tx_pkts, 1);
+    }
+}
