@@ -50,6 +50,23 @@ pub fn scaled(win: u64, rate: f64, line: f64) -> u64 {
     ((win as f64 * rate / line) as u64).max(1)
 }
 
+/// A reaction point's cap at its current `rate`: none, `win`, or `win` scaled (`var`).
+#[inline]
+pub fn at_rate(win: Option<u64>, var: bool, rate: f64, line: f64) -> Option<u64> {
+    win.map(|w| if var { scaled(w, rate, line) } else { w })
+}
+
+/// Checks `window` and `var_window` of an algorithm's keys; `k` names a key.
+pub fn check_keys(window: &Option<WindowCap>, var_window: bool, k: impl Fn(&str) -> String) -> Result<()> {
+    if let Some(w) = window {
+        w.check(&k("window"))?;
+    }
+    if var_window && window.is_none() {
+        return Err(Error::scenario(k("var_window"), "scales the window: set `window` too"));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

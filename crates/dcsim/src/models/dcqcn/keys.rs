@@ -86,12 +86,7 @@ fn set<T>(dst: &mut T, v: Option<T>) {
 impl Check for DcqcnParams {
     fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()> {
         let k = |key: &str| at(path, key);
-        if let Some(w) = &self.window {
-            w.check(&k("window"))?;
-        }
-        if self.var_window && self.window.is_none() {
-            return Err(Error::scenario(k("var_window"), "scales the window: set `window` too"));
-        }
+        crate::models::window_cap::check_keys(&self.window, self.var_window, k)?;
         for (key, v) in [("g", self.g), ("alpha_init", self.alpha_init)] {
             if !(v > 0.0 && v <= 1.0) {
                 return Err(Error::scenario(k(key), format!("must be in (0, 1] (got {v})")));

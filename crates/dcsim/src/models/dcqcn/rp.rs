@@ -267,8 +267,7 @@ impl CongestionControl for Dcqcn {
         Dcqcn { window: p.window.map(|w| w.bytes(nic)), ..Dcqcn::new(p.clone(), nic.line_rate) }
     }
     fn window(&self) -> Option<u64> {
-        let w = self.window?;
-        Some(if self.p.var_window { crate::models::window_cap::scaled(w, self.rc, self.c()) } else { w })
+        crate::models::window_cap::at_rate(self.window, self.p.var_window, self.rc, self.c())
     }
     /// Nothing to do: both variants arm their timers at the first CNP.
 

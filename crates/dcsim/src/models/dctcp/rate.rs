@@ -72,8 +72,7 @@ impl CongestionControl for DctcpRate {
     fn wants_acks(&self) -> bool { true }
     fn rate(&self) -> Rate { Rate((self.rate as u64).max(1)) }
     fn window(&self) -> Option<u64> {
-        let w = self.win?;
-        Some(if self.p.var_window { window_cap::scaled(w, self.rate, self.line) } else { w })
+        window_cap::at_rate(self.win, self.p.var_window, self.rate, self.line)
     }
 
     fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack<'_>) {

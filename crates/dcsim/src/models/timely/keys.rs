@@ -64,12 +64,7 @@ impl Keys for TimelyKeys {
 impl Check for TimelyParams {
     fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()> {
         let k = |key: &str| at(path, key);
-        if let Some(w) = &self.window {
-            w.check(&k("window"))?;
-        }
-        if self.var_window && self.window.is_none() {
-            return Err(Error::scenario(k("var_window"), "scales the window: set `window` too"));
-        }
+        crate::models::window_cap::check_keys(&self.window, self.var_window, k)?;
         for (key, v) in [("a", self.a), ("beta", self.beta)] {
             if !(v > 0.0 && v <= 1.0) {
                 return Err(Error::scenario(k(key), format!("must be in (0, 1] (got {v})")));

@@ -96,8 +96,7 @@ impl CongestionControl for Timely {
     }
     fn wants_acks(&self) -> bool { true }
     fn window(&self) -> Option<u64> {
-        let w = self.window?;
-        Some(if self.p.var_window { crate::models::window_cap::scaled(w, self.rate, self.line) } else { w })
+        crate::models::window_cap::at_rate(self.window, self.p.var_window, self.rate, self.line)
     }
     fn rate(&self) -> Rate { Rate(self.rate as u64) }
 
