@@ -77,6 +77,25 @@ fn rate_trigger_tells_every_limited_flow_and_holds_the_queue_shorter_than_lower_
     assert!(pf[0].1 < 0.7 * pl[0].1, "8 B p99.9: follow {} vs lower {} us", pf[0].1, pl[0].1);
 }
 
+/// A stream's `rate` is its NIC's rate limiter: the congestion control's rate never lifts
+/// the stream above it (DCQCN recovers to the line rate, NetworkCC's `follow` takes a
+/// notified rate up to it), and a cut to a rate above the limit must not lift it either.
+/// Five streams of 4 Gb/s and the probes load the port to about its ceiling, so both
+/// CCs change the streams' rates.
+#[test]
+fn a_paced_stream_never_exceeds_its_rate_whatever_its_cc_rate() {
+    for name in ["seed004_network_cc_nic.toml", "seed004_network_cc_switch.toml"] {
+        let r = run(name, &["traffic[0].rate=\"4Gbps\""]);
+        let cap = 4.0 * 1024.0 / 1106.0; // payload of a 1024 B packet in a 1106 B frame
+        for (i, &g) in f64s(&r, "goodput_steady_gbps")[..5].iter().enumerate() {
+            assert!(g <= cap * 1.0001, "{name}: stream {i} at {g:.3} Gb/s, above its 4 Gb/s limit ({cap:.3} of payload)");
+            assert!(g > 0.5 * cap, "{name}: stream {i} at {g:.3} Gb/s");
+        }
+        let cut = f64s(&r, "min_rate_gbps")[..5].iter().cloned().fold(f64::MAX, f64::min);
+        assert!(cut < 20.0, "{name}: the CC never changed a stream's rate ({cut} Gb/s)");
+    }
+}
+
 fn load_err(name: &str, overrides: &[&str]) -> String {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
     let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();

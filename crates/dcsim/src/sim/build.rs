@@ -214,6 +214,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             msg_limit: npkts,
             msg_start: fp.start,
             pace: fp.rate.filter(|r| *r < host_rate),
+            rate_cap: fp.rate.map_or(host_rate, |r| r.min(host_rate)),
             next_seq: 0,
             snd_una: 0,
             resend: None,

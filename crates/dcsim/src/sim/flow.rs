@@ -66,6 +66,10 @@ pub(crate) struct Sender {
     pub msg_start: SimTime,
     /// Pacing rate; `None` sends back to back at line rate.
     pub pace: Option<Rate>,
+    /// The traffic entry's `rate` (the application's rate limit, as a NIC's per-QP
+    /// limiter), else the line rate: the pacing never exceeds it, whatever the
+    /// congestion control's rate.
+    pub rate_cap: Rate,
     pub next_seq: u32,
     pub snd_una: u32,
     /// Selective repeat: the one packet a NAK asked for, to resend before new data.

@@ -87,8 +87,9 @@ impl Simulation {
         }
     }
 
-    /// Paces flow `f` at `rate` from now on: the next packet may start one packet time
-    /// (at the new rate) after the last one started.
+    /// Paces flow `f` at its congestion control's `rate` (at most its `rate_cap`) from
+    /// now on: the next packet may start one packet time (at the new rate) after the
+    /// last one started.
     fn set_rate(&mut self, f: FlowId, rate: Rate) {
         let now = self.now_t();
         let preamble = self.preamble;
@@ -104,9 +105,10 @@ impl Simulation {
         } else if let Some(since) = st.limited_since.take() {
             st.limited_ps += (now - since).0;
         }
-        flow.pace = (rate < line).then_some(rate);
+        let send = rate.min(flow.rate_cap);
+        flow.pace = (send < line).then_some(send);
         let wire = if flow.last_wire > 0 { flow.last_wire } else { self.host.mtu + self.host.header_bytes + preamble };
-        let next = if flow.last_wire > 0 { flow.last_tx + rate.min(line).tx_time(wire as u64) } else { now };
+        let next = if flow.last_wire > 0 { flow.last_tx + send.min(line).tx_time(wire as u64) } else { now };
         let was = flow.next_tx;
         flow.next_tx = next;
         if flow.state == QpState::Waking && next < was {
