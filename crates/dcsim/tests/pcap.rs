@@ -233,3 +233,39 @@ fn a_port_by_peer_is_its_index() {
     let h3 = plan.nodes.iter().position(|n| n.name == "h3").unwrap() as u32;
     assert_eq!(at, vec![(s0, 2), (s0, 2), (h3, 0)]);
 }
+
+/// A storage queue pair's messages change size with each I/O: an 8 KiB write (8 frames
+/// of 1024 B) is labelled WRITE First, 6 Middle, Last, not 8 WRITE Only (the entry's
+/// 64 B request size).
+#[test]
+fn storage_writes_are_labelled_by_their_block() {
+    let dir = std::env::temp_dir().join(format!("dcsim_pcap_storage_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("s.pcap");
+    let text = format!(
+        "[simulation]\nduration = \"100us\"\n[host]\nmtu = \"1024B\"\n[topology]\ntype = \"star\"\nhosts = 2\nrate = \"25Gbps\"\ndelay = \"1us\"\n\
+         [[traffic]]\ntype = \"storage\"\nclients = [\"h0\"]\nservers = [\"h1\"]\nread_fraction = 0.0\nblock_sizes = [\"8KiB\"]\nconcurrency = 1\n\
+         [stats.pcap]\nfile = {:?}\nports = [\"h0:0\"]\n",
+        f.to_str().unwrap()
+    );
+    let plan = dcsim::scenario::load_str(&text, Path::new("."), &[]).unwrap();
+    dcsim::sim::run(&plan).unwrap();
+    let b = std::fs::read(&f).unwrap();
+    let mut ops = [0u32; 256];
+    let mut i = 24;
+    while i < b.len() {
+        let cap = u32::from_le_bytes(b[i + 8..i + 12].try_into().unwrap()) as usize;
+        let fr = &b[i + 16..i + 16 + cap];
+        let ip = if u16at(fr, 12) == 0x8100 { 18 } else { 14 };
+        if u16at(fr, ip - 2) == 0x0800 && fr[ip + 9] == 17 && u16at(fr, ip + 22) == 4791 {
+            ops[fr[ip + 28] as usize] += 1;
+        }
+        i += 16 + cap;
+    }
+    let (first, middle, last, only) = (ops[0x06], ops[0x07], ops[0x08], ops[0x0a]);
+    assert!(last >= 5, "writes completed: {last}");
+    assert!(first == last || first == last + 1, "first {first} last {last}");
+    assert!(middle >= 6 * last && middle <= 6 * first, "middle {middle} (first {first}, last {last})");
+    assert_eq!(only, 0, "no 8 KiB write is one frame");
+    std::fs::remove_dir_all(&dir).ok();
+}

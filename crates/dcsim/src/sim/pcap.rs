@@ -20,8 +20,7 @@ pub(crate) struct Capture {
     /// Per flow: captured (empty: all flows; flowless PFC frames are always captured).
     flows: Vec<bool>,
     limit: u64,
-    /// Per flow: data frames in one message, and the encoding above IP.
-    msg_pkts: Vec<u32>,
+    /// Per flow: the encoding above IP.
     wire: Vec<Wire>,
     mtu: u32,
     /// The first write error (reported when the run finishes).
@@ -46,8 +45,6 @@ pub(super) fn build(plan: &Plan, pc: &PcapPlan, first_port: &[u32]) -> Result<Ca
             flows[f as usize] = true;
         }
     }
-    let mtu = plan.host.mtu as u64;
-    let msg_pkts = plan.flows.iter().map(|f| f.size.map_or(0, |s| s.div_ceil(mtu).max(1).min(u32::MAX as u64) as u32)).collect();
     let wire = plan
         .flows
         .iter()
@@ -59,7 +56,7 @@ pub(super) fn build(plan: &Plan, pc: &PcapPlan, first_port: &[u32]) -> Result<Ca
         .collect();
     let f = File::create(&pc.file).map_err(|e| Error::scenario("stats.pcap.file", format!("cannot create '{}': {e}", pc.file)))?;
     let w = PcapWriter::new(f).map_err(|e| Error::scenario("stats.pcap.file", format!("cannot write '{}': {e}", pc.file)))?;
-    Ok(Capture { w, file: pc.file.clone(), start: pc.start, end: pc.end, ports, flows, limit: pc.limit, msg_pkts, wire, mtu: plan.host.mtu, error: None })
+    Ok(Capture { w, file: pc.file.clone(), start: pc.start, end: pc.end, ports, flows, limit: pc.limit, wire, mtu: plan.host.mtu, error: None })
 }
 
 impl Capture {
@@ -100,7 +97,8 @@ impl Simulation {
             rx_node: self.ports[port.peer.idx()].node.0,
             flow_src: fs,
             flow_dst: fd,
-            msg_pkts: if has_flow { c.msg_pkts[fi] } else { 0 },
+            // The current message's (a storage queue pair's changes with each I/O).
+            msg_pkts: if has_flow && self.flows[fi].npkts != u32::MAX { self.flows[fi].npkts } else { 0 },
             mtu: c.mtu,
             wire: if has_flow { c.wire[fi] } else { Wire::Roce },
         };
