@@ -40,13 +40,25 @@ pub(crate) struct Parallel {
     pub deadlock_next: SimTime,
 }
 
-/// A frame posted to another partition: when and where it arrives.
+/// A frame posted to another partition: when and where it arrives; its INT stack, if it
+/// carries one, is `Post::ints[int]`.
 struct Mail {
     at: SimTime,
     port: PortId,
     pkt: Packet,
-    int: Option<IntStack>,
+    int: u32,
     tag: Option<u32>,
+}
+
+/// `Mail::int` of a frame without INT.
+const NO_INT: u32 = u32::MAX;
+
+/// The frames one partition posts to another in a round. Its vectors keep their
+/// capacity from round to round: a round allocates nothing.
+#[derive(Default)]
+struct Post {
+    frames: Vec<Mail>,
+    ints: Vec<IntStack>,
 }
 
 /// Splits a freshly built world into `plan.threads` partitions.
@@ -117,7 +129,7 @@ struct Shared {
     /// Per partition: the time of its earliest pending event (u64::MAX: none).
     next: Vec<AtomicU64>,
     /// Mail from partition i to j at `i * n + j`.
-    mail: Vec<Mutex<Vec<Mail>>>,
+    mail: Vec<Mutex<Post>>,
     deadlock_next: AtomicU64,
     /// A partition's clock stopped advancing (set during a round, read after it).
     stalled: AtomicBool,
@@ -137,7 +149,7 @@ impl Simulation {
         let shared = Shared {
             barrier: Barrier::new(n),
             next: (0..n).map(|_| AtomicU64::new(0)).collect(),
-            mail: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
+            mail: (0..n * n).map(|_| Mutex::new(Post::default())).collect(),
             deadlock_next: AtomicU64::new(par.deadlock_next.0),
             stalled: AtomicBool::new(false),
             halt: AtomicBool::new(false),
@@ -160,38 +172,49 @@ impl Simulation {
         !halted && stop < self.end && pending
     }
 
-    /// Posts the frames sent to other partitions this round.
+    /// Posts the frames sent to other partitions this round, in the order they were sent.
     fn post_outbox(&mut self, me: usize, n: usize, part: &[u16], shared: &Shared) {
-        let mut by_part: Vec<Vec<Mail>> = (0..n).map(|_| Vec::new()).collect();
-        for (at, port, id) in self.outbox.drain(..) {
-            let pkt = *self.pool.get(id);
-            let int = (pkt.flags & FLAG_INT != 0).then(|| self.pool.int(id));
-            let tag = self.pool.tag(id);
-            self.pool.free(id);
-            by_part[part[self.ports[port.idx()].node.idx()] as usize].push(Mail { at, port, pkt, int, tag });
+        if self.outbox.is_empty() {
+            return;
         }
-        for (j, v) in by_part.into_iter().enumerate() {
-            if !v.is_empty() {
-                shared.mail[me * n + j].lock().unwrap().extend(v);
+        let outbox = std::mem::take(&mut self.outbox);
+        for j in (0..n).filter(|&j| j != me) {
+            let mut post = shared.mail[me * n + j].lock().unwrap();
+            let post = &mut *post;
+            for &(at, port, id) in outbox.iter().filter(|o| part[self.ports[o.1.idx()].node.idx()] as usize == j) {
+                let pkt = *self.pool.get(id);
+                let int = if pkt.flags & FLAG_INT != 0 {
+                    post.ints.push(self.pool.int(id));
+                    post.ints.len() as u32 - 1
+                } else {
+                    NO_INT
+                };
+                let tag = self.pool.tag(id);
+                self.pool.free(id);
+                post.frames.push(Mail { at, port, pkt, int, tag });
             }
         }
+        self.outbox = outbox;
+        self.outbox.clear();
     }
 
     /// Schedules the arrivals other partitions posted to this one.
     fn take_mail(&mut self, me: usize, n: usize, shared: &Shared) {
-        for i in 0..n {
-            let mail = std::mem::take(&mut *shared.mail[i * n + me].lock().unwrap());
-            for m in mail {
+        for i in (0..n).filter(|&i| i != me) {
+            let mut post = shared.mail[i * n + me].lock().unwrap();
+            let post = &mut *post;
+            for m in post.frames.drain(..) {
                 debug_assert!(m.at > self.q.now(), "a frame from another partition arrives in this one's past");
                 let id = self.pool.alloc(m.pkt);
-                if let Some(int) = m.int {
-                    *self.pool.int_mut(id) = int;
+                if m.int != NO_INT {
+                    *self.pool.int_mut(id) = post.ints[m.int as usize];
                 }
                 if m.tag.is_some() {
                     self.pool.set_tag(id, m.tag);
                 }
                 self.q.schedule(m.at, Event::Arrive(m.port, id));
             }
+            post.ints.clear();
         }
     }
 }
