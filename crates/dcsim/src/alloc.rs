@@ -11,6 +11,10 @@
 //!   block of the engine's finds the heap grown, before the engine touches it.
 //! Memory of other threads' malloc arenas (a parallel run's second partition growing its
 //! rings) stays on small pages. Placement never changes results.
+//!
+//! Setting `M_TOP_PAD` turns off glibc's adaptive mmap threshold (mallopt(3)): blocks
+//! from 128 KiB up are mapped, and faulted in, afresh each time. Code that needs such
+//! a block again and again keeps it (the parallel engine's mail does).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
