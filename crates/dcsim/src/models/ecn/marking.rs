@@ -7,7 +7,7 @@ use std::hash::BuildHasherDefault;
 
 use crate::sim::Simulation;
 use crate::ids::{PktId, PortId};
-use crate::models::rcm::detection::{CongestionPoint, Demand, Interval};
+use crate::models::rcm::detection::{CongestionPoint, Demand, Interval, RECENT};
 use crate::models::ecn::marker::{mark_instant, thresholds_for, RedAvg, Thresholds};
 use crate::net::packet::{PktKind, FLAG_CE};
 use crate::net::queue::{FxHasher, Queued};
@@ -161,8 +161,9 @@ impl Simulation {
             let flow = pkt.flow.0;
             let cp = &mut self.marking.cps[ci];
             cp.pkts_while_congested += 1;
-            if cp.last_source != flow + 1 {
-                cp.last_source = flow + 1;
+            if !cp.recent.contains(&(flow + 1)) {
+                cp.recent[cp.recent_at as usize] = flow + 1;
+                cp.recent_at = (cp.recent_at + 1) % RECENT as u8;
                 self.marking.pairs.insert((ci as u32, flow));
             }
         }

@@ -22,12 +22,18 @@ pub fn victim_by_time(root_ps: u64, victim_ps: u64) -> bool {
     victim_ps > 0 && victim_ps as f64 >= VICTIM_SHARE * (root_ps + victim_ps) as f64
 }
 
+/// Distinct flows a congestion point remembers as already recorded.
+pub const RECENT: usize = 8;
+
 #[derive(Copy, Clone, Debug, Default)]
 pub struct CongestionPoint {
     pub congested: bool,
-    /// The flow of the last data frame that left while congested, plus one (0: none):
-    /// a train of one flow's frames records its (point, flow) pair once, not per frame.
-    pub last_source: u32,
+    /// The flows (plus one; 0: none) of the last data frames that left while congested,
+    /// `RECENT` distinct ones replaced in turn: frames of flows already seen here record
+    /// their (point, flow) pair without a look-up in the set of pairs, which outgrows the
+    /// cache on a long run of a large fabric (several flows interleave at one port).
+    pub recent: [u32; RECENT],
+    pub recent_at: u8,
     pub last_eval: SimTime,
     /// The port's total paused time for this priority at the last evaluation.
     pub last_paused: u64,
