@@ -6,6 +6,7 @@
 //! of); `plan` (validated input); `scenario` (TOML -> plan); `sim` (the world and the run
 //! loop); `results` (columnar output).
 
+pub mod alloc;
 pub mod error;
 pub mod event;
 pub mod ids;
@@ -18,11 +19,10 @@ pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
-pub mod alloc;
+pub mod units;
 
 #[global_allocator]
 static ENGINE_ALLOC: alloc::Engine = alloc::Engine;
-pub mod units;
 
 pub use error::{Error, Result};
 pub use plan::Plan;

@@ -97,11 +97,20 @@ impl Simulation {
         let pkt = *self.pool.get(id);
         self.ib_on_dropped(in_port, &pkt);
         self.prio_stats[in_port.idx() * 8 + prio as usize].drops[reason as usize] += 1;
-        // Conservation counts data frames; a CNP or ACK in a data class is not one.
-        if pkt.kind == PktKind::Data {
+        self.count_drop(&pkt);
+        self.pool.free(id);
+    }
+
+    /// Counts a lost frame against its flow if it is a data frame (the conservation check
+    /// counts data frames; a CNP or ACK queued in a data class is not one). True if it
+    /// counted.
+    #[inline]
+    pub(crate) fn count_drop(&mut self, pkt: &Packet) -> bool {
+        let data = pkt.kind == PktKind::Data;
+        if data {
             self.drops_by_flow[pkt.flow.idx()] += 1;
         }
-        self.pool.free(id);
+        data
     }
 
     pub(crate) fn switch_try_send(&mut self, p: PortId) {

@@ -172,9 +172,8 @@ impl Simulation {
     /// A frame of a data queue lost to a link failure: a data frame is counted against
     /// its flow (an ACK queued with data, `host.ack_queue = "data"`, is not).
     fn lose_data(&mut self, id: PktId) {
-        let pkt = self.pool.get(id);
-        if pkt.kind == PktKind::Data {
-            self.drops_by_flow[pkt.flow.idx()] += 1;
+        let pkt = *self.pool.get(id);
+        if self.count_drop(&pkt) {
             self.link_faults.lost_by_flow[pkt.flow.idx()] += 1;
         }
         self.pool.free(id);

@@ -12,7 +12,6 @@
 //! `lossless_no_drops` check still covers the buffer model.
 
 use crate::ids::{PktId, PortId};
-use crate::net::packet::PktKind;
 use crate::models::pfc::{WatchdogAction, WatchdogPlan};
 use crate::sim::Simulation;
 use crate::units::SimTime;
@@ -111,10 +110,8 @@ impl Simulation {
     /// dropped and counted against its flow.
     pub(crate) fn storm_drop(&mut self, out: PortId, prio: u8, id: PktId) {
         self.prio_stats[out.idx() * 8 + prio as usize].pfc_storm_drops += 1;
-        let pkt = self.pool.get(id);
-        if pkt.kind == PktKind::Data {
-            self.drops_by_flow[pkt.flow.idx()] += 1;
-        }
+        let pkt = *self.pool.get(id);
+        self.count_drop(&pkt);
         self.pool.free(id);
     }
 }

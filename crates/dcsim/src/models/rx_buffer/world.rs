@@ -7,7 +7,6 @@ use super::{keys, Nic, NicStats, RxBuffers};
 use crate::event::{Event, EventQueue};
 use crate::ids::{PktId, PortId};
 use crate::net::mmu::DropReason;
-use crate::net::packet::PktKind;
 use crate::plan::{FlowControl, Plan};
 use crate::sim::Simulation;
 use crate::units::{Rate, SimTime};
@@ -60,9 +59,7 @@ impl Simulation {
             nic.stats.drops += 1;
             let pkt = *self.pool.get(id);
             self.prio_stats[p.idx() * 8 + pkt.prio as usize].drops[DropReason::BufferFull as usize] += 1;
-            if pkt.kind == PktKind::Data {
-                self.drops_by_flow[pkt.flow.idx()] += 1;
-            }
+            self.count_drop(&pkt);
             self.pool.free(id);
             return;
         }
