@@ -513,6 +513,10 @@ impl EventQueue {
         }
     }
 
+    /// Where `ev` due at `at` stands in the order events are served in (smaller first).
+    #[inline]
+    pub fn rank(&self, at: SimTime, ev: Event) -> (u64, u32, u64) { (at.0, tie_key(self.ties, at.0, &ev), ev.ident()) }
+
     /// Counts an event that was left out as processed (`uncount` undoes it when it is
     /// scheduled after all), so that the count matches a run that scheduled it.
     #[inline]

@@ -143,6 +143,18 @@ pub trait CongestionControl {
     fn on_app_limited(&mut self) {}
     /// Whether the algorithm needs `on_ack` (the engine skips the hook otherwise).
     fn wants_acks(&self) -> bool { false }
+    /// Whether `on_send` can change anything (the engine skips the hook otherwise, and
+    /// the skipped hook draws no random number: an algorithm that reads `ctx.uniform`
+    /// must say true).
+    fn wants_send(&self) -> bool { true }
+    /// Whether an expiry of timer `kind`, as the state stands after a hook, is quiet: it
+    /// changes neither the rate nor the window, asks for no probe, reads no random draw,
+    /// and leaves every timer it restarts quiet. The engine then does not schedule it:
+    /// it runs the quiet expiries that fell due, at their own times and in the events'
+    /// order, just before the flow's next hook (DCQCN's alpha decay every microsecond
+    /// costs nothing while no CNP comes). Asked after every hook, so a timer becomes
+    /// an event again once a hook makes it matter.
+    fn quiet_timer(&self, _kind: TimerKind) -> bool { false }
     /// Whether the flow's data frames carry an INT header for switches to stamp (HPCC);
     /// the receiver then ACKs every packet and echoes the stack in the ACK.
     fn wants_int(&self) -> bool { false }

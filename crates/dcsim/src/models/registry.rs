@@ -105,6 +105,9 @@ macro_rules! reaction_points {
             #[inline]
             pub fn on_loss(&mut self, ctx: &mut CcCtx, loss: &Loss) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_loss(ctx, loss), )* } }
             pub fn wants_acks(&self) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.wants_acks(), )* } }
+            pub fn wants_send(&self) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.wants_send(), )* } }
+            #[inline]
+            pub fn quiet_timer(&self, kind: TimerKind) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.quiet_timer(kind), )* } }
             pub fn wants_int(&self) -> bool { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.wants_int(), )* } }
             #[inline]
             pub fn on_app_limited(&mut self) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_app_limited(), )* } }

@@ -80,7 +80,10 @@ pub(crate) struct Sender {
     pub rto_mark: u32,
     /// Whether the flow's congestion control can change its rate (hooks run only then).
     pub cc_dynamic: bool,
-    pub cc_gen: [u32; 4],
+    /// The algorithm takes sends (`on_send`).
+    pub cc_sends: bool,
+    /// Some of its timers are held back as quiet (`CcTimers::quiet`).
+    pub cc_quiet: bool,
     /// The algorithm takes ACKs (`on_ack`); it limits the bytes in flight (`window`).
     pub cc_acks: bool,
     pub windowed: bool,
@@ -92,6 +95,20 @@ pub(crate) struct Sender {
     /// Start and wire size of the last packet sent (0: none yet).
     pub last_tx: SimTime,
     pub last_wire: u32,
+}
+
+/// The engine's side of a flow's congestion-control timers: each timer's generation (an
+/// expiry event is stale unless it carries the current one) and, for a timer held back
+/// as quiet (`CongestionControl::quiet_timer`), when it expires (`SimTime::MAX`: not
+/// held back).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CcTimers {
+    pub gen: [u32; 4],
+    pub quiet: [SimTime; 4],
+}
+
+impl Default for CcTimers {
+    fn default() -> Self { CcTimers { gen: [0; 4], quiet: [SimTime::MAX; 4] } }
 }
 
 /// The receiving NIC's state of a flow, including its notification point.

@@ -143,7 +143,7 @@ impl Simulation {
                 s.next_tx = now + rate.tx_time(wire as u64);
                 st.pkts_limited += 1;
             }
-            let cc_active = s.cc_dynamic;
+            let cc_active = s.cc_dynamic && s.cc_sends;
             // A TCP flow stays in the ring; its next turn asks its window again.
             let more = s.next_seq < s.msg_limit || tcp != NO_TCP;
             let (dst, prio, lossy, udp) = (hdr.dst, hdr.prio, hdr.lossy, hdr.udp);

@@ -126,6 +126,10 @@ pub struct Simulation {
     /// destination NIC) and its statistics (written by whoever observes an event).
     pub(crate) flows: Vec<FlowHeader>,
     pub(crate) senders: Vec<Sender>,
+    pub(crate) cc_timers: Vec<flow::CcTimers>,
+    /// Quiet timer expiries are held back (`CongestionControl::quiet_timer`); off, every
+    /// expiry is an event (the same results, more events).
+    pub(crate) hold_quiet: bool,
     pub(crate) receivers: Vec<Receiver>,
     pub(crate) flow_stats: Vec<FlowStats>,
     /// Reaction-point state per flow, apart from `flows` so that the per-packet path does
@@ -226,6 +230,16 @@ impl Simulation {
             parallel::split(&mut sim, plan)?;
         }
         Ok(sim)
+    }
+
+    /// Whether quiet timer expiries are held back instead of scheduled (on by default):
+    /// off, the run gives the same results with more events. For checking the engine;
+    /// set before the run starts.
+    pub fn set_quiet_timers(&mut self, on: bool) {
+        self.hold_quiet = on;
+        if let Some(par) = self.par.as_mut() {
+            par.others.iter_mut().for_each(|o| o.hold_quiet = on);
+        }
     }
 
     /// Processes events up to and including time `t` (capped at the plan's end).

@@ -8,7 +8,7 @@ use crate::ids::FlowId;
 use crate::models::{Cc, CcCtx};
 use crate::net::packet::Packet;
 use crate::rng::{keyed, unit};
-use crate::units::Rate;
+use crate::units::{Rate, SimTime};
 
 impl Simulation {
     /// A CNP for flow `f` reached its sender.
@@ -31,15 +31,19 @@ impl Simulation {
     }
 
     pub(crate) fn on_cc_timer(&mut self, f: FlowId, kind: u8, gen: u32) {
-        if self.senders[f.idx()].cc_gen[kind as usize] != gen {
+        if self.cc_timers[f.idx()].gen[kind as usize] != gen {
             return;
         }
         self.cc_hook(f, |cc, ctx| cc.on_timer(ctx, kind));
     }
 
     /// Runs one hook of the flow's congestion control, then applies what it asked for:
-    /// timers to (re)start or cancel, and a new rate.
+    /// timers to (re)start or cancel, and a new rate. The quiet expiries that fell due
+    /// before it run first.
     pub(crate) fn cc_hook(&mut self, f: FlowId, hook: impl FnOnce(&mut Cc, &mut CcCtx)) {
+        if self.senders[f.idx()].cc_quiet {
+            self.run_quiet_timers(f);
+        }
         let now = self.now_t();
         let flow = &mut self.senders[f.idx()];
         let mut ctx = CcCtx::new(now, flow.line_rate);
@@ -48,16 +52,7 @@ impl Simulation {
         let cc = &mut self.ccs[f.idx()];
         let old = cc.rate();
         hook(cc, &mut ctx);
-        for k in 0..4 {
-            if ctx.cancelled() & (1 << k) != 0 {
-                flow.cc_gen[k] = flow.cc_gen[k].wrapping_add(1);
-            }
-        }
-        for &(k, at) in ctx.requested() {
-            let g = &mut flow.cc_gen[k as usize];
-            *g = g.wrapping_add(1);
-            self.q.schedule(at.max(now), Event::CcTimer(f, k, *g));
-        }
+        self.apply_timers(f, &ctx);
         let probe = ctx.send_probe;
         let new = self.ccs[f.idx()].rate();
         if new != old {
@@ -68,6 +63,69 @@ impl Simulation {
         }
         if probe {
             self.send_probe(f);
+        }
+    }
+
+    /// The timer requests of a hook: cancels, restarts (an event, or held back if quiet),
+    /// and held-back timers the hook made matter, which become events.
+    #[inline]
+    fn apply_timers(&mut self, f: FlowId, ctx: &CcCtx) {
+        let now = ctx.now;
+        let (t, cc) = (&mut self.cc_timers[f.idx()], &self.ccs[f.idx()]);
+        for k in 0..4 {
+            if ctx.cancelled() & (1 << k) != 0 {
+                t.gen[k] = t.gen[k].wrapping_add(1);
+                t.quiet[k] = SimTime::MAX;
+            }
+        }
+        for &(k, at) in ctx.requested() {
+            let i = k as usize;
+            t.gen[i] = t.gen[i].wrapping_add(1);
+            t.quiet[i] = at.max(now);
+        }
+        let mut held = false;
+        for k in 0..4 {
+            let at = t.quiet[k];
+            if at == SimTime::MAX {
+                continue;
+            }
+            if self.hold_quiet && cc.quiet_timer(k as u8) {
+                held = true;
+            } else {
+                t.quiet[k] = SimTime::MAX;
+                self.q.schedule(at, Event::CcTimer(f, k as u8, t.gen[k]));
+            }
+        }
+        self.senders[f.idx()].cc_quiet = held;
+    }
+
+    /// Runs flow `f`'s held-back quiet expiries that its events would have run by now
+    /// (before the event being served), one by one in the events' order, each at its
+    /// own time, as its event would have: with its own random draw, restarting its
+    /// timer (which stays quiet: `CongestionControl::quiet_timer`).
+    #[inline(never)]
+    fn run_quiet_timers(&mut self, f: FlowId) {
+        let now = self.now_t();
+        loop {
+            let t = &self.cc_timers[f.idx()];
+            if t.quiet.iter().all(|&at| at > now) {
+                return;
+            }
+            let ev = |k: usize| Event::CcTimer(f, k as u8, t.gen[k]);
+            let Some(k) = (0..4).filter(|&k| t.quiet[k] <= now).min_by_key(|&k| self.q.rank(t.quiet[k], ev(k))) else { return };
+            let at = t.quiet[k];
+            if !self.q.passed(at, ev(k)) {
+                return;
+            }
+            let flow = &mut self.senders[f.idx()];
+            let mut ctx = CcCtx::new(at, flow.line_rate);
+            flow.cc_draws += 1;
+            ctx.uniform = unit(keyed(self.cc_key, &[f.0 as u64, flow.cc_draws as u64]));
+            let cc = &mut self.ccs[f.idx()];
+            let before = (cc.rate(), cc.window());
+            cc.on_timer(&mut ctx, k as u8);
+            debug_assert!(before == (cc.rate(), cc.window()) && !ctx.send_probe, "a quiet expiry changed the flow's rate or window");
+            self.apply_timers(f, &ctx);
         }
     }
 

@@ -289,6 +289,21 @@ impl CongestionControl for Dcqcn {
     }
 
 
+    /// Only the paper variant's byte counter counts sends.
+    fn wants_send(&self) -> bool { self.p.variant == DcqcnVariant::Paper && self.p.byte_counter != 0 }
+
+    /// The alpha update only feeds the next cut, which a hook makes; the Mellanox
+    /// decrease check does nothing without a CNP since the last one; an increase at
+    /// RC = RT = C changes nothing (RT + step and the mean of RC and RT are capped at C).
+    fn quiet_timer(&self, kind: TimerKind) -> bool {
+        match kind {
+            TIMER_ALPHA => true,
+            TIMER_DECREASE => !self.decrease_cnp,
+            TIMER_INCREASE => self.rc == self.c() && self.rt == self.c(),
+            _ => false,
+        }
+    }
+
     fn on_cnp(&mut self, ctx: &mut CcCtx) {
         match self.p.variant {
             DcqcnVariant::Paper => self.paper_cnp(ctx),
@@ -656,6 +671,35 @@ mod tests {
         d.on_finish(&mut x);
         assert_eq!(x.cancelled(), 0b1111);
         assert!(x.requested().is_empty());
+    }
+
+    /// Which expiries the engine may hold back: the alpha update always; the decrease
+    /// check only while no CNP waits for it; an increase only at RC = RT = C. And a
+    /// quiet expiry indeed leaves the rate alone.
+    #[test]
+    fn mellanox_quiet_timers() {
+        let c = Rate::gbps(100);
+        let mut d = Dcqcn::new(DcqcnParams::mellanox(c), c);
+        d.on_cnp(&mut ctx(0, c));
+        assert!(d.quiet_timer(TIMER_ALPHA));
+        assert!(!d.quiet_timer(TIMER_DECREASE), "a CNP waits for the check");
+        d.on_timer(&mut ctx(4 * US + 1000, c), TIMER_DECREASE);
+        assert!(d.rc < 100e9);
+        assert!(d.quiet_timer(TIMER_DECREASE) && !d.quiet_timer(TIMER_INCREASE), "cut: the increases matter");
+        let before = (d.rc, d.rt);
+        d.on_timer(&mut ctx(5 * US, c), TIMER_ALPHA);
+        d.on_timer(&mut ctx(8 * US + 1000, c), TIMER_DECREASE);
+        assert_eq!((d.rc, d.rt), before, "quiet expiries leave the rates alone");
+        let mut t = 0;
+        while d.rc < 100e9 {
+            t += 300 * US;
+            d.on_timer(&mut ctx(t, c), TIMER_INCREASE);
+        }
+        assert!(d.quiet_timer(TIMER_INCREASE), "at the line rate an increase changes nothing");
+        d.on_timer(&mut ctx(t + 300 * US, c), TIMER_INCREASE);
+        assert_eq!((d.rc, d.rt), (100e9, 100e9));
+        d.on_cnp(&mut ctx(t + 301 * US, c));
+        assert!(!d.quiet_timer(TIMER_DECREASE));
     }
 
     #[test]

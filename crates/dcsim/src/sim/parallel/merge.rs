@@ -39,6 +39,7 @@ impl Simulation {
                 if part[src.idx()] == me {
                     swap(&mut self.senders[f], &mut o.senders[f]);
                     swap(&mut self.ccs[f], &mut o.ccs[f]);
+                    swap(&mut self.cc_timers[f], &mut o.cc_timers[f]);
                     if tcp != crate::sim::NO_TCP as usize {
                         swap(&mut self.tcp_tx[tcp], &mut o.tcp_tx[tcp]);
                     }
