@@ -92,6 +92,9 @@ impl CongestionControl for NetworkCc {
         }
     }
     fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind) { self.dcqcn.on_timer(ctx, kind) }
+    // Its timers are DCQCN's, so are their quiet expiries; notifications come in hooks.
+    fn wants_send(&self) -> bool { self.dcqcn.wants_send() }
+    fn quiet_timer(&self, kind: TimerKind) -> bool { self.dcqcn.quiet_timer(kind) }
     #[inline]
     fn rate(&self) -> Rate { self.dcqcn.rate() }
 }
