@@ -119,6 +119,9 @@ pub struct FlowPlan {
 /// `message` bytes, at most `tx_depth` posted and not yet completed; completions count
 /// `cq_mod` messages at a time. The NIC sends what is posted at its own rate (line rate
 /// or its congestion control's).
+/// perftest's largest message (`MAX_SIZE`, perftest_parameters.h).
+pub const PERFTEST_MAX_MESSAGE: u64 = 8_388_608;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SwLimit {
     /// Long-run rate of message bytes.

@@ -95,7 +95,7 @@ fn sw_limiter_keeps_the_rate_in_bursts_at_line_rate() {
     println!("sw: {gbps:.3} Gb/s, {full} full bins, {busy} busy, peak {peak:.3}");
     // ... 30 bursts of ~7.3 bins, the first and last of each partial; most of the
     // 1000 bins are empty.
-    assert!(full >= 30 * 5 && full <= 30 * 8, "{full} full bins");
+    assert!((30 * 5..=30 * 8).contains(&full), "{full} full bins");
     assert!(busy <= 30 * 9, "{busy} busy bins");
 }
 
@@ -169,4 +169,25 @@ fn bad_rate_limiter_settings_name_the_field() {
         let e = err(stream);
         assert!(e.starts_with(field), "{stream:?}: {e}");
     }
+}
+
+#[test]
+fn plans_built_in_code_are_checked_too() {
+    let mut plan = dcsim::scenario::load_str(&scenario("1us", "rate = \"5Gbps\"\nrate_limiter = \"sw\""), Path::new("."), &[]).unwrap();
+    assert!(dcsim::scenario::validate::validate_plan(&plan).is_ok());
+    let good = plan.flows[0].sw_limit.unwrap();
+    for bad in [
+        dcsim::plan::SwLimit { cq_mod: 0, ..good },
+        dcsim::plan::SwLimit { cq_mod: good.tx_depth + 1, ..good },
+        dcsim::plan::SwLimit { burst: 0, ..good },
+        dcsim::plan::SwLimit { message: 0, ..good },
+        dcsim::plan::SwLimit { rate: dcsim::Rate(0), ..good },
+    ] {
+        plan.flows[0].sw_limit = Some(bad);
+        let e = dcsim::scenario::validate::validate_plan(&plan).unwrap_err().to_string();
+        assert!(e.starts_with("traffic[0].flows[0].sw_limit."), "{bad:?}: {e}");
+    }
+    plan.flows[0].sw_limit = Some(good);
+    plan.flows[0].transport = dcsim::plan::Transport::Udp;
+    assert!(dcsim::scenario::validate::validate_plan(&plan).is_err());
 }

@@ -647,9 +647,6 @@ fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {
     Ok(p)
 }
 
-/// perftest's largest message (`MAX_SIZE`, perftest_parameters.h).
-const PERFTEST_MAX_SIZE: u64 = 8_388_608;
-
 /// An `ib_write_bw` entry's rate limiter: `None` for "hw" (the NIC paces the flow at
 /// `rate`, the template's job), the software limiter's plan for "sw".
 fn sw_limit(s: &IbWriteBwSpec, p: &str) -> Result<Option<SwLimit>> {
@@ -679,7 +676,7 @@ fn sw_limit(s: &IbWriteBwSpec, p: &str) -> Result<Option<SwLimit>> {
         Some(m) => m.bytes(&format!("{p}.message"))?,
         None => 65_536,
     };
-    if message == 0 || message > PERFTEST_MAX_SIZE {
+    if message == 0 || message > PERFTEST_MAX_MESSAGE {
         return Err(Error::scenario(format!("{p}.message"), format!("must be 1 B..=8 MiB (perftest's range), got {message} B")));
     }
     let tx_depth = count(s.tx_depth.unwrap_or(128), &format!("{p}.tx_depth"), 1)?;
