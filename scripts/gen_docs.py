@@ -684,17 +684,23 @@ def netcc_point(load: int, row: str, streams: int = 1) -> Dict[str, float]:
         scen, sets = {**NETCC_ROWS, **NETCC_VARIANTS}[row]
         rate = f"{25 * load / 100 / streams:g}Gbps"
         res = run(scen, f'traffic[0].rate="{rate}"', *sets)
-        f = res.flows
-        bw = f[f["messages_completed"] == 0]
-        out = {"bg": float(bw["goodput_steady_gbps"].sum()), "all": float(f["goodput_steady_gbps"].sum())}
-        for r in f[f["messages_completed"] > 0].itertuples(index=False):
-            key = "8B" if int(r.size_bytes) == 8 else "8KB"
-            out[key + "_avg"] = float(r.message_latency_mean_ps) / 1e6
-            out[key + "_p999"] = float(r.message_latency_p999_ps) / 1e6
-        if int(res.summary["counters"]["drops_total"]) != 0:
-            raise SystemExit(f"seed 004 sweep: {row} at {load} % dropped frames")
-        _netcc[(load, row, streams)] = out
+        _netcc[(load, row, streams)] = _netcc_read(res, 1, f"{row} at {load} %")
     return _netcc[(load, row, streams)]
+
+
+def _netcc_read(res: Any, streams_groups: int, what: str) -> Dict[str, float]:
+    """The figures of one seed 004 run whose first ``streams_groups`` traffic entries are
+    the background and the last two the 8 B and 8 KB probes."""
+    f = res.flows
+    bw = f[f["group"] < streams_groups]
+    out = {"bg": float(bw["goodput_steady_gbps"].sum()), "all": float(f["goodput_steady_gbps"].sum())}
+    for r in f[f["group"] >= streams_groups].itertuples(index=False):
+        key = "8B" if int(r.size_bytes) == 8 else "8KB"
+        out[key + "_avg"] = float(r.message_latency_mean_ps) / 1e6
+        out[key + "_p999"] = float(r.message_latency_p999_ps) / 1e6
+    if int(res.summary["counters"]["drops_total"]) != 0:
+        raise SystemExit(f"seed 004 sweep: {what} dropped frames")
+    return out
 
 
 def _netcc_cells(x: Dict[str, float]) -> str:
@@ -731,6 +737,68 @@ def network_cc_aggregate() -> str:
     for load in NETCC_LOADS:
         for row in ("NIC CC", "NetworkCC"):
             out.append(f"| {load} % | {row} | {_netcc_cells(netcc_point(load, row, streams=5))} |")
+    return "\n".join(out) + "\n"
+
+
+# Bursty background: perftest's software rate limiter (ib_write_bw rate_limiter = "sw",
+# its defaults: 64 KiB messages, tx depth and burst 128, so 8 MiB per stream per burst).
+#: run length: a burst period is 15-27 ms at these rates.
+NETCC_BURSTY_DURATION = "1000ms"
+_netcc_bursty: Dict[Tuple[int, str, str, int], Dict[str, float]] = {}
+
+
+def netcc_bursty_point(load: int, row: str, start: str, streams: int = 5) -> Dict[str, float]:
+    """``netcc_point`` with software-limited streams. ``start``: "aligned", the five
+    streams start together (the shipped files); "staggered", stream k starts k/5 of a
+    burst period after the first (independently launched perftest processes)."""
+    key = (load, row, start, streams)
+    if key not in _netcc_bursty:
+        import dcsim
+
+        scen, sets = {**NETCC_ROWS, **NETCC_VARIANTS}[row]
+        d = _toml_loads((SCEN / scen).read_text(encoding="utf-8"))
+        rate = 25e9 * load / 100 / streams
+        bw = {**d["traffic"][0], "rate": f"{rate / 1e9:g}Gbps", "rate_limiter": "sw"}
+        period_us = 128 * 65536 * 8 / rate * 1e6
+        if start == "aligned":
+            bg = [bw]
+        else:
+            bg = [{**bw, "senders": [h], "start": f"{k * period_us / 5:.3f}us"} for k, h in enumerate(bw["senders"])]
+        d["traffic"] = bg + d["traffic"][1:]
+        d["simulation"]["duration"] = NETCC_BURSTY_DURATION
+        res = dcsim.run(d, overrides=list(sets))
+        _netcc_bursty[key] = _netcc_read(res, len(bg), f"bursty {row} at {load} %, {start}")
+    return _netcc_bursty[key]
+
+
+def _toml_loads(text: str) -> Dict[str, Any]:
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+def network_cc_bursty() -> str:
+    """The aggregate load reading with bursty, software-limited streams."""
+    out = ["| load | streams start | CC | " + NETCC_HEAD.replace("\n|", "\n|---|---|")]
+    for load in NETCC_LOADS:
+        for start in ("aligned", "staggered"):
+            for row in ("NIC CC", "NetworkCC"):
+                out.append(f"| {load} % | {start} | {row} | {_netcc_cells(netcc_bursty_point(load, row, start))} |")
+    return "\n".join(out) + "\n"
+
+
+def network_cc_bursty_variants() -> str:
+    """At 80 %: the page's NIC CC thresholds against bursty streams, and the other load
+    reading (each stream at 80 % of its link)."""
+    out = ["| streams | variant | " + NETCC_HEAD.replace("\n|", "\n|---|")]
+    rows = ["NetworkCC"] + [r for r in NETCC_VARIANTS if r.startswith("NIC CC")]
+    for start in ("aligned", "staggered"):
+        for row in rows:
+            out.append(f"| five at 16 % of the link, {start} | {row} | {_netcc_cells(netcc_bursty_point(80, row, start))} |")
+    for row in ("NIC CC", "NetworkCC"):
+        out.append(f"| each at 80 % of its link | {row} | {_netcc_cells(netcc_bursty_point(80, row, 'aligned', streams=1))} |")
     return "\n".join(out) + "\n"
 
 
@@ -783,6 +851,8 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "network_cc_load": (network_cc_load, True),
     "network_cc_variants": (network_cc_variants, True),
     "network_cc_aggregate": (network_cc_aggregate, True),
+    "network_cc_bursty": (network_cc_bursty, False),
+    "network_cc_bursty_variants": (network_cc_bursty_variants, False),
 }
 
 DOCS = ["README.md"] + [str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").glob("*.md"))] + [

@@ -3,7 +3,7 @@
 A ``[[traffic]] type = "ib_write_lat"`` entry is one flow that posts ``iters`` messages
 one at a time; the flows table holds the statistics of its message completion times
 (``message_latency_{min,p50,p99,p999,max,mean,stdev}_ps``). ``lat_rows`` picks them for
-every probe (or any flow with completed messages) in microseconds, ``lat_report`` prints
+every probe (or any flow with completed, timed messages) in microseconds, ``lat_report`` prints
 them as ``ib_write_lat`` prints its result table. ``t_typical`` is the median, as in
 perftest; percentiles are by nearest rank over every completed message of the flow.
 """
@@ -37,7 +37,7 @@ _COLS = {
 
 
 def lat_rows(res: Any, flows: Optional[Sequence[int]] = None) -> pd.DataFrame:
-    """One row per flow with completed messages (or the flows listed): flow_id, src,
+    """One row per flow with completed, timed messages (or the flows listed): flow_id, src,
     dst, bytes (message size), iterations (messages completed) and the latency
     statistics in microseconds."""
     f = res.flows
@@ -48,7 +48,9 @@ def lat_rows(res: Any, flows: Optional[Sequence[int]] = None) -> pd.DataFrame:
             raise ArgumentError(f"flows: no flow with id {missing[0]}")
         f = f[f["flow_id"].isin(ids)]
     else:
-        f = f[f["messages_completed"] > 0]
+        # Timed messages: a software-limited ib_write_bw stream counts its completions
+        # but has no latencies.
+        f = f[f["message_latency_mean_ps"].notna()]
     out = pd.DataFrame(
         {
             "flow_id": f["flow_id"].to_numpy(),

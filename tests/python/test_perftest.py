@@ -39,3 +39,14 @@ def test_probe_statistics_and_report():
     assert float(lines[2].split()[2]) == pytest.approx(r["t_min_us"], abs=0.005)
     with pytest.raises(ArgumentError):
         lat_rows(res, flows=[7])
+
+
+def test_software_limited_stream_counts_messages_without_a_latency_row():
+    sc = {**SCENARIO, "traffic": [SCENARIO["traffic"][0], {**SCENARIO["traffic"][1], "rate_limiter": "sw", "tx_depth": 4}]}
+    res = dcsim.run(sc)
+    f = res.flows
+    # 5 Gb/s for 2 ms is 19 messages of 64 KiB, posted 4 at a time every 0.42 ms.
+    done = f.loc[f["flow_id"] == 1, "messages_completed"].iloc[0]
+    assert 16 <= done <= 20
+    assert f.loc[f["flow_id"] == 1, "size_bytes"].iloc[0] == 65536
+    assert list(lat_rows(res)["flow_id"]) == [0]

@@ -52,6 +52,8 @@ pub enum Event {
     RxRate(u32),
     /// InfiniBand credits: every port sends its periodic FCPs.
     IbTick,
+    /// A flow's software rate limiter (perftest's) may post its next burst.
+    SwBurst(FlowId),
 }
 
 impl Event {
@@ -80,6 +82,7 @@ impl Event {
             Event::RxDone(k) => (16, k as u64, 0),
             Event::RxRate(k) => (17, k as u64, 0),
             Event::IbTick => (18, 0, 0),
+            Event::SwBurst(f) => (19, f.0 as u64, 0),
         };
         // Cheap and injective enough for ordering: variant, then the fields.
         (v << 56) ^ (a << 24) ^ b.rotate_left(40)

@@ -108,6 +108,28 @@ pub struct FlowPlan {
     pub transport: Transport,
     /// The source stops sending at this time, if given.
     pub stop: Option<SimTime>,
+    /// perftest's software rate limiter (`ib_write_bw`, `rate_limiter = "sw"`): the flow
+    /// posts its data in bursts of messages instead of being paced (`rate` is then
+    /// `None`); `size` stays the stream's total (`None`: until the run ends).
+    pub sw_limit: Option<SwLimit>,
+}
+
+/// perftest's software rate limiter (`run_iter_bw`, `--rate_limit_type=SW`): every
+/// `burst × message × 8 / rate` the application may post `burst` more messages of
+/// `message` bytes, at most `tx_depth` posted and not yet completed; completions count
+/// `cq_mod` messages at a time. The NIC sends what is posted at its own rate (line rate
+/// or its congestion control's).
+/// perftest's largest message (`MAX_SIZE`, perftest_parameters.h).
+pub const PERFTEST_MAX_MESSAGE: u64 = 8_388_608;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SwLimit {
+    /// Long-run rate of message bytes.
+    pub rate: Rate,
+    pub message: u64,
+    pub tx_depth: u32,
+    pub burst: u32,
+    pub cq_mod: u32,
 }
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

@@ -155,3 +155,12 @@ fn logs_cut_at_their_limits_count_alike() {
     assert!(one.1.contains("\"samples_not_kept\":") && !one.1.contains("\"samples_not_kept\":0"), "{}", one.1);
     assert_eq!(one, counts(2));
 }
+
+/// perftest's software rate limiter: its burst deadlines are events of the sending host.
+#[test]
+fn software_rate_limited_streams() {
+    same_as_one_thread(
+        "scenarios/seed004_network_cc_nic.toml",
+        &["simulation.duration=6ms", "traffic[0].rate=\"4Gbps\"", "traffic[0].rate_limiter=\"sw\"", "traffic[0].tx_depth=16"],
+    );
+}

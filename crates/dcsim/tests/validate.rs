@@ -106,7 +106,7 @@ fn random_fabrics_that_validate_build() {
             let size = [None, Some(1), Some(100_000)][rng.below(3) as usize];
             p.flows.push(FlowPlan {
                 src, dst, size, start: SimTime::ZERO, priority: rng.below(8) as u8, rate: None, group: 0, cc: 0,
-                messages: 1, transport: Transport::Roce, stop: None,
+                messages: 1, transport: Transport::Roce, stop: None, sw_limit: None,
             });
         }
         if rng.below(4) == 0 {

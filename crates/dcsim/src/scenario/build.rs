@@ -647,6 +647,54 @@ fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {
     Ok(p)
 }
 
+/// An `ib_write_bw` entry's rate limiter: `None` for "hw" (the NIC paces the flow at
+/// `rate`, the template's job), the software limiter's plan for "sw".
+fn sw_limit(s: &IbWriteBwSpec, p: &str) -> Result<Option<SwLimit>> {
+    let sw = match s.rate_limiter.as_deref().unwrap_or("hw") {
+        "hw" => false,
+        "sw" => true,
+        other => return Err(Error::scenario(format!("{p}.rate_limiter"), format!("unknown '{other}' (expected \"hw\" or \"sw\")"))),
+    };
+    if !sw {
+        let given = [("message", s.message.is_some()), ("tx_depth", s.tx_depth.is_some()), ("burst", s.burst.is_some()), ("cq_mod", s.cq_mod.is_some())];
+        if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
+            return Err(Error::scenario(
+                format!("{p}.{name}"),
+                "applies only with rate_limiter = \"sw\" (the NIC's limiter paces the stream packet by packet)",
+            ));
+        }
+        return Ok(None);
+    }
+    let Some(rate) = &s.rate else {
+        return Err(Error::scenario(format!("{p}.rate"), "rate_limiter = \"sw\" needs a rate"));
+    };
+    let rate = rate.rate(&format!("{p}.rate"))?;
+    if rate.0 == 0 {
+        return Err(Error::scenario(format!("{p}.rate"), "must be > 0"));
+    }
+    let message = match &s.message {
+        Some(m) => m.bytes(&format!("{p}.message"))?,
+        None => 65_536,
+    };
+    if message == 0 || message > PERFTEST_MAX_MESSAGE {
+        return Err(Error::scenario(format!("{p}.message"), format!("must be 1 B..=8 MiB (perftest's range), got {message} B")));
+    }
+    let tx_depth = count(s.tx_depth.unwrap_or(128), &format!("{p}.tx_depth"), 1)?;
+    let burst = count(s.burst.unwrap_or(tx_depth), &format!("{p}.burst"), 1)?;
+    // perftest turns moderation off above 8 KiB unless asked, and caps it at the depth.
+    let cq_mod = match s.cq_mod {
+        Some(q) => {
+            if q == 0 || q > tx_depth {
+                return Err(Error::scenario(format!("{p}.cq_mod"), format!("must be 1..={tx_depth} (tx_depth), got {q}")));
+            }
+            q
+        }
+        None if message > 8192 => 1,
+        None => 100.min(tx_depth),
+    };
+    Ok(Some(SwLimit { rate, message, tx_depth, burst, cq_mod }))
+}
+
 fn count(v: u32, path: &str, min: u32) -> Result<u32> {
     if v < min {
         return Err(Error::scenario(path, format!("must be >= {min} (got {v})")));
@@ -843,8 +891,19 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 if let Some(i) = senders.iter().position(|&h| h == recv) {
                     return Err(Error::scenario(format!("{p}.senders[{i}]"), "the receiver cannot be a sender"));
                 }
-                let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
-                flows.extend(traffic::incast(&senders, recv, 1, &t));
+                let sw = sw_limit(s, &p)?;
+                // The software limiter posts bursts; the NIC does not pace the flow.
+                let rate = if sw.is_some() { &None } else { &s.rate };
+                let t = template(prio, &s.size, &s.start, rate, &p, g)?;
+                if let (Some(l), Some(size)) = (sw, t.size) {
+                    if size % l.message != 0 {
+                        return Err(Error::scenario(
+                            format!("{p}.size"),
+                            format!("must be a whole number of messages of {} B (perftest sends -n whole messages), got {size} B", l.message),
+                        ));
+                    }
+                }
+                flows.extend(traffic::incast(&senders, recv, 1, &t).into_iter().map(|f| FlowPlan { sw_limit: sw, ..f }));
             }
             TrafficSpec::Storage(s) => {
                 let prio = priority(s.priority, 3, &format!("{p}.priority"))?;

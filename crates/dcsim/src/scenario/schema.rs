@@ -615,7 +615,7 @@ pub struct IbWriteLatSpec {
 }
 
 /// A background stream like perftest's `ib_write_bw`: one long-lived flow per sender to
-/// the receiver, sent back to back or paced at `rate` (perftest's `--rate_limit`).
+/// the receiver, sent back to back or limited to `rate` (perftest's `--rate_limit`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IbWriteBwSpec {
@@ -623,8 +623,21 @@ pub struct IbWriteBwSpec {
     pub receiver: String,
     /// Bytes per stream (default "inf": until the run ends).
     pub size: Option<SizeStr>,
-    /// Pacing rate of each stream (default: none, line rate).
+    /// Rate limit of each stream (default: none, line rate).
     pub rate: Option<RateStr>,
+    /// How `rate` is kept (perftest's `--rate_limit_type`): "hw" (default), the NIC's
+    /// per-queue-pair limiter, which paces packets; "sw", perftest's software limiter,
+    /// which posts `burst` messages at once every `burst × message × 8 / rate`.
+    pub rate_limiter: Option<String>,
+    /// "sw" only: message size (default "65536B", perftest's `-s`).
+    pub message: Option<SizeStr>,
+    /// "sw" only: messages posted and not completed at most (default 128, `-t`).
+    pub tx_depth: Option<u32>,
+    /// "sw" only: messages per burst (default `tx_depth`, `--burst_size`).
+    pub burst: Option<u32>,
+    /// "sw" only: completions are reported every `cq_mod` messages (default 100 for
+    /// messages up to 8192 B, else 1, at most `tx_depth`; perftest's `-Q`).
+    pub cq_mod: Option<u32>,
     pub start: Option<TimeStr>,
     pub priority: Option<i64>,
     /// Reaction point (default: `[host.cc]`).

@@ -139,6 +139,7 @@ pub fn build(s: &StorageSpec, plan: &Plan, idx: &HostIndex, p: &str, g: u32, pri
         messages: 1,
         transport: Transport::Roce,
         stop: None,
+        sw_limit: None,
     };
     // Slot j of client i talks to server (i * concurrency + j) mod servers: the
     // outstanding I/Os of the clients spread evenly over the servers.

@@ -20,7 +20,7 @@ pub struct FlowTemplate {
 
 impl FlowTemplate {
     pub fn flow(&self, src: u32, dst: u32) -> FlowPlan {
-        FlowPlan { src, dst, size: self.size, start: self.start, priority: self.priority, rate: self.rate, group: self.group, cc: 0, messages: 1, transport: Transport::Roce, stop: None }
+        FlowPlan { src, dst, size: self.size, start: self.start, priority: self.priority, rate: self.rate, group: self.group, cc: 0, messages: 1, transport: Transport::Roce, stop: None, sw_limit: None }
     }
 }
 
@@ -155,6 +155,7 @@ pub fn cdf_poisson(
                 messages: 1,
                 transport: Transport::Roce,
                 stop: None,
+                sw_limit: None,
             });
         }
     }
@@ -227,7 +228,7 @@ pub fn parse_csv(text: &str, hosts: &HostIndex, default_priority: u8, group: u32
                 _ => return Err(err(ln, "priority: must be 0..=7".into())),
             },
         };
-        out.push(FlowPlan { src, dst, size, start, priority, rate: None, group, cc: 0, messages: 1, transport: Transport::Roce, stop: None });
+        out.push(FlowPlan { src, dst, size, start, priority, rate: None, group, cc: 0, messages: 1, transport: Transport::Roce, stop: None, sw_limit: None });
     }
     Ok(out)
 }

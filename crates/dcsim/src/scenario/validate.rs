@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::keys::{Check, KeyCtx};
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
-use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind, Transport};
+use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind, SwLimit, Transport, PERFTEST_MAX_MESSAGE};
 use crate::units::{Rate, SimTime, MAX_RATE, MAX_TIME};
 
 /// Runs every check.
@@ -666,6 +666,9 @@ fn check_flow(p: &Plan, f: &FlowPlan, path: &str, comp: &[u32]) -> Result<()> {
     if f.rate.is_some_and(|r| r > MAX_RATE) {
         return Err(Error::scenario(format!("{path}.rate"), format!("must be at most {MAX_RATE}")));
     }
+    if let Some(l) = &f.sw_limit {
+        check_sw_limit(f, l, path)?;
+    }
     // Reachability along the routes: routes are shortest paths on which hosts do not
     // forward, and a host has exactly one link (`validate_topology`), so it is never in
     // the middle of a path; a destination in the source's component is therefore
@@ -675,6 +678,28 @@ fn check_flow(p: &Plan, f: &FlowPlan, path: &str, comp: &[u32]) -> Result<()> {
             format!("{path}.dst"),
             format!("host '{}' cannot be reached from '{}'", p.nodes[f.dst as usize].name, p.nodes[f.src as usize].name),
         ));
+    }
+    Ok(())
+}
+
+/// A plan's software rate limiter (the `ib_write_bw` builder gives the scenario fields'
+/// errors first; this guards plans built in code).
+fn check_sw_limit(f: &FlowPlan, l: &SwLimit, path: &str) -> Result<()> {
+    let bad = |k: &str, why: String| Err(Error::scenario(format!("{path}.sw_limit.{k}"), why));
+    if f.transport != Transport::Roce || f.rate.is_some() {
+        return bad("rate", "the software rate limiter posts RDMA writes: a RoCE flow without a pacing rate".into());
+    }
+    if l.rate.0 == 0 || l.rate > MAX_RATE {
+        return bad("rate", format!("must be > 0 and at most {MAX_RATE}"));
+    }
+    if l.message == 0 || l.message > PERFTEST_MAX_MESSAGE {
+        return bad("message", format!("must be 1 B..=8 MiB, got {} B", l.message));
+    }
+    if l.tx_depth == 0 || l.burst == 0 || l.cq_mod == 0 || l.cq_mod > l.tx_depth {
+        return bad("tx_depth", format!("tx_depth and burst must be >= 1 and cq_mod 1..=tx_depth (got {}, {}, {})", l.tx_depth, l.burst, l.cq_mod));
+    }
+    if f.size.is_some_and(|s| s % l.message != 0) {
+        return bad("message", "the flow's size must be a whole number of messages".into());
     }
     Ok(())
 }

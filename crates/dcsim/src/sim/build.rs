@@ -148,6 +148,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let (mut receivers, mut flow_stats) = (Vec::with_capacity(n_flows), Vec::with_capacity(n_flows));
     let mut ccs = Vec::with_capacity(n_flows);
     let (mut tcp_tx, mut tcp_rx) = (Vec::new(), Vec::new());
+    let mut sw = Vec::new();
     let mut used_prios = 0u8;
     // The event wheel spans the longest link delay plus the longest frame time.
     let horizon = ports.iter().map(|p| p.delay + p.rate.tx_time(max_wire as u64)).max().unwrap_or(SimTime::us(1));
@@ -165,7 +166,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let mut int_on = false;
     for (i, fp) in plan.flows.iter().enumerate() {
         let src = fp.src as usize;
-        let (npkts, last) = match fp.size {
+        // A software-limited stream is cut into its messages; `size` is its total.
+        let (npkts, last) = match fp.sw_limit.map(|l| l.message).or(fp.size) {
             None => (u32::MAX, plan.host.mtu),
             Some(s) => {
                 let np = s.div_ceil(plan.host.mtu as u64);
@@ -192,7 +194,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             prio: fp.priority,
             group: fp.group,
             start: fp.start,
-            size: fp.size.unwrap_or(u64::MAX),
+            size: fp.sw_limit.map(|l| l.message).or(fp.size).unwrap_or(u64::MAX),
             npkts,
             last_payload: last,
             udp: fp.transport == crate::plan::Transport::Udp,
@@ -209,9 +211,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             state: QpState::Idle,
             started: false,
             done: false,
-            messages: fp.messages,
+            messages: if fp.sw_limit.is_some() { 0 } else { fp.messages },
             msgs_done: 0,
-            msg_limit: npkts,
+            // The software limiter posts its messages itself (`sw_post`).
+            msg_limit: if fp.sw_limit.is_some() { 0 } else { npkts },
             msg_start: fp.start,
             pace: fp.rate.filter(|r| *r < host_rate),
             rate_cap: fp.rate.map_or(host_rate, |r| r.min(host_rate)),
@@ -232,6 +235,13 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             line_rate: host_rate,
             last_tx: SimTime::ZERO,
             last_wire: 0,
+            sw: match &fp.sw_limit {
+                Some(l) => {
+                    sw.push(super::sw_limiter::SwLimiter::new(l, npkts, fp.size, fp.start));
+                    (sw.len() - 1) as u32
+                }
+                None => super::NO_SW,
+            },
         });
         receivers.push(Receiver::new(plan.host.selective_repeat && fp.transport == crate::plan::Transport::Roce));
         flow_stats.push(FlowStats { ideal_fct: ideal[i], min_rate: host_rate, ..FlowStats::default() });
@@ -359,6 +369,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         enqueue_hooks: false,
         storage: None,
         io_next: SimTime::MAX,
+        sw,
         par: None,
         owned: Vec::new(),
         outbox: Vec::new(),

@@ -95,6 +95,9 @@ pub(crate) struct Sender {
     /// Start and wire size of the last packet sent (0: none yet).
     pub last_tx: SimTime,
     pub last_wire: u32,
+    /// perftest's software rate limiter: index in `Simulation::sw` (`NO_SW`: none).
+    /// `msg_limit` is then the end of what the application has posted.
+    pub sw: u32,
 }
 
 /// The engine's side of a flow's congestion-control timers: each timer's generation (an

@@ -6,7 +6,8 @@
 //! writes only `senders`, the receiving side only `receivers`; both count in `flow_stats`.
 
 use super::flow::OOO_WINDOW;
-use super::{QpState, Simulation, NO_IO, NO_TCP};
+use super::{QpState, Simulation, NO_IO, NO_SW, NO_TCP};
+use crate::units::SimTime;
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::Ack;
@@ -20,10 +21,15 @@ impl Simulation {
         let s = &mut self.senders[f.idx()];
         s.started = true;
         s.msg_start = self.q.now();
+        let sw = s.sw != NO_SW;
         if s.cc_dynamic {
             self.cc_hook(f, |cc, ctx| cc.on_start(ctx));
         }
-        self.activate(f);
+        if sw {
+            self.sw_post(f); // posts the first burst and activates the queue pair
+        } else {
+            self.activate(f);
+        }
     }
 
     /// The source stops: nothing more is sent; what is in flight still arrives.
@@ -403,6 +409,9 @@ impl Simulation {
     pub(crate) fn message_progress(&mut self, f: FlowId) {
         let now = self.now_t();
         let s = &mut self.senders[f.idx()];
+        if s.sw != NO_SW {
+            return self.sw_acked(f);
+        }
         if s.snd_una >= s.msg_limit && !s.done {
             if self.flows[f.idx()].io != NO_IO {
                 // Storage: the next leg is posted by the I/O's progress, not here.
@@ -422,14 +431,21 @@ impl Simulation {
                 self.activate(f);
                 return;
             }
-            s.done = true;
-            st.finish = Some(now);
-            if let Some(since) = st.limited_since.take() {
-                st.limited_ps += (now - since).0;
-            }
-            if s.cc_dynamic {
-                self.cc_hook(f, |cc, ctx| cc.on_finish(ctx));
-            }
+            self.sender_done(f, now);
+        }
+    }
+
+    /// The flow's last message is acknowledged: nothing more will be sent.
+    pub(crate) fn sender_done(&mut self, f: FlowId, now: SimTime) {
+        let s = &mut self.senders[f.idx()];
+        s.done = true;
+        let st = &mut self.flow_stats[f.idx()];
+        st.finish = Some(now);
+        if let Some(since) = st.limited_since.take() {
+            st.limited_ps += (now - since).0;
+        }
+        if s.cc_dynamic {
+            self.cc_hook(f, |cc, ctx| cc.on_finish(ctx));
         }
     }
 

@@ -12,12 +12,14 @@ mod pcap;
 mod prefetch;
 mod reaction;
 mod storage;
+mod sw_limiter;
 mod switch;
 
 use std::collections::VecDeque;
 
 pub(crate) use flow::{FlowHeader, FlowStats, QpState, Receiver, Sender, NO_TCP};
 pub(crate) use storage::NO_IO;
+pub(crate) use sw_limiter::NO_SW;
 pub use storage::IoKpi;
 use std::ops::Range;
 
@@ -213,6 +215,8 @@ pub struct Simulation {
     /// (`SimTime::MAX`: none).
     pub(crate) storage: Option<Box<storage::Storage>>,
     pub(crate) io_next: SimTime,
+    /// perftest's software rate limiters (`sim/sw_limiter.rs`), one per flow that has one.
+    pub(crate) sw: Vec<sw_limiter::SwLimiter>,
 
     /// Parallel runs (`simulation.threads`, `sim/parallel/`): on the first partition, the
     /// others; on every partition, which nodes it owns (empty: all) and the frames sent
@@ -334,6 +338,7 @@ impl Simulation {
             Event::RxDone(k) => self.on_rx_done(k),
             Event::RxRate(k) => self.on_rx_rate(k),
             Event::IbTick => self.on_ib_tick(),
+            Event::SwBurst(f) => self.sw_post(f),
         }
     }
 

@@ -181,7 +181,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("messages_completed", Column::U64(fl.iter().map(|f| f.st.msgs_done as u64).collect()));
     t.push(
         "message_latency_mean_ps",
-        Column::F64(fl.iter().map(|f| if f.st.msgs_done > 0 { f.st.msg_lat_sum as f64 / f.st.msgs_done as f64 } else { f64::NAN }).collect()),
+        // Over the messages timed (a software-limited stream counts its completions
+        // without timing them).
+        Column::F64(fl.iter().map(|f| if f.st.msg_lats.is_empty() { f64::NAN } else { f.st.msg_lat_sum as f64 / f.st.msg_lats.len() as f64 }).collect()),
     );
     // Per-flow message latency percentiles (nearest rank over the completed messages).
     let sorted: Vec<Vec<u64>> = fl

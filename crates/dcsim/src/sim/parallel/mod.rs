@@ -109,7 +109,9 @@ fn event_nodes(s: &Simulation) -> impl Fn(&Event) -> NodeId + '_ {
         let port = |p: PortId| s.ports[p.idx()].node;
         match *ev {
             Event::TxDone(p) | Event::Arrive(p, _) | Event::PauseExpire(p, ..) | Event::PfcRefresh(p, ..) | Event::Forward(p, _) => port(p),
-            Event::QpWake(f) | Event::FlowStart(f) | Event::FlowStop(f) | Event::Rto(f, _) | Event::CcTimer(f, ..) => s.flows[f.idx()].src,
+            Event::QpWake(f) | Event::FlowStart(f) | Event::FlowStop(f) | Event::Rto(f, _) | Event::CcTimer(f, ..) | Event::SwBurst(f) => {
+                s.flows[f.idx()].src
+            }
             Event::CnpDeferred(f) | Event::DelAck(f, _) => s.flows[f.idx()].dst,
             Event::PortRate(k) => port(s.rate_schedule[k as usize].0),
             Event::PauseStorm(k) => port(s.pause_storms.storms[k as usize].port),
