@@ -70,6 +70,9 @@ impl Simulation {
     /// and held-back timers the hook made matter, which become events.
     #[inline]
     fn apply_timers(&mut self, f: FlowId, ctx: &CcCtx) {
+        if ctx.requested().is_empty() && ctx.cancelled() == 0 && !self.senders[f.idx()].cc_quiet {
+            return; // most ACK hooks: nothing to do, and the timers' record stays cold
+        }
         let now = ctx.now;
         let (t, cc) = (&mut self.cc_timers[f.idx()], &self.ccs[f.idx()]);
         for k in 0..4 {
