@@ -69,6 +69,12 @@ pub fn col_u64<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [u64] {
         _ => panic!("{col} is not u64"),
     }
 }
+pub fn col_i64<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [i64] {
+    match r.table(table).unwrap().get(col).unwrap() {
+        dcsim::results::Column::I64(v) => v,
+        _ => panic!("{col} is not i64"),
+    }
+}
 
 /// k-ary fat-tree: k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 cores,
 /// k/2 hosts per edge switch. Returns the plan and the host indices.

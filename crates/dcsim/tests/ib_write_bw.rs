@@ -4,7 +4,10 @@
 
 use std::path::Path;
 
-use dcsim::results::{Column, Results};
+use dcsim::Results;
+
+mod common;
+use common::{col_f64 as f64s, col_i64 as i64s, col_u64 as u64s};
 
 /// One stream h1 -> h0 through one switch, 25 Gb/s links, no congestion control.
 fn scenario(delay: &str, stream: &str) -> String {
@@ -40,27 +43,6 @@ fn run(delay: &str, stream: &str) -> Results {
 
 fn err(stream: &str) -> String {
     dcsim::scenario::load_str(&scenario("1us", stream), Path::new("."), &[]).unwrap_err().to_string()
-}
-
-fn u64s<'a>(r: &'a Results, t: &str, col: &str) -> &'a [u64] {
-    match r.table(t).unwrap().get(col) {
-        Some(Column::U64(v)) => v,
-        c => panic!("{col}: {c:?}"),
-    }
-}
-
-fn i64s<'a>(r: &'a Results, t: &str, col: &str) -> &'a [i64] {
-    match r.table(t).unwrap().get(col) {
-        Some(Column::I64(v)) => v,
-        c => panic!("{col}: {c:?}"),
-    }
-}
-
-fn f64s<'a>(r: &'a Results, t: &str, col: &str) -> &'a [f64] {
-    match r.table(t).unwrap().get(col) {
-        Some(Column::F64(v)) => v,
-        c => panic!("{col}: {c:?}"),
-    }
 }
 
 /// The stream's goodput per 50 us bin over the whole run (bins without data are 0).
