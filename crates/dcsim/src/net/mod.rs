@@ -2,6 +2,7 @@
 //! its PFC thresholds, routing, and the counters they keep. Models of flow control and
 //! congestion management are in `models/`.
 
+pub mod capped_log;
 pub mod mmu;
 pub mod packet;
 pub mod pcap;

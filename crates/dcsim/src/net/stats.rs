@@ -1,8 +1,9 @@
 //! Always-on counters and bounded logs: per (port, priority) traffic, drops by reason,
 //! PFC frames and paused time; a latency histogram; the PFC event log, queue samples
-//! and per-flow goodput bins (each capped at a configured number of rows).
+//! and per-flow goodput bins (each capped at a configured number of rows, `capped_log`).
 
-use crate::units::SimTime;
+use super::capped_log::LogRow;
+use crate::units::{Rate, SimTime};
 
 /// Counters of one (port, priority). Control frames count under the priority they
 /// concern (PFC) or in the port's `ctrl_*` counters (ACK/NAK).
@@ -147,21 +148,35 @@ impl Samples {
     }
 }
 
-/// Column buffers of per-flow goodput bins.
-#[derive(Default)]
-pub struct GoodputRows {
-    pub flow: Vec<u32>,
-    pub bin_start: Vec<u64>,
-    pub bytes: Vec<u64>,
+/// One per-flow goodput bin: payload bytes a flow delivered in the bin starting at
+/// `bin_start` (ps).
+#[derive(Copy, Clone, Debug)]
+pub struct GoodputRow {
+    pub bin_start: u64,
+    pub flow: u32,
+    pub bytes: u64,
 }
 
-impl GoodputRows {
-    /// Moves another buffer's rows to the end of this one (a parallel run's merge).
-    pub fn append(&mut self, o: &mut GoodputRows) {
-        self.flow.append(&mut o.flow);
-        self.bin_start.append(&mut o.bin_start);
-        self.bytes.append(&mut o.bytes);
-    }
+impl LogRow for GoodputRow {
+    type Key = (u64, u32);
+    fn key(&self) -> (u64, u32) { (self.bin_start, self.flow) }
+}
+
+impl LogRow for PfcEvent {
+    type Key = (SimTime, u32, u8, u8);
+    fn key(&self) -> Self::Key { (self.time, self.port, self.prio, self.kind) }
+}
+
+/// A queue pair's rate change: (time, flow, rate).
+impl LogRow for (SimTime, u32, Rate) {
+    type Key = (SimTime, u32);
+    fn key(&self) -> Self::Key { (self.0, self.1) }
+}
+
+/// A traced flow's (time, flow, window bytes or u64::MAX for none, rate).
+impl LogRow for (SimTime, u32, u64, Rate) {
+    type Key = (SimTime, u32);
+    fn key(&self) -> Self::Key { (self.0, self.1) }
 }
 
 #[cfg(test)]

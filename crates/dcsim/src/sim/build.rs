@@ -7,6 +7,7 @@ use crate::models::ecn::marking::Marking;
 use crate::models::{Cc, NicSpec};
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PortId};
+use crate::net::capped_log::CappedLog;
 use crate::net::mmu::{Mmu, Model, PortBuffer};
 use crate::net::packet::{PacketPool, PktFifo};
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
@@ -329,21 +330,17 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         port_stats: vec![PortCounters::default(); n_ports],
         latency: Histogram::default(),
         msg_latency: Histogram::default(),
-        pfc_log: Vec::new(),
-        pfc_log_dropped: 0,
+        pfc_log: CappedLog::new(plan.stats.max_pfc_events),
         samples: Default::default(),
         samples_dropped: 0,
-        goodput: Default::default(),
-        goodput_dropped: 0,
+        goodput: CappedLog::new(plan.stats.max_rows),
         used_prios,
         hops: 0,
         marking: Marking::new(plan, &port_rates, &radix),
         nic_next_cnp: vec![SimTime::ZERO; n],
-        rate_log: Vec::new(),
-        rate_log_dropped: 0,
-        cc_trace: Vec::new(),
+        rate_log: CappedLog::new(plan.stats.max_rows),
+        cc_trace: CappedLog::new(plan.stats.max_rows),
         cc_trace_last: if plan.stats.trace_flows.is_empty() { Vec::new() } else { vec![(u64::MAX - 1, Rate(0)); plan.flows.len()] },
-        cc_trace_dropped: 0,
         class_bins: match plan.stats.class_interval {
             Some(iv) => vec![[0; 8]; ((plan.duration.0 / iv.0.max(1)) as usize + 1).min((plan.stats.max_rows / 8).max(1) as usize)],
             None => Vec::new(),

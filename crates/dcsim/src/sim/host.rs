@@ -7,6 +7,7 @@
 
 use super::flow::OOO_WINDOW;
 use super::{QpState, Simulation, NO_IO, NO_SW, NO_TCP};
+use crate::net::stats::GoodputRow;
 use crate::units::SimTime;
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
@@ -356,13 +357,7 @@ impl Simulation {
         if bytes == 0 {
             return;
         }
-        if (self.goodput.flow.len() as u64) < self.stats_cfg.max_rows {
-            self.goodput.flow.push(f.0);
-            self.goodput.bin_start.push(bin_start);
-            self.goodput.bytes.push(bytes);
-        } else {
-            self.goodput_dropped += 1;
-        }
+        self.goodput.push(GoodputRow { bin_start, flow: f.0, bytes });
     }
 
     fn receive_ack(&mut self, pkt: &Packet, int: Option<&IntStack>) {

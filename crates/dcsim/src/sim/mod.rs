@@ -31,7 +31,8 @@ use crate::net::packet::{PacketPool, PktFifo};
 use crate::net::queue::EgressQueues;
 use crate::models::Cc;
 use crate::net::routing::Routing;
-use crate::net::stats::{GoodputRows, Histogram, PfcEvent, PortCounters, PrioCounters, Samples};
+use crate::net::capped_log::CappedLog;
+use crate::net::stats::{GoodputRow, Histogram, PfcEvent, PortCounters, PrioCounters, Samples};
 use crate::plan::{FlowControl, HostPlan, LinkPlan, PfcPlan, Plan, StatsPlan};
 use crate::results::Results;
 use crate::units::{Rate, SimTime};
@@ -152,12 +153,10 @@ pub struct Simulation {
     pub(crate) latency: Histogram,
     /// Completion times of messages (post to last ACK).
     pub(crate) msg_latency: Histogram,
-    pub(crate) pfc_log: Vec<PfcEvent>,
-    pub(crate) pfc_log_dropped: u64,
+    pub(crate) pfc_log: CappedLog<PfcEvent>,
     pub(crate) samples: Samples,
     pub(crate) samples_dropped: u64,
-    pub(crate) goodput: GoodputRows,
-    pub(crate) goodput_dropped: u64,
+    pub(crate) goodput: CappedLog<GoodputRow>,
     /// Priorities some flow uses (bit per priority).
     pub(crate) used_prios: u8,
     /// Packets that finished crossing a link (every frame kind).
@@ -168,13 +167,11 @@ pub struct Simulation {
     // Notification points: per host, the earliest time its NIC may send another CNP.
     pub(crate) nic_next_cnp: Vec<SimTime>,
     /// Rate changes of queue pairs: (time, flow, rate).
-    pub(crate) rate_log: Vec<(SimTime, u32, Rate)>,
-    pub(crate) rate_log_dropped: u64,
+    pub(crate) rate_log: CappedLog<(SimTime, u32, Rate)>,
     /// `stats.trace_flows`: (time, flow, window bytes or u64::MAX for none, rate), and the
     /// last traced (window, rate) per flow (empty when nothing is traced).
-    pub(crate) cc_trace: Vec<(SimTime, u32, u64, Rate)>,
+    pub(crate) cc_trace: CappedLog<(SimTime, u32, u64, Rate)>,
     pub(crate) cc_trace_last: Vec<(u64, Rate)>,
-    pub(crate) cc_trace_dropped: u64,
     /// `stats.class_interval`: payload bytes delivered in order per bin and priority.
     pub(crate) class_bins: Vec<[u64; 8]>,
     pub(crate) class_dropped: u64,

@@ -15,14 +15,8 @@ fn gbps(bytes: u64, t: SimTime) -> f64 {
 /// Orders the logs by time, then by what each row is about, instead of the order in
 /// which events due at one picosecond were served: one world and the partitions of a
 /// parallel run give the same rows. A log keeps at most `stats.max_rows` rows
-/// (`stats.max_pfc_events` for PFC events), the earliest.
+/// (`stats.max_pfc_events` for PFC events), the first in that order (`CappedLog`).
 fn canonical_logs(s: &mut Simulation) {
-    fn cap<T>(v: &mut Vec<T>, dropped: &mut u64, max: usize) {
-        if v.len() > max {
-            *dropped += (v.len() - max) as u64;
-            v.truncate(max);
-        }
-    }
     /// The permutation that sorts rows by `key` (stable).
     fn order<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
         let mut ix: Vec<usize> = (0..n).collect();
@@ -31,15 +25,11 @@ fn canonical_logs(s: &mut Simulation) {
     }
     fn permute<T: Copy>(v: &mut Vec<T>, ix: &[usize], max: usize) { *v = ix.iter().take(max).map(|&i| v[i]).collect(); }
     let max = s.stats_cfg.max_rows.min(usize::MAX as u64) as usize;
-    s.pfc_log.sort_by_key(|e| (e.time, e.port, e.prio, e.kind));
-    cap(&mut s.pfc_log, &mut s.pfc_log_dropped, s.stats_cfg.max_pfc_events.min(usize::MAX as u64) as usize);
-    // A flow's rows come from its source alone: a stable sort keeps their order.
-    s.rate_log.sort_by_key(|r| (r.0, r.1));
-    cap(&mut s.rate_log, &mut s.rate_log_dropped, max);
-    s.cc_trace.sort_by_key(|r| (r.0, r.1));
-    cap(&mut s.cc_trace, &mut s.cc_trace_dropped, max);
-    s.marking.intervals.sort_by_key(|i| (i.start, i.port, i.prio));
-    cap(&mut s.marking.intervals, &mut s.marking.intervals_dropped, max);
+    s.pfc_log.finish();
+    s.rate_log.finish();
+    s.cc_trace.finish();
+    s.marking.intervals.finish();
+    s.goodput.finish();
     let sm = &mut s.samples;
     let n = sm.time.len();
     if !(1..n).all(|i| (sm.time[i - 1], sm.port[i - 1], sm.prio[i - 1]) <= (sm.time[i], sm.port[i], sm.prio[i])) || n > max {
@@ -52,13 +42,6 @@ fn canonical_logs(s: &mut Simulation) {
         permute(&mut sm.paused, &ix, max);
         s.samples_dropped += n.saturating_sub(max) as u64;
     }
-    let g = &mut s.goodput;
-    let n = g.flow.len();
-    let ix = order(n, |i| (g.bin_start[i], g.flow[i]));
-    permute(&mut g.flow, &ix, max);
-    permute(&mut g.bin_start, &ix, max);
-    permute(&mut g.bytes, &ix, max);
-    s.goodput_dropped += n.saturating_sub(max) as u64;
 }
 
 pub(super) fn finish(s: &mut Simulation) -> Results {
@@ -338,7 +321,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
 
     // pfc_events
     let mut t = Table::default();
-    let log = &s.pfc_log;
+    let log = s.pfc_log.rows();
     t.push("time_ps", Column::U64(log.iter().map(|e| e.time.0).collect()));
     t.push("node", Column::Str(log.iter().map(|e| name(s.ports[e.port as usize].node)).collect()));
     t.push("port_id", Column::U64(log.iter().map(|e| e.port as u64).collect()));
@@ -412,13 +395,13 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     tables.push(("samples".to_string(), t));
 
     // goodput
-    let g = &s.goodput;
+    let g = s.goodput.rows();
     let iv = s.stats_cfg.goodput_interval.unwrap_or(SimTime(1));
     let mut t = Table::default();
-    t.push("flow_id", Column::U64(g.flow.iter().map(|&f| f as u64).collect()));
-    t.push("time_ps", Column::U64(g.bin_start.clone()));
-    t.push("bytes", Column::U64(g.bytes.clone()));
-    t.push("gbps", Column::F64(g.bytes.iter().map(|&b| gbps(b, iv)).collect()));
+    t.push("flow_id", Column::U64(g.iter().map(|r| r.flow as u64).collect()));
+    t.push("time_ps", Column::U64(g.iter().map(|r| r.bin_start).collect()));
+    t.push("bytes", Column::U64(g.iter().map(|r| r.bytes).collect()));
+    t.push("gbps", Column::F64(g.iter().map(|r| gbps(r.bytes, iv)).collect()));
     tables.push(("goodput".to_string(), t));
 
     // congestion points: every (switch port, priority) that was ever congested or marked
@@ -470,7 +453,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("pairs", Column::Str(who));
     tables.push(("congestion".to_string(), t));
 
-    let iv = &m.intervals;
+    let iv = m.intervals.rows();
     let mut t = Table::default();
     t.push("node", Column::Str(iv.iter().map(|i| name(s.ports[i.port as usize].node)).collect()));
     t.push("port", Column::U64(iv.iter().map(|i| s.ports[i.port as usize].local as u64).collect()));
@@ -482,15 +465,15 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     tables.push(("congestion_intervals".to_string(), t));
 
     let mut t = Table::default();
-    t.push("time_ps", Column::U64(s.rate_log.iter().map(|r| r.0 .0).collect()));
-    t.push("flow_id", Column::U64(s.rate_log.iter().map(|r| r.1 as u64).collect()));
-    t.push("rate_gbps", Column::F64(s.rate_log.iter().map(|r| r.2.as_gbps_f64()).collect()));
+    t.push("time_ps", Column::U64(s.rate_log.rows().iter().map(|r| r.0 .0).collect()));
+    t.push("flow_id", Column::U64(s.rate_log.rows().iter().map(|r| r.1 as u64).collect()));
+    t.push("rate_gbps", Column::F64(s.rate_log.rows().iter().map(|r| r.2.as_gbps_f64()).collect()));
     tables.push(("rates".to_string(), t));
 
     // On request only (other runs' tables are unchanged): the traced flows' window and
     // rate, and the throughput of each priority in use.
     if !s.stats_cfg.trace_flows.is_empty() {
-        let tr = &s.cc_trace;
+        let tr = s.cc_trace.rows();
         let mut t = Table::default();
         t.push("time_ps", Column::U64(tr.iter().map(|r| r.0 .0).collect()));
         t.push("flow_id", Column::U64(tr.iter().map(|r| r.1 as u64).collect()));
@@ -588,11 +571,11 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         },
         "outputs": {
             "rows": rows,
-            "pfc_events_not_logged": s.pfc_log_dropped,
+            "pfc_events_not_logged": s.pfc_log.dropped(),
             "samples_not_kept": s.samples_dropped,
-            "goodput_bins_not_kept": s.goodput_dropped,
-            "rate_changes_not_kept": s.rate_log_dropped,
-            "congestion_intervals_not_kept": s.marking.intervals_dropped,
+            "goodput_bins_not_kept": s.goodput.dropped(),
+            "rate_changes_not_kept": s.rate_log.dropped(),
+            "congestion_intervals_not_kept": s.marking.intervals.dropped(),
         },
         "checks": s.run_checks(),
     });
@@ -619,7 +602,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         });
     }
     if !s.stats_cfg.trace_flows.is_empty() {
-        summary["outputs"]["cc_trace_rows_not_kept"] = json!(s.cc_trace_dropped);
+        summary["outputs"]["cc_trace_rows_not_kept"] = json!(s.cc_trace.dropped());
     }
     if s.stats_cfg.class_interval.is_some() {
         summary["outputs"]["class_bins_not_kept"] = json!(s.class_dropped);

@@ -141,11 +141,7 @@ impl Simulation {
             return;
         }
         self.cc_trace_last[f.idx()] = now;
-        if (self.cc_trace.len() as u64) < self.stats_cfg.max_rows {
-            self.cc_trace.push((self.now_t(), f.0, now.0, now.1));
-        } else {
-            self.cc_trace_dropped += 1;
-        }
+        self.cc_trace.push((self.now_t(), f.0, now.0, now.1));
     }
 
     /// Paces flow `f` at its congestion control's `rate` (at most its `rate_cap`) from
@@ -175,10 +171,6 @@ impl Simulation {
         if flow.state == QpState::Waking && next < was {
             self.q.schedule(next.max(now), Event::QpWake(f));
         }
-        if (self.rate_log.len() as u64) < self.stats_cfg.max_rows {
-            self.rate_log.push((now, f.0, rate.min(line)));
-        } else {
-            self.rate_log_dropped += 1;
-        }
+        self.rate_log.push((now, f.0, rate.min(line)));
     }
 }

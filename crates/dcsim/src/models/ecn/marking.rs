@@ -9,6 +9,7 @@ use crate::sim::Simulation;
 use crate::ids::{PktId, PortId};
 use crate::models::rcm::detection::{CongestionPoint, Demand, Interval, RECENT};
 use crate::models::ecn::marker::{mark_instant, thresholds_for, RedAvg, Thresholds};
+use crate::net::capped_log::CappedLog;
 use crate::net::packet::{PktKind, FLAG_CE};
 use crate::net::queue::{FxHasher, Queued};
 use crate::plan::{Detection, EcnMode, MarkPoint, Plan};
@@ -32,9 +33,8 @@ pub(crate) struct Marking {
     pub cps: Vec<CongestionPoint>,
     /// (congestion point, flow) pairs seen crossing a congested queue.
     pub pairs: HashSet<(u32, u32), BuildHasherDefault<FxHasher>>,
-    pub intervals: Vec<Interval>,
-    /// Intervals beyond `stats.max_rows`, counted but not kept.
-    pub intervals_dropped: u64,
+    /// Congestion intervals, at most `stats.max_rows`.
+    pub intervals: CappedLog<Interval>,
     pub demand: Option<Demand>,
     /// Key of the marking draws: each is derived from (queue, frame, time).
     pub key: u64,
@@ -60,8 +60,7 @@ impl Marking {
             red: if ecn.mode == EcnMode::RedAvg { vec![RedAvg::default(); n * 8] } else { Vec::new() },
             cps: if active { vec![CongestionPoint::default(); n * 8] } else { Vec::new() },
             pairs: HashSet::default(),
-            intervals: Vec::new(),
-            intervals_dropped: 0,
+            intervals: CappedLog::new(plan.stats.max_rows),
             demand: any_1b.then(|| Demand::new(radix)),
             detection,
             key: stream_key(plan.seed, "ecn"),
@@ -143,11 +142,7 @@ impl Simulation {
             }
         };
         if let Some((start, root_ps, victim_ps)) = m.cps[ci].evaluate(now, congested, paused_total) {
-            if (m.intervals.len() as u64) < self.stats_cfg.max_rows {
-                m.intervals.push(Interval { port: p.0, prio, start, end: now, root_ps, victim_ps });
-            } else {
-                m.intervals_dropped += 1;
-            }
+            m.intervals.push(Interval { port: p.0, prio, start, end: now, root_ps, victim_ps });
         }
         if !(congested || mark) {
             return;

@@ -133,10 +133,6 @@ impl Simulation {
     }
 
     fn log_pfc(&mut self, time: SimTime, p: PortId, prio: u8, kind: u8) {
-        if (self.pfc_log.len() as u64) < self.stats_cfg.max_pfc_events {
-            self.pfc_log.push(PfcEvent { time, port: p.0, prio, kind });
-        } else {
-            self.pfc_log_dropped += 1;
-        }
+        self.pfc_log.push(PfcEvent { time, port: p.0, prio, kind });
     }
 }

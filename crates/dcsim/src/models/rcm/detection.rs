@@ -61,6 +61,11 @@ pub struct Interval {
     pub victim_ps: u64,
 }
 
+impl crate::net::capped_log::LogRow for Interval {
+    type Key = (SimTime, u32, u8);
+    fn key(&self) -> Self::Key { (self.start, self.port, self.prio) }
+}
+
 impl CongestionPoint {
     /// Records an evaluation at `now`: whether the queue is congested, and the port's
     /// total paused time so far for this priority. Returns the closed interval, if one

@@ -55,16 +55,12 @@ impl Simulation {
             }
             self.latency.absorb(&o.latency);
             self.msg_latency.absorb(&o.msg_latency);
-            self.pfc_log.append(&mut o.pfc_log);
-            self.pfc_log_dropped += o.pfc_log_dropped;
+            self.pfc_log.absorb(&mut o.pfc_log);
             self.samples.append(&mut o.samples);
             self.samples_dropped += o.samples_dropped;
-            self.goodput.append(&mut o.goodput);
-            self.goodput_dropped += o.goodput_dropped;
-            self.rate_log.append(&mut o.rate_log);
-            self.rate_log_dropped += o.rate_log_dropped;
-            self.cc_trace.append(&mut o.cc_trace);
-            self.cc_trace_dropped += o.cc_trace_dropped;
+            self.goodput.absorb(&mut o.goodput);
+            self.rate_log.absorb(&mut o.rate_log);
+            self.cc_trace.absorb(&mut o.cc_trace);
             for (a, b) in self.class_bins.iter_mut().zip(&o.class_bins) {
                 for (x, y) in a.iter_mut().zip(b) {
                     *x += y;
@@ -72,8 +68,7 @@ impl Simulation {
             }
             self.class_dropped += o.class_dropped;
             self.marking.pairs.extend(o.marking.pairs.drain());
-            self.marking.intervals.append(&mut o.marking.intervals);
-            self.marking.intervals_dropped += o.marking.intervals_dropped;
+            self.marking.intervals.absorb(&mut o.marking.intervals);
             // Remote PFC and NetworkCC count per node or port, each where it ran.
             let add = |a: &mut Vec<u64>, b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
             add(&mut self.rpfc.cp.sent, &o.rpfc.cp.sent);

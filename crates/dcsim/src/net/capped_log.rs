@@ -1,0 +1,145 @@
+//! A result log with a row limit (`stats.max_rows`, `stats.max_pfc_events`): it keeps the
+//! first `max` rows in the log's own order, whatever order the rows come in.
+//!
+//! Keeping the first `max` rows *pushed* would make the kept rows depend on the order in
+//! which events are served: the rows of one picosecond, and logs whose rows come out of
+//! order (a goodput bin is written when the flow's next packet arrives, a congestion
+//! interval when it ends), would differ between one world and the partitions of a
+//! parallel run. By the log's order instead, each partition keeps the first `max` of its
+//! own rows, which include every one of the first `max` overall, and the merge keeps the
+//! same rows as one world.
+
+/// A row of a capped log: `key` is its place in the log (ties keep the order in which
+/// the rows came; only rows of one flow, port or queue tie, and those come in the same
+/// order in every engine).
+pub trait LogRow: Copy {
+    type Key: Ord;
+    fn key(&self) -> Self::Key;
+}
+
+pub struct CappedLog<T> {
+    rows: Vec<T>,
+    max: usize,
+    /// Rows seen but not kept.
+    dropped: u64,
+    /// Once the log has outgrown `max`: `rows[..max]` are sorted and are the first `max`
+    /// rows so far, so a row at or after `rows[max - 1]` cannot be among the first.
+    trimmed: bool,
+}
+
+impl<T: LogRow> CappedLog<T> {
+    pub fn new(max: u64) -> Self {
+        CappedLog { rows: Vec::new(), max: max.min(usize::MAX as u64) as usize, dropped: 0, trimmed: false }
+    }
+
+    /// Records a row. Rows come nearly in the log's order (most logs by time), so a row past
+    /// the limit is nearly always refused on one comparison; one that sorts earlier is kept,
+    /// and the log is trimmed again when it has grown by a quarter of its limit.
+    #[inline]
+    pub fn push(&mut self, row: T) {
+        if self.max == 0 || (self.trimmed && row.key() >= self.rows[self.max - 1].key()) {
+            self.dropped += 1;
+            return;
+        }
+        self.rows.push(row);
+        let room = if self.trimmed { self.max + self.max / 4 } else { self.max };
+        if self.rows.len() > room {
+            self.trim();
+        }
+    }
+
+    fn trim(&mut self) {
+        self.rows.sort_by_key(|r| r.key()); // stable
+        if self.rows.len() > self.max {
+            self.dropped += (self.rows.len() - self.max) as u64;
+            self.rows.truncate(self.max);
+            self.trimmed = true;
+        }
+    }
+
+    /// Moves another log's rows and counts here (a parallel run's merge); `finish` orders
+    /// and cuts the union.
+    pub fn absorb(&mut self, o: &mut CappedLog<T>) {
+        self.rows.append(&mut o.rows);
+        self.dropped += o.dropped;
+        self.trimmed = false;
+    }
+
+    /// Orders the rows and keeps the first `max`: the log as the result tables show it.
+    pub fn finish(&mut self) {
+        self.trim();
+        self.trimmed = false;
+    }
+
+    pub fn rows(&self) -> &[T] { &self.rows }
+    pub fn len(&self) -> usize { self.rows.len() }
+    pub fn is_empty(&self) -> bool { self.rows.is_empty() }
+    /// Rows seen but not kept (after `finish`: all of them past the limit).
+    pub fn dropped(&self) -> u64 { self.dropped }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (key, arrival number): the arrival number only tells equal keys apart.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct R(u32, u32);
+    impl LogRow for R {
+        type Key = u32;
+        fn key(&self) -> u32 { self.0 }
+    }
+
+    fn kept(max: u64, rows: &[R]) -> (Vec<R>, u64) {
+        let mut log = CappedLog::new(max);
+        for &r in rows {
+            log.push(r);
+        }
+        log.finish();
+        (log.rows().to_vec(), log.dropped())
+    }
+
+    /// The first `max` rows in key order, ties in arrival order: what every engine keeps.
+    fn expected(max: usize, rows: &[R]) -> (Vec<R>, u64) {
+        let mut v = rows.to_vec();
+        v.sort_by_key(|r| r.0);
+        let dropped = v.len().saturating_sub(max) as u64;
+        v.truncate(max);
+        (v, dropped)
+    }
+
+    #[test]
+    fn keeps_the_first_rows_in_key_order_whatever_order_they_come_in() {
+        // A deterministic shuffle with many ties (keys 0..50 over 1000 rows).
+        let mut x = 12345u64;
+        let rows: Vec<R> = (0..1000)
+            .map(|i| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                R((x >> 33) as u32 % 50, i)
+            })
+            .collect();
+        for max in [0, 1, 7, 100, 999, 1000, 5000] {
+            assert_eq!(kept(max as u64, &rows), expected(max, &rows), "max {max}");
+        }
+        // Nearly sorted input (a log by time with late rows) too.
+        let mut sorted = rows.clone();
+        sorted.sort_by_key(|r| r.0);
+        sorted.swap(10, 900);
+        assert_eq!(kept(100, &sorted), expected(100, &sorted));
+    }
+
+    #[test]
+    fn a_split_log_merged_keeps_what_one_log_keeps() {
+        // Rows of one key come from one part, in the same order, as in a partitioned run.
+        let rows: Vec<R> = (0..600).map(|i| R((i * 7919) % 97, i)).collect();
+        let (a, b): (Vec<R>, Vec<R>) = rows.iter().partition(|r| r.0 % 3 == 0);
+        for max in [1, 50, 300, 1000] {
+            let (mut la, mut lb) = (CappedLog::new(max), CappedLog::new(max));
+            a.iter().for_each(|&r| la.push(r));
+            b.iter().for_each(|&r| lb.push(r));
+            la.absorb(&mut lb);
+            la.finish();
+            assert_eq!((la.rows().to_vec(), la.dropped()), kept(max, &rows), "max {max}");
+        }
+    }
+}
