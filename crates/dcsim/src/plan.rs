@@ -132,6 +132,37 @@ pub struct SwLimit {
     pub cq_mod: u32,
 }
 
+impl SwLimit {
+    /// What is wrong with these settings for a flow of `size` bytes, if anything: (field,
+    /// reason), the field being one of `SwLimit`'s or `size`. The one list of rules behind
+    /// the scenario builder's errors (`traffic[i].<field>`) and plan validation's (plans
+    /// built in code).
+    pub fn problem(&self, size: Option<u64>) -> Option<(&'static str, String)> {
+        if self.rate.0 == 0 || self.rate > crate::units::MAX_RATE {
+            return Some(("rate", format!("must be > 0 and at most {}", crate::units::MAX_RATE)));
+        }
+        if self.message == 0 || self.message > PERFTEST_MAX_MESSAGE {
+            return Some(("message", format!("must be 1 B..=8 MiB (perftest's range), got {} B", self.message)));
+        }
+        if self.tx_depth == 0 {
+            return Some(("tx_depth", "must be >= 1".into()));
+        }
+        if self.burst == 0 {
+            return Some(("burst", "must be >= 1".into()));
+        }
+        if self.cq_mod == 0 || self.cq_mod > self.tx_depth {
+            return Some(("cq_mod", format!("must be 1..={} (tx_depth), got {}", self.tx_depth, self.cq_mod)));
+        }
+        match size {
+            Some(size) if size % self.message != 0 => Some((
+                "size",
+                format!("must be a whole number of messages of {} B (perftest sends -n whole messages), got {size} B", self.message),
+            )),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Transport {
     #[default]

@@ -669,30 +669,15 @@ fn sw_limit(s: &IbWriteBwSpec, p: &str) -> Result<Option<SwLimit>> {
         return Err(Error::scenario(format!("{p}.rate"), "rate_limiter = \"sw\" needs a rate"));
     };
     let rate = rate.rate(&format!("{p}.rate"))?;
-    if rate.0 == 0 {
-        return Err(Error::scenario(format!("{p}.rate"), "must be > 0"));
-    }
     let message = match &s.message {
         Some(m) => m.bytes(&format!("{p}.message"))?,
         None => 65_536,
     };
-    if message == 0 || message > PERFTEST_MAX_MESSAGE {
-        return Err(Error::scenario(format!("{p}.message"), format!("must be 1 B..=8 MiB (perftest's range), got {message} B")));
-    }
-    let tx_depth = count(s.tx_depth.unwrap_or(128), &format!("{p}.tx_depth"), 1)?;
-    let burst = count(s.burst.unwrap_or(tx_depth), &format!("{p}.burst"), 1)?;
+    let tx_depth = s.tx_depth.unwrap_or(128);
     // perftest turns moderation off above 8 KiB unless asked, and caps it at the depth.
-    let cq_mod = match s.cq_mod {
-        Some(q) => {
-            if q == 0 || q > tx_depth {
-                return Err(Error::scenario(format!("{p}.cq_mod"), format!("must be 1..={tx_depth} (tx_depth), got {q}")));
-            }
-            q
-        }
-        None if message > 8192 => 1,
-        None => 100.min(tx_depth),
-    };
-    Ok(Some(SwLimit { rate, message, tx_depth, burst, cq_mod }))
+    let cq_mod = s.cq_mod.unwrap_or(if message > 8192 { 1 } else { 100.min(tx_depth) });
+    // Checked with the flow's size (`SwLimit::problem`) once the size is known.
+    Ok(Some(SwLimit { rate, message, tx_depth, burst: s.burst.unwrap_or(tx_depth), cq_mod }))
 }
 
 fn count(v: u32, path: &str, min: u32) -> Result<u32> {
@@ -895,13 +880,8 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 // The software limiter posts bursts; the NIC does not pace the flow.
                 let rate = if sw.is_some() { &None } else { &s.rate };
                 let t = template(prio, &s.size, &s.start, rate, &p, g)?;
-                if let (Some(l), Some(size)) = (sw, t.size) {
-                    if size % l.message != 0 {
-                        return Err(Error::scenario(
-                            format!("{p}.size"),
-                            format!("must be a whole number of messages of {} B (perftest sends -n whole messages), got {size} B", l.message),
-                        ));
-                    }
+                if let Some((field, why)) = sw.and_then(|l| l.problem(t.size)) {
+                    return Err(Error::scenario(format!("{p}.{field}"), why));
                 }
                 flows.extend(traffic::incast(&senders, recv, 1, &t).into_iter().map(|f| FlowPlan { sw_limit: sw, ..f }));
             }

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::keys::{Check, KeyCtx};
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
-use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind, SwLimit, Transport, PERFTEST_MAX_MESSAGE};
+use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind, SwLimit, Transport};
 use crate::units::{Rate, SimTime, MAX_RATE, MAX_TIME};
 
 /// Runs every check.
@@ -685,23 +685,17 @@ fn check_flow(p: &Plan, f: &FlowPlan, path: &str, comp: &[u32]) -> Result<()> {
 /// A plan's software rate limiter (the `ib_write_bw` builder gives the scenario fields'
 /// errors first; this guards plans built in code).
 fn check_sw_limit(f: &FlowPlan, l: &SwLimit, path: &str) -> Result<()> {
-    let bad = |k: &str, why: String| Err(Error::scenario(format!("{path}.sw_limit.{k}"), why));
     if f.transport != Transport::Roce || f.rate.is_some() {
-        return bad("rate", "the software rate limiter posts RDMA writes: a RoCE flow without a pacing rate".into());
+        return Err(Error::scenario(
+            format!("{path}.sw_limit"),
+            "the software rate limiter posts RDMA writes: a RoCE flow without a pacing rate",
+        ));
     }
-    if l.rate.0 == 0 || l.rate > MAX_RATE {
-        return bad("rate", format!("must be > 0 and at most {MAX_RATE}"));
+    match l.problem(f.size) {
+        Some(("size", why)) => Err(Error::scenario(format!("{path}.size"), why)),
+        Some((field, why)) => Err(Error::scenario(format!("{path}.sw_limit.{field}"), why)),
+        None => Ok(()),
     }
-    if l.message == 0 || l.message > PERFTEST_MAX_MESSAGE {
-        return bad("message", format!("must be 1 B..=8 MiB, got {} B", l.message));
-    }
-    if l.tx_depth == 0 || l.burst == 0 || l.cq_mod == 0 || l.cq_mod > l.tx_depth {
-        return bad("tx_depth", format!("tx_depth and burst must be >= 1 and cq_mod 1..=tx_depth (got {}, {}, {})", l.tx_depth, l.burst, l.cq_mod));
-    }
-    if f.size.is_some_and(|s| s % l.message != 0) {
-        return bad("message", "the flow's size must be a whole number of messages".into());
-    }
-    Ok(())
 }
 
 /// Every node must reach every other node.
