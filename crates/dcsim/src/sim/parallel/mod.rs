@@ -15,11 +15,14 @@
 //! The PFC deadlock check reads pauses and queues across the fabric: rounds end at its
 //! times, and it runs on all partitions at once between rounds.
 
+mod barrier;
 mod merge;
 mod partition;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Barrier, Mutex};
+use std::sync::Mutex;
+
+use barrier::SpinBarrier;
 
 use super::Simulation;
 use crate::error::{Error, Result};
@@ -127,7 +130,7 @@ fn event_nodes(s: &Simulation) -> impl Fn(&Event) -> NodeId + '_ {
 
 /// What the partitions share during `run_parallel`.
 struct Shared {
-    barrier: Barrier,
+    barrier: SpinBarrier,
     /// Per partition: the time of its earliest pending event (u64::MAX: none).
     next: Vec<AtomicU64>,
     /// Mail from partition i to j at `i * n + j`.
@@ -149,7 +152,7 @@ impl Simulation {
         let mut par = self.par.take().expect("a parallel run");
         let n = par.others.len() + 1;
         let shared = Shared {
-            barrier: Barrier::new(n),
+            barrier: SpinBarrier::new(n),
             next: (0..n).map(|_| AtomicU64::new(0)).collect(),
             mail: (0..n * n).map(|_| Mutex::new(Post::default())).collect(),
             deadlock_next: AtomicU64::new(par.deadlock_next.0),
