@@ -3,9 +3,12 @@
 //! (ECN + DCQCN) and with NetworkCC (switch notifications carrying an RCP rate). The
 //! figures and their comparison with the published ones are in docs/models/network_cc.md.
 
+mod common;
+use common::{col_f64};
+
 use std::path::Path;
 
-use dcsim::results::{Column, Results};
+use dcsim::results::Results;
 
 fn run(name: &str, overrides: &[&str]) -> Results {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
@@ -17,18 +20,11 @@ fn run(name: &str, overrides: &[&str]) -> Results {
     r
 }
 
-fn f64s<'a>(r: &'a Results, col: &str) -> &'a [f64] {
-    match r.table("flows").unwrap().get(col) {
-        Some(Column::F64(v)) => v,
-        c => panic!("{col}: {c:?}"),
-    }
-}
-
 /// (background goodput Gb/s, then per probe (mean, p99.9) in us).
 fn figures(r: &Results) -> (f64, [(f64, f64); 2]) {
-    let g = f64s(r, "goodput_steady_gbps");
-    let mean = f64s(r, "message_latency_mean_ps");
-    let p999 = f64s(r, "message_latency_p999_ps");
+    let g = col_f64(r, "flows", "goodput_steady_gbps");
+    let mean = col_f64(r, "flows", "message_latency_mean_ps");
+    let p999 = col_f64(r, "flows", "message_latency_p999_ps");
     let bg: f64 = g[..5].iter().sum();
     (bg, [(mean[5] / 1e6, p999[5] / 1e6), (mean[6] / 1e6, p999[6] / 1e6)])
 }
@@ -87,11 +83,11 @@ fn a_paced_stream_never_exceeds_its_rate_whatever_its_cc_rate() {
     for name in ["seed004_network_cc_nic.toml", "seed004_network_cc_switch.toml"] {
         let r = run(name, &["traffic[0].rate=\"4Gbps\""]);
         let cap = 4.0 * 1024.0 / 1106.0; // payload of a 1024 B packet in a 1106 B frame
-        for (i, &g) in f64s(&r, "goodput_steady_gbps")[..5].iter().enumerate() {
+        for (i, &g) in col_f64(&r, "flows", "goodput_steady_gbps")[..5].iter().enumerate() {
             assert!(g <= cap * 1.0001, "{name}: stream {i} at {g:.3} Gb/s, above its 4 Gb/s limit ({cap:.3} of payload)");
             assert!(g > 0.5 * cap, "{name}: stream {i} at {g:.3} Gb/s");
         }
-        let cut = f64s(&r, "min_rate_gbps")[..5].iter().cloned().fold(f64::MAX, f64::min);
+        let cut = col_f64(&r, "flows", "min_rate_gbps")[..5].iter().cloned().fold(f64::MAX, f64::min);
         assert!(cut < 20.0, "{name}: the CC never changed a stream's rate ({cut} Gb/s)");
     }
 }

@@ -3,9 +3,12 @@
 //! sends messages, the senders' ToRs turn them into pauses of their hosts and nobody
 //! else consumes them; no drop on the lossless class; and the bad-input errors.
 
+mod common;
+use common::{col_f64, col_str, col_u64};
+
 use std::path::Path;
 
-use dcsim::results::{Column, Results};
+use dcsim::results::Results;
 use dcsim::scenario::{load_file, load_str};
 
 fn root() -> std::path::PathBuf { Path::new(env!("CARGO_MANIFEST_DIR")).join("../..") }
@@ -23,24 +26,11 @@ fn run_bed(file: &str, extra: &[&str]) -> Results {
     res
 }
 
-fn u64s<'a>(r: &'a Results, table: &str, col: &str) -> &'a [u64] {
-    match r.table(table).unwrap().get(col) {
-        Some(Column::U64(v)) => v,
-        c => panic!("{table}.{col}: {c:?}"),
-    }
-}
-fn strs<'a>(r: &'a Results, table: &str, col: &str) -> &'a [String] {
-    match r.table(table).unwrap().get(col) {
-        Some(Column::Str(v)) => v,
-        c => panic!("{table}.{col}: {c:?}"),
-    }
-}
-
 /// Packet-weighted mean network latency (NIC send to arrival) of traffic[0], in us.
 fn roce_network_latency_us(r: &Results) -> f64 {
-    let group = u64s(r, "flows", "group");
-    let rx = u64s(r, "flows", "pkts_received");
-    let Some(Column::F64(lat)) = r.table("flows").unwrap().get("latency_mean_ps") else { panic!() };
+    let group = col_u64(r, "flows", "group");
+    let rx = col_u64(r, "flows", "pkts_received");
+    let lat = col_f64(r, "flows", "latency_mean_ps");
     let (mut n, mut sum) = (0u64, 0f64);
     for i in 0..group.len() {
         if group[i] == 0 && rx[i] > 0 {
@@ -53,10 +43,10 @@ fn roce_network_latency_us(r: &Results) -> f64 {
 
 /// Drops on the lossless priority (3), all ports.
 fn lossless_drops(r: &Results) -> u64 {
-    let prio = u64s(r, "ports", "priority");
+    let prio = col_u64(r, "ports", "priority");
     let mut d = 0;
     for col in ["drops_buffer_full", "drops_headroom_exceeded", "drops_shared_threshold", "drops_egress_full"] {
-        d += u64s(r, "ports", col).iter().zip(prio).filter(|(_, p)| **p == 3).map(|(v, _)| v).sum::<u64>();
+        d += col_u64(r, "ports", col).iter().zip(prio).filter(|(_, p)| **p == 3).map(|(v, _)| v).sum::<u64>();
     }
     d
 }
@@ -64,12 +54,12 @@ fn lossless_drops(r: &Results) -> u64 {
 #[test]
 fn the_receivers_tor_sends_and_only_the_senders_tors_pause_their_hosts() {
     let on = run_bed("seed001_remote_pfc_on.toml", &[]);
-    let node = strs(&on, "remote_pfc", "node");
-    let sent = u64s(&on, "remote_pfc", "messages_sent");
-    let consumed = u64s(&on, "remote_pfc", "messages_consumed");
-    let pauses = u64s(&on, "remote_pfc", "pauses_sent");
-    let granted = u64s(&on, "remote_pfc", "pause_granted_ps");
-    let paused = u64s(&on, "remote_pfc", "paused_ps");
+    let node = col_str(&on, "remote_pfc", "node");
+    let sent = col_u64(&on, "remote_pfc", "messages_sent");
+    let consumed = col_u64(&on, "remote_pfc", "messages_consumed");
+    let pauses = col_u64(&on, "remote_pfc", "pauses_sent");
+    let granted = col_u64(&on, "remote_pfc", "pause_granted_ps");
+    let paused = col_u64(&on, "remote_pfc", "paused_ps");
     let at = |name: &str| node.iter().position(|n| n == name).unwrap();
     assert!(sent[at("leaf0")] > 0, "the congested ToR (toward h0) sends messages");
     for l in 1..8 {
@@ -98,7 +88,7 @@ fn remote_pfc_shortens_the_queue_and_the_network_latency_without_drops() {
     assert!(off.table("remote_pfc").is_none() && off.summary.get("remote_pfc").is_none());
     assert_eq!(lossless_drops(&off), 0);
     assert_eq!(lossless_drops(&on), 0);
-    let q = |r: &Results| *u64s(r, "ports", "max_egress_bytes").iter().max().unwrap();
+    let q = |r: &Results| *col_u64(r, "ports", "max_egress_bytes").iter().max().unwrap();
     assert!(q(&on) * 3 < q(&off) * 2, "largest egress queue: on {} off {}", q(&on), q(&off));
     let (l_off, l_on) = (roce_network_latency_us(&off), roce_network_latency_us(&on));
     assert!(l_on < 0.8 * l_off, "network latency: on {l_on:.1} us, off {l_off:.1} us");

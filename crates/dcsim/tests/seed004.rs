@@ -5,6 +5,9 @@
 //! the explanation of the magnitudes in docs/models/tcp.md. Also TCP beside RoCE under
 //! ETS on one port (`seed004_tcp_roce_ets.toml`).
 
+mod common;
+use common::{col_f64};
+
 use std::path::Path;
 
 use dcsim::results::{Column, Results};
@@ -20,18 +23,11 @@ fn run_with(name: &str, sets: &[&str]) -> Results {
     r
 }
 
-fn f64s<'a>(r: &'a Results, col: &str) -> &'a [f64] {
-    match r.table("flows").unwrap().get(col) {
-        Some(Column::F64(v)) => v,
-        c => panic!("{col}: {c:?}"),
-    }
-}
-
 /// (goodput of all six flows into the two receivers in Gb/s, mean query latency in us,
 /// 95th percentile of query completion in us); prints the backup part.
 fn figures(r: &Results) -> (f64, f64, f64) {
-    let g = f64s(r, "goodput_steady_gbps");
-    let lat = f64s(r, "message_latency_mean_ps");
+    let g = col_f64(r, "flows", "goodput_steady_gbps");
+    let lat = col_f64(r, "flows", "message_latency_mean_ps");
     println!("backup goodput {:.3} Gb/s, query goodput {:.3} Gb/s", g[..4].iter().sum::<f64>(), g[4] + g[5]);
     let total: f64 = g.iter().sum();
     let query = (lat[4] + lat[5]) / 2.0 / 1e6;

@@ -1,9 +1,12 @@
 //! Storage I/O traffic (`type = "storage"`, seed 004's scenes) and ECN thresholds
 //! changed during a run (`Simulation::set_ecn`, seed 004's reconfiguration phase).
 
+mod common;
+use common::{col_u64};
+
 use std::path::Path;
 
-use dcsim::results::{Column, Results};
+use dcsim::results::Results;
 use dcsim::{SimTime, Simulation};
 
 fn plan(sets: &[&str]) -> dcsim::Plan {
@@ -16,13 +19,6 @@ fn finish(sim: Simulation) -> Results {
     let r = sim.finish();
     assert!(r.checks_passed(), "{:?}", r.failed_checks());
     r
-}
-
-fn u64s<'a>(r: &'a Results, table: &str, col: &str) -> &'a [u64] {
-    match r.table(table).unwrap().get(col) {
-        Some(Column::U64(v)) => v,
-        c => panic!("{col}: {c:?}"),
-    }
 }
 
 #[test]
@@ -64,7 +60,7 @@ fn read_share_iops_and_kpi_rows_add_up() {
     let little = st["iops"].as_f64().unwrap() * st["latency_mean_ps"].as_f64().unwrap() * 1e-12;
     assert!((little / 256.0 - 1.0).abs() < 0.05, "IOPS x latency = {little}");
     // The per-interval rows count every completion once (the run ends on a row).
-    let ios = u64s(&r, "io", "ios");
+    let ios = col_u64(&r, "io", "ios");
     assert_eq!(ios.len(), 150);
     assert_eq!(ios.iter().sum::<u64>(), n);
     let per_client: u64 = st["clients"].as_array().unwrap().iter().map(|c| c["ios"].as_u64().unwrap()).sum();
@@ -93,7 +89,7 @@ fn a_stopped_workload_issues_no_io_after_its_stop() {
     }
     assert_eq!(busy, 0);
     let r = finish(sim);
-    let ios = u64s(&r, "io", "ios");
+    let ios = col_u64(&r, "io", "ios");
     assert!(ios[..10].iter().all(|&n| n > 0) && ios[35..].iter().all(|&n| n == 0), "{ios:?}");
 }
 
@@ -103,7 +99,7 @@ fn reads_and_writes_queue_at_opposite_uplinks() {
     // clients' blocks enter leaf0's: each marks there and not at the other end.
     let marks_at = |rf: &str| {
         let r = dcsim::sim::run(&plan(&[&format!("traffic[0].read_fraction={rf}")])).unwrap();
-        let (node, marked) = (u64s(&r, "ports", "node_id"), u64s(&r, "ports", "ecn_marked"));
+        let (node, marked) = (col_u64(&r, "ports", "node_id"), col_u64(&r, "ports", "ecn_marked"));
         // Nodes: c0..c7 = 0..7, s0 s1 = 8 9, leaf0 = 10, leaf1 = 11.
         let at = |n: u64| node.iter().zip(marked).filter(|(k, _)| **k == n).map(|(_, m)| *m).sum::<u64>();
         (at(10), at(11))
@@ -133,7 +129,7 @@ fn ecn_thresholds_changed_during_a_run_change_the_marks() {
         let first_after = sim.io_kpi().unwrap().ecn_marked;
         while sim.run_until(sim.end()) {}
         let r = finish(sim);
-        (before, first_after, u64s(&r, "io", "ecn_marked")[16..].iter().sum::<u64>())
+        (before, first_after, col_u64(&r, "io", "ecn_marked")[16..].iter().sum::<u64>())
     };
     let (b0, _, same) = marks_after_half(false);
     let (b1, _, raised) = marks_after_half(true);

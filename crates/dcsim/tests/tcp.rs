@@ -2,9 +2,12 @@
 //! lossy bottleneck (NewReno); a timeout when no ACK comes back for longer than the
 //! RTO; two CUBIC flows sharing a bottleneck. Figures in docs/models/tcp.md.
 
+mod common;
+use common::{col_f64, col_u64};
+
 use std::path::Path;
 
-use dcsim::results::{Column, Results};
+use dcsim::results::Results;
 
 fn load(name: &str, overrides: &[&str]) -> dcsim::Plan {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
@@ -12,23 +15,9 @@ fn load(name: &str, overrides: &[&str]) -> dcsim::Plan {
     dcsim::scenario::load_file(&file, &o).unwrap()
 }
 
-fn u64s<'a>(r: &'a Results, table: &str, col: &str) -> &'a [u64] {
-    match r.table(table).unwrap().get(col) {
-        Some(Column::U64(v)) => v,
-        c => panic!("{table}.{col}: {c:?}"),
-    }
-}
-
-fn f64s<'a>(r: &'a Results, table: &str, col: &str) -> &'a [f64] {
-    match r.table(table).unwrap().get(col) {
-        Some(Column::F64(v)) => v,
-        c => panic!("{table}.{col}: {c:?}"),
-    }
-}
-
 /// Goodput of flow `f` per 100 us bin, from the start.
 fn bins(r: &Results, f: u64) -> Vec<f64> {
-    let (ids, t, g) = (u64s(r, "goodput", "flow_id"), u64s(r, "goodput", "time_ps"), f64s(r, "goodput", "gbps"));
+    let (ids, t, g) = (col_u64(r, "goodput", "flow_id"), col_u64(r, "goodput", "time_ps"), col_f64(r, "goodput", "gbps"));
     let mut v = Vec::new();
     for i in 0..ids.len() {
         if ids[i] == f {
@@ -50,22 +39,22 @@ fn newreno_slow_start_fast_recovery_and_a_full_link() {
     println!("first bins (Gb/s): {:?}", &b[..8]);
     println!(
         "retransmits {:?} fast recoveries {:?} timeouts {:?} rtt mean {:?} ps steady {:?} Gb/s",
-        u64s(&r, "tcp", "retransmits"),
-        u64s(&r, "tcp", "fast_recoveries"),
-        u64s(&r, "tcp", "timeouts"),
-        f64s(&r, "tcp", "rtt_mean_ps"),
-        f64s(&r, "flows", "goodput_steady_gbps"),
+        col_u64(&r, "tcp", "retransmits"),
+        col_u64(&r, "tcp", "fast_recoveries"),
+        col_u64(&r, "tcp", "timeouts"),
+        col_f64(&r, "tcp", "rtt_mean_ps"),
+        col_f64(&r, "flows", "goodput_steady_gbps"),
     );
     // Slow start: from 10 segments (~14.6 KB per ~104 us RTT, about 1.1 Gb/s) the
     // goodput doubles per RTT before it reaches the link rate.
     assert!(b[0] < 2.5, "first RTT: {b:?}");
     assert!(b[1] > 1.5 * b[0] && b[2] > 1.5 * b[1], "doubling: {b:?}");
     // Drops, repaired by fast recovery only.
-    assert!(u64s(&r, "tcp", "fast_recoveries")[0] >= 1);
-    assert!(u64s(&r, "tcp", "retransmits")[0] > 0);
-    assert_eq!(u64s(&r, "tcp", "timeouts")[0], 0, "no retransmission timeout");
+    assert!(col_u64(&r, "tcp", "fast_recoveries")[0] >= 1);
+    assert!(col_u64(&r, "tcp", "retransmits")[0] > 0);
+    assert_eq!(col_u64(&r, "tcp", "timeouts")[0], 0, "no retransmission timeout");
     // Full link: 10 Gb/s of 1542-byte wire frames carries 9.47 Gb/s of payload.
-    let steady = f64s(&r, "flows", "goodput_steady_gbps")[0];
+    let steady = col_f64(&r, "flows", "goodput_steady_gbps")[0];
     assert!(steady > 0.97 * 9.468, "steady goodput {steady} Gb/s");
 }
 
@@ -83,12 +72,12 @@ fn a_stall_longer_than_the_rto_times_out_and_the_flow_recovers() {
     );
     let r = dcsim::sim::run(&plan).unwrap();
     assert!(r.checks_passed(), "{:?}", r.failed_checks());
-    let timeouts = u64s(&r, "tcp", "timeouts")[0];
-    println!("timeouts {timeouts} retransmits {:?}", u64s(&r, "tcp", "retransmits"));
+    let timeouts = col_u64(&r, "tcp", "timeouts")[0];
+    println!("timeouts {timeouts} retransmits {:?}", col_u64(&r, "tcp", "retransmits"));
     assert!(timeouts >= 1, "a timeout");
     // Backed off but recovered: the whole 10 MB arrived.
-    assert_eq!(u64s(&r, "flows", "bytes_delivered")[0], 10_000_000);
-    assert!(u64s(&r, "flows", "messages_completed")[0] == 1);
+    assert_eq!(col_u64(&r, "flows", "bytes_delivered")[0], 10_000_000);
+    assert!(col_u64(&r, "flows", "messages_completed")[0] == 1);
 }
 
 #[test]
@@ -107,17 +96,17 @@ fn two_cubic_flows_share_a_bottleneck() {
     );
     let r = dcsim::sim::run(&plan).unwrap();
     assert!(r.checks_passed(), "{:?}", r.failed_checks());
-    let g = f64s(&r, "flows", "goodput_steady_gbps");
+    let g = col_f64(&r, "flows", "goodput_steady_gbps");
     println!(
         "steady goodput {g:?} Gb/s; fast recoveries {:?} timeouts {:?}",
-        u64s(&r, "tcp", "fast_recoveries"),
-        u64s(&r, "tcp", "timeouts")
+        col_u64(&r, "tcp", "fast_recoveries"),
+        col_u64(&r, "tcp", "timeouts")
     );
     let total = g[0] + g[1];
     assert!(total > 0.97 * 9.468, "link used: {total} Gb/s");
     let jain = total * total / (2.0 * (g[0] * g[0] + g[1] * g[1]));
     assert!(jain > 0.95, "fair share: {g:?} (Jain {jain})");
-    assert!(u64s(&r, "tcp", "fast_recoveries").iter().all(|&n| n >= 1));
+    assert!(col_u64(&r, "tcp", "fast_recoveries").iter().all(|&n| n >= 1));
 }
 
 fn load_err(name: &str, overrides: &[&str]) -> String {
@@ -161,9 +150,9 @@ fn delayed_acks_halve_the_acks_and_keep_the_link_full() {
     let r0 = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &[])).unwrap();
     let r = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &["host.tcp.delayed_ack=true", "host.tcp.delayed_ack_timeout=\"500us\""])).unwrap();
     assert!(r.checks_passed(), "{:?}", r.failed_checks());
-    let acks = |r: &Results| u64s(r, "tcp", "rtt_samples")[0] as f64 / u64s(r, "flows", "pkts_received")[0] as f64;
+    let acks = |r: &Results| col_u64(r, "tcp", "rtt_samples")[0] as f64 / col_u64(r, "flows", "pkts_received")[0] as f64;
     println!("ACKs advancing per segment: {:.3} without, {:.3} with delayed ACKs", acks(&r0), acks(&r));
     assert!(acks(&r) < 0.6 && acks(&r0) > 0.9);
-    let steady = f64s(&r, "flows", "goodput_steady_gbps")[0];
+    let steady = col_f64(&r, "flows", "goodput_steady_gbps")[0];
     assert!(steady > 0.97 * 9.468, "steady goodput {steady} Gb/s");
 }
