@@ -55,7 +55,7 @@ impl SpinBarrier {
         while self.generation.load(Ordering::Acquire) == gen {
             std::hint::spin_loop();
             k = k.wrapping_add(1);
-            if k % 64 == 0 && start.elapsed() >= self.spin {
+            if k.is_multiple_of(64) && start.elapsed() >= self.spin {
                 let mut sleepers = self.sleepers.lock().unwrap();
                 *sleepers += 1;
                 while self.generation.load(Ordering::Acquire) == gen {
