@@ -59,26 +59,29 @@ pub fn incast(n: usize, gbps: u64, delay_ns: u64, size: Option<u64>, duration: S
 
 /// A column of a result table, by type; a missing table or column, or another type,
 /// panics with its name.
+fn column<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> Option<&'a dcsim::results::Column> {
+    r.table(table).unwrap_or_else(|| panic!("no table {table}")).get(col)
+}
 pub fn col_f64<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [f64] {
-    match r.table(table).unwrap_or_else(|| panic!("no table {table}")).get(col) {
+    match column(r, table, col) {
         Some(dcsim::results::Column::F64(v)) => v,
         c => panic!("{table}.{col}: {c:?}"),
     }
 }
 pub fn col_u64<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [u64] {
-    match r.table(table).unwrap_or_else(|| panic!("no table {table}")).get(col) {
+    match column(r, table, col) {
         Some(dcsim::results::Column::U64(v)) => v,
         c => panic!("{table}.{col}: {c:?}"),
     }
 }
 pub fn col_i64<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [i64] {
-    match r.table(table).unwrap_or_else(|| panic!("no table {table}")).get(col) {
+    match column(r, table, col) {
         Some(dcsim::results::Column::I64(v)) => v,
         c => panic!("{table}.{col}: {c:?}"),
     }
 }
 pub fn col_str<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [String] {
-    match r.table(table).unwrap_or_else(|| panic!("no table {table}")).get(col) {
+    match column(r, table, col) {
         Some(dcsim::results::Column::Str(v)) => v,
         c => panic!("{table}.{col}: {c:?}"),
     }

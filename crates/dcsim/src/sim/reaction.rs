@@ -44,11 +44,7 @@ impl Simulation {
         if self.senders[f.idx()].cc_quiet {
             self.run_quiet_timers(f);
         }
-        let now = self.now_t();
-        let flow = &mut self.senders[f.idx()];
-        let mut ctx = CcCtx::new(now, flow.line_rate);
-        flow.cc_draws += 1;
-        ctx.uniform = unit(keyed(self.cc_key, &[f.0 as u64, flow.cc_draws as u64]));
+        let mut ctx = self.hook_ctx(f, self.now_t());
         let cc = &mut self.ccs[f.idx()];
         let old = cc.rate();
         hook(cc, &mut ctx);
@@ -64,6 +60,16 @@ impl Simulation {
         if probe {
             self.send_probe(f);
         }
+    }
+
+    /// The context of flow `f`'s next hook, run at `at`, with that hook's own random draw.
+    #[inline]
+    fn hook_ctx(&mut self, f: FlowId, at: SimTime) -> CcCtx {
+        let flow = &mut self.senders[f.idx()];
+        let mut ctx = CcCtx::new(at, flow.line_rate);
+        flow.cc_draws += 1;
+        ctx.uniform = unit(keyed(self.cc_key, &[f.0 as u64, flow.cc_draws as u64]));
+        ctx
     }
 
     /// The timer requests of a hook: cancels, restarts (an event, or held back if quiet),
@@ -120,10 +126,7 @@ impl Simulation {
             if !self.q.passed(at, ev(k)) {
                 return;
             }
-            let flow = &mut self.senders[f.idx()];
-            let mut ctx = CcCtx::new(at, flow.line_rate);
-            flow.cc_draws += 1;
-            ctx.uniform = unit(keyed(self.cc_key, &[f.0 as u64, flow.cc_draws as u64]));
+            let mut ctx = self.hook_ctx(f, at);
             let cc = &mut self.ccs[f.idx()];
             let before = (cc.rate(), cc.window());
             cc.on_timer(&mut ctx, k as u8);

@@ -9,7 +9,7 @@
 //! The queue pair's `msg_limit` is the end of what is posted, so the NIC's send path
 //! is the ordinary one; this file only moves that limit.
 
-use super::Simulation;
+use super::{Sender, Simulation};
 use crate::event::Event;
 use crate::ids::FlowId;
 use crate::plan::SwLimit;
@@ -56,16 +56,22 @@ impl SwLimiter {
     }
 }
 
+/// Flow `f`'s queue pair and its limiter, unless the flow is done.
+fn limiter<'a>(senders: &'a mut [Sender], sw: &'a mut [SwLimiter], f: FlowId) -> Option<(&'a mut Sender, &'a mut SwLimiter)> {
+    let s = &mut senders[f.idx()];
+    if s.done {
+        return None;
+    }
+    let l = &mut sw[s.sw as usize];
+    Some((s, l))
+}
+
 impl Simulation {
     /// Posts what the limiter allows now (a burst that is due, within the outstanding
     /// limit) and arms the next deadline once the current burst is all posted.
     pub(crate) fn sw_post(&mut self, f: FlowId) {
         let now = self.now_t();
-        let s = &mut self.senders[f.idx()];
-        if s.done {
-            return;
-        }
-        let l = &mut self.sw[s.sw as usize];
+        let Some((s, l)) = limiter(&mut self.senders, &mut self.sw, f) else { return };
         let mut posted = 0u32;
         let mut wake = None;
         loop {
@@ -105,11 +111,7 @@ impl Simulation {
     /// `cq_mod`-th is signalled, and the last one); posts more if a burst is waiting.
     pub(crate) fn sw_acked(&mut self, f: FlowId) {
         let now = self.now_t();
-        let s = &mut self.senders[f.idx()];
-        if s.done {
-            return;
-        }
-        let l = &mut self.sw[s.sw as usize];
+        let Some((s, l)) = limiter(&mut self.senders, &mut self.sw, f) else { return };
         let acked = s.snd_una / l.pkts;
         let seen = if l.total != 0 && acked == l.total { acked } else { acked - acked % l.cq_mod };
         if seen <= l.completed {
