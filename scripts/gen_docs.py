@@ -744,14 +744,16 @@ def network_cc_aggregate() -> str:
 # its defaults: 64 KiB messages, tx depth and burst 128, so 8 MiB per stream per burst).
 #: run length: a burst period is 15-27 ms at these rates.
 NETCC_BURSTY_DURATION = "1000ms"
-_netcc_bursty: Dict[Tuple[int, str, str, int], Dict[str, float]] = {}
+_netcc_bursty: Dict[Tuple[int, str, str, int, str], Dict[str, float]] = {}
 
 
-def netcc_bursty_point(load: int, row: str, start: str, streams: int = 5) -> Dict[str, float]:
+def netcc_bursty_point(load: int, row: str, start: str, streams: int = 5, probe: str = "both") -> Dict[str, float]:
     """``netcc_point`` with software-limited streams. ``start``: "aligned", the five
     streams start together (the shipped files); "staggered", stream k starts k/5 of a
-    burst period after the first (independently launched perftest processes)."""
-    key = (load, row, start, streams)
+    burst period after the first (independently launched perftest processes). ``probe``:
+    "both" probes at once (the shipped files), or only "8B" or "8KB" (one ib_write_lat
+    run per message size)."""
+    key = (load, row, start, streams, probe)
     if key not in _netcc_bursty:
         import dcsim
 
@@ -764,7 +766,8 @@ def netcc_bursty_point(load: int, row: str, start: str, streams: int = 5) -> Dic
             bg = [bw]
         else:
             bg = [{**bw, "senders": [h], "start": f"{k * period_us / 5:.3f}us"} for k, h in enumerate(bw["senders"])]
-        d["traffic"] = bg + d["traffic"][1:]
+        probes = [t for t in d["traffic"][1:] if probe in ("both", t["size"])]
+        d["traffic"] = bg + probes
         d["simulation"]["duration"] = NETCC_BURSTY_DURATION
         res = dcsim.run(d, overrides=list(sets))
         _netcc_bursty[key] = _netcc_read(res, len(bg), f"bursty {row} at {load} %, {start}")
@@ -799,6 +802,34 @@ def network_cc_bursty_variants() -> str:
             out.append(f"| five at 16 % of the link, {start} | {row} | {_netcc_cells(netcc_bursty_point(80, row, start))} |")
     for row in ("NIC CC", "NetworkCC"):
         out.append(f"| each at 80 % of its link | {row} | {_netcc_cells(netcc_bursty_point(80, row, 'aligned', streams=1))} |")
+    return "\n".join(out) + "\n"
+
+
+#: NIC CC's ECN thresholds beside the DCQCN paper's in the probes-alone table.
+NETCC_ALONE_NIC = ("NIC CC, Kmin 5KB Kmax 200KB Pmax 0.01", "NIC CC, Kmin 5KB Kmax 200KB Pmax 0.1",
+                   "NIC CC, Kmin 5KB Kmax 50KB Pmax 0.1", "NIC CC, Kmin 5KB Kmax 20KB Pmax 0.1")
+
+
+def network_cc_probes_alone() -> str:
+    """The bursty aggregate reading with one probe per run (ib_write_lat measures one
+    message size per run): each probe's average and p99.9 with NetworkCC, and NIC CC's
+    with the DCQCN paper's and three other ECN thresholds as NetworkCC's difference."""
+    def cell(net: Dict[str, float], nic: Dict[str, float], k: str) -> str:
+        return f"{100 * (net[k + '_avg'] / nic[k + '_avg'] - 1):+.0f} % / {100 * (net[k + '_p999'] / nic[k + '_p999'] - 1):+.0f} %"
+
+    heads = [r.replace("NIC CC, Kmin 5KB ", "") for r in NETCC_ALONE_NIC]
+    out = ["| streams start | load | probe | NetworkCC avg us | p99.9 us | p99.9/avg | NIC CC (paper) avg us | p99.9 us | p99.9/avg | "
+           + " | ".join(f"vs {h}" for h in heads) + " |",
+           "|---|---|---|---|---|---|---|---|---|" + "---|" * len(heads)]
+    for start in ("aligned", "staggered"):
+        for load in NETCC_LOADS:
+            for k in ("8B", "8KB"):
+                net = netcc_bursty_point(load, "NetworkCC", start, probe=k)
+                nics = [netcc_bursty_point(load, r, start, probe=k) for r in NETCC_ALONE_NIC]
+                paper = nics[0]
+                out.append(f"| {start} | {load} % | {'8 B' if k == '8B' else '8 KB'} | {net[k + '_avg']:.2f} | {net[k + '_p999']:.2f} | "
+                           f"{net[k + '_p999'] / net[k + '_avg']:.2f} | {paper[k + '_avg']:.2f} | {paper[k + '_p999']:.2f} | "
+                           f"{paper[k + '_p999'] / paper[k + '_avg']:.2f} | " + " | ".join(cell(net, n, k) for n in nics) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -853,6 +884,7 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "network_cc_aggregate": (network_cc_aggregate, True),
     "network_cc_bursty": (network_cc_bursty, False),
     "network_cc_bursty_variants": (network_cc_bursty_variants, False),
+    "network_cc_probes_alone": (network_cc_probes_alone, False),
 }
 
 DOCS = ["README.md"] + [str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").glob("*.md"))] + [

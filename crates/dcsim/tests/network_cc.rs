@@ -73,6 +73,23 @@ fn rate_trigger_tells_every_limited_flow_and_holds_the_queue_shorter_than_lower_
     assert!(pf[0].1 < 0.7 * pl[0].1, "8 B p99.9: follow {} vs lower {} us", pf[0].1, pl[0].1);
 }
 
+/// The 8 KB probe is a sixth sender into the bottleneck: with NIC CC (the DCQCN paper's
+/// marking) it keeps a standing queue there that the 8 B probe waits behind, so the 8 B
+/// probe alone (the 8 KB probe held back past the end, as one ib_write_lat run per size
+/// would be) sees a much lower average; with NetworkCC the queue is short either way and
+/// the 8 B average is the round trip with or without it (docs/models/network_cc.md, "One
+/// probe per run").
+#[test]
+fn the_8_kb_probe_holds_nic_ccs_queue_up_for_the_8_b_probe() {
+    let alone = ["traffic[2].start=\"40ms\""];
+    let avg_8b = |name: &str, ov: &[&str]| figures(&run(name, ov)).1[0].0;
+    let (nic_both, nic_alone) = (avg_8b("seed004_network_cc_nic.toml", &[]), avg_8b("seed004_network_cc_nic.toml", &alone));
+    let (sw_both, sw_alone) = (avg_8b("seed004_network_cc_switch.toml", &[]), avg_8b("seed004_network_cc_switch.toml", &alone));
+    println!("8 B average: NIC CC {nic_both:.2} us with the 8 KB probe, {nic_alone:.2} alone; NetworkCC {sw_both:.2}, {sw_alone:.2}");
+    assert!(nic_alone < 0.6 * nic_both, "NIC CC: {nic_alone} alone vs {nic_both} us");
+    assert!((sw_alone / sw_both - 1.0).abs() < 0.15, "NetworkCC: {sw_alone} alone vs {sw_both} us");
+}
+
 /// A stream's `rate` is its NIC's rate limiter: the congestion control's rate never lifts
 /// the stream above it (DCQCN recovers to the line rate, NetworkCC's `follow` takes a
 /// notified rate up to it), and a cut to a rate above the limit must not lift it either.
