@@ -167,7 +167,7 @@ impl ExternalAlgorithm for PyAlgo {
         Python::with_gil(|py| self.hook(py, ctx, "on_start", |py, c| PyTuple::new(py, [c])))
     }
     fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) -> Result<(), String> {
-        Python::with_gil(|py| self.hook(py, ctx, "on_send", |py, c| Ok(PyTuple::new(py, [c.into_any(), wire_bytes.into_pyobject(py)?.into_any()])?)))
+        Python::with_gil(|py| self.hook(py, ctx, "on_send", |py, c| PyTuple::new(py, [c.into_any(), wire_bytes.into_pyobject(py)?.into_any()])))
     }
     fn on_ack(&mut self, ctx: &mut CcCtx, ack: &Ack<'_>) -> Result<(), String> {
         Python::with_gil(|py| {
@@ -186,7 +186,7 @@ impl ExternalAlgorithm for PyAlgo {
                     recovery: ack.recovery,
                     int: int.unbind(),
                 };
-                Ok(PyTuple::new(py, [c.into_any(), Bound::new(py, a)?.into_any()])?)
+                PyTuple::new(py, [c.into_any(), Bound::new(py, a)?.into_any()])
             })
         })
     }
@@ -198,7 +198,7 @@ impl ExternalAlgorithm for PyAlgo {
                     LossKind::Timeout => "timeout",
                 };
                 let l = PyLoss { kind, flight: loss.flight, snd_nxt: loss.snd_nxt };
-                Ok(PyTuple::new(py, [c.into_any(), Bound::new(py, l)?.into_any()])?)
+                PyTuple::new(py, [c.into_any(), Bound::new(py, l)?.into_any()])
             })
         })
     }
@@ -216,12 +216,12 @@ impl ExternalAlgorithm for PyAlgo {
                     // NetworkCC: the switch's rate (bit/s; -1: a notification without a rate).
                     Feedback::SwitchCnp { cp, rate } => ("switch_cnp", rate.map_or(-1, |r| r.0 as i64), cp as i64).into_pyobject(py)?,
                 };
-                Ok(PyTuple::new(py, [c.into_any(), f.into_any()])?)
+                PyTuple::new(py, [c.into_any(), f.into_any()])
             })
         })
     }
     fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind) -> Result<(), String> {
-        Python::with_gil(|py| self.hook(py, ctx, "on_timer", |py, c| Ok(PyTuple::new(py, [c.into_any(), kind.into_pyobject(py)?.into_any()])?)))
+        Python::with_gil(|py| self.hook(py, ctx, "on_timer", |py, c| PyTuple::new(py, [c.into_any(), kind.into_pyobject(py)?.into_any()])))
     }
     fn state(&mut self) -> Result<(Rate, Option<u64>), String> {
         Python::with_gil(|py| {

@@ -4,7 +4,6 @@
 //! utilisation after `stats.steady_start`, and the spread of the flows' goodputs.
 //! `cargo run --release -p dcsim --example hpcc_incast -- FILE [k=v ...]`
 #[path = "../tests/common.rs"]
-#[allow(dead_code)]
 mod common;
 use common::{col_f64, col_u64};
 

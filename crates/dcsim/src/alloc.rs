@@ -9,6 +9,7 @@
 //! * blocks of `BIG` bytes or more are mapped on their own and advised;
 //! * the main heap grows in `STEP`s (`M_TOP_PAD`), and each step is advised when a
 //!   block of the engine's finds the heap grown, before the engine touches it.
+//!
 //! Memory of other threads' malloc arenas (a parallel run's second partition growing its
 //! rings) stays on small pages. Placement never changes results.
 //!

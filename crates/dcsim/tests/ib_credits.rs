@@ -59,7 +59,7 @@ fn parking_lot_with_credits_matches_pfc_shares_and_bounds_the_input_buffer() {
 fn bad_credit_settings_name_the_field() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/seed000_parking_lot_ib_credits.toml");
     let err = |o: &str| {
-        let e = dcsim::scenario::load_file(&path, &[o.to_string()]).err().expect(o).to_string();
+        let e = dcsim::scenario::load_file(&path, &[o.to_string()]).expect_err(o).to_string();
         eprintln!("{e}");
         e
     };

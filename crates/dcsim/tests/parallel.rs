@@ -74,7 +74,7 @@ fn deadlocks_across_partitions() {
     let plan = dcsim::scenario::load_file(&root.join("scenarios/deadlock_ring.toml"), &o).unwrap();
     let res = dcsim::sim::run(&plan).unwrap();
     let end = res.summary["duration_ps"].as_u64().unwrap();
-    assert!(end > 0 && end % 20_000_000 == 0 && end < 2_000_000_000, "stopped at {end} ps");
+    assert!(end > 0 && end.is_multiple_of(20_000_000) && end < 2_000_000_000, "stopped at {end} ps");
     let Some(dcsim::results::Column::U64(t)) = res.table("samples").unwrap().get("time_ps") else { panic!("samples") };
     assert!(*t.iter().max().unwrap() <= end && *t.iter().max().unwrap() + 7_000_000 > end);
 }

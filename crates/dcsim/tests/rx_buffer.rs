@@ -133,7 +133,7 @@ fn with_credits_the_nic_returns_them_as_it_processes() {
 #[test]
 fn bad_receive_buffer_settings_name_the_field() {
     let err = |extra: &str| {
-        let e = plan(extra, &[]).err().expect(extra).to_string();
+        let e = plan(extra, &[]).expect_err(extra).to_string();
         eprintln!("{e}");
         e
     };

@@ -180,7 +180,7 @@ fn encode_ip(p: &Packet, len: u32, c: &FrameCtx, b: &mut Buf) {
     let (op, psn, ack_req) = match p.kind {
         PktKind::Data => {
             let seq = p.seq();
-            let (first, last) = if c.msg_pkts == 0 { (seq == 0, false) } else { (seq % c.msg_pkts == 0, seq % c.msg_pkts == c.msg_pkts - 1) };
+            let (first, last) = if c.msg_pkts == 0 { (seq == 0, false) } else { (seq.is_multiple_of(c.msg_pkts), seq % c.msg_pkts == c.msg_pkts - 1) };
             let op = match (first, last) {
                 (true, true) => opcode::WRITE_ONLY,
                 (true, false) => opcode::WRITE_FIRST,
@@ -234,7 +234,7 @@ fn encode_ip(p: &Packet, len: u32, c: &FrameCtx, b: &mut Buf) {
     if p.kind == PktKind::SwitchCnp {
         if let Feedback::SwitchCnp { rate, .. } = p.feedback_of() {
             let at = b.n - 16;
-            b.b[at..at + 8].copy_from_slice(&rate.map_or(0, |r| r.0 as u64).to_be_bytes());
+            b.b[at..at + 8].copy_from_slice(&rate.map_or(0, |r| r.0).to_be_bytes());
         }
     }
 }

@@ -113,13 +113,13 @@ impl Routing {
         let mut alone = Vec::new();
         let mut routed = vec![false; n];
         overrides.iter().for_each(|o| routed[o.to.idx()] = true);
-        for h in 0..n {
+        for (h, &overridden) in routed.iter().enumerate() {
             if !g.is_host[h] {
                 continue;
             }
             let mine = g.node_ports[h].clone();
             match (mine.len(), mine.clone().next().map(|p| g.peer_node[p as usize].idx())) {
-                (1, Some(e)) if share && !routed[h] && !g.is_host[e] => by_edge[e].push(h),
+                (1, Some(e)) if share && !overridden && !g.is_host[e] => by_edge[e].push(h),
                 _ => alone.push(h),
             }
         }
@@ -496,7 +496,7 @@ mod tests {
                     }
                 }
             }
-            for s0 in 0..ns {
+            for (s0, &short) in shortest.iter().enumerate() {
                 // Every ECMP path from s0: (node, gone down, hops).
                 let mut stack = vec![(s0, false, 0u32)];
                 let mut len = None;
@@ -517,9 +517,9 @@ mod tests {
                     }
                 }
                 let len = len.unwrap();
-                assert!(len >= shortest[s0], "shorter than the shortest legal path?");
-                if len > shortest[s0] {
-                    assert!(!exact, "route from {s0} to {h}: {len} hops, shortest legal path {}", shortest[s0]);
+                assert!(len >= short, "shorter than the shortest legal path?");
+                if len > short {
+                    assert!(!exact, "route from {s0} to {h}: {len} hops, shortest legal path {short}");
                     longer += 1;
                 }
             }

@@ -189,17 +189,18 @@ pub fn fat_tree(k: u32, host_rate: Rate, fabric_rate: Rate, delay: SimTime) -> R
             }
         }
     }
-    for p in 0..k as usize {
-        for e in 0..half as usize {
-            for a in 0..half as usize {
-                t.link(edge[p][e], agg[p][a], fabric_rate, delay);
+    for (ep, ap) in edge.iter().zip(&agg) {
+        for &e in ep {
+            for &a in ap {
+                t.link(e, a, fabric_rate, delay);
             }
         }
     }
-    for p in 0..k as usize {
-        for a in 0..half as usize {
-            for c in 0..half as usize {
-                t.link(agg[p][a], core[a * half as usize + c], fabric_rate, delay);
+    // Aggregation switch a of every pod links to core switches a * half .. (a + 1) * half.
+    for ap in &agg {
+        for (&a, cores) in ap.iter().zip(core.chunks(half as usize)) {
+            for &c in cores {
+                t.link(a, c, fabric_rate, delay);
             }
         }
     }

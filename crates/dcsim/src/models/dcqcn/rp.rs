@@ -269,7 +269,7 @@ impl CongestionControl for Dcqcn {
     fn window(&self) -> Option<u64> {
         crate::models::window_cap::at_rate(self.window, self.p.var_window, self.rc, self.c())
     }
-    /// Nothing to do: both variants arm their timers at the first CNP.
+    // on_start: nothing to do, both variants arm their timers at the first CNP.
 
     /// Paper variant: the byte counter. Before the first CNP it is not kept: the CNP resets
     /// it and the stage counters anyway, and RC = RT = C meanwhile, so counting would change

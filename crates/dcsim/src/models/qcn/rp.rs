@@ -180,7 +180,7 @@ impl Qcn {
 impl CongestionControl for Qcn {
     type Params = QcnParams;
     fn from_params(p: &QcnParams, nic: &crate::models::NicSpec) -> Self { Qcn::new(p.clone(), nic.line_rate) }
-    /// Nothing to do: the rate limiter is engaged by the first CNM.
+    // on_start: nothing to do, the rate limiter is engaged by the first CNM.
 
     /// The byte counter (only while the rate limiter is active).
     #[inline]
@@ -201,9 +201,7 @@ impl CongestionControl for Qcn {
         }
     }
 
-
-    /// QCN has no CNPs.
-
+    // on_cnp: QCN has no CNPs (the trait's default does nothing).
     fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) {
         if let Feedback::Qcn { fb } = fb {
             self.on_cnm(ctx, fb);
