@@ -833,6 +833,83 @@ def network_cc_probes_alone() -> str:
     return "\n".join(out) + "\n"
 
 
+# -- egress queues against queueing theory -------------------------------------------------
+
+#: The M/D/1 bed: senders, packets, link rate (b/s), payload (B); NIC header and preamble
+#: bytes as the run's defaults put them on the wire.
+MD1_SENDERS, MD1_PACKETS, MD1_RATE, MD1_PAYLOAD, MD1_OVERHEAD = 64, 100_000, 10e9, 1000, 62 + 20
+_md1: Dict[Tuple[Tuple[Tuple[int, float], ...], int], Dict[int, float]] = {}
+
+
+def md1_service() -> float:
+    """A frame's service time at the receiver's port (s)."""
+    return (MD1_PAYLOAD + MD1_OVERHEAD) * 8 / MD1_RATE
+
+
+def md1_scenario(loads: Dict[int, float], seed: int = 1) -> Dict[str, Any]:
+    """One-packet UDP messages from 64 senders to h0 on a star, posted as one Poisson
+    process of total load ``sum(loads)`` on h0's link, each on a random sender and, with
+    probability proportional to its load, a priority of ``loads``."""
+    import random
+
+    rnd = random.Random(seed)
+    prios, weights = list(loads), list(loads.values())
+    lam = sum(weights) / md1_service()
+    t, flows = 1e-6, []
+    for _ in range(MD1_PACKETS):
+        t += rnd.expovariate(lam)
+        flows.append({"src": f"h{rnd.randrange(1, MD1_SENDERS + 1)}", "dst": "h0", "size": f"{MD1_PAYLOAD}B",
+                      "start": f"{t * 1e9:.3f}ns", "priority": rnd.choices(prios, weights)[0]})
+    return {"name": "md1", "simulation": {"duration": f"{(t + 1e-3) * 1e3:.3f}ms", "seed": 1},
+            "topology": {"type": "star", "hosts": MD1_SENDERS + 1, "rate": f"{MD1_RATE / 1e9:g}Gbps", "delay": "1us"},
+            "host": {"mtu": f"{MD1_PAYLOAD}B"},
+            "stats": {"goodput_interval": "off", "sample_interval": "off"},
+            "traffic": [{"type": "flows", "transport": "udp", "flows": flows}]}
+
+
+def md1_waits(loads: Dict[int, float], seed: int = 1) -> Dict[int, float]:
+    """Mean wait in h0's switch port, in service times, per priority: each packet's one-way
+    delay less its two serializations and two link delays."""
+    key = (tuple(sorted(loads.items())), seed)
+    if key not in _md1:
+        import dcsim
+
+        res = dcsim.run(md1_scenario(loads, seed))
+        if int(res.summary["counters"]["drops_total"]) != 0 or len(res.flows) != MD1_PACKETS:
+            raise SystemExit("M/D/1 bed: packets lost")
+        s = md1_service()
+        _md1[key] = {int(p): (float(g["latency_mean_ps"].mean()) * 1e-12 - 2 * s - 2e-6) / s
+                     for p, g in res.flows.groupby("priority")}
+    return _md1[key]
+
+
+def cobham(loads: Dict[int, float]) -> Dict[int, float]:
+    """Mean waits (in service times) of a non-preemptive strict-priority M/D/1 queue,
+    highest priority number first (Cobham 1954): W_k = W0 / ((1 - s_(k+1)) (1 - s_k)),
+    s_k the load of priority k and above, W0 = rho / 2 for deterministic service. One
+    priority: the Pollaczek-Khinchine mean rho / (2 (1 - rho))."""
+    w0 = sum(loads.values()) / 2
+    out, above = {}, 0.0
+    for p in sorted(loads, reverse=True):
+        out[p] = w0 / ((1 - above) * (1 - above - loads[p]))
+        above += loads[p]
+    return out
+
+
+#: The rows of the table: FIFO at three loads, then two priorities under strict priority.
+MD1_ROWS = ({3: 0.3}, {3: 0.5}, {3: 0.8}, {4: 0.3, 3: 0.4})
+
+
+def queue_theory() -> str:
+    out = ["| offered load (priority: load) | priority | mean wait, dcsim | theory | dcsim / theory |", "|---|---|---|---|---|"]
+    for loads in MD1_ROWS:
+        got, want = md1_waits(loads), cobham(loads)
+        what = ", ".join(f"{p}: {x:g}" for p, x in sorted(loads.items(), reverse=True))
+        for p in sorted(loads, reverse=True):
+            out.append(f"| {what} | {p} | {got[p]:.3f} | {want[p]:.3f} | {got[p] / want[p]:.3f} |")
+    return "\n".join(out) + "\n"
+
+
 def network_cc_figure() -> Path:
     """Background goodput and the probes' average and p99.9 latency against the load."""
     from dcsim.plot import pyplot
@@ -885,6 +962,7 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "network_cc_bursty": (network_cc_bursty, False),
     "network_cc_bursty_variants": (network_cc_bursty_variants, False),
     "network_cc_probes_alone": (network_cc_probes_alone, False),
+    "queue_theory": (queue_theory, False),
 }
 
 DOCS = ["README.md"] + [str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").glob("*.md"))] + [
