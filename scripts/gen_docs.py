@@ -835,60 +835,67 @@ def network_cc_probes_alone() -> str:
 
 # -- egress queues against queueing theory -------------------------------------------------
 
-#: The M/D/1 bed: senders, packets, link rate (b/s), payload (B); NIC header and preamble
-#: bytes as the run's defaults put them on the wire.
-MD1_SENDERS, MD1_PACKETS, MD1_RATE, MD1_PAYLOAD, MD1_OVERHEAD = 64, 100_000, 10e9, 1000, 62 + 20
-_md1: Dict[Tuple[Tuple[Tuple[int, float], ...], int], Dict[int, float]] = {}
+#: The queueing bed: senders, packets, link rate (b/s); NIC header and preamble bytes as
+#: the run's defaults put them on the wire.
+MD1_SENDERS, MD1_PACKETS, MD1_RATE, MD1_OVERHEAD = 64, 100_000, 10e9, 62 + 20
+#: Payload sizes (B): every message 1000 B (M/D/1), or uniform over 64..1000 B (M/G/1).
+FIXED, MIXED = (1000, 1000), (64, 1000)
+_md1: Dict[Tuple[Tuple[Tuple[int, float], ...], Tuple[int, int], int], Dict[int, float]] = {}
 
 
-def md1_service() -> float:
-    """A frame's service time at the receiver's port (s)."""
-    return (MD1_PAYLOAD + MD1_OVERHEAD) * 8 / MD1_RATE
+def md1_moments(sizes: Tuple[int, int]) -> Tuple[float, float]:
+    """Mean and second moment of the service time (s) of payloads uniform over ``sizes``."""
+    wires = [(x + MD1_OVERHEAD) * 8 / MD1_RATE for x in range(sizes[0], sizes[1] + 1)]
+    return sum(wires) / len(wires), sum(w * w for w in wires) / len(wires)
 
 
-def md1_scenario(loads: Dict[int, float], seed: int = 1) -> Dict[str, Any]:
+def md1_scenario(loads: Dict[int, float], sizes: Tuple[int, int] = FIXED, seed: int = 1) -> Dict[str, Any]:
     """One-packet UDP messages from 64 senders to h0 on a star, posted as one Poisson
-    process of total load ``sum(loads)`` on h0's link, each on a random sender and, with
-    probability proportional to its load, a priority of ``loads``."""
+    process of total load ``sum(loads)`` on h0's link, each on a random sender, with a
+    payload uniform over ``sizes`` and, with probability proportional to its load, a
+    priority of ``loads``."""
     import random
 
     rnd = random.Random(seed)
     prios, weights = list(loads), list(loads.values())
-    lam = sum(weights) / md1_service()
+    lam = sum(weights) / md1_moments(sizes)[0]
     t, flows = 1e-6, []
     for _ in range(MD1_PACKETS):
         t += rnd.expovariate(lam)
-        flows.append({"src": f"h{rnd.randrange(1, MD1_SENDERS + 1)}", "dst": "h0", "size": f"{MD1_PAYLOAD}B",
+        flows.append({"src": f"h{rnd.randrange(1, MD1_SENDERS + 1)}", "dst": "h0", "size": f"{rnd.randint(*sizes)}B",
                       "start": f"{t * 1e9:.3f}ns", "priority": rnd.choices(prios, weights)[0]})
     return {"name": "md1", "simulation": {"duration": f"{(t + 1e-3) * 1e3:.3f}ms", "seed": 1},
             "topology": {"type": "star", "hosts": MD1_SENDERS + 1, "rate": f"{MD1_RATE / 1e9:g}Gbps", "delay": "1us"},
-            "host": {"mtu": f"{MD1_PAYLOAD}B"},
+            "host": {"mtu": f"{sizes[1]}B"},
             "stats": {"goodput_interval": "off", "sample_interval": "off"},
             "traffic": [{"type": "flows", "transport": "udp", "flows": flows}]}
 
 
-def md1_waits(loads: Dict[int, float], seed: int = 1) -> Dict[int, float]:
-    """Mean wait in h0's switch port, in service times, per priority: each packet's one-way
-    delay less its two serializations and two link delays."""
-    key = (tuple(sorted(loads.items())), seed)
+def md1_waits(loads: Dict[int, float], sizes: Tuple[int, int] = FIXED, seed: int = 1) -> Dict[int, float]:
+    """Mean wait in h0's switch port per priority, in mean service times: each packet's
+    one-way delay less its two serializations and two link delays."""
+    key = (tuple(sorted(loads.items())), sizes, seed)
     if key not in _md1:
         import dcsim
 
-        res = dcsim.run(md1_scenario(loads, seed))
-        if int(res.summary["counters"]["drops_total"]) != 0 or len(res.flows) != MD1_PACKETS:
-            raise SystemExit("M/D/1 bed: packets lost")
-        s = md1_service()
-        _md1[key] = {int(p): (float(g["latency_mean_ps"].mean()) * 1e-12 - 2 * s - 2e-6) / s
-                     for p, g in res.flows.groupby("priority")}
+        res = dcsim.run(md1_scenario(loads, sizes, seed))
+        f = res.flows
+        if int(res.summary["counters"]["drops_total"]) != 0 or len(f) != MD1_PACKETS:
+            raise SystemExit("queueing bed: packets lost")
+        wire = (f["size_bytes"] + MD1_OVERHEAD) * 8 / MD1_RATE
+        wait = f["latency_mean_ps"] * 1e-12 - 2 * wire - 2e-6
+        mean_s = md1_moments(sizes)[0]
+        _md1[key] = {int(p): float(w.mean()) / mean_s for p, w in wait.groupby(f["priority"])}
     return _md1[key]
 
 
-def cobham(loads: Dict[int, float]) -> Dict[int, float]:
-    """Mean waits (in service times) of a non-preemptive strict-priority M/D/1 queue,
+def cobham(loads: Dict[int, float], sizes: Tuple[int, int] = FIXED) -> Dict[int, float]:
+    """Mean waits, in mean service times, of a non-preemptive strict-priority M/G/1 queue,
     highest priority number first (Cobham 1954): W_k = W0 / ((1 - s_(k+1)) (1 - s_k)),
-    s_k the load of priority k and above, W0 = rho / 2 for deterministic service. One
-    priority: the Pollaczek-Khinchine mean rho / (2 (1 - rho))."""
-    w0 = sum(loads.values()) / 2
+    s_k the load of priority k and above, W0 = lambda E[S^2] / 2 (rho / 2 for equal
+    frames). One priority: the Pollaczek-Khinchine mean."""
+    m1, m2 = md1_moments(sizes)
+    w0 = sum(loads.values()) * m2 / m1 / 2 / m1
     out, above = {}, 0.0
     for p in sorted(loads, reverse=True):
         out[p] = w0 / ((1 - above) * (1 - above - loads[p]))
@@ -896,17 +903,21 @@ def cobham(loads: Dict[int, float]) -> Dict[int, float]:
     return out
 
 
-#: The rows of the table: FIFO at three loads, then two priorities under strict priority.
-MD1_ROWS = ({3: 0.3}, {3: 0.5}, {3: 0.8}, {4: 0.3, 3: 0.4})
+#: The rows of the table: equal frames at three loads, two priorities under strict
+#: priority, and mixed frame sizes.
+MD1_ROWS = (({3: 0.3}, FIXED), ({3: 0.5}, FIXED), ({3: 0.8}, FIXED), ({4: 0.3, 3: 0.4}, FIXED),
+            ({3: 0.5}, MIXED), ({3: 0.8}, MIXED))
 
 
 def queue_theory() -> str:
-    out = ["| offered load (priority: load) | priority | mean wait, dcsim | theory | dcsim / theory |", "|---|---|---|---|---|"]
-    for loads in MD1_ROWS:
-        got, want = md1_waits(loads), cobham(loads)
+    out = ["| payload | offered load (priority: load) | priority | mean wait, dcsim | theory | dcsim / theory |",
+           "|---|---|---|---|---|---|"]
+    for loads, sizes in MD1_ROWS:
+        got, want = md1_waits(loads, sizes), cobham(loads, sizes)
         what = ", ".join(f"{p}: {x:g}" for p, x in sorted(loads.items(), reverse=True))
+        size = f"{sizes[0]} B" if sizes[0] == sizes[1] else f"{sizes[0]}-{sizes[1]} B"
         for p in sorted(loads, reverse=True):
-            out.append(f"| {what} | {p} | {got[p]:.3f} | {want[p]:.3f} | {got[p] / want[p]:.3f} |")
+            out.append(f"| {size} | {what} | {p} | {got[p]:.3f} | {want[p]:.3f} | {got[p] / want[p]:.3f} |")
     return "\n".join(out) + "\n"
 
 

@@ -31,9 +31,21 @@ def test_the_formulas():
     assert GEN.cobham({4: 0.3, 3: 0.4}) == pytest.approx({4: 0.35 / 0.7, 3: 0.35 / (0.7 * 0.3)})
 
 
+def test_mixed_sizes_raise_the_wait_by_the_second_moment():
+    # Payloads uniform over 64..1000 B: E[S^2] / E[S]^2 = 1 + var / mean^2 of the wire
+    # sizes 146..1082 B, so the wait is that factor above equal frames' at the same load.
+    n = 1082 - 146 + 1
+    factor = 1 + (n * n - 1) / 12 / ((146 + 1082) / 2) ** 2
+    assert GEN.cobham({3: 0.5}, GEN.MIXED)[3] == pytest.approx(0.5 * factor)
+
+
 # 100,000 arrivals: seeds 1-3 spread by 1-3 % around theory at these loads.
-@pytest.mark.parametrize("loads", [{3: 0.5}, {3: 0.8}, {4: 0.3, 3: 0.4}], ids=["fifo-0.5", "fifo-0.8", "strict-0.3+0.4"])
-def test_mean_wait_matches_theory(loads):
-    got, want = GEN.md1_waits(loads), GEN.cobham(loads)
+@pytest.mark.parametrize(
+    "loads, sizes",
+    [({3: 0.5}, (1000, 1000)), ({3: 0.8}, (1000, 1000)), ({4: 0.3, 3: 0.4}, (1000, 1000)), ({3: 0.8}, (64, 1000))],
+    ids=["md1-0.5", "md1-0.8", "strict-0.3+0.4", "mg1-0.8"],
+)
+def test_mean_wait_matches_theory(loads, sizes):
+    got, want = GEN.md1_waits(loads, sizes), GEN.cobham(loads, sizes)
     for p in loads:
         assert got[p] == pytest.approx(want[p], rel=0.05), f"priority {p}: wait {got[p]:.3f} S, theory {want[p]:.3f} S"
