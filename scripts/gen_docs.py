@@ -921,6 +921,57 @@ def queue_theory() -> str:
     return "\n".join(out) + "\n"
 
 
+#: The processor-sharing bed: flows, mean size (B, exponential), packet payload (B).
+PS_FLOWS, PS_MEAN, PS_MTU = 50_000, 20_000, 1000
+_ps: Dict[Tuple[float, str, int], Dict[str, float]] = {}
+
+
+def ps_point(rho: float, arbitration: str, seed: int = 1) -> Dict[str, float]:
+    """Flows of exponential size (mean 20 KB) from 64 senders to h0, Poisson arrivals of
+    load ``rho`` on h0's link, UDP at line rate. Each flow's response time (posted to last
+    bit received, less two link delays and its last packet's serialization: what a flow
+    alone needs beyond its own bytes at the link rate) over its bytes' time at the link
+    rate, summed over all flows, over flows under 10 KB and over flows above 40 KB."""
+    key = (rho, arbitration, seed)
+    if key not in _ps:
+        import dcsim
+        import random
+
+        rnd = random.Random(seed)
+        wire = lambda x: x + -(-x // PS_MTU) * MD1_OVERHEAD  # noqa: E731
+        sizes = [max(1, int(rnd.expovariate(1 / PS_MEAN))) for _ in range(PS_FLOWS)]
+        lam = rho * MD1_RATE / 8 / (sum(map(wire, sizes)) / PS_FLOWS)
+        t, flows = 1e-6, []
+        for x in sizes:
+            t += rnd.expovariate(lam)
+            flows.append({"src": f"h{rnd.randrange(1, MD1_SENDERS + 1)}", "dst": "h0", "size": f"{x}B", "start": f"{t * 1e9:.3f}ns"})
+        res = dcsim.run({"name": "ps", "simulation": {"duration": f"{(t + 20e-3) * 1e3:.3f}ms", "seed": 1},
+                         "topology": {"type": "star", "hosts": MD1_SENDERS + 1, "rate": f"{MD1_RATE / 1e9:g}Gbps", "delay": "1us"},
+                         "host": {"mtu": f"{PS_MTU}B"}, "switch": {"arbitration": arbitration},
+                         "stats": {"goodput_interval": "off", "sample_interval": "off"},
+                         "traffic": [{"type": "flows", "transport": "udp", "flows": flows}]})
+        f = res.flows
+        if int(f["messages_completed"].sum()) != PS_FLOWS or int(res.summary["counters"]["drops_total"]) != 0:
+            raise SystemExit("processor-sharing bed: flows unfinished or frames lost")
+        x = f["size_bytes"]
+        own = (x + (-(-x // PS_MTU)) * MD1_OVERHEAD) * 8 / MD1_RATE
+        last = (x - (x - 1) // PS_MTU * PS_MTU + MD1_OVERHEAD) * 8 / MD1_RATE
+        extra = f["message_latency_mean_ps"] * 1e-12 - 2e-6 - last
+        small, large = x < PS_MEAN / 2, x > 2 * PS_MEAN
+        _ps[key] = {"all": float(extra.sum() / own.sum()), "small": float(extra[small].sum() / own[small].sum()),
+                    "large": float(extra[large].sum() / own[large].sum())}
+    return _ps[key]
+
+
+def queue_ps() -> str:
+    out = ["| arbitration | load | slowdown, all flows | under 10 KB | above 40 KB | processor sharing |", "|---|---|---|---|---|---|"]
+    for arb in ("per_flow", "fifo"):
+        for rho in (0.5, 0.8):
+            x = ps_point(rho, arb)
+            out.append(f"| {arb} | {rho:g} | {x['all']:.3f} | {x['small']:.3f} | {x['large']:.3f} | {1 / (1 - rho):.3f} |")
+    return "\n".join(out) + "\n"
+
+
 def network_cc_figure() -> Path:
     """Background goodput and the probes' average and p99.9 latency against the load."""
     from dcsim.plot import pyplot
@@ -974,6 +1025,7 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "network_cc_bursty_variants": (network_cc_bursty_variants, False),
     "network_cc_probes_alone": (network_cc_probes_alone, False),
     "queue_theory": (queue_theory, False),
+    "queue_ps": (queue_ps, False),
 }
 
 DOCS = ["README.md"] + [str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").glob("*.md"))] + [

@@ -1,7 +1,8 @@
 """The switch's egress queues against queueing theory (docs/models/queues.md): Poisson
-arrivals of equal frames into one port make an M/D/1 queue, whose mean wait is the
+arrivals of frames into one port make an M/G/1 queue, whose mean wait is the
 Pollaczek-Khinchine formula; two priorities under strict priority follow Cobham's
-formula. The bed and the formulas are those of the page's generated table."""
+formula; round robin over flows is processor sharing. The beds and the formulas are
+those of the page's generated tables."""
 
 from __future__ import annotations
 
@@ -49,3 +50,17 @@ def test_mean_wait_matches_theory(loads, sizes):
     got, want = GEN.md1_waits(loads, sizes), GEN.cobham(loads, sizes)
     for p in loads:
         assert got[p] == pytest.approx(want[p], rel=0.05), f"priority {p}: wait {got[p]:.3f} S, theory {want[p]:.3f} S"
+
+
+@pytest.mark.parametrize("rho", [0.5, 0.8])
+def test_round_robin_over_flows_is_processor_sharing(rho):
+    x = GEN.ps_point(rho, "per_flow")
+    assert x["all"] == pytest.approx(1 / (1 - rho), rel=0.05), x
+    # Insensitive to the flow size up to frame granularity.
+    assert x["small"] < 1.15 * x["large"], x
+
+
+def test_one_fifo_makes_small_flows_wait_behind_large_ones():
+    x = GEN.ps_point(0.8, "fifo")
+    assert x["all"] == pytest.approx(5.0, rel=0.05), x
+    assert x["small"] > 3 * x["large"], x
