@@ -921,6 +921,32 @@ def queue_theory() -> str:
     return "\n".join(out) + "\n"
 
 
+def md1_little(loads: Dict[int, float], sizes: Tuple[int, int]) -> Tuple[float, float]:
+    """Little's law on the queueing bed: the time average of the sampled queue at h0's
+    switch port (every 1 us) and the bytes x wait of every packet summed over the run
+    divided by its duration (B). Equal if the samples and the delays agree."""
+    import dcsim
+
+    sc = md1_scenario(loads, sizes)
+    sc["stats"]["sample_interval"] = "1us"
+    res = dcsim.run(sc)
+    f, smp = res.flows, res.samples
+    wire = (f["size_bytes"] + MD1_OVERHEAD) * 8 / MD1_RATE
+    wait = f["latency_mean_ps"] * 1e-12 - 2 * wire - 2e-6
+    frame = f["size_bytes"] + MD1_OVERHEAD - 20  # queued frame bytes: no preamble
+    sampled = float(smp[(smp["node"] == "S0") & (smp["peer"] == "h0")]["egress_bytes"].mean())
+    return sampled, float((frame * wait).sum()) / (res.summary["duration_ps"] * 1e-12)
+
+
+def queue_little() -> str:
+    out = ["| payload | load | mean queue, samples (B) | sum of bytes x wait / duration (B) | ratio |", "|---|---|---|---|---|"]
+    for loads, sizes in (({3: 0.5}, FIXED), ({3: 0.8}, MIXED)):
+        a, b = md1_little(loads, sizes)
+        size = f"{sizes[0]} B" if sizes[0] == sizes[1] else f"{sizes[0]}-{sizes[1]} B"
+        out.append(f"| {size} | {loads[3]:g} | {a:.1f} | {b:.1f} | {a / b:.4f} |")
+    return "\n".join(out) + "\n"
+
+
 #: The processor-sharing bed: flows, mean size (B, exponential), packet payload (B).
 PS_FLOWS, PS_MEAN, PS_MTU = 50_000, 20_000, 1000
 _ps: Dict[Tuple[float, str, int], Dict[str, float]] = {}
@@ -1026,6 +1052,7 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "network_cc_probes_alone": (network_cc_probes_alone, False),
     "queue_theory": (queue_theory, False),
     "queue_ps": (queue_ps, False),
+    "queue_little": (queue_little, False),
 }
 
 DOCS = ["README.md"] + [str(p.relative_to(ROOT)) for p in sorted((ROOT / "docs").glob("*.md"))] + [

@@ -64,3 +64,9 @@ def test_one_fifo_makes_small_flows_wait_behind_large_ones():
     x = GEN.ps_point(0.8, "fifo")
     assert x["all"] == pytest.approx(5.0, rel=0.05), x
     assert x["small"] > 3 * x["large"], x
+
+
+def test_queue_samples_obey_littles_law():
+    # Both sides come from one run: only the 1 us sampling separates them.
+    sampled, little = GEN.md1_little({3: 0.8}, GEN.MIXED)
+    assert sampled == pytest.approx(little, rel=0.02)
