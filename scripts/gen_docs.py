@@ -835,9 +835,10 @@ def network_cc_probes_alone() -> str:
 
 # -- egress queues against queueing theory -------------------------------------------------
 
-#: The queueing bed: senders, packets, link rate (b/s); NIC header and preamble bytes as
-#: the run's defaults put them on the wire.
-MD1_SENDERS, MD1_PACKETS, MD1_RATE, MD1_OVERHEAD = 64, 100_000, 10e9, 62 + 20
+#: The queueing bed: senders, packets, link rate (b/s); the frame header and the
+#: preamble with inter-frame gap (B) as the run's defaults put them on the wire.
+MD1_SENDERS, MD1_PACKETS, MD1_RATE, MD1_HEADER, MD1_PREAMBLE = 64, 100_000, 10e9, 62, 20
+MD1_OVERHEAD = MD1_HEADER + MD1_PREAMBLE
 #: Payload sizes (B): every message 1000 B (M/D/1), or uniform over 64..1000 B (M/G/1).
 FIXED, MIXED = (1000, 1000), (64, 1000)
 _md1: Dict[Tuple[Tuple[Tuple[int, float], ...], Tuple[int, int], int], Dict[int, float]] = {}
@@ -872,8 +873,7 @@ def md1_scenario(loads: Dict[int, float], sizes: Tuple[int, int] = FIXED, seed: 
 
 
 def md1_waits(loads: Dict[int, float], sizes: Tuple[int, int] = FIXED, seed: int = 1) -> Dict[int, float]:
-    """Mean wait in h0's switch port per priority, in mean service times: each packet's
-    one-way delay less its two serializations and two link delays."""
+    """Mean wait in h0's switch port per priority, in mean service times (`md1_wait`)."""
     key = (tuple(sorted(loads.items())), sizes, seed)
     if key not in _md1:
         import dcsim
@@ -882,11 +882,16 @@ def md1_waits(loads: Dict[int, float], sizes: Tuple[int, int] = FIXED, seed: int
         f = res.flows
         if int(res.summary["counters"]["drops_total"]) != 0 or len(f) != MD1_PACKETS:
             raise SystemExit("queueing bed: packets lost")
-        wire = (f["size_bytes"] + MD1_OVERHEAD) * 8 / MD1_RATE
-        wait = f["latency_mean_ps"] * 1e-12 - 2 * wire - 2e-6
         mean_s = md1_moments(sizes)[0]
-        _md1[key] = {int(p): float(w.mean()) / mean_s for p, w in wait.groupby(f["priority"])}
+        _md1[key] = {int(p): float(w.mean()) / mean_s for p, w in md1_wait(f).groupby(f["priority"])}
     return _md1[key]
+
+
+def md1_wait(flows: Any) -> Any:
+    """Each one-packet message's wait in h0's switch port (s): its one-way delay less its
+    two serializations and two link delays."""
+    wire = (flows["size_bytes"] + MD1_OVERHEAD) * 8 / MD1_RATE
+    return flows["latency_mean_ps"] * 1e-12 - 2 * wire - 2e-6
 
 
 def cobham(loads: Dict[int, float], sizes: Tuple[int, int] = FIXED) -> Dict[int, float]:
@@ -931,11 +936,9 @@ def md1_little(loads: Dict[int, float], sizes: Tuple[int, int]) -> Tuple[float, 
     sc["stats"]["sample_interval"] = "1us"
     res = dcsim.run(sc)
     f, smp = res.flows, res.samples
-    wire = (f["size_bytes"] + MD1_OVERHEAD) * 8 / MD1_RATE
-    wait = f["latency_mean_ps"] * 1e-12 - 2 * wire - 2e-6
-    frame = f["size_bytes"] + MD1_OVERHEAD - 20  # queued frame bytes: no preamble
+    frame = f["size_bytes"] + MD1_HEADER
     sampled = float(smp[(smp["node"] == "S0") & (smp["peer"] == "h0")]["egress_bytes"].mean())
-    return sampled, float((frame * wait).sum()) / (res.summary["duration_ps"] * 1e-12)
+    return sampled, float((frame * md1_wait(f)).sum()) / (res.summary["duration_ps"] * 1e-12)
 
 
 def queue_little() -> str:
