@@ -697,6 +697,7 @@ def _netcc_read(res: Any, streams_groups: int, what: str) -> Dict[str, float]:
     for r in f[f["group"] >= streams_groups].itertuples(index=False):
         key = "8B" if int(r.size_bytes) == 8 else "8KB"
         out[key + "_avg"] = float(r.message_latency_mean_ps) / 1e6
+        out[key + "_p50"] = float(r.message_latency_p50_ps) / 1e6
         out[key + "_p999"] = float(r.message_latency_p999_ps) / 1e6
     if int(res.summary["counters"]["drops_total"]) != 0:
         raise SystemExit(f"seed 004 sweep: {what} dropped frames")
@@ -737,6 +738,43 @@ def network_cc_aggregate() -> str:
     for load in NETCC_LOADS:
         for row in ("NIC CC", "NetworkCC"):
             out.append(f"| {load} % | {row} | {_netcc_cells(netcc_point(load, row, streams=5))} |")
+    return "\n".join(out) + "\n"
+
+
+_netcc_alone: Dict[Tuple[int, str, str], Dict[str, float]] = {}
+
+
+def netcc_alone_point(load: int, row: str, probe: str) -> Dict[str, float]:
+    """``netcc_point`` (each stream at the load of its own link) with one probe per run,
+    as ``ib_write_lat`` measures one message size per run: the other probe's entry is
+    left out. ``probe``: "8B" or "8KB"."""
+    key = (load, row, probe)
+    if key not in _netcc_alone:
+        import dcsim
+
+        scen, sets = {**NETCC_ROWS, **NETCC_VARIANTS}[row]
+        d = _toml_loads((SCEN / scen).read_text(encoding="utf-8"))
+        bw = {**d["traffic"][0], "rate": f"{25 * load / 100:g}Gbps"}
+        d["traffic"] = [bw] + [t for t in d["traffic"][1:] if t["size"] == probe]
+        res = dcsim.run(d, overrides=list(sets))
+        _netcc_alone[key] = _netcc_read(res, 1, f"{row} at {load} %, {probe} probe alone")
+    return _netcc_alone[key]
+
+
+def network_cc_load_alone() -> str:
+    """The shipped reading of the load (each stream at the load of its link) with one
+    probe per run: the link's goodput and each probe's average, median and p99.9 with
+    NIC CC and NetworkCC."""
+    out = ["| load | probe | all flows Gb/s, NIC CC / NetworkCC | NIC CC avg us | p50 us | p99.9 us | p99.9/avg | NetworkCC avg us | p50 us | p99.9 us | p99.9/avg "
+           "| NetworkCC vs NIC CC, avg / p99.9 |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for load in NETCC_LOADS:
+        for k in ("8B", "8KB"):
+            nic, net = (netcc_alone_point(load, row, k) for row in ("NIC CC", "NetworkCC"))
+            cells = " | ".join(f"{x[k + '_avg']:.2f} | {x[k + '_p50']:.2f} | {x[k + '_p999']:.2f} | {x[k + '_p999'] / x[k + '_avg']:.2f}"
+                               for x in (nic, net))
+            diff = f"{100 * (net[k + '_avg'] / nic[k + '_avg'] - 1):+.0f} % / {100 * (net[k + '_p999'] / nic[k + '_p999'] - 1):+.0f} %"
+            out.append(f"| {load} % | {'8 B' if k == '8B' else '8 KB'} | {nic['all']:.2f} / {net['all']:.2f} | {cells} | {diff} |")
     return "\n".join(out) + "\n"
 
 
@@ -1049,6 +1087,7 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "qcn_queue": (qcn_queue, True),
     "network_cc_load": (network_cc_load, True),
     "network_cc_variants": (network_cc_variants, True),
+    "network_cc_load_alone": (network_cc_load_alone, True),
     "network_cc_aggregate": (network_cc_aggregate, True),
     "network_cc_bursty": (network_cc_bursty, False),
     "network_cc_bursty_variants": (network_cc_bursty_variants, False),
