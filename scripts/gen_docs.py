@@ -432,6 +432,43 @@ def swift_incast() -> str:
     return "\n".join(out) + "\n"
 
 
+def cubic_long_rtt() -> str:
+    """docs/models/tcp.md: CUBIC's window against RFC 9438's curve on a long, fat path,
+    for each epoch that lasts 2 K (as tests/tcp.rs checks it)."""
+    c, beta, mss = 0.4, 0.7, 1460
+    res = run("tcp_cubic_long_rtt.toml")
+    tr = res.table("cc_trace")
+    secs = [x * 1e-12 for x in tr["time_ps"]]
+    w = [x / mss for x in tr["cwnd_bytes"]]
+    out = ["| congestion event | W_max (segments) | K (s) | window / curve at 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2 K (segments) |",
+           "|---|---|---|---|"]
+    epochs, w_max = [], float("nan")
+    for k in range(1, len(w)):
+        if w[k] < 0.95 * w[k - 1] and w[k] > 1.0:
+            w_max = w[k - 1] * (1 + beta) / 2 if w[k - 1] < w_max else w[k - 1]
+            epochs.append((k, w_max))
+    for n, (k, wm) in enumerate(epochs):
+        end = secs[epochs[n + 1][0]] if n + 1 < len(epochs) else secs[-1]
+        kk = ((wm - w[k]) / c) ** (1 / 3)
+        j = next((j for j in range(k, len(w)) if w[j] > w[k]), None)
+        if j is None or secs[j] + 2 * kk > end:
+            continue
+        cells = []
+        for frac in (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0):
+            tt = secs[j] + frac * kk
+            i = _last_at(secs, tt)
+            cells.append(f"{w[i]:.1f} / {c * (tt - secs[j] - kk) ** 3 + wm:.1f}")
+        out.append(f"| {secs[k]:.3f} s | {wm:.1f} | {kk:.2f} | {', '.join(cells)} |")
+    return "\n".join(out) + "\n"
+
+
+def _last_at(times: Sequence[float], t: float) -> int:
+    """Index of the last entry of the sorted ``times`` at or before ``t``."""
+    import bisect
+
+    return bisect.bisect_right(times, t) - 1
+
+
 def dcqcn_2to1() -> str:
     """docs/models/dcqcn.md: the shipped 2-to-1 incast against the expected outcome."""
     res = run("dcqcn_2to1.toml")
@@ -1122,6 +1159,7 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "dctcp_fluid": (dctcp_fluid, True),
     "dcqcn_2to1": (dcqcn_2to1, True),
     "swift_incast": (swift_incast, True),
+    "cubic_long_rtt": (cubic_long_rtt, True),
     "dcqcn_windows": (dcqcn_windows, True),
     "dcqcn_seeds": (dcqcn_seeds, False),
     "rcm_table2": (rcm_table2, True),

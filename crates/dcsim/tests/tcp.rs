@@ -1,6 +1,7 @@
 //! TCP in the world: slow start, SACK fast recovery without a timeout and full use of a
 //! lossy bottleneck (NewReno); a timeout when no ACK comes back for longer than the
-//! RTO; two CUBIC flows sharing a bottleneck. Figures in docs/models/tcp.md.
+//! RTO; two CUBIC flows sharing a bottleneck; CUBIC's window on a long, fat path
+//! following RFC 9438's cubic curve. Figures in docs/models/tcp.md.
 
 mod common;
 use common::{col_f64, col_u64};
@@ -8,6 +9,10 @@ use common::{col_f64, col_u64};
 use std::path::Path;
 
 use dcsim::results::Results;
+
+/// CUBIC's C and beta (RFC 9438).
+const CUBIC_C: f64 = 0.4;
+const CUBIC_BETA: f64 = 0.7;
 
 fn load(name: &str, overrides: &[&str]) -> dcsim::Plan {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
@@ -155,4 +160,57 @@ fn delayed_acks_halve_the_acks_and_keep_the_link_full() {
     assert!(acks(&r) < 0.6 && acks(&r0) > 0.9);
     let steady = col_f64(&r, "flows", "goodput_steady_gbps")[0];
     assert!(steady > 0.97 * 9.468, "steady goodput {steady} Gb/s");
+}
+
+/// On a 50 ms, 1 Gb/s path with a BDP of buffer the window is thousands of segments and
+/// K is seconds, so CUBIC is in its cubic region: after a congestion event the window is
+/// W(t) = C (t - K)^3 + W_max from the epoch's start (its first ACK in congestion
+/// avoidance), with K = cbrt((W_max - cwnd) / C) and fast convergence (W_max = 0.85 of
+/// the window at the event if that is below the previous W_max). The trace must follow
+/// the curve through its concave and convex parts.
+#[test]
+fn cubic_follows_its_cubic_curve_on_a_long_fat_path() {
+    let r = dcsim::sim::run(&load("tcp_cubic_long_rtt.toml", &[])).unwrap();
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
+    let t = r.table("cc_trace").expect("cc_trace with trace_flows");
+    let (Some(dcsim::results::Column::U64(at)), Some(dcsim::results::Column::F64(cwnd))) = (t.get("time_ps"), t.get("cwnd_bytes")) else { panic!("cc_trace columns") };
+    let (secs, w): (Vec<f64>, Vec<f64>) = at.iter().zip(cwnd).map(|(&a, &c)| (a as f64 * 1e-12, c / 1460.0)).unzip();
+    // Congestion events: the window falls by more than 5 %. W_max by RFC 9438 4.6-4.7;
+    // timeouts (cwnd = 1 MSS) are left out: the fast-retransmit cuts set it.
+    let cuts: Vec<usize> = (1..w.len()).filter(|&k| w[k] < 0.95 * w[k - 1]).collect();
+    let mut w_max = f64::NAN;
+    let mut epochs = Vec::new();
+    for &k in &cuts {
+        if w[k] <= 1.0 {
+            continue; // timeout: cwnd = 1 MSS
+        }
+        let before = w[k - 1];
+        w_max = if before < w_max { before * (1.0 + CUBIC_BETA) / 2.0 } else { before };
+        epochs.push((k, w_max));
+    }
+    // Every epoch that lasts 2 K before the next event or the end.
+    let (mut checked, mut worst) = (0, 0.0f64);
+    for (n, &(k, w_max)) in epochs.iter().enumerate() {
+        let end = epochs.get(n + 1).map_or(*secs.last().unwrap(), |&(k2, _)| secs[k2]);
+        let start_w = w[k];
+        let kk = ((w_max - start_w) / CUBIC_C).cbrt();
+        let Some(j) = (k..w.len()).find(|&j| w[j] > start_w) else { continue };
+        let t0 = secs[j];
+        if t0 + 2.0 * kk > end {
+            continue;
+        }
+        for frac in [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0] {
+            let tt = t0 + frac * kk;
+            let i = secs.partition_point(|&s| s <= tt) - 1;
+            let curve = CUBIC_C * (tt - t0 - kk).powi(3) + w_max;
+            println!("epoch at {:.3} s (W_max {w_max:.1}, K {kk:.2} s): {frac:.2} K: window {:.1}, curve {curve:.1}", secs[k], w[i]);
+            worst = worst.max((w[i] / curve - 1.0).abs());
+        }
+        checked += 1;
+    }
+    assert!(checked >= 1, "no epoch long enough to check: cuts at {:?}", cuts.iter().map(|&k| secs[k]).collect::<Vec<_>>());
+    assert!(worst < 0.005, "the window strays {:.2} % from the cubic curve", worst * 100.0);
+    // The window reaches thousands of segments, and the link stays busy.
+    let g = col_f64(&r, "flows", "goodput_steady_gbps")[0];
+    assert!(g > 0.9 * 1.0 * 1460.0 / 1542.0, "goodput {g} Gb/s");
 }
