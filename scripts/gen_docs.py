@@ -432,6 +432,25 @@ def swift_incast() -> str:
     return "\n".join(out) + "\n"
 
 
+def newreno_sawtooth() -> str:
+    """docs/models/tcp.md: NewReno's congestion-avoidance cycles against the Reno analysis
+    (as tests/tcp.rs checks them)."""
+    d = 1542 * 8 / 10e9
+    base = 4 * 25e-6 + 1542 * 8 / 40e9 + d + 86 * 8 / 10e9 + 86 * 8 / 40e9
+    capacity = base / d + 150_000 // 1522 + 1
+    res = run("tcp_newreno_bottleneck.toml", 'simulation.duration="120ms"', "stats.trace_flows=[0]", 'stats.sample_interval="off"')
+    tr = res.table("cc_trace")
+    at = [int(x) for x in tr["time_ps"]]
+    w = [x / 1460 for x in tr["cwnd_bytes"]]
+    cuts = [k for k in range(1, len(w)) if w[k] < 0.95 * w[k - 1] and at[k] > 10 * 10**9]
+    out = ["| cycle from | window after the cut / at the next loss (segments) | capacity BDP + buffer + 1 | period | d (W2^2 - W1^2) / 2 |",
+           "|---|---|---|---|---|"]
+    for a, b in zip(cuts, cuts[1:]):
+        w1, w2 = w[a], w[b - 1]
+        out.append(f"| {at[a] / 1e9:.3f} ms | {w1:.1f} / {w2:.1f} | {capacity:.1f} | {(at[b] - at[a]) / 1e9:.3f} ms | {d * (w2 * w2 - w1 * w1) / 2 * 1e3:.3f} ms |")
+    return "\n".join(out) + "\n"
+
+
 def cubic_long_rtt() -> str:
     """docs/models/tcp.md: CUBIC's window against RFC 9438's curve on a long, fat path,
     for each epoch that lasts 2 K (as tests/tcp.rs checks it)."""
@@ -1159,6 +1178,7 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "dctcp_fluid": (dctcp_fluid, True),
     "dcqcn_2to1": (dcqcn_2to1, True),
     "swift_incast": (swift_incast, True),
+    "newreno_sawtooth": (newreno_sawtooth, True),
     "cubic_long_rtt": (cubic_long_rtt, True),
     "dcqcn_windows": (dcqcn_windows, True),
     "dcqcn_seeds": (dcqcn_seeds, False),

@@ -1,7 +1,8 @@
 //! TCP in the world: slow start, SACK fast recovery without a timeout and full use of a
 //! lossy bottleneck (NewReno); a timeout when no ACK comes back for longer than the
-//! RTO; two CUBIC flows sharing a bottleneck; CUBIC's window on a long, fat path
-//! following RFC 9438's cubic curve. Figures in docs/models/tcp.md.
+//! RTO; NewReno's congestion-avoidance sawtooth against the Reno analysis; two CUBIC
+//! flows sharing a bottleneck; CUBIC's window on a long, fat path following RFC 9438's
+//! cubic curve. Figures in docs/models/tcp.md.
 
 mod common;
 use common::{col_f64, col_u64};
@@ -213,4 +214,37 @@ fn cubic_follows_its_cubic_curve_on_a_long_fat_path() {
     // The window reaches thousands of segments, and the link stays busy.
     let g = col_f64(&r, "flows", "goodput_steady_gbps")[0];
     assert!(g > 0.9 * 1.0 * 1460.0 / 1542.0, "goodput {g} Gb/s");
+}
+
+/// NewReno's sawtooth on `tcp_newreno_bottleneck.toml` against the Reno analysis. In
+/// congestion avoidance the window grows by one segment per round trip, and with the
+/// window above the bandwidth-delay product the round trip is the window's drain time at
+/// the bottleneck, W d (d: one frame's time there). So dW/dt = 1 / (W d), and a cycle from
+/// W1 to W2 takes d (W2^2 - W1^2) / 2. The loss comes when the queue overflows, at W2 =
+/// BDP + buffer + the frame in service, and the cut halves the window.
+#[test]
+fn newreno_sawtooth_period_is_the_reno_analysis() {
+    let r = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &["simulation.duration=\"120ms\"", "stats.trace_flows=[0]", "stats.sample_interval=\"off\""])).unwrap();
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
+    let t = r.table("cc_trace").expect("cc_trace with trace_flows");
+    let (Some(dcsim::results::Column::U64(at)), Some(dcsim::results::Column::F64(cwnd))) = (t.get("time_ps"), t.get("cwnd_bytes")) else { panic!("cc_trace columns") };
+    let w: Vec<f64> = cwnd.iter().map(|c| c / 1460.0).collect();
+    // Frames of 1460 + 62 B (+ 20 B preamble and gap on the wire); 66 B ACKs.
+    let d = 1542.0 * 8.0 / 10e9;
+    let base = 4.0 * 25e-6 + 1542.0 * 8.0 / 40e9 + d + 86.0 * 8.0 / 10e9 + 86.0 * 8.0 / 40e9;
+    let capacity = base / d + (150_000 / 1522) as f64 + 1.0;
+    // Cycles after slow start's losses (from 10 ms): cut k to cut k + 1.
+    let cuts: Vec<usize> = (1..w.len()).filter(|&k| w[k] < 0.95 * w[k - 1] && at[k] > 10_000_000_000).collect();
+    assert!(cuts.len() >= 5, "{} cycles", cuts.len());
+    for pair in cuts.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let (w1, w2) = (w[a], w[b - 1]);
+        let period = (at[b] - at[a]) as f64 * 1e-12;
+        let predicted = d * (w2 * w2 - w1 * w1) / 2.0;
+        println!("cycle at {:.3} ms: W {w1:.1} -> {w2:.1}, period {:.3} ms, Reno analysis {:.3} ms; capacity {capacity:.1}", at[a] as f64 * 1e-9, period * 1e3, predicted * 1e3);
+        assert!(w1 > base / d, "the window stays above the BDP ({w1} segments)");
+        assert!((period / predicted - 1.0).abs() < 0.01, "period {period} s against {predicted} s");
+        assert!((w2 - capacity).abs() < 1.5, "loss at {w2} segments, capacity {capacity}");
+        assert!((w[b] - w2 / 2.0).abs() <= 1.0, "the cut halves: {w2} -> {}", w[b]);
+    }
 }
