@@ -21,6 +21,7 @@ text on every test run.
 from __future__ import annotations
 
 import argparse
+import bisect
 import difflib
 import math
 import re
@@ -48,6 +49,12 @@ def run(scenario: str, *overrides: str) -> Any:
     if key not in _runs:
         _runs[key] = dcsim.run(SCEN / scenario, overrides=list(overrides))
     return _runs[key]
+
+
+def port_into(res: Any, host: str) -> int:
+    """The id of the switch port that sends to ``host`` (its link's far end)."""
+    ports = res.ports
+    return int(ports[(ports["peer"] == host) & (ports["node"] != host)]["port_id"].iloc[0])
 
 
 # -- formatting -------------------------------------------------------------------------
@@ -375,7 +382,7 @@ def dctcp_fluid() -> str:
         qmin = qmax - 0.5 * math.sqrt(2 * n * (c_rtt + k))
         fluid = f"{qmin:.1f} .. {qmax}" + (" (empties)" if qmin <= 0 else "")
         s = res.samples
-        port = res.ports[(res.ports["peer"] == "h0") & (res.ports["node"] != "h0")]["port_id"].iloc[0]
+        port = port_into(res, "h0")
         q = s[(s["port_id"] == port) & (s["time_ps"] >= 20 * 10**9)].groupby("time_ps")["egress_bytes"].sum() / pkt
         g = float(res.flows["goodput_steady_gbps"].sum())
         ceiling = 10 * 1460 / (1460 + 62 + 20)
@@ -422,7 +429,7 @@ def swift_incast() -> str:
                   f'stats.steady_start="{steady}"', *([f'host.cc.fs_range="{fs:g}us"'] if fs != 100.0 else []))
         g = res.flows["goodput_steady_gbps"]
         s = res.samples
-        port = res.ports[(res.ports["peer"] == "h0") & (res.ports["node"] != "h0")]["port_id"].iloc[0]
+        port = port_into(res, "h0")
         q = s[(s["port_id"] == port) & (s["time_ps"] >= int(steady[:-2]) * 10**9)].groupby("time_ps")["egress_bytes"].sum() * 8 / SWIFT_C * 1e6
         rtt = base + q.mean()
         fixed, cwnd = swift_fixed_point(n, base, fs)
@@ -483,8 +490,6 @@ def cubic_long_rtt() -> str:
 
 def _last_at(times: Sequence[float], t: float) -> int:
     """Index of the last entry of the sorted ``times`` at or before ``t``."""
-    import bisect
-
     return bisect.bisect_right(times, t) - 1
 
 
@@ -497,7 +502,7 @@ def dcqcn_2to1() -> str:
     g = [float(x) for x in f["goodput_steady_gbps"]]
     c = res.summary["counters"]
     s = res.samples
-    port = res.ports[(res.ports["peer"] == "h0") & (res.ports["node"] != "h0")]
+    port = res.ports[res.ports["port_id"] == port_into(res, "h0")]
     q = s[(s["port_id"] == port["port_id"].iloc[0]) & (s["time_ps"] >= 10 * 10**9)].groupby("time_ps")["egress_bytes"].sum() / 1e3
     lat = res.summary["latency_ps"]
     marks = " and ".join(f"{x * 100:.2f} %" for x in f["mark_fraction"])
@@ -856,10 +861,8 @@ def netcc_alone_point(load: int, row: str, probe: str) -> Dict[str, float]:
     if key not in _netcc_alone:
         import dcsim
 
-        scen, sets = {**NETCC_ROWS, **NETCC_VARIANTS}[row]
-        d = _toml_loads((SCEN / scen).read_text(encoding="utf-8"))
-        bw = {**d["traffic"][0], "rate": f"{25 * load / 100:g}Gbps"}
-        d["traffic"] = [bw] + [t for t in d["traffic"][1:] if t["size"] == probe]
+        d, probes, sets = _netcc_scenario(row, probe)
+        d["traffic"] = [{**d["traffic"][0], "rate": f"{25 * load / 100:g}Gbps"}] + probes
         res = dcsim.run(d, overrides=list(sets))
         _netcc_alone[key] = _netcc_read(res, 1, f"{row} at {load} %, {probe} probe alone")
     return _netcc_alone[key]
@@ -899,8 +902,7 @@ def netcc_bursty_point(load: int, row: str, start: str, streams: int = 5, probe:
     if key not in _netcc_bursty:
         import dcsim
 
-        scen, sets = {**NETCC_ROWS, **NETCC_VARIANTS}[row]
-        d = _toml_loads((SCEN / scen).read_text(encoding="utf-8"))
+        d, probes, sets = _netcc_scenario(row, probe)
         rate = 25e9 * load / 100 / streams
         bw = {**d["traffic"][0], "rate": f"{rate / 1e9:g}Gbps", "rate_limiter": "sw"}
         period_us = 128 * 65536 * 8 / rate * 1e6
@@ -908,12 +910,19 @@ def netcc_bursty_point(load: int, row: str, start: str, streams: int = 5, probe:
             bg = [bw]
         else:
             bg = [{**bw, "senders": [h], "start": f"{k * period_us / 5:.3f}us"} for k, h in enumerate(bw["senders"])]
-        probes = [t for t in d["traffic"][1:] if probe in ("both", t["size"])]
         d["traffic"] = bg + probes
         d["simulation"]["duration"] = NETCC_BURSTY_DURATION
         res = dcsim.run(d, overrides=list(sets))
         _netcc_bursty[key] = _netcc_read(res, len(bg), f"bursty {row} at {load} %, {start}")
     return _netcc_bursty[key]
+
+
+def _netcc_scenario(row: str, probe: str) -> Tuple[Dict[str, Any], List[Dict[str, Any]], Tuple[str, ...]]:
+    """The scenario of a seed 004 row as a table, its probe entries ("both", or only
+    "8B" or "8KB") and the row's overrides."""
+    scen, sets = {**NETCC_ROWS, **NETCC_VARIANTS}[row]
+    d = _toml_loads((SCEN / scen).read_text(encoding="utf-8"))
+    return d, [t for t in d["traffic"][1:] if probe in ("both", t["size"])], sets
 
 
 def _toml_loads(text: str) -> Dict[str, Any]:

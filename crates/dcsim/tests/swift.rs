@@ -4,7 +4,7 @@
 //! round trip. (The window laws are unit-tested in `models/swift`; docs/models/swift.md.)
 
 mod common;
-use common::col_u64;
+use common::{col_f64, col_u64};
 
 use std::path::Path;
 
@@ -51,7 +51,7 @@ fn run(n: usize, extra: &[&str]) -> Results {
 /// (total goodput Gb/s, Jain's index, queue delay at the bottleneck from 4 ms: mean, p5,
 /// p95 in us).
 fn figures(r: &Results) -> (f64, f64, f64, f64, f64) {
-    let g = common::col_f64(r, "flows", "goodput_steady_gbps");
+    let g = col_f64(r, "flows", "goodput_steady_gbps");
     let total: f64 = g.iter().sum();
     let jain = total * total / (g.len() as f64 * g.iter().map(|x| x * x).sum::<f64>());
     let (t, port, q) = (col_u64(r, "samples", "time_ps"), col_u64(r, "samples", "port_id"), col_u64(r, "samples", "egress_bytes"));

@@ -15,6 +15,9 @@ use dcsim::results::Results;
 const CUBIC_C: f64 = 0.4;
 const CUBIC_BETA: f64 = 0.7;
 
+/// Trace rows where the window fell by more than 5 %: congestion events.
+fn congestion_events(w: &[f64]) -> Vec<usize> { (1..w.len()).filter(|&k| w[k] < 0.95 * w[k - 1]).collect() }
+
 fn load(name: &str, overrides: &[&str]) -> dcsim::Plan {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
@@ -173,12 +176,11 @@ fn delayed_acks_halve_the_acks_and_keep_the_link_full() {
 fn cubic_follows_its_cubic_curve_on_a_long_fat_path() {
     let r = dcsim::sim::run(&load("tcp_cubic_long_rtt.toml", &[])).unwrap();
     assert!(r.checks_passed(), "{:?}", r.failed_checks());
-    let t = r.table("cc_trace").expect("cc_trace with trace_flows");
-    let (Some(dcsim::results::Column::U64(at)), Some(dcsim::results::Column::F64(cwnd))) = (t.get("time_ps"), t.get("cwnd_bytes")) else { panic!("cc_trace columns") };
+    let (at, cwnd) = (col_u64(&r, "cc_trace", "time_ps"), col_f64(&r, "cc_trace", "cwnd_bytes"));
     let (secs, w): (Vec<f64>, Vec<f64>) = at.iter().zip(cwnd).map(|(&a, &c)| (a as f64 * 1e-12, c / 1460.0)).unzip();
-    // Congestion events: the window falls by more than 5 %. W_max by RFC 9438 4.6-4.7;
-    // timeouts (cwnd = 1 MSS) are left out: the fast-retransmit cuts set it.
-    let cuts: Vec<usize> = (1..w.len()).filter(|&k| w[k] < 0.95 * w[k - 1]).collect();
+    // W_max by RFC 9438 4.6-4.7; timeouts (cwnd = 1 MSS) are left out: the
+    // fast-retransmit cuts set it.
+    let cuts = congestion_events(&w);
     let mut w_max = f64::NAN;
     let mut epochs = Vec::new();
     for &k in &cuts {
@@ -226,15 +228,14 @@ fn cubic_follows_its_cubic_curve_on_a_long_fat_path() {
 fn newreno_sawtooth_period_is_the_reno_analysis() {
     let r = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &["simulation.duration=\"120ms\"", "stats.trace_flows=[0]", "stats.sample_interval=\"off\""])).unwrap();
     assert!(r.checks_passed(), "{:?}", r.failed_checks());
-    let t = r.table("cc_trace").expect("cc_trace with trace_flows");
-    let (Some(dcsim::results::Column::U64(at)), Some(dcsim::results::Column::F64(cwnd))) = (t.get("time_ps"), t.get("cwnd_bytes")) else { panic!("cc_trace columns") };
+    let (at, cwnd) = (col_u64(&r, "cc_trace", "time_ps"), col_f64(&r, "cc_trace", "cwnd_bytes"));
     let w: Vec<f64> = cwnd.iter().map(|c| c / 1460.0).collect();
     // Frames of 1460 + 62 B (+ 20 B preamble and gap on the wire); 66 B ACKs.
     let d = 1542.0 * 8.0 / 10e9;
     let base = 4.0 * 25e-6 + 1542.0 * 8.0 / 40e9 + d + 86.0 * 8.0 / 10e9 + 86.0 * 8.0 / 40e9;
     let capacity = base / d + (150_000 / 1522) as f64 + 1.0;
     // Cycles after slow start's losses (from 10 ms): cut k to cut k + 1.
-    let cuts: Vec<usize> = (1..w.len()).filter(|&k| w[k] < 0.95 * w[k - 1] && at[k] > 10_000_000_000).collect();
+    let cuts: Vec<usize> = congestion_events(&w).into_iter().filter(|&k| at[k] > 10_000_000_000).collect();
     assert!(cuts.len() >= 5, "{} cycles", cuts.len());
     for pair in cuts.windows(2) {
         let (a, b) = (pair[0], pair[1]);
