@@ -35,14 +35,13 @@ pub enum Model {
 pub struct Mmu {
     model: Model,
     resume_offset: u64,
-    /// Per port: its settings (host ports have none and are never charged).
-    cfg: Vec<PortBuffer>,
     /// Per port: all bytes charged to the port (static model).
     port_bytes: Vec<u64>,
     /// Per switch: buffer size, the part set aside for reserves and headroom, and the
     /// shared bytes in use.
     pools: Vec<Pool>,
-    /// Per (port, class): bytes counted in reserve + shared, and in headroom.
+    /// Per (port, class): the charges and what a frame's admission or release reads
+    /// with them.
     charge: Vec<Charge>,
 }
 
@@ -53,11 +52,32 @@ struct Pool {
     shared_used: u64,
 }
 
-#[derive(Copy, Clone, Default, Debug)]
+/// One ingress (port, class): everything a frame's admission or release reads or writes,
+/// in one cache line. The port's settings are copied into each of its classes so that a
+/// frame does not touch a second line for them, and the watermarks (peak charge, lowest
+/// charge once paused) and the PFC state of the ingress live here, as a switch's MMU
+/// keeps them, rather than in counters elsewhere.
+#[derive(Copy, Clone, Debug)]
+#[repr(C, align(64))]
 struct Charge {
+    /// Bytes counted in reserve + shared, and in headroom.
     ingress: u64,
     hdrm: u64,
+    /// Largest charge seen (reserve + shared + headroom).
+    peak: u64,
+    /// Smallest charge seen after the first XOFF (u64::MAX before).
+    low_after_xoff: u64,
+    headroom: u64,
+    xoff: u64,
+    xon: u64,
+    /// The switch (`u32::MAX`: a host port, never charged) and its alpha as a shift.
+    switch: u32,
+    shift: u8,
+    /// XOFF sent upstream and not yet resumed; an XOFF sent at some point.
+    xoff_sent: bool,
+    ever_xoff: bool,
 }
+const _: () = assert!(std::mem::size_of::<Charge>() == 64);
 
 /// Per-port settings the world computes (headroom from the link, alpha from the rate).
 #[derive(Copy, Clone, Debug, Default)]
@@ -79,14 +99,27 @@ impl Mmu {
                 pools[pb.switch as usize].fixed += reserve + pb.headroom * lossless_classes;
             }
         }
-        Mmu {
-            model,
-            resume_offset,
-            cfg: ports.iter().map(|p| p.unwrap_or(PortBuffer { switch: u32::MAX, ..Default::default() })).collect(),
-            port_bytes: vec![0; ports.len()],
-            pools,
-            charge: vec![Charge::default(); ports.len() * 8],
-        }
+        let charge = ports
+            .iter()
+            .flat_map(|p| {
+                let c = p.unwrap_or(PortBuffer { switch: u32::MAX, ..Default::default() });
+                let ch = Charge {
+                    ingress: 0,
+                    hdrm: 0,
+                    peak: 0,
+                    low_after_xoff: u64::MAX,
+                    headroom: c.headroom,
+                    xoff: c.xoff,
+                    xon: c.xon,
+                    switch: c.switch,
+                    shift: c.shift,
+                    xoff_sent: false,
+                    ever_xoff: false,
+                };
+                [ch; 8]
+            })
+            .collect();
+        Mmu { model, resume_offset, port_bytes: vec![0; ports.len()], pools, charge }
     }
 
     /// A parallel run's merge: port `p`'s charges, and its switch's pool, as `other`
@@ -94,7 +127,7 @@ impl Mmu {
     pub fn adopt_port(&mut self, other: &Mmu, p: usize) {
         self.port_bytes[p] = other.port_bytes[p];
         self.charge[p * 8..p * 8 + 8].copy_from_slice(&other.charge[p * 8..p * 8 + 8]);
-        let sw = self.cfg[p].switch;
+        let sw = self.charge[p * 8].switch;
         if sw != u32::MAX {
             self.pools[sw as usize] = other.pools[sw as usize];
         }
@@ -102,8 +135,8 @@ impl Mmu {
 
     /// Free shared space times alpha for ingress `port` (pfc.md: PfcThreshold).
     #[inline]
-    fn threshold(&self, port: usize) -> u64 {
-        let c = &self.cfg[port];
+    fn threshold(&self, i: usize) -> u64 {
+        let c = &self.charge[i];
         let pool = &self.pools[c.switch as usize];
         pool.total.saturating_sub(pool.fixed + pool.shared_used) >> c.shift
     }
@@ -119,8 +152,8 @@ impl Mmu {
         let i = p * 8 + class as usize;
         match self.model {
             Model::Static { port_buffer } => {
-                let c = &self.cfg[p];
-                if lossless && self.charge[i].ingress + size > c.xoff + c.headroom {
+                let c = &self.charge[i];
+                if lossless && c.ingress + size > c.xoff + c.headroom {
                     return Err(DropReason::HeadroomExceeded);
                 }
                 if self.port_bytes[p] + size > port_buffer {
@@ -130,12 +163,13 @@ impl Mmu {
                 self.port_bytes[p] += size;
             }
             Model::Shared { reserve } => {
-                let thr = self.threshold(p);
+                let thr = self.threshold(i);
                 let over_shared = size + self.shared_used(i, reserve) > thr;
-                if over_shared && (!lossless || size + self.charge[i].hdrm > self.cfg[p].headroom) {
+                let c = &self.charge[i];
+                if over_shared && (!lossless || size + c.hdrm > c.headroom) {
                     return Err(if lossless { DropReason::HeadroomExceeded } else { DropReason::SharedThreshold });
                 }
-                let s = self.cfg[p].switch as usize;
+                let s = c.switch as usize;
                 let ch = &mut self.charge[i];
                 let nb = ch.ingress + size;
                 if nb <= reserve {
@@ -148,6 +182,8 @@ impl Mmu {
                 }
             }
         }
+        let ch = &mut self.charge[i];
+        ch.peak = ch.peak.max(ch.ingress + ch.hdrm);
         Ok(())
     }
 
@@ -197,8 +233,12 @@ impl Mmu {
                 let from_s = (size - from_h).min(ch.ingress.saturating_sub(reserve));
                 ch.hdrm -= from_h;
                 ch.ingress -= size - from_h;
-                self.pools[self.cfg[p].switch as usize].shared_used -= from_s;
+                self.pools[ch.switch as usize].shared_used -= from_s;
             }
+        }
+        let ch = &mut self.charge[i];
+        if ch.ever_xoff {
+            ch.low_after_xoff = ch.low_after_xoff.min(ch.ingress + ch.hdrm);
         }
     }
 
@@ -208,8 +248,8 @@ impl Mmu {
         let p = port.idx();
         let i = p * 8 + class as usize;
         match self.model {
-            Model::Static { .. } => self.charge[i].ingress >= self.cfg[p].xoff,
-            Model::Shared { reserve } => self.charge[i].hdrm > 0 || self.shared_used(i, reserve) >= self.threshold(p),
+            Model::Static { .. } => self.charge[i].ingress >= self.charge[i].xoff,
+            Model::Shared { reserve } => self.charge[i].hdrm > 0 || self.shared_used(i, reserve) >= self.threshold(i),
         }
     }
 
@@ -219,10 +259,10 @@ impl Mmu {
         let p = port.idx();
         let i = p * 8 + class as usize;
         match self.model {
-            Model::Static { .. } => self.charge[i].ingress <= self.cfg[p].xon,
+            Model::Static { .. } => self.charge[i].ingress <= self.charge[i].xon,
             Model::Shared { reserve } => {
                 let su = self.shared_used(i, reserve);
-                self.charge[i].hdrm == 0 && (su == 0 || su + self.resume_offset <= self.threshold(p))
+                self.charge[i].hdrm == 0 && (su == 0 || su + self.resume_offset <= self.threshold(i))
             }
         }
     }
@@ -234,9 +274,25 @@ impl Mmu {
         c.ingress + c.hdrm
     }
 
-    pub fn headroom(&self, port: PortId) -> u64 { self.cfg[port.idx()].headroom }
-    pub fn xoff(&self, port: PortId) -> u64 { self.cfg[port.idx()].xoff }
-    pub fn xon(&self, port: PortId) -> u64 { self.cfg[port.idx()].xon }
+    /// Largest charge of (port, class) so far, and its smallest after the first XOFF
+    /// (u64::MAX: none yet).
+    pub fn peak(&self, port: PortId, class: u8) -> u64 { self.charge[port.idx() * 8 + class as usize].peak }
+    pub fn low_after_xoff(&self, port: PortId, class: u8) -> u64 { self.charge[port.idx() * 8 + class as usize].low_after_xoff }
+
+    /// Whether an XOFF sent for (port, class) has not been resumed yet.
+    #[inline]
+    pub fn xoff_sent(&self, port: PortId, class: u8) -> bool { self.charge[port.idx() * 8 + class as usize].xoff_sent }
+
+    /// Records an XOFF (true) or XON sent for (port, class).
+    pub fn set_xoff_sent(&mut self, port: PortId, class: u8, xoff: bool) {
+        let c = &mut self.charge[port.idx() * 8 + class as usize];
+        c.xoff_sent = xoff;
+        c.ever_xoff |= xoff;
+    }
+
+    pub fn headroom(&self, port: PortId) -> u64 { self.charge[port.idx() * 8].headroom }
+    pub fn xoff(&self, port: PortId) -> u64 { self.charge[port.idx() * 8].xoff }
+    pub fn xon(&self, port: PortId) -> u64 { self.charge[port.idx() * 8].xon }
 }
 
 #[cfg(test)]

@@ -6,21 +6,18 @@ use super::capped_log::LogRow;
 use crate::units::{Rate, SimTime};
 
 /// Counters of one (port, priority). Control frames count under the priority they
-/// concern (PFC) or in the port's `ctrl_*` counters (ACK/NAK).
-/// The fields touched per packet (the first seven: traffic, queue peaks, and what the
+/// concern (PFC) or in the port's `Port::ctrl_bytes` (ACK/NAK).
+/// The fields touched per packet (the first five: traffic, the queue's peak, and what the
 /// congestion point and ECN marking read or count as a frame leaves) share one cache line.
 #[derive(Copy, Clone, Default, Debug)]
 #[repr(C, align(64))]
 pub struct PrioCounters {
     pub tx_bytes: u64,
     pub tx_pkts: u64,
-    /// Largest egress queue and largest ingress charge seen (bytes).
+    /// Largest egress queue seen (bytes); the ingress charges' peaks are the MMU's.
     pub max_egress: u64,
-    pub max_ingress: u64,
     /// Time this port's transmitter was paused for the priority.
     pub paused_ps: u64,
-    /// Smallest ingress charge seen after the first XOFF was sent for it.
-    pub min_ingress_after_xoff: u64,
     /// Data packets this egress queue marked CE.
     pub ecn_marked: u64,
     pub drops: [u64; 4],
@@ -33,12 +30,6 @@ pub struct PrioCounters {
     pub pfc_storms: u64,
     pub pfc_storms_restored: u64,
     pub pfc_storm_drops: u64,
-}
-
-#[derive(Copy, Clone, Default, Debug)]
-pub struct PortCounters {
-    pub ctrl_tx_bytes: u64,
-    pub ctrl_tx_pkts: u64,
 }
 
 /// Log-linear histogram: 128 sub-buckets per power of two, so a reported percentile is

@@ -27,7 +27,7 @@ pub const MEMORY_LIMIT_ENV: &str = "DCSIM_MEMORY_LIMIT";
 
 // Bytes per item, from the sizes of the engine's structures (rounded up).
 const NODE_BYTES: u64 = 512;
-const PORT_BYTES: u64 = 3 * 1024;
+const PORT_BYTES: u64 = 4 * 1024;
 const LINK_BYTES: u64 = 2 * PORT_BYTES + 64;
 const ROUTE_BYTES: u64 = 16;
 const FLOW_BYTES: u64 = 1024;

@@ -13,7 +13,7 @@ use crate::net::packet::{PacketPool, PktFifo};
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
 use crate::net::queue::EgressQueues;
 use crate::net::routing::{Graph, Override, Routing};
-use crate::net::stats::{Histogram, PortCounters, PrioCounters};
+use crate::net::stats::{Histogram, PrioCounters};
 use crate::models::link_failure::{LinkFaults, RouteInputs};
 use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan};
 use crate::units::{Rate, SimTime};
@@ -56,6 +56,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 ctrl: PktFifo::default(),
                 down: false,
                 up_at: SimTime::ZERO,
+                ctrl_bytes: 0,
                 wire_bytes: 0,
                 remote: false,
             });
@@ -323,11 +324,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         prefetch_ports: n_ports >= super::prefetch::MIN_PORTS,
         quiet_tx: !link_faults.active,
         nics: (0..n).map(|_| Nic::default()).collect(),
-        xoff_sent: vec![false; n_ports * 8],
         refresh_gen: vec![0; n_ports * 8],
-        ever_xoff: vec![false; n_ports * 8],
-        prio_stats: vec![PrioCounters { min_ingress_after_xoff: u64::MAX, ..Default::default() }; n_ports * 8],
-        port_stats: vec![PortCounters::default(); n_ports],
+        prio_stats: vec![PrioCounters::default(); n_ports * 8],
         latency: Histogram::default(),
         msg_latency: Histogram::default(),
         pfc_log: CappedLog::new(plan.stats.max_pfc_events),

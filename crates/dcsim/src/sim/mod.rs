@@ -32,7 +32,7 @@ use crate::net::queue::EgressQueues;
 use crate::models::Cc;
 use crate::net::routing::Routing;
 use crate::net::capped_log::CappedLog;
-use crate::net::stats::{GoodputRow, Histogram, PfcEvent, PortCounters, PrioCounters, Samples};
+use crate::net::stats::{GoodputRow, Histogram, PfcEvent, PrioCounters, Samples};
 use crate::plan::{FlowControl, HostPlan, LinkPlan, PfcPlan, Plan, StatsPlan};
 use crate::results::Results;
 use crate::units::{Rate, SimTime};
@@ -77,12 +77,14 @@ pub(crate) struct Port {
     pub ctrl: PktFifo,
     /// When the frame being sent ends (`tx` busy).
     pub tx_until: SimTime,
-    /// When the link last came back up (zero: never failed); frames that left before
-    /// are lost.
-    pub up_at: SimTime,
+    /// Bytes of control frames (PFC, ACK, NAK, CNP, ...) this transmitter sent.
+    pub ctrl_bytes: u64,
     /// Wire bytes (frames + preamble/gap) this transmitter put on its link: HPCC's INT
     /// reads it, every frame adds to it, so it lives in the line each frame touches.
     pub wire_bytes: u64,
+    /// When the link last came back up (zero: never failed); frames that left before
+    /// are lost.
+    pub up_at: SimTime,
     pub pause_gen: [u32; 8],
     pub paused_since: [SimTime; 8],
 }
@@ -143,13 +145,11 @@ pub struct Simulation {
     pub(crate) tcp_tx: Vec<crate::models::tcp::sender::TcpSender>,
     pub(crate) tcp_rx: Vec<crate::models::tcp::receiver::TcpReceiver>,
 
-    /// Per ingress (port, class): XOFF sent upstream and not yet resumed.
-    pub(crate) xoff_sent: Vec<bool>,
+    /// Per ingress (port, class): the generation of its XOFF refreshes (whether an XOFF
+    /// is outstanding is the MMU's, `Mmu::xoff_sent`).
     pub(crate) refresh_gen: Vec<u32>,
-    pub(crate) ever_xoff: Vec<bool>,
 
     pub(crate) prio_stats: Vec<PrioCounters>,
-    pub(crate) port_stats: Vec<PortCounters>,
     pub(crate) latency: Histogram,
     /// Completion times of messages (post to last ACK).
     pub(crate) msg_latency: Histogram,
@@ -510,11 +510,7 @@ impl Simulation {
         port.wire_bytes += wire as u64;
         let (peer, delay, remote) = (port.peer, port.delay, port.remote);
         match data_prio {
-            None => {
-                let st = &mut self.port_stats[p.idx()];
-                st.ctrl_tx_bytes += frame as u64;
-                st.ctrl_tx_pkts += 1;
-            }
+            None => port.ctrl_bytes += frame as u64,
             Some(prio) => {
                 let c = &mut self.prio_stats[p.idx() * 8 + prio as usize];
                 c.tx_bytes += frame as u64;

@@ -281,18 +281,17 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             let c = &s.prio_stats[p * 8 + prio as usize];
             let class = s.class_of(prio) as usize;
             let ci = &s.prio_stats[p * 8 + class];
-            let ps = &s.port_stats[p];
             let is_sw = !s.nodes[port.node.idx()].is_host;
             let vals = [
                 p as u64, port.node.0 as u64, port.local as u64, prio as u64, port.rate.0, c.tx_bytes, c.tx_pkts,
                 c.drops[0], c.drops[1], c.drops[2], c.drops[3],
                 ci.pfc_xoff_tx, ci.pfc_xon_tx, c.pfc_xoff_rx, c.pfc_xon_rx, c.pfc_expired,
-                c.paused_ps, c.max_egress, ci.max_ingress,
-                if ci.min_ingress_after_xoff == u64::MAX { 0 } else { ci.min_ingress_after_xoff },
+                c.paused_ps, c.max_egress.max(s.egress.queue(pid, prio).bytes), s.mmu.peak(pid, class as u8),
+                match s.mmu.low_after_xoff(pid, class as u8) { u64::MAX => 0, low => low },
                 if is_sw { s.mmu.headroom(pid) } else { 0 },
                 if is_sw { s.mmu.xoff(pid) } else { 0 },
                 if is_sw { s.mmu.xon(pid) } else { 0 },
-                ps.ctrl_tx_bytes, port.wire_bytes, c.ecn_marked,
+                port.ctrl_bytes, port.wire_bytes, c.ecn_marked,
                 c.pfc_storms, c.pfc_storms_restored, c.pfc_storm_drops,
             ];
             for (i, v) in vals.iter().enumerate() {

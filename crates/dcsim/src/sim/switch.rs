@@ -59,16 +59,9 @@ impl Simulation {
         if self.enqueue_hooks {
             self.on_enqueue_hooks(out, prio, id, local, q_before, &pkt, lossless);
         }
-        let occ = self.mmu.occupancy(in_port, class);
-        let ci = in_port.idx() * 8 + class as usize;
-        let st = &mut self.prio_stats[ci];
-        st.max_ingress = st.max_ingress.max(occ);
-        let eq = self.egress.queue(out, prio).bytes;
-        let st = &mut self.prio_stats[out.idx() * 8 + prio as usize];
-        st.max_egress = st.max_egress.max(eq);
 
         // Credits need no XOFF: the sender cannot overrun the input buffer.
-        if lossless && !self.xoff_sent[ci] && self.mmu.over_xoff(in_port, class) && !self.ib.on {
+        if lossless && !self.mmu.xoff_sent(in_port, class) && self.mmu.over_xoff(in_port, class) && !self.ib.on {
             self.send_pfc(in_port, class, true);
         }
         self.switch_try_send(out);
@@ -129,7 +122,7 @@ impl Simulation {
         }
         let eligible = self.egress.nonempty(p) & !port.paused;
         let Some(prio) = self.egress.pick(p, eligible) else { return };
-        let item = self.egress.dequeue(p, prio);
+        let item = self.dequeue_egress(p, prio);
         let quiet = self.egress.nonempty(p) & !self.ports[p.idx()].paused == 0;
         let (id, in_port, frame) = (item.id, self.ingress_of(p, &item), item.frame);
         let size = frame as u64;
@@ -144,6 +137,19 @@ impl Simulation {
         // After the transmitter is taken: a frame rerouted back out of the port it came in
         // on (a failed link's detour) releases a charge whose XON must wait for it.
         self.release_ingress(in_port, prio, size);
+    }
+
+    /// Takes the next frame of egress (p, prio), recording the queue's peak. A queue
+    /// changes by arrivals and departures only, so each of its peaks is followed by a
+    /// departure or lasts to the end of the run (where the output takes the queue as it
+    /// is): the peak is the largest queue seen before a departure, and the frame's
+    /// arrival, a cache miss on a large fabric, need not touch the counters.
+    #[inline(always)]
+    pub(crate) fn dequeue_egress(&mut self, p: PortId, prio: u8) -> Queued {
+        let before = self.egress.queue(p, prio).bytes;
+        let st = &mut self.prio_stats[p.idx() * 8 + prio as usize];
+        st.max_egress = st.max_egress.max(before);
+        self.egress.dequeue(p, prio)
     }
 
     /// The port a frame queued at `out` came in through (the same switch's).
@@ -161,13 +167,7 @@ impl Simulation {
         if self.ib.on {
             self.ib_on_free(in_port, prio, size + self.preamble as u64);
         }
-        let ci = in_port.idx() * 8 + class as usize;
-        if self.ever_xoff[ci] {
-            let occ = self.mmu.occupancy(in_port, class);
-            let st = &mut self.prio_stats[ci];
-            st.min_ingress_after_xoff = st.min_ingress_after_xoff.min(occ);
-        }
-        if self.xoff_sent[ci] && self.mmu.under_xon(in_port, class) {
+        if self.mmu.xoff_sent(in_port, class) && self.mmu.under_xon(in_port, class) {
             self.send_pfc(in_port, class, false);
         }
     }
@@ -196,12 +196,11 @@ mod tests {
         let dst = s.ports[s.ports[p.idx()].peer.idx()].node;
         let id = s.pool.alloc(Packet::data(FlowId(0), dst, 0, 1000, frame as u32, prio, SimTime::ZERO));
         s.mmu.admit(p, class, frame as u64, true).unwrap();
-        let ci = p.idx() * 8 + class as usize;
-        s.xoff_sent[ci] = true; // the port's ingress had paused its peer
+        s.mmu.set_xoff_sent(p, class, true); // the port's ingress had paused its peer
         let in_local = s.ports[p.idx()].local as u16;
         s.egress.enqueue(p, prio, Queued { id, frame, in_local }, FlowId(0));
         s.switch_try_send(p);
-        assert!(!s.xoff_sent[ci], "the release sends XON");
+        assert!(!s.mmu.xoff_sent(p, class), "the release sends XON");
         assert!(!s.ports[p.idx()].ctrl.is_empty(), "the XON waits for the frame on the wire");
         assert_eq!(s.prio_stats[p.idx() * 8 + prio as usize].tx_pkts, 1);
     }

@@ -98,7 +98,7 @@ impl Simulation {
         self.flush_down_port(p);
         for prio in 0..8u8 {
             while self.egress.queue(p, prio).pkts > 0 {
-                let item = self.egress.dequeue(p, prio);
+                let item = self.dequeue_egress(p, prio);
                 self.release_ingress(self.ingress_of(p, &item), prio, item.frame as u64);
                 self.link_faults.dropped_at_down_port += 1;
                 self.lose_data(item.id);

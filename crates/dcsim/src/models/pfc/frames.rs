@@ -29,9 +29,8 @@ impl Simulation {
         let mask = if self.pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
         let id = self.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
         let ci = port.idx() * 8 + class as usize;
-        self.xoff_sent[ci] = xoff;
+        self.mmu.set_xoff_sent(port, class, xoff);
         if xoff {
-            self.ever_xoff[ci] = true;
             self.prio_stats[ci].pfc_xoff_tx += 1;
             if self.pfc.pause_mode != PauseMode::Infinite {
                 self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
@@ -50,7 +49,7 @@ impl Simulation {
     /// While still congested, re-send XOFF before the upstream pause runs out.
     pub(crate) fn on_pfc_refresh(&mut self, port: PortId, class: u8, gen: u32) {
         let ci = port.idx() * 8 + class as usize;
-        if gen != self.refresh_gen[ci] || !self.xoff_sent[ci] {
+        if gen != self.refresh_gen[ci] || !self.mmu.xoff_sent(port, class) {
             return;
         }
         let resume = if self.rx.on && self.nodes[self.ports[port.idx()].node.idx()].is_host {

@@ -92,7 +92,7 @@ impl Simulation {
                     self.prio_stats[ci].pfc_storms += 1;
                     self.unpause(pid, c);
                     while w.action == WatchdogAction::Drop && self.egress.queue(pid, c).pkts > 0 {
-                        let item = self.egress.dequeue(pid, c);
+                        let item = self.dequeue_egress(pid, c);
                         self.release_ingress(self.ingress_of(pid, &item), c, item.frame as u64);
                         self.storm_drop(pid, c, item.id);
                     }

@@ -131,7 +131,7 @@ impl Simulation {
             FlowControl::None | FlowControl::IbCredits => return,
         };
         for c in 0..8u8 {
-            if classes & (1 << c) != 0 && self.xoff_sent[port.idx() * 8 + c as usize] != xoff {
+            if classes & (1 << c) != 0 && self.mmu.xoff_sent(port, c) != xoff {
                 self.send_pfc(port, c, xoff);
             }
         }

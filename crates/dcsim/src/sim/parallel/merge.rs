@@ -23,13 +23,11 @@ impl Simulation {
                     continue;
                 }
                 swap(&mut self.ports[p], &mut o.ports[p]);
-                self.port_stats[p] = o.port_stats[p];
                 let r = p * 8..p * 8 + 8;
                 self.prio_stats[r.clone()].copy_from_slice(&o.prio_stats[r.clone()]);
-                self.xoff_sent[r.clone()].copy_from_slice(&o.xoff_sent[r.clone()]);
-                self.ever_xoff[r.clone()].copy_from_slice(&o.ever_xoff[r.clone()]);
                 if !self.marking.cps.is_empty() {
                     self.marking.cps[r.clone()].copy_from_slice(&o.marking.cps[r.clone()]);
+                    self.marking.congested[p] = o.marking.congested[p];
                 }
                 self.egress.adopt_counters(&o.egress, PortId(p as u32));
                 self.mmu.adopt_port(&o.mmu, p);
