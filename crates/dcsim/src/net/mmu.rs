@@ -270,18 +270,21 @@ impl Mmu {
     /// Bytes charged to (port, class): reserve + shared + headroom.
     #[inline]
     pub fn occupancy(&self, port: PortId, class: u8) -> u64 {
-        let c = &self.charge[port.idx() * 8 + class as usize];
+        let c = self.at(port, class);
         c.ingress + c.hdrm
     }
 
+    #[inline(always)]
+    fn at(&self, port: PortId, class: u8) -> &Charge { &self.charge[port.idx() * 8 + class as usize] }
+
     /// Largest charge of (port, class) so far, and its smallest after the first XOFF
     /// (u64::MAX: none yet).
-    pub fn peak(&self, port: PortId, class: u8) -> u64 { self.charge[port.idx() * 8 + class as usize].peak }
-    pub fn low_after_xoff(&self, port: PortId, class: u8) -> u64 { self.charge[port.idx() * 8 + class as usize].low_after_xoff }
+    pub fn peak(&self, port: PortId, class: u8) -> u64 { self.at(port, class).peak }
+    pub fn low_after_xoff(&self, port: PortId, class: u8) -> u64 { self.at(port, class).low_after_xoff }
 
     /// Whether an XOFF sent for (port, class) has not been resumed yet.
     #[inline]
-    pub fn xoff_sent(&self, port: PortId, class: u8) -> bool { self.charge[port.idx() * 8 + class as usize].xoff_sent }
+    pub fn xoff_sent(&self, port: PortId, class: u8) -> bool { self.at(port, class).xoff_sent }
 
     /// Records an XOFF (true) or XON sent for (port, class).
     pub fn set_xoff_sent(&mut self, port: PortId, class: u8, xoff: bool) {
