@@ -51,54 +51,60 @@ pub(crate) enum QpState {
 }
 
 /// The sending queue pair and its reaction point's engine state (the algorithm's own
-/// state is in `Simulation::ccs`).
+/// state is in `Simulation::ccs`). The fields read for every frame sent or ACK taken
+/// come first: with the record aligned to a cache line, a send touches its first line
+/// and the second one's first word (`last_wire`), an ACK the first line only.
+#[repr(C, align(64))]
 pub(crate) struct Sender {
     pub state: QpState,
     pub started: bool,
     /// Nothing more will be sent: the last message is acknowledged (RoCE), the last
     /// packet sent (UDP), or the source stopped.
     pub done: bool,
-    /// Messages to send (0: until the end) and acknowledged so far; the sequence number
-    /// that ends the current message; when it was posted.
-    pub messages: u32,
-    pub msgs_done: u32,
-    pub msg_limit: u32,
-    pub msg_start: SimTime,
-    /// Pacing rate; `None` sends back to back at line rate.
-    pub pace: Option<Rate>,
-    /// The traffic entry's `rate` (the application's rate limit, as a NIC's per-QP
-    /// limiter), else the line rate: the pacing never exceeds it, whatever the
-    /// congestion control's rate.
-    pub rate_cap: Rate,
-    pub next_seq: u32,
-    pub snd_una: u32,
-    /// Selective repeat: the one packet a NAK asked for, to resend before new data.
-    pub resend: Option<u32>,
-    pub next_tx: SimTime,
-    pub rto_gen: u32,
-    pub rto_armed: bool,
-    pub rto_mark: u32,
+    pub windowed: bool,
     /// Whether the flow's congestion control can change its rate (hooks run only then).
     pub cc_dynamic: bool,
     /// The algorithm takes sends (`on_send`).
     pub cc_sends: bool,
-    /// Some of its timers are held back as quiet (`CcTimers::quiet`).
-    pub cc_quiet: bool,
     /// The algorithm takes ACKs (`on_ack`); it limits the bytes in flight (`window`).
     pub cc_acks: bool,
-    pub windowed: bool,
-    /// Hooks run so far: with the flow id, the key of the hook's random draw.
-    pub cc_draws: u32,
-    /// The window and rate are traced after each hook (`stats.trace_flows`).
-    pub traced: bool,
-    pub line_rate: Rate,
-    /// Start and wire size of the last packet sent (0: none yet).
-    pub last_tx: SimTime,
-    pub last_wire: u32,
+    pub rto_armed: bool,
+    pub next_seq: u32,
+    pub snd_una: u32,
+    /// The sequence number that ends the current message.
+    pub msg_limit: u32,
     /// perftest's software rate limiter: index in `Simulation::sw` (`NO_SW`: none).
     /// `msg_limit` is then the end of what the application has posted.
     pub sw: u32,
+    /// Selective repeat: the one packet a NAK asked for, to resend before new data.
+    pub resend: Option<u32>,
+    pub next_tx: SimTime,
+    /// Pacing rate; `None` sends back to back at line rate.
+    pub pace: Option<Rate>,
+    /// Start and wire size of the last packet sent (0: none yet).
+    pub last_tx: SimTime,
+    pub last_wire: u32,
+    /// Messages to send (0: until the end) and acknowledged so far; when the current
+    /// one was posted.
+    pub messages: u32,
+    pub msgs_done: u32,
+    pub rto_gen: u32,
+    pub rto_mark: u32,
+    /// Some of its timers are held back as quiet (`CcTimers::quiet`).
+    pub cc_quiet: bool,
+    /// The window and rate are traced after each hook (`stats.trace_flows`).
+    pub traced: bool,
+    /// Hooks run so far: with the flow id, the key of the hook's random draw.
+    pub cc_draws: u32,
+    pub msg_start: SimTime,
+    /// The traffic entry's `rate` (the application's rate limit, as a NIC's per-QP
+    /// limiter), else the line rate: the pacing never exceeds it, whatever the
+    /// congestion control's rate.
+    pub rate_cap: Rate,
+    pub line_rate: Rate,
 }
+
+const _: () = assert!(std::mem::offset_of!(Sender, last_wire) == 64 && std::mem::size_of::<Sender>() == 128);
 
 /// The engine's side of a flow's congestion-control timers: each timer's generation (an
 /// expiry event is stale unless it carries the current one) and, for a timer held back
@@ -114,7 +120,8 @@ impl Default for CcTimers {
     fn default() -> Self { CcTimers { gen: [0; 4], quiet: [SimTime::MAX; 4] } }
 }
 
-/// The receiving NIC's state of a flow, including its notification point.
+/// The receiving NIC's state of a flow, including its notification point: one cache line.
+#[repr(align(64))]
 pub(crate) struct Receiver {
     pub rcv_next: u32,
     /// Selective repeat: packets received above `rcv_next`, one bit per sequence number
@@ -155,37 +162,60 @@ impl Receiver {
     }
 }
 
-/// What is counted about a flow (the flows table); the model never reads it.
+/// What is counted about a flow (the flows table); the model never reads it. Grouped by
+/// who writes it how often, a cache line each: the destination NIC for every data frame;
+/// the destination for marks and bins, and the source's rate limits; the source for
+/// every frame sent; completion. A frame touches one line of it at each end.
 #[derive(Default)]
+#[repr(C, align(64))]
 pub(crate) struct FlowStats {
-    /// Completion: the last message acknowledged (RoCE), the last packet received (UDP)
-    /// or the source stopped.
-    pub finish: Option<SimTime>,
-    pub ideal_fct: SimTime,
-    pub msgs_done: u32,
-    pub msg_lat_sum: u128,
-    /// Every completed message's latency (ps), for the per-flow percentiles; one entry
-    /// per message, so it grows with completions, never with packets.
-    pub msg_lats: Vec<u64>,
-    pub pkts_sent: u64,
-    pub retransmits: u64,
-    pub delivered: u64,
-    pub steady_bytes: u64,
-    pub last_rx: SimTime,
+    // Destination, every data frame.
+    pub pkts_rx: u64,
+    /// Arrival of the last data frame (with `first_arrival`, meaningful once `pkts_rx`
+    /// is not 0): the inter-packet gaps add up to `last_arrival - first_arrival`.
+    pub last_arrival: SimTime,
     pub lat_sum: u128,
     pub lat_max: u64,
-    pub pkts_rx: u64,
+    pub delivered: u64,
+    pub last_rx: SimTime,
+    pub steady_bytes: u64,
+    // Destination, now and then; the source's rate limits.
+    pub first_arrival: SimTime,
     pub bin: u64,
     pub bin_bytes: u64,
     pub marked_rx: u64,
     pub cnps_sent: u64,
-    pub cnps_rx: u64,
-    pub min_rate: Rate,
-    pub limited_since: Option<SimTime>,
     pub limited_ps: u64,
+    pub limited_since: Option<SimTime>,
+    // Source, every frame sent; then fixed at the start.
+    pub pkts_sent: u64,
     pub pkts_limited: u64,
-    pub ipi_sum: u64,
-    pub last_arrival: Option<SimTime>,
+    pub retransmits: u64,
+    pub cnps_rx: u64,
     /// Feedback frames (QCN, BCN) and FECN probe replies received.
     pub feedback_rx: u64,
+    pub min_rate: Rate,
+    pub ideal_fct: SimTime,
+    pub msgs_done: u32,
+    // Completion.
+    /// Completion: the last message acknowledged (RoCE), the last packet received (UDP)
+    /// or the source stopped.
+    pub finish: Option<SimTime>,
+    pub msg_lat_sum: u128,
+    /// Every completed message's latency (ps), for the per-flow percentiles; one entry
+    /// per message, so it grows with completions, never with packets.
+    pub msg_lats: Vec<u64>,
+}
+
+const _: () = assert!(
+    std::mem::offset_of!(FlowStats, first_arrival) == 64
+        && std::mem::offset_of!(FlowStats, pkts_sent) == 128
+        && std::mem::offset_of!(FlowStats, finish) == 192
+);
+
+impl FlowStats {
+    /// The sum of the gaps between consecutive data frames' arrivals (ps).
+    pub fn ipi_sum(&self) -> u64 {
+        if self.pkts_rx == 0 { 0 } else { (self.last_arrival - self.first_arrival).0 }
+    }
 }

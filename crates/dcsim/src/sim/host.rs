@@ -216,11 +216,11 @@ impl Simulation {
         let lat = (now - pkt.sent()).0;
         self.latency.record(lat);
         let st = &mut self.flow_stats[pkt.flow.idx()];
-        st.pkts_rx += 1;
-        if let Some(prev) = st.last_arrival {
-            st.ipi_sum += (now - prev).0;
+        if st.pkts_rx == 0 {
+            st.first_arrival = now;
         }
-        st.last_arrival = Some(now);
+        st.pkts_rx += 1;
+        st.last_arrival = now;
         st.lat_sum += lat as u128;
         st.lat_max = st.lat_max.max(lat);
     }

@@ -148,7 +148,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("latency_max_ps", Column::U64(fl.iter().map(|f| f.st.lat_max).collect()));
     t.push(
         "interarrival_mean_ps",
-        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 1 { f.st.ipi_sum as f64 / (f.st.pkts_rx - 1) as f64 } else { f64::NAN }).collect()),
+        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 1 { f.st.ipi_sum() as f64 / (f.st.pkts_rx - 1) as f64 } else { f64::NAN }).collect()),
     );
     t.push("marked_received", Column::U64(fl.iter().map(|f| f.st.marked_rx).collect()));
     t.push(

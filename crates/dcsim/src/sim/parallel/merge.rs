@@ -119,6 +119,9 @@ impl FlowStats {
         self.last_rx = self.last_rx.max(o.last_rx);
         self.lat_sum += o.lat_sum;
         self.lat_max = self.lat_max.max(o.lat_max);
+        if o.pkts_rx > 0 {
+            (self.first_arrival, self.last_arrival) = (o.first_arrival, o.last_arrival);
+        }
         self.pkts_rx += o.pkts_rx;
         self.bin = self.bin.max(o.bin);
         self.bin_bytes += o.bin_bytes;
@@ -129,8 +132,6 @@ impl FlowStats {
         self.limited_since = self.limited_since.or(o.limited_since);
         self.limited_ps += o.limited_ps;
         self.pkts_limited += o.pkts_limited;
-        self.ipi_sum += o.ipi_sum;
-        self.last_arrival = self.last_arrival.max(o.last_arrival);
         self.feedback_rx += o.feedback_rx;
     }
 }
