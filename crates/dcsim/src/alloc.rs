@@ -6,7 +6,8 @@
 //! memory must be advised before its first touch to get them, as glibc's
 //! `glibc.malloc.hugetlb=1` tunable does, which a library cannot set once its process
 //! runs. So, on Linux:
-//! * blocks of `BIG` bytes or more are mapped on their own and advised;
+//! * blocks of `BIG` bytes or more are mapped on their own, the whole mapping advised
+//!   (so that a block that grows, such as the packet pool, keeps the advice);
 //! * the main heap grows in `STEP`s (`M_TOP_PAD`), and each step is advised when a
 //!   block of the engine's finds the heap grown, before the engine touches it.
 //!
@@ -49,9 +50,13 @@ mod os {
         if p == libc::MAP_FAILED {
             return std::ptr::null_mut();
         }
-        advise(p as usize, p as usize + round(n));
+        advise_mapping(p as *mut u8, n);
         p as *mut u8
     }
+    /// Advises a whole mapping of our own, not only the huge pages inside it now: a block
+    /// of 1-4 MiB may hold none, and the flag must be on the mapping for the huge pages it
+    /// holds once grown (`remap` keeps it).
+    unsafe fn advise_mapping(p: *mut u8, n: usize) { libc::madvise(p as *mut libc::c_void, round(n), libc::MADV_HUGEPAGE); }
     pub unsafe fn unmap(p: *mut u8, n: usize) { libc::munmap(p as *mut libc::c_void, round(n)); }
     /// Grows or shrinks a mapped block (the mapping keeps its advice).
     pub unsafe fn remap(p: *mut u8, old: usize, new: usize) -> *mut u8 {
