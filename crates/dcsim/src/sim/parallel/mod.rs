@@ -21,6 +21,7 @@ mod partition;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use barrier::SpinBarrier;
 
@@ -55,6 +56,43 @@ struct Mail {
 
 /// `Mail::int` of a frame without INT.
 const NO_INT: u32 = u32::MAX;
+
+/// Set, the parallel engine prints its partitions when it splits the fabric, and each
+/// partition's work and barrier waits after every `run_until` (a diagnostic of load
+/// balance; off, nothing is timed).
+const DEBUG_VAR: &str = "DCSIM_PAR_DEBUG";
+
+/// One partition's wall time in a `run_until`: working (its events and its outbox) and
+/// waiting at the barriers.
+struct Timing {
+    on: bool,
+    work: Duration,
+    wait: Duration,
+    rounds: u64,
+}
+
+impl Timing {
+    fn new() -> Self { Timing { on: std::env::var_os(DEBUG_VAR).is_some(), work: Duration::ZERO, wait: Duration::ZERO, rounds: 0 } }
+
+    /// Runs `f`, adding its wall time to the waits (`wait`) or to the work.
+    #[inline]
+    fn time<R>(&mut self, wait: bool, f: impl FnOnce() -> R) -> R {
+        if !self.on {
+            return f();
+        }
+        let t = Instant::now();
+        let r = f();
+        *(if wait { &mut self.wait } else { &mut self.work }) += t.elapsed();
+        r
+    }
+
+    fn report(&self, me: usize, stop: SimTime) {
+        if self.on {
+            let (work, wait) = (self.work.as_secs_f64(), self.wait.as_secs_f64());
+            eprintln!("partition {me} to {stop}: worked {work:.2} s, waited {wait:.2} s, {} rounds", self.rounds);
+        }
+    }
+}
 
 /// The frames one partition posts to another in a round. Its vectors keep their
 /// capacity from round to round: a round allocates nothing.
@@ -98,7 +136,7 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
         // The deadlock check runs between rounds, over all partitions.
         s.deadlocks.next = SimTime::MAX;
     }
-    if std::env::var_os("DCSIM_PAR_DEBUG").is_some() {
+    if std::env::var_os(DEBUG_VAR).is_some() {
         let counts: Vec<usize> = (0..parts).map(|i| part.iter().filter(|&&p| p as usize == i).count()).collect();
         eprintln!("partitions {counts:?} lookahead {lookahead:?}");
     }
@@ -227,6 +265,7 @@ impl Simulation {
 /// One partition's side of a parallel `run_until(stop)`.
 fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u16], lookahead: SimTime, stop: SimTime) {
     let n = sims.len();
+    let mut timing = Timing::new();
     loop {
         {
             let mut s = sims[me].lock().unwrap();
@@ -237,7 +276,7 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
             let next = s.q.next_time().map_or(u64::MAX, |t| t.0).min(s.pfc_watchdog.next.0);
             shared.next[me].store(next, Ordering::Relaxed);
         }
-        shared.barrier.wait();
+        timing.time(true, || shared.barrier.wait());
         let t = shared.next.iter().map(|x| x.load(Ordering::Relaxed)).min().unwrap();
         let check = shared.deadlock_next.load(Ordering::Relaxed);
         if t > stop.0 && check > stop.0 {
@@ -245,15 +284,16 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
         }
         // Events up to `w`: before t + lookahead, not past the stop or the next check.
         let w = t.saturating_add(lookahead.0 - 1).min(stop.0).min(check);
-        {
+        timing.time(false, || {
             let mut s = sims[me].lock().unwrap();
             s.run_local_until(SimTime(w));
             if s.watchdog.stalled.is_some() {
                 shared.stalled.store(true, Ordering::Relaxed);
             }
             s.post_outbox(me, n, part, shared);
-        }
-        shared.barrier.wait();
+        });
+        timing.rounds += 1;
+        timing.time(true, || shared.barrier.wait());
         // Every partition reads the same `stalled` here (written before the barrier).
         let stalled = shared.stalled.load(Ordering::Relaxed);
         if w == check && !stalled {
@@ -270,12 +310,37 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
                     shared.halt.store(true, Ordering::Relaxed);
                 }
             }
-            shared.barrier.wait();
+            timing.time(true, || shared.barrier.wait());
         }
         if stalled || shared.halt.load(Ordering::Relaxed) {
+            timing.report(me, stop);
             return;
         }
     }
+    timing.report(me, stop);
     // Nothing left before the stop: samples and the clock up to it.
     sims[me].lock().unwrap().run_local_until(stop);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The load-balance diagnostic adds a call's wall time to the waits or to the work,
+    /// and times nothing when it is off.
+    #[test]
+    fn timing_splits_work_from_waits_and_is_free_when_off() {
+        let nap = || std::thread::sleep(Duration::from_millis(2));
+        let mut t = Timing { on: true, work: Duration::ZERO, wait: Duration::ZERO, rounds: 0 };
+        t.time(true, nap);
+        assert!(t.wait >= Duration::from_millis(2) && t.work.is_zero());
+        assert_eq!(t.time(false, || 7), 7);
+        t.time(false, nap);
+        assert!(t.work >= Duration::from_millis(2));
+        let mut off = Timing { on: false, ..t };
+        let before = (off.work, off.wait);
+        off.time(true, nap);
+        off.time(false, nap);
+        assert_eq!((off.work, off.wait), before);
+    }
 }
