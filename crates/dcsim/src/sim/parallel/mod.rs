@@ -62,6 +62,8 @@ const NO_INT: u32 = u32::MAX;
 /// balance; off, nothing is timed).
 const DEBUG_VAR: &str = "DCSIM_PAR_DEBUG";
 
+fn debug() -> bool { std::env::var_os(DEBUG_VAR).is_some() }
+
 /// One partition's wall time in a `run_until`: working (its events and its outbox) and
 /// waiting at the barriers.
 struct Timing {
@@ -72,7 +74,7 @@ struct Timing {
 }
 
 impl Timing {
-    fn new() -> Self { Timing { on: std::env::var_os(DEBUG_VAR).is_some(), work: Duration::ZERO, wait: Duration::ZERO, rounds: 0 } }
+    fn new() -> Self { Timing { on: debug(), work: Duration::ZERO, wait: Duration::ZERO, rounds: 0 } }
 
     /// Runs `f`, adding its wall time to the waits (`wait`) or to the work.
     #[inline]
@@ -136,7 +138,7 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
         // The deadlock check runs between rounds, over all partitions.
         s.deadlocks.next = SimTime::MAX;
     }
-    if std::env::var_os(DEBUG_VAR).is_some() {
+    if debug() {
         let counts: Vec<usize> = (0..parts).map(|i| part.iter().filter(|&&p| p as usize == i).count()).collect();
         eprintln!("partitions {counts:?} lookahead {lookahead:?}");
     }
