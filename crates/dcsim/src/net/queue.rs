@@ -119,6 +119,11 @@ pub struct EgressQueues {
     quantum: u32,
     flow_subs: HashMap<(u32, u32), u32, BuildHasherDefault<FxHasher>>,
     free_subs: Vec<u32>,
+    /// A packet that arrived at an empty sub-queue, not yet written to its ring (the
+    /// sub-queue's only packet meanwhile). An arrival at an idle port is dequeued at
+    /// once, and then its ring, a cold line on a large fabric, is never touched; the
+    /// next enqueue anywhere writes it first, so each ring keeps its order.
+    pending: Option<(u32, Queued)>,
 }
 
 impl EgressQueues {
@@ -156,6 +161,7 @@ impl EgressQueues {
             quantum,
             flow_subs: HashMap::default(),
             free_subs: Vec::new(),
+            pending: None,
         }
     }
 
@@ -207,9 +213,16 @@ impl EgressQueues {
             Arbitration::PerPort => self.cells[qi].q.sub_base + item.in_local as u32,
             Arbitration::PerFlow => self.flow_sub(qi as u32, flow.0),
         };
+        if let Some((s, held)) = self.pending.take() {
+            self.sub_mut(s).fifo.push_back(held);
+        }
         let sub = self.sub_mut(si);
         let was_empty = sub.fifo.is_empty();
-        sub.fifo.push_back(item);
+        if was_empty {
+            self.pending = Some((si, item));
+        } else {
+            sub.fifo.push_back(item);
+        }
         let q = &mut self.cells[qi].q;
         q.bytes += item.frame as u64;
         q.pkts += 1;
@@ -254,7 +267,10 @@ impl EgressQueues {
     #[inline]
     fn head_frame(&self, qi: usize) -> u32 {
         let s = self.cells[qi].q.active_head;
-        self.sub(s).fifo.front().expect("non-empty queue").frame as u32
+        match self.pending {
+            Some((held_in, held)) if held_in == s => held.frame as u32,
+            _ => self.sub(s).fifo.front().expect("non-empty queue").frame as u32,
+        }
     }
 
     /// Calls `f` on every packet queued at (port, prio), in no particular order (for
@@ -262,6 +278,11 @@ impl EgressQueues {
     pub fn for_each_queued(&self, port: PortId, prio: u8, mut f: impl FnMut(&Queued)) {
         let mut s = self.cells[port.idx() * 8 + prio as usize].q.active_head;
         while s != NONE {
+            if let Some((held_in, held)) = &self.pending {
+                if *held_in == s {
+                    f(held);
+                }
+            }
             self.sub(s).fifo.iter().for_each(&mut f);
             s = self.sub(s).next_active;
         }
@@ -272,11 +293,22 @@ impl EgressQueues {
     pub fn dequeue(&mut self, port: PortId, prio: u8) -> Queued {
         let qi = port.idx() * 8 + prio as usize;
         let si = self.cells[qi].q.active_head;
+        let held = match self.pending {
+            Some((held_in, held)) if held_in == si => {
+                self.pending = None;
+                Some(held)
+            }
+            _ => None,
+        };
         let sub = self.sub_mut(si);
-        let item = sub.fifo.pop_front().expect("dequeue from an empty queue");
+        // A held packet is its sub-queue's only one: the ring is not touched.
+        let item = match held {
+            Some(h) => h,
+            None => sub.fifo.pop_front().expect("dequeue from an empty queue"),
+        };
         let next = sub.next_active;
         let more = !sub.fifo.is_empty();
-        if !more {
+        if !more && held.is_none() {
             // Restart the ring at its first slot (`clear` rewinds it), still in cache
             // from the last enqueue; otherwise a queue that holds a frame or two walks
             // through the whole ring a past burst grew, a cold line every four frames.
@@ -373,6 +405,29 @@ mod tests {
         let order: Vec<u32> = (0..6).map(|_| q.dequeue(PortId(2), 0).id.0).collect();
         assert_eq!(order, vec![0, 1, 0, 1, 0, 0]);
         assert_eq!(q.nonempty(PortId(2)), 0);
+    }
+
+    /// A packet that finds its queue empty is held outside the ring until the next
+    /// enqueue anywhere: meanwhile it is the queue's head (its frame, its diagnostics),
+    /// and the packets after it, in its queue or another, keep the FIFO order.
+    #[test]
+    fn a_held_packet_stays_first_in_its_queue() {
+        let mut q = EgressQueues::new(&[2, 2], Arbitration::Fifo, sched(SchedulerKind::Dwrr, [1; 8]), 1000);
+        push(&mut q, 0, 3, 7, 300, 0);
+        let mut seen = Vec::new();
+        q.for_each_queued(PortId(0), 3, |it| seen.push(it.id.0));
+        assert_eq!((seen, q.head_frame(3)), (vec![7], 300));
+        push(&mut q, 1, 3, 8, 100, 0); // another queue: writes the held packet to its ring
+        push(&mut q, 0, 3, 9, 200, 1);
+        assert_eq!(q.dequeue(PortId(0), 3).id.0, 7);
+        assert_eq!(q.head_frame(3), 200);
+        assert_eq!(q.dequeue(PortId(0), 3).id.0, 9);
+        // Held and taken at once: the ring is never written, the counts are kept.
+        push(&mut q, 0, 3, 10, 150, 0);
+        assert_eq!((q.queue(PortId(0), 3).bytes, q.queue(PortId(0), 3).pkts), (150, 1));
+        assert_eq!(q.dequeue(PortId(0), 3).id.0, 10);
+        assert_eq!((q.queue(PortId(0), 3).bytes, q.nonempty(PortId(0))), (0, 0));
+        assert_eq!(q.dequeue(PortId(1), 3).id.0, 8);
     }
 
     #[test]

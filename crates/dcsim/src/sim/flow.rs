@@ -8,6 +8,9 @@ use crate::units::{Rate, SimTime};
 
 /// The fixed description of a flow. Switches may read it: it is what the headers of the
 /// flow's frames carry (addresses, class), stored once per flow instead of per packet.
+/// One cache line each: every packet sent, received and acknowledged reads it, and with
+/// thousands of flows active at once it is a miss that should not be two.
+#[repr(align(64))]
 pub(crate) struct FlowHeader {
     pub src: NodeId,
     pub dst: NodeId,
@@ -52,8 +55,8 @@ pub(crate) enum QpState {
 
 /// The sending queue pair and its reaction point's engine state (the algorithm's own
 /// state is in `Simulation::ccs`). The fields read for every frame sent or ACK taken
-/// come first: with the record aligned to a cache line, a send touches its first line
-/// and the second one's first word (`last_wire`), an ACK the first line only.
+/// come first: with the record aligned to a cache line, a send or an ACK touches its
+/// first line only.
 #[repr(C, align(64))]
 pub(crate) struct Sender {
     pub state: QpState,
@@ -79,8 +82,9 @@ pub(crate) struct Sender {
     /// Selective repeat: the one packet a NAK asked for, to resend before new data.
     pub resend: Option<u32>,
     pub next_tx: SimTime,
-    /// Pacing rate; `None` sends back to back at line rate.
-    pub pace: Option<Rate>,
+    /// Pacing rate in bits per second (a `Rate`; 8 bytes, so that the line holds
+    /// `last_wire`); `None` sends back to back at line rate.
+    pub pace: Option<std::num::NonZeroU64>,
     /// Start and wire size of the last packet sent (0: none yet).
     pub last_tx: SimTime,
     pub last_wire: u32,
@@ -104,7 +108,7 @@ pub(crate) struct Sender {
     pub line_rate: Rate,
 }
 
-const _: () = assert!(std::mem::offset_of!(Sender, last_wire) == 64 && std::mem::size_of::<Sender>() == 128);
+const _: () = assert!(std::mem::offset_of!(Sender, last_wire) == 56 && std::mem::size_of::<Sender>() == 128);
 
 /// The engine's side of a flow's congestion-control timers: each timer's generation (an
 /// expiry event is stale unless it carries the current one) and, for a timer held back

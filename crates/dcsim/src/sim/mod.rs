@@ -62,8 +62,11 @@ pub(crate) enum Tx {
 pub(crate) struct Port {
     pub node: NodeId,
     pub peer: PortId,
-    /// Index of this port within its node.
-    pub local: u32,
+    /// Index of this port within its node (a switch has at most 65,536 ports).
+    pub local: u16,
+    /// The port is a host's NIC port (its node's kind, read by every arrival and kick
+    /// from the port's own line).
+    pub host: bool,
     pub tx: Tx,
     /// Priorities this transmitter may not send (paused by the peer), bit per priority.
     pub paused: u8,
@@ -447,8 +450,7 @@ impl Simulation {
     /// Lets an idle transmitter pick its next frame.
     #[inline]
     pub(crate) fn kick(&mut self, p: PortId) {
-        let node = self.ports[p.idx()].node;
-        if self.nodes[node.idx()].is_host {
+        if self.ports[p.idx()].host {
             self.host_try_send(p);
         } else {
             self.switch_try_send(p);
@@ -478,8 +480,7 @@ impl Simulation {
             crate::net::packet::PktKind::IbFcp => return self.on_fcp(p, pkt),
             _ => {}
         }
-        let node = self.ports[p.idx()].node;
-        if self.nodes[node.idx()].is_host {
+        if self.ports[p.idx()].host {
             if self.nic_rx_extras {
                 self.rx_arrive(p, pkt);
             } else {

@@ -19,7 +19,8 @@ pub(crate) const MIN_PORTS: usize = 2048;
 
 impl Simulation {
     /// Prefetches the records event `ev` names: an arrival's frame, and on a large fabric
-    /// its port (a transmitter's port and scheduling state).
+    /// its port (a transmitter's port and scheduling state); a flow's sender record for
+    /// its pacing wake-up and its congestion control's timers.
     #[inline(always)]
     pub(crate) fn prefetch_for(&self, ev: Event) {
         match ev {
@@ -37,6 +38,20 @@ impl Simulation {
                     prefetch(port);
                 }
                 self.egress.prefetch_port(p);
+            }
+            // A paced queue pair's wake-up and a congestion-control timer read the flow's
+            // records: with thousands of flows active at once, misses.
+            Event::QpWake(f) => {
+                if let (Some(s), Some(h)) = (self.senders.get(f.idx()), self.flows.get(f.idx())) {
+                    prefetch(s);
+                    prefetch(h);
+                }
+            }
+            Event::CcTimer(f, ..) => {
+                if let (Some(t), Some(s)) = (self.cc_timers.get(f.idx()), self.senders.get(f.idx())) {
+                    prefetch(t);
+                    prefetch(s);
+                }
             }
             _ => {}
         }

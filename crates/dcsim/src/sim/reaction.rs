@@ -166,7 +166,7 @@ impl Simulation {
             st.limited_ps += (now - since).0;
         }
         let send = rate.min(flow.rate_cap);
-        flow.pace = (send < line).then_some(send);
+        flow.pace = std::num::NonZeroU64::new(send.0).filter(|_| send < line);
         let wire = if flow.last_wire > 0 { flow.last_wire } else { self.host.mtu + self.host.header_bytes + preamble };
         let next = if flow.last_wire > 0 { flow.last_tx + send.min(line).tx_time(wire as u64) } else { now };
         let was = flow.next_tx;

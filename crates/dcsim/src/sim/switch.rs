@@ -52,7 +52,7 @@ impl Simulation {
             self.drop_packet(in_port, prio, id, reason);
             return;
         }
-        let local = self.ports[in_port.idx()].local;
+        let local = self.ports[in_port.idx()].local as u32;
         let q_before = self.egress.queue(out, prio).bytes;
         let item = Queued { id, frame: pkt.frame, in_local: local as u16 };
         self.egress.enqueue(out, prio, item, pkt.flow);
@@ -155,7 +155,7 @@ impl Simulation {
     /// The port a frame queued at `out` came in through (the same switch's).
     #[inline(always)]
     pub(crate) fn ingress_of(&self, out: PortId, item: &Queued) -> PortId {
-        PortId(out.0 - self.ports[out.idx()].local + item.in_local as u32)
+        PortId(out.0 - self.ports[out.idx()].local as u32 + item.in_local as u32)
     }
 
     /// A frame of `prio` that came in through `in_port` leaves the switch: its MMU charge
@@ -197,7 +197,7 @@ mod tests {
         let id = s.pool.alloc(Packet::data(FlowId(0), dst, 0, 1000, frame as u32, prio, SimTime::ZERO));
         s.mmu.admit(p, class, frame as u64, true).unwrap();
         s.mmu.set_xoff_sent(p, class, true); // the port's ingress had paused its peer
-        let in_local = s.ports[p.idx()].local as u16;
+        let in_local = s.ports[p.idx()].local;
         s.egress.enqueue(p, prio, Queued { id, frame, in_local }, FlowId(0));
         s.switch_try_send(p);
         assert!(!s.mmu.xoff_sent(p, class), "the release sends XON");

@@ -190,7 +190,7 @@ fn waiting_cycles(w: &Fabric<'_>) -> Vec<(u8, Vec<QueueId>)> {
         if any.nodes[down.idx()].is_host {
             continue;
         }
-        let in_local = any.ports[ingress.idx()].local;
+        let in_local = any.ports[ingress.idx()].local as u32;
         for q in any.nodes[down.idx()].ports.clone() {
             let Some(&j) = index.get(&(q, c)) else { continue };
             let mut from_ingress = false;
