@@ -293,13 +293,7 @@ impl EgressQueues {
     pub fn dequeue(&mut self, port: PortId, prio: u8) -> Queued {
         let qi = port.idx() * 8 + prio as usize;
         let si = self.cells[qi].q.active_head;
-        let held = match self.pending {
-            Some((held_in, held)) if held_in == si => {
-                self.pending = None;
-                Some(held)
-            }
-            _ => None,
-        };
+        let held = self.pending.take_if(|(held_in, _)| *held_in == si).map(|(_, h)| h);
         let sub = self.sub_mut(si);
         // A held packet is its sub-queue's only one: the ring is not touched.
         let item = match held {

@@ -219,7 +219,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             // The software limiter posts its messages itself (`sw_post`).
             msg_limit: if fp.sw_limit.is_some() { 0 } else { npkts },
             msg_start: fp.start,
-            pace: fp.rate.filter(|r| *r < host_rate).and_then(|r| std::num::NonZeroU64::new(r.0)),
+            pace: Sender::encode_pace(fp.rate.filter(|r| *r < host_rate)),
             rate_cap: fp.rate.map_or(host_rate, |r| r.min(host_rate)),
             next_seq: 0,
             snd_una: 0,

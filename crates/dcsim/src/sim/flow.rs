@@ -82,8 +82,9 @@ pub(crate) struct Sender {
     /// Selective repeat: the one packet a NAK asked for, to resend before new data.
     pub resend: Option<u32>,
     pub next_tx: SimTime,
-    /// Pacing rate in bits per second (a `Rate`; 8 bytes, so that the line holds
-    /// `last_wire`); `None` sends back to back at line rate.
+    /// Pacing rate in bits per second (a `Rate` in 8 bytes, so that the line holds
+    /// `last_wire`; `Sender::pace`, `Sender::encode_pace`); `None` sends back to back at
+    /// line rate.
     pub pace: Option<std::num::NonZeroU64>,
     /// Start and wire size of the last packet sent (0: none yet).
     pub last_tx: SimTime,
@@ -109,6 +110,16 @@ pub(crate) struct Sender {
 }
 
 const _: () = assert!(std::mem::offset_of!(Sender, last_wire) == 56 && std::mem::size_of::<Sender>() == 128);
+
+impl Sender {
+    /// The pacing rate (`None`: line rate).
+    #[inline]
+    pub fn pace(&self) -> Option<Rate> { self.pace.map(|bps| Rate(bps.get())) }
+
+    /// The field's form of pacing rate `rate` (rates are at least 1 b/s).
+    #[inline]
+    pub fn encode_pace(rate: Option<Rate>) -> Option<std::num::NonZeroU64> { rate.and_then(|r| std::num::NonZeroU64::new(r.0)) }
+}
 
 /// The engine's side of a flow's congestion-control timers: each timer's generation (an
 /// expiry event is stale unless it carries the current one) and, for a timer held back

@@ -146,8 +146,8 @@ impl Simulation {
             s.last_wire = wire;
             let st = &mut self.flow_stats[f.idx()];
             st.pkts_sent += 1;
-            if let Some(bps) = s.pace {
-                s.next_tx = now + crate::units::Rate(bps.get()).tx_time(wire as u64);
+            if let Some(rate) = s.pace() {
+                s.next_tx = now + rate.tx_time(wire as u64);
                 st.pkts_limited += 1;
             }
             let cc_active = s.cc_dynamic && s.cc_sends;

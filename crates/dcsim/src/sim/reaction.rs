@@ -2,7 +2,7 @@
 //! (`models::Cc`) and applies what it asked for (timers, a new pacing rate, a FECN probe).
 //! The algorithms themselves live in `models/`; they never see the world.
 
-use super::{QpState, Simulation};
+use super::{QpState, Sender, Simulation};
 use crate::event::Event;
 use crate::ids::FlowId;
 use crate::models::{Cc, CcCtx};
@@ -166,7 +166,7 @@ impl Simulation {
             st.limited_ps += (now - since).0;
         }
         let send = rate.min(flow.rate_cap);
-        flow.pace = std::num::NonZeroU64::new(send.0).filter(|_| send < line);
+        flow.pace = Sender::encode_pace((send < line).then_some(send));
         let wire = if flow.last_wire > 0 { flow.last_wire } else { self.host.mtu + self.host.header_bytes + preamble };
         let next = if flow.last_wire > 0 { flow.last_tx + send.min(line).tx_time(wire as u64) } else { now };
         let was = flow.next_tx;

@@ -52,12 +52,12 @@ impl Simulation {
             self.drop_packet(in_port, prio, id, reason);
             return;
         }
-        let local = self.ports[in_port.idx()].local as u32;
+        let local = self.ports[in_port.idx()].local;
         let q_before = self.egress.queue(out, prio).bytes;
-        let item = Queued { id, frame: pkt.frame, in_local: local as u16 };
+        let item = Queued { id, frame: pkt.frame, in_local: local };
         self.egress.enqueue(out, prio, item, pkt.flow);
         if self.enqueue_hooks {
-            self.on_enqueue_hooks(out, prio, id, local, q_before, &pkt, lossless);
+            self.on_enqueue_hooks(out, prio, id, local as u32, q_before, &pkt, lossless);
         }
 
         // Credits need no XOFF: the sender cannot overrun the input buffer.

@@ -190,11 +190,11 @@ fn waiting_cycles(w: &Fabric<'_>) -> Vec<(u8, Vec<QueueId>)> {
         if any.nodes[down.idx()].is_host {
             continue;
         }
-        let in_local = any.ports[ingress.idx()].local as u32;
+        let in_local = any.ports[ingress.idx()].local;
         for q in any.nodes[down.idx()].ports.clone() {
             let Some(&j) = index.get(&(q, c)) else { continue };
             let mut from_ingress = false;
-            w.at(q).egress.for_each_queued(PortId(q), c, |item| from_ingress |= item.in_local as u32 == in_local);
+            w.at(q).egress.for_each_queued(PortId(q), c, |item| from_ingress |= item.in_local == in_local);
             if from_ingress {
                 succ[i].push(j);
             }
