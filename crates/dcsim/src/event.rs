@@ -217,6 +217,10 @@ fn sort_latest_first(v: &mut Vec<Entry>, base: u64, shift: u32, keys: &mut Vec<u
         v.sort_unstable_by(|a, b| order(b, a));
         return;
     }
+    // Events reach a slot mostly in time order (each kind of event is scheduled a fixed
+    // time ahead of the event that schedules it), so the reversed slot is nearly sorted
+    // latest first and the insertion sort moves little.
+    v.reverse();
     for k in 1..n {
         let e = v[k];
         let mut j = k;
@@ -402,6 +406,41 @@ impl EventQueue {
     /// Removes and returns the next event if it is due no later than `limit`.
     #[inline]
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
+        // Nearly every event comes from the slot being served: sorted, at the window's
+        // start, served from its end (a sorted slot is never empty).
+        let i = self.cur as usize & (WHEEL_SLOTS - 1);
+        let bit = 1u64 << (i % 64);
+        if self.sorted[i / 64] & bit != 0 {
+            let v = &mut self.wheel[i];
+            let e = *v.last().expect("a sorted slot holds an event");
+            if e.time > limit.0 {
+                return None;
+            }
+            v.pop();
+            if v.is_empty() {
+                self.bits[i / 64] &= !bit;
+                self.sorted[i / 64] &= !bit;
+                self.free.push(std::mem::take(v));
+            }
+            return Some(self.served(e));
+        }
+        self.pop_slot(limit)
+    }
+
+    /// Serving `e`, just taken out of the queue.
+    #[inline(always)]
+    fn served(&mut self, e: Entry) -> (SimTime, Event) {
+        self.near -= 1;
+        self.now = SimTime(e.time);
+        self.popped += 1;
+        self.serving = Some((e.key, e.ev));
+        (self.now, e.ev)
+    }
+
+    /// `pop_until` when the slot being served has nothing left: the next slot in the
+    /// window (or the far timers'), sorted once.
+    #[inline(never)]
+    fn pop_slot(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
         let slot = match self.next_slot() {
             Some(s) => s,
             None => {
@@ -435,11 +474,7 @@ impl EventQueue {
             self.sorted[i / 64] &= !bit;
             self.free.push(std::mem::take(v));
         }
-        self.near -= 1;
-        self.now = SimTime(e.time);
-        self.popped += 1;
-        self.serving = Some((e.key, e.ev));
-        Some((self.now, e.ev))
+        Some(self.served(e))
     }
 
     /// The event `k` places after the next one in the slot being served (`k = 0`: the

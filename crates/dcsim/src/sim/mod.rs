@@ -418,24 +418,36 @@ impl Simulation {
     /// ports go idle): when work comes before the frame ends, the event is scheduled then,
     /// at the time and in the place among tied events it would have had, so the events
     /// are served exactly as if it had been scheduled from the start.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn tx_busy(&mut self, p: PortId) -> bool {
+        let now = self.q.now();
         let port = &mut self.ports[p.idx()];
         match port.tx {
             Tx::Idle => false,
             Tx::Busy => true,
-            Tx::BusyQuiet => {
-                let until = port.tx_until;
-                if self.q.passed(until, Event::TxDone(p)) {
-                    port.tx = Tx::Idle;
-                    return false;
-                }
-                port.tx = Tx::Busy;
-                self.q.uncount_elided();
-                self.q.schedule(until, Event::TxDone(p));
-                true
+            Tx::BusyQuiet if port.tx_until < now => {
+                port.tx = Tx::Idle;
+                false
             }
+            Tx::BusyQuiet => self.quiet_tx_busy(p),
         }
+    }
+
+    /// `tx_busy` of a transmitter without a `TxDone` event whose frame ends now or later:
+    /// idle if its event would have been served already, else busy with the event
+    /// scheduled.
+    #[inline(never)]
+    fn quiet_tx_busy(&mut self, p: PortId) -> bool {
+        let port = &mut self.ports[p.idx()];
+        let until = port.tx_until;
+        if self.q.passed(until, Event::TxDone(p)) {
+            port.tx = Tx::Idle;
+            return false;
+        }
+        port.tx = Tx::Busy;
+        self.q.uncount_elided();
+        self.q.schedule(until, Event::TxDone(p));
+        true
     }
 
     /// Left-out `TxDone` events (`tx_busy`) due after the clock: counted as processed
