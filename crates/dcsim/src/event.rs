@@ -629,6 +629,44 @@ mod tests {
         assert!(pending.is_empty() && n > 5000);
     }
 
+    /// Served up to limits that fall inside slots (as the parallel engine's rounds do),
+    /// with events scheduled into the slot being served and into the next ones: every
+    /// event comes out once, in the full order, and none after its limit.
+    #[test]
+    fn pop_until_limits_inside_a_slot_keep_the_order() {
+        let mut q = EventQueue::new(5, SimTime::ns(100));
+        let mut pending: Vec<(u64, u32, u64, Event)> = vec![];
+        let push = |q: &mut EventQueue, pending: &mut Vec<_>, at: SimTime, ev: Event| {
+            q.schedule(at, ev);
+            pending.push((at.0, tie_key(q.ties, at.0, &ev), ev.ident(), ev));
+        };
+        let mut rng = Rng::stream(11, "limits");
+        for k in 0..400u32 {
+            push(&mut q, &mut pending, SimTime(rng.below(20_000)), Event::TxDone(PortId(k)));
+        }
+        // Timers past the wheel's window, pulled in as it moves.
+        for k in 0..20u32 {
+            push(&mut q, &mut pending, SimTime(rng.below(1_000_000)), Event::FlowStart(FlowId(k)));
+        }
+        let (mut limit, mut n) = (0u64, 0u32);
+        while !pending.is_empty() {
+            limit += rng.below(300);
+            while let Some((t, ev)) = q.pop_until(SimTime(limit)) {
+                assert!(t.0 <= limit, "event at {} past the limit {limit}", t.0);
+                let k = (0..pending.len()).min_by_key(|&k| (pending[k].0, pending[k].1, pending[k].2)).unwrap();
+                let want = pending.swap_remove(k);
+                assert_eq!((t.0, ev), (want.0, want.3), "event {n}");
+                n += 1;
+                if n < 1500 && n % 2 == 0 {
+                    let at = t + SimTime(rng.below(100));
+                    push(&mut q, &mut pending, at, Event::QpWake(FlowId(n)));
+                }
+            }
+            assert!(pending.iter().all(|p| p.0 > limit), "an event due by {limit} was held back");
+        }
+        assert!(q.is_empty() && n > 400);
+    }
+
     #[test]
     fn matches_a_sorted_reference() {
         let mut q = EventQueue::new(3, SimTime::ns(100));
