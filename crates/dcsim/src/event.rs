@@ -411,25 +411,27 @@ impl EventQueue {
         let i = self.cur as usize & (WHEEL_SLOTS - 1);
         let bit = 1u64 << (i % 64);
         if self.sorted[i / 64] & bit != 0 {
-            let v = &mut self.wheel[i];
-            let e = *v.last().expect("a sorted slot holds an event");
+            let e = *self.wheel[i].last().expect("a sorted slot holds an event");
             if e.time > limit.0 {
                 return None;
             }
-            v.pop();
-            if v.is_empty() {
-                self.bits[i / 64] &= !bit;
-                self.sorted[i / 64] &= !bit;
-                self.free.push(std::mem::take(v));
-            }
-            return Some(self.served(e));
+            return Some(self.serve_last(i));
         }
         self.pop_slot(limit)
     }
 
-    /// Serving `e`, just taken out of the queue.
+    /// Takes the last event of wheel slot `i` (its earliest, the slot sorted) and serves
+    /// it; a slot left empty gives its buffer to the next slot to be filled.
     #[inline(always)]
-    fn served(&mut self, e: Entry) -> (SimTime, Event) {
+    fn serve_last(&mut self, i: usize) -> (SimTime, Event) {
+        let v = &mut self.wheel[i];
+        let e = v.pop().expect("an occupied slot holds an event");
+        if v.is_empty() {
+            let bit = 1u64 << (i % 64);
+            self.bits[i / 64] &= !bit;
+            self.sorted[i / 64] &= !bit;
+            self.free.push(std::mem::take(v));
+        }
         self.near -= 1;
         self.now = SimTime(e.time);
         self.popped += 1;
@@ -467,14 +469,7 @@ impl EventQueue {
         if slot != self.cur {
             self.advance(slot);
         }
-        let v = &mut self.wheel[i];
-        v.pop();
-        if v.is_empty() {
-            self.bits[i / 64] &= !bit;
-            self.sorted[i / 64] &= !bit;
-            self.free.push(std::mem::take(v));
-        }
-        Some(self.served(e))
+        Some(self.serve_last(i))
     }
 
     /// The event `k` places after the next one in the slot being served (`k = 0`: the
@@ -599,34 +594,48 @@ mod tests {
         assert_eq!(ids(&u), ids(&want));
     }
 
+    /// The order events must come out in, kept by brute force: every event scheduled
+    /// through it, the next one found by scanning all pending for the smallest
+    /// (time, tie key, event).
+    #[derive(Default)]
+    struct Reference(Vec<(u64, u32, u64, Event)>);
+
+    impl Reference {
+        fn schedule(&mut self, q: &mut EventQueue, at: SimTime, ev: Event) {
+            q.schedule(at, ev);
+            self.0.push((at.0, tie_key(q.ties, at.0, &ev), ev.ident(), ev));
+        }
+        /// Removes the next event due: (time, event).
+        fn take_next(&mut self) -> (u64, Event) {
+            let p = &self.0;
+            let k = (0..p.len()).min_by_key(|&k| (p[k].0, p[k].1, p[k].2)).unwrap();
+            let e = self.0.swap_remove(k);
+            (e.0, e.3)
+        }
+    }
+
     /// Thousands of events in one slot (flows starting together), events scheduled into
     /// the slot being served, and a few timers, against a reference that scans all
     /// pending events for the smallest (time, tie key, event) at each step.
     #[test]
     fn crowded_slots_serve_events_in_order() {
         let mut q = EventQueue::new(7, SimTime::ns(1000));
-        let mut pending: Vec<(u64, u32, u64, Event)> = vec![];
-        let push = |q: &mut EventQueue, pending: &mut Vec<_>, at: SimTime, ev: Event| {
-            q.schedule(at, ev);
-            pending.push((at.0, tie_key(q.ties, at.0, &ev), ev.ident(), ev));
-        };
+        let mut reference = Reference::default();
         let mut rng = Rng::stream(9, "crowd");
         for f in 0..5000u32 {
-            push(&mut q, &mut pending, SimTime(rng.below(4)), Event::FlowStart(FlowId(f)));
+            reference.schedule(&mut q, SimTime(rng.below(4)), Event::FlowStart(FlowId(f)));
         }
-        push(&mut q, &mut pending, SimTime::us(50), Event::FecnTick);
+        reference.schedule(&mut q, SimTime::us(50), Event::FecnTick);
         let mut n = 0;
         while let Some((t, ev)) = q.pop() {
-            let k = (0..pending.len()).min_by_key(|&k| (pending[k].0, pending[k].1, pending[k].2)).unwrap();
-            let want = pending.swap_remove(k);
-            assert_eq!((t.0, ev), (want.0, want.3), "event {n}");
+            assert_eq!((t.0, ev), reference.take_next(), "event {n}");
             n += 1;
             if n % 3 == 0 && n < 20_000 {
                 let at = t + SimTime(rng.below(200));
-                push(&mut q, &mut pending, at, Event::QpWake(FlowId(n)));
+                reference.schedule(&mut q, at, Event::QpWake(FlowId(n)));
             }
         }
-        assert!(pending.is_empty() && n > 5000);
+        assert!(reference.0.is_empty() && n > 5000);
     }
 
     /// Served up to limits that fall inside slots (as the parallel engine's rounds do),
@@ -635,34 +644,28 @@ mod tests {
     #[test]
     fn pop_until_limits_inside_a_slot_keep_the_order() {
         let mut q = EventQueue::new(5, SimTime::ns(100));
-        let mut pending: Vec<(u64, u32, u64, Event)> = vec![];
-        let push = |q: &mut EventQueue, pending: &mut Vec<_>, at: SimTime, ev: Event| {
-            q.schedule(at, ev);
-            pending.push((at.0, tie_key(q.ties, at.0, &ev), ev.ident(), ev));
-        };
+        let mut reference = Reference::default();
         let mut rng = Rng::stream(11, "limits");
         for k in 0..400u32 {
-            push(&mut q, &mut pending, SimTime(rng.below(20_000)), Event::TxDone(PortId(k)));
+            reference.schedule(&mut q, SimTime(rng.below(20_000)), Event::TxDone(PortId(k)));
         }
         // Timers past the wheel's window, pulled in as it moves.
         for k in 0..20u32 {
-            push(&mut q, &mut pending, SimTime(rng.below(1_000_000)), Event::FlowStart(FlowId(k)));
+            reference.schedule(&mut q, SimTime(rng.below(1_000_000)), Event::FlowStart(FlowId(k)));
         }
         let (mut limit, mut n) = (0u64, 0u32);
-        while !pending.is_empty() {
+        while !reference.0.is_empty() {
             limit += rng.below(300);
             while let Some((t, ev)) = q.pop_until(SimTime(limit)) {
                 assert!(t.0 <= limit, "event at {} past the limit {limit}", t.0);
-                let k = (0..pending.len()).min_by_key(|&k| (pending[k].0, pending[k].1, pending[k].2)).unwrap();
-                let want = pending.swap_remove(k);
-                assert_eq!((t.0, ev), (want.0, want.3), "event {n}");
+                assert_eq!((t.0, ev), reference.take_next(), "event {n}");
                 n += 1;
                 if n < 1500 && n % 2 == 0 {
                     let at = t + SimTime(rng.below(100));
-                    push(&mut q, &mut pending, at, Event::QpWake(FlowId(n)));
+                    reference.schedule(&mut q, at, Event::QpWake(FlowId(n)));
                 }
             }
-            assert!(pending.iter().all(|p| p.0 > limit), "an event due by {limit} was held back");
+            assert!(reference.0.iter().all(|p| p.0 > limit), "an event due by {limit} was held back");
         }
         assert!(q.is_empty() && n > 400);
     }
