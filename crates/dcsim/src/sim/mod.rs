@@ -425,6 +425,8 @@ impl Simulation {
         match port.tx {
             Tx::Idle => false,
             Tx::Busy => true,
+            // The frame ended before now: its event would have been served
+            // (`EventQueue::passed`'s first test, taken here without the call).
             Tx::BusyQuiet if port.tx_until < now => {
                 port.tx = Tx::Idle;
                 false
