@@ -2,7 +2,7 @@
 //! request. A large fabric's state (packet pool, egress rings, event wheel, port and flow
 //! records) spans over 100 MiB that the hot loop reads at random; on 4 KiB pages most of
 //! those cold reads also miss the TLB (k = 16 benchmark: 0.93 of the time at 5 ms,
-//! README "Scale"). With transparent huge pages in `madvise` mode (a common default)
+//! docs/speed.md, "Huge pages"). With transparent huge pages in `madvise` mode (a common default)
 //! memory must be advised before its first touch to get them, as glibc's
 //! `glibc.malloc.hugetlb=1` tunable does, which a library cannot set once its process
 //! runs. So, on Linux:
