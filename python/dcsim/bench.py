@@ -3,7 +3,11 @@ peak memory is its own. Reported per scenario: wall seconds, events per second, 
 packet-hops per second (packets that finished crossing a link, per wall second) and wall
 nanoseconds per hop, wall seconds per simulated millisecond, peak
 packets in flight (with ``--set simulation.threads=N``, the sum of the partitions' peaks), peak resident memory, and memory above an idle baseline per packet in
-flight (an upper bound: it also holds routing tables and per-port state)."""
+flight (an upper bound: it also holds routing tables and per-port state).
+
+With ``--every DURATION`` (or on a terminal, every tenth of the run) each benchmark also
+reports, per interval of simulated time, its wall time, link hops, ns per hop and packets
+in flight: a line on stderr as it goes, and the rows as ``intervals`` in ``--json``."""
 
 from __future__ import annotations
 
@@ -11,8 +15,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 BENCH_DIR = Path(__file__).parent / "benchmarks"
 
@@ -22,45 +28,115 @@ def scenarios(only: Optional[str] = None) -> List[Path]:
     return [f for f in files if only is None or only in f.stem]
 
 
+# A child's stderr line that starts with this is progress, echoed by the parent; other
+# lines are kept for the error message of a failed benchmark.
+PROGRESS = "progress: "
+
+
 def _child(argv: Sequence[str]) -> int:
     """Runs inside the measured process: one scenario (or only its loading, for the
-    baseline); the result is one JSON line on stdout."""
+    baseline); the result is one JSON line on stdout. ``--every PS`` first: run in
+    intervals of PS picoseconds (0: a tenth of the run), reporting each."""
     from . import _native
 
     baseline = argv[0] == "--baseline"
     args = list(argv[1:] if baseline else argv)
+    every = None
+    if args[:1] == ["--every"]:
+        every, args = int(args[1]), args[2:]
     plan = _native.load(args[0], args[1:])
     if baseline:
         print(json.dumps({}))
         return 0
-    out = _native.run(plan, progress=False)
+    out: Any
+    intervals: Optional[List[dict]] = None
+    if every is None:
+        out = _native.run(plan, progress=False)
+        wall = out["wall_s"]
+    else:
+        out, wall, intervals = _stepped(plan, every or max(plan.duration_ps // 10, 1))
     summary = json.loads(out["summary"])
-    print(json.dumps({
+    row = {
         "name": plan.name,
         "duration_ps": plan.duration_ps,
         "threads": plan.threads,
-        "wall_s": out["wall_s"],
+        "wall_s": wall,
         "events": out["events"],
         "hops": summary["counters"]["link_packet_hops"],
         "peak_packets": summary["memory"]["peak_packets"],
         "drops": summary["counters"]["drops_total"],
-    }))
+    }
+    if intervals is not None:
+        row["intervals"] = intervals
+    print(json.dumps(row))
     return 0
 
 
+def _stepped(plan: Any, every_ps: int) -> Tuple[Any, float, List[dict]]:
+    """Runs ``plan`` in intervals of ``every_ps`` simulated; returns the results, the wall
+    time (build included, as ``_native.run`` counts it) and a row per interval, each
+    also printed on stderr when it ends."""
+    from . import _native
+
+    started = time.perf_counter()
+    st = _native.Stepper(plan)
+    print(f"{PROGRESS}{plan.name}: built in {time.perf_counter() - started:.2f} s", file=sys.stderr, flush=True)
+    rows: List[dict] = []
+    t, hops_before, end = st.now_ps, 0, st.end_ps
+    more = True
+    while more and t < end:
+        t = min(t + every_ps, end)
+        t0 = time.perf_counter()
+        more = st.run_until(t)
+        wall = time.perf_counter() - t0
+        hops = st.link_packet_hops
+        n = hops - hops_before
+        r: Dict[str, Any] = {"to_ps": t, "wall_s": wall, "hops": n, "packets_in_flight": st.packets_in_flight,
+                             "ns_per_hop": wall * 1e9 / n if n else None}
+        hops_before = hops
+        rows.append(r)
+        ns = f"{r['ns_per_hop']:.0f}" if r["ns_per_hop"] is not None else "n/a"
+        print(f"{PROGRESS}{plan.name}: to {t / 1e9:g} ms: {wall:.2f} s wall, {r['hops'] / 1e6:.2f} M link hops, "
+              f"{ns} ns per hop, {r['packets_in_flight']} packets in flight", file=sys.stderr, flush=True)
+    out = st.finish()
+    return out, time.perf_counter() - started, rows
+
+
 def _measure(args: List[str]) -> Tuple[dict, int]:
-    """Runs one child process; returns its JSON result and its peak RSS in bytes."""
+    """Runs one child process; returns its JSON result and its peak RSS in bytes. Its
+    progress lines are echoed to stderr as they come."""
     proc = subprocess.Popen([sys.executable, "-m", "dcsim.bench", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
+    errors: List[str] = []
+
+    def pump() -> None:
+        for raw in proc.stderr:  # type: ignore[union-attr]
+            line = raw.decode(errors="replace")
+            if line.startswith(PROGRESS):
+                sys.stderr.write(line[len(PROGRESS):])
+                sys.stderr.flush()
+            else:
+                errors.append(line)
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    out = proc.stdout.read()  # type: ignore[union-attr]
     _, status, usage = os.wait4(proc.pid, 0)
+    reader.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
-        raise RuntimeError(err.decode(errors="replace").strip() or f"exit code {proc.returncode}")
+        raise RuntimeError("".join(errors).strip() or f"exit code {proc.returncode}")
     return json.loads(out.decode().strip().splitlines()[-1]), usage.ru_maxrss * 1024
 
 
-def run(only: Optional[str] = None, overrides: Sequence[str] = (), as_json: bool = False) -> int:
+def run(only: Optional[str] = None, overrides: Sequence[str] = (), as_json: bool = False,
+        every_ps: Optional[int] = None) -> int:
+    """Runs the benchmarks whose name contains ``only``; ``every_ps``: report intervals of
+    that many simulated picoseconds (default: a tenth of the run on a terminal, else
+    none)."""
+    if every_ps is None and sys.stderr.isatty():
+        every_ps = 0
+    every = ["--every", str(every_ps)] if every_ps is not None else []
     files = scenarios(only)
     if not files:
         print(f"error: no benchmark scenario matches '{only}'", file=sys.stderr)
@@ -69,7 +145,7 @@ def run(only: Optional[str] = None, overrides: Sequence[str] = (), as_json: bool
     for f in files:
         try:
             _, base_rss = _measure(["--baseline", str(f), *overrides])
-            r, rss = _measure([str(f), *overrides])
+            r, rss = _measure([*every, str(f), *overrides])
         except RuntimeError as e:  # one failed benchmark does not sink the others
             print(f"{f.stem}: failed: {e}", file=sys.stderr)
             failed += 1
@@ -99,5 +175,17 @@ def run(only: Optional[str] = None, overrides: Sequence[str] = (), as_json: bool
     return 1 if failed else 0
 
 
+def _child_main(argv: Sequence[str]) -> int:
+    """``_child`` with a bad scenario or override reported as its message alone (the
+    parent shows it after the benchmark's name), not as a traceback."""
+    from ._native import DcsimError
+
+    try:
+        return _child(argv)
+    except DcsimError as e:
+        print(str(e).strip() or type(e).__name__, file=sys.stderr)
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(_child(sys.argv[1:]))
+    sys.exit(_child_main(sys.argv[1:]))

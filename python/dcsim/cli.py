@@ -146,6 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
                    default=[], type=_override, help="override a setting of every benchmark, e.g. simulation.duration=10ms")
     b.add_argument("--json", action="store_true", help="one JSON object per benchmark")
+    b.add_argument("--every", metavar="DURATION", type=_sim_time,
+                   help="report wall time, link hops, ns per hop and packets in flight for every DURATION "
+                        "simulated (e.g. 10ms), on stderr as the run goes and as 'intervals' in --json "
+                        "(default: every tenth of the run on a terminal)")
     b.add_argument("--list", action="store_true", help="list the benchmark scenarios and exit")
     b.set_defaults(func=cmd_bench)
 
@@ -168,6 +172,19 @@ def _positive_int(s: str) -> int:
         raise argparse.ArgumentTypeError(f"'{s}' is not an integer") from None
     if v < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1 (got {v})")
+    return v
+
+
+def _sim_time(s: str) -> int:
+    """A positive duration as scenario files write it, in picoseconds."""
+    from . import _native
+
+    try:
+        v = _native.parse_time_ps(s)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"'{s}' is not a duration (e.g. 10ms, 500us): {e}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be positive (got '{s}')")
     return v
 
 
@@ -376,7 +393,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         for f in bench.scenarios(args.only):
             print(f)
         return EXIT_OK
-    return bench.run(args.only, args.overrides, args.json)
+    return bench.run(args.only, args.overrides, args.json, args.every)
 
 
 def cmd_tune(args: argparse.Namespace) -> int:

@@ -49,6 +49,37 @@ def test_bench_runs_a_short_benchmark(capsys):
     row = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert row["hops"] > 0 and row["peak_rss_bytes"] > 0 and row["drops"] == 0
 
+def test_bench_reports_intervals_that_add_up_to_the_run(capsys):
+    import json
+    rc = cli.main(["bench", "--only", "incast", "--set", "simulation.duration=200us", "--every", "60us", "--json"])
+    assert rc == 0
+    cap = capsys.readouterr()
+    row = json.loads(cap.out.strip().splitlines()[-1])
+    iv = row["intervals"]
+    # 60, 120, 180 us and the end at 200 us: the last interval is cut at the run's end.
+    assert [r["to_ps"] for r in iv] == [60_000_000, 120_000_000, 180_000_000, 200_000_000]
+    assert sum(r["hops"] for r in iv) == row["hops"] > 0
+    assert all(r["packets_in_flight"] >= 0 and r["wall_s"] >= 0 for r in iv)
+    lines = [ln for ln in cap.err.splitlines() if " ms: " in ln]
+    assert len(lines) == 4 and lines[-1].startswith("bench_incast_64_to_1: to 0.2 ms: ")
+
+
+@pytest.mark.parametrize("every, why", [("0ms", "must be positive"), ("10parsecs", "is not a duration")])
+def test_bench_rejects_a_bad_interval(every, why, capsys):
+    with pytest.raises(SystemExit) as ei:
+        cli.main(["bench", "--only", "incast", "--every", every])
+    assert ei.value.code == 2
+    err = capsys.readouterr().err
+    assert "--every" in err and why in err
+
+
+def test_bench_names_a_bad_override_without_a_traceback(capsys):
+    rc = cli.main(["bench", "--only", "incast", "--set", "simulation.duration=-1ms"])
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert err.startswith("incast_64_to_1: failed: simulation.duration") and "Traceback" not in err
+
+
 def test_keyboard_interrupt_exits_130(monkeypatch, capsys):
     def boom(args):
         raise KeyboardInterrupt

@@ -102,6 +102,13 @@ fn read_scenario(py: Python<'_>, path: PathBuf) -> PyResult<String> {
     py.allow_threads(|| guard(|| dcsim::scenario::read_scenario(&path)))?.map_err(|e| to_pyerr(py, e, Stage::Load))
 }
 
+/// A duration as scenario files write it ("10ms", "2.5us"), in picoseconds. Raises
+/// ValueError saying why a string is not one.
+#[pyfunction]
+fn parse_time_ps(s: &str) -> PyResult<u64> {
+    dcsim::units::parse_time(s).map(|t| t.0).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.0))
+}
+
 /// Reads and validates a scenario file, applying `path=value` overrides. The files it
 /// names must be in its directory, in one of `data_roots` or in the shipped data.
 #[pyfunction]
@@ -277,6 +284,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
     m.add_function(wrap_pyfunction!(check_override, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_time_ps, m)?)?;
     m.add_function(wrap_pyfunction!(_example_results, m)?)?;
     m.add_function(wrap_pyfunction!(storage_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;

@@ -46,6 +46,18 @@ impl Stepper {
     #[getter]
     fn end_ps(&mut self) -> PyResult<u64> { Ok(self.sim()?.end().0) }
 
+    /// Events processed so far.
+    #[getter]
+    fn events(&mut self) -> PyResult<u64> { Ok(self.sim()?.events()) }
+
+    /// Frames that finished crossing a link so far.
+    #[getter]
+    fn link_packet_hops(&mut self) -> PyResult<u64> { Ok(self.sim()?.packet_hops()) }
+
+    /// Packets alive now (queued, on links, being processed).
+    #[getter]
+    fn packets_in_flight(&mut self) -> PyResult<usize> { Ok(self.sim()?.packets_in_flight()) }
+
     /// Processes every event up to and including `t_ps` (at most the end), with the
     /// GIL released; Ctrl-C is checked every simulated millisecond. Returns whether the
     /// run has more to do.
