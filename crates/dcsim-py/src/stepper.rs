@@ -46,10 +46,6 @@ impl Stepper {
     #[getter]
     fn end_ps(&mut self) -> PyResult<u64> { Ok(self.sim()?.end().0) }
 
-    /// Events processed so far.
-    #[getter]
-    fn events(&mut self) -> PyResult<u64> { Ok(self.sim()?.events()) }
-
     /// Frames that finished crossing a link so far.
     #[getter]
     fn link_packet_hops(&mut self) -> PyResult<u64> { Ok(self.sim()?.packet_hops()) }
