@@ -200,6 +200,10 @@ fn traffic_cc(e: &TrafficSpec) -> Option<&CcSpec> {
 /// Resolves `[[switch.congestion_override]]` entries to (switch index, rule).
 fn detection_overrides(s: &SwitchSpec, plan: &Plan) -> Result<Vec<(u32, Detection)>> {
     let mut out = Vec::new();
+    // A port's rule is a 16-bit index (`models/ecn/marking.rs`, `PortMark`).
+    if s.congestion_override.iter().flatten().count() >= u16::MAX as usize {
+        return Err(Error::scenario("switch.congestion_override", format!("at most {} rules", u16::MAX - 1)));
+    }
     for (i, o) in s.congestion_override.iter().flatten().enumerate() {
         let p = format!("switch.congestion_override[{i}]");
         let Some(nodes) = &o.nodes else {

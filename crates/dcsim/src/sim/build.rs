@@ -143,6 +143,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let mmu = Mmu::new(model, pfc.resume_offset, &port_buf, &totals, n_classes);
     let radix: Vec<u32> = ports.iter().map(|p| nodes[p.node.idx()].ports.len() as u32).collect();
     let port_rates: Vec<Rate> = ports.iter().map(|p| p.rate).collect();
+    let port_nodes: Vec<u32> = ports.iter().map(|p| p.node.0).collect();
     let egress = EgressQueues::new(&radix, plan.switch.arbitration, plan.switch.scheduler.clone(), max_wire);
 
     // Flows.
@@ -335,7 +336,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         goodput: CappedLog::new(plan.stats.max_rows),
         used_prios,
         hops: 0,
-        marking: Marking::new(plan, &port_rates, &radix),
+        marking: Marking::new(plan, &port_rates, &port_nodes, &radix),
         nic_next_cnp: vec![SimTime::ZERO; n],
         rate_log: CappedLog::new(plan.stats.max_rows),
         cc_trace: CappedLog::new(plan.stats.max_rows),
@@ -396,7 +397,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         sim.storage = Some(Box::new(st));
         sim.storage_start();
     }
-    sim.enqueue_hooks = sim.marking.active || !matches!(sim.l2.kind, crate::plan::L2Cm::None) || sim.rpfc.on || sim.netcc.active;
+    sim.enqueue_hooks = sim.marking.at_enqueue || !matches!(sim.l2.kind, crate::plan::L2Cm::None) || sim.rpfc.on || sim.netcc.active;
     Ok(sim)
 }
 

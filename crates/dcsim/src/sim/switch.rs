@@ -72,7 +72,7 @@ impl Simulation {
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn on_enqueue_hooks(&mut self, out: PortId, prio: u8, id: PktId, local: u32, q_before: u64, pkt: &Packet, lossless: bool) {
-        if self.marking.active {
+        if self.marking.at_enqueue {
             self.mark_on_enqueue(out, prio, id, local, q_before);
         }
         if !matches!(self.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {

@@ -16,26 +16,43 @@ use crate::plan::{Detection, EcnMode, MarkPoint, Plan};
 use crate::rng::{keyed, stream_key, unit};
 use crate::units::{Rate, SimTime};
 
+/// What a switch port's marking reads at each departure, in one 8-byte record: eight
+/// ports to a cache line, instead of a line of each of four tables (its node, the node's
+/// detection rule, its thresholds, its congested bits), each a miss on a large fabric.
+#[derive(Copy, Clone, Default)]
+pub(crate) struct PortMark {
+    /// The port's ECN thresholds: an index into `Marking::ths`.
+    pub th: u32,
+    /// The detection rule of the port's switch: an index into `Marking::rules`.
+    pub rule: u16,
+    /// The port's priorities whose congestion point is congested (`cps[..].congested`,
+    /// a bit each). A queue that is not congested and stays so changes nothing in its
+    /// congestion point, so a departure reads this bit instead of the point's record.
+    pub congested: u8,
+}
+const _: () = assert!(std::mem::size_of::<PortMark>() == 8);
+
 pub(crate) struct Marking {
     /// Whether anything below is configured at all.
     pub active: bool,
+    /// Whether a frame's enqueue has anything to do here (marking on arrival, averaged
+    /// RED, rule 1b's demand); marking at dequeue, the default, has not.
+    pub at_enqueue: bool,
     pub mode: EcnMode,
     pub prios: u8,
     pub point: MarkPoint,
     pub wq: f64,
-    /// Per node: the detection rule of that switch.
-    pub detection: Vec<Detection>,
-    /// Per port: ECN thresholds for its rate.
-    pub th: Vec<Thresholds>,
+    /// Per port: its thresholds, detection rule and congested bits.
+    pub port: Vec<PortMark>,
+    /// The distinct detection rules of the switches.
+    pub rules: Vec<Detection>,
+    /// The distinct ECN threshold sets of the ports (one per port rate, and each set by
+    /// `set_ecn`).
+    pub ths: Vec<Thresholds>,
     /// Per (port, priority): averaged-RED state (RedAvg only).
     pub red: Vec<RedAvg>,
     /// Per (port, priority): congestion-point state (switch ports only).
     pub cps: Vec<CongestionPoint>,
-    /// Per port: its priorities whose congestion point is congested (`cps[..].congested`,
-    /// a bit each). A queue that is not congested and stays so changes nothing in its
-    /// congestion point, so a departure reads this small table (in cache) instead of the
-    /// point's record (a miss per frame on a large fabric).
-    pub congested: Vec<u8>,
     /// (congestion point, flow) pairs seen crossing a congested queue.
     pub pairs: HashSet<(u32, u32), BuildHasherDefault<FxHasher>>,
     /// Congestion intervals, at most `stats.max_rows`.
@@ -46,44 +63,63 @@ pub(crate) struct Marking {
 }
 
 impl Marking {
-    pub fn new(plan: &Plan, port_rates: &[Rate], radix: &[u32]) -> Self {
+    /// `port_rates`, `port_nodes` and `radix`: per port, its rate, its node and its
+    /// node's number of ports.
+    pub fn new(plan: &Plan, port_rates: &[Rate], port_nodes: &[u32], radix: &[u32]) -> Self {
         let ecn = &plan.switch.ecn;
-        let mut detection = vec![plan.switch.detection.clone(); plan.nodes.len()];
+        let mut rules = vec![plan.switch.detection.clone()];
+        let mut node_rule = vec![0u16; plan.nodes.len()];
         for (node, d) in &plan.switch.detection_overrides {
-            detection[*node as usize] = d.clone();
+            node_rule[*node as usize] = intern(&mut rules, d.clone()) as u16;
         }
-        let active = ecn.mode != EcnMode::Off || detection.iter().any(|d| !matches!(d, Detection::Ecn { .. }));
-        let any_1b = detection.iter().any(|d| matches!(d, Detection::Rcm1b { .. }));
+        let mut used = vec![false; rules.len()];
+        node_rule.iter().for_each(|&r| used[r as usize] = true);
+        let in_use = |f: fn(&Detection) -> bool| rules.iter().zip(&used).any(|(d, &u)| u && f(d));
+        let active = ecn.mode != EcnMode::Off || in_use(|d| !matches!(d, Detection::Ecn { .. }));
+        let any_1b = in_use(|d| matches!(d, Detection::Rcm1b { .. }));
         let n = port_rates.len();
+        let mut ths = Vec::new();
+        let port = (0..n)
+            .map(|p| PortMark { th: intern(&mut ths, thresholds_for(ecn, port_rates[p])) as u32, rule: node_rule[port_nodes[p] as usize], congested: 0 })
+            .collect();
+        let at_enqueue = any_1b || ecn.mode == EcnMode::RedAvg || (ecn.mark_point == MarkPoint::Enqueue && ecn.mode != EcnMode::Off);
         Marking {
             active,
+            at_enqueue,
             mode: ecn.mode,
             prios: ecn.priorities,
             point: ecn.mark_point,
             wq: ecn.wq,
-            th: port_rates.iter().map(|r| thresholds_for(ecn, *r)).collect(),
+            port,
+            rules,
+            ths,
             red: if ecn.mode == EcnMode::RedAvg { vec![RedAvg::default(); n * 8] } else { Vec::new() },
             cps: if active { vec![CongestionPoint::default(); n * 8] } else { Vec::new() },
-            congested: if active { vec![0; n] } else { Vec::new() },
             pairs: HashSet::default(),
             intervals: CappedLog::new(plan.stats.max_rows),
             demand: any_1b.then(|| Demand::new(radix)),
-            detection,
             key: stream_key(plan.seed, "ecn"),
         }
     }
+}
+
+/// The index of `x` in `set`, appended if it is not there yet.
+fn intern<T: PartialEq>(set: &mut Vec<T>, x: T) -> usize {
+    set.iter().position(|y| *y == x).unwrap_or_else(|| {
+        set.push(x);
+        set.len() - 1
+    })
 }
 
 impl Simulation {
     /// A data packet was queued at egress (out, prio); `q_before` is the queue before it.
     pub(crate) fn mark_on_enqueue(&mut self, out: PortId, prio: u8, id: PktId, in_local: u32, q_before: u64) {
         let now = self.now_t();
-        let node = self.ports[out.idx()].node;
         let m = &mut self.marking;
         if let Some(d) = m.demand.as_mut() {
             d.arrive(out.idx(), prio, in_local);
         }
-        let Detection::Ecn { root_only } = m.detection[node.idx()] else { return };
+        let Detection::Ecn { root_only } = m.rules[m.port[out.idx()].rule as usize] else { return };
         if m.prios & (1 << prio) == 0 || self.pool.get(id).kind != PktKind::Data {
             return;
         }
@@ -93,9 +129,9 @@ impl Simulation {
         let mark = match m.mode {
             EcnMode::RedAvg => {
                 let pkt_time = self.ports[out.idx()].rate.tx_time(self.pool.get(id).frame as u64);
-                m.red[out.idx() * 8 + prio as usize].on_arrival(&m.th[out.idx()], m.wq, q_before, now, pkt_time, draw)
+                m.red[out.idx() * 8 + prio as usize].on_arrival(&m.ths[m.port[out.idx()].th as usize], m.wq, q_before, now, pkt_time, draw)
             }
-            mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &m.th[out.idx()], q_before, draw),
+            mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &m.ths[m.port[out.idx()].th as usize], q_before, draw),
             _ => false,
         };
         if !mark {
@@ -117,8 +153,7 @@ impl Simulation {
         let rate = self.ports[p.idx()].rate;
         // The port is sending now, so its paused time is fully accounted.
         let paused_total = self.prio_stats[ci].paused_ps;
-        let node = self.ports[p.idx()].node;
-        let first = self.nodes[node.idx()].ports.start;
+        let first = p.0 - self.ports[p.idx()].local as u32;
         let m = &mut self.marking;
         if let Some(d) = m.demand.as_mut() {
             d.depart(p.idx(), prio, item.in_local as u32, now);
@@ -127,18 +162,20 @@ impl Simulation {
             m.red[ci].on_empty(now);
         }
         let bit = 1u8 << prio;
-        let was = m.congested[p.idx()] & bit != 0;
+        let pm = m.port[p.idx()];
+        let was = pm.congested & bit != 0;
         // Whether the queue is a victim, judged on its interval so far (before this step).
         let victim = |m: &Marking| was && m.cps[ci].is_victim();
-        let (congested, mark) = match m.detection[node.idx()] {
+        let (congested, mark) = match m.rules[pm.rule as usize] {
             Detection::Ecn { root_only } => {
                 let on = m.mode != EcnMode::Off && m.prios & (1 << prio) != 0;
-                let congested = on && q_after > m.th[p.idx()].kmin;
+                let th = &m.ths[pm.th as usize];
+                let congested = on && q_after > th.kmin;
                 let mark = on
                     && m.point == MarkPoint::Dequeue
                     && matches!(m.mode, EcnMode::Red | EcnMode::Step)
                     && !(root_only && victim(m))
-                    && mark_instant(m.mode, &m.th[p.idx()], q_after, || unit(keyed(m.key, &[p.0 as u64, prio as u64, self.pool.get(id).ident(), now.0])));
+                    && mark_instant(m.mode, th, q_after, || unit(keyed(m.key, &[p.0 as u64, prio as u64, self.pool.get(id).ident(), now.0])));
                 (congested, mark)
             }
             Detection::Rcm1a { threshold, mark_victims } => {
@@ -156,7 +193,7 @@ impl Simulation {
             if let Some((start, root_ps, victim_ps)) = m.cps[ci].evaluate(now, congested, paused_total) {
                 m.intervals.push(Interval { port: p.0, prio, start, end: now, root_ps, victim_ps });
             }
-            m.congested[p.idx()] = if congested { m.congested[p.idx()] | bit } else { m.congested[p.idx()] & !bit };
+            m.port[p.idx()].congested = if congested { pm.congested | bit } else { pm.congested & !bit };
         }
         if !(congested || mark) {
             return;
@@ -186,7 +223,7 @@ impl Simulation {
     /// judged by them; nothing already marked changes.
     pub fn set_ecn(&mut self, kmin: u64, kmax: u64, pmax: f64, ports: Option<&[u32]>) -> crate::error::Result<()> {
         use crate::error::Error;
-        if self.marking.mode == EcnMode::Off || self.marking.th.is_empty() {
+        if self.marking.mode == EcnMode::Off || self.marking.port.is_empty() {
             return Err(Error::scenario("switch.ecn.mode", "ECN marking is off in this run: there are no thresholds to change"));
         }
         if kmax < kmin {
@@ -195,24 +232,22 @@ impl Simulation {
         if !(pmax > 0.0 && pmax <= 1.0) {
             return Err(Error::scenario("set_ecn.pmax", format!("must be in (0, 1] (got {pmax})")));
         }
-        let th = Thresholds { kmin, kmax, pmax };
+        if let Some(list) = ports {
+            for (i, &p) in list.iter().enumerate() {
+                let ok = self.ports.get(p as usize).is_some_and(|port| !self.nodes[port.node.idx()].is_host);
+                if !ok {
+                    return Err(Error::scenario(format!("set_ecn.ports[{i}]"), format!("{p} is not a switch port id")));
+                }
+            }
+        }
+        let th = intern(&mut self.marking.ths, Thresholds { kmin, kmax, pmax }) as u32;
         match ports {
+            Some(list) => list.iter().for_each(|&p| self.marking.port[p as usize].th = th),
             None => {
                 for (p, port) in self.ports.iter().enumerate() {
                     if !self.nodes[port.node.idx()].is_host {
-                        self.marking.th[p] = th;
+                        self.marking.port[p].th = th;
                     }
-                }
-            }
-            Some(list) => {
-                for (i, &p) in list.iter().enumerate() {
-                    let ok = self.ports.get(p as usize).is_some_and(|port| !self.nodes[port.node.idx()].is_host);
-                    if !ok {
-                        return Err(Error::scenario(format!("set_ecn.ports[{i}]"), format!("{p} is not a switch port id")));
-                    }
-                }
-                for &p in list {
-                    self.marking.th[p as usize] = th;
                 }
             }
         }
@@ -221,7 +256,8 @@ impl Simulation {
 
     /// The RED thresholds port `p` uses now, if ECN marking is on.
     pub fn ecn_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
-        let t = self.marking.th.get(p as usize).filter(|_| self.marking.mode != EcnMode::Off)?;
+        let t = self.marking.port.get(p as usize).filter(|_| self.marking.mode != EcnMode::Off)?;
+        let t = &self.marking.ths[t.th as usize];
         Some((t.kmin, t.kmax, t.pmax))
     }
 
@@ -246,7 +282,7 @@ impl Simulation {
                 if let Some((start, r, v)) = cp.evaluate(end, false, paused_total) {
                     self.marking.intervals.push(Interval { port: (ci / 8) as u32, prio: (ci % 8) as u8, start, end, root_ps: r, victim_ps: v });
                 }
-                self.marking.congested[ci / 8] &= !(1 << (ci % 8));
+                self.marking.port[ci / 8].congested &= !(1 << (ci % 8));
             }
         }
     }

@@ -27,7 +27,7 @@ impl Simulation {
                 self.prio_stats[r.clone()].copy_from_slice(&o.prio_stats[r.clone()]);
                 if !self.marking.cps.is_empty() {
                     self.marking.cps[r.clone()].copy_from_slice(&o.marking.cps[r.clone()]);
-                    self.marking.congested[p] = o.marking.congested[p];
+                    self.marking.port[p].congested = o.marking.port[p].congested;
                 }
                 self.egress.adopt_counters(&o.egress, PortId(p as u32));
                 self.mmu.adopt_port(&o.mmu, p);
