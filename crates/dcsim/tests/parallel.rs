@@ -36,6 +36,31 @@ fn same_as_one_thread(file: &str, overrides: &[&str]) -> (String, u64, u64, Vec<
     one
 }
 
+/// ECN thresholds changed during a run (`Simulation::set_ecn`, seed 004's
+/// reconfiguration) reach the ports of every partition: the marks and results are
+/// those of one thread, and differ from a run without the change.
+#[test]
+fn ecn_thresholds_changed_during_a_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let file = root.join("scenarios/hpcc_fat_tree_hadoop_dcqcn_30.toml");
+    let run = |threads: u32, change: bool| {
+        let o = ["simulation.duration=300us".to_string(), format!("simulation.threads={threads}")];
+        let plan = dcsim::scenario::load_file(&file, &o).unwrap();
+        let mut sim = dcsim::Simulation::new(&plan).unwrap();
+        sim.run_until(SimTime::us(100));
+        if change {
+            sim.set_ecn(2_000, 4_000, 1.0, None).unwrap();
+        }
+        while sim.run_until(sim.end()) {}
+        format!("{:016x}", sim.finish().digest())
+    };
+    let one = run(1, true);
+    assert_ne!(one, run(1, false), "the change changes the run");
+    for threads in [2, 3] {
+        assert_eq!(run(threads, true), one, "threads = {threads}");
+    }
+}
+
 #[test]
 fn fat_tree_permutation_with_pfc() {
     let r = same_as_one_thread(

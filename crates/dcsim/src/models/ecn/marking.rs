@@ -240,7 +240,18 @@ impl Simulation {
                 }
             }
         }
-        let th = intern(&mut self.marking.ths, Thresholds { kmin, kmax, pmax }) as u32;
+        let th = Thresholds { kmin, kmax, pmax };
+        self.apply_ecn(th, ports);
+        // Each partition of a parallel run marks at its own ports.
+        for other in self.par.iter_mut().flat_map(|p| p.others.iter_mut()) {
+            other.apply_ecn(th, ports);
+        }
+        Ok(())
+    }
+
+    /// `set_ecn` on this world, its input checked.
+    fn apply_ecn(&mut self, th: Thresholds, ports: Option<&[u32]>) {
+        let th = intern(&mut self.marking.ths, th) as u32;
         match ports {
             Some(list) => list.iter().for_each(|&p| self.marking.port[p as usize].th = th),
             None => {
@@ -251,7 +262,6 @@ impl Simulation {
                 }
             }
         }
-        Ok(())
     }
 
     /// The RED thresholds port `p` uses now, if ECN marking is on.
