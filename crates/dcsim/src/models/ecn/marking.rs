@@ -126,12 +126,13 @@ impl Simulation {
         // The thresholds and the congestion point are read only when needed: marking at
         // dequeue leaves an enqueue nothing to read (a cache miss per frame saved).
         let draw = || unit(keyed(m.key, &[out.0 as u64, prio as u64, self.pool.get(id).ident(), now.0]));
+        let th = m.ths[m.port[out.idx()].th as usize];
         let mark = match m.mode {
             EcnMode::RedAvg => {
                 let pkt_time = self.ports[out.idx()].rate.tx_time(self.pool.get(id).frame as u64);
-                m.red[out.idx() * 8 + prio as usize].on_arrival(&m.ths[m.port[out.idx()].th as usize], m.wq, q_before, now, pkt_time, draw)
+                m.red[out.idx() * 8 + prio as usize].on_arrival(&th, m.wq, q_before, now, pkt_time, draw)
             }
-            mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &m.ths[m.port[out.idx()].th as usize], q_before, draw),
+            mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &th, q_before, draw),
             _ => false,
         };
         if !mark {
