@@ -434,6 +434,25 @@ impl PcapPlan {
 }
 
 impl Plan {
+    /// What makes a run's events not each one node's own, with the key that turns it on:
+    /// then neither the parallel engine's partitions nor rounds served node by node
+    /// (`event/rounds.rs`) can run it, and it is served in time order on one thread.
+    pub fn not_node_local(&self) -> Option<&'static str> {
+        let p = self;
+        let global = [
+            (p.stats.pcap.is_some(), "stats.pcap (one capture file in time order)"),
+            (!p.storage.is_empty(), "storage traffic (its closed loop spans the fabric)"),
+            (!p.switch.link_failures.is_empty(), "switch.link_failures (routes change everywhere at once)"),
+            (p.switch.pfc.mode == FlowControl::IbCredits, "switch.pfc.mode = \"ib_credits\""),
+            (
+                matches!(p.switch.l2cm, L2Cm::Fecn(_) | L2Cm::Efecn(_)),
+                "switch.l2cm of type \"fecn\" or \"efecn\" (one rate update for all switches)",
+            ),
+            (p.ccs.iter().any(|c| matches!(c, CcPlan::External(_))), "congestion control of type \"python\""),
+        ];
+        global.iter().find(|(on, _)| *on).map(|&(_, what)| what)
+    }
+
     /// The links of each node in port order: a node's ports are numbered in the order
     /// its links are listed, by the world and by every check made on the plan.
     pub fn node_links(&self) -> Vec<Vec<usize>> {

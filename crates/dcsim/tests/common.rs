@@ -135,3 +135,24 @@ pub fn permutation(p: &mut Plan, hosts: &[u32], seed: u64) {
         }
     }
 }
+
+/// Runs a scenario file with `overrides`, driven in seven chunks as the Python runner
+/// drives it, after `setup` (an engine switch): its digest (every table and the summary
+/// but the engine's memory figures), events, link crossings and the row count of each
+/// table.
+pub fn run_file(file: &str, overrides: &[String], setup: impl Fn(&mut dcsim::Simulation)) -> (String, u64, u64, Vec<String>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let plan = dcsim::scenario::load_file(&root.join(file), overrides).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let mut sim = dcsim::Simulation::new(&plan).unwrap();
+    setup(&mut sim);
+    let step = SimTime(sim.end().0 / 7 + 1);
+    let mut t = SimTime::ZERO;
+    while sim.run_until(t + step) {
+        t = t + step;
+    }
+    let (events, hops) = (sim.events(), sim.packet_hops());
+    let res = sim.finish();
+    assert!(res.checks_passed(), "{file} {overrides:?}: {:?}", res.failed_checks());
+    let rows = res.tables.iter().map(|(name, t)| format!("{name}: {}", t.rows())).collect();
+    (format!("{:016x}", res.digest()), events, hops, rows)
+}

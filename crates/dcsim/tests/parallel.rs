@@ -7,22 +7,12 @@ use std::path::Path;
 
 use dcsim::units::SimTime;
 
+mod common;
+
 fn run(file: &str, overrides: &[&str], threads: u32) -> (String, u64, u64, Vec<String>) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     o.push(format!("simulation.threads={threads}"));
-    let plan = dcsim::scenario::load_file(&root.join(file), &o).unwrap_or_else(|e| panic!("{file}: {e}"));
-    let mut sim = dcsim::Simulation::new(&plan).unwrap();
-    let step = SimTime(sim.end().0 / 7 + 1);
-    let mut t = SimTime::ZERO;
-    while sim.run_until(t + step) {
-        t = t + step;
-    }
-    let (events, hops) = (sim.events(), sim.packet_hops());
-    let res = sim.finish();
-    assert!(res.checks_passed(), "{file} threads={threads}: {:?}", res.failed_checks());
-    let rows = res.tables.iter().map(|(name, t)| format!("{name}: {}", t.rows())).collect();
-    (format!("{:016x}", res.digest()), events, hops, rows)
+    common::run_file(file, &o, |_| {})
 }
 
 fn same_as_one_thread(file: &str, overrides: &[&str]) -> (String, u64, u64, Vec<String>) {

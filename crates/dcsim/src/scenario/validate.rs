@@ -47,18 +47,7 @@ pub fn validate_threads(p: &Plan) -> Result<()> {
     if p.threads == 1 {
         return Ok(());
     }
-    let unsupported = [
-        (p.stats.pcap.is_some(), "stats.pcap (one capture file in time order)"),
-        (!p.storage.is_empty(), "storage traffic (its closed loop spans the fabric)"),
-        (!p.switch.link_failures.is_empty(), "switch.link_failures (routes change everywhere at once)"),
-        (p.switch.pfc.mode == FlowControl::IbCredits, "switch.pfc.mode = \"ib_credits\""),
-        (
-            matches!(p.switch.l2cm, crate::plan::L2Cm::Fecn(_) | crate::plan::L2Cm::Efecn(_)),
-            "switch.l2cm of type \"fecn\" or \"efecn\" (one rate update for all switches)",
-        ),
-        (p.ccs.iter().any(|c| matches!(c, crate::models::CcPlan::External(_))), "congestion control of type \"python\""),
-    ];
-    if let Some((_, what)) = unsupported.iter().find(|(on, _)| *on) {
+    if let Some(what) = p.not_node_local() {
         return Err(Error::scenario(K, format!("the parallel engine does not run {what} yet; use threads = 1")));
     }
     Ok(())

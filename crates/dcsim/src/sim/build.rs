@@ -370,6 +370,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         par: None,
         owned: Vec::new(),
         outbox: Vec::new(),
+        owners: Default::default(),
+        round_len: None,
         nodes,
         ports,
         routing,
@@ -397,6 +399,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         sim.storage = Some(Box::new(st));
         sim.storage_start();
     }
+    sim.owners = super::owners::Owners::new(&sim);
+    // Rounds node by node need every event to be one node's and every link to take time.
+    sim.round_len = sim.ports.iter().map(|p| p.delay).min().filter(|l| l.0 > 0 && plan.not_node_local().is_none());
+    sim.set_node_rounds(true);
     sim.enqueue_hooks = sim.marking.at_enqueue || !matches!(sim.l2.kind, crate::plan::L2Cm::None) || sim.rpfc.on || sim.netcc.active;
     Ok(sim)
 }

@@ -7,6 +7,7 @@ mod checks;
 mod flow;
 mod host;
 mod output;
+mod owners;
 mod parallel;
 mod pcap;
 mod prefetch;
@@ -224,6 +225,11 @@ pub struct Simulation {
     pub(crate) par: Option<Box<parallel::Parallel>>,
     pub(crate) owned: Vec<bool>,
     pub(crate) outbox: Vec<(SimTime, PortId, PktId)>,
+    /// The node each event belongs to (`owners.rs`).
+    pub(crate) owners: owners::Owners,
+    /// How long the rounds served node by node may be (`event/rounds.rs`): the shortest
+    /// link delay, if it is above zero and every event of the run belongs to one node.
+    pub(crate) round_len: Option<SimTime>,
 }
 
 impl Simulation {
@@ -246,6 +252,21 @@ impl Simulation {
         }
     }
 
+    /// Whether time is served in rounds node by node where the run allows it (the
+    /// default), or every event in time order: the same results either way. For checking
+    /// the engine; between `run_until` calls.
+    pub fn set_node_rounds(&mut self, on: bool) {
+        let rounds = self.round_len.filter(|_| on).map(|l| (l, self.nodes.len()));
+        self.q.set_rounds(rounds);
+        if let Some(par) = self.par.as_mut() {
+            par.others.iter_mut().for_each(|o| o.q.set_rounds(rounds));
+        }
+    }
+
+    /// The length of the rounds this run serves node by node, or `None` if it serves
+    /// every event in time order.
+    pub fn node_rounds(&self) -> Option<SimTime> { self.q.round_len() }
+
     /// Processes events up to and including time `t` (capped at the plan's end).
     /// Returns true while the run has more to do.
     pub fn run_until(&mut self, t: SimTime) -> bool {
@@ -267,18 +288,21 @@ impl Simulation {
             // the order (or the random tie-breaks) of the model's events. Each runs at its
             // own time t: after every event up to t, before any later one.
             let due = self.periodic_due();
-            while let Some((now, ev)) = self.q.pop_until(stop.min(due)) {
-                if self.watchdog.same_time(now) {
-                    // The clock stopped advancing: a model error (valid input always moves
-                    // it). The run ends here and the summary's checks report it.
-                    self.clock = now;
-                    return false;
+            let limit = stop.min(due);
+            if self.q.round_len().is_some() {
+                while self.q.begin_round(limit, |ev| self.owners.of(ev).0) {
+                    while let Some((now, ev)) = self.q.pop_round() {
+                        if self.serve(now, ev) {
+                            return false;
+                        }
+                    }
                 }
-                if let Some(e) = self.q.ahead(prefetch::AHEAD) {
-                    self.prefetch_for(e);
+            } else {
+                while let Some((now, ev)) = self.q.pop_until(limit) {
+                    if self.serve(now, ev) {
+                        return false;
+                    }
                 }
-                self.clock = now;
-                self.dispatch(ev);
             }
             if due > stop {
                 break;
@@ -289,6 +313,23 @@ impl Simulation {
         }
         self.clock = stop;
         stop < self.end && !self.q.is_empty()
+    }
+
+    /// Serves one event, prefetching for one due a few events later. True if the clock
+    /// stopped advancing: a model error (valid input always moves it), and the run ends
+    /// here for the summary's checks to report it.
+    #[inline(always)]
+    fn serve(&mut self, now: SimTime, ev: Event) -> bool {
+        if self.watchdog.same_time(now) {
+            self.clock = now;
+            return true;
+        }
+        if let Some(e) = self.q.ahead(prefetch::AHEAD) {
+            self.prefetch_for(e);
+        }
+        self.clock = now;
+        self.dispatch(ev);
+        false
     }
 
     /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.

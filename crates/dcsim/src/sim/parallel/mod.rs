@@ -28,7 +28,7 @@ use barrier::SpinBarrier;
 use super::Simulation;
 use crate::error::{Error, Result};
 use crate::event::Event;
-use crate::ids::{NodeId, PortId};
+use crate::ids::PortId;
 use crate::net::packet::{IntStack, Packet, FLAG_INT};
 use crate::plan::Plan;
 use crate::units::SimTime;
@@ -129,12 +129,8 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
             let (node, peer) = (s.ports[p].node, s.ports[p].peer);
             s.ports[p].remote = part[node.idx()] != part[s.ports[peer.idx()].node.idx()];
         }
-        let mut q = std::mem::replace(&mut s.q, crate::event::EventQueue::new(0, SimTime(1)));
-        {
-            let nodes = event_nodes(s);
-            q.retain(|ev| s.owned[nodes(ev).idx()]);
-        }
-        s.q = q;
+        let (owners, owned) = (&s.owners, &s.owned);
+        s.q.retain(|ev| owned[owners.of(ev).idx()]);
         // The deadlock check runs between rounds, over all partitions.
         s.deadlocks.next = SimTime::MAX;
     }
@@ -144,28 +140,6 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
     }
     sim.par = Some(Box::new(Parallel { others, part, lookahead, deadlock_next }));
     Ok(())
-}
-
-/// The node whose state an event changes: the owner of the event.
-fn event_nodes(s: &Simulation) -> impl Fn(&Event) -> NodeId + '_ {
-    move |ev| {
-        let port = |p: PortId| s.ports[p.idx()].node;
-        match *ev {
-            Event::TxDone(p) | Event::Arrive(p, _) | Event::PauseExpire(p, ..) | Event::PfcRefresh(p, ..) | Event::Forward(p, _) => port(p),
-            Event::QpWake(f) | Event::FlowStart(f) | Event::FlowStop(f) | Event::Rto(f, _) | Event::CcTimer(f, ..) | Event::SwBurst(f) => {
-                s.flows[f.idx()].src
-            }
-            Event::CnpDeferred(f) | Event::DelAck(f, _) => s.flows[f.idx()].dst,
-            Event::PortRate(k) => port(s.rate_schedule[k as usize].0),
-            Event::PauseStorm(k) => port(s.pause_storms.storms[k as usize].port),
-            Event::RxDone(k) => port(s.rx.nics[k as usize].port),
-            Event::RxRate(k) => port(s.rx.nics[s.rx.changes[k as usize].0 as usize].port),
-            // Refused by validation with threads > 1 (global, or not partitioned yet).
-            Event::FecnTick | Event::Link(_) | Event::IbTick => {
-                unreachable!("validated plan: {ev:?} in a parallel run")
-            }
-        }
-    }
 }
 
 /// What the partitions share during `run_parallel`.
@@ -199,15 +173,17 @@ impl Simulation {
             stalled: AtomicBool::new(false),
             halt: AtomicBool::new(false),
         };
-        let (part, lookahead) = (&par.part, par.lookahead);
+        // Rounds served node by node are aligned to multiples of their length (no
+        // longer than the lookahead): a window is one of them, whole.
+        let (part, window) = (&par.part, Window { lookahead: par.lookahead, rounds: self.q.round_len() });
         {
             let sims: Vec<Mutex<&mut Simulation>> = std::iter::once(&mut *self).chain(par.others.iter_mut()).map(Mutex::new).collect();
             std::thread::scope(|scope| {
                 for i in 1..n {
                     let (sims, shared) = (&sims, &shared);
-                    scope.spawn(move || rounds(i, sims, shared, part, lookahead, stop));
+                    scope.spawn(move || rounds(i, sims, shared, part, window, stop));
                 }
-                rounds(0, &sims, &shared, part, lookahead, stop);
+                rounds(0, &sims, &shared, part, window, stop);
             });
         }
         par.deadlock_next = SimTime(shared.deadlock_next.load(Ordering::Relaxed));
@@ -264,8 +240,27 @@ impl Simulation {
     }
 }
 
+/// How far the partitions run from the earliest pending event in one round.
+#[derive(Copy, Clone)]
+struct Window {
+    lookahead: SimTime,
+    /// The length of the partitions' rounds served node by node, if they serve so.
+    rounds: Option<SimTime>,
+}
+
+impl Window {
+    /// The last picosecond a round starting at `t` may serve: before t + lookahead, or
+    /// the end of the node-by-node round `t` falls in (which ends no later).
+    fn last(self, t: u64) -> u64 {
+        match self.rounds {
+            Some(l) => (t / l.0 + 1).saturating_mul(l.0) - 1,
+            None => t.saturating_add(self.lookahead.0 - 1),
+        }
+    }
+}
+
 /// One partition's side of a parallel `run_until(stop)`.
-fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u16], lookahead: SimTime, stop: SimTime) {
+fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u16], window: Window, stop: SimTime) {
     let n = sims.len();
     let mut timing = Timing::new();
     loop {
@@ -284,8 +279,8 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
         if t > stop.0 && check > stop.0 {
             break;
         }
-        // Events up to `w`: before t + lookahead, not past the stop or the next check.
-        let w = t.saturating_add(lookahead.0 - 1).min(stop.0).min(check);
+        // Events up to `w`: not past the stop or the next check.
+        let w = window.last(t).min(stop.0).min(check);
         timing.time(false, || {
             let mut s = sims[me].lock().unwrap();
             s.run_local_until(SimTime(w));

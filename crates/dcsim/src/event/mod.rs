@@ -7,9 +7,21 @@
 //! were scheduled, so an engine that schedules them in another order (partitioned,
 //! parallel) serves them in the same order. An event scheduled for the current time
 //! still runs after the event that scheduled it.
+//!
+//! Two stores hold the pending events: `rounds.rs` serves time in rounds, node by node
+//! (the default where every event belongs to one node and every link has a delay), and
+//! `wheel.rs` serves every event in time order (everything else). Both give the same
+//! results; far timers wait in a radix heap (`radix.rs`).
+
+mod radix;
+mod rounds;
+mod sort;
+mod wheel;
 
 use crate::ids::{FlowId, PktId, PortId};
 use crate::rng::{mix64, stream_key};
+use rounds::Rounds;
+use wheel::Wheel;
 use crate::units::SimTime;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -98,85 +110,6 @@ struct Entry {
     ev: Event,
 }
 
-/// Monotone priority queue over times (a radix heap, Ahuja et al. 1990): an entry sits in
-/// the bucket of the highest bit in which its time differs from the last time taken out.
-/// Used for far-future events only (timers), so its few moves per entry are rare work.
-struct RadixHeap {
-    buckets: Vec<Vec<Entry>>,
-    occupied: u128,
-    last: u64,
-    /// The smallest time held (u64::MAX when empty), valid unless `stale`: kept on push,
-    /// recomputed after a removal, so a peek costs nothing when nothing left.
-    min_cache: u64,
-    stale: bool,
-}
-
-impl RadixHeap {
-    fn new() -> Self {
-        RadixHeap { buckets: (0..65).map(|_| Vec::new()).collect(), occupied: 0, last: 0, min_cache: u64::MAX, stale: false }
-    }
-
-    #[inline]
-    fn push(&mut self, e: Entry) {
-        if !self.stale {
-            self.min_cache = self.min_cache.min(e.time);
-        }
-        self.put(e);
-    }
-
-    #[inline]
-    fn put(&mut self, e: Entry) {
-        let b = 64 - (e.time ^ self.last).leading_zeros() as usize;
-        self.buckets[b].push(e);
-        self.occupied |= 1 << b;
-    }
-
-    /// Smallest time held. Does not move anything: a radix heap only accepts pushes at
-    /// or after its last *removed* key, so peeking must not advance that key.
-    fn min(&mut self) -> Option<u64> {
-        if self.stale {
-            self.stale = false;
-            self.min_cache = if self.occupied & 1 != 0 {
-                self.last
-            } else if self.occupied == 0 {
-                u64::MAX
-            } else {
-                let b = self.occupied.trailing_zeros() as usize;
-                self.buckets[b].iter().map(|e| e.time).min().unwrap()
-            };
-        }
-        (self.min_cache != u64::MAX).then_some(self.min_cache)
-    }
-
-    /// Removes one entry with the smallest time.
-    fn pop_min(&mut self) -> Option<Entry> {
-        if self.occupied & 1 == 0 {
-            if self.occupied == 0 {
-                return None;
-            }
-            let b = self.occupied.trailing_zeros() as usize;
-            let mut v = std::mem::take(&mut self.buckets[b]);
-            self.occupied &= !(1 << b);
-            self.last = v.iter().map(|e| e.time).min().unwrap();
-            for e in v.drain(..) {
-                self.put(e);
-            }
-            self.buckets[b] = v;
-        }
-        let e = self.buckets[0].pop().unwrap();
-        if self.buckets[0].is_empty() {
-            self.occupied &= !1;
-        }
-        self.stale = true;
-        Some(e)
-    }
-}
-
-const WHEEL_SLOTS: usize = 2048;
-
-/// Slots up to this size are sorted by insertion (nearly all: a few events each).
-const INSERTION_SORT: usize = 24;
-
 /// The tie key of an event due at `time`: a full 64-bit mix, so that the order of two tied
 /// events flips pseudo-randomly with time (ties_are_broken_evenly; one multiply was
 /// measurably unfair).
@@ -185,92 +118,18 @@ fn tie_key(ties: u64, time: u64, ev: &Event) -> u32 {
     (mix64(ties ^ time.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ev.ident()) >> 32) as u32
 }
 
-/// The order events are served in: time, tie key, then the event itself.
-#[inline]
-fn order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
-    (a.time, a.key).cmp(&(b.time, b.key)).then_with(|| a.ev.ident().cmp(&b.ev.ident()))
+/// Where the pending events wait.
+enum Store {
+    Wheel(Wheel),
+    Rounds(Box<Rounds>),
 }
 
-/// Sorts a slot that starts at time `base` and spans `2^shift` ps latest first, so that
-/// it is served from its end. `keys` and `spare` are scratch space (`spare` and `v`
-/// may trade buffers).
-#[inline]
-fn sort_latest_first(v: &mut Vec<Entry>, base: u64, shift: u32, keys: &mut Vec<u64>, spare: &mut Vec<Entry>) {
-    let n = v.len();
-    if n > INSERTION_SORT {
-        let idx_bits = usize::BITS - (n - 1).leading_zeros();
-        if shift + 32 + idx_bits <= 64 {
-            // (time, tie key, index) as one number: a crowded slot sorts 8-byte numbers
-            // and moves each entry once. Equal (time, tie key) pairs (a collision at one
-            // picosecond) need the event itself to decide.
-            keys.clear();
-            keys.extend(v.iter().enumerate().map(|(k, e)| ((e.time - base) << 32 | e.key as u64) << idx_bits | k as u64));
-            keys.sort_unstable();
-            if keys.windows(2).all(|w| w[0] >> idx_bits != w[1] >> idx_bits) {
-                let mask = (1u64 << idx_bits) - 1;
-                spare.clear();
-                spare.extend(keys.iter().rev().map(|&k| v[(k & mask) as usize]));
-                std::mem::swap(v, spare);
-                return;
-            }
-        }
-        v.sort_unstable_by(|a, b| order(b, a));
-        return;
-    }
-    // Events reach a slot mostly in time order (each kind of event is scheduled a fixed
-    // time ahead of the event that schedules it), so the reversed slot is nearly sorted
-    // latest first and the insertion sort moves little.
-    v.reverse();
-    for k in 1..n {
-        let e = v[k];
-        let mut j = k;
-        while j > 0 && later(&e, &v[j - 1]) {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = e;
-    }
-}
-
-/// `a` is served after `b`.
-#[inline(always)]
-fn later(a: &Entry, b: &Entry) -> bool {
-    if a.time != b.time {
-        return a.time > b.time;
-    }
-    if a.key != b.key {
-        return a.key > b.key;
-    }
-    a.ev.ident() > b.ev.ident()
-}
-
-
-/// The event queue: a timing wheel for the near future plus a radix heap for the rest.
-///
-/// The wheel has `WHEEL_SLOTS` slots of 2^shift ps, covering the window
-/// [cur, cur + WHEEL_SLOTS) in slot units. Serialization ends and link arrivals, which are
-/// nearly all events, land in it directly and are taken out once; an occupancy bitmap
-/// finds the next non-empty slot. Timers beyond the window wait in the radix heap and move
-/// into the wheel when the window reaches them. A slot is filled unsorted; when the
-/// window reaches it, it is sorted once (latest first) and served from its end, so that
-/// the many events of a slot due at the same picosecond (symmetric fabrics tie often)
-/// cost one sort, not one scan each.
+/// The event queue: the pending events, the clock, and the event being served.
 pub struct EventQueue {
-    wheel: Vec<Vec<Entry>>,
-    /// Occupied slots, a bit each.
-    bits: [u64; WHEEL_SLOTS / 64],
-    /// Slots sorted latest first (by time, tie key, event), a bit each: the slot being
-    /// served. An event scheduled into it is inserted in order.
-    sorted: [u64; WHEEL_SLOTS / 64],
-    shift: u32,
-    /// Absolute index of the slot the window starts at.
-    cur: u64,
-    near: usize,
-    far: RadixHeap,
-    far_len: usize,
-    /// Wheel slot (absolute) of the earliest far timer, `u64::MAX` if none: the window's
-    /// move tests it instead of the heap.
-    far_due: u64,
+    store: Store,
+    /// How far ahead nearly every event is scheduled (the longest link delay plus frame
+    /// time, twice): the stores' spans.
+    horizon: u64,
     /// Key of the tie-break hashes.
     ties: u64,
     now: SimTime,
@@ -278,38 +137,47 @@ pub struct EventQueue {
     /// The event being served (tie key and event), or `None` between events (the loop's
     /// periodic work, which runs after every event due at `now`): what `passed` compares.
     serving: Option<(u32, Event)>,
-    /// Buffers of slots served to the end, still in cache: the next slot to be filled
-    /// takes the last one, so that scheduling writes to cached lines (a slot's own buffer
-    /// was last used a wheel turn ago, long evicted on a large fabric).
-    free: Vec<Vec<Entry>>,
-    /// Scratch space of the slot sort.
-    keys: Vec<u64>,
-    spare: Vec<Entry>,
 }
 
 impl EventQueue {
-    /// A queue whose wheel spans at least `horizon` (the longest link delay plus the
-    /// longest frame time makes nearly every event a near one).
+    /// A time-major queue whose wheel spans at least `horizon` (the longest link delay
+    /// plus the longest frame time makes nearly every event a near one).
     pub fn new(seed: u64, horizon: SimTime) -> Self {
-        let per_slot = (horizon.0 / WHEEL_SLOTS as u64).max(1);
-        let shift = (64 - (per_slot - 1).leading_zeros()).max(6);
         EventQueue {
-            wheel: (0..WHEEL_SLOTS).map(|_| Vec::new()).collect(),
-            bits: [0; WHEEL_SLOTS / 64],
-            sorted: [0; WHEEL_SLOTS / 64],
-            shift,
-            cur: 0,
-            near: 0,
-            far: RadixHeap::new(),
-            far_len: 0,
-            far_due: u64::MAX,
+            store: Store::Wheel(Wheel::new(horizon.0)),
+            horizon: horizon.0,
             ties: stream_key(seed, "event-ties"),
             now: SimTime::ZERO,
             popped: 0,
             serving: None,
-            free: Vec::new(),
-            keys: Vec::new(),
-            spare: Vec::new(),
+        }
+    }
+
+    /// Serves time in rounds of `len` node by node (`Some`, for a world of `nodes`
+    /// nodes), or every event in time order (`None`); the events pending move over.
+    /// Between events only.
+    pub fn set_rounds(&mut self, rounds: Option<(SimTime, usize)>) {
+        let mut all = Vec::new();
+        match &mut self.store {
+            Store::Wheel(w) => w.drain(&mut all),
+            Store::Rounds(r) => r.drain(&mut all),
+        }
+        all.sort_unstable_by(sort::order);
+        self.store = match rounds {
+            Some((len, nodes)) => Store::Rounds(Box::new(Rounds::new(len.0, nodes, self.horizon, self.now.0))),
+            None => Store::Wheel(Wheel::new(self.horizon)),
+        };
+        for e in all {
+            self.put(e);
+        }
+    }
+
+    /// The length of the rounds served node by node, if the queue serves so.
+    #[inline]
+    pub fn round_len(&self) -> Option<SimTime> {
+        match &self.store {
+            Store::Rounds(r) => Some(SimTime(r.round_len())),
+            Store::Wheel(_) => None,
         }
     }
 
@@ -320,204 +188,96 @@ impl EventQueue {
     #[inline]
     pub fn processed(&self) -> u64 { self.popped }
 
-    pub fn len(&self) -> usize { self.near + self.far_len }
+    pub fn len(&self) -> usize {
+        match &self.store {
+            Store::Wheel(w) => w.len(),
+            Store::Rounds(r) => r.len(),
+        }
+    }
     pub fn is_empty(&self) -> bool { self.len() == 0 }
 
     #[inline(always)]
-    fn put_near(&mut self, e: Entry) {
-        let i = (e.time >> self.shift) as usize & (WHEEL_SLOTS - 1);
-        let v = &mut self.wheel[i];
-        if v.capacity() == 0 {
-            if let Some(b) = self.free.pop() {
-                *v = b;
-            }
+    fn put(&mut self, e: Entry) {
+        match &mut self.store {
+            Store::Rounds(r) => r.put(e),
+            Store::Wheel(w) => w.put(e),
         }
-        if self.sorted[i / 64] & (1 << (i % 64)) == 0 {
-            v.push(e);
-        } else {
-            let at = v.partition_point(|x| order(&e, x).is_lt());
-            v.insert(at, e);
-        }
-        self.bits[i / 64] |= 1 << (i % 64);
-        self.near += 1;
     }
 
     #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        let e = Entry { time: at.0, key: tie_key(self.ties, at.0, &ev), ev };
-        if (at.0 >> self.shift) < self.cur + WHEEL_SLOTS as u64 {
-            self.put_near(e);
-        } else {
-            self.far.push(e);
-            self.far_len += 1;
-            self.far_due = self.far_due.min(at.0 >> self.shift);
-        }
+        self.put(Entry { time: at.0, key: tie_key(self.ties, at.0, &ev), ev });
     }
 
-    /// Absolute index of the first non-empty wheel slot in the window, if any.
-    #[inline]
-    fn next_slot(&self) -> Option<u64> {
-        if self.near == 0 {
-            return None;
-        }
-        let start = self.cur as usize & (WHEEL_SLOTS - 1);
-        let (w0, b0) = (start / 64, start % 64);
-        let words = WHEEL_SLOTS / 64;
-        let first = self.bits[w0] & (!0u64 << b0);
-        if first != 0 {
-            return Some(self.cur + (first.trailing_zeros() as usize - b0) as u64);
-        }
-        for k in 1..=words {
-            let w = (w0 + k) % words;
-            let m = if k == words { self.bits[w] & !(!0u64 << b0) } else { self.bits[w] };
-            if m != 0 {
-                let idx = w * 64 + m.trailing_zeros() as usize;
-                let off = (idx + WHEEL_SLOTS - start) % WHEEL_SLOTS;
-                return Some(self.cur + off as u64);
-            }
-        }
-        unreachable!("near events but no occupied slot")
-    }
-
-    /// Moves the window to start at slot `s` and pulls in the timers it now covers.
     #[inline(always)]
-    fn advance(&mut self, s: u64) {
-        self.cur = s;
-        if self.far_due < s + WHEEL_SLOTS as u64 {
-            self.pull_far();
-        }
-    }
-
-    #[inline(never)]
-    fn pull_far(&mut self) {
-        let limit = self.cur + WHEEL_SLOTS as u64;
-        while let Some(t) = self.far.min() {
-            if (t >> self.shift) >= limit {
-                break;
-            }
-            let e = self.far.pop_min().expect("far heap holds the minimum just seen");
-            self.far_len -= 1;
-            self.put_near(e);
-        }
-        self.far_due = self.far.min().map_or(u64::MAX, |t| t >> self.shift);
-    }
-
-    /// Removes and returns the next event if it is due no later than `limit`.
-    #[inline]
-    pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
-        // Nearly every event comes from the slot being served: sorted, at the window's
-        // start, served from its end (a sorted slot is never empty).
-        let i = self.cur as usize & (WHEEL_SLOTS - 1);
-        let bit = 1u64 << (i % 64);
-        if self.sorted[i / 64] & bit != 0 {
-            let e = *self.wheel[i].last().expect("a sorted slot holds an event");
-            if e.time > limit.0 {
-                return None;
-            }
-            return Some(self.serve_last(i));
-        }
-        self.pop_slot(limit)
-    }
-
-    /// Takes the last event of wheel slot `i` (its earliest, the slot sorted) and serves
-    /// it; a slot left empty gives its buffer to the next slot to be filled.
-    #[inline(always)]
-    fn serve_last(&mut self, i: usize) -> (SimTime, Event) {
-        let v = &mut self.wheel[i];
-        let e = v.pop().expect("an occupied slot holds an event");
-        if v.is_empty() {
-            let bit = 1u64 << (i % 64);
-            self.bits[i / 64] &= !bit;
-            self.sorted[i / 64] &= !bit;
-            self.free.push(std::mem::take(v));
-        }
-        self.near -= 1;
+    fn serve(&mut self, e: Entry) -> (SimTime, Event) {
         self.now = SimTime(e.time);
         self.popped += 1;
         self.serving = Some((e.key, e.ev));
         (self.now, e.ev)
     }
 
-    /// `pop_until` when the slot being served has nothing left: the next slot in the
-    /// window (or the far timers'), sorted once.
-    #[inline(never)]
-    fn pop_slot(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
-        let slot = match self.next_slot() {
-            Some(s) => s,
-            None => {
-                let t = self.far.min()?;
-                if t > limit.0 {
-                    return None;
-                }
-                self.advance(t >> self.shift);
-                self.next_slot().unwrap()
-            }
-        };
-        let i = slot as usize & (WHEEL_SLOTS - 1);
-        let bit = 1u64 << (i % 64);
-        if self.sorted[i / 64] & bit == 0 && self.wheel[i].len() > 1 {
-            sort_latest_first(&mut self.wheel[i], slot << self.shift, self.shift, &mut self.keys, &mut self.spare);
-            self.sorted[i / 64] |= bit;
-        }
-        let e = *self.wheel[i].last().expect("an occupied slot holds an event");
-        if e.time > limit.0 {
+    /// Removes and returns the next event in time order if it is due no later than
+    /// `limit` (a time-major queue; one serving rounds gives `None`).
+    #[inline]
+    pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
+        let Store::Wheel(w) = &mut self.store else {
+            debug_assert!(false, "pop_until on a queue serving rounds");
             return None;
-        }
-        // Timers pulled in by the move land in later slots than this one (every far
-        // timer is at least a window past `cur`), so `e` stays the slot's minimum.
-        if slot != self.cur {
-            self.advance(slot);
-        }
-        Some(self.serve_last(i))
+        };
+        let e = w.take_until(limit.0)?;
+        Some(self.serve(e))
     }
 
-    /// The event `k` places after the next one in the slot being served (`k = 0`: the
-    /// next), for prefetching ahead; `None` past the slot's end or before it is sorted.
+    /// Starts serving the round of the next event, up to `limit` at most, node by node:
+    /// `node_of` names the node each event belongs to (below the `nodes` given to
+    /// `set_rounds`). False if no event is due by `limit`.
+    pub fn begin_round(&mut self, limit: SimTime, node_of: impl Fn(&Event) -> u32) -> bool {
+        let Store::Rounds(r) = &mut self.store else { return false };
+        match r.next_time() {
+            Some(t0) if t0 <= limit.0 => {
+                r.begin(t0, limit.0, node_of);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The next event of the round being served; `None` when it is over.
+    #[inline]
+    pub fn pop_round(&mut self) -> Option<(SimTime, Event)> {
+        let Store::Rounds(r) = &mut self.store else { return None };
+        let e = r.pop()?;
+        Some(self.serve(e))
+    }
+
+    /// The event `k` places after the next one to be served (`k = 0`: the next), for
+    /// prefetching ahead; `None` if the store cannot tell cheaply.
     #[inline]
     pub fn ahead(&self, k: usize) -> Option<Event> {
-        let i = self.cur as usize & (WHEEL_SLOTS - 1);
-        if self.sorted[i / 64] & (1 << (i % 64)) == 0 {
-            return None;
+        match &self.store {
+            Store::Wheel(w) => w.ahead(k),
+            Store::Rounds(r) => r.ahead(k),
         }
-        let v = &self.wheel[i];
-        v.len().checked_sub(1 + k).map(|j| v[j].ev)
     }
 
     /// The time of the next event, if any (the parallel engine's rounds start there).
     pub fn next_time(&mut self) -> Option<SimTime> {
-        match self.next_slot() {
-            // Every far timer is a window past the near ones.
-            Some(slot) => {
-                let i = slot as usize & (WHEEL_SLOTS - 1);
-                self.wheel[i].iter().map(|e| e.time).min().map(SimTime)
-            }
-            None => self.far.min().map(SimTime),
+        match &mut self.store {
+            Store::Wheel(w) => w.next_time(),
+            Store::Rounds(r) => r.next_time(),
         }
+        .map(SimTime)
     }
 
     /// Keeps only the events `keep` accepts (a partition of the parallel engine keeps
     /// those of the nodes it owns). Their order is unchanged: it depends on the events alone.
     pub fn retain(&mut self, keep: impl Fn(&Event) -> bool) {
-        self.near = 0;
-        for (i, v) in self.wheel.iter_mut().enumerate() {
-            v.retain(|e| keep(&e.ev));
-            self.near += v.len();
-            if v.is_empty() {
-                self.bits[i / 64] &= !(1 << (i % 64));
-                self.sorted[i / 64] &= !(1 << (i % 64));
-            }
+        match &mut self.store {
+            Store::Wheel(w) => w.retain(&keep),
+            Store::Rounds(r) => r.retain(&keep),
         }
-        self.far_len = 0;
-        for (b, v) in self.far.buckets.iter_mut().enumerate() {
-            v.retain(|e| keep(&e.ev));
-            self.far_len += v.len();
-            if v.is_empty() {
-                self.far.occupied &= !(1 << b);
-            }
-        }
-        self.far.stale = true;
-        self.far_due = self.far.min().map_or(u64::MAX, |t| t >> self.shift);
     }
 
     /// Moves the clock to `t` (no earlier than now, with no event pending before it): the
@@ -560,7 +320,7 @@ impl EventQueue {
     /// Counts events processed elsewhere (the partitions of a parallel run, merged).
     pub(crate) fn add_processed(&mut self, n: u64) { self.popped += n; }
 
-    /// Removes and returns the next event.
+    /// Removes and returns the next event (time-major).
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> { self.pop_until(SimTime::MAX) }
 }
@@ -569,30 +329,6 @@ impl EventQueue {
 mod tests {
     use super::*;
     use crate::rng::Rng;
-
-    /// A crowded slot sorted on packed (time, tie key) numbers comes out in the full order,
-    /// also when two events share time and tie key (then the event decides).
-    #[test]
-    fn packed_sort_keeps_the_full_order_on_tie_key_collisions() {
-        let mut rng = Rng::stream(3, "packed");
-        let (base, shift) = (7u64 << 10, 10);
-        let mut v: Vec<Entry> = (0..60)
-            .map(|k| Entry { time: base + rng.below(1 << shift), key: rng.below(4) as u32, ev: Event::TxDone(PortId(k)) })
-            .collect();
-        v[1].time = v[0].time;
-        v[1].key = v[0].key;
-        let mut want = v.clone();
-        want.sort_by(|a, b| order(b, a));
-        sort_latest_first(&mut v, base, shift, &mut Vec::new(), &mut Vec::new());
-        let ids = |v: &[Entry]| v.iter().map(|e| e.ev.ident()).collect::<Vec<_>>();
-        assert_eq!(ids(&v), ids(&want));
-        // Without collisions the packed numbers alone decide.
-        let mut u: Vec<Entry> = (0..60u32).map(|k| Entry { time: base + (k as u64 * 37) % 1024, key: k, ev: Event::FlowStart(FlowId(k)) }).collect();
-        let mut want = u.clone();
-        want.sort_by(|a, b| order(b, a));
-        sort_latest_first(&mut u, base, shift, &mut Vec::new(), &mut Vec::new());
-        assert_eq!(ids(&u), ids(&want));
-    }
 
     /// The order events must come out in, kept by brute force: every event scheduled
     /// through it, the next one found by scanning all pending for the smallest
@@ -668,6 +404,78 @@ mod tests {
             assert!(reference.0.iter().all(|p| p.0 > limit), "an event due by {limit} was held back");
         }
         assert!(q.is_empty() && n > 400);
+    }
+
+    /// Rounds served node by node, against the brute-force reference: each event served
+    /// is the earliest pending of its node, nodes come in index order within a round,
+    /// nothing due after the round's end (or the limit) is served in it, and nothing due
+    /// by then is left. Events are scheduled as a world's would be: for the node being
+    /// served at any time from now, for another node a round length or more ahead.
+    #[test]
+    fn rounds_serve_each_node_in_order_and_nodes_in_turn() {
+        let nodes = 7u32;
+        let node_of = |ev: &Event| match *ev {
+            Event::TxDone(p) => p.0 % nodes,
+            Event::QpWake(f) => f.0 % nodes,
+            _ => unreachable!(),
+        };
+        let len = 1_000u64;
+        let mut q = EventQueue::new(9, SimTime(4 * len));
+        q.set_rounds(Some((SimTime(len), nodes as usize)));
+        let mut reference = Reference::default();
+        let mut rng = Rng::stream(13, "rounds");
+        for k in 0..300u32 {
+            // Most within a few rounds, some timers far past the ring.
+            let at = if k % 10 == 0 { rng.below(200 * len) } else { rng.below(5 * len) };
+            reference.schedule(&mut q, SimTime(at), Event::TxDone(PortId(k)));
+        }
+        let (mut limit, mut served, mut n) = (0u64, 0usize, 0u32);
+        while !reference.0.is_empty() {
+            // Limits inside rounds too, as a run's stops and samples make them.
+            limit += rng.below(3 * len);
+            while q.begin_round(SimTime(limit), node_of) {
+                let (mut node, mut end) = (0u32, None::<u64>);
+                while let Some((t, ev)) = q.pop_round() {
+                    let v = node_of(&ev);
+                    let round_end = *end.get_or_insert((t.0 / len + 1) * len - 1);
+                    assert!(t.0 <= round_end.min(limit) && v >= node, "{ev:?} at {} out of turn", t.0);
+                    node = v;
+                    // The earliest pending of its node, by (time, tie key, event).
+                    let p = &reference.0;
+                    let k = (0..p.len()).filter(|&k| node_of(&p[k].3) == v).min_by_key(|&k| (p[k].0, p[k].1, p[k].2)).unwrap();
+                    assert_eq!((p[k].0, p[k].3), (t.0, ev), "event {served}");
+                    reference.0.swap_remove(k);
+                    served += 1;
+                    n += 1;
+                    if n < 3000 {
+                        let own = Event::QpWake(FlowId(v + nodes * n));
+                        reference.schedule(&mut q, t + SimTime(rng.below(len / 2)), own);
+                        let other = Event::TxDone(PortId((v + 1 + n % (nodes - 1)) % nodes + nodes * n));
+                        reference.schedule(&mut q, t + SimTime(len + rng.below(3 * len)), other);
+                    }
+                }
+                let end = end.unwrap().min(limit);
+                assert!(reference.0.iter().all(|p| p.0 > end), "an event due by {end} was left");
+            }
+            assert!(reference.0.iter().all(|p| p.0 > limit), "an event due by {limit} was held back");
+        }
+        assert!(q.is_empty() && served > 3000);
+    }
+
+    /// Moving a queue's pending events between the stores keeps every one of them.
+    #[test]
+    fn switching_stores_keeps_the_pending_events() {
+        let mut q = EventQueue::new(2, SimTime::ns(100));
+        for k in 0..50u32 {
+            q.schedule(SimTime::ns(k as u64 * 37), Event::TxDone(PortId(k)));
+        }
+        q.schedule(SimTime::ms(5), Event::FlowStart(FlowId(1)));
+        q.set_rounds(Some((SimTime::ns(10), 50)));
+        assert_eq!((q.len(), q.round_len()), (51, Some(SimTime::ns(10))));
+        q.set_rounds(None);
+        let t: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|(t, _)| t.0).collect();
+        assert_eq!(t.len(), 51);
+        assert!(t.windows(2).all(|w| w[0] <= w[1]));
     }
 
     #[test]

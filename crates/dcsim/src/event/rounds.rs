@@ -1,0 +1,267 @@
+//! The node-major store: time cut into rounds no longer than the shortest link delay,
+//! each round served node by node.
+//!
+//! Within a round no node can change another: whatever a node sends reaches its peer a
+//! link delay later, in a later round, and every other event belongs to one node and is
+//! scheduled only by that node (the same rule the parallel engine's partitions rest
+//! on, `sim/parallel`). So a round may serve all of one node's events (in their order),
+//! then all of the next node's, and the results are those of serving every event in time
+//! order. What that buys is locality: a switch's ports, queues, buffer charges and
+//! routing row stay in cache across its dozens of events of a round instead of being
+//! fetched again for each, and scheduling appends to one unsorted list per round.
+
+use super::radix::RadixHeap;
+use super::sort::{later, order, sort_events};
+use super::{Entry, Event};
+
+pub(super) struct Rounds {
+    /// Round length in ps: round r is [r·len, (r+1)·len).
+    len: u64,
+    /// ⌊2^64 / len⌋: the round of a time by a multiplication (`round_of`).
+    inv: u64,
+    /// The round served last (or being served): rounds before it hold nothing.
+    cur: u64,
+    /// Unsorted events of rounds cur .. cur + ring.len(), round r at r & mask. Events due
+    /// later wait in `far`.
+    ring: Vec<Vec<Entry>>,
+    /// The earliest time in each ring bucket (`u64::MAX`: empty).
+    mins: Vec<u64>,
+    mask: u64,
+    far: RadixHeap,
+    /// Events in the ring.
+    in_ring: usize,
+    nodes: usize,
+    serving: Serving,
+    keys: Vec<u64>,
+    spare: Vec<Entry>,
+}
+
+/// The round being served.
+#[derive(Default)]
+struct Serving {
+    active: bool,
+    /// Its last picosecond: an event due by then is the scheduling node's own (`local`).
+    end: u64,
+    /// Its events grouped by node, in node order, each group in serving order.
+    entries: Vec<Entry>,
+    /// End of each non-empty group in `entries`.
+    groups: Vec<u32>,
+    group: usize,
+    pos: usize,
+    /// Events the node being served scheduled for itself within the round, latest first.
+    local: Vec<Entry>,
+    /// Scratch: the round's events as taken out, and the node of each.
+    taken: Vec<Entry>,
+    node_of: Vec<u32>,
+    counts: Vec<u32>,
+}
+
+impl Rounds {
+    /// Rounds of `len` ps from time `now` on, for a world of `nodes` nodes whose events
+    /// are scheduled at most about `horizon` ps ahead (longer waits go to the far heap).
+    pub(super) fn new(len: u64, nodes: usize, horizon: u64, now: u64) -> Self {
+        assert!(len > 0, "rounds need a positive length");
+        let n = ((horizon / len + 2).clamp(2, 4096) as usize).next_power_of_two();
+        let mut rounds = Rounds {
+            len,
+            inv: if len == 1 { u64::MAX } else { ((1u128 << 64) / len as u128) as u64 },
+            cur: 0,
+            ring: (0..n).map(|_| Vec::new()).collect(),
+            mins: vec![u64::MAX; n],
+            mask: n as u64 - 1,
+            far: RadixHeap::new(),
+            in_ring: 0,
+            nodes,
+            serving: Serving::default(),
+            keys: Vec::new(),
+            spare: Vec::new(),
+        };
+        rounds.cur = rounds.round_of(now);
+        rounds
+    }
+
+    pub(super) fn round_len(&self) -> u64 { self.len }
+
+    /// The round time `t` falls in.
+    #[inline(always)]
+    fn round_of(&self, t: u64) -> u64 {
+        // ⌊t·inv / 2^64⌋ is ⌊t / len⌋ or one less.
+        let r = ((t as u128 * self.inv as u128) >> 64) as u64;
+        if (r + 1) * self.len <= t {
+            r + 1
+        } else {
+            r
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        let s = &self.serving;
+        self.in_ring + self.far.len() + (s.entries.len() - s.pos) + s.local.len()
+    }
+
+    #[inline(always)]
+    pub(super) fn put(&mut self, e: Entry) {
+        let s = &mut self.serving;
+        if s.active && e.time <= s.end {
+            // Only the node being served schedules into its own round.
+            let at = s.local.partition_point(|x| order(&e, x).is_lt());
+            s.local.insert(at, e);
+            return;
+        }
+        let r = self.round_of(e.time);
+        debug_assert!(r >= self.cur, "an event scheduled into a past round");
+        if r - self.cur <= self.mask {
+            let i = (r & self.mask) as usize;
+            self.ring[i].push(e);
+            self.mins[i] = self.mins[i].min(e.time);
+            self.in_ring += 1;
+        } else {
+            self.far.push(e);
+        }
+    }
+
+    /// The time of the next event, if any (between rounds).
+    pub(super) fn next_time(&mut self) -> Option<u64> {
+        let far = self.far.min().unwrap_or(u64::MAX);
+        let mut t = u64::MAX;
+        if self.in_ring > 0 {
+            for k in 0..=self.mask {
+                let m = self.mins[((self.cur + k) & self.mask) as usize];
+                if m != u64::MAX {
+                    t = m;
+                    break;
+                }
+            }
+        }
+        let t = t.min(far);
+        (t != u64::MAX).then_some(t)
+    }
+
+    /// Starts serving the round of `t0` (the next event's time, `next_time`) up to `limit`
+    /// at most: takes out its events and groups them by node (`node_of`).
+    pub(super) fn begin(&mut self, t0: u64, limit: u64, node_of: impl Fn(&Event) -> u32) {
+        debug_assert!(!self.serving.active && self.serving.local.is_empty());
+        let r = self.round_of(t0);
+        debug_assert!(r >= self.cur);
+        self.cur = r;
+        let end = ((r + 1) * self.len - 1).min(limit);
+        let s = &mut self.serving;
+        s.taken.clear();
+        let i = (r & self.mask) as usize;
+        let bucket = &mut self.ring[i];
+        if end == (r + 1) * self.len - 1 {
+            std::mem::swap(bucket, &mut s.taken);
+            self.mins[i] = u64::MAX;
+        } else {
+            // A round cut short (the run's stop, a sample): the rest stays for later.
+            s.taken.extend(bucket.iter().filter(|e| e.time <= end));
+            bucket.retain(|e| e.time > end);
+            self.mins[i] = bucket.iter().map(|e| e.time).min().unwrap_or(u64::MAX);
+        }
+        self.in_ring -= s.taken.len();
+        while self.far.min().is_some_and(|t| t <= end) {
+            s.taken.push(self.far.pop_min().expect("far heap holds the minimum just seen"));
+        }
+        s.node_of.clear();
+        s.node_of.extend(s.taken.iter().map(|e| node_of(&e.ev)));
+        self.group(r * self.len);
+        let s = &mut self.serving;
+        s.active = true;
+        s.end = end;
+        s.group = 0;
+        s.pos = 0;
+    }
+
+    /// Puts the events taken out into `entries`, grouped by node in node order, each
+    /// group sorted into serving order; `base` is the round's start.
+    fn group(&mut self, base: u64) {
+        let s = &mut self.serving;
+        let n = s.taken.len();
+        s.entries.clear();
+        s.groups.clear();
+        if n == 0 {
+            return;
+        }
+        // A counting sort by node: stable, two passes.
+        s.counts.clear();
+        s.counts.resize(self.nodes + 1, 0);
+        for &v in &s.node_of {
+            s.counts[v as usize + 1] += 1;
+        }
+        for k in 1..=self.nodes {
+            if s.counts[k] != 0 {
+                s.groups.push(s.counts[k - 1] + s.counts[k]);
+            }
+            s.counts[k] += s.counts[k - 1];
+        }
+        s.entries.resize(n, s.taken[0]);
+        for (e, &v) in s.taken.iter().zip(&s.node_of) {
+            let at = &mut s.counts[v as usize];
+            s.entries[*at as usize] = *e;
+            *at += 1;
+        }
+        let span_bits = 64 - (self.len - 1).leading_zeros();
+        let mut start = 0;
+        for &g in &s.groups {
+            sort_events(&mut s.entries[start..g as usize], base, span_bits, false, &mut self.keys, &mut self.spare);
+            start = g as usize;
+        }
+    }
+
+    /// The next event of the round, node by node; `None` when the round is over.
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<Entry> {
+        let s = &mut self.serving;
+        loop {
+            let Some(&end) = s.groups.get(s.group) else {
+                debug_assert!(s.local.is_empty());
+                s.active = false;
+                return None;
+            };
+            if s.pos < end as usize {
+                let a = s.entries[s.pos];
+                if let Some(b) = s.local.last() {
+                    if later(&a, b) {
+                        return s.local.pop();
+                    }
+                }
+                s.pos += 1;
+                return Some(a);
+            }
+            if let Some(b) = s.local.pop() {
+                return Some(b);
+            }
+            s.group += 1;
+        }
+    }
+
+    /// The event `k` places after the next one taken out of the round (for prefetching).
+    #[inline]
+    pub(super) fn ahead(&self, k: usize) -> Option<Event> {
+        let s = &self.serving;
+        s.entries.get(s.pos + k).map(|e| e.ev)
+    }
+
+    /// Keeps only the events `keep` accepts (between rounds).
+    pub(super) fn retain(&mut self, keep: &impl Fn(&Event) -> bool) {
+        debug_assert!(!self.serving.active);
+        self.in_ring = 0;
+        for (v, m) in self.ring.iter_mut().zip(&mut self.mins) {
+            v.retain(|e| keep(&e.ev));
+            self.in_ring += v.len();
+            *m = v.iter().map(|e| e.time).min().unwrap_or(u64::MAX);
+        }
+        self.far.retain(keep);
+    }
+
+    /// Takes every event out, in no particular order (between rounds).
+    pub(super) fn drain(&mut self, out: &mut Vec<Entry>) {
+        debug_assert!(!self.serving.active);
+        for (v, m) in self.ring.iter_mut().zip(&mut self.mins) {
+            out.append(v);
+            *m = u64::MAX;
+        }
+        self.in_ring = 0;
+        self.far.drain(out);
+    }
+}
