@@ -13,6 +13,7 @@
 //! `wheel.rs` serves every event in time order (everything else). Both give the same
 //! results; far timers wait in a radix heap (`radix.rs`).
 
+pub mod owners;
 mod radix;
 mod rounds;
 mod sort;
@@ -20,6 +21,7 @@ mod wheel;
 
 use crate::ids::{FlowId, PktId, PortId};
 use crate::rng::{mix64, stream_key};
+use owners::Owners;
 use rounds::Rounds;
 use wheel::Wheel;
 use crate::units::SimTime;
@@ -153,10 +155,10 @@ impl EventQueue {
         }
     }
 
-    /// Serves time in rounds of `len` node by node (`Some`, for a world of `nodes`
-    /// nodes), or every event in time order (`None`); the events pending move over.
+    /// Serves time in rounds of `len` node by node (`Some`, with the owner of each
+    /// event), or every event in time order (`None`); the events pending move over.
     /// Between events only.
-    pub fn set_rounds(&mut self, rounds: Option<(SimTime, usize)>) {
+    pub fn set_rounds(&mut self, rounds: Option<(SimTime, Owners)>) {
         let mut all = Vec::new();
         match &mut self.store {
             Store::Wheel(w) => w.drain(&mut all),
@@ -164,7 +166,7 @@ impl EventQueue {
         }
         all.sort_unstable_by(sort::order);
         self.store = match rounds {
-            Some((len, nodes)) => Store::Rounds(Box::new(Rounds::new(len.0, nodes, self.horizon, self.now.0))),
+            Some((len, owners)) => Store::Rounds(Box::new(Rounds::new(len.0, owners, self.horizon, self.now.0))),
             None => Store::Wheel(Wheel::new(self.horizon)),
         };
         for e in all {
@@ -230,14 +232,13 @@ impl EventQueue {
         Some(self.serve(e))
     }
 
-    /// Starts serving the round of the next event, up to `limit` at most, node by node:
-    /// `node_of` names the node each event belongs to (below the `nodes` given to
-    /// `set_rounds`). False if no event is due by `limit`.
-    pub fn begin_round(&mut self, limit: SimTime, node_of: impl Fn(&Event) -> u32) -> bool {
+    /// Starts serving the round of the next event, up to `limit` at most, node by node.
+    /// False if no event is due by `limit` (or the queue serves in time order).
+    pub fn begin_round(&mut self, limit: SimTime) -> bool {
         let Store::Rounds(r) = &mut self.store else { return false };
         match r.next_time() {
             Some(t0) if t0 <= limit.0 => {
-                r.begin(t0, limit.0, node_of);
+                r.begin(t0, limit.0);
                 true
             }
             _ => false,
@@ -407,21 +408,28 @@ mod tests {
     }
 
     /// Rounds served node by node, against the brute-force reference: each event served
-    /// is the earliest pending of its node, nodes come in index order within a round,
-    /// nothing due after the round's end (or the limit) is served in it, and nothing due
-    /// by then is left. Events are scheduled as a world's would be: for the node being
+    /// is the earliest pending of its node, a node's events of a round are served in one
+    /// stretch, nothing due after the round's end (or the limit) is served in it, and
+    /// nothing due by then is left. Events are scheduled as a world's would be: for the node being
     /// served at any time from now, for another node a round length or more ahead.
     #[test]
     fn rounds_serve_each_node_in_order_and_nodes_in_turn() {
         let nodes = 7u32;
-        let node_of = |ev: &Event| match *ev {
-            Event::TxDone(p) => p.0 % nodes,
-            Event::QpWake(f) => f.0 % nodes,
-            _ => unreachable!(),
-        };
+        let ids = 30_000u32;
+        let owners = Owners::new(owners::OwnerTables {
+            nodes: nodes as usize,
+            port_node: (0..ids).map(|i| i % nodes).collect(),
+            flow_src: (0..ids).map(|i| i % nodes).collect(),
+            flow_dst: Vec::new(),
+            rate_step_port: Vec::new(),
+            storm_port: Vec::new(),
+            rx_nic_port: Vec::new(),
+            rx_change_port: Vec::new(),
+        });
+        let node_of = |ev: &Event| owners.of(ev);
         let len = 1_000u64;
         let mut q = EventQueue::new(9, SimTime(4 * len));
-        q.set_rounds(Some((SimTime(len), nodes as usize)));
+        q.set_rounds(Some((SimTime(len), owners.clone())));
         let mut reference = Reference::default();
         let mut rng = Rng::stream(13, "rounds");
         for k in 0..300u32 {
@@ -433,13 +441,17 @@ mod tests {
         while !reference.0.is_empty() {
             // Limits inside rounds too, as a run's stops and samples make them.
             limit += rng.below(3 * len);
-            while q.begin_round(SimTime(limit), node_of) {
-                let (mut node, mut end) = (0u32, None::<u64>);
+            while q.begin_round(SimTime(limit)) {
+                let (mut done, mut node, mut end) = (Vec::new(), None, None::<u64>);
                 while let Some((t, ev)) = q.pop_round() {
                     let v = node_of(&ev);
                     let round_end = *end.get_or_insert((t.0 / len + 1) * len - 1);
-                    assert!(t.0 <= round_end.min(limit) && v >= node, "{ev:?} at {} out of turn", t.0);
-                    node = v;
+                    if node != Some(v) {
+                        assert!(!done.contains(&v), "node {v} served twice in a round");
+                        done.extend(node);
+                        node = Some(v);
+                    }
+                    assert!(t.0 <= round_end.min(limit), "{ev:?} at {} out of its round", t.0);
                     // The earliest pending of its node, by (time, tie key, event).
                     let p = &reference.0;
                     let k = (0..p.len()).filter(|&k| node_of(&p[k].3) == v).min_by_key(|&k| (p[k].0, p[k].1, p[k].2)).unwrap();
@@ -470,7 +482,17 @@ mod tests {
             q.schedule(SimTime::ns(k as u64 * 37), Event::TxDone(PortId(k)));
         }
         q.schedule(SimTime::ms(5), Event::FlowStart(FlowId(1)));
-        q.set_rounds(Some((SimTime::ns(10), 50)));
+        let owners = Owners::new(owners::OwnerTables {
+            nodes: 5,
+            port_node: (0..50).map(|i| i % 5).collect(),
+            flow_src: vec![0; 2],
+            flow_dst: Vec::new(),
+            rate_step_port: Vec::new(),
+            storm_port: Vec::new(),
+            rx_nic_port: Vec::new(),
+            rx_change_port: Vec::new(),
+        });
+        q.set_rounds(Some((SimTime::ns(10), owners)));
         assert_eq!((q.len(), q.round_len()), (51, Some(SimTime::ns(10))));
         q.set_rounds(None);
         let t: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|(t, _)| t.0).collect();

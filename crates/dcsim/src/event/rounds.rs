@@ -9,7 +9,12 @@
 //! order. What that buys is locality: a switch's ports, queues, buffer charges and
 //! routing row stay in cache across its dozens of events of a round instead of being
 //! fetched again for each, and scheduling appends to one unsorted list per round.
+//!
+//! (Appending instead to one list per node and round, sorted when the node's turn
+//! comes, skips the grouping pass but scatters the writes over every node's list:
+//! 1.2 times the time on the k = 16 benchmark, 1.3 times with the nodes in index order.)
 
+use super::owners::Owners;
 use super::radix::RadixHeap;
 use super::sort::{later, order, sort_events};
 use super::{Entry, Event};
@@ -30,7 +35,7 @@ pub(super) struct Rounds {
     far: RadixHeap,
     /// Events in the ring.
     in_ring: usize,
-    nodes: usize,
+    owners: Owners,
     serving: Serving,
     keys: Vec<u64>,
     spare: Vec<Entry>,
@@ -57,9 +62,9 @@ struct Serving {
 }
 
 impl Rounds {
-    /// Rounds of `len` ps from time `now` on, for a world of `nodes` nodes whose events
+    /// Rounds of `len` ps from time `now` on, for the nodes `owners` names, whose events
     /// are scheduled at most about `horizon` ps ahead (longer waits go to the far heap).
-    pub(super) fn new(len: u64, nodes: usize, horizon: u64, now: u64) -> Self {
+    pub(super) fn new(len: u64, owners: Owners, horizon: u64, now: u64) -> Self {
         assert!(len > 0, "rounds need a positive length");
         let n = ((horizon / len + 2).clamp(2, 4096) as usize).next_power_of_two();
         let mut rounds = Rounds {
@@ -71,7 +76,7 @@ impl Rounds {
             mask: n as u64 - 1,
             far: RadixHeap::new(),
             in_ring: 0,
-            nodes,
+            owners,
             serving: Serving::default(),
             keys: Vec::new(),
             spare: Vec::new(),
@@ -138,8 +143,8 @@ impl Rounds {
     }
 
     /// Starts serving the round of `t0` (the next event's time, `next_time`) up to `limit`
-    /// at most: takes out its events and groups them by node (`node_of`).
-    pub(super) fn begin(&mut self, t0: u64, limit: u64, node_of: impl Fn(&Event) -> u32) {
+    /// at most: takes out its events and groups them by node.
+    pub(super) fn begin(&mut self, t0: u64, limit: u64) {
         debug_assert!(!self.serving.active && self.serving.local.is_empty());
         let r = self.round_of(t0);
         debug_assert!(r >= self.cur);
@@ -163,7 +168,7 @@ impl Rounds {
             s.taken.push(self.far.pop_min().expect("far heap holds the minimum just seen"));
         }
         s.node_of.clear();
-        s.node_of.extend(s.taken.iter().map(|e| node_of(&e.ev)));
+        s.node_of.extend(s.taken.iter().map(|e| self.owners.of(&e.ev)));
         self.group(r * self.len);
         let s = &mut self.serving;
         s.active = true;
@@ -184,11 +189,12 @@ impl Rounds {
         }
         // A counting sort by node: stable, two passes.
         s.counts.clear();
-        s.counts.resize(self.nodes + 1, 0);
+        let nodes = self.owners.nodes();
+        s.counts.resize(nodes + 1, 0);
         for &v in &s.node_of {
             s.counts[v as usize + 1] += 1;
         }
-        for k in 1..=self.nodes {
+        for k in 1..=nodes {
             if s.counts[k] != 0 {
                 s.groups.push(s.counts[k - 1] + s.counts[k]);
             }

@@ -399,12 +399,27 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         sim.storage = Some(Box::new(st));
         sim.storage_start();
     }
-    sim.owners = super::owners::Owners::new(&sim);
+    sim.owners = owners(&sim);
     // Rounds node by node need every event to be one node's and every link to take time.
     sim.round_len = sim.ports.iter().map(|p| p.delay).min().filter(|l| l.0 > 0 && plan.not_node_local().is_none());
     sim.set_node_rounds(true);
     sim.enqueue_hooks = sim.marking.at_enqueue || !matches!(sim.l2.kind, crate::plan::L2Cm::None) || sim.rpfc.on || sim.netcc.active;
     Ok(sim)
+}
+
+/// The node of each event (`event/owners.rs`), from the world's tables.
+fn owners(sim: &Simulation) -> crate::event::owners::Owners {
+    let port = |p: PortId| p.0;
+    crate::event::owners::Owners::new(crate::event::owners::OwnerTables {
+        nodes: sim.nodes.len(),
+        port_node: sim.ports.iter().map(|p| p.node.0).collect(),
+        flow_src: sim.flows.iter().map(|h| h.src.0).collect(),
+        flow_dst: sim.flows.iter().map(|h| h.dst.0).collect(),
+        rate_step_port: sim.rate_schedule.iter().map(|&(p, _)| port(p)).collect(),
+        storm_port: sim.pause_storms.storms.iter().map(|s| port(s.port)).collect(),
+        rx_nic_port: sim.rx.nics.iter().map(|n| port(n.port)).collect(),
+        rx_change_port: sim.rx.changes.iter().map(|c| port(sim.rx.nics[c.0 as usize].port)).collect(),
+    })
 }
 
 /// The (rate, delay) of each link on flow `flow`'s ECMP path from `src` to `dst`; `None`

@@ -7,7 +7,6 @@ mod checks;
 mod flow;
 mod host;
 mod output;
-mod owners;
 mod parallel;
 mod pcap;
 mod prefetch;
@@ -225,8 +224,8 @@ pub struct Simulation {
     pub(crate) par: Option<Box<parallel::Parallel>>,
     pub(crate) owned: Vec<bool>,
     pub(crate) outbox: Vec<(SimTime, PortId, PktId)>,
-    /// The node each event belongs to (`owners.rs`).
-    pub(crate) owners: owners::Owners,
+    /// The node each event belongs to (`event/owners.rs`).
+    pub(crate) owners: crate::event::owners::Owners,
     /// How long the rounds served node by node may be (`event/rounds.rs`): the shortest
     /// link delay, if it is above zero and every event of the run belongs to one node.
     pub(crate) round_len: Option<SimTime>,
@@ -256,10 +255,10 @@ impl Simulation {
     /// default), or every event in time order: the same results either way. For checking
     /// the engine; between `run_until` calls.
     pub fn set_node_rounds(&mut self, on: bool) {
-        let rounds = self.round_len.filter(|_| on).map(|l| (l, self.nodes.len()));
-        self.q.set_rounds(rounds);
+        let rounds = self.round_len.filter(|_| on).map(|l| (l, self.owners.clone()));
+        self.q.set_rounds(rounds.clone());
         if let Some(par) = self.par.as_mut() {
-            par.others.iter_mut().for_each(|o| o.q.set_rounds(rounds));
+            par.others.iter_mut().for_each(|o| o.q.set_rounds(rounds.clone()));
         }
     }
 
@@ -290,7 +289,7 @@ impl Simulation {
             let due = self.periodic_due();
             let limit = stop.min(due);
             if self.q.round_len().is_some() {
-                while self.q.begin_round(limit, |ev| self.owners.of(ev).0) {
+                while self.q.begin_round(limit) {
                     while let Some((now, ev)) = self.q.pop_round() {
                         if self.serve(now, ev) {
                             return false;

@@ -8,7 +8,7 @@
 //! link between partitions, which no frame sent in the round can beat. Frames sent to
 //! another partition's port wait in the sender's outbox and are posted, packet and
 //! headers copied, at the end of the round. Simultaneous events are served in an order
-//! that depends on the events alone (`event.rs`), and every random draw on the events'
+//! that depends on the events alone (`event/mod.rs`), and every random draw on the events'
 //! own keys, so each partition serves its events exactly as one world would: the results
 //! are identical to one thread's. At the end the partitions are merged (`merge.rs`).
 //!
@@ -130,7 +130,7 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
             s.ports[p].remote = part[node.idx()] != part[s.ports[peer.idx()].node.idx()];
         }
         let (owners, owned) = (&s.owners, &s.owned);
-        s.q.retain(|ev| owned[owners.of(ev).idx()]);
+        s.q.retain(|ev| owned[owners.of(ev) as usize]);
         // The deadlock check runs between rounds, over all partitions.
         s.deadlocks.next = SimTime::MAX;
     }
