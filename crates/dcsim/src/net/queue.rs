@@ -330,6 +330,26 @@ impl EgressQueues {
         item
     }
 
+    /// The frame next in turn at (port, prio) under its own arbitration, if any; its
+    /// ring's next line is prefetched. A congested queue's departure reads its frame
+    /// (RED's draw), a miss once the frame has waited long: asked one departure ahead,
+    /// the miss overlaps the work in between.
+    #[inline]
+    pub fn next_up(&self, port: PortId, prio: u8) -> Option<PktId> {
+        let q = &self.cells[port.idx() * 8 + prio as usize].q;
+        if q.active_head == NONE {
+            return None;
+        }
+        let sub = self.sub(q.active_head);
+        if let Some(ahead) = sub.fifo.get(8) {
+            crate::prefetch::prefetch(ahead);
+        }
+        match self.pending {
+            Some((held_in, held)) if held_in == q.active_head => Some(held.id),
+            _ => sub.fifo.front().map(|it| it.id),
+        }
+    }
+
     /// Chooses the priority to serve next among `eligible` (non-empty and not paused),
     /// updating the scheduler's state as if the head packet of that priority is sent.
     #[inline]

@@ -369,7 +369,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         sw,
         par: None,
         owned: Vec::new(),
-        outbox: Vec::new(),
+        outbox: Default::default(),
         owners: Default::default(),
         round_len: None,
         nodes,

@@ -223,7 +223,7 @@ pub struct Simulation {
     /// this round to a port of another partition (when they arrive, where).
     pub(crate) par: Option<Box<parallel::Parallel>>,
     pub(crate) owned: Vec<bool>,
-    pub(crate) outbox: Vec<(SimTime, PortId, PktId)>,
+    pub(crate) outbox: parallel::Post,
     /// The node each event belongs to (`event/owners.rs`).
     pub(crate) owners: crate::event::owners::Owners,
     /// How long the rounds served node by node may be (`event/rounds.rs`): the shortest
@@ -580,13 +580,14 @@ impl Simulation {
         } else {
             self.q.schedule(now + t, Event::TxDone(p));
         }
-        if remote {
-            self.outbox.push((now + t + delay, peer, id));
-        } else {
-            self.q.schedule(now + t + delay, Event::Arrive(peer, id));
-        }
         if self.pcap.is_some() {
             self.capture(p, id, frame);
+        }
+        if remote {
+            // The frame leaves this partition's pool now.
+            self.send_remote(now + t + delay, peer, id);
+        } else {
+            self.q.schedule(now + t + delay, Event::Arrive(peer, id));
         }
     }
 

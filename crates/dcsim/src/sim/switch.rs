@@ -128,6 +128,11 @@ impl Simulation {
         let size = frame as u64;
         if self.marking.active {
             let q_after = self.egress.queue(p, prio).bytes;
+            if q_after > 0 {
+                if let Some(next) = self.egress.next_up(p, prio) {
+                    self.pool.prefetch(next);
+                }
+            }
             self.mark_on_dequeue(p, prio, &item, q_after);
         }
         if self.pool.int_on() {

@@ -28,7 +28,7 @@ use barrier::SpinBarrier;
 use super::Simulation;
 use crate::error::{Error, Result};
 use crate::event::Event;
-use crate::ids::PortId;
+use crate::ids::{PktId, PortId};
 use crate::net::packet::{IntStack, Packet, FLAG_INT};
 use crate::plan::Plan;
 use crate::units::SimTime;
@@ -46,7 +46,8 @@ pub(crate) struct Parallel {
 
 /// A frame posted to another partition: when and where it arrives; its INT stack, if it
 /// carries one, is `Post::ints[int]`.
-struct Mail {
+#[derive(Copy, Clone)]
+pub(crate) struct Mail {
     at: SimTime,
     port: PortId,
     pkt: Packet,
@@ -96,10 +97,11 @@ impl Timing {
     }
 }
 
-/// The frames one partition posts to another in a round. Its vectors keep their
+/// The frames one partition posts to another in a round (and, in a partition's
+/// `outbox`, the frames it sent to any other this round). Its vectors keep their
 /// capacity from round to round: a round allocates nothing.
 #[derive(Default)]
-struct Post {
+pub(crate) struct Post {
     frames: Vec<Mail>,
     ints: Vec<IntStack>,
 }
@@ -193,30 +195,46 @@ impl Simulation {
         !halted && stop < self.end && pending
     }
 
+    /// A frame that leaves for a port of another partition, arriving `at`: copied into
+    /// the outbox now, while the transmitter has just touched it, and its slot freed.
+    pub(crate) fn send_remote(&mut self, at: SimTime, port: PortId, id: PktId) {
+        let pkt = *self.pool.get(id);
+        let int = if pkt.flags & FLAG_INT != 0 {
+            self.outbox.ints.push(self.pool.int(id));
+            self.outbox.ints.len() as u32 - 1
+        } else {
+            NO_INT
+        };
+        let tag = self.pool.tag(id);
+        self.pool.free(id);
+        self.outbox.frames.push(Mail { at, port, pkt, int, tag });
+    }
+
     /// Posts the frames sent to other partitions this round, in the order they were sent.
     fn post_outbox(&mut self, me: usize, n: usize, part: &[u16], shared: &Shared) {
-        if self.outbox.is_empty() {
+        if self.outbox.frames.is_empty() {
             return;
         }
-        let outbox = std::mem::take(&mut self.outbox);
         for j in (0..n).filter(|&j| j != me) {
             let mut post = shared.mail[me * n + j].lock().unwrap();
             let post = &mut *post;
-            for &(at, port, id) in outbox.iter().filter(|o| part[self.ports[o.1.idx()].node.idx()] as usize == j) {
-                let pkt = *self.pool.get(id);
-                let int = if pkt.flags & FLAG_INT != 0 {
-                    post.ints.push(self.pool.int(id));
-                    post.ints.len() as u32 - 1
-                } else {
+            if n == 2 && post.frames.is_empty() {
+                // Everything goes to the one other partition: hand the vectors over.
+                std::mem::swap(post, &mut self.outbox);
+                continue;
+            }
+            for m in self.outbox.frames.iter().filter(|m| part[self.ports[m.port.idx()].node.idx()] as usize == j) {
+                let int = if m.int == NO_INT {
                     NO_INT
+                } else {
+                    post.ints.push(self.outbox.ints[m.int as usize]);
+                    post.ints.len() as u32 - 1
                 };
-                let tag = self.pool.tag(id);
-                self.pool.free(id);
-                post.frames.push(Mail { at, port, pkt, int, tag });
+                post.frames.push(Mail { int, ..*m });
             }
         }
-        self.outbox = outbox;
-        self.outbox.clear();
+        self.outbox.frames.clear();
+        self.outbox.ints.clear();
     }
 
     /// Schedules the arrivals other partitions posted to this one.
