@@ -414,8 +414,15 @@ mod tests {
     /// served at any time from now, for another node a round length or more ahead.
     #[test]
     fn rounds_serve_each_node_in_order_and_nodes_in_turn() {
-        let nodes = 7u32;
-        let ids = 30_000u32;
+        // A few nodes with many events each (grouped by counting), and many nodes with
+        // few events a round (grouped by sorting).
+        for nodes in [7u32, 997] {
+            rounds_against_the_reference(nodes);
+        }
+    }
+
+    fn rounds_against_the_reference(nodes: u32) {
+        let ids = nodes * 3_100;
         let owners = Owners::new(owners::OwnerTables {
             nodes: nodes as usize,
             port_node: (0..ids).map(|i| i % nodes).collect(),

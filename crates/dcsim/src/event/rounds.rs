@@ -187,24 +187,39 @@ impl Rounds {
         if n == 0 {
             return;
         }
-        // A counting sort by node: stable, two passes.
-        s.counts.clear();
         let nodes = self.owners.nodes();
-        s.counts.resize(nodes + 1, 0);
-        for &v in &s.node_of {
-            s.counts[v as usize + 1] += 1;
-        }
-        for k in 1..=nodes {
-            if s.counts[k] != 0 {
-                s.groups.push(s.counts[k - 1] + s.counts[k]);
+        if n * 8 < nodes {
+            // Few events for many nodes (short rounds): sorting them by node costs less
+            // than counting over every node.
+            self.keys.clear();
+            self.keys.extend(s.node_of.iter().enumerate().map(|(k, &v)| (v as u64) << 32 | k as u64));
+            self.keys.sort_unstable();
+            s.entries.extend(self.keys.iter().map(|&k| s.taken[k as u32 as usize]));
+            for (k, w) in self.keys.windows(2).enumerate() {
+                if w[0] >> 32 != w[1] >> 32 {
+                    s.groups.push(k as u32 + 1);
+                }
             }
-            s.counts[k] += s.counts[k - 1];
-        }
-        s.entries.resize(n, s.taken[0]);
-        for (e, &v) in s.taken.iter().zip(&s.node_of) {
-            let at = &mut s.counts[v as usize];
-            s.entries[*at as usize] = *e;
-            *at += 1;
+            s.groups.push(n as u32);
+        } else {
+            // A counting sort by node: stable, two passes.
+            s.counts.clear();
+            s.counts.resize(nodes + 1, 0);
+            for &v in &s.node_of {
+                s.counts[v as usize + 1] += 1;
+            }
+            for k in 1..=nodes {
+                if s.counts[k] != 0 {
+                    s.groups.push(s.counts[k - 1] + s.counts[k]);
+                }
+                s.counts[k] += s.counts[k - 1];
+            }
+            s.entries.resize(n, s.taken[0]);
+            for (e, &v) in s.taken.iter().zip(&s.node_of) {
+                let at = &mut s.counts[v as usize];
+                s.entries[*at as usize] = *e;
+                *at += 1;
+            }
         }
         let span_bits = 64 - (self.len - 1).leading_zeros();
         let mut start = 0;
