@@ -164,7 +164,6 @@ impl EventQueue {
             Store::Wheel(w) => w.drain(&mut all),
             Store::Rounds(r) => r.drain(&mut all),
         }
-        all.sort_unstable_by(sort::order);
         self.store = match rounds {
             Some((len, owners)) => Store::Rounds(Box::new(Rounds::new(len.0, owners, self.horizon, self.now.0))),
             None => Store::Wheel(Wheel::new(self.horizon)),

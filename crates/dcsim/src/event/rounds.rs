@@ -3,16 +3,16 @@
 //!
 //! Within a round no node can change another: whatever a node sends reaches its peer a
 //! link delay later, in a later round, and every other event belongs to one node and is
-//! scheduled only by that node (the same rule the parallel engine's partitions rest
-//! on, `sim/parallel`). So a round may serve all of one node's events (in their order),
+//! scheduled only by that node (`owners.rs`; the same rule the parallel engine's
+//! partitions rest on, `sim/parallel`). So a round may serve all of one node's events (in their order),
 //! then all of the next node's, and the results are those of serving every event in time
 //! order. What that buys is locality: a switch's ports, queues, buffer charges and
 //! routing row stay in cache across its dozens of events of a round instead of being
 //! fetched again for each, and scheduling appends to one unsorted list per round.
 //!
-//! (Appending instead to one list per node and round, sorted when the node's turn
-//! comes, skips the grouping pass but scatters the writes over every node's list:
-//! 1.2 times the time on the k = 16 benchmark, 1.3 times with the nodes in index order.)
+//! Other layouts of the round's lists measured slower on the k = 16 benchmark
+//! (docs/speed.md): a list per node (1.2 times the time: the writes scatter), lists per
+//! block of nodes (1.1: the node is looked up as each event is scheduled).
 
 use super::owners::Owners;
 use super::radix::RadixHeap;
@@ -92,12 +92,16 @@ impl Rounds {
     fn round_of(&self, t: u64) -> u64 {
         // ⌊t·inv / 2^64⌋ is ⌊t / len⌋ or one less.
         let r = ((t as u128 * self.inv as u128) >> 64) as u64;
-        if (r + 1) * self.len <= t {
+        if self.round_end(r) < t {
             r + 1
         } else {
             r
         }
     }
+
+    /// The last picosecond of round `r`.
+    #[inline(always)]
+    fn round_end(&self, r: u64) -> u64 { (r + 1).saturating_mul(self.len) - 1 }
 
     pub(super) fn len(&self) -> usize {
         let s = &self.serving;
@@ -149,12 +153,13 @@ impl Rounds {
         let r = self.round_of(t0);
         debug_assert!(r >= self.cur);
         self.cur = r;
-        let end = ((r + 1) * self.len - 1).min(limit);
+        let whole = self.round_end(r) <= limit;
+        let end = self.round_end(r).min(limit);
         let s = &mut self.serving;
         s.taken.clear();
         let i = (r & self.mask) as usize;
         let bucket = &mut self.ring[i];
-        if end == (r + 1) * self.len - 1 {
+        if whole {
             std::mem::swap(bucket, &mut s.taken);
             self.mins[i] = u64::MAX;
         } else {
