@@ -409,8 +409,9 @@ mod tests {
     /// Rounds served node by node, against the brute-force reference: each event served
     /// is the earliest pending of its node, a node's events of a round are served in one
     /// stretch, nothing due after the round's end (or the limit) is served in it, and
-    /// nothing due by then is left. Events are scheduled as a world's would be: for the node being
-    /// served at any time from now, for another node a round length or more ahead.
+    /// nothing due by then is left. Events are scheduled as a world's would be: for the
+    /// node being served at any time from now, for another node a round length or more
+    /// ahead.
     #[test]
     fn rounds_serve_each_node_in_order_and_nodes_in_turn() {
         // A few nodes with many events each (grouped by counting), and many nodes with
@@ -421,17 +422,7 @@ mod tests {
     }
 
     fn rounds_against_the_reference(nodes: u32) {
-        let ids = nodes * 3_100;
-        let owners = Owners::new(owners::OwnerTables {
-            nodes: nodes as usize,
-            port_node: (0..ids).map(|i| i % nodes).collect(),
-            flow_src: (0..ids).map(|i| i % nodes).collect(),
-            flow_dst: Vec::new(),
-            rate_step_port: Vec::new(),
-            storm_port: Vec::new(),
-            rx_nic_port: Vec::new(),
-            rx_change_port: Vec::new(),
-        });
+        let owners = owners_by_index(nodes, nodes * 3_100);
         let node_of = |ev: &Event| owners.of(ev);
         let len = 1_000u64;
         let mut q = EventQueue::new(9, SimTime(4 * len));
@@ -480,6 +471,21 @@ mod tests {
         assert!(q.is_empty() && served > 3000);
     }
 
+    /// Owners of a world of `nodes` nodes where port and flow k (below `ids`) are node
+    /// k % nodes's.
+    fn owners_by_index(nodes: u32, ids: u32) -> Owners {
+        Owners::new(owners::OwnerTables {
+            nodes: nodes as usize,
+            port_node: (0..ids).map(|i| i % nodes).collect(),
+            flow_src: (0..ids).map(|i| i % nodes).collect(),
+            flow_dst: Vec::new(),
+            rate_step_port: Vec::new(),
+            storm_port: Vec::new(),
+            rx_nic_port: Vec::new(),
+            rx_change_port: Vec::new(),
+        })
+    }
+
     /// Moving a queue's pending events between the stores keeps every one of them.
     #[test]
     fn switching_stores_keeps_the_pending_events() {
@@ -488,17 +494,7 @@ mod tests {
             q.schedule(SimTime::ns(k as u64 * 37), Event::TxDone(PortId(k)));
         }
         q.schedule(SimTime::ms(5), Event::FlowStart(FlowId(1)));
-        let owners = Owners::new(owners::OwnerTables {
-            nodes: 5,
-            port_node: (0..50).map(|i| i % 5).collect(),
-            flow_src: vec![0; 2],
-            flow_dst: Vec::new(),
-            rate_step_port: Vec::new(),
-            storm_port: Vec::new(),
-            rx_nic_port: Vec::new(),
-            rx_change_port: Vec::new(),
-        });
-        q.set_rounds(Some((SimTime::ns(10), owners)));
+        q.set_rounds(Some((SimTime::ns(10), owners_by_index(5, 50))));
         assert_eq!((q.len(), q.round_len()), (51, Some(SimTime::ns(10))));
         q.set_rounds(None);
         let t: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|(t, _)| t.0).collect();
