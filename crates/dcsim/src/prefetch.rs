@@ -13,3 +13,17 @@ pub fn prefetch<T>(x: &T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
 }
+
+/// Asks the CPU for the cache line at `p` ready to be written (`prefetchw`): for the end
+/// of a list being appended to, so that the append does not wait for the line. Any
+/// address may be given (a prefetch never faults).
+#[inline(always)]
+pub fn prefetch_write<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetchw is a hint: it reads and writes no memory and never faults.
+    unsafe {
+        std::arch::asm!("prefetchw [{}]", in(reg) p, options(nostack, preserves_flags, readonly));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}

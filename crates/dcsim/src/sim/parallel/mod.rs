@@ -207,7 +207,9 @@ impl Simulation {
         };
         let tag = self.pool.tag(id);
         self.pool.free(id);
-        self.outbox.frames.push(Mail { at, port, pkt, int, tag });
+        let frames = &mut self.outbox.frames;
+        crate::prefetch::prefetch_write(frames.as_ptr().wrapping_add(frames.len() + 4));
+        frames.push(Mail { at, port, pkt, int, tag });
     }
 
     /// Posts the frames sent to other partitions this round, in the order they were sent.
