@@ -16,7 +16,7 @@
 
 use super::owners::Owners;
 use super::radix::RadixHeap;
-use super::sort::{later, sort_events};
+use super::sort::{later, sink, sort_events};
 use super::{Entry, Event};
 
 /// How many entries past a list's end `put` asks for the line it will write then.
@@ -118,14 +118,9 @@ impl Rounds {
             // Only the node being served schedules into its own round.
             // Rarely more than one or two events: moved into place one step at a time
             // (an insert's out-of-line memmove cost more).
-            let l = &mut s.local;
-            let mut j = l.len();
-            l.push(e);
-            while j > 0 && later(&e, &l[j - 1]) {
-                l[j] = l[j - 1];
-                j -= 1;
-            }
-            l[j] = e;
+            let last = s.local.len();
+            s.local.push(e);
+            sink(&mut s.local, last, true);
             return;
         }
         let r = self.round_of(e.time);

@@ -66,14 +66,21 @@ pub(super) fn sort_events(v: &mut [Entry], base: u64, span_bits: u32, latest_fir
         v.reverse();
     }
     for k in 1..n {
-        let e = v[k];
-        let mut j = k;
-        while j > 0 && later(&e, &v[j - 1]) == latest_first {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = e;
+        sink(v, k, latest_first);
     }
+}
+
+/// Moves `v[k]` into place among `v[..k]`, which is in serving order (latest first if
+/// `latest_first`): one step of an insertion sort.
+#[inline(always)]
+pub(super) fn sink(v: &mut [Entry], k: usize, latest_first: bool) {
+    let e = v[k];
+    let mut j = k;
+    while j > 0 && later(&e, &v[j - 1]) == latest_first {
+        v[j] = v[j - 1];
+        j -= 1;
+    }
+    v[j] = e;
 }
 
 #[cfg(test)]

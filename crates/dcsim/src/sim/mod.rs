@@ -256,10 +256,10 @@ impl Simulation {
     /// the engine; between `run_until` calls.
     pub fn set_node_rounds(&mut self, on: bool) {
         let rounds = self.round_len.filter(|_| on).map(|l| (l, self.owners.clone()));
-        self.q.set_rounds(rounds.clone());
         if let Some(par) = self.par.as_mut() {
             par.others.iter_mut().for_each(|o| o.q.set_rounds(rounds.clone()));
         }
+        self.q.set_rounds(rounds);
     }
 
     /// The length of the rounds this run serves node by node, or `None` if it serves
