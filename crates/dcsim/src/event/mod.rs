@@ -136,9 +136,9 @@ pub struct EventQueue {
     ties: u64,
     now: SimTime,
     popped: u64,
-    /// The event being served (tie key and event), or `None` between events (the loop's
-    /// periodic work, which runs after every event due at `now`): what `passed` compares.
-    serving: Option<(u32, Event)>,
+    /// The event being served, or `None` between events (the loop's periodic work, which
+    /// runs after every event due at `now`): what `passed` compares.
+    serving: Option<Event>,
 }
 
 impl EventQueue {
@@ -165,11 +165,11 @@ impl EventQueue {
             Store::Rounds(r) => r.drain(&mut all),
         }
         self.store = match rounds {
-            Some((len, owners)) => Store::Rounds(Box::new(Rounds::new(len.0, owners, self.horizon, self.now.0))),
+            Some((len, owners)) => Store::Rounds(Box::new(Rounds::new(len.0, owners, self.horizon, self.now.0, self.ties))),
             None => Store::Wheel(Wheel::new(self.horizon)),
         };
         for e in all {
-            self.put(e);
+            self.put(e.time, e.ev);
         }
     }
 
@@ -198,25 +198,25 @@ impl EventQueue {
     pub fn is_empty(&self) -> bool { self.len() == 0 }
 
     #[inline(always)]
-    fn put(&mut self, e: Entry) {
+    fn put(&mut self, time: u64, ev: Event) {
         match &mut self.store {
-            Store::Rounds(r) => r.put(e),
-            Store::Wheel(w) => w.put(e),
+            Store::Rounds(r) => r.put(time, ev),
+            Store::Wheel(w) => w.put(Entry { time, key: tie_key(self.ties, time, &ev), ev }),
         }
     }
 
     #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        self.put(Entry { time: at.0, key: tie_key(self.ties, at.0, &ev), ev });
+        self.put(at.0, ev);
     }
 
     #[inline(always)]
-    fn serve(&mut self, e: Entry) -> (SimTime, Event) {
-        self.now = SimTime(e.time);
+    fn serve(&mut self, time: u64, ev: Event) -> (SimTime, Event) {
+        self.now = SimTime(time);
         self.popped += 1;
-        self.serving = Some((e.key, e.ev));
-        (self.now, e.ev)
+        self.serving = Some(ev);
+        (self.now, ev)
     }
 
     /// Removes and returns the next event in time order if it is due no later than
@@ -228,7 +228,7 @@ impl EventQueue {
             return None;
         };
         let e = w.take_until(limit.0)?;
-        Some(self.serve(e))
+        Some(self.serve(e.time, e.ev))
     }
 
     /// Starts serving the round of the next event, up to `limit` at most, node by node.
@@ -248,8 +248,8 @@ impl EventQueue {
     #[inline]
     pub fn pop_round(&mut self) -> Option<(SimTime, Event)> {
         let Store::Rounds(r) = &mut self.store else { return None };
-        let e = r.pop()?;
-        Some(self.serve(e))
+        let (time, ev) = r.pop()?;
+        Some(self.serve(time, ev))
     }
 
     /// The event `k` places after the next one to be served (`k = 0`: the next), for
@@ -299,10 +299,7 @@ impl EventQueue {
         }
         match self.serving {
             None => true,
-            Some((key, cur)) => {
-                let k = tie_key(self.ties, at.0, &ev);
-                (k, ev.ident()) < (key, cur.ident())
-            }
+            Some(cur) => (tie_key(self.ties, at.0, &ev), ev.ident()) < (tie_key(self.ties, at.0, &cur), cur.ident()),
         }
     }
 
@@ -417,21 +414,28 @@ mod tests {
         // A few nodes with many events each (grouped by counting), and many nodes with
         // few events a round (grouped by sorting).
         for nodes in [7u32, 997] {
-            rounds_against_the_reference(nodes);
+            rounds_against_the_reference(nodes, 1_000, 300, 1);
         }
+        // Crowded groups (sorted on packed numbers) with many events at one picosecond.
+        rounds_against_the_reference(7, 1_000, 3_000, 250);
+        // Rounds longer than their offsets can span (10 ms links), served in shorter ones.
+        rounds_against_the_reference(7, 10_000_000_000, 300, 1);
     }
 
-    fn rounds_against_the_reference(nodes: u32) {
+    /// `initial` events due on a grid of `grid` ps to start with, in rounds of `len` ps
+    /// at most.
+    fn rounds_against_the_reference(nodes: u32, len: u64, initial: u32, grid: u64) {
         let owners = owners_by_index(nodes, nodes * 3_100);
         let node_of = |ev: &Event| owners.of(ev);
-        let len = 1_000u64;
         let mut q = EventQueue::new(9, SimTime(4 * len));
         q.set_rounds(Some((SimTime(len), owners.clone())));
+        let round = q.round_len().unwrap().0;
+        assert!(round <= len && round <= 1 << 32);
         let mut reference = Reference::default();
         let mut rng = Rng::stream(13, "rounds");
-        for k in 0..300u32 {
+        for k in 0..initial {
             // Most within a few rounds, some timers far past the ring.
-            let at = if k % 10 == 0 { rng.below(200 * len) } else { rng.below(5 * len) };
+            let at = if k % 10 == 0 { rng.below(200 * len) } else { rng.below(5 * len / grid) * grid };
             reference.schedule(&mut q, SimTime(at), Event::TxDone(PortId(k)));
         }
         let (mut limit, mut served, mut n) = (0u64, 0usize, 0u32);
@@ -442,7 +446,7 @@ mod tests {
                 let (mut done, mut node, mut end) = (Vec::new(), None, None::<u64>);
                 while let Some((t, ev)) = q.pop_round() {
                     let v = node_of(&ev);
-                    let round_end = *end.get_or_insert((t.0 / len + 1) * len - 1);
+                    let round_end = *end.get_or_insert((t.0 / round + 1) * round - 1);
                     if node != Some(v) {
                         assert!(!done.contains(&v), "node {v} served twice in a round");
                         done.extend(node);

@@ -16,11 +16,52 @@
 
 use super::owners::Owners;
 use super::radix::RadixHeap;
-use super::sort::{later, sink, sort_events};
-use super::{Entry, Event};
+use super::sort::{sink, sort_events, Sorted};
+use super::{tie_key, Entry, Event};
 
 /// How many entries past a list's end `put` asks for the line it will write then.
 const AHEAD: usize = 8;
+
+/// The longest round: its events' times are kept as 32-bit offsets from its start.
+const MAX_LEN: u64 = 1 << 32;
+
+/// An event in a round's lists: its time as an offset from the round's start, and the
+/// event. 16 bytes, four to a cache line: the lists of a large fabric's round pass
+/// through L2 every round, and a third more of them (24-byte entries with the time and
+/// tie key) measured slower (docs/speed.md). The tie key is computed where the order
+/// needs it: when a crowded group is sorted, or two events share a picosecond.
+#[derive(Copy, Clone, Debug)]
+struct Due {
+    off: u32,
+    ev: Event,
+}
+
+const _: () = assert!(std::mem::size_of::<Due>() == 16);
+
+/// What ordering a round's events needs: the round's start (their times) and the tie
+/// keys' seed.
+#[derive(Copy, Clone)]
+struct RoundCx {
+    base: u64,
+    ties: u64,
+}
+
+impl Sorted for Due {
+    type Cx = RoundCx;
+    /// Offset and tie key, packed (the offset takes the bits of the round's length): a
+    /// crowded group computes each key once, and events at one picosecond (an incast's
+    /// arrivals) sort as fast as any.
+    #[inline(always)]
+    fn lead(&self, cx: RoundCx) -> u64 { (self.off as u64) << 32 | tie_key(cx.ties, cx.base + self.off as u64, &self.ev) as u64 }
+    #[inline(always)]
+    fn later(&self, b: &Self, cx: RoundCx) -> bool {
+        if self.off != b.off {
+            return self.off > b.off;
+        }
+        let t = cx.base + self.off as u64;
+        (tie_key(cx.ties, t, &self.ev), self.ev.ident()) > (tie_key(cx.ties, t, &b.ev), b.ev.ident())
+    }
+}
 
 pub(super) struct Rounds {
     /// Round length in ps: round r is [r·len, (r+1)·len).
@@ -31,7 +72,7 @@ pub(super) struct Rounds {
     cur: u64,
     /// Unsorted events of rounds cur .. cur + ring.len(), round r at r & mask. Events due
     /// later wait in `far`.
-    ring: Vec<Vec<Entry>>,
+    ring: Vec<Vec<Due>>,
     /// The earliest time in each ring bucket (`u64::MAX`: empty).
     mins: Vec<u64>,
     mask: u64,
@@ -39,36 +80,41 @@ pub(super) struct Rounds {
     /// Events in the ring.
     in_ring: usize,
     owners: Owners,
+    /// Seed of the tie keys (`tie_key`).
+    ties: u64,
     serving: Serving,
     keys: Vec<u64>,
-    spare: Vec<Entry>,
+    spare: Vec<Due>,
 }
 
 /// The round being served.
 #[derive(Default)]
 struct Serving {
     active: bool,
+    /// Its first picosecond, from which its events' offsets count.
+    base: u64,
     /// Its last picosecond: an event due by then is the scheduling node's own (`local`).
     end: u64,
     /// Its events grouped by node, in node order, each group in serving order.
-    entries: Vec<Entry>,
+    entries: Vec<Due>,
     /// End of each non-empty group in `entries`.
     groups: Vec<u32>,
     group: usize,
     pos: usize,
     /// Events the node being served scheduled for itself within the round, latest first.
-    local: Vec<Entry>,
-    /// Scratch: the round's events as taken out, and the node of each.
-    taken: Vec<Entry>,
-    node_of: Vec<u32>,
+    local: Vec<Due>,
+    /// Scratch: the round's events as taken out.
+    taken: Vec<Due>,
     counts: Vec<u32>,
 }
 
 impl Rounds {
-    /// Rounds of `len` ps from time `now` on, for the nodes `owners` names, whose events
-    /// are scheduled at most about `horizon` ps ahead (longer waits go to the far heap).
-    pub(super) fn new(len: u64, owners: Owners, horizon: u64, now: u64) -> Self {
+    /// Rounds of `len` ps (at most `MAX_LEN`: longer ones are cut to it) from time `now`
+    /// on, for the nodes `owners` names, whose events are scheduled at most about
+    /// `horizon` ps ahead (longer waits go to the far heap); `ties` seeds the tie keys.
+    pub(super) fn new(len: u64, owners: Owners, horizon: u64, now: u64, ties: u64) -> Self {
         assert!(len > 0, "rounds need a positive length");
+        let len = len.min(MAX_LEN);
         let n = ((horizon / len + 2).clamp(2, 4096) as usize).next_power_of_two();
         let mut rounds = Rounds {
             len,
@@ -80,6 +126,7 @@ impl Rounds {
             far: RadixHeap::new(),
             in_ring: 0,
             owners,
+            ties,
             serving: Serving::default(),
             keys: Vec::new(),
             spare: Vec::new(),
@@ -112,28 +159,28 @@ impl Rounds {
     }
 
     #[inline(always)]
-    pub(super) fn put(&mut self, e: Entry) {
+    pub(super) fn put(&mut self, time: u64, ev: Event) {
         let s = &mut self.serving;
-        if s.active && e.time <= s.end {
+        if s.active && time <= s.end {
             // Only the node being served schedules into its own round.
             // Rarely more than one or two events: moved into place one step at a time
             // (an insert's out-of-line memmove cost more).
             let last = s.local.len();
-            s.local.push(e);
-            sink(&mut s.local, last, true);
+            s.local.push(Due { off: (time - s.base) as u32, ev });
+            sink(&mut s.local, last, true, RoundCx { base: s.base, ties: self.ties });
             return;
         }
-        let r = self.round_of(e.time);
+        let r = self.round_of(time);
         debug_assert!(r >= self.cur, "an event scheduled into a past round");
         if r - self.cur <= self.mask {
             let i = (r & self.mask) as usize;
             let list = &mut self.ring[i];
             crate::prefetch::prefetch_write(list.as_ptr().wrapping_add(list.len() + AHEAD));
-            list.push(e);
-            self.mins[i] = self.mins[i].min(e.time);
+            list.push(Due { off: (time - r * self.len) as u32, ev });
+            self.mins[i] = self.mins[i].min(time);
             self.in_ring += 1;
         } else {
-            self.far.push(e);
+            self.far.push(Entry { time, key: tie_key(self.ties, time, &ev), ev });
         }
     }
 
@@ -162,6 +209,7 @@ impl Rounds {
         debug_assert!(r >= self.cur);
         self.cur = r;
         let whole = self.round_end(r) <= limit;
+        let base = r * self.len;
         let end = self.round_end(r).min(limit);
         let s = &mut self.serving;
         s.taken.clear();
@@ -172,19 +220,20 @@ impl Rounds {
             self.mins[i] = u64::MAX;
         } else {
             // A round cut short (the run's stop, a sample): the rest stays for later.
-            s.taken.extend(bucket.iter().filter(|e| e.time <= end));
-            bucket.retain(|e| e.time > end);
-            self.mins[i] = bucket.iter().map(|e| e.time).min().unwrap_or(u64::MAX);
+            let last = (end - base) as u32;
+            s.taken.extend(bucket.iter().filter(|e| e.off <= last));
+            bucket.retain(|e| e.off > last);
+            self.mins[i] = bucket.iter().map(|e| base + e.off as u64).min().unwrap_or(u64::MAX);
         }
         self.in_ring -= s.taken.len();
         while self.far.min().is_some_and(|t| t <= end) {
-            s.taken.push(self.far.pop_min().expect("far heap holds the minimum just seen"));
+            let e = self.far.pop_min().expect("far heap holds the minimum just seen");
+            s.taken.push(Due { off: (e.time - base) as u32, ev: e.ev });
         }
-        s.node_of.clear();
-        s.node_of.extend(s.taken.iter().map(|e| self.owners.of(&e.ev)));
-        self.group(r * self.len);
+        self.group(base);
         let s = &mut self.serving;
         s.active = true;
+        s.base = base;
         s.end = end;
         s.group = 0;
         s.pos = 0;
@@ -200,12 +249,12 @@ impl Rounds {
         if n == 0 {
             return;
         }
-        let nodes = self.owners.nodes();
+        let (owners, nodes) = (&self.owners, self.owners.nodes());
         if n * 8 < nodes {
             // Few events for many nodes (short rounds): sorting them by node costs less
             // than counting over every node.
             self.keys.clear();
-            self.keys.extend(s.node_of.iter().enumerate().map(|(k, &v)| (v as u64) << 32 | k as u64));
+            self.keys.extend(s.taken.iter().enumerate().map(|(k, e)| (owners.of(&e.ev) as u64) << 32 | k as u64));
             self.keys.sort_unstable();
             s.entries.extend(self.keys.iter().map(|&k| s.taken[k as u32 as usize]));
             for (k, w) in self.keys.windows(2).enumerate() {
@@ -215,11 +264,12 @@ impl Rounds {
             }
             s.groups.push(n as u32);
         } else {
-            // A counting sort by node: stable, two passes.
+            // A counting sort by node: stable, two passes, each looking the node up (a
+            // list of the nodes would be more to write and read back).
             s.counts.clear();
             s.counts.resize(nodes + 1, 0);
-            for &v in &s.node_of {
-                s.counts[v as usize + 1] += 1;
+            for e in &s.taken {
+                s.counts[owners.of(&e.ev) as usize + 1] += 1;
             }
             for k in 1..=nodes {
                 if s.counts[k] != 0 {
@@ -228,23 +278,25 @@ impl Rounds {
                 s.counts[k] += s.counts[k - 1];
             }
             s.entries.resize(n, s.taken[0]);
-            for (e, &v) in s.taken.iter().zip(&s.node_of) {
-                let at = &mut s.counts[v as usize];
+            for e in &s.taken {
+                let at = &mut s.counts[owners.of(&e.ev) as usize];
                 s.entries[*at as usize] = *e;
                 *at += 1;
             }
         }
-        let span_bits = 64 - (self.len - 1).leading_zeros();
+        let cx = RoundCx { base, ties: self.ties };
+        let lead_bits = 64 - (self.len - 1).leading_zeros() + 32;
         let mut start = 0;
         for &g in &s.groups {
-            sort_events(&mut s.entries[start..g as usize], base, span_bits, false, &mut self.keys, &mut self.spare);
+            sort_events(&mut s.entries[start..g as usize], cx, lead_bits, false, &mut self.keys, &mut self.spare);
             start = g as usize;
         }
     }
 
-    /// The next event of the round, node by node; `None` when the round is over.
+    /// The next event of the round, node by node, and its time; `None` when the round is
+    /// over.
     #[inline]
-    pub(super) fn pop(&mut self) -> Option<Entry> {
+    pub(super) fn pop(&mut self) -> Option<(u64, Event)> {
         let s = &mut self.serving;
         loop {
             let Some(&end) = s.groups.get(s.group) else {
@@ -255,15 +307,16 @@ impl Rounds {
             if s.pos < end as usize {
                 let a = s.entries[s.pos];
                 if let Some(b) = s.local.last() {
-                    if later(&a, b) {
-                        return s.local.pop();
+                    if a.later(b, RoundCx { base: s.base, ties: self.ties }) {
+                        let b = s.local.pop().expect("just seen");
+                        return Some((s.base + b.off as u64, b.ev));
                     }
                 }
                 s.pos += 1;
-                return Some(a);
+                return Some((s.base + a.off as u64, a.ev));
             }
             if let Some(b) = s.local.pop() {
-                return Some(b);
+                return Some((s.base + b.off as u64, b.ev));
             }
             s.group += 1;
         }
@@ -280,10 +333,12 @@ impl Rounds {
     pub(super) fn retain(&mut self, keep: &impl Fn(&Event) -> bool) {
         debug_assert!(!self.serving.active);
         self.in_ring = 0;
-        for (v, m) in self.ring.iter_mut().zip(&mut self.mins) {
+        for i in 0..self.ring.len() {
+            let base = self.bucket_round(i) * self.len;
+            let v = &mut self.ring[i];
             v.retain(|e| keep(&e.ev));
             self.in_ring += v.len();
-            *m = v.iter().map(|e| e.time).min().unwrap_or(u64::MAX);
+            self.mins[i] = v.iter().map(|e| base + e.off as u64).min().unwrap_or(u64::MAX);
         }
         self.far.retain(keep);
     }
@@ -291,11 +346,19 @@ impl Rounds {
     /// Takes every event out, in no particular order (between rounds).
     pub(super) fn drain(&mut self, out: &mut Vec<Entry>) {
         debug_assert!(!self.serving.active);
-        for (v, m) in self.ring.iter_mut().zip(&mut self.mins) {
-            out.append(v);
-            *m = u64::MAX;
+        for i in 0..self.ring.len() {
+            let base = self.bucket_round(i) * self.len;
+            let ties = self.ties;
+            out.extend(self.ring[i].drain(..).map(|e| {
+                let time = base + e.off as u64;
+                Entry { time, key: tie_key(ties, time, &e.ev), ev: e.ev }
+            }));
+            self.mins[i] = u64::MAX;
         }
         self.in_ring = 0;
         self.far.drain(out);
     }
+
+    /// The round ring bucket `i` holds: the one of cur ..= cur + mask at `i`.
+    fn bucket_round(&self, i: usize) -> u64 { self.cur + ((i as u64).wrapping_sub(self.cur) & self.mask) }
 }

@@ -13,32 +13,49 @@ pub(super) fn order(a: &Entry, b: &Entry) -> Ordering {
     (a.time, a.key).cmp(&(b.time, b.key)).then_with(|| a.ev.ident().cmp(&b.ev.ident()))
 }
 
-/// `a` is served after `b`.
-#[inline(always)]
-pub(super) fn later(a: &Entry, b: &Entry) -> bool {
-    if a.time != b.time {
-        return a.time > b.time;
-    }
-    if a.key != b.key {
-        return a.key > b.key;
-    }
-    a.ev.ident() > b.ev.ident()
+/// What the sorts need of an entry: the number that orders it first, and the full order
+/// for entries that number leaves tied.
+pub(super) trait Sorted: Copy {
+    /// What ordering needs besides the entries themselves.
+    type Cx: Copy;
+    /// The leading sort number, below `2^lead_bits`.
+    fn lead(&self, cx: Self::Cx) -> u64;
+    /// Served after `b`.
+    fn later(&self, b: &Self, cx: Self::Cx) -> bool;
 }
 
-/// Sorts events due in [base, base + 2^span_bits) into serving order, earliest first, or
-/// latest first if `latest_first` (a store that serves from the end). `keys` and `spare`
-/// are scratch space.
+/// A time-major store's entries, the context being the start of their span: led by
+/// time and tie key, packed.
+impl Sorted for Entry {
+    type Cx = u64;
+    #[inline(always)]
+    fn lead(&self, base: u64) -> u64 { (self.time - base) << 32 | self.key as u64 }
+    #[inline(always)]
+    fn later(&self, b: &Self, _: u64) -> bool {
+        if self.time != b.time {
+            return self.time > b.time;
+        }
+        if self.key != b.key {
+            return self.key > b.key;
+        }
+        self.ev.ident() > b.ev.ident()
+    }
+}
+
+/// Sorts entries into serving order, earliest first, or latest first if `latest_first`
+/// (a store that serves from the end); their leading numbers take `lead_bits`. `keys`
+/// and `spare` are scratch space.
 #[inline]
-pub(super) fn sort_events(v: &mut [Entry], base: u64, span_bits: u32, latest_first: bool, keys: &mut Vec<u64>, spare: &mut Vec<Entry>) {
+pub(super) fn sort_events<T: Sorted>(v: &mut [T], cx: T::Cx, lead_bits: u32, latest_first: bool, keys: &mut Vec<u64>, spare: &mut Vec<T>) {
     let n = v.len();
     if n > INSERTION_SORT {
         let idx_bits = usize::BITS - (n - 1).leading_zeros();
-        if span_bits + 32 + idx_bits <= 64 {
-            // (time, tie key, index) as one number: a crowded run sorts 8-byte numbers
-            // and moves each entry once. Equal (time, tie key) pairs (a collision at one
-            // picosecond) need the event itself to decide.
+        if lead_bits + idx_bits <= 64 {
+            // (leading number, index) as one number: a crowded run sorts 8-byte numbers
+            // and moves each entry once. Equal leading numbers (a collision at one
+            // picosecond) need the full order to decide.
             keys.clear();
-            keys.extend(v.iter().enumerate().map(|(k, e)| ((e.time - base) << 32 | e.key as u64) << idx_bits | k as u64));
+            keys.extend(v.iter().enumerate().map(|(k, e)| e.lead(cx) << idx_bits | k as u64));
             keys.sort_unstable();
             if keys.windows(2).all(|w| w[0] >> idx_bits != w[1] >> idx_bits) {
                 let mask = (1u64 << idx_bits) - 1;
@@ -52,10 +69,19 @@ pub(super) fn sort_events(v: &mut [Entry], base: u64, span_bits: u32, latest_fir
                 return;
             }
         }
+        let cmp = |a: &T, b: &T| {
+            if a.later(b, cx) {
+                Ordering::Greater
+            } else if b.later(a, cx) {
+                Ordering::Less
+            } else {
+                Ordering::Equal
+            }
+        };
         if latest_first {
-            v.sort_unstable_by(|a, b| order(b, a));
+            v.sort_unstable_by(|a, b| cmp(b, a));
         } else {
-            v.sort_unstable_by(order);
+            v.sort_unstable_by(cmp);
         }
         return;
     }
@@ -66,17 +92,17 @@ pub(super) fn sort_events(v: &mut [Entry], base: u64, span_bits: u32, latest_fir
         v.reverse();
     }
     for k in 1..n {
-        sink(v, k, latest_first);
+        sink(v, k, latest_first, cx);
     }
 }
 
 /// Moves `v[k]` into place among `v[..k]`, which is in serving order (latest first if
 /// `latest_first`): one step of an insertion sort.
 #[inline(always)]
-pub(super) fn sink(v: &mut [Entry], k: usize, latest_first: bool) {
+pub(super) fn sink<T: Sorted>(v: &mut [T], k: usize, latest_first: bool, cx: T::Cx) {
     let e = v[k];
     let mut j = k;
-    while j > 0 && later(&e, &v[j - 1]) == latest_first {
+    while j > 0 && e.later(&v[j - 1], cx) == latest_first {
         v[j] = v[j - 1];
         j -= 1;
     }
@@ -107,7 +133,7 @@ mod tests {
                 let mut want = v.clone();
                 want.sort_by(|a, b| if latest_first { order(b, a) } else { order(a, b) });
                 let mut got = v.clone();
-                sort_events(&mut got, base, shift, latest_first, &mut Vec::new(), &mut Vec::new());
+                sort_events(&mut got, base, shift + 32, latest_first, &mut Vec::new(), &mut Vec::new());
                 assert_eq!(ids(&got), ids(&want), "n {n}, latest first {latest_first}");
             }
         }
@@ -117,7 +143,7 @@ mod tests {
             let mut want = u.clone();
             want.sort_by(|a, b| if latest_first { order(b, a) } else { order(a, b) });
             let mut got = u.clone();
-            sort_events(&mut got, base, shift, latest_first, &mut Vec::new(), &mut Vec::new());
+            sort_events(&mut got, base, shift + 32, latest_first, &mut Vec::new(), &mut Vec::new());
             assert!(got.iter().zip(&want).all(|(a, b)| a.ev == b.ev));
         }
     }
