@@ -31,15 +31,7 @@ impl Sorted for Entry {
     #[inline(always)]
     fn lead(&self, base: u64) -> u64 { (self.time - base) << 32 | self.key as u64 }
     #[inline(always)]
-    fn later(&self, b: &Self, _: u64) -> bool {
-        if self.time != b.time {
-            return self.time > b.time;
-        }
-        if self.key != b.key {
-            return self.key > b.key;
-        }
-        self.ev.ident() > b.ev.ident()
-    }
+    fn later(&self, b: &Self, _: u64) -> bool { order(self, b).is_gt() }
 }
 
 /// Sorts entries into serving order, earliest first, or latest first if `latest_first`
