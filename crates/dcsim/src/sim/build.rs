@@ -16,7 +16,7 @@ use crate::net::routing::{Graph, Override, Routing};
 use crate::net::stats::{Histogram, PrioCounters};
 use crate::models::link_failure::{LinkFaults, RouteInputs};
 use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan};
-use crate::units::{Rate, SimTime};
+use crate::units::{LinkRate, Rate, SimTime};
 
 pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     crate::models::external::check_bound(plan)?;
@@ -47,7 +47,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 peer: PortId(peer),
                 local: (p - first[me]) as u16,
                 host: plan.nodes[me].kind == NodeKind::Host,
-                rate: l.rate,
+                line: LinkRate::new(l.rate),
                 delay: l.delay,
                 tx: Tx::Idle,
                 tx_until: SimTime::ZERO,
@@ -92,7 +92,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         FlowControl::Pause => 1,
         _ => pfc.lossless.count_ones().max(1) as u64,
     };
-    let host_rate = ports.iter().filter(|p| is_host[p.node.idx()]).map(|p| p.rate).min().unwrap_or(Rate(1));
+    let host_rate = ports.iter().filter(|p| is_host[p.node.idx()]).map(|p| p.rate()).min().unwrap_or(Rate(1));
     let mut switch_of = vec![u32::MAX; n];
     let mut n_sw = 0u32;
     for (i, nd) in nodes.iter().enumerate() {
@@ -107,7 +107,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             port_buf.push(None);
             continue;
         }
-        let headroom = headroom_bytes(&pfc.headroom, p.rate, p.delay, max_wire, pfc.reaction_quanta);
+        let headroom = headroom_bytes(&pfc.headroom, p.rate(), p.delay, max_wire, pfc.reaction_quanta);
         let (xoff, xon) = match plan.switch.buffer {
             BufferPlan::Static { port_buffer } => {
                 let share = port_buffer / n_classes;
@@ -126,7 +126,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 // alpha doubles for each factor of two the port is faster than the NICs.
                 let mut s = alpha_shift as i32;
                 let mut r = host_rate.0.max(1);
-                while r * 2 <= p.rate.0 && s > 0 {
+                while r * 2 <= p.rate().0 && s > 0 {
                     r *= 2;
                     s -= 1;
                 }
@@ -142,7 +142,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     };
     let mmu = Mmu::new(model, pfc.resume_offset, &port_buf, &totals, n_classes);
     let radix: Vec<u32> = ports.iter().map(|p| nodes[p.node.idx()].ports.len() as u32).collect();
-    let port_rates: Vec<Rate> = ports.iter().map(|p| p.rate).collect();
+    let port_rates: Vec<Rate> = ports.iter().map(|p| p.rate()).collect();
     let port_nodes: Vec<u32> = ports.iter().map(|p| p.node.0).collect();
     let egress = EgressQueues::new(&radix, plan.switch.arbitration, plan.switch.scheduler.clone(), max_wire);
 
@@ -155,7 +155,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let mut sw = Vec::new();
     let mut used_prios = 0u8;
     // The event wheel spans the longest link delay plus the longest frame time.
-    let horizon = ports.iter().map(|p| p.delay + p.rate.tx_time(max_wire as u64)).max().unwrap_or(SimTime::us(1));
+    let horizon = ports.iter().map(|p| p.delay + p.line.tx_time(max_wire as u64)).max().unwrap_or(SimTime::us(1));
     let mut q = EventQueue::new(plan.seed, horizon + horizon);
     // Each flow's path in the empty fabric: its ideal FCT, and its base RTT (the largest
     // is the fabric-wide T that HPCC and BDP windows are configured with).
@@ -179,7 +179,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             }
         };
         used_prios |= 1 << fp.priority;
-        let host_rate = ports[first[src] as usize].rate;
+        let host_rate = ports[first[src] as usize].rate();
         let cc_plan = &plan.ccs[fp.cc as usize];
         ccs.push(Cc::new(cc_plan, &NicSpec { line_rate: host_rate, mtu_wire: max_wire, mss: plan.host.mtu, base_rtt }));
         let int = ccs[i].wants_int();
@@ -429,7 +429,7 @@ fn path(ports: &[Port], nodes: &[Node], routing: &Routing, src: NodeId, dst: Nod
     let mut port = PortId(nodes[src.idx()].ports.start);
     loop {
         let p = &ports[port.idx()];
-        hops.push((p.rate, p.delay));
+        hops.push((p.rate(), p.delay));
         let next = ports[p.peer.idx()].node;
         if next == dst {
             return Some(hops);

@@ -35,7 +35,7 @@ use crate::net::capped_log::CappedLog;
 use crate::net::stats::{GoodputRow, Histogram, PfcEvent, PrioCounters, Samples};
 use crate::plan::{FlowControl, HostPlan, LinkPlan, PfcPlan, Plan, StatsPlan};
 use crate::results::Results;
-use crate::units::{Rate, SimTime};
+use crate::units::{LinkRate, Rate, SimTime};
 
 pub(crate) struct Node {
     pub name: String,
@@ -74,17 +74,17 @@ pub(crate) struct Port {
     pub down: bool,
     /// The peer belongs to another partition of a parallel run: frames go to the outbox.
     pub remote: bool,
-    pub rate: Rate,
+    pub line: LinkRate,
     pub delay: SimTime,
     /// Control frames (PFC, ACK, NAK): served before any data, never paused.
     pub ctrl: PktFifo,
     /// When the frame being sent ends (`tx` busy).
     pub tx_until: SimTime,
-    /// Bytes of control frames (PFC, ACK, NAK, CNP, ...) this transmitter sent.
-    pub ctrl_bytes: u64,
     /// Wire bytes (frames + preamble/gap) this transmitter put on its link: HPCC's INT
     /// reads it, every frame adds to it, so it lives in the line each frame touches.
     pub wire_bytes: u64,
+    /// Bytes of control frames (PFC, ACK, NAK, CNP, ...) this transmitter sent.
+    pub ctrl_bytes: u64,
     /// When the link last came back up (zero: never failed); frames that left before
     /// are lost.
     pub up_at: SimTime,
@@ -93,6 +93,12 @@ pub(crate) struct Port {
 }
 
 const _: () = assert!(std::mem::offset_of!(Port, wire_bytes) == 56);
+
+impl Port {
+    /// The link's rate from this end.
+    #[inline]
+    pub fn rate(&self) -> Rate { self.line.rate() }
+}
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
 #[derive(Default)]
@@ -369,7 +375,7 @@ impl Simulation {
             Event::Forward(p, pkt) => self.switch_receive(p, pkt),
             Event::PortRate(k) => {
                 let (p, rate) = self.rate_schedule[k as usize];
-                self.ports[p.idx()].rate = rate;
+                self.ports[p.idx()].line = LinkRate::new(rate);
             }
             Event::FecnTick => self.on_fecn_tick(),
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
@@ -558,7 +564,7 @@ impl Simulation {
         let wire = frame + self.preamble;
         let port = &mut self.ports[p.idx()];
         debug_assert!(port.tx == Tx::Idle, "port {} starts a frame while sending one", p.0);
-        let t = port.rate.tx_time(wire as u64);
+        let t = port.line.tx_time(wire as u64);
         port.tx_until = now + t;
         let quiet = quiet && self.quiet_tx;
         port.tx = if quiet { Tx::BusyQuiet } else { Tx::Busy };

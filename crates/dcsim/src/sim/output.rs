@@ -283,7 +283,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             let ci = &s.prio_stats[p * 8 + class];
             let is_sw = !s.nodes[port.node.idx()].is_host;
             let vals = [
-                p as u64, port.node.0 as u64, port.local as u64, prio as u64, port.rate.0, c.tx_bytes, c.tx_pkts,
+                p as u64, port.node.0 as u64, port.local as u64, prio as u64, port.rate().0, c.tx_bytes, c.tx_pkts,
                 c.drops[0], c.drops[1], c.drops[2], c.drops[3],
                 ci.pfc_xoff_tx, ci.pfc_xon_tx, c.pfc_xoff_rx, c.pfc_xon_rx, c.pfc_expired,
                 c.paused_ps, c.max_egress.max(s.egress.queue(pid, prio).bytes), s.mmu.peak(pid, class as u8),
@@ -299,7 +299,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             }
             node_col.push(s.nodes[port.node.idx()].name.clone());
             peer_col.push(s.nodes[s.ports[port.peer.idx()].node.idx()].name.clone());
-            util.push(if secs > 0.0 { port.wire_bytes as f64 * 8.0 / (port.rate.0 as f64 * secs) } else { 0.0 });
+            util.push(if secs > 0.0 { port.wire_bytes as f64 * 8.0 / (port.rate().0 as f64 * secs) } else { 0.0 });
             paused_frac.push(if end.0 > 0 { c.paused_ps as f64 / end.0 as f64 } else { 0.0 });
         }
     }

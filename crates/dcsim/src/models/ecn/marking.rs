@@ -129,7 +129,7 @@ impl Simulation {
         let th = m.ths[m.port[out.idx()].th as usize];
         let mark = match m.mode {
             EcnMode::RedAvg => {
-                let pkt_time = self.ports[out.idx()].rate.tx_time(self.pool.get(id).frame as u64);
+                let pkt_time = self.ports[out.idx()].line.tx_time(self.pool.get(id).frame as u64);
                 m.red[out.idx() * 8 + prio as usize].on_arrival(&th, m.wq, q_before, now, pkt_time, draw)
             }
             mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &th, q_before, draw),
@@ -151,7 +151,7 @@ impl Simulation {
         let id = item.id;
         let now = self.now_t();
         let ci = p.idx() * 8 + prio as usize;
-        let rate = self.ports[p.idx()].rate;
+        let rate = self.ports[p.idx()].rate();
         // The port is sending now, so its paused time is fully accounted.
         let paused_total = self.prio_stats[ci].paused_ps;
         let first = p.0 - self.ports[p.idx()].local as u32;
@@ -185,7 +185,7 @@ impl Simulation {
             }
             Detection::Rcm1b { threshold, window } => {
                 let ports = &self.ports;
-                let requested = m.demand.as_ref().map_or(0, |d| d.requested(p.idx(), prio, now, window, |j| ports[(first + j) as usize].rate));
+                let requested = m.demand.as_ref().map_or(0, |d| d.requested(p.idx(), prio, now, window, |j| ports[(first + j) as usize].rate()));
                 let congested = q_after > threshold && requested > rate.0;
                 (congested, congested)
             }

@@ -24,7 +24,7 @@ impl Simulation {
                 continue;
             }
             let qlen: u64 = (0..8u8).map(|pr| self.egress.queue(PortId(i as u32), pr).bytes).sum();
-            let rate = self.ports[i].rate;
+            let rate = self.ports[i].rate();
             self.l2.fecn[i].on_interval(&p, rate, qlen, p.interval);
         }
         if now + p.interval <= self.end {

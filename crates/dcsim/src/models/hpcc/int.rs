@@ -26,7 +26,7 @@ impl Simulation {
             // modelled) before this frame: its rate of change is the link's utilisation.
             tx_bytes: self.ports[p.idx()].wire_bytes,
             qlen,
-            rate: self.ports[p.idx()].rate,
+            rate: self.ports[p.idx()].rate(),
         };
         self.pool.int_mut(id).push(hop);
     }

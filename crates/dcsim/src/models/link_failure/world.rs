@@ -150,7 +150,7 @@ impl Simulation {
         }
         let lost = port.down || {
             let wire = self.pool.get(id).frame as u64 + self.preamble as u64;
-            let tx = self.ports[port.peer.idx()].rate.tx_time(wire);
+            let tx = self.ports[port.peer.idx()].line.tx_time(wire);
             let left = self.now_t().0.saturating_sub(port.delay.0 + tx.0);
             left < port.up_at.0
         };

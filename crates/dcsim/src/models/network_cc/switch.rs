@@ -78,7 +78,7 @@ impl Simulation {
             (pkt.flow, pkt.frame as u32)
         };
         let ci = out.idx() * 8 + prio as usize;
-        let rate = self.ports[out.idx()].rate;
+        let rate = self.ports[out.idx()].rate();
         n.rcp[ci].on_arrival(&n.plan.rcp, n.rtt, rate, now, frame, q_before);
         let qlen = q_before + frame as u64;
         // Rate trigger: the port limits its flows while R is below its line rate.

@@ -15,7 +15,7 @@ impl Simulation {
     /// Queues a PFC frame (or 802.3x PAUSE) out of `port` for `class`.
     pub(crate) fn send_pfc(&mut self, port: PortId, class: u8, xoff: bool) {
         let now = self.now_t();
-        let rate = self.ports[port.idx()].rate;
+        let rate = self.ports[port.idx()].rate();
         let quanta = if !xoff {
             // An XON must not end a remote-PFC pause this switch sent the host behind
             // `port` (models/remote_pfc/tor.rs): it becomes a pause for what is left.
@@ -88,7 +88,7 @@ impl Simulation {
                 }
                 if self.pfc.pause_mode != PauseMode::Infinite {
                     let gen = port.pause_gen[prio as usize];
-                    let until = now + quanta_to_time(quanta, port.rate);
+                    let until = now + quanta_to_time(quanta, port.rate());
                     self.q.schedule(until, Event::PauseExpire(p, prio, gen));
                 }
                 self.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;

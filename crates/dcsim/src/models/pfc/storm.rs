@@ -48,7 +48,7 @@ impl Simulation {
     pub(crate) fn on_pause_storm(&mut self, k: u32) {
         let now = self.now_t();
         let st = self.pause_storms.storms[k as usize];
-        let rate = self.ports[st.port.idx()].rate;
+        let rate = self.ports[st.port.idx()].rate();
         let ending = st.stop.is_some_and(|s| now >= s);
         let quanta = match (ending, self.pfc.pause_mode) {
             (true, _) => 0,

@@ -82,7 +82,7 @@ impl Simulation {
             return;
         }
         let port = &self.ports[out.idx()];
-        let (node, rate) = (port.node, port.rate);
+        let (node, rate) = (port.node, port.rate());
         let dur = self.rpfc.cp.duration(out.idx(), qlen, rate);
         self.rpfc.cp.sent[node.idx()] += 1;
         let id = self.pool.alloc(Packet::remote_pfc(flow, src, prio, dur, self.rpfc.cp.message_bytes));

@@ -70,7 +70,7 @@ impl Simulation {
         let (prio, dur) = self.pool.get(id).remote_pause();
         self.pool.free(id);
         let now = self.now_t();
-        let rate = self.ports[out.idx()].rate;
+        let rate = self.ports[out.idx()].rate();
         self.rpfc.tor.consumed[node.idx()] += 1;
         let class = self.class_of(prio);
         let Some(quanta) = self.rpfc.tor.on_message(out.idx(), class, now, dur, rate) else { return };
