@@ -28,8 +28,8 @@ const MAX_LEN: u64 = 1 << 32;
 /// An event in a round's lists: its time as an offset from the round's start, and the
 /// event. 16 bytes, four to a cache line: the lists of a large fabric's round pass
 /// through L2 every round, and a third more of them (24-byte entries with the time and
-/// tie key) measured slower (docs/speed.md). The tie key is computed where the order
-/// needs it: when a crowded group is sorted, or two events share a picosecond.
+/// tie key) measured slower (docs/speed.md). The tie key is computed only where two
+/// events share a picosecond: a crowded group is sorted by offset first (`sort.rs`).
 #[derive(Copy, Clone, Debug)]
 struct Due {
     off: u32,
@@ -48,9 +48,12 @@ struct RoundCx {
 
 impl Sorted for Due {
     type Cx = RoundCx;
-    /// Offset and tie key, packed (the offset takes the bits of the round's length): a
-    /// crowded group computes each key once, and events at one picosecond (an incast's
-    /// arrivals) sort as fast as any.
+    const TIES_HASHED: bool = true;
+    #[inline(always)]
+    fn at(&self, _: RoundCx) -> u64 { self.off as u64 }
+    /// Offset and tie key, packed (the offset takes the bits of the round's length): many
+    /// events at one picosecond (an incast's arrivals) compute each key once and sort as
+    /// fast as any.
     #[inline(always)]
     fn lead(&self, cx: RoundCx) -> u64 { (self.off as u64) << 32 | tie_key(cx.ties, cx.base + self.off as u64, &self.ev) as u64 }
     #[inline(always)]
@@ -285,10 +288,10 @@ impl Rounds {
             }
         }
         let cx = RoundCx { base, ties: self.ties };
-        let lead_bits = 64 - (self.len - 1).leading_zeros() + 32;
+        let time_bits = 64 - (self.len - 1).leading_zeros();
         let mut start = 0;
         for &g in &s.groups {
-            sort_events(&mut s.entries[start..g as usize], cx, lead_bits, false, &mut self.keys, &mut self.spare);
+            sort_events(&mut s.entries[start..g as usize], cx, time_bits, false, &mut self.keys, &mut self.spare);
             start = g as usize;
         }
     }

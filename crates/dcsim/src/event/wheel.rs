@@ -187,7 +187,7 @@ impl Wheel {
         let i = slot as usize & (WHEEL_SLOTS - 1);
         let bit = 1u64 << (i % 64);
         if self.sorted[i / 64] & bit == 0 && self.wheel[i].len() > 1 {
-            sort_events(&mut self.wheel[i], slot << self.shift, self.shift + 32, true, &mut self.keys, &mut self.spare);
+            sort_events(&mut self.wheel[i], slot << self.shift, self.shift, true, &mut self.keys, &mut self.spare);
             self.sorted[i / 64] |= bit;
         }
         if self.wheel[i].last().expect("an occupied slot holds an event").time > limit {
