@@ -80,11 +80,12 @@ pub(crate) struct Port {
     pub ctrl: PktFifo,
     /// When the frame being sent ends (`tx` busy).
     pub tx_until: SimTime,
+    /// Bytes of control frames (PFC, ACK, NAK, CNP, ...) this transmitter sent: half a
+    /// fabric's frames are ACKs, so the count lives in the line each frame touches.
+    pub ctrl_bytes: u64,
     /// Wire bytes (frames + preamble/gap) this transmitter put on its link: HPCC's INT
     /// reads it, every frame adds to it, so it lives in the line each frame touches.
     pub wire_bytes: u64,
-    /// Bytes of control frames (PFC, ACK, NAK, CNP, ...) this transmitter sent.
-    pub ctrl_bytes: u64,
     /// When the link last came back up (zero: never failed); frames that left before
     /// are lost.
     pub up_at: SimTime,
