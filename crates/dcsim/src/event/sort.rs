@@ -105,9 +105,7 @@ fn sort_keys<T>(keys: &mut Vec<u64>, v: &[T], idx_bits: u32, number: impl Fn(&T)
 /// of events due at one picosecond by tie key, so that only tied events compute theirs.
 fn by_time<T: Sorted>(v: &mut [T], cx: T::Cx, time_bits: u32, idx_bits: u32, latest_first: bool, keys: &mut Vec<u64>, spare: &mut Vec<T>) {
     let tied = sort_keys(keys, v, idx_bits, |e| e.at(cx));
-    let mask = (1u64 << idx_bits) - 1;
-    spare.clear();
-    spare.extend(keys.iter().map(|&k| v[(k & mask) as usize]));
+    gather(v, keys, idx_bits, false, spare);
     if tied {
         let (n, mut i) = (v.len(), 0);
         while i < n {
@@ -154,6 +152,15 @@ fn packed<T: Sorted>(v: &mut [T], cx: T::Cx, idx_bits: u32, latest_first: bool, 
     if sort_keys(keys, v, idx_bits, |e| e.lead(cx)) {
         return false;
     }
+    gather(v, keys, idx_bits, latest_first, spare);
+    v.copy_from_slice(spare);
+    true
+}
+
+/// Puts into `spare` the entries of `v` in the order of the sorted `keys` (`sort_keys`),
+/// or in reverse if `latest_first`.
+#[inline]
+fn gather<T: Copy>(v: &[T], keys: &[u64], idx_bits: u32, latest_first: bool, spare: &mut Vec<T>) {
     let mask = (1u64 << idx_bits) - 1;
     spare.clear();
     if latest_first {
@@ -161,8 +168,6 @@ fn packed<T: Sorted>(v: &mut [T], cx: T::Cx, idx_bits: u32, latest_first: bool, 
     } else {
         spare.extend(keys.iter().map(|&k| v[(k & mask) as usize]));
     }
-    v.copy_from_slice(spare);
-    true
 }
 
 /// Moves `v[k]` into place among `v[..k]`, which is in serving order (latest first if
