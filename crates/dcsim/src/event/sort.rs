@@ -50,11 +50,11 @@ impl Sorted for Entry {
 pub(super) fn sort_events<T: Sorted>(v: &mut [T], cx: T::Cx, time_bits: u32, latest_first: bool, keys: &mut Vec<u64>, spare: &mut Vec<T>) {
     let n = v.len();
     if n > INSERTION_SORT {
-        let idx_bits = usize::BITS - (n - 1).leading_zeros();
+        let idx_bits = index_bits(n);
         if T::TIES_HASHED && time_bits + idx_bits <= 64 {
             return by_time(v, cx, time_bits, idx_bits, latest_first, keys, spare);
         }
-        if time_bits + 32 + idx_bits <= 64 && packed(v, cx, idx_bits, latest_first, keys, spare) {
+        if lead_fits(time_bits, idx_bits) && packed(v, cx, idx_bits, latest_first, keys, spare) {
             return;
         }
         if latest_first {
@@ -86,6 +86,15 @@ fn compare<T: Sorted>(a: &T, b: &T, cx: T::Cx) -> Ordering {
         Ordering::Equal
     }
 }
+
+/// The bits an index into a run of `n` (at least 2) entries takes.
+#[inline]
+fn index_bits(n: usize) -> u32 { usize::BITS - (n - 1).leading_zeros() }
+
+/// Whether a leading number (`time_bits` of time and a 32-bit tie key) packs with an
+/// index of `idx_bits` into one `u64`.
+#[inline]
+fn lead_fits(time_bits: u32, idx_bits: u32) -> bool { time_bits + 32 + idx_bits <= 64 }
 
 /// Runs of events due at one picosecond up to this size are put in order by insertion.
 const INSERTION_TIES: usize = 8;
@@ -133,8 +142,8 @@ fn order_ties<T: Sorted>(run: &mut [T], tmp: &mut [T], cx: T::Cx, time_bits: u32
         }
         return;
     }
-    let idx_bits = usize::BITS - (m - 1).leading_zeros();
-    if time_bits + 32 + idx_bits <= 64 && !sort_keys(keys, run, idx_bits, |e| e.lead(cx)) {
+    let idx_bits = index_bits(m);
+    if lead_fits(time_bits, idx_bits) && !sort_keys(keys, run, idx_bits, |e| e.lead(cx)) {
         let mask = (1u64 << idx_bits) - 1;
         for (o, &k) in tmp.iter_mut().zip(keys.iter()) {
             *o = run[(k & mask) as usize];
