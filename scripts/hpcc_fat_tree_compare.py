@@ -40,13 +40,16 @@ def report(res: dcsim.Results, wall: float) -> str:
     s = res.summary
     c = s["counters"]
     lossless = s["checks"]["lossless_no_drops"].get("lossless_drops", 0)
-    return (f"{s['name']}: wall {wall:.1f} s, events {s['events']}, flows {c['flows_finished']}/{c['flows']} "
-            f"finished, drops {c['drops_total']} (lossless {lossless}), checks {'ok' if s['checks']['ok'] else 'FAILED'}")
+    return (
+        f"{s['name']}: wall {wall:.1f} s, events {s['events']}, flows {c['flows_finished']}/{c['flows']} "
+        f"finished, drops {c['drops_total']} (lossless {lossless}), checks {'ok' if s['checks']['ok'] else 'FAILED'}"
+    )
 
 
 def size_label(lo: float, hi: float) -> str:
     def k(x: float) -> str:
         return f"{x / 1e6:g}M" if x >= 1e6 else f"{x / 1e3:g}K"
+
     return f"<= {k(hi)}" if lo == 0 else (f"> {k(lo)}" if hi == EDGES[-1] else f"{k(lo)}-{k(hi)}")
 
 
@@ -55,13 +58,21 @@ def table(workload: str, load: int, runs: dict[str, pd.DataFrame]) -> str:
     each cell the slowdown p50 / p95 / p99; unfinished flows are named below the table."""
     algos = list(runs)
     first = runs[algos[0]]
-    lines = [f"{workload}, {load} % load (slowdown p50 / p95 / p99):", "",
-             "| size (B) | flows | " + " | ".join(algos) + " |", "|---|---" + "|---" * len(algos) + "|"]
+    lines = [
+        f"{workload}, {load} % load (slowdown p50 / p95 / p99):",
+        "",
+        "| size (B) | flows | " + " | ".join(algos) + " |",
+        "|---|---" + "|---" * len(algos) + "|",
+    ]
     for i, r in first.iterrows():
         if r.flows == 0:
             continue
-        cells = [f"{t.loc[i, 'slowdown_p50']:.2f} / {t.loc[i, 'slowdown_p95']:.2f} / {t.loc[i, 'slowdown_p99']:.2f}"
-                 if t.loc[i, "finished"] else "-" for t in runs.values()]
+        cells = [
+            f"{t.loc[i, 'slowdown_p50']:.2f} / {t.loc[i, 'slowdown_p95']:.2f} / {t.loc[i, 'slowdown_p99']:.2f}"
+            if t.loc[i, "finished"]
+            else "-"
+            for t in runs.values()
+        ]
         lines.append(f"| {size_label(r.size_lo, r.size_hi)} | {int(r.flows)} | " + " | ".join(cells) + " |")
     unfinished = {a: int(t.flows.sum() - t.finished.sum()) for a, t in runs.items()}
     if any(unfinished.values()):
@@ -76,11 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workload", choices=[*WORKLOADS, "both"], default="both")
     ap.add_argument("--loads", default="30,50")
     ap.add_argument("--algos", default=",".join(ALGOS))
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="a further override for every run (repeatable), e.g. host.cc.max_stage=0")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a further override for every run (repeatable), e.g. host.cc.max_stage=0",
+    )
     ap.add_argument("--save", type=Path, help="write each run's results under this directory")
-    ap.add_argument("--load-from", type=Path, metavar="DIR",
-                    help="read the runs saved by --save under DIR instead of running them")
+    ap.add_argument("--load-from", type=Path, metavar="DIR", help="read the runs saved by --save under DIR instead of running them")
     a = ap.parse_args(argv)
     ov = []
     if a.duration:

@@ -29,8 +29,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-KMAX = [f"{k}KB" for k in (10, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 800, 1000, 1200,
-                           1500, 2000, 2500, 3000, 4000, 5000)]
+KMAX = [
+    f"{k}KB"
+    for k in (10, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 800, 1000, 1200, 1500, 2000, 2500, 3000, 4000, 5000)
+]
 
 
 def _cpu(r: resource.struct_rusage) -> float:
@@ -64,8 +66,7 @@ def one(jobs: int, scenario: str, sets: list[str], points: int, store: str) -> d
 
 def measure(jobs: int, args: argparse.Namespace, tmp: Path, k: int) -> dict[str, float]:
     store = tmp / f"s{k}-{jobs}"
-    cmd = [sys.executable, __file__, "--one", str(jobs), "--points", str(args.points), "--scenario", args.scenario,
-           "--store", str(store)]
+    cmd = [sys.executable, __file__, "--one", str(jobs), "--points", str(args.points), "--scenario", args.scenario, "--store", str(store)]
     for s in args.set:
         cmd += ["--set", s]
     r0 = _cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
@@ -96,10 +97,14 @@ def main() -> None:
     if args.one:
         print(json.dumps(one(args.one, args.scenario, args.set, args.points, args.store)))
         return
-    print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}, "
-          f"{os.cpu_count()} CPUs; {args.points} points of {Path(args.scenario).name} {' '.join(args.set)}")
-    print(f"{'pair':>4} {'wall j1':>8} {'wall j2':>8} {'ratio':>6}  {'cpu/pt j1':>9} {'cpu/pt j2':>9} "
-          f"{'parent j1':>9} {'parent j2':>9} {'startup':>7} {'cpu bound':>9}")
+    print(
+        f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}, "
+        f"{os.cpu_count()} CPUs; {args.points} points of {Path(args.scenario).name} {' '.join(args.set)}"
+    )
+    print(
+        f"{'pair':>4} {'wall j1':>8} {'wall j2':>8} {'ratio':>6}  {'cpu/pt j1':>9} {'cpu/pt j2':>9} "
+        f"{'parent j1':>9} {'parent j2':>9} {'startup':>7} {'cpu bound':>9}"
+    )
     ratios, bounds, rows = [], [], []
     with tempfile.TemporaryDirectory(prefix="sweep_speedup") as d:
         for k in range(args.pairs):
@@ -108,20 +113,26 @@ def main() -> None:
             ratios.append(a["process_wall"] / b["process_wall"])
             # What the ratio would be with the two cores to itself: the start-up is serial,
             # the rest (points, and the sweep process's own work beside them) shared out.
-            bounds.append((a["startup_cpu"] + a["parent_cpu"] + a["points_cpu"])
-                          / (b["startup_cpu"] + (b["parent_cpu"] + b["points_cpu"]) / 2))
+            bounds.append(
+                (a["startup_cpu"] + a["parent_cpu"] + a["points_cpu"]) / (b["startup_cpu"] + (b["parent_cpu"] + b["points_cpu"]) / 2)
+            )
             rows += [a, b]
             n = args.points
-            print(f"{k:>4} {a['process_wall']:>8.2f} {b['process_wall']:>8.2f} {ratios[-1]:>6.2f}  "
-                  f"{a['points_cpu'] / n:>9.3f} {b['points_cpu'] / n:>9.3f} "
-                  f"{a['parent_cpu']:>9.2f} {b['parent_cpu']:>9.2f} {a['startup_cpu']:>7.2f} {bounds[-1]:>9.2f}", flush=True)
+            print(
+                f"{k:>4} {a['process_wall']:>8.2f} {b['process_wall']:>8.2f} {ratios[-1]:>6.2f}  "
+                f"{a['points_cpu'] / n:>9.3f} {b['points_cpu'] / n:>9.3f} "
+                f"{a['parent_cpu']:>9.2f} {b['parent_cpu']:>9.2f} {a['startup_cpu']:>7.2f} {bounds[-1]:>9.2f}",
+                flush=True,
+            )
     j1 = rows[0::2]
-    print(f"median ratio {statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}); "
-          f"median CPU per point {statistics.median(r['points_cpu'] for r in j1) / args.points:.3f} s, "
-          f"sweep process {statistics.median(r['parent_cpu'] for r in j1):.2f} s CPU after "
-          f"{statistics.median(r['startup_cpu'] for r in j1):.2f} s CPU of start-up (interpreter, imports); "
-          f"ratio on free cores from the CPU times {statistics.median(bounds):.2f}; "
-          f"load after: {os.getloadavg()[0]:.2f}")
+    print(
+        f"median ratio {statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}); "
+        f"median CPU per point {statistics.median(r['points_cpu'] for r in j1) / args.points:.3f} s, "
+        f"sweep process {statistics.median(r['parent_cpu'] for r in j1):.2f} s CPU after "
+        f"{statistics.median(r['startup_cpu'] for r in j1):.2f} s CPU of start-up (interpreter, imports); "
+        f"ratio on free cores from the CPU times {statistics.median(bounds):.2f}; "
+        f"load after: {os.getloadavg()[0]:.2f}"
+    )
 
 
 if __name__ == "__main__":

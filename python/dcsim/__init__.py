@@ -1,30 +1,29 @@
 """dcsim: a packet-level simulator of lossless datacenter networks (RoCEv2, PFC).
 
-    import dcsim
-    res = dcsim.run("scenarios/seed000_parking_lot_pfc.toml",
-                    overrides=["switch.arbitration=per_flow"])
-    res.flows            # pandas DataFrame
-    res.summary          # dict
-    res.fct_by_size()    # slowdown percentiles per flow-size bin
-    res.write("out/seed000")
-    dcsim.load_run("out/seed000")   # the same Results, read back
+import dcsim
+res = dcsim.run("scenarios/seed000_parking_lot_pfc.toml",
+                overrides=["switch.arbitration=per_flow"])
+res.flows            # pandas DataFrame
+res.summary          # dict
+res.fct_by_size()    # slowdown percentiles per flow-size bin
+res.write("out/seed000")
+dcsim.load_run("out/seed000")   # the same Results, read back
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Union
 
 from . import _native
 from ._native import DcsimError, ScenarioError, SimulationError
-from .errors import ArgumentError, OutputError, bool_arg, path_arg, path_list, str_arg, str_list
 from .cc import CongestionControl, classes_arg
+from .errors import ArgumentError, OutputError, bool_arg, path_list, str_list
 from .results import Results, load_run, run_id
-from .store import Store, open_store
 from .scenario import Scenario
-from .sweeps import jain, sweep
 from .stepper import Stepper
+from .store import Store, open_store
+from .sweeps import jain, sweep
 
 __version__: str = _native.__version__
 
@@ -52,8 +51,7 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def load(path: PathLike, overrides: Optional[Iterable[str]] = None, *,
-         data_roots: Optional[Iterable[PathLike]] = None) -> Scenario:
+def load(path: PathLike, overrides: Optional[Iterable[str]] = None, *, data_roots: Optional[Iterable[PathLike]] = None) -> Scenario:
     """Reads and validates a scenario file. ``overrides`` are ``"path=value"`` strings.
     The files the scenario names must be in its directory, in one of ``data_roots`` or in
     the shipped ``data/`` directory.
@@ -65,8 +63,9 @@ def load(path: PathLike, overrides: Optional[Iterable[str]] = None, *,
     return sc
 
 
-def loads(text: str, base_dir: PathLike = ".", overrides: Optional[Iterable[str]] = None, *,
-          data_roots: Optional[Iterable[PathLike]] = None) -> Scenario:
+def loads(
+    text: str, base_dir: PathLike = ".", overrides: Optional[Iterable[str]] = None, *, data_roots: Optional[Iterable[PathLike]] = None
+) -> Scenario:
     """Validates scenario text; relative file names in it resolve against ``base_dir``,
     and the files it names must be there, in one of ``data_roots`` or in the shipped
     ``data/`` directory."""
@@ -106,9 +105,7 @@ def run(
     elif isinstance(scenario, (str, os.PathLike)):
         sc = Scenario.from_file(scenario, overrides=ov, data_roots=roots)
     else:
-        raise ArgumentError(
-            f"run() takes a Scenario, a path or a dict, not {type(scenario).__name__}"
-        )
+        raise ArgumentError(f"run() takes a Scenario, a path or a dict, not {type(scenario).__name__}")
     plan = sc.validate()
     raw = _native.run(plan, progress=progress, cc=classes if classes is not None else {})
     res = Results(raw, scenario=sc)

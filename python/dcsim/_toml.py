@@ -89,7 +89,7 @@ def _inline(v: Any) -> str:
         return "[" + ", ".join(_inline(x) for x in v) + "]"
     line = tomli_w.dumps({"v": v})
     assert line.startswith("v = ") and line.endswith("\n") and "\n" not in line[:-1], line
-    return line[len("v = "):-1]
+    return line[len("v = ") : -1]
 
 
 def _key(k: str) -> str:

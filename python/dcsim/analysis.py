@@ -53,6 +53,7 @@ def _one_row_per_port(ports: pd.DataFrame) -> pd.DataFrame:
 
 # -- goodput and utilisation ----------------------------------------------------------
 
+
 def host_capacity_gbps(res: Any) -> float:
     """Sum of the host links' rates, Gb/s: what all hosts together can receive (and
     send). Delivered goodput can never exceed it."""
@@ -117,11 +118,13 @@ def link_utilization(res: Any) -> pd.DataFrame:
     kinds = _kinds(res)
     dur_s = _duration_ps(res) / 1e12
     data_bytes = res.ports.groupby("port_id")["tx_bytes"].sum()
-    out = pd.DataFrame({
-        "port_id": ports["port_id"].to_numpy(),
-        "node": ports["node"].to_numpy(),
-        "peer": ports["peer"].to_numpy(),
-    })
+    out = pd.DataFrame(
+        {
+            "port_id": ports["port_id"].to_numpy(),
+            "node": ports["node"].to_numpy(),
+            "peer": ports["peer"].to_numpy(),
+        }
+    )
     node_kind = out["node"].map(kinds)
     peer_kind = out["peer"].map(kinds)
     out["kind"] = np.where(node_kind == "host", "host", np.where(peer_kind == "host", "down", "fabric"))
@@ -132,6 +135,7 @@ def link_utilization(res: Any) -> pd.DataFrame:
 
 
 # -- PFC -------------------------------------------------------------------------------
+
 
 def pause_by_port(res: Any) -> pd.DataFrame:
     """One row per (port, priority): how long its transmitter was paused by PFC
@@ -157,16 +161,14 @@ def pause_intervals(res: Any) -> pd.DataFrame:
     end = _duration_ps(res)
     open_at: Dict[Any, int] = {}
     rows = []
-    for node, peer, prio, t, kind in zip(ev["node"].astype(str), ev["peer"].astype(str), ev["priority"],
-                                         ev["time_ps"], ev["event"]):
+    for node, peer, prio, t, kind in zip(ev["node"].astype(str), ev["peer"].astype(str), ev["priority"], ev["time_ps"], ev["event"]):
         key = (node, peer, int(prio))
         if kind == "pause":
             open_at.setdefault(key, int(t))
         elif key in open_at:  # resume or expire
             rows.append((*key, open_at.pop(key), int(t)))
     rows += [(*k, t0, end) for k, t0 in open_at.items()]
-    return pd.DataFrame(rows, columns=cols).sort_values(["node", "peer", "priority", "start_ps"],
-                                                        kind="stable").reset_index(drop=True)
+    return pd.DataFrame(rows, columns=cols).sort_values(["node", "peer", "priority", "start_ps"], kind="stable").reset_index(drop=True)
 
 
 def pause_by_switch(res: Any) -> pd.DataFrame:
@@ -180,12 +182,14 @@ def pause_by_switch(res: Any) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     dur = _duration_ps(res)
     g = p.groupby("node", sort=False)
-    out = pd.DataFrame({
-        "paused_ps": g["paused_ps"].sum(),
-        "rows": g.size(),
-        "max_port_pause_fraction": g["paused_fraction"].max(),
-        "pfc_xoff_received": g["pfc_xoff_received"].sum(),
-    })
+    out = pd.DataFrame(
+        {
+            "paused_ps": g["paused_ps"].sum(),
+            "rows": g.size(),
+            "max_port_pause_fraction": g["paused_fraction"].max(),
+            "pfc_xoff_received": g["pfc_xoff_received"].sum(),
+        }
+    )
     out["pause_fraction"] = out["paused_ps"] / (out["rows"] * dur) if dur > 0 else np.nan
     out = out[out["paused_ps"] > 0].reset_index()
     out["kind"] = out["node"].map(_kinds(res))
@@ -267,15 +271,16 @@ def victims(res: Any) -> pd.DataFrame:
             hops = [(a, b, int(prio)) for a, b in zip(path, path[1:])]
         n_roots = sum(h in roots for h in hops)
         vps = sum(paused.get(h, 0) for h in hops if h not in roots)
-        rows.append({"flow_id": int(fid), "src": src, "dst": dst, "priority": int(prio),
-                     "victim_ps": vps, "roots": n_roots, "culprit": n_roots > 0})
-    out = pd.DataFrame(rows).sort_values(["culprit", "victim_ps", "flow_id"],
-                                         ascending=[True, False, True], kind="stable")
+        rows.append(
+            {"flow_id": int(fid), "src": src, "dst": dst, "priority": int(prio), "victim_ps": vps, "roots": n_roots, "culprit": n_roots > 0}
+        )
+    out = pd.DataFrame(rows).sort_values(["culprit", "victim_ps", "flow_id"], ascending=[True, False, True], kind="stable")
     out.insert(0, "rank", np.arange(1, len(out) + 1))
     return out[cols].reset_index(drop=True)
 
 
 # -- flows -----------------------------------------------------------------------------
+
 
 def long_lived_goodput(res: Any) -> Optional[Dict[str, float]]:
     """Steady-state goodput of the long-lived flows (``size = "inf"``): min, max, mean
@@ -328,8 +333,12 @@ def fct_by_group(res: Any, percentiles: Sequence[float] = DEFAULT_PERCENTILES) -
             for p in percentiles:
                 row[f"slowdown_{_pct_name(p)}"] = float(np.percentile(sd, p)) if len(done) else math.nan
             rows.append(row)
-    cols = ["group", "flows", "finished", "fct_mean_ps"] + [f"fct_{_pct_name(p)}_ps" for p in percentiles] \
-        + ["slowdown_mean"] + [f"slowdown_{_pct_name(p)}" for p in percentiles]
+    cols = (
+        ["group", "flows", "finished", "fct_mean_ps"]
+        + [f"fct_{_pct_name(p)}_ps" for p in percentiles]
+        + ["slowdown_mean"]
+        + [f"slowdown_{_pct_name(p)}" for p in percentiles]
+    )
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -390,8 +399,12 @@ def fct_by_size(
             done = sel[sel["fct_ps"] >= 0]
             sd = done["slowdown"].to_numpy(dtype=float)
             row: Dict[str, Any] = {
-                "group": int(grp), "bin": i, "size_lo": lo, "size_hi": hi,
-                "flows": int(len(sel)), "finished": int(len(done)),
+                "group": int(grp),
+                "bin": i,
+                "size_lo": lo,
+                "size_hi": hi,
+                "flows": int(len(sel)),
+                "finished": int(len(done)),
                 "slowdown_mean": float(sd.mean()) if len(sd) else math.nan,
             }
             for p, c in zip(percentiles, pct_cols):

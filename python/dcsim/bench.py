@@ -91,13 +91,22 @@ def _stepped(plan: Any, every_ps: int) -> Tuple[Any, float, List[dict]]:
         wall = time.perf_counter() - t0
         hops = st.link_packet_hops
         n = hops - hops_before
-        r: Dict[str, Any] = {"to_ps": t, "wall_s": wall, "hops": n, "packets_in_flight": st.packets_in_flight,
-                             "ns_per_hop": wall * 1e9 / n if n else None}
+        r: Dict[str, Any] = {
+            "to_ps": t,
+            "wall_s": wall,
+            "hops": n,
+            "packets_in_flight": st.packets_in_flight,
+            "ns_per_hop": wall * 1e9 / n if n else None,
+        }
         hops_before = hops
         rows.append(r)
         ns = f"{r['ns_per_hop']:.0f}" if r["ns_per_hop"] is not None else "n/a"
-        print(f"{PROGRESS}{plan.name}: to {t / 1e9:g} ms: {wall:.2f} s wall, {r['hops'] / 1e6:.2f} M link hops, "
-              f"{ns} ns per hop, {r['packets_in_flight']} packets in flight", file=sys.stderr, flush=True)
+        print(
+            f"{PROGRESS}{plan.name}: to {t / 1e9:g} ms: {wall:.2f} s wall, {r['hops'] / 1e6:.2f} M link hops, "
+            f"{ns} ns per hop, {r['packets_in_flight']} packets in flight",
+            file=sys.stderr,
+            flush=True,
+        )
     out = st.finish()
     return out, time.perf_counter() - started, rows
 
@@ -105,15 +114,14 @@ def _stepped(plan: Any, every_ps: int) -> Tuple[Any, float, List[dict]]:
 def _measure(args: List[str]) -> Tuple[dict, int]:
     """Runs one child process; returns its JSON result and its peak RSS in bytes. Its
     progress lines are echoed to stderr as they come."""
-    proc = subprocess.Popen([sys.executable, "-m", "dcsim.bench", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-m", "dcsim.bench", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     errors: List[str] = []
 
     def pump() -> None:
         for raw in proc.stderr:  # type: ignore[union-attr]
             line = raw.decode(errors="replace")
             if line.startswith(PROGRESS):
-                sys.stderr.write(line[len(PROGRESS):])
+                sys.stderr.write(line[len(PROGRESS) :])
                 sys.stderr.flush()
             else:
                 errors.append(line)
@@ -129,8 +137,7 @@ def _measure(args: List[str]) -> Tuple[dict, int]:
     return json.loads(out.decode().strip().splitlines()[-1]), usage.ru_maxrss * 1024
 
 
-def run(only: Optional[str] = None, overrides: Sequence[str] = (), as_json: bool = False,
-        every_ps: Optional[int] = None) -> int:
+def run(only: Optional[str] = None, overrides: Sequence[str] = (), as_json: bool = False, every_ps: Optional[int] = None) -> int:
     """Runs the benchmarks whose name contains ``only``; ``every_ps``: report intervals of
     that many simulated picoseconds (default: a tenth of the run on a terminal, else
     none)."""

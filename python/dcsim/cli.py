@@ -18,7 +18,6 @@ import argparse
 import json
 import math
 import os
-import shutil
 import signal
 import sys
 from pathlib import Path
@@ -52,113 +51,185 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     set_help = "override a scenario field, e.g. --set switch.pfc.xoff=100KiB (repeatable)"
-    root_help = ("a directory the files the scenario names (topology, flow, CDF files) may be in, "
-                 "besides the scenario's own directory and the shipped data/ (repeatable)")
+    root_help = (
+        "a directory the files the scenario names (topology, flow, CDF files) may be in, "
+        "besides the scenario's own directory and the shipped data/ (repeatable)"
+    )
 
     r = sub.add_parser("run", help="run a scenario and write its results")
     r.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
-    r.add_argument("--out", "-o", metavar="DIR", default=None,
-                   help="output directory (default: out/<scenario file name>)")
-    r.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
-                   default=[], type=_override, help=set_help)
+    r.add_argument("--out", "-o", metavar="DIR", default=None, help="output directory (default: out/<scenario file name>)")
+    r.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     r.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
     r.add_argument("--csv", action="store_true", help="write CSV instead of Parquet")
-    r.add_argument("--overwrite", "--force", dest="overwrite", action="store_true",
-                   help="replace an output directory that is not empty, clearing what it held "
-                        "(default: refuse, before the run)")
-    r.add_argument("--quiet", "-q", action="store_true",
-                   help="no progress bar and no result table")
-    r.add_argument("--pcap", metavar="FILE", default=None,
-                   help="write the frames of the run to a pcap file (stats.pcap.file; docs/pcap.md)")
-    r.add_argument("--store", metavar="DIR", default=None,
-                   help="also add the run to this results store (DuckDB over Parquet, see docs/store.md)")
+    r.add_argument(
+        "--overwrite",
+        "--force",
+        dest="overwrite",
+        action="store_true",
+        help="replace an output directory that is not empty, clearing what it held (default: refuse, before the run)",
+    )
+    r.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no result table")
+    r.add_argument(
+        "--pcap", metavar="FILE", default=None, help="write the frames of the run to a pcap file (stats.pcap.file; docs/pcap.md)"
+    )
+    r.add_argument(
+        "--store", metavar="DIR", default=None, help="also add the run to this results store (DuckDB over Parquet, see docs/store.md)"
+    )
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario without running it")
     v.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
-    v.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
-                   default=[], type=_override, help=set_help)
+    v.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     v.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
     v.set_defaults(func=cmd_validate)
 
     w = sub.add_parser("sweep", help="run a scenario over a grid of settings, one CSV row per point")
     w.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
-    w.add_argument("--grid", dest="grid", metavar="PATH=V1,V2,...", action="append", required=True,
-                   help="a setting and its values; several --grid make the cross product")
-    w.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
-                   default=[], type=_override, help=set_help)
+    w.add_argument(
+        "--grid",
+        dest="grid",
+        metavar="PATH=V1,V2,...",
+        action="append",
+        required=True,
+        help="a setting and its values; several --grid make the cross product",
+    )
+    w.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     w.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
-    w.add_argument("--out", metavar="FILE",
-                   help="CSV file, written when every point has run; rows are journaled in FILE.partial.jsonl "
-                        "meanwhile, and running the same sweep again reuses the points that ran "
-                        "(default: standard output, no resume)")
+    w.add_argument(
+        "--out",
+        metavar="FILE",
+        help="CSV file, written when every point has run; rows are journaled in FILE.partial.jsonl "
+        "meanwhile, and running the same sweep again reuses the points that ran "
+        "(default: standard output, no resume)",
+    )
     w.add_argument("--per-flow", action="store_true", help="add each flow's steady-state goodput")
-    w.add_argument("--jobs", "-j", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
-                   help="points run at once, each in its own process (default: all cores)")
-    w.add_argument("--store", metavar="DIR", default=None,
-                   help="also write every point to this results store (DuckDB over Parquet, see "
-                        "docs/store.md); points it holds without error are reused")
-    w.add_argument("--backend", choices=("process", "ray"), default="process",
-                   help="where points run: local forked processes (default) or Ray tasks (pip install 'dcsim[ray]')")
-    w.add_argument("--ray-address", metavar="ADDR", default=None,
-                   help="Ray cluster to run on with --backend ray (ray.init(address=ADDR); default: a local Ray)")
-    w.add_argument("--mode", choices=("grid", "zip", "random"), default="grid",
-                   help="grid: every combination of the --grid values (default); zip: the i-th value of each; "
-                        "random: --samples distinct combinations drawn with --sample-seed")
+    w.add_argument(
+        "--jobs",
+        "-j",
+        type=_positive_int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="points run at once, each in its own process (default: all cores)",
+    )
+    w.add_argument(
+        "--store",
+        metavar="DIR",
+        default=None,
+        help="also write every point to this results store (DuckDB over Parquet, see "
+        "docs/store.md); points it holds without error are reused",
+    )
+    w.add_argument(
+        "--backend",
+        choices=("process", "ray"),
+        default="process",
+        help="where points run: local forked processes (default) or Ray tasks (pip install 'dcsim[ray]')",
+    )
+    w.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        default=None,
+        help="Ray cluster to run on with --backend ray (ray.init(address=ADDR); default: a local Ray)",
+    )
+    w.add_argument(
+        "--mode",
+        choices=("grid", "zip", "random"),
+        default="grid",
+        help="grid: every combination of the --grid values (default); zip: the i-th value of each; "
+        "random: --samples distinct combinations drawn with --sample-seed",
+    )
     w.add_argument("--samples", type=_positive_int, default=None, metavar="N", help="points drawn with --mode random")
-    w.add_argument("--sample-seed", type=int, default=0, metavar="S",
-                   help="seed of --mode random (default 0): the same seed draws the same points")
-    w.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS",
-                   help="stop a point that runs longer and record it as failed (default: no limit)")
-    w.add_argument("--point-memory", type=_size, default=None, metavar="SIZE",
-                   help="memory a point's process may take beyond its start, e.g. 4GiB; a point "
-                        "over it fails alone (default: no limit but the scenario's memory_limit)")
+    w.add_argument(
+        "--sample-seed", type=int, default=0, metavar="S", help="seed of --mode random (default 0): the same seed draws the same points"
+    )
+    w.add_argument(
+        "--point-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop a point that runs longer and record it as failed (default: no limit)",
+    )
+    w.add_argument(
+        "--point-memory",
+        type=_size,
+        default=None,
+        metavar="SIZE",
+        help="memory a point's process may take beyond its start, e.g. 4GiB; a point "
+        "over it fails alone (default: no limit but the scenario's memory_limit)",
+    )
     w.set_defaults(func=cmd_sweep)
 
-    pl = sub.add_parser("plot", help="PNG of source rates and a queue over time (or, with `fct`, "
-                                     "slowdown per flow-size bin), one column per run",
-                        description="dcsim plot RUN_DIR... draws rates and a queue; "
-                                    "dcsim plot fct RUN_DIR... draws FCT slowdown per flow-size bin.")
-    pl.add_argument("runs", nargs="+", metavar="RUN_DIR",
-                    help="output directories of `dcsim run`, after `fct` for the FCT figure")
-    pl.add_argument("--percentiles", metavar="P,P,...", default="50,95,99",
-                    help="fct: slowdown percentiles to draw (default 50,95,99)")
-    pl.add_argument("--edges", metavar="BYTES,BYTES,...",
-                    help="fct: fixed flow-size bin edges in bytes instead of bins of 5 %% of the flows")
+    pl = sub.add_parser(
+        "plot",
+        help="PNG of source rates and a queue over time (or, with `fct`, slowdown per flow-size bin), one column per run",
+        description="dcsim plot RUN_DIR... draws rates and a queue; dcsim plot fct RUN_DIR... draws FCT slowdown per flow-size bin.",
+    )
+    pl.add_argument("runs", nargs="+", metavar="RUN_DIR", help="output directories of `dcsim run`, after `fct` for the FCT figure")
+    pl.add_argument("--percentiles", metavar="P,P,...", default="50,95,99", help="fct: slowdown percentiles to draw (default 50,95,99)")
+    pl.add_argument(
+        "--edges", metavar="BYTES,BYTES,...", help="fct: fixed flow-size bin edges in bytes instead of bins of 5 %% of the flows"
+    )
     pl.add_argument("--queue", metavar="NODE:PEER", help="the egress queue to plot, e.g. CS:DU")
     pl.add_argument("--title", dest="titles", action="append", help="column titles (one per run)")
     pl.add_argument("--out", metavar="FILE", default="dcsim.png", help="PNG file (default dcsim.png)")
     pl.set_defaults(func=cmd_plot)
 
-    rp = sub.add_parser("report", help="one self-contained HTML file (plots, tables) of a run or a sweep, plus PNGs",
-                        description="dcsim report PATH writes an HTML report of a run directory (dcsim run --out), "
-                                    "a results store (dcsim sweep --store) or a sweep CSV (dcsim sweep --out); "
-                                    "see docs/report.md.")
+    rp = sub.add_parser(
+        "report",
+        help="one self-contained HTML file (plots, tables) of a run or a sweep, plus PNGs",
+        description="dcsim report PATH writes an HTML report of a run directory (dcsim run --out), "
+        "a results store (dcsim sweep --store) or a sweep CSV (dcsim sweep --out); "
+        "see docs/report.md.",
+    )
     rp.add_argument("path", metavar="PATH", help="run directory, results store directory or sweep CSV")
-    rp.add_argument("--out", "-o", metavar="OUT.html", default=None,
-                    help="HTML file to write (default: PATH.html beside PATH)")
-    rp.add_argument("--png-dir", metavar="DIR", default=None,
-                    help="directory for the PNGs of the plots (default: OUT_png/ beside the HTML)")
+    rp.add_argument("--out", "-o", metavar="OUT.html", default=None, help="HTML file to write (default: PATH.html beside PATH)")
+    rp.add_argument(
+        "--png-dir", metavar="DIR", default=None, help="directory for the PNGs of the plots (default: OUT_png/ beside the HTML)"
+    )
     rp.set_defaults(func=cmd_report)
 
     b = sub.add_parser("bench", help="run the fixed benchmark scenarios (one process each)")
     b.add_argument("--only", metavar="NAME", help="only benchmarks whose name contains NAME")
-    b.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append",
-                   default=[], type=_override, help="override a setting of every benchmark, e.g. simulation.duration=10ms")
+    b.add_argument(
+        "--set",
+        dest="overrides",
+        metavar="PATH=VALUE",
+        action="append",
+        default=[],
+        type=_override,
+        help="override a setting of every benchmark, e.g. simulation.duration=10ms",
+    )
     b.add_argument("--json", action="store_true", help="one JSON object per benchmark")
-    b.add_argument("--every", metavar="DURATION", type=_sim_time,
-                   help="report wall time, link hops, ns per hop and packets in flight for every DURATION "
-                        "simulated (e.g. 10ms), on stderr as the run goes and as 'intervals' in --json "
-                        "(default: every tenth of the run on a terminal)")
+    b.add_argument(
+        "--every",
+        metavar="DURATION",
+        type=_sim_time,
+        help="report wall time, link hops, ns per hop and packets in flight for every DURATION "
+        "simulated (e.g. 10ms), on stderr as the run goes and as 'intervals' in --json "
+        "(default: every tenth of the run on a terminal)",
+    )
     b.add_argument("--list", action="store_true", help="list the benchmark scenarios and exit")
     b.set_defaults(func=cmd_bench)
 
-    t = sub.add_parser("tune", help="seed 004's ECN tuning on storage scenes: train the scene classifier and "
-                                    "the settings per scene, evaluate on held-out scenes (docs/tuning.md)")
-    t.add_argument("step", nargs="?", choices=["train", "evaluate", "all"], default="all",
-                   help="train (classifier and settings), evaluate (held-out scenes), or all (default)")
-    t.add_argument("--out", "-o", metavar="DIR", default="out/tune",
-                   help="directory of the model (model.pkl, settings.json) and the report (default out/tune)")
+    t = sub.add_parser(
+        "tune",
+        help="seed 004's ECN tuning on storage scenes: train the scene classifier and "
+        "the settings per scene, evaluate on held-out scenes (docs/tuning.md)",
+    )
+    t.add_argument(
+        "step",
+        nargs="?",
+        choices=["train", "evaluate", "all"],
+        default="all",
+        help="train (classifier and settings), evaluate (held-out scenes), or all (default)",
+    )
+    t.add_argument(
+        "--out",
+        "-o",
+        metavar="DIR",
+        default="out/tune",
+        help="directory of the model (model.pkl, settings.json) and the report (default out/tune)",
+    )
     t.add_argument("--quick", action="store_true", help="a small study (3 profiles, short runs) for tests")
     t.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     t.set_defaults(func=cmd_tune)
@@ -194,7 +265,7 @@ _SIZE_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 1 << 10, "M
 def _size(s: str) -> int:
     t = s.strip().upper()
     num = t.rstrip("KMGIB")
-    unit = t[len(num):] or "B"
+    unit = t[len(num) :] or "B"
     try:
         v = float(num) * _SIZE_UNITS[unit]
     except (ValueError, KeyError):
@@ -215,11 +286,12 @@ def format_error(exc: BaseException) -> str:
 
 # -- formatting helpers -----------------------------------------------------------------
 
+
 def fmt_time_ps(ps: float) -> str:
     """12.3us, 4.56ms, 789ns ..."""
     if ps is None or (isinstance(ps, float) and math.isnan(ps)):
         return "-"
-    for scale, unit in ((1e12, "s"), (1e9, "ms"), (1e6, "us"), (1e3, "ns")):
+    for scale, unit in ((1e12, "s"), (1e9, "ms"), (1e6, "us"), (1e3, "ns")):  # noqa: B007 (read after the loop)
         if abs(ps) >= scale:
             v = ps / scale
             break
@@ -256,19 +328,25 @@ def result_table(res: Any, max_flows: int = 20) -> List[str]:
         lines.append("no flows")
     c = summary.get("counters", {})
     reasons = ", ".join(f"{k} {v}" for k, v in c.get("drops", {}).items() if v)
-    lines.append(f"drops: {c.get('drops_total', 'n/a')}{f' ({reasons})' if reasons else ''}   "
-                 f"PFC frames sent: {c.get('pfc_xoff_sent', 0)} XOFF, {c.get('pfc_xon_sent', 0)} XON")
+    lines.append(
+        f"drops: {c.get('drops_total', 'n/a')}{f' ({reasons})' if reasons else ''}   "
+        f"PFC frames sent: {c.get('pfc_xoff_sent', 0)} XOFF, {c.get('pfc_xon_sent', 0)} XON"
+    )
     lat = summary.get("latency_ps") or {}
     if lat.get("count"):
-        lines.append(f"packet latency: p50 {lat['p50'] / 1e3:.0f} ns, p99 {lat['p99'] / 1e3:.0f} ns, "
-                     f"p99.9 {lat['p999'] / 1e3:.0f} ns over {lat['count']} packets")
+        lines.append(
+            f"packet latency: p50 {lat['p50'] / 1e3:.0f} ns, p99 {lat['p99'] / 1e3:.0f} ns, "
+            f"p99.9 {lat['p999'] / 1e3:.0f} ns over {lat['count']} packets"
+        )
     return lines
 
 
 # -- commands ---------------------------------------------------------------------------
 
+
 def cmd_run(args: argparse.Namespace) -> int:
     import dcsim
+
     from .output import Staging
 
     overrides = list(args.overrides)
@@ -326,10 +404,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     plan = dcsim.load(args.scenario, overrides=args.overrides, data_roots=args.data_roots).plan
     print(f"ok: {plan.name} ({plan.num_nodes} nodes, {plan.num_links} links, {plan.num_flows} flows)")
     gib = 1 << 30
-    print(
-        f"memory: about {plan.memory_estimate / gib:.2f} GiB for {plan.memory_counts}; "
-        f"the limit is {plan.memory_limit / gib:.2f} GiB"
-    )
+    print(f"memory: about {plan.memory_estimate / gib:.2f} GiB for {plan.memory_counts}; the limit is {plan.memory_limit / gib:.2f} GiB")
     return EXIT_OK
 
 
@@ -340,11 +415,23 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print("error: --ray-address: only used with --backend ray", file=sys.stderr)
         return EXIT_USAGE
     try:
-        return sweeps.cli(args.scenario, args.grid, args.overrides, args.out, args.per_flow,
-                          jobs=args.jobs, point_memory=args.point_memory, data_roots=args.data_roots,
-                          store=args.store, backend=args.backend, ray_address=args.ray_address,
-                          point_timeout=args.point_timeout, mode=args.mode, samples=args.samples,
-                          seed=args.sample_seed)
+        return sweeps.cli(
+            args.scenario,
+            args.grid,
+            args.overrides,
+            args.out,
+            args.per_flow,
+            jobs=args.jobs,
+            point_memory=args.point_memory,
+            data_roots=args.data_roots,
+            store=args.store,
+            backend=args.backend,
+            ray_address=args.ray_address,
+            point_timeout=args.point_timeout,
+            mode=args.mode,
+            samples=args.samples,
+            seed=args.sample_seed,
+        )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -36,8 +36,8 @@ class Staging:
                 raise OutputError(17, "exists and is not a directory", str(self.out))
             if any(self.out.iterdir()) and not overwrite:
                 raise OutputError(
-                    39, "output directory exists and is not empty (use --overwrite, or overwrite=True, "
-                        "to replace it)", str(self.out))
+                    39, "output directory exists and is not empty (use --overwrite, or overwrite=True, to replace it)", str(self.out)
+                )
         self.tmp = self.out.parent / f".{self.out.name}{PARTIAL}{os.getpid()}"
         try:
             self.out.parent.mkdir(parents=True, exist_ok=True)

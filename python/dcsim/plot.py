@@ -20,13 +20,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["NoData", "fct_panel", "fct_table", "largest_queues", "pyplot", "queue_panel", "rate_panel", "render",
-           "render_fct"]
+__all__ = ["NoData", "fct_panel", "fct_table", "largest_queues", "pyplot", "queue_panel", "rate_panel", "render", "render_fct"]
 
 #: Line styles and markers cycled together, so that lines drawn on top of each other
 #: stay distinguishable (dashes and markers of the lower line show through).
-STYLES: Sequence[Tuple[Any, str]] = (("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"),
-                                     ((0, (5, 1, 1, 1)), "v"), ((0, (1, 2)), "x"))
+STYLES: Sequence[Tuple[Any, str]] = (("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1, 1, 1)), "v"), ((0, (1, 2)), "x"))
 MAX_LEGEND = 12
 
 
@@ -44,12 +42,17 @@ def _style(i: int, n_points: int) -> Dict[str, Any]:
     ls, marker = STYLES[i % len(STYLES)]
     # Markers at staggered positions, about 8 per line.
     every = max(1, n_points // 8)
-    return {"linestyle": ls, "marker": marker, "markersize": 4,
-            "markevery": (min(i * max(1, every // len(STYLES)), max(0, n_points - 1)), every),
-            "linewidth": 1.2, "alpha": 0.9}
+    return {
+        "linestyle": ls,
+        "marker": marker,
+        "markersize": 4,
+        "markevery": (min(i * max(1, every // len(STYLES)), max(0, n_points - 1)), every),
+        "linewidth": 1.2,
+        "alpha": 0.9,
+    }
 
 
-_SIZE_UNITS = {"b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024 ** 2, "gb": 1e9, "gib": 1024 ** 3}
+_SIZE_UNITS = {"b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024**2, "gb": 1e9, "gib": 1024**3}
 
 
 def _size_bytes(v: Any) -> Optional[float]:
@@ -138,8 +141,7 @@ def _rate_lines(res: Any) -> Tuple[str, List[Tuple[str, np.ndarray, np.ndarray]]
     gp = res.goodput
     if len(gp):
         for fid, g in gp.groupby("flow_id"):
-            lines.append((names.get(int(fid), str(fid)), g["time_ps"].to_numpy(dtype=float) / 1e9,
-                          g["gbps"].to_numpy(dtype=float)))
+            lines.append((names.get(int(fid), str(fid)), g["time_ps"].to_numpy(dtype=float) / 1e9, g["gbps"].to_numpy(dtype=float)))
         return "goodput (Gb/s)", lines
     return "", []
 
@@ -212,15 +214,13 @@ def rate_panel(ax: Any, res: Any, lines: List[Tuple[str, np.ndarray, np.ndarray]
         ax.step(t, v, where="post", label=label, **_style(i, len(t)))
     fair = _fair_share(res)
     if fair is not None and lines:
-        ax.step(fair[0], fair[1], where="post", color="black", linewidth=1, linestyle=(0, (2, 2)),
-                label="bottleneck rate / active flows")
+        ax.step(fair[0], fair[1], where="post", color="black", linewidth=1, linestyle=(0, (2, 2)), label="bottleneck rate / active flows")
     if not lines:
         ax.text(0.5, 0.5, "no rate or goodput data", ha="center", va="center", transform=ax.transAxes)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     if lines and len(lines) <= MAX_LEGEND:
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, legend_y),
-                  ncol=min(4, len(lines) + 1), frameon=False)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, legend_y), ncol=min(4, len(lines) + 1), frameon=False)
 
 
 def queue_panel(ax: Any, res: Any, queues: Sequence[Tuple[str, np.ndarray, np.ndarray]]) -> None:
@@ -276,8 +276,7 @@ def fct_ylabel(edges: Optional[Sequence[float]]) -> str:
     return f"FCT slowdown ({share})"
 
 
-def render(run_dirs: Sequence[str], out: str, queue: Optional[str] = None,
-           titles: Optional[List[str]] = None) -> Path:
+def render(run_dirs: Sequence[str], out: str, queue: Optional[str] = None, titles: Optional[List[str]] = None) -> Path:
     """Rates (or goodput) and a queue over time, one column per run; see the module."""
     runs = [_load(d) for d in run_dirs]
     tops = [_rate_lines(r) for r in runs]
@@ -287,8 +286,7 @@ def render(run_dirs: Sequence[str], out: str, queue: Optional[str] = None,
     rows = 2 if any(queues) else 1
     plt = pyplot()
     n = len(runs)
-    fig, axes = plt.subplots(rows, n, figsize=(4.5 * n + 1.5, 3.2 * rows), squeeze=False,
-                             sharex=True, sharey="row", layout="constrained")
+    fig, axes = plt.subplots(rows, n, figsize=(4.5 * n + 1.5, 3.2 * rows), squeeze=False, sharex=True, sharey="row", layout="constrained")
     for col, (res, (ylabel, lines), q) in enumerate(zip(runs, tops, queues)):
         ax = axes[0][col]
         ax.set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))
@@ -304,19 +302,22 @@ def render(run_dirs: Sequence[str], out: str, queue: Optional[str] = None,
     return _save(fig, out)
 
 
-def render_fct(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] = None,
-               percentiles: Sequence[float] = (50, 95, 99), edges: Optional[Sequence[float]] = None) -> Path:
+def render_fct(
+    run_dirs: Sequence[str],
+    out: str,
+    titles: Optional[List[str]] = None,
+    percentiles: Sequence[float] = (50, 95, 99),
+    edges: Optional[Sequence[float]] = None,
+) -> Path:
     """Slowdown percentiles per flow-size bin, one column per run, log-log, axes shared.
     x is the largest flow size of the bin (its upper edge with ``edges``)."""
     runs = [_load(d) for d in run_dirs]
     usable = [fct_table(r, percentiles, edges) for r in runs]
     if not any(len(t) for t in usable):
-        raise NoData("nothing to plot: no finished flow of finite size in "
-                     + ", ".join(str(d) for d in run_dirs))
+        raise NoData("nothing to plot: no finished flow of finite size in " + ", ".join(str(d) for d in run_dirs))
     plt = pyplot()
     n = len(runs)
-    fig, axes = plt.subplots(1, n, figsize=(4.5 * n + 1, 3.6), squeeze=False, sharex=True, sharey=True,
-                             layout="constrained")
+    fig, axes = plt.subplots(1, n, figsize=(4.5 * n + 1, 3.6), squeeze=False, sharex=True, sharey=True, layout="constrained")
     for col, (res, t) in enumerate(zip(runs, usable)):
         ax = axes[0][col]
         ax.set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))

@@ -77,8 +77,15 @@ def _child(conn: Any, task: Task, args: Sequence[Any]) -> None:
         conn.close()
 
 
-def run_processes(task: Task, todo: Sequence[Tuple[int, Sequence[Any]]], done: Done, *, jobs: int,
-                  timeout: Optional[float] = None, memory: Optional[int] = None) -> None:
+def run_processes(
+    task: Task,
+    todo: Sequence[Tuple[int, Sequence[Any]]],
+    done: Done,
+    *,
+    jobs: int,
+    timeout: Optional[float] = None,
+    memory: Optional[int] = None,
+) -> None:
     """Each task in its own forked process, ``jobs`` at a time."""
     import multiprocessing as mp
     from multiprocessing.connection import wait
@@ -150,8 +157,9 @@ def ray_init(address: Optional[str], cpus: Optional[int] = None) -> bool:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         local = {"num_cpus": cpus, "_node_ip_address": "127.0.0.1"}
     try:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                 logging_level=logging.ERROR, configure_logging=False, **local)
+        ray.init(
+            address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR, configure_logging=False, **local
+        )
     except Exception as e:  # noqa: BLE001 - ray raises many kinds for an unreachable cluster
         where = f"--ray-address {address}" if address else "--backend ray (local)"
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
@@ -185,8 +193,15 @@ def _ray_task(task: Task, args: Sequence[Any]) -> Tuple[str, Any]:
     return task(*args)
 
 
-def run_ray(task: Task, todo: Sequence[Tuple[int, Sequence[Any]]], done: Done, *, jobs: int,
-            timeout: Optional[float] = None, address: Optional[str] = None) -> None:
+def run_ray(
+    task: Task,
+    todo: Sequence[Tuple[int, Sequence[Any]]],
+    done: Done,
+    *,
+    jobs: int,
+    timeout: Optional[float] = None,
+    address: Optional[str] = None,
+) -> None:
     """Each task as a Ray task in a fresh worker process (``max_calls=1``: a point's
     memory limit or crash does not outlive it), ``jobs`` in flight at a time."""
     import ray

@@ -43,11 +43,29 @@ DPI = 100
 
 #: Sweep metrics worth a plot, in the order shown (regular expressions on the column
 #: names of ``dcsim.sweeps.metrics``; per-size-bin and per-flow columns are left to the table).
-SWEEP_METRICS = (r"goodput_total_gbps", r"goodput_steady_gbps", r"goodput_fraction", r"jain",
-                 r"goodput_min_gbps", r"goodput_max_gbps", r"link_util_max", r"link_util_mean",
-                 r"pause_fraction_max", r"pause_fraction_mean", r"drops", r"pfc_xoff", r"ecn_marked",
-                 r"cnps", r"latency_p50_ps", r"latency_p99_ps", r"flows_finished",
-                 r"fct_p50_ps_g\d+", r"fct_p99_ps_g\d+", r"slowdown_p50_g\d+", r"slowdown_p99_g\d+")
+SWEEP_METRICS = (
+    r"goodput_total_gbps",
+    r"goodput_steady_gbps",
+    r"goodput_fraction",
+    r"jain",
+    r"goodput_min_gbps",
+    r"goodput_max_gbps",
+    r"link_util_max",
+    r"link_util_mean",
+    r"pause_fraction_max",
+    r"pause_fraction_mean",
+    r"drops",
+    r"pfc_xoff",
+    r"ecn_marked",
+    r"cnps",
+    r"latency_p50_ps",
+    r"latency_p99_ps",
+    r"flows_finished",
+    r"fct_p50_ps_g\d+",
+    r"fct_p99_ps_g\d+",
+    r"slowdown_p50_g\d+",
+    r"slowdown_p99_g\d+",
+)
 #: A sweep column that is a scenario setting: a path with at least one '.' or '[i]'.
 _SETTING = re.compile(r"[A-Za-z_]\w*(\[\d+\])?((\.[A-Za-z_]\w*)|(\[\d+\]))+")
 
@@ -87,6 +105,7 @@ class Section:
 
 # -- figures ----------------------------------------------------------------------------
 
+
 def _figure(height: float = 3.4, width: float = 8.0) -> Tuple[Any, Any]:
     plt = plot.pyplot()
     return plt.subplots(figsize=(width, height), layout="constrained")
@@ -107,12 +126,12 @@ def _port_label(node: Any, peer: Any, prio: Any) -> str:
 
 # -- a run ------------------------------------------------------------------------------
 
+
 def _rates(res: Any) -> Plot:
     p = Plot("rates", "Source rates over time")
     ylabel, lines = plot._rate_lines(res)
     if not lines:
-        p.why = ("no rate changes and no goodput series in this run (no congestion control "
-                 "that sets rates, stats.goodput_interval off)")
+        p.why = "no rate changes and no goodput series in this run (no congestion control that sets rates, stats.goodput_interval off)"
         return p
     p.title = "Source rates over time" if ylabel.startswith("source") else "Goodput per flow over time"
     fig, ax = _figure(3.8)
@@ -175,8 +194,10 @@ def _congestion(res: Any) -> Plot:
     p = Plot("congestion", "Congestion points: root and victim time per port")
     c = res.congestion
     if not len(c) or not (c["congested_ps"] > 0).any():
-        p.why = ("no congestion points in this run (the congestion table is filled when "
-                 "switch.ecn marks or a switch.congestion detection rule is set, and a queue was congested)")
+        p.why = (
+            "no congestion points in this run (the congestion table is filled when "
+            "switch.ecn marks or a switch.congestion detection rule is set, and a queue was congested)"
+        )
         return p
     keys = _top_ports(c, "congested_ps")
     by = c.groupby(["node", "peer", "priority"], sort=True, observed=True)[["root_ps", "victim_ps"]].sum()
@@ -233,14 +254,16 @@ def _marks(res: Any) -> Plot:
         return p
     keys = _top_ports(ports[ports["ecn_marked"] > 0], "ecn_marked")
     by = ports.groupby(["node", "peer", "priority"], sort=True, observed=True)["ecn_marked"].sum()
-    p.png = _bars([_port_label(*k) for k in keys], {"marked": np.array([by.loc[k] for k in keys], dtype=float)},
-                  "data packets marked CE")
+    p.png = _bars([_port_label(*k) for k in keys], {"marked": np.array([by.loc[k] for k in keys], dtype=float)}, "data packets marked CE")
     return p
 
 
 #: Per-flow notification counters: (column of ``flows``, legend).
-_NOTIFY = (("marked_received", "CE-marked packets received"), ("cnps_received", "CNPs received"),
-           ("feedback_received", "switch feedback received"))
+_NOTIFY = (
+    ("marked_received", "CE-marked packets received"),
+    ("cnps_received", "CNPs received"),
+    ("feedback_received", "switch feedback received"),
+)
 
 
 def _notifications(res: Any) -> Plot:
@@ -252,8 +275,9 @@ def _notifications(res: Any) -> Plot:
         return p
     by = f.groupby("src", sort=True, observed=True)[[c for c, _ in cols]].sum()
     by = by.loc[by.sum(axis=1).sort_values(ascending=False, kind="stable").index[:MAX_BARS]].iloc[::-1]
-    p.png = _bars([str(s) for s in by.index], {name: by[c].to_numpy(dtype=float) for c, name in cols},
-                  "count, summed over the host's flows")
+    p.png = _bars(
+        [str(s) for s in by.index], {name: by[c].to_numpy(dtype=float) for c, name in cols}, "count, summed over the host's flows"
+    )
     return p
 
 
@@ -309,18 +333,32 @@ def _pairs(items: Sequence[Tuple[str, Any]], per_row: int = 3, strip: str = "^$"
     the regular expression ``strip`` matches."""
     rows = []
     for i in range(0, len(items), per_row):
-        cells = "".join(f'<th class="text">{html.escape(re.sub(strip, "", k))}</th>{_cell(v, k)}'
-                        for k, v in items[i:i + per_row])
+        cells = "".join(f'<th class="text">{html.escape(re.sub(strip, "", k))}</th>{_cell(v, k)}' for k, v in items[i : i + per_row])
         rows.append(f"<tr>{cells}</tr>")
     return f'<div class="scroll"><table><tbody>{"".join(rows)}</tbody></table></div>'
 
 
 #: The summary keys shown first (the rest of summary.json is under "full summary").
-KEY_FIGURES = ("duration_ps", "events", "counters.flows", "counters.flows_finished", "counters.drops_total",
-               "counters.pfc_xoff_sent", "counters.pfc_xon_sent", "counters.pfc_pause_expired",
-               "counters.ecn_marked", "counters.cnps_sent", "counters.cnps_received", "counters.l2_feedback_sent",
-               "counters.retransmitted_packets", "counters.deadlocks_detected", "latency_ps.p50", "latency_ps.p99",
-               "message_latency_ps.p99", "checks.ok")
+KEY_FIGURES = (
+    "duration_ps",
+    "events",
+    "counters.flows",
+    "counters.flows_finished",
+    "counters.drops_total",
+    "counters.pfc_xoff_sent",
+    "counters.pfc_xon_sent",
+    "counters.pfc_pause_expired",
+    "counters.ecn_marked",
+    "counters.cnps_sent",
+    "counters.cnps_received",
+    "counters.l2_feedback_sent",
+    "counters.retransmitted_packets",
+    "counters.deadlocks_detected",
+    "latency_ps.p50",
+    "latency_ps.p99",
+    "message_latency_ps.p99",
+    "checks.ok",
+)
 
 
 def _summary_tables(res: Any) -> List[str]:
@@ -329,10 +367,29 @@ def _summary_tables(res: Any) -> List[str]:
     key += [(f"aggregate.{k}", v) for k, v in res.aggregate().items()]
     full = [(k, v) for k, v in flat.items() if not k.endswith(".what")]
     f = res.flows
-    cols = [c for c in ("flow_id", "src", "dst", "group", "priority", "size_bytes", "fct_ps", "slowdown",
-                        "goodput_steady_gbps", "retransmits", "marked_received", "cnps_received",
-                        "feedback_received") if c in f]
-    tables = [_pairs(key, strip=r"^(counters|aggregate)\."), f"<details><summary>full summary ({len(full)} values)</summary>{_pairs(full, 2)}</details>"]
+    cols = [
+        c
+        for c in (
+            "flow_id",
+            "src",
+            "dst",
+            "group",
+            "priority",
+            "size_bytes",
+            "fct_ps",
+            "slowdown",
+            "goodput_steady_gbps",
+            "retransmits",
+            "marked_received",
+            "cnps_received",
+            "feedback_received",
+        )
+        if c in f
+    ]
+    tables = [
+        _pairs(key, strip=r"^(counters|aggregate)\."),
+        f"<details><summary>full summary ({len(full)} values)</summary>{_pairs(full, 2)}</details>",
+    ]
     if len(f):
         tables.append(_table(f[cols].head(MAX_FLOW_ROWS).astype(object)))
     return tables
@@ -343,34 +400,67 @@ def run_sections(res: Any) -> List[Section]:
     n = len(res.flows)
     flows_note = f"Flows: the first {MAX_FLOW_ROWS} of {n}." if n > MAX_FLOW_ROWS else f"Flows: {n}."
     ev_cut = int((res.summary.get("outputs") or {}).get("pfc_events_not_logged", 0) or 0)
-    pfc = Section("PFC timeline", "pfc", plots=[_pfc_timeline(res)],
-                  notes=[f"The {MAX_BARS} (port, priority) pairs paused longest. Each bar is one pause: "
-                         "from the XOFF that stopped the port to the XON or the pause's expiry."])
+    pfc = Section(
+        "PFC timeline",
+        "pfc",
+        plots=[_pfc_timeline(res)],
+        notes=[
+            f"The {MAX_BARS} (port, priority) pairs paused longest. Each bar is one pause: "
+            "from the XOFF that stopped the port to the XON or the pause's expiry."
+        ],
+    )
     if ev_cut:
         pfc.notes.append(f"{ev_cut} PFC events were not logged (stats.max_rows): later pauses are missing.")
     return [
-        Section("Summary", "summary", notes=[f"Key figures of summary.json, aggregate goodput (Gb/s). {flows_note}"],
-                tables=_summary_tables(res)),
-        Section("Rates", "rates", plots=[_rates(res)],
-                notes=["Pacing rates set by congestion control (each holds until the next change), or, "
-                       "without rate changes, each flow's goodput per stats.goodput_interval."]),
-        Section("Queues", "queues", plots=[_queues(res)],
-                notes=["Egress queues of switch ports (summed over priorities), the largest first."]),
+        Section(
+            "Summary",
+            "summary",
+            notes=[f"Key figures of summary.json, aggregate goodput (Gb/s). {flows_note}"],
+            tables=_summary_tables(res),
+        ),
+        Section(
+            "Rates",
+            "rates",
+            plots=[_rates(res)],
+            notes=[
+                "Pacing rates set by congestion control (each holds until the next change), or, "
+                "without rate changes, each flow's goodput per stats.goodput_interval."
+            ],
+        ),
+        Section(
+            "Queues", "queues", plots=[_queues(res)], notes=["Egress queues of switch ports (summed over priorities), the largest first."]
+        ),
         pfc,
-        Section("Congestion points", "congestion", plots=[_congestion(res)],
-                notes=["Congested time per switch egress (port, priority): root while it could transmit, "
-                       "victim while PFC paused it (the congestion table)."]),
-        Section("FCT slowdown by flow size", "fct", plots=[_fct(res)],
-                notes=["Slowdown percentiles (FCT / ideal FCT) per bin of 5 % of the finite flows, "
-                       "at the bin's largest flow size."]),
-        Section("ECN marks and notifications", "notifications", plots=[_marks(res), _notifications(res)],
-                notes=["Data packets marked CE per switch queue; per source host, the marked packets its "
-                       "flows' receivers got, the CNPs and the switch feedback (QCN, BCN, FECN, NetworkCC) "
-                       "its flows received."]),
+        Section(
+            "Congestion points",
+            "congestion",
+            plots=[_congestion(res)],
+            notes=[
+                "Congested time per switch egress (port, priority): root while it could transmit, "
+                "victim while PFC paused it (the congestion table)."
+            ],
+        ),
+        Section(
+            "FCT slowdown by flow size",
+            "fct",
+            plots=[_fct(res)],
+            notes=["Slowdown percentiles (FCT / ideal FCT) per bin of 5 % of the finite flows, at the bin's largest flow size."],
+        ),
+        Section(
+            "ECN marks and notifications",
+            "notifications",
+            plots=[_marks(res), _notifications(res)],
+            notes=[
+                "Data packets marked CE per switch queue; per source host, the marked packets its "
+                "flows' receivers got, the CNPs and the switch feedback (QCN, BCN, FECN, NetworkCC) "
+                "its flows received."
+            ],
+        ),
     ]
 
 
 # -- a sweep ----------------------------------------------------------------------------
+
 
 def _numeric_axis(values: Sequence[Any]) -> Tuple[Optional[np.ndarray], str]:
     """Setting values as numbers and their unit ("" for plain numbers), or (None, "")
@@ -432,8 +522,7 @@ def _read_sweep(path: Path, kind: str) -> pd.DataFrame:
     try:
         return pd.read_csv(path, keep_default_na=False, na_values=["", "NaN", "nan"])
     except (OSError, ValueError) as e:
-        raise OutputError(0, f"cannot be read as a sweep CSV: {str(e).splitlines()[0] if str(e) else e}",
-                          str(path)) from None
+        raise OutputError(0, f"cannot be read as a sweep CSV: {str(e).splitlines()[0] if str(e) else e}", str(path)) from None
 
 
 def sweep_sections(df: pd.DataFrame) -> List[Section]:
@@ -456,19 +545,27 @@ def sweep_sections(df: pd.DataFrame) -> List[Section]:
     varying = [m for m in metrics if values[m].nunique() > 1]
     constant = [m for m in metrics if values[m].nunique() == 1]
     head = Section("Points", "points")
-    head.notes.append(f"{len(df)} points, {int((err != '').sum())} failed. Swept: "
-                      + (", ".join(f"{c} ({df[c].astype(str).nunique()} values)" for c in swept) or "nothing")
-                      + ".")
+    head.notes.append(
+        f"{len(df)} points, {int((err != '').sum())} failed. Swept: "
+        + (", ".join(f"{c} ({df[c].astype(str).nunique()} values)" for c in swept) or "nothing")
+        + "."
+    )
     if fixed:
         head.notes.append("Same at every point: " + ", ".join(f"{c} = {df[c].iloc[0]}" for c in fixed) + ".")
     if constant:
-        head.notes.append("Metrics equal at every point that ran: "
-                          + ", ".join(f"{m} = {_fmt(values[m].dropna().iloc[0], m)}" for m in constant) + ".")
+        head.notes.append(
+            "Metrics equal at every point that ran: " + ", ".join(f"{m} = {_fmt(values[m].dropna().iloc[0], m)}" for m in constant) + "."
+        )
     cols = [c for c in ("run_id",) if c in df] + swept + (["error"] if "error" in df else []) + fixed + varying
     head.tables.append(_table(df[cols].astype(object), ["failed" if e else "" for e in err]))
-    plots = Section("Metrics against the swept settings", "metrics",
-                    notes=["One plot per metric that differs between points and per swept setting; "
-                           "one line per combination of the other swept settings."], grid=True)
+    plots = Section(
+        "Metrics against the swept settings",
+        "metrics",
+        notes=[
+            "One plot per metric that differs between points and per swept setting; one line per combination of the other swept settings."
+        ],
+        grid=True,
+    )
     if not len(df):
         plots.plots.append(Plot("metrics", "metrics", why="there are no points"))
     elif not len(ok):
@@ -485,14 +582,14 @@ def sweep_sections(df: pd.DataFrame) -> List[Section]:
 
 # -- the page ---------------------------------------------------------------------------
 
+
 def _kind(path: Path) -> str:
     if path.is_dir():
         if (path / "summary.json").is_file():
             return "run"
         if (path / "runs").is_dir():
             return "store"
-        raise OutputError(2, "is neither a run directory (no summary.json) nor a results store (no runs/)",
-                          str(path))
+        raise OutputError(2, "is neither a run directory (no summary.json) nor a results store (no runs/)", str(path))
     if path.is_file() and path.suffix == ".csv":
         return "csv"
     if not path.exists():
@@ -504,9 +601,11 @@ def _img(p: Plot, png_dir: Path) -> str:
     if p.png is None:
         return f'<p class="missing" id="{p.id}">{html.escape(p.title)}: {html.escape(p.why)}</p>'
     data = base64.b64encode(p.png).decode("ascii")
-    return (f'<figure><img class="plot" id="{p.id}" alt="{html.escape(p.title)}" '
-            f'src="data:image/png;base64,{data}"><figcaption>{html.escape(p.title)} '
-            f'({html.escape(png_dir.name)}/{p.id}.png)</figcaption></figure>')
+    return (
+        f'<figure><img class="plot" id="{p.id}" alt="{html.escape(p.title)}" '
+        f'src="data:image/png;base64,{data}"><figcaption>{html.escape(p.title)} '
+        f"({html.escape(png_dir.name)}/{p.id}.png)</figcaption></figure>"
+    )
 
 
 def _page(title: str, meta: str, sections: List[Section], png_dir: Path) -> str:
@@ -519,9 +618,11 @@ def _page(title: str, meta: str, sections: List[Section], png_dir: Path) -> str:
         parts += [f'<div class="grid">{"".join(imgs)}</div>'] if s.grid else imgs
         parts += s.tables
         body.append("\n".join(parts) + "</section>")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f"<style>{CSS}</style></head>\n<body><h1>{html.escape(title)}</h1><p class=\"meta\">{html.escape(meta)}</p>"
-            f"<nav>{nav}</nav>\n" + "\n".join(body) + "\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f'<style>{CSS}</style></head>\n<body><h1>{html.escape(title)}</h1><p class="meta">{html.escape(meta)}</p>'
+        f"<nav>{nav}</nav>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
 
 
 def write_report(path: Any, out: Any = None, png_dir: Any = None) -> Tuple[Path, Path, List[Plot]]:
@@ -532,8 +633,7 @@ def write_report(path: Any, out: Any = None, png_dir: Any = None) -> Tuple[Path,
     src = path_arg(path, "PATH")
     kind = _kind(src)
     name = src.resolve().name
-    html_file = path_arg(out, "--out") if out is not None else src.resolve().with_name(
-        (src.stem if kind == "csv" else name) + ".html")
+    html_file = path_arg(out, "--out") if out is not None else src.resolve().with_name((src.stem if kind == "csv" else name) + ".html")
     pngs = path_arg(png_dir, "--png-dir") if png_dir is not None else html_file.with_name(html_file.stem + "_png")
     if kind == "run":
         from .results import load_run
@@ -541,8 +641,10 @@ def write_report(path: Any, out: Any = None, png_dir: Any = None) -> Tuple[Path,
         res = load_run(src)
         s = res.summary
         title = f"dcsim run report: {s.get('name', name)}"
-        meta = (f"run {s.get('run_id', '-')}, seed {s.get('seed', '-')}, dcsim {s.get('version', '-')}, "
-                f"{s.get('duration_ps', 0) / 1e9:g} ms simulated, {s.get('events', '-')} events; from {src}")
+        meta = (
+            f"run {s.get('run_id', '-')}, seed {s.get('seed', '-')}, dcsim {s.get('version', '-')}, "
+            f"{s.get('duration_ps', 0) / 1e9:g} ms simulated, {s.get('events', '-')} events; from {src}"
+        )
         sections = run_sections(res)
     else:
         df = _read_sweep(src, kind)

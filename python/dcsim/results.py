@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from .errors import ArgumentError, DcsimError, OutputError, bool_arg, number_arg, number_list, output_error, path_arg, str_arg
+from .errors import ArgumentError, OutputError, bool_arg, number_arg, number_list, output_error, path_arg, str_arg
 
 __all__ = ["Results", "TABLES", "column_to_array", "load_run", "run_id", "table_to_frame"]
 
@@ -60,11 +60,9 @@ class Results:
         self.scenario = scenario
 
     @classmethod
-    def from_frames(cls, frames: Mapping[str, pd.DataFrame], summary: Mapping[str, Any],
-                    scenario: Optional[Any] = None) -> "Results":
+    def from_frames(cls, frames: Mapping[str, pd.DataFrame], summary: Mapping[str, Any], scenario: Optional[Any] = None) -> "Results":
         """Results from DataFrames already built (``load_run`` uses it)."""
-        res = cls({"tables": {}, "summary": dict(summary), "events": summary.get("events")},
-                  scenario=scenario)
+        res = cls({"tables": {}, "summary": dict(summary), "events": summary.get("events")}, scenario=scenario)
         for name, df in frames.items():
             res._raw_tables[name] = {c: df[c].to_numpy() for c in df.columns}
             res._frames[name] = df
@@ -210,9 +208,15 @@ class Results:
 
         return analysis.fct_by_group(self, number_list(percentiles, "percentiles", 0, 100))
 
-    def fct_by_size(self, *, bins: Optional[int] = None, share: float = 0.05,
-                    edges: Optional[Sequence[float]] = None,
-                    percentiles: Sequence[float] = (50, 95, 99), by_group: bool = True) -> pd.DataFrame:
+    def fct_by_size(
+        self,
+        *,
+        bins: Optional[int] = None,
+        share: float = 0.05,
+        edges: Optional[Sequence[float]] = None,
+        percentiles: Sequence[float] = (50, 95, 99),
+        by_group: bool = True,
+    ) -> pd.DataFrame:
         """Slowdown percentiles per flow-size bin and traffic group, with the flow count
         per bin: equal-count bins of ``share`` (5 %) of the flows by default, ``bins=N``
         equal-count bins, or fixed size ``edges`` (bytes). See
@@ -223,15 +227,18 @@ class Results:
             from .errors import int_arg
 
             int_arg(bins, "bins", 1)
-        return analysis.fct_by_size(self, bins=bins, share=number_arg(share, "share", 0, 1),
-                                    edges=None if edges is None else number_list(edges, "edges", 0),
-                                    percentiles=number_list(percentiles, "percentiles", 0, 100),
-                                    by_group=bool_arg(by_group, "by_group"))
+        return analysis.fct_by_size(
+            self,
+            bins=bins,
+            share=number_arg(share, "share", 0, 1),
+            edges=None if edges is None else number_list(edges, "edges", 0),
+            percentiles=number_list(percentiles, "percentiles", 0, 100),
+            by_group=bool_arg(by_group, "by_group"),
+        )
 
     # -- output -------------------------------------------------------------------
 
-    def write(self, out_dir: Union[str, "os.PathLike[str]"], fmt: str = "parquet", *,
-              overwrite: bool = False) -> Dict[str, Path]:
+    def write(self, out_dir: Union[str, "os.PathLike[str]"], fmt: str = "parquet", *, overwrite: bool = False) -> Dict[str, Path]:
         """Writes one file per table (``flows.parquet`` ... or ``.csv``), ``summary.json``
         and, when the scenario is known, ``scenario.toml`` (overrides merged) so the run
         can be replayed. Returns ``{name: path}`` of the files written.
@@ -265,9 +272,9 @@ class Results:
         for name in self.names:
             df = self.table(name)
             if fmt == "parquet":
-                put(name, out / f"{name}.parquet", lambda p: df.to_parquet(p, index=False, engine="pyarrow"))
+                put(name, out / f"{name}.parquet", lambda p, df=df: df.to_parquet(p, index=False, engine="pyarrow"))
             else:
-                put(name, out / f"{name}.csv", lambda p: df.to_csv(p, index=False))
+                put(name, out / f"{name}.csv", lambda p, df=df: df.to_csv(p, index=False))
         summary = json.dumps(self._summary, indent=2, default=_json_default) + "\n"
         put("summary", out / "summary.json", lambda p: p.write_text(summary, encoding="utf-8"))
         if self.scenario is not None and hasattr(self.scenario, "to_toml"):
@@ -365,8 +372,7 @@ def load_run(run_dir: Union[str, "os.PathLike[str]"]) -> Results:
         try:
             frames[name] = _read_table(found[name])
         except (OSError, ValueError) as e:  # pyarrow and pandas parse errors are ValueErrors
-            raise OutputError(0, f"cannot be read: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
-                              str(found[name])) from None
+            raise OutputError(0, f"cannot be read: {str(e).splitlines()[0] if str(e) else type(e).__name__}", str(found[name])) from None
     scenario = None
     sc_file = d / "scenario.toml"
     if sc_file.is_file():

@@ -54,8 +54,9 @@ class Scenario:
     # -- construction -----------------------------------------------------------------
 
     @classmethod
-    def from_file(cls, path: PathLike, overrides: Optional[Iterable[str]] = None,
-                  data_roots: Optional[Iterable[PathLike]] = None) -> "Scenario":
+    def from_file(
+        cls, path: PathLike, overrides: Optional[Iterable[str]] = None, data_roots: Optional[Iterable[PathLike]] = None
+    ) -> "Scenario":
         """Reads a scenario file (not yet validated; see ``validate``). A file that cannot
         be read, or is not UTF-8 text, is a ``ScenarioError`` naming it."""
         p = path_arg(path, "path")
@@ -64,8 +65,7 @@ class Scenario:
         return cls(text, base_dir=p.parent, overrides=overrides, path=p, data_roots=data_roots)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any], base_dir: PathLike = ".",
-                  data_roots: Optional[Iterable[PathLike]] = None) -> "Scenario":
+    def from_dict(cls, d: Mapping[str, Any], base_dir: PathLike = ".", data_roots: Optional[Iterable[PathLike]] = None) -> "Scenario":
         """Builds a scenario from a dict shaped like the TOML file (``None`` = default)."""
         return cls(_toml.dumps(d), base_dir=base_dir, data_roots=data_roots)
 

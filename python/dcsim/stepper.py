@@ -27,8 +27,9 @@ def _int(v: Any, name: str) -> int:
 class Stepper:
     """``Stepper(scenario)``: a Scenario, a file path or a scenario dict."""
 
-    def __init__(self, scenario: Union[Scenario, str, "os.PathLike[str]", Mapping[str, Any]],
-                 *, overrides: Optional[Iterable[str]] = None) -> None:
+    def __init__(
+        self, scenario: Union[Scenario, str, "os.PathLike[str]", Mapping[str, Any]], *, overrides: Optional[Iterable[str]] = None
+    ) -> None:
         if isinstance(scenario, Scenario):
             sc = scenario.with_overrides(list(overrides)) if overrides else scenario
         elif isinstance(scenario, Mapping):

@@ -113,17 +113,17 @@ class Store:
         con = self._con
         runs = self.path / RUNS
         if any(runs.glob("*.parquet")):
-            con.execute(f"CREATE OR REPLACE VIEW runs AS SELECT * FROM read_parquet('{runs}/*.parquet', "
-                        "union_by_name = true)")
+            con.execute(f"CREATE OR REPLACE VIEW runs AS SELECT * FROM read_parquet('{runs}/*.parquet', union_by_name = true)")
         else:
-            con.execute("CREATE OR REPLACE VIEW runs AS SELECT NULL::VARCHAR AS run_id, NULL::VARCHAR AS error "
-                        "WHERE false")
+            con.execute("CREATE OR REPLACE VIEW runs AS SELECT NULL::VARCHAR AS run_id, NULL::VARCHAR AS error WHERE false")
         for name in self.table_names():
             # Only runs whose row is written: a point killed between its tables and its
             # row is not seen.
-            con.execute(f'CREATE OR REPLACE VIEW "{name}" AS SELECT * FROM read_parquet('
-                        f"'{self.path / TABLES / name}/*.parquet', union_by_name = true) "
-                        "WHERE run_id IN (SELECT run_id FROM runs)")
+            con.execute(
+                f'CREATE OR REPLACE VIEW "{name}" AS SELECT * FROM read_parquet('
+                f"'{self.path / TABLES / name}/*.parquet', union_by_name = true) "
+                "WHERE run_id IN (SELECT run_id FROM runs)"
+            )
         return con
 
     def sql(self, query: str) -> Any:
@@ -149,9 +149,11 @@ class Store:
             have = ", ".join(self.table_names()) or "none"
             raise ArgumentError(f"the store has no table {name!r} (it has: {have})")
         # In each run's own row order (a plain view promises no order).
-        return self.sql(f"SELECT * EXCLUDE (file_row_number) FROM read_parquet("
-                        f"'{self.path / TABLES / name}/*.parquet', union_by_name = true, file_row_number = true) "
-                        "WHERE run_id IN (SELECT run_id FROM runs) ORDER BY run_id, file_row_number")
+        return self.sql(
+            f"SELECT * EXCLUDE (file_row_number) FROM read_parquet("
+            f"'{self.path / TABLES / name}/*.parquet', union_by_name = true, file_row_number = true) "
+            "WHERE run_id IN (SELECT run_id FROM runs) ORDER BY run_id, file_row_number"
+        )
 
     def rows(self) -> Dict[str, Dict[str, Any]]:
         """Each run's row as a dict, by ``run_id`` (what a resumed sweep reuses)."""

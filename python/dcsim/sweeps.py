@@ -70,16 +70,18 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS) -> Dic
     ll = analysis.long_lived_goodput(res)
     if ll is not None:
         row.update(ll)
-    row.update({
-        "drops": c["drops_total"],
-        "pfc_xoff": c["pfc_xoff_sent"],
-        "ecn_marked": c.get("ecn_marked", 0),
-        "cnps": c.get("cnps_sent", 0),
-        "flows_finished": c["flows_finished"],
-        "latency_p50_ps": lat.get("p50"),
-        "latency_p99_ps": lat.get("p99"),
-        "scenario_hash": res.summary.get("scenario_hash", ""),
-    })
+    row.update(
+        {
+            "drops": c["drops_total"],
+            "pfc_xoff": c["pfc_xoff_sent"],
+            "ecn_marked": c.get("ecn_marked", 0),
+            "cnps": c.get("cnps_sent", 0),
+            "flows_finished": c["flows_finished"],
+            "latency_p50_ps": lat.get("p50"),
+            "latency_p99_ps": lat.get("p99"),
+            "scenario_hash": res.summary.get("scenario_hash", ""),
+        }
+    )
     for g in analysis.fct_by_group(res).itertuples(index=False):
         k = f"_g{g.group}"
         row["flows" + k] = g.flows
@@ -108,8 +110,7 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS) -> Dic
 MODES = ("grid", "zip", "random")
 
 
-def points(grid: Mapping[str, Sequence[Any]], mode: str = "grid", samples: Optional[int] = None,
-           seed: int = 0) -> Iterator[Dict[str, Any]]:
+def points(grid: Mapping[str, Sequence[Any]], mode: str = "grid", samples: Optional[int] = None, seed: int = 0) -> Iterator[Dict[str, Any]]:
     """The points of ``grid``: "grid" is the cross product of the value lists; "zip"
     takes the i-th value of every list (lists of one length); "random" draws
     ``samples`` distinct points of the cross product with ``random.Random(seed)``, so
@@ -201,8 +202,7 @@ def _limit_memory(budget: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (vm + budget, vm + budget))
 
 
-def _point(spec: _Spec, sets: List[str], per_flow: bool, memory: Optional[int],
-           store: Optional[str] = None) -> Tuple[str, Any]:
+def _point(spec: _Spec, sets: List[str], per_flow: bool, memory: Optional[int], store: Optional[str] = None) -> Tuple[str, Any]:
     """Runs one point in a worker (``dcsim.pool``): ("ok", row) or ("error", message).
     With ``store`` the run's tables are written there (the parent writes the row, which
     makes the point visible)."""
@@ -230,8 +230,9 @@ def _point(spec: _Spec, sets: List[str], per_flow: bool, memory: Optional[int],
 def _check_backend(backend: Any, point_timeout: Any) -> None:
     if backend not in pool.BACKENDS:
         raise ArgumentError(f"backend must be one of {', '.join(pool.BACKENDS)}, not {backend!r}")
-    if point_timeout is not None and (isinstance(point_timeout, bool) or not isinstance(point_timeout, (int, float))
-                                      or not point_timeout > 0):
+    if point_timeout is not None and (
+        isinstance(point_timeout, bool) or not isinstance(point_timeout, (int, float)) or not point_timeout > 0
+    ):
         raise ArgumentError(f"point_timeout must be a number of seconds > 0, not {point_timeout!r}")
 
 
@@ -239,13 +240,25 @@ def _key(point: Mapping[str, Any]) -> Tuple[str, ...]:
     return tuple(str(v) for v in point.values())
 
 
-def run_points(scenario: Any, grid: Mapping[str, Sequence[Any]], overrides: Sequence[str] = (),
-               per_flow: bool = False, on_row: Optional[Callable[[Dict[str, Any]], None]] = None, *,
-               jobs: int = 1, point_memory: Optional[int] = None, data_roots: Sequence[Any] = (),
-               reuse: Optional[Mapping[Tuple[str, ...], Dict[str, Any]]] = None,
-               store: Any = None, backend: str = "process", ray_address: Optional[str] = None,
-               point_timeout: Optional[float] = None, mode: str = "grid", samples: Optional[int] = None,
-               seed: int = 0) -> List[Dict[str, Any]]:
+def run_points(
+    scenario: Any,
+    grid: Mapping[str, Sequence[Any]],
+    overrides: Sequence[str] = (),
+    per_flow: bool = False,
+    on_row: Optional[Callable[[Dict[str, Any]], None]] = None,
+    *,
+    jobs: int = 1,
+    point_memory: Optional[int] = None,
+    data_roots: Sequence[Any] = (),
+    reuse: Optional[Mapping[Tuple[str, ...], Dict[str, Any]]] = None,
+    store: Any = None,
+    backend: str = "process",
+    ray_address: Optional[str] = None,
+    point_timeout: Optional[float] = None,
+    mode: str = "grid",
+    samples: Optional[int] = None,
+    seed: int = 0,
+) -> List[Dict[str, Any]]:
     """Runs every point of ``grid``, each in its own process, at most ``jobs`` at a time,
     and returns the rows in grid order. A point whose process dies (a crash, the memory
     limit ``point_memory`` bytes) is a row with its ``error``; the others still run.
@@ -312,8 +325,9 @@ def run_points(scenario: Any, grid: Mapping[str, Sequence[Any]], overrides: Sequ
     return [r for r in rows if r is not None]
 
 
-def _plan(build: Callable[[Dict[str, Any]], Any], point: Dict[str, Any], base: List[str],
-          data_roots: Sequence[Any]) -> Tuple[_Spec, List[str]]:
+def _plan(
+    build: Callable[[Dict[str, Any]], Any], point: Dict[str, Any], base: List[str], data_roots: Sequence[Any]
+) -> Tuple[_Spec, List[str]]:
     """The point's scenario built by ``build(point)`` (a ``Scenario``), with ``base``."""
     from . import Scenario
 
@@ -352,11 +366,23 @@ def _store_row(store: Any, spec: _Spec, sets: List[str], row: Dict[str, Any]) ->
     store.put_run(str(rid), {**row, "run_id": rid, "overrides": " ".join(sets)})
 
 
-def sweep(scenario: Any, grid: Mapping[str, Sequence[Any]], *, overrides: Sequence[str] = (), per_flow: bool = False,
-          jobs: int = 1, point_memory: Optional[int] = None, data_roots: Sequence[Any] = (),
-          store: Optional[Any] = None, backend: str = "process", ray_address: Optional[str] = None,
-          point_timeout: Optional[float] = None, mode: str = "grid", samples: Optional[int] = None,
-          seed: int = 0) -> Any:
+def sweep(
+    scenario: Any,
+    grid: Mapping[str, Sequence[Any]],
+    *,
+    overrides: Sequence[str] = (),
+    per_flow: bool = False,
+    jobs: int = 1,
+    point_memory: Optional[int] = None,
+    data_roots: Sequence[Any] = (),
+    store: Optional[Any] = None,
+    backend: str = "process",
+    ray_address: Optional[str] = None,
+    point_timeout: Optional[float] = None,
+    mode: str = "grid",
+    samples: Optional[int] = None,
+    seed: int = 0,
+) -> Any:
     """Runs ``scenario`` once per point of ``grid`` (setting path -> values) and returns a
     DataFrame: the point's settings, the columns of ``metrics`` (aggregate goodput, link
     utilisation, PFC pause time, long-lived flows' goodput spread, drops, PFC, ECN and
@@ -387,10 +413,22 @@ def sweep(scenario: Any, grid: Mapping[str, Sequence[Any]], *, overrides: Sequen
         st = Store(store, create=True, name="store") if store is not None else None
         if st is not None:
             st.discard_temporaries()
-        rows = run_points(scenario, grid, overrides, bool_arg(per_flow, "per_flow"), jobs=jobs,
-                          point_memory=point_memory, data_roots=data_roots, store=st, backend=backend,
-                          ray_address=ray_address, point_timeout=point_timeout, mode=mode, samples=samples,
-                          seed=seed)
+        rows = run_points(
+            scenario,
+            grid,
+            overrides,
+            bool_arg(per_flow, "per_flow"),
+            jobs=jobs,
+            point_memory=point_memory,
+            data_roots=data_roots,
+            store=st,
+            backend=backend,
+            ray_address=ray_address,
+            point_timeout=point_timeout,
+            mode=mode,
+            samples=samples,
+            seed=seed,
+        )
     finally:
         if started:
             pool.ray_shutdown()
@@ -464,11 +502,23 @@ def _write_csv(rows: Sequence[Mapping[str, Any]], fh: Any) -> None:
         w.writerow(r)
 
 
-def cli(scenario: str, grid_specs: Sequence[str], overrides: Sequence[str], out: Optional[str], per_flow: bool,
-        jobs: int = 1, point_memory: Optional[int] = None, data_roots: Sequence[str] = (),
-        store: Optional[str] = None, backend: str = "process", ray_address: Optional[str] = None,
-        point_timeout: Optional[float] = None, mode: str = "grid", samples: Optional[int] = None,
-        seed: int = 0) -> int:
+def cli(
+    scenario: str,
+    grid_specs: Sequence[str],
+    overrides: Sequence[str],
+    out: Optional[str],
+    per_flow: bool,
+    jobs: int = 1,
+    point_memory: Optional[int] = None,
+    data_roots: Sequence[str] = (),
+    store: Optional[str] = None,
+    backend: str = "process",
+    ray_address: Optional[str] = None,
+    point_timeout: Optional[float] = None,
+    mode: str = "grid",
+    samples: Optional[int] = None,
+    seed: int = 0,
+) -> int:
     """``dcsim sweep``: every point runs in its own process, even after a failure.
 
     With ``--out FILE`` each finished point is appended to ``FILE.partial.jsonl`` as it
@@ -488,17 +538,47 @@ def cli(scenario: str, grid_specs: Sequence[str], overrides: Sequence[str], out:
     # Ray missing or unreachable fails before any file is made.
     started = backend == "ray" and pool.ray_init(ray_address, jobs)
     try:
-        return _cli(scenario, grid, n, overrides, target, per_flow, jobs, point_memory, data_roots, store,
-                    backend, ray_address, point_timeout, mode, samples, seed)
+        return _cli(
+            scenario,
+            grid,
+            n,
+            overrides,
+            target,
+            per_flow,
+            jobs,
+            point_memory,
+            data_roots,
+            store,
+            backend,
+            ray_address,
+            point_timeout,
+            mode,
+            samples,
+            seed,
+        )
     finally:
         if started:
             pool.ray_shutdown()
 
 
-def _cli(scenario: str, grid: Dict[str, List[Any]], n: int, overrides: Sequence[str], target: Optional[Path],
-         per_flow: bool, jobs: int, point_memory: Optional[int], data_roots: Sequence[str], store: Optional[str],
-         backend: str, ray_address: Optional[str], point_timeout: Optional[float], mode: str,
-         samples: Optional[int], seed: int) -> int:
+def _cli(
+    scenario: str,
+    grid: Dict[str, List[Any]],
+    n: int,
+    overrides: Sequence[str],
+    target: Optional[Path],
+    per_flow: bool,
+    jobs: int,
+    point_memory: Optional[int],
+    data_roots: Sequence[str],
+    store: Optional[str],
+    backend: str,
+    ray_address: Optional[str],
+    point_timeout: Optional[float],
+    mode: str,
+    samples: Optional[int],
+    seed: int,
+) -> int:
     import time
 
     from .store import Store
@@ -533,15 +613,28 @@ def _cli(scenario: str, grid: Dict[str, List[Any]], n: int, overrides: Sequence[
         left = todo - done[0]
         eta = (time.monotonic() - start) / done[0] * left
         bar = "#" * (20 * done[0] // max(todo, 1))
-        print(f"\rsweep [{bar:<20}] {done[0]}/{todo} points, {done[1]} failed, ETA {eta:.0f} s ",
-              end="", file=sys.stderr, flush=True)
+        print(f"\rsweep [{bar:<20}] {done[0]}/{todo} points, {done[1]} failed, ETA {eta:.0f} s ", end="", file=sys.stderr, flush=True)
 
     todo = n
     try:
-        rows = run_points(scenario, grid, overrides, per_flow, on_row, jobs=jobs, point_memory=point_memory,
-                          data_roots=data_roots, reuse=previous, store=st, backend=backend,
-                          ray_address=ray_address, point_timeout=point_timeout, mode=mode, samples=samples,
-                          seed=seed)
+        rows = run_points(
+            scenario,
+            grid,
+            overrides,
+            per_flow,
+            on_row,
+            jobs=jobs,
+            point_memory=point_memory,
+            data_roots=data_roots,
+            reuse=previous,
+            store=st,
+            backend=backend,
+            ray_address=ray_address,
+            point_timeout=point_timeout,
+            mode=mode,
+            samples=samples,
+            seed=seed,
+        )
     finally:
         if jfh is not None:
             jfh.close()

@@ -31,11 +31,13 @@ def sequential():
     """Five 125 KB flows one after the other on one 10 Gb/s link: each runs near the line
     rate over its own lifetime, so the sum of per-flow goodputs is about 5x the link."""
     flows = [{"src": "h1", "dst": "h0", "size": "125KB", "start": f"{200 * i}us"} for i in range(5)]
-    sc = dcsim.Scenario.from_dict({
-        "simulation": {"duration": "1ms"},
-        "topology": {"type": "star", "hosts": 2, "rate": "10Gbps", "delay": "1us"},
-        "traffic": [{"type": "flows", "flows": flows}],
-    })
+    sc = dcsim.Scenario.from_dict(
+        {
+            "simulation": {"duration": "1ms"},
+            "topology": {"type": "star", "hosts": 2, "rate": "10Gbps", "delay": "1us"},
+            "traffic": [{"type": "flows", "flows": flows}],
+        }
+    )
     return dcsim.run(sc)
 
 
@@ -59,13 +61,14 @@ def test_goodput_total_is_the_delivered_aggregate(sequential):
 
 def test_steady_goodput_counts_only_the_window():
     # One long-lived flow at 10 Gb/s from 0; steady window = the second half.
-    sc = dcsim.Scenario.from_dict({
-        "simulation": {"duration": "1ms"},
-        "topology": {"type": "star", "hosts": 3, "rate": "10Gbps", "delay": "1us"},
-        "traffic": [{"type": "flows", "flows": [{"src": "h1", "dst": "h0"},
-                                                  {"src": "h2", "dst": "h0", "size": "100KB"}]}],
-        "stats": {"steady_start": "500us"},
-    })
+    sc = dcsim.Scenario.from_dict(
+        {
+            "simulation": {"duration": "1ms"},
+            "topology": {"type": "star", "hosts": 3, "rate": "10Gbps", "delay": "1us"},
+            "traffic": [{"type": "flows", "flows": [{"src": "h1", "dst": "h0"}, {"src": "h2", "dst": "h0", "size": "100KB"}]}],
+            "stats": {"steady_start": "500us"},
+        }
+    )
     res = dcsim.run(sc)
     agg = analysis.aggregate(res)
     g = res.goodput
@@ -103,8 +106,15 @@ def test_fct_by_size_equal_count_bins():
     size = rng.integers(100, 10**7, n)
     sd = rng.uniform(1, 50, n)
     fct = np.where(np.arange(n) % 10 == 0, -1, 1000)  # every tenth flow unfinished
-    flows = pd.DataFrame({"flow_id": np.arange(n), "group": np.where(np.arange(n) < 600, 0, 1),
-                          "size_bytes": size, "fct_ps": fct, "slowdown": np.where(fct < 0, np.nan, sd)})
+    flows = pd.DataFrame(
+        {
+            "flow_id": np.arange(n),
+            "group": np.where(np.arange(n) < 600, 0, 1),
+            "size_bytes": size,
+            "fct_ps": fct,
+            "slowdown": np.where(fct < 0, np.nan, sd),
+        }
+    )
     t = analysis.fct_by_size(fake(flows), percentiles=[50, 99, 99.9])
     assert list(t.columns[-3:]) == ["slowdown_p50", "slowdown_p99", "slowdown_p999"]
     for grp, count in ((0, 600), (1, 400)):
@@ -123,8 +133,15 @@ def test_fct_by_size_equal_count_bins():
 
 
 def test_fct_by_size_fixed_edges_and_long_lived_left_out():
-    flows = pd.DataFrame({"flow_id": range(6), "group": 0, "size_bytes": [-1, 10, 100, 1000, 5000, 10**6],
-                          "fct_ps": [-1, 5, 5, 5, 5, 5], "slowdown": [np.nan, 1.0, 2.0, 3.0, 4.0, 5.0]})
+    flows = pd.DataFrame(
+        {
+            "flow_id": range(6),
+            "group": 0,
+            "size_bytes": [-1, 10, 100, 1000, 5000, 10**6],
+            "fct_ps": [-1, 5, 5, 5, 5, 5],
+            "slowdown": [np.nan, 1.0, 2.0, 3.0, 4.0, 5.0],
+        }
+    )
     t = analysis.fct_by_size(fake(flows), edges=[100, 10_000])
     assert list(t.flows) == [2, 2] and list(t.size_hi) == [100, 10_000]
     assert list(t.slowdown_p50) == [1.5, 3.5]
@@ -145,9 +162,20 @@ def test_websearch_kmax_sweep(tmp_path):
     aggregate goodput within the hosts' capacity and slowdown per traffic group; a failing
     point (kmax below kmin) makes the exit status non-zero after the other points ran."""
     out = tmp_path / "sweep.csv"
-    p = dcsim_cli("sweep", WEBSEARCH, "--grid", "switch.ecn.kmax=10KB,100KB,400KB",
-                  "--set", "switch.ecn.mode=red", "--set", "switch.ecn.kmin=50KB",
-                  "--set", "simulation.duration=1500us", "--out", out)
+    p = dcsim_cli(
+        "sweep",
+        WEBSEARCH,
+        "--grid",
+        "switch.ecn.kmax=10KB,100KB,400KB",
+        "--set",
+        "switch.ecn.mode=red",
+        "--set",
+        "switch.ecn.kmin=50KB",
+        "--set",
+        "simulation.duration=1500us",
+        "--out",
+        out,
+    )
     assert p.returncode == 1, p.stderr
     assert "1 of 3 points failed" in p.stderr
     df = pd.read_csv(out, keep_default_na=False)
@@ -168,8 +196,9 @@ def test_websearch_kmax_sweep(tmp_path):
     sizes = ok[["size_hi" + k for k in bins]].astype(float).to_numpy()
     assert (np.diff(sizes, axis=1) >= 0).all()  # bins in size order
     assert (sizes == sizes[0]).all()  # same workload at every point: same bins
-    res = dcsim.run(WEBSEARCH, overrides=["switch.ecn.mode=red", "switch.ecn.kmin=50KB",
-                                          "simulation.duration=1500us", "switch.ecn.kmax=100KB"])
+    res = dcsim.run(
+        WEBSEARCH, overrides=["switch.ecn.mode=red", "switch.ecn.kmin=50KB", "simulation.duration=1500us", "switch.ecn.kmax=100KB"]
+    )
     t = res.fct_by_size(percentiles=(50, 99))
     row = ok.iloc[0]
     for b in t.itertuples(index=False):
@@ -187,8 +216,7 @@ def test_victims_follow_the_ecmp_routes_the_run_took():
     onto one; the victim ranking charges a flow the pauses of the path it took (so two
     flows between the same leaves can differ), and every path is a chain of ports from
     the source's NIC to a port toward the destination."""
-    sc = dcsim.Scenario.from_file(WEBSEARCH, overrides=["simulation.duration=300us", "traffic[0].stop=200us",
-                                                        "stats.steady_start=0us"])
+    sc = dcsim.Scenario.from_file(WEBSEARCH, overrides=["simulation.duration=300us", "traffic[0].stop=200us", "stats.steady_start=0us"])
     res = dcsim.run(sc)
     paths = sc.plan.flow_paths()
     p = res.ports.drop_duplicates("port_id").set_index("port_id")

@@ -1,10 +1,7 @@
-import argparse
-
 import pytest
 
 import dcsim
 from dcsim import cli
-from dcsim.results import Results
 
 
 def parse(*argv):
@@ -46,11 +43,14 @@ def test_bench_runs_a_short_benchmark(capsys):
     rc = cli.main(["bench", "--only", "incast", "--set", "simulation.duration=200us", "--json"])
     assert rc == 0
     import json
+
     row = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert row["hops"] > 0 and row["peak_rss_bytes"] > 0 and row["drops"] == 0
 
+
 def test_bench_reports_intervals_that_add_up_to_the_run(capsys):
     import json
+
     rc = cli.main(["bench", "--only", "incast", "--set", "simulation.duration=200us", "--every", "60us", "--json"])
     assert rc == 0
     cap = capsys.readouterr()
@@ -127,24 +127,32 @@ def test_help_and_version(cli):
 def test_result_table_from_a_real_run():
     import dcsim
 
-    sc = dcsim.Scenario.from_dict({
-        "simulation": {"duration": "300us"},
-        "topology": {"type": "star", "hosts": 3, "rate": "10Gbps", "delay": "1us"},
-        "traffic": [{"type": "flows", "flows": [
-            {"src": "h1", "dst": "h0", "size": "20KB"},
-            {"src": "h2", "dst": "h0"},
-        ]}],
-    })
+    sc = dcsim.Scenario.from_dict(
+        {
+            "simulation": {"duration": "300us"},
+            "topology": {"type": "star", "hosts": 3, "rate": "10Gbps", "delay": "1us"},
+            "traffic": [
+                {
+                    "type": "flows",
+                    "flows": [
+                        {"src": "h1", "dst": "h0", "size": "20KB"},
+                        {"src": "h2", "dst": "h0"},
+                    ],
+                }
+            ],
+        }
+    )
     lines = cli.result_table(dcsim.run(sc), max_flows=1)
     text = "\n".join(lines)
     assert "h1 -> h0" in text and "1 more flows" in text
-    finished = next(l for l in lines if "h1 -> h0" in l)
+    finished = next(ln for ln in lines if "h1 -> h0" in ln)
     assert finished.split()[-2].endswith("us"), finished  # an FCT is shown
-    assert any(l.startswith("drops: 0") and "XOFF" in l for l in lines)
-    assert any(l.startswith("packet latency: p50") for l in lines)
+    assert any(ln.startswith("drops: 0") and "XOFF" in ln for ln in lines)
+    assert any(ln.startswith("packet latency: p50") for ln in lines)
 
 
-@pytest.mark.parametrize("ps,text", [(999, "999ps"), (1500, "1.5ns"), (123_456_789, "123us"),
-                                     (8_400_000_000, "8.4ms"), (2e12, "2s"), (float("nan"), "-")])
+@pytest.mark.parametrize(
+    "ps,text", [(999, "999ps"), (1500, "1.5ns"), (123_456_789, "123us"), (8_400_000_000, "8.4ms"), (2e12, "2s"), (float("nan"), "-")]
+)
 def test_fmt_time(ps, text):
     assert cli.fmt_time_ps(ps) == text

@@ -38,8 +38,7 @@ def test_every_generator_has_a_block():
 def test_generated_block_is_current(name):
     want = GEN.GENERATORS[name][0]()
     for rel, body in committed(name):
-        assert body == want, (f"{rel}: block '{name}' is stale; run `python scripts/gen_docs.py` "
-                              f"(committed:\n{body}\nnow:\n{want})")
+        assert body == want, f"{rel}: block '{name}' is stale; run `python scripts/gen_docs.py` (committed:\n{body}\nnow:\n{want})"
 
 
 def test_readme_run_block_is_what_dcsim_run_prints(tmp_path):
@@ -47,8 +46,12 @@ def test_readme_run_block_is_what_dcsim_run_prints(tmp_path):
     import subprocess
     import sys
 
-    p = subprocess.run([sys.executable, "-m", "dcsim", "run", "scenarios/seed000_parking_lot_pfc.toml",
-                        "--out", str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "dcsim", "run", "scenarios/seed000_parking_lot_pfc.toml", "--out", str(tmp_path / "run")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0, p.stderr
     lines = p.stdout.rstrip("\n").splitlines()
     ((_, body),) = [(r, b) for r, b in committed("seed000_run") if r == "README.md"]
@@ -79,6 +82,7 @@ def test_docs_name_only_files_of_the_repository(rel):
         # file named as in ARCHITECTURE.md's module tree) the engine crate.
         if not any((base / target).exists() for base in (path.parent, ROOT, *CRATE)):
             missing.append(target)
-    outside = [t for t in missing + re.findall(r"\.\./shared/[\w./-]+", text)
-               if not (ROOT / t).resolve().is_relative_to(ROOT) or "shared/" in t]
+    outside = [
+        t for t in missing + re.findall(r"\.\./shared/[\w./-]+", text) if not (ROOT / t).resolve().is_relative_to(ROOT) or "shared/" in t
+    ]
     assert not missing and not outside, f"{rel} names files a user of the repository does not have: {missing + outside}"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import dcsim
-
 from conftest import REPO
+
 
 def _scenario_file() -> Path:
     env = os.environ.get("DCSIM_TEST_SCENARIO")
@@ -96,9 +96,10 @@ def test_cli_run_csv_quiet(cli, scenario_file, tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_stops_a_long_run(scenario_file, tmp_path):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dcsim", "run", str(scenario_file), "--set", "simulation.duration=100s",
-         "--out", str(tmp_path / "out")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "dcsim", "run", str(scenario_file), "--set", "simulation.duration=100s", "--out", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     # Interrupt once the simulation is running (its progress bar is drawn), not at a
     # fixed time: on a loaded machine the imports alone can take seconds.
@@ -119,9 +120,10 @@ def test_ctrl_c_stops_a_long_run(scenario_file, tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_sigterm_stops_a_long_run_and_writes_nothing(scenario_file, tmp_path):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dcsim", "run", str(scenario_file), "--set", "simulation.duration=100s",
-         "--out", str(tmp_path / "out")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "dcsim", "run", str(scenario_file), "--set", "simulation.duration=100s", "--out", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     time.sleep(2.0)
     assert proc.poll() is None, f"the 100 s run ended early: {proc.communicate()}"

@@ -43,8 +43,7 @@ def test_overrides_must_be_a_list_of_str(tmp_path):
 
 
 def test_format_error():
-    assert format_error(dcsim.ScenarioError("switch.pfc.xoff: must be > xon")) == \
-        "error: switch.pfc.xoff: must be > xon"
+    assert format_error(dcsim.ScenarioError("switch.pfc.xoff: must be > xon")) == "error: switch.pfc.xoff: must be > xon"
     e = FileNotFoundError(2, "No such file or directory", "missing.toml")
     assert format_error(e) == "error: missing.toml: no such file or directory"
     assert format_error(dcsim.SimulationError("internal error: x")) == "error: internal error: x"
@@ -101,7 +100,7 @@ def test_a_rate_that_would_stop_the_clock_is_refused():
 
 
 def test_unknown_key_suggests_the_closest(tmp_path):
-    text = "[simulation]\nduration = \"10us\"\nsed = 1\n[topology]\ntype = \"star\"\nhosts = 2\nrate = \"1Gbps\"\ndelay = \"1us\"\n"
+    text = '[simulation]\nduration = "10us"\nsed = 1\n[topology]\ntype = "star"\nhosts = 2\nrate = "1Gbps"\ndelay = "1us"\n'
     with pytest.raises(dcsim.ScenarioError, match=r"^simulation: unknown field 'sed' \(did you mean 'seed'\?\)"):
         dcsim.loads(text)
     base = text.replace("sed = 1\n", "")
@@ -116,6 +115,6 @@ def test_file_errors_name_the_resolved_path(tmp_path, monkeypatch):
         dcsim.load("sub/../nope.toml")
     # A file the scenario names: resolved against the scenario's directory.
     sc = tmp_path / "sub" / "s.toml"
-    sc.write_text("[simulation]\nduration = \"10us\"\n[topology]\ntype = \"hpcc\"\nfile = \"x/../topo.txt\"\n")
+    sc.write_text('[simulation]\nduration = "10us"\n[topology]\ntype = "hpcc"\nfile = "x/../topo.txt"\n')
     with pytest.raises(dcsim.ScenarioError, match=f"topology.file: '{tmp_path / 'sub' / 'topo.txt'}' cannot be read"):
         dcsim.load(sc)

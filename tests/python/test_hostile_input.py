@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 import dcsim
-from dcsim import _native
-
 from conftest import REPO, run_cli
+from dcsim import _native
 
 TINY = """
 [simulation]
@@ -132,17 +131,24 @@ def test_a_scenario_file_that_is_not_utf8_is_an_error_naming_it(tmp_path):
         assert "is not UTF-8 text (invalid byte at offset" in ei.value.reason
     p = run_cli("validate", f)
     assert p.returncode == 1 and p.stderr.startswith(f"error: {f}: is not UTF-8 text"), p.stderr
-    for bad, why in ((tmp_path, "is a directory, not a file"), ("/dev/zero", "is not a regular file"),
-                     (tmp_path / "missing.toml", "cannot be read: no such file or directory")):
+    for bad, why in (
+        (tmp_path, "is a directory, not a file"),
+        ("/dev/zero", "is not a regular file"),
+        (tmp_path / "missing.toml", "cannot be read: no such file or directory"),
+    ):
         with pytest.raises(dcsim.ScenarioError) as ei:
             dcsim.load(bad)
         assert ei.value.path == str(bad) and why in ei.value.reason
 
 
 def test_overrides_must_be_a_list_not_a_string():
-    for call in (lambda ov: dcsim.loads(TINY, overrides=ov), lambda ov: dcsim.run(dcsim.loads(TINY), overrides=ov),
-                 lambda ov: dcsim.Scenario(TINY, overrides=ov), lambda ov: dcsim.loads(TINY).with_overrides(ov),
-                 lambda ov: dcsim.sweep(dcsim.loads(TINY), {"simulation.seed": [1]}, overrides=ov)):
+    for call in (
+        lambda ov: dcsim.loads(TINY, overrides=ov),
+        lambda ov: dcsim.run(dcsim.loads(TINY), overrides=ov),
+        lambda ov: dcsim.Scenario(TINY, overrides=ov),
+        lambda ov: dcsim.loads(TINY).with_overrides(ov),
+        lambda ov: dcsim.sweep(dcsim.loads(TINY), {"simulation.seed": [1]}, overrides=ov),
+    ):
         with pytest.raises(dcsim.ArgumentError, match="overrides must be a list of strings"):
             call("abc")
     with pytest.raises(dcsim.ScenarioError):
@@ -165,10 +171,41 @@ def _recursive_dict():
 
 
 WRONG = [
-    None, 0, -1, 1.5, math.nan, math.inf, True, 10**40, b"scenario", bytearray(b"x"), "", "\0", "abc", "a=1",
-    [], [1], [None], ["a=1", 2], [b"x"], ("x",), {}, {"a": object()}, {1: 2}, {"simulation": {"seed": [None]}},
-    set(), frozenset({"a"}), object(), (lambda: 0), Path("/proc/dcsim-nowhere/x"), Path(""),
-    _recursive_list(), _recursive_dict(), iter(["a=1"]), type, Exception("x"),
+    None,
+    0,
+    -1,
+    1.5,
+    math.nan,
+    math.inf,
+    True,
+    10**40,
+    b"scenario",
+    bytearray(b"x"),
+    "",
+    "\0",
+    "abc",
+    "a=1",
+    [],
+    [1],
+    [None],
+    ["a=1", 2],
+    [b"x"],
+    ("x",),
+    {},
+    {"a": object()},
+    {1: 2},
+    {"simulation": {"seed": [None]}},
+    set(),
+    frozenset({"a"}),
+    object(),
+    (lambda: 0),
+    Path("/proc/dcsim-nowhere/x"),
+    Path(""),
+    _recursive_list(),
+    _recursive_dict(),
+    iter(["a=1"]),
+    type,
+    Exception("x"),
 ]
 
 
@@ -186,36 +223,55 @@ def entry_points(results, tmp):
     return [
         ("load", dcsim.load, dict(path=f, overrides=None, data_roots=None)),
         ("loads", dcsim.loads, dict(text=TINY, base_dir=".", overrides=None, data_roots=None)),
-        ("run", lambda scenario, overrides, progress, data_roots: dcsim.run(
-            scenario, overrides=overrides, progress=progress, data_roots=data_roots),
-         dict(scenario=sc, overrides=None, progress=False, data_roots=None)),
-        ("sweep", lambda scenario, grid, overrides, per_flow, jobs, point_memory: dcsim.sweep(
-            scenario, grid, overrides=overrides, per_flow=per_flow, jobs=jobs, point_memory=point_memory),
-         dict(scenario=sc, grid={"simulation.seed": [1]}, overrides=(), per_flow=False, jobs=1, point_memory=None)),
+        (
+            "run",
+            lambda scenario, overrides, progress, data_roots: dcsim.run(
+                scenario, overrides=overrides, progress=progress, data_roots=data_roots
+            ),
+            dict(scenario=sc, overrides=None, progress=False, data_roots=None),
+        ),
+        (
+            "sweep",
+            lambda scenario, grid, overrides, per_flow, jobs, point_memory: dcsim.sweep(
+                scenario, grid, overrides=overrides, per_flow=per_flow, jobs=jobs, point_memory=point_memory
+            ),
+            dict(scenario=sc, grid={"simulation.seed": [1]}, overrides=(), per_flow=False, jobs=1, point_memory=None),
+        ),
         ("jain", dcsim.jain, dict(xs=[1.0, 2.0])),
         ("load_run", dcsim.load_run, dict(run_dir=tmp / "run")),
-        ("Scenario", lambda text, base_dir, overrides, path, data_roots: dcsim.Scenario(
-            text, base_dir=base_dir, overrides=overrides, path=path, data_roots=data_roots).validate(),
-         dict(text=TINY, base_dir=".", overrides=None, path=None, data_roots=None)),
+        (
+            "Scenario",
+            lambda text, base_dir, overrides, path, data_roots: dcsim.Scenario(
+                text, base_dir=base_dir, overrides=overrides, path=path, data_roots=data_roots
+            ).validate(),
+            dict(text=TINY, base_dir=".", overrides=None, path=None, data_roots=None),
+        ),
         ("Scenario.from_file", dcsim.Scenario.from_file, dict(path=f, overrides=None, data_roots=None)),
-        ("Scenario.from_dict", lambda d, base_dir, data_roots: dcsim.Scenario.from_dict(
-            d, base_dir=base_dir, data_roots=data_roots).validate(),
-         dict(d=sc.to_dict(), base_dir=".", data_roots=None)),
-        ("Scenario.set", lambda path, value: sc.copy().set(path, value).validate(),
-         dict(path="simulation.seed", value=3)),
-        ("Scenario.with_overrides", lambda overrides: sc.with_overrides(overrides).validate(),
-         dict(overrides=["simulation.seed=2"])),
+        (
+            "Scenario.from_dict",
+            lambda d, base_dir, data_roots: dcsim.Scenario.from_dict(d, base_dir=base_dir, data_roots=data_roots).validate(),
+            dict(d=sc.to_dict(), base_dir=".", data_roots=None),
+        ),
+        ("Scenario.set", lambda path, value: sc.copy().set(path, value).validate(), dict(path="simulation.seed", value=3)),
+        ("Scenario.with_overrides", lambda overrides: sc.with_overrides(overrides).validate(), dict(overrides=["simulation.seed=2"])),
         ("Scenario.with_data_roots", sc.with_data_roots, dict(data_roots=[tmp])),
         ("Scenario.save", sc.save, dict(path=tmp / "saved.toml")),
         ("Scenario.run", lambda progress: sc.run(progress=progress), dict(progress=False)),
         ("Results.table", res.table, dict(name="flows")),
         ("Results.__getitem__", lambda name: res[name], dict(name="flows")),
-        ("Results.write", lambda out_dir, fmt, overwrite: res.write(out_dir, fmt, overwrite=overwrite),
-         dict(out_dir=tmp / "w", fmt="csv", overwrite=True)),
+        (
+            "Results.write",
+            lambda out_dir, fmt, overwrite: res.write(out_dir, fmt, overwrite=overwrite),
+            dict(out_dir=tmp / "w", fmt="csv", overwrite=True),
+        ),
         ("Results.fct_by_group", res.fct_by_group, dict(percentiles=(50, 99))),
-        ("Results.fct_by_size", lambda bins, share, edges, percentiles, by_group: res.fct_by_size(
-            bins=bins, share=share, edges=edges, percentiles=percentiles, by_group=by_group),
-         dict(bins=None, share=0.05, edges=None, percentiles=(50,), by_group=True)),
+        (
+            "Results.fct_by_size",
+            lambda bins, share, edges, percentiles, by_group: res.fct_by_size(
+                bins=bins, share=share, edges=edges, percentiles=percentiles, by_group=by_group
+            ),
+            dict(bins=None, share=0.05, edges=None, percentiles=(50,), by_group=True),
+        ),
     ]
 
 

@@ -17,8 +17,7 @@ assert spec and spec.loader
 compare = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(compare)
 
-CC = {"dcqcn": "dcqcn", "dcqcn_win": "dcqcn", "timely": "timely", "timely_win": "timely",
-      "dctcp": "dctcp_rate", "hpcc": "hpcc"}
+CC = {"dcqcn": "dcqcn", "dcqcn_win": "dcqcn", "timely": "timely", "timely_win": "timely", "dctcp": "dctcp_rate", "hpcc": "hpcc"}
 CDF = {"hadoop": "hpcc_FbHdp_distribution.txt", "websearch": "hpcc_WebSearch_distribution.txt"}
 
 

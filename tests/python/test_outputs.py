@@ -2,7 +2,6 @@
 the simulation, an earlier run is never mixed with a new one, an IO error names the file,
 and a run killed at any moment leaves no directory that looks complete but is not."""
 
-import os
 import signal
 import subprocess
 import sys
@@ -12,7 +11,6 @@ from pathlib import Path
 import pytest
 
 import dcsim
-
 from conftest import REPO, run_cli
 
 SCENARIO = REPO / "scenarios" / "seed000_parking_lot_pfc.toml"
@@ -81,8 +79,12 @@ sys.exit(main(sys.argv[1:]))
 def test_an_io_error_while_writing_names_the_file(tmp_path):
     """A file-size limit stands in for a full disk: the write fails part way."""
     out = tmp_path / "out"
-    p = subprocess.run([sys.executable, "-c", _FULL_DISK, "run", str(SCENARIO), "--out", str(out), "--quiet",
-                        "--set", "simulation.duration=3ms"], capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, "run", str(SCENARIO), "--out", str(out), "--quiet", "--set", "simulation.duration=3ms"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 1, p.stderr
     line = p.stderr.strip()
     assert line.startswith(f"error: {tmp_path}/.out.partial-") and "Traceback" not in line, line
@@ -106,12 +108,14 @@ def test_a_run_killed_at_any_moment_leaves_no_directory_that_looks_complete(tmp_
     assert p.returncode == 0, p.stderr
     names = {f.name for f in ref.iterdir()}
     outcomes = {"complete": 0, "absent": 0}
-    for i, (frac, sig) in enumerate((f, s) for f in (0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0)
-                                    for s in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)):
+    for i, (frac, sig) in enumerate(
+        (f, s) for f in (0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0) for s in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
+    ):
         d = tmp_path / f"k{i}"
         d.mkdir()
-        proc = subprocess.Popen([sys.executable, "-m", "dcsim", *args, "--out", str(d / "out")],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dcsim", *args, "--out", str(d / "out")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         time.sleep(frac * total)
         proc.send_signal(sig)
         proc.communicate(timeout=120)

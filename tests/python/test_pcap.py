@@ -85,14 +85,20 @@ def test_tshark_decodes_the_same(capture: Path) -> None:
     tshark = shutil.which("tshark")
     if tshark is None:
         pytest.skip("tshark is not installed (apt-get install tshark)")
+
     def fields(filt: str, *names: str) -> list[list[str]]:
         args = [tshark, "-r", str(capture), "-Y", filt, "-T", "fields"]
         for n in names:
             args += ["-e", n]
         out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
         return [line.split("\t") for line in out.splitlines() if line]
-    data = fields("infiniband.bth.opcode == 6 || infiniband.bth.opcode == 7 || infiniband.bth.opcode == 8",
-                  "infiniband.bth.psn", "ip.dsfield.ecn", "ip.checksum.status")
+
+    data = fields(
+        "infiniband.bth.opcode == 6 || infiniband.bth.opcode == 7 || infiniband.bth.opcode == 8",
+        "infiniband.bth.psn",
+        "ip.dsfield.ecn",
+        "ip.checksum.status",
+    )
     assert data and all(r[2] in ("2", "Good") for r in data), data[:3]
     assert any(r[1] == "3" for r in data), "CE on some data frames"
     assert fields("infiniband.bth.opcode == 0x81", "infiniband.bth.destqp")
@@ -112,8 +118,7 @@ def test_a_port_that_does_not_exist_fails_validation(tmp_path: Path) -> None:
     sc = tmp_path / "inc.toml"
     sc.write_text(INCAST)
     f = tmp_path / "never.pcap"
-    for port, why in (("S0:9", "node has 5 ports (0..4)"), ("h1-h2", "no link between these nodes"),
-                      ("X:0", "no node named 'X'")):
+    for port, why in (("S0:9", "node has 5 ports (0..4)"), ("h1-h2", "no link between these nodes"), ("X:0", "no node named 'X'")):
         p = run_cli("validate", sc, "--set", f"stats.pcap.file='{f}'", "--set", f"stats.pcap.ports=['{port}']")
         assert p.returncode != 0, p.stdout
         assert "stats.pcap.ports[0]" in p.stderr and why in p.stderr, p.stderr
@@ -130,8 +135,12 @@ def test_a_sweep_point_with_an_unknown_port_is_recorded_invalid(tmp_path: Path) 
     sc = tmp_path / "inc.toml"
     sc.write_text(INCAST)
     store = tmp_path / "s"
-    df = dcsim.sweep(sc, {"stats.pcap.ports": [["S0-h1"], ["S0:7"]]}, store=store,
-                     overrides=[f"stats.pcap.file='{tmp_path / 'cap.pcap'}'", "simulation.duration='50us'"])
+    df = dcsim.sweep(
+        sc,
+        {"stats.pcap.ports": [["S0-h1"], ["S0:7"]]},
+        store=store,
+        overrides=[f"stats.pcap.file='{tmp_path / 'cap.pcap'}'", "simulation.duration='50us'"],
+    )
     assert list(df["error"] == "") == [True, False]
     assert "stats.pcap.ports[0]" in df["error"][1] and "node has 5 ports" in df["error"][1], df["error"][1]
     st = dcsim.open_store(store)

@@ -17,8 +17,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def dcsim_cli(*args):
-    return subprocess.run([sys.executable, "-W", "error", "-m", "dcsim", *map(str, args)],
-                          capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-W", "error", "-m", "dcsim", *map(str, args)], capture_output=True, text=True)
 
 
 @pytest.fixture(autouse=True)
@@ -47,8 +46,7 @@ def test_seed000_plots_goodput_and_the_largest_queue(tmp_path):
 
 
 def test_seed002_side_by_side_with_references(tmp_path):
-    dirs = [run_dir(tmp_path, f"seed002_{m}.toml", "simulation.duration=30ms", "stats.steady_start=10ms")
-            for m in ("bcn", "efecn")]
+    dirs = [run_dir(tmp_path, f"seed002_{m}.toml", "simulation.duration=30ms", "stats.steady_start=10ms") for m in ("bcn", "efecn")]
     res = dcsim.load_run(dirs[0])
     assert plot._q_eq(res) == 24000
     t, share = plot._fair_share(res)
@@ -59,8 +57,14 @@ def test_seed002_side_by_side_with_references(tmp_path):
 
 
 def test_no_data_is_an_error(tmp_path):
-    d = run_dir(tmp_path, "seed000_parking_lot_pfc.toml", "simulation.duration=1ms",
-                "stats.steady_start=0.5ms", "stats.sample_interval=off", "stats.goodput_interval=off")
+    d = run_dir(
+        tmp_path,
+        "seed000_parking_lot_pfc.toml",
+        "simulation.duration=1ms",
+        "stats.steady_start=0.5ms",
+        "stats.sample_interval=off",
+        "stats.goodput_interval=off",
+    )
     png = tmp_path / "empty.png"
     with pytest.raises(plot.NoData):
         plot.render([str(d)], str(png))
@@ -73,8 +77,7 @@ def test_no_data_is_an_error(tmp_path):
 
 def test_fct_plot_of_two_runs(tmp_path):
     a = run_dir(tmp_path, "leaf_spine_websearch.toml", "simulation.duration=1500us", name="a")
-    b = run_dir(tmp_path, "leaf_spine_websearch.toml", "simulation.duration=1500us",
-                "switch.arbitration=per_flow", name="b")
+    b = run_dir(tmp_path, "leaf_spine_websearch.toml", "simulation.duration=1500us", "switch.arbitration=per_flow", name="b")
     png = tmp_path / "fct.png"
     p = dcsim_cli("plot", "fct", a, b, "--title", "fifo", "--title", "per flow", "--out", png)
     assert p.returncode == 0, p.stderr

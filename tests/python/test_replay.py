@@ -8,9 +8,8 @@ import pandas as pd
 import pytest
 
 import dcsim
-from dcsim import _native, _toml
-
 from conftest import REPO
+from dcsim import _native, _toml
 
 SCENARIOS = sorted((REPO / "scenarios").glob("*.toml"))
 
@@ -56,8 +55,7 @@ def assert_same_results(a, b) -> None:
 
 
 def _plan_facts(plan) -> tuple:
-    return (plan.name, plan.seed, plan.duration_ps, plan.num_nodes, plan.num_hosts,
-            plan.num_switches, plan.num_links, plan.num_flows)
+    return (plan.name, plan.seed, plan.duration_ps, plan.num_nodes, plan.num_hosts, plan.num_switches, plan.num_links, plan.num_flows)
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
@@ -81,9 +79,7 @@ def test_saved_scenario_replays(path, tmp_path):
     assert dcsim.load(again).hash == replay.hash
 
 
-@pytest.mark.parametrize(
-    "name", ["seed000_parking_lot_pfc", "leaf_spine_websearch", "dcqcn_2to1"]
-)
+@pytest.mark.parametrize("name", ["seed000_parking_lot_pfc", "leaf_spine_websearch", "dcqcn_2to1"])
 def test_cli_output_scenario_replays(name, cli, tmp_path):
     path = REPO / "scenarios" / f"{name}.toml"
     sets = [a for o in _overrides(path) for a in ("--set", o)]
@@ -103,8 +99,8 @@ def test_cli_output_scenario_replays(name, cli, tmp_path):
     assert tables and tables == sorted(f.name for f in second_dir.glob("*.parquet"))
     for t in tables:
         pd.testing.assert_frame_equal(
-            *(pd.read_parquet(d / t).drop(columns=["run_id"]) for d in (first_dir, second_dir)),
-            check_exact=True, obj=t)
+            *(pd.read_parquet(d / t).drop(columns=["run_id"]) for d in (first_dir, second_dir)), check_exact=True, obj=t
+        )
 
     def summary(d: Path) -> dict:
         s = json.loads((d / "summary.json").read_text(encoding="utf-8"))

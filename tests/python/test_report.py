@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
 RUN_PLOTS = ("rates", "queues", "pfc-timeline", "congestion", "fct", "ecn-marks", "notifications")
 CHROMIUM = next((b for b in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if b), None)
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no chromium, chromium-browser or google-chrome on "
-                                                             "PATH: the HTML is checked, not rendered")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium, chromium-browser or google-chrome on PATH: the HTML is checked, not rendered"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -69,7 +70,7 @@ class Page(HTMLParser):
 def png_of(img: dict) -> bytes:
     prefix = "data:image/png;base64,"
     assert img["src"].startswith(prefix)
-    return base64.b64decode(img["src"][len(prefix):])
+    return base64.b64decode(img["src"][len(prefix) :])
 
 
 @pytest.fixture(scope="module")
@@ -80,9 +81,18 @@ def runs(tmp_path_factory):
     specs = {
         "seed000": ("seed000_parking_lot_pfc.toml", ["simulation.duration=4ms"]),
         "seed002": ("seed002_bcn.toml", ["simulation.duration=30ms", "stats.steady_start=10ms"]),
-        "websearch": ("leaf_spine_websearch.toml", [
-            "simulation.duration=1500us", "host.cc.type=dcqcn", "switch.ecn.mode=red", "switch.ecn.kmin=5KB",
-            "switch.ecn.kmax=50KB", "switch.ecn.pmax=0.1", "traffic[0].load=0.8"]),
+        "websearch": (
+            "leaf_spine_websearch.toml",
+            [
+                "simulation.duration=1500us",
+                "host.cc.type=dcqcn",
+                "switch.ecn.mode=red",
+                "switch.ecn.kmin=5KB",
+                "switch.ecn.kmax=50KB",
+                "switch.ecn.pmax=0.1",
+                "traffic[0].load=0.8",
+            ],
+        ),
     }
     out = {}
     for name, (scenario, sets) in specs.items():
@@ -146,10 +156,32 @@ def sweep(tmp_path_factory):
     """Four points of DCQCN 2-to-1, two of them invalid (kmax below kmin), in a store
     and a CSV."""
     base = tmp_path_factory.mktemp("sweep")
-    p = subprocess.run([sys.executable, "-m", "dcsim", "sweep", ROOT / "scenarios" / "dcqcn_2to1.toml", "--set", "simulation.duration=3ms",
-                        "--set", "stats.steady_start=1ms", "--grid", "switch.ecn.kmax=1KB,40KB,200KB",
-                        "--grid", "switch.ecn.pmax=0.01,0.2", "--jobs", "2", "--store", base / "store",
-                        "--out", base / "sweep.csv"], capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dcsim",
+            "sweep",
+            ROOT / "scenarios" / "dcqcn_2to1.toml",
+            "--set",
+            "simulation.duration=3ms",
+            "--set",
+            "stats.steady_start=1ms",
+            "--grid",
+            "switch.ecn.kmax=1KB,40KB,200KB",
+            "--grid",
+            "switch.ecn.pmax=0.01,0.2",
+            "--jobs",
+            "2",
+            "--store",
+            base / "store",
+            "--out",
+            base / "sweep.csv",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 1 and "2 of 6 points failed" in p.stderr, p.stderr
     return base
 
@@ -161,8 +193,7 @@ def test_sweep_report(sweep, tmp_path, source):
     assert page.failed_rows == 2 and "kmax" in text and "kmin" in text  # the points' errors
     # One plot per (metric that differs between points, swept setting).
     assert {"goodput-total-gbps-vs-switch-ecn-kmax", "goodput-total-gbps-vs-switch-ecn-pmax"} <= set(page.plots)
-    per_param = {s: {k.rsplit("-vs-", 1)[0] for k in page.plots if k.endswith(s)}
-                 for s in ("switch-ecn-kmax", "switch-ecn-pmax")}
+    per_param = {s: {k.rsplit("-vs-", 1)[0] for k in page.plots if k.endswith(s)} for s in ("switch-ecn-kmax", "switch-ecn-pmax")}
     assert per_param["switch-ecn-kmax"] == per_param["switch-ecn-pmax"] and len(per_param["switch-ecn-kmax"]) >= 3
     assert "drops = 0" in text  # equal everywhere: a line, not a flat plot
 
@@ -174,25 +205,40 @@ def test_cli_and_bad_paths(runs, tmp_path, cli):
     assert out.is_file() and (tmp_path / "pngs" / "pfc-timeline.png").read_bytes()[:8] == PNG
     empty = tmp_path / "empty"
     empty.mkdir()
-    for bad, why in ((empty, "is neither a run directory (no summary.json) nor a results store (no runs/)"),
-                     (tmp_path / "nope", "does not exist"),
-                     (out, "is not a run directory, a results store or a sweep CSV")):
+    for bad, why in (
+        (empty, "is neither a run directory (no summary.json) nor a results store (no runs/)"),
+        (tmp_path / "nope", "does not exist"),
+        (out, "is not a run directory, a results store or a sweep CSV"),
+    ):
         p = cli("report", bad)
         assert p.returncode == 1 and p.stderr.strip() == f"error: {bad}: {why}", p.stderr
 
 
 # -- rendered in headless Chromium --------------------------------------------------------
 
-PROBE = ('<script>window.addEventListener("load", function () {'
-         ' document.querySelectorAll("img.plot").forEach(function (i) {'
-         ' i.setAttribute("data-natural-width", i.naturalWidth); }); });</script>')
+PROBE = (
+    '<script>window.addEventListener("load", function () {'
+    ' document.querySelectorAll("img.plot").forEach(function (i) {'
+    ' i.setAttribute("data-natural-width", i.naturalWidth); }); });</script>'
+)
 
 
 def chromium(tmp_path: Path, *args) -> subprocess.CompletedProcess:
     assert CHROMIUM is not None
-    return subprocess.run([CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
-                           f"--user-data-dir={tmp_path / 'chromium-profile'}", *map(str, args)],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'chromium-profile'}",
+            *map(str, args),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def decoded_widths(html: Path, tmp_path: Path) -> dict:
@@ -237,7 +283,6 @@ def test_the_probe_sees_a_broken_plot(runs, tmp_path):
     html, page = build(runs["seed000"], tmp_path)
     text = html.read_text(encoding="utf-8")
     src = page.plots["queues"]["src"]
-    html.write_text(text.replace(src, "data:image/png;base64," + base64.b64encode(b"not a PNG").decode()),
-                    encoding="utf-8")
+    html.write_text(text.replace(src, "data:image/png;base64," + base64.b64encode(b"not a PNG").decode()), encoding="utf-8")
     widths = decoded_widths(html, tmp_path)
     assert widths["queues"] == 0 and widths["rates"] > 0

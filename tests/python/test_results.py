@@ -68,8 +68,11 @@ def test_bad_column():
 def test_native_exporter_format(example_raw):
     assert set(example_raw) == {"tables", "summary"}
     flows = example_raw["tables"]["flows"]
-    for name, dtype, values in [("flow", np.uint64, [0, 1]), ("fct_ps", np.int64, [-1, 123456789]),
-                                ("goodput_steady_gbps", np.float64, [19.5])]:
+    for name, dtype, values in [
+        ("flow", np.uint64, [0, 1]),
+        ("fct_ps", np.int64, [-1, 123456789]),
+        ("goodput_steady_gbps", np.float64, [19.5]),
+    ]:
         col = flows[name]
         assert isinstance(col, np.ndarray) and col.dtype == dtype and col.ndim == 1, name
         assert col.tolist()[: len(values)] == values

@@ -56,7 +56,7 @@ def test_samples_and_pfc_events_name_node_and_peer(res):
     for name in ("samples", "pfc_events"):
         t = res.table(name)
         assert len(t), name
-        assert list(t.columns[t.columns.get_loc("port_id"):][:3]) == ["port_id", "node", "peer"], name
+        assert list(t.columns[t.columns.get_loc("port_id") :][:3]) == ["port_id", "node", "peer"], name
         want = ports.loc[t["port_id"].to_numpy()]
         assert (t["node"].astype(str).to_numpy() == want["node"].astype(str).to_numpy()).all(), name
         assert (t["peer"].astype(str).to_numpy() == want["peer"].astype(str).to_numpy()).all(), name

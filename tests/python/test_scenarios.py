@@ -101,7 +101,8 @@ flows = [{ src = "A", dst = "C" }]
 """
 
 ISOLATED_SWITCH = TWO_ISLANDS.replace('switches = ["S1", "S2"]', 'switches = ["S1", "S2", "S3"]').replace(
-    '{ a = "C", b = "S2"', '{ a = "S1", b = "S2", rate = "10Gbps", delay = "1us" },\n  { a = "C", b = "S2"')
+    '{ a = "C", b = "S2"', '{ a = "S1", b = "S2", rate = "10Gbps", delay = "1us" },\n  { a = "C", b = "S2"'
+)
 
 
 def sub(old: str, new: str) -> str:
@@ -117,24 +118,48 @@ MALFORMED = [
     ("number_without_unit", sub('delay = "1us"', "delay = 1"), "topology.delay"),
     ("zero_mtu", sub('mtu = "2048B"', 'mtu = "0B"'), "host.mtu"),
     ("zero_duration", sub('duration = "1ms"', 'duration = "0ms"'), "simulation.duration"),
-    ("xon_above_xoff", BASE + '[switch.buffer]\ntype = "static"\nsize = "500KB"\n[switch.pfc]\nxoff = "100KB"\nxon = "120KB"\n', "switch.pfc.xon"),
+    (
+        "xon_above_xoff",
+        BASE + '[switch.buffer]\ntype = "static"\nsize = "500KB"\n[switch.pfc]\nxoff = "100KB"\nxon = "120KB"\n',
+        "switch.pfc.xon",
+    ),
     ("buffer_below_one_mtu", BASE + '[switch.buffer]\ntype = "static"\nsize = "1KB"\n', "switch.buffer.size"),
     ("unknown_host_in_flow", sub('dst = "h0"', 'dst = "Q"'), "traffic[0].flows[0].dst"),
     ("flow_to_itself", sub('dst = "h0"', 'dst = "h1"'), "traffic[0].flows[0]"),
     ("priority_out_of_range", sub('dst = "h0" }', 'dst = "h0", priority = 9 }'), "priority"),
     ("lossless_priority_out_of_range", BASE + "[switch.pfc]\nlossless = [8]\n", "switch.pfc.lossless"),
-    ("odd_fat_tree", BASE.replace('type = "star"\nhosts = 3\nrate = "40Gbps"', 'type = "fat_tree"\nk = 3\nhost_rate = "40Gbps"\nfabric_rate = "40Gbps"'), "topology.k"),
+    (
+        "odd_fat_tree",
+        BASE.replace('type = "star"\nhosts = 3\nrate = "40Gbps"', 'type = "fat_tree"\nk = 3\nhost_rate = "40Gbps"\nfabric_rate = "40Gbps"'),
+        "topology.k",
+    ),
     ("unknown_topology_type", sub('type = "star"', 'type = "torus"'), "topology"),
     ("unreachable_destination", TWO_ISLANDS, "traffic[0].flows[0]"),
     ("disconnected_graph", ISOLATED_SWITCH.replace('flows = [{ src = "A", dst = "C" }]', 'flows = [{ src = "A", dst = "B" }]'), "topology"),
     ("ack_every_zero", sub('mtu = "2048B"', 'mtu = "2048B"\nack_every = 0'), "host.ack_every"),
     ("unknown_pfc_mode", BASE + '[switch.pfc]\nmode = "sometimes"\n', "switch.pfc.mode"),
     ("static_buffer_below_headroom", BASE + '[switch.buffer]\ntype = "static"\nsize = "8KB"\n', "switch.buffer.size"),
-    ("udp_closed_loop", sub('flows = [{ src = "h1", dst = "h0" }]', 'transport = "udp"\nmessages = 3\nflows = [{ src = "h1", dst = "h0", size = "4KB" }]'), "traffic[0].messages"),
+    (
+        "udp_closed_loop",
+        sub('flows = [{ src = "h1", dst = "h0" }]', 'transport = "udp"\nmessages = 3\nflows = [{ src = "h1", dst = "h0", size = "4KB" }]'),
+        "traffic[0].messages",
+    ),
     ("l2cm_key_of_another_type", BASE + '[switch.l2cm]\ntype = "qcn"\nq_sc = "100KB"\n', "switch.l2cm.q_sc"),
-    ("rate_schedule_unknown_peer", BASE + '[switch]\nrate_schedule = [{ node = "S0", peer = "nowhere", at = "1ms", rate = "1Gbps" }]\n', "switch.rate_schedule[0].peer"),
-    ("override_unknown_switch", BASE + '[[switch.congestion_override]]\nnodes = ["S9"]\ndetection = "rcm_1a"\nthreshold = "10KB"\n', "switch.congestion_override[0].nodes[0]"),
-    ("override_without_nodes", BASE + '[[switch.congestion_override]]\ndetection = "rcm_1a"\nthreshold = "10KB"\n', "switch.congestion_override[0].nodes"),
+    (
+        "rate_schedule_unknown_peer",
+        BASE + '[switch]\nrate_schedule = [{ node = "S0", peer = "nowhere", at = "1ms", rate = "1Gbps" }]\n',
+        "switch.rate_schedule[0].peer",
+    ),
+    (
+        "override_unknown_switch",
+        BASE + '[[switch.congestion_override]]\nnodes = ["S9"]\ndetection = "rcm_1a"\nthreshold = "10KB"\n',
+        "switch.congestion_override[0].nodes[0]",
+    ),
+    (
+        "override_without_nodes",
+        BASE + '[[switch.congestion_override]]\ndetection = "rcm_1a"\nthreshold = "10KB"\n',
+        "switch.congestion_override[0].nodes",
+    ),
     ("alpha_shift_too_large", BASE + '[switch.buffer]\ntype = "shared"\nsize = "4MiB"\nalpha_shift = 40\n', "switch.buffer.alpha_shift"),
 ]
 
@@ -160,9 +185,19 @@ def test_malformed_case_count():
 
 def test_sweep_keeps_going_past_a_failed_point(tmp_path):
     out = tmp_path / "sweep.csv"
-    p = dcsim_cli("sweep", str(ROOT / "scenarios/seed000_parking_lot_pfc.toml"),
-                  "--grid", "switch.arbitration=per_port,bogus,per_flow",
-                  "--set", "simulation.duration=2ms", "--set", "stats.steady_start=1ms", "--out", str(out), "--per-flow")
+    p = dcsim_cli(
+        "sweep",
+        str(ROOT / "scenarios/seed000_parking_lot_pfc.toml"),
+        "--grid",
+        "switch.arbitration=per_port,bogus,per_flow",
+        "--set",
+        "simulation.duration=2ms",
+        "--set",
+        "stats.steady_start=1ms",
+        "--out",
+        str(out),
+        "--per-flow",
+    )
     assert p.returncode == 1, p.stderr  # a point failed, after every point ran
     import pandas as pd
 
@@ -170,19 +205,31 @@ def test_sweep_keeps_going_past_a_failed_point(tmp_path):
     assert list(df["switch.arbitration"]) == ["per_port", "bogus", "per_flow"]
     assert df["error"][0] == "" and "switch.arbitration" in df["error"][1] and df["error"][2] == ""
     assert float(df["goodput_D->R"][0]) > 2 * float(df["goodput_A->R"][0])  # parking-lot unfairness
-    assert float(df["jain"][2]) > 0.99                                       # per-flow: fair
+    assert float(df["jain"][2]) > 0.99  # per-flow: fair
 
 
 def test_sweep_api_returns_a_dataframe():
-    df = dcsim.sweep(ROOT / "scenarios/seed000_parking_lot_pfc.toml", {"host.mtu": ["1024B", "2048B"]},
-                     overrides=["simulation.duration=1ms", "stats.steady_start=0.5ms"])
+    df = dcsim.sweep(
+        ROOT / "scenarios/seed000_parking_lot_pfc.toml",
+        {"host.mtu": ["1024B", "2048B"]},
+        overrides=["simulation.duration=1ms", "stats.steady_start=0.5ms"],
+    )
     assert len(df) == 2 and (df["error"] == "").all() and (df["drops"] == 0).all()
 
 
 def test_plot_writes_a_png(tmp_path):
     run_dir = tmp_path / "run"
-    p = dcsim_cli("run", str(ROOT / "scenarios/dcqcn_2to1.toml"), "--out", str(run_dir), "--quiet",
-                  "--set", "simulation.duration=2ms", "--set", "stats.steady_start=1ms")
+    p = dcsim_cli(
+        "run",
+        str(ROOT / "scenarios/dcqcn_2to1.toml"),
+        "--out",
+        str(run_dir),
+        "--quiet",
+        "--set",
+        "simulation.duration=2ms",
+        "--set",
+        "stats.steady_start=1ms",
+    )
     assert p.returncode == 0, p.stderr
     png = tmp_path / "fig.png"
     p = dcsim_cli("plot", str(run_dir), str(run_dir), "--queue", "S0:h0", "--out", str(png))
@@ -199,5 +246,7 @@ def test_detection_rule_per_switch_from_a_file(tmp_path):
     f.write_text(text)
     res = dcsim.run(f, overrides=["simulation.duration=3ms"])
     c = res.congestion.set_index(["node", "peer"])
-    base = dcsim.run(ROOT / "scenarios/seed000_parking_lot_rcm_1a.toml", overrides=["simulation.duration=3ms"]).congestion.set_index(["node", "peer"])
+    base = dcsim.run(ROOT / "scenarios/seed000_parking_lot_rcm_1a.toml", overrides=["simulation.duration=3ms"]).congestion.set_index(
+        ["node", "peer"]
+    )
     assert c.loc[("S1", "S2"), "marked"] > 2 * base.loc[("S1", "S2"), "marked"]

@@ -10,7 +10,6 @@ import time
 import pytest
 
 import dcsim
-
 from conftest import REPO, run_cli
 
 DCQCN = REPO / "scenarios" / "dcqcn_2to1.toml"
@@ -18,10 +17,26 @@ SHORT = ["--set", "simulation.duration=2ms", "--set", "stats.steady_start=500us"
 TINY = ["--set", "simulation.duration=300us", "--set", "stats.steady_start=100us"]
 # The web-search workload on a small leaf-spine with DCQCN, short enough for seconds.
 WEBSEARCH = REPO / "scenarios" / "leaf_spine_websearch.toml"
-WEB_SETS = ["--set", "simulation.duration=8ms", "--set", "traffic[0].stop=6ms",
-            "--set", "stats.steady_start=0us", "--set", "topology.leaves=2", "--set", "topology.hosts_per_leaf=4",
-            "--set", "switch.ecn.mode=red", "--set", "switch.ecn.kmin=5KB", "--set", "switch.ecn.pmax=0.01",
-            "--set", "host.cc.type=dcqcn"]
+WEB_SETS = [
+    "--set",
+    "simulation.duration=8ms",
+    "--set",
+    "traffic[0].stop=6ms",
+    "--set",
+    "stats.steady_start=0us",
+    "--set",
+    "topology.leaves=2",
+    "--set",
+    "topology.hosts_per_leaf=4",
+    "--set",
+    "switch.ecn.mode=red",
+    "--set",
+    "switch.ecn.kmin=5KB",
+    "--set",
+    "switch.ecn.pmax=0.01",
+    "--set",
+    "host.cc.type=dcqcn",
+]
 
 
 def sweep(store, *args, jobs=1, timeout=600):
@@ -85,8 +100,20 @@ def test_an_invalid_point_is_recorded_and_the_others_land(tmp_path):
 
 def test_one_query_finds_the_best_kmax_per_load(tmp_path):
     store = tmp_path / "s"
-    p = run_cli("sweep", WEBSEARCH, *WEB_SETS, "--jobs", 2, "--store", store,
-                "--grid", "traffic[0].load=0.3,0.6", "--grid", "switch.ecn.kmax=20KB,400KB", timeout=600)
+    p = run_cli(
+        "sweep",
+        WEBSEARCH,
+        *WEB_SETS,
+        "--jobs",
+        2,
+        "--store",
+        store,
+        "--grid",
+        "traffic[0].load=0.3,0.6",
+        "--grid",
+        "switch.ecn.kmax=20KB,400KB",
+        timeout=600,
+    )
     assert p.returncode == 0, p.stderr
     st = dcsim.open_store(store)
     best = st.sql("""
@@ -107,8 +134,7 @@ def test_one_query_finds_the_best_kmax_per_load(tmp_path):
 def test_run_store_adds_one_row_per_run(tmp_path):
     store = tmp_path / "s"
     for kmax in ("100KB", "200KB"):
-        p = run_cli("run", DCQCN, *SHORT, "--set", f"switch.ecn.kmax={kmax}", "--quiet",
-                    "--out", tmp_path / kmax, "--store", store)
+        p = run_cli("run", DCQCN, *SHORT, "--set", f"switch.ecn.kmax={kmax}", "--quiet", "--out", tmp_path / kmax, "--store", store)
         assert p.returncode == 0, p.stderr
     st = dcsim.open_store(store)
     r = st.runs()
@@ -119,8 +145,7 @@ def test_run_store_adds_one_row_per_run(tmp_path):
     assert len(st.table("flows")) == 2 * len(res.flows)
     # The Python sweep API writes the same store format.
     st2 = tmp_path / "py"
-    df = dcsim.sweep(DCQCN, {"switch.ecn.kmax": ["100KB", "200KB"]}, overrides=SHORT[1::2],
-                     store=st2)
+    df = dcsim.sweep(DCQCN, {"switch.ecn.kmax": ["100KB", "200KB"]}, overrides=SHORT[1::2], store=st2)
     rows = dcsim.open_store(st2).runs().sort_values("switch.ecn.kmax").reset_index(drop=True)
     assert list(rows["flows_finished"]) == list(df.sort_values("switch.ecn.kmax")["flows_finished"])
     runs = r.sort_values("switch.ecn.kmax").reset_index(drop=True)
@@ -143,19 +168,25 @@ def test_bad_input_makes_no_store(tmp_path):
 def test_the_speedup_script_runs():
     """scripts/sweep_speedup.py (docs/store.md, Speed) on a tiny sweep: one pair, its
     ratio and the CPU figures printed."""
-    p = subprocess.run([sys.executable, str(REPO / "scripts" / "sweep_speedup.py"), "--pairs", "1", "--points", "2",
-                        *TINY], capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "sweep_speedup.py"), "--pairs", "1", "--points", "2", *TINY],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
     assert "median ratio" in p.stdout and "CPU per point" in p.stdout, p.stdout
 
 
 def test_ray_errors_name_the_option(tmp_path):
     store = tmp_path / "s"
-    p = run_cli("sweep", DCQCN, "--grid", "switch.ecn.kmax=1KB", "--backend", "ray", "--ray-address", "127.0.0.1:1",
-                "--store", store, timeout=60)
+    p = run_cli(
+        "sweep", DCQCN, "--grid", "switch.ecn.kmax=1KB", "--backend", "ray", "--ray-address", "127.0.0.1:1", "--store", store, timeout=60
+    )
     assert p.returncode != 0
     try:
         import ray  # noqa: F401
+
         assert "--ray-address 127.0.0.1:1: cannot start or reach Ray" in p.stderr, p.stderr
     except ImportError:
         assert "--backend ray: Ray is not installed" in p.stderr, p.stderr
@@ -177,8 +208,7 @@ def test_run_ids_follow_the_settings_not_their_spelling(tmp_path):
     assert len(others) == 3 and a not in others
     # `dcsim run --set` and a sweep point of the same value are one run in a store.
     store = tmp_path / "s"
-    p = run_cli("run", DCQCN, *TINY, "--set", "switch.ecn.kmax=100KB",
-                "--quiet", "--out", tmp_path / "o", "--store", store)
+    p = run_cli("run", DCQCN, *TINY, "--set", "switch.ecn.kmax=100KB", "--quiet", "--out", tmp_path / "o", "--store", store)
     assert p.returncode == 0, p.stderr
     dcsim.sweep(DCQCN, {"switch.ecn.kmax": ["100KB"]}, overrides=base, store=store)
     assert list(dcsim.open_store(store).runs()["run_id"]) == [a]

@@ -13,7 +13,6 @@ import time
 import pytest
 
 import dcsim
-
 from conftest import REPO, interruptible, run_cli
 
 DCQCN = REPO / "scenarios" / "dcqcn_2to1.toml"
@@ -25,8 +24,7 @@ N = len(KMAX) * len(KMIN)
 
 
 def sweep_cmd(store, *args):
-    return [sys.executable, "-m", "dcsim", "sweep", str(DCQCN), *SETS, *GRID, "--jobs", "2", "--store", str(store),
-            *map(str, args)]
+    return [sys.executable, "-m", "dcsim", "sweep", str(DCQCN), *SETS, *GRID, "--jobs", "2", "--store", str(store), *map(str, args)]
 
 
 @pytest.fixture(scope="module")
@@ -96,8 +94,7 @@ def test_ray_stores_the_rows_and_tables_of_the_pool(pool_store, tmp_path):
 def test_a_killed_sweep_resumes_with_the_missing_points_only(pool_store, tmp_path):
     store = tmp_path / "s"
     env = dict(os.environ)
-    proc = subprocess.Popen(sweep_cmd(store), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                            preexec_fn=interruptible)
+    proc = subprocess.Popen(sweep_cmd(store), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, preexec_fn=interruptible)
     deadline = time.monotonic() + 300
     try:
         while time.monotonic() < deadline and len(list((store / "runs").glob("*.parquet"))) < N // 4:

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 import dcsim
-
 from conftest import interruptible, run_cli, signal_state
 
 STAR = """
@@ -47,8 +46,7 @@ def test_a_point_that_dies_is_recorded_and_the_others_run(scenario, tmp_path):
     out = tmp_path / "sweep.csv"
     # A million hosts pass validation (the default memory limit is 16 GiB) but not the
     # 200 MiB a point may take here: its process is killed by the allocation failure.
-    p = run_cli("sweep", scenario, "--grid", "topology.hosts=4,1000000,6", "--point-memory", "200MiB",
-                "--out", out, timeout=600)
+    p = run_cli("sweep", scenario, "--grid", "topology.hosts=4,1000000,6", "--point-memory", "200MiB", "--out", out, timeout=600)
     assert p.returncode == 1, p.stderr
     assert "1 of 3 points failed" in p.stderr
     r = rows(out)
@@ -77,8 +75,7 @@ def test_a_rerun_reuses_the_points_already_computed(scenario, tmp_path):
     assert p.returncode == 0 and "6 of 6 points taken from the earlier run" in p.stderr, p.stderr
     assert out.read_text() == first
     # One more value: only the new points run; the old rows are kept as they were.
-    p = run_cli("sweep", scenario, "--grid", "simulation.seed=1,2,3,4", "--grid", "traffic[0].size=10KB,20KB",
-                "--out", out)
+    p = run_cli("sweep", scenario, "--grid", "simulation.seed=1,2,3,4", "--grid", "traffic[0].size=10KB,20KB", "--out", out)
     assert p.returncode == 0 and "6 of 8 points taken" in p.stderr, p.stderr
     assert rows(out)[:6] == rows(Path(out))[:6] and len(rows(out)) == 8
     # Other settings (--set) change every point's scenario hash: nothing is reused.
@@ -101,9 +98,12 @@ def test_a_killed_sweep_leaves_no_complete_looking_csv_and_resumes(scenario, tmp
         journal = out.with_name(out.name + ".partial.jsonl")
         # SIGINT at its default disposition, as in a terminal: a shell starts background
         # jobs (and so, at times, this test) with SIGINT ignored, which Python then keeps.
-        proc = subprocess.Popen([sys.executable, "-m", "dcsim", "sweep", str(scenario), *grid, "--out", str(out)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                preexec_fn=interruptible)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dcsim", "sweep", str(scenario), *grid, "--out", str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=interruptible,
+        )
         # Kill once two points are journaled.
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and proc.poll() is None:
@@ -146,13 +146,30 @@ def test_zip_and_seeded_random_points():
 
 def test_random_mode_on_the_cli_and_a_builder_callable(scenario, tmp_path):
     out = tmp_path / "r.csv"
-    p = run_cli("sweep", scenario, "--grid", "topology.hosts=3,4,5,6", "--grid", "simulation.seed=1,2",
-                "--mode", "random", "--samples", "3", "--sample-seed", "5", "--jobs", "2", "--out", out)
+    p = run_cli(
+        "sweep",
+        scenario,
+        "--grid",
+        "topology.hosts=3,4,5,6",
+        "--grid",
+        "simulation.seed=1,2",
+        "--mode",
+        "random",
+        "--samples",
+        "3",
+        "--sample-seed",
+        "5",
+        "--jobs",
+        "2",
+        "--out",
+        out,
+    )
     assert p.returncode == 0, p.stderr
     r = rows(out)
     expect = list(dcsim.sweeps.points({"topology.hosts": [3, 4, 5, 6], "simulation.seed": [1, 2]}, "random", 3, 5))
-    assert [(int(x["topology.hosts"]), int(x["simulation.seed"])) for x in r] == \
-        [(q["topology.hosts"], q["simulation.seed"]) for q in expect]
+    assert [(int(x["topology.hosts"]), int(x["simulation.seed"])) for x in r] == [
+        (q["topology.hosts"], q["simulation.seed"]) for q in expect
+    ]
 
     def build(params):
         return dcsim.Scenario.from_file(scenario).set("topology.hosts", params["hosts"] * 2)
@@ -169,8 +186,21 @@ def test_random_mode_on_the_cli_and_a_builder_callable(scenario, tmp_path):
 
 def test_a_point_over_its_timeout_is_stopped_and_recorded(scenario, tmp_path):
     out = tmp_path / "t.csv"
-    p = run_cli("sweep", scenario, "--grid", "traffic[0].size=20KB,100GB", "--set", "simulation.duration=100s",
-                "--point-timeout", "2", "--jobs", "2", "--out", out, timeout=120)
+    p = run_cli(
+        "sweep",
+        scenario,
+        "--grid",
+        "traffic[0].size=20KB,100GB",
+        "--set",
+        "simulation.duration=100s",
+        "--point-timeout",
+        "2",
+        "--jobs",
+        "2",
+        "--out",
+        out,
+        timeout=120,
+    )
     assert p.returncode == 1, p.stderr
     r = rows(out)
     assert r[0]["error"] == ""

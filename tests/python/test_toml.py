@@ -1,14 +1,14 @@
 import math
-import tomllib
 
 import pytest
+import tomllib
 
 import dcsim
 from dcsim import _native, _toml
 from dcsim.scenario import Scenario
 
 DOC = {
-    "name": "incast \"4:1\"",
+    "name": 'incast "4:1"',
     "seed": 7,
     "duration": "2ms",
     "ratio": 0.25,
@@ -77,9 +77,17 @@ def test_tables_in_table_arrays_stay_with_their_element():
 
 @pytest.mark.parametrize(
     "value,text",
-    [(40, "40"), (True, "true"), (1.5, "1.5"), ("x y", '"x y"'), ([1, 2], "[1, 2]"),
-     ('say "hi"', '"say \\"hi\\""'), ({"type": "dcqcn", "g": 0.5}, '{ type = "dcqcn", g = 0.5 }'),
-     ({"odd key": [{"a": 1}]}, '{ "odd key" = [{ a = 1 }] }'), ({}, "{}")],
+    [
+        (40, "40"),
+        (True, "true"),
+        (1.5, "1.5"),
+        ("x y", '"x y"'),
+        ([1, 2], "[1, 2]"),
+        ('say "hi"', '"say \\"hi\\""'),
+        ({"type": "dcqcn", "g": 0.5}, '{ type = "dcqcn", g = 0.5 }'),
+        ({"odd key": [{"a": 1}]}, '{ "odd key" = [{ a = 1 }] }'),
+        ({}, "{}"),
+    ],
 )
 def test_format_value(value, text):
     assert _toml.format_value(value) == text
@@ -88,8 +96,16 @@ def test_format_value(value, text):
 
 @pytest.mark.parametrize(
     "text,value",
-    [("40", 40), ("true", True), ("1.5", 1.5), ('"x y"', "x y"), ("[1, 2]", [1, 2]),
-     ("40Gbps", "40Gbps"), ("100KiB", "100KiB"), ("dcqcn", "dcqcn")],
+    [
+        ("40", 40),
+        ("true", True),
+        ("1.5", 1.5),
+        ('"x y"', "x y"),
+        ("[1, 2]", [1, 2]),
+        ("40Gbps", "40Gbps"),
+        ("100KiB", "100KiB"),
+        ("dcqcn", "dcqcn"),
+    ],
 )
 def test_override_values_are_read_by_the_engine(text, value):
     # TOML if it parses as a value, else the bare text as a string.
@@ -99,10 +115,8 @@ def test_override_values_are_read_by_the_engine(text, value):
 
 def test_apply_overrides_uses_the_engine_paths():
     text = '[switch.pfc]\nxoff = "1KiB"\n\n[[traffic]]\nrate = "1Gbps"\n'
-    merged = _native.apply_overrides(
-        text, ['switch.pfc.xoff="100KiB"', "switch.ecn.kmin=10", 'traffic[0].rate="5Gbps"'])
-    assert tomllib.loads(merged) == {
-        "switch": {"pfc": {"xoff": "100KiB"}, "ecn": {"kmin": 10}}, "traffic": [{"rate": "5Gbps"}]}
+    merged = _native.apply_overrides(text, ['switch.pfc.xoff="100KiB"', "switch.ecn.kmin=10", 'traffic[0].rate="5Gbps"'])
+    assert tomllib.loads(merged) == {"switch": {"pfc": {"xoff": "100KiB"}, "ecn": {"kmin": 10}}, "traffic": [{"rate": "5Gbps"}]}
     # The merged text is read back to the same document by the engine.
     assert tomllib.loads(_native.apply_overrides(merged, [])) == tomllib.loads(merged)
     with pytest.raises(dcsim.ScenarioError, match=r"^traffic\[3\]\.rate: index 3 is out of range") as ei:

@@ -97,8 +97,9 @@ def test_phase_2_follows_a_scene_change(tmp_path, cli):
     model = tuning.load(out)
     cfg = model.config
     first, then = Scene("oltp_data", 768, 101), Scene("web_server_log", 768, 101)
-    res, named = adaptive(scene_change(first, then, 1500, 3000, interval_us=cfg.interval_us), model.classifier,
-                          model.settings, cfg.snapshot_us)
+    res, named = adaptive(
+        scene_change(first, then, 1500, 3000, interval_us=cfg.interval_us), model.classifier, model.settings, cfg.snapshot_us
+    )
     # Snapshots every 200 us from 200 us: 400..1400 us are OLTP alone, the last two
     # are after OLTP's I/Os have drained.
     during = named[1:7]

@@ -9,9 +9,7 @@ from conftest import REPO
 
 
 def _run_module(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", *args], cwd=REPO, capture_output=True, text=True, timeout=900
-    )
+    return subprocess.run([sys.executable, "-m", *args], cwd=REPO, capture_output=True, text=True, timeout=900)
 
 
 def test_mypy():

@@ -12,12 +12,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
-create_exception!(
-    dcsim._native,
-    DcsimError,
-    PyException,
-    "Base class of every error raised by dcsim."
-);
+create_exception!(dcsim._native, DcsimError, PyException, "Base class of every error raised by dcsim.");
 create_exception!(
     dcsim._native,
     ScenarioError,
@@ -68,14 +63,18 @@ impl Panic {
 }
 
 impl From<Panic> for PyErr {
-    fn from(p: Panic) -> PyErr { p.into_pyerr() }
+    fn from(p: Panic) -> PyErr {
+        p.into_pyerr()
+    }
 }
 
 /// Runs `f`, catching any panic. Safe to call with or without the GIL held.
 pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, Panic> {
     struct Depth;
     impl Drop for Depth {
-        fn drop(&mut self) { QUIET.with(|q| q.set(q.get() - 1)); }
+        fn drop(&mut self) {
+            QUIET.with(|q| q.set(q.get() - 1));
+        }
     }
     QUIET.with(|q| q.set(q.get() + 1));
     let _depth = Depth;

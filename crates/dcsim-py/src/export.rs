@@ -26,8 +26,7 @@ pub fn table_to_py(py: Python<'_>, table: Table) -> PyResult<Bound<'_, PyDict>> 
 
 /// `{"tables": {name: {col: ndarray | list[str]}}, "summary": json_str}`.
 pub fn results_to_py(py: Python<'_>, results: Results) -> PyResult<Bound<'_, PyDict>> {
-    let summary = serde_json::to_string(&results.summary)
-        .map_err(|e| crate::errors::SimulationError::new_err(format!("summary: {e}")))?;
+    let summary = serde_json::to_string(&results.summary).map_err(|e| crate::errors::SimulationError::new_err(format!("summary: {e}")))?;
     let tables = PyDict::new(py);
     for (name, table) in results.tables {
         tables.set_item(name, table_to_py(py, table)?)?;

@@ -34,21 +34,33 @@ pub struct PlanHandle {
 impl PlanHandle {
     /// The scenario's name.
     #[getter]
-    fn name(&self) -> &str { &self.plan.name }
+    fn name(&self) -> &str {
+        &self.plan.name
+    }
     /// Root seed of the run's random streams.
     #[getter]
-    fn seed(&self) -> u64 { self.plan.seed }
+    fn seed(&self) -> u64 {
+        self.plan.seed
+    }
     /// Simulated duration in picoseconds.
     #[getter]
-    fn duration_ps(&self) -> u64 { self.plan.duration.0 }
+    fn duration_ps(&self) -> u64 {
+        self.plan.duration.0
+    }
     /// Threads that run it (`simulation.threads`).
     #[getter]
-    fn threads(&self) -> u32 { self.plan.threads }
+    fn threads(&self) -> u32 {
+        self.plan.threads
+    }
     /// Hash of the scenario text and its overrides (hex).
     #[getter]
-    fn hash(&self) -> &str { &self.hash }
+    fn hash(&self) -> &str {
+        &self.hash
+    }
     #[getter]
-    fn num_nodes(&self) -> usize { self.plan.nodes.len() }
+    fn num_nodes(&self) -> usize {
+        self.plan.nodes.len()
+    }
     #[getter]
     fn num_hosts(&self) -> usize {
         self.plan.nodes.iter().filter(|n| n.kind == dcsim::plan::NodeKind::Host).count()
@@ -58,25 +70,34 @@ impl PlanHandle {
         self.plan.nodes.iter().filter(|n| n.kind == dcsim::plan::NodeKind::Switch).count()
     }
     #[getter]
-    fn num_links(&self) -> usize { self.plan.links.len() }
+    fn num_links(&self) -> usize {
+        self.plan.links.len()
+    }
     #[getter]
-    fn num_flows(&self) -> usize { self.plan.flows.len() }
+    fn num_flows(&self) -> usize {
+        self.plan.flows.len()
+    }
     /// Estimated bytes of memory the run needs (`scenario::limits`).
     #[getter]
-    fn memory_estimate(&self) -> u64 { dcsim::scenario::limits::plan_footprint(&self.plan).bytes() }
+    fn memory_estimate(&self) -> u64 {
+        dcsim::scenario::limits::plan_footprint(&self.plan).bytes()
+    }
     /// The memory limit the estimate was checked against, in bytes.
     #[getter]
-    fn memory_limit(&self) -> u64 { self.plan.memory_limit }
+    fn memory_limit(&self) -> u64 {
+        self.plan.memory_limit
+    }
     /// What the estimate counts, e.g. "16 hosts, 20 switches, 48 links, ...".
     #[getter]
-    fn memory_counts(&self) -> String { dcsim::scenario::limits::plan_footprint(&self.plan).describe() }
+    fn memory_counts(&self) -> String {
+        dcsim::scenario::limits::plan_footprint(&self.plan).describe()
+    }
 
     /// Per flow, the port ids (as in the `ports` table) its data frames leave by, from
     /// its NIC to its destination, as routed at the start of the run.
     fn flow_paths(&self, py: Python<'_>) -> PyResult<Vec<Vec<u32>>> {
         let plan = &self.plan;
-        py.allow_threads(|| guard(|| dcsim::Simulation::new(plan).map(|s| s.flow_paths())))?
-            .map_err(|e| to_pyerr(py, e, Stage::Run))
+        py.allow_threads(|| guard(|| dcsim::Simulation::new(plan).map(|s| s.flow_paths())))?.map_err(|e| to_pyerr(py, e, Stage::Run))
     }
 
     fn __repr__(&self) -> String {
@@ -159,8 +180,7 @@ fn py_scenario_hash(text: &str, overrides: Vec<String>) -> String {
 /// Raises `ScenarioError` for invalid TOML or an override that cannot be applied.
 #[pyfunction]
 fn apply_overrides(py: Python<'_>, text: &str, overrides: Vec<String>) -> PyResult<String> {
-    let merged = guard(|| dcsim::scenario::overrides::merge(text, &overrides))?
-        .map_err(|e| to_pyerr(py, e, Stage::Load))?;
+    let merged = guard(|| dcsim::scenario::overrides::merge(text, &overrides))?.map_err(|e| to_pyerr(py, e, Stage::Load))?;
     toml::to_string(&merged).map_err(|e| scenario_error(py, "scenario", &format!("cannot write as TOML: {e}")))
 }
 
@@ -226,11 +246,7 @@ fn _example_results(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     nodes.push("node", Column::U64(vec![0, 1, 2, 3]));
     nodes.push("name", Column::Str(vec!["h0".into(), "h1".into(), "h2".into(), "s0".into()]));
     let results = Results {
-        tables: vec![
-            ("flows".into(), flows),
-            ("nodes".into(), nodes),
-            ("pfc_events".into(), Table::default()),
-        ],
+        tables: vec![("flows".into(), flows), ("nodes".into(), nodes), ("pfc_events".into(), Table::default())],
         summary: serde_json::json!({"name": "example", "seed": 1, "drops": 0, "pfc_frames": 3}),
     };
     export::results_to_py(py, results)

@@ -167,7 +167,9 @@ impl ExternalAlgorithm for PyAlgo {
         Python::with_gil(|py| self.hook(py, ctx, "on_start", |py, c| PyTuple::new(py, [c])))
     }
     fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) -> Result<(), String> {
-        Python::with_gil(|py| self.hook(py, ctx, "on_send", |py, c| PyTuple::new(py, [c.into_any(), wire_bytes.into_pyobject(py)?.into_any()])))
+        Python::with_gil(|py| {
+            self.hook(py, ctx, "on_send", |py, c| PyTuple::new(py, [c.into_any(), wire_bytes.into_pyobject(py)?.into_any()]))
+        })
     }
     fn on_ack(&mut self, ctx: &mut CcCtx, ack: &Ack<'_>) -> Result<(), String> {
         Python::with_gil(|py| {
@@ -233,7 +235,12 @@ impl ExternalAlgorithm for PyAlgo {
                 match r.extract::<f64>() {
                     // As the built-in algorithms round: down to whole bit/s.
                     Ok(f) if f.is_finite() && f >= 0.0 => f as u64,
-                    _ => return Err(format!("rate must be a number of bit/s >= 0 (got {})", r.repr().map(|s| s.to_string()).unwrap_or_default())),
+                    _ => {
+                        return Err(format!(
+                            "rate must be a number of bit/s >= 0 (got {})",
+                            r.repr().map(|s| s.to_string()).unwrap_or_default()
+                        ))
+                    }
                 }
             };
             let w = o.getattr("window").map_err(|e| describe(py, e))?;
@@ -242,7 +249,12 @@ impl ExternalAlgorithm for PyAlgo {
             } else {
                 match w.extract::<u64>() {
                     Ok(b) => Some(b),
-                    Err(_) => return Err(format!("window must be None or an int of bytes >= 0 (got {})", w.repr().map(|s| s.to_string()).unwrap_or_default())),
+                    Err(_) => {
+                        return Err(format!(
+                            "window must be None or an int of bytes >= 0 (got {})",
+                            w.repr().map(|s| s.to_string()).unwrap_or_default()
+                        ))
+                    }
                 }
             };
             Ok((Rate(rate.max(1)), window))
@@ -251,7 +263,9 @@ impl ExternalAlgorithm for PyAlgo {
 }
 
 impl ExternalFactory for PyFactory {
-    fn hooks(&self) -> Hooks { self.hooks }
+    fn hooks(&self) -> Hooks {
+        self.hooks
+    }
     fn create(&self, _flow: u32, nic: &NicSpec) -> Result<Box<dyn ExternalAlgorithm>, String> {
         Python::with_gil(|py| {
             let make = || -> PyResult<Box<dyn ExternalAlgorithm>> {
@@ -268,7 +282,11 @@ impl ExternalFactory for PyFactory {
 
 /// Binds the classes of `classes` (a dict: class name -> `dcsim.CongestionControl`
 /// subclass) to the plan's `type = "python"` entries. Errors name the entry's field.
-pub fn bind(py: Python<'_>, plan: &mut dcsim::Plan, classes: &Bound<'_, PyDict>) -> Result<dcsim::models::external::ExternalErrors, dcsim::Error> {
+pub fn bind(
+    py: Python<'_>,
+    plan: &mut dcsim::Plan,
+    classes: &Bound<'_, PyDict>,
+) -> Result<dcsim::models::external::ExternalErrors, dcsim::Error> {
     let base = py
         .import("dcsim.cc")
         .and_then(|m| m.getattr("CongestionControl"))
@@ -277,11 +295,13 @@ pub fn bind(py: Python<'_>, plan: &mut dcsim::Plan, classes: &Bound<'_, PyDict>)
         let field = format!("{}.class", p.path);
         let err = |msg: String| dcsim::Error::scenario(&field, msg);
         let given: Vec<String> = classes.keys().iter().map(|k| k.to_string()).collect();
-        let cls = classes
-            .get_item(&p.class)
-            .ok()
-            .flatten()
-            .ok_or_else(|| err(format!("no class \"{}\" was given (cc= names: {})", p.class, if given.is_empty() { "none".into() } else { given.join(", ") })))?;
+        let cls = classes.get_item(&p.class).ok().flatten().ok_or_else(|| {
+            err(format!(
+                "no class \"{}\" was given (cc= names: {})",
+                p.class,
+                if given.is_empty() { "none".into() } else { given.join(", ") }
+            ))
+        })?;
         let cls = cls.downcast::<PyType>().map_err(|_| err(format!("cc[\"{}\"] is not a class", p.class)))?.clone();
         if !cls.is_subclass(&base).unwrap_or(false) {
             return Err(err(format!("{} is not a subclass of dcsim.CongestionControl", p.class)));

@@ -75,13 +75,7 @@ pub fn progress_line(now_ps: u64, end_ps: u64, events: u64, wall: Duration) -> S
     let bar: String = "#".repeat(filled) + &".".repeat(BAR_WIDTH - filled);
     let secs = wall.as_secs_f64();
     let rate = if secs > 0.0 { events as f64 / secs } else { 0.0 };
-    format!(
-        "[{bar}] {:>3}% sim {}/{}  {}",
-        (frac * 100.0).floor() as u32,
-        fmt_time(now_ps),
-        fmt_time(end_ps),
-        fmt_rate(rate)
-    )
+    format!("[{bar}] {:>3}% sim {}/{}  {}", (frac * 100.0).floor() as u32, fmt_time(now_ps), fmt_time(end_ps), fmt_rate(rate))
 }
 
 struct Progress<'py> {
@@ -141,12 +135,7 @@ pub struct RunStats {
 }
 
 /// Builds and runs the simulation of `plan`; returns the finished results.
-pub fn run_plan(
-    py: Python<'_>,
-    plan: &Plan,
-    progress: bool,
-    fixed_chunk_ps: Option<u64>,
-) -> PyResult<(dcsim::Results, RunStats)> {
+pub fn run_plan(py: Python<'_>, plan: &Plan, progress: bool, fixed_chunk_ps: Option<u64>) -> PyResult<(dcsim::Results, RunStats)> {
     run_plan_checked(py, plan, progress, fixed_chunk_ps, None)
 }
 
@@ -168,9 +157,7 @@ pub fn run_plan_checked(
     errors: Option<&ExternalErrors>,
 ) -> PyResult<(dcsim::Results, RunStats)> {
     let started = Instant::now();
-    let mut sim: Simulation = py
-        .allow_threads(|| guard(|| Simulation::new(plan)))?
-        .map_err(|e| to_pyerr(py, e, Stage::Run))?;
+    let mut sim: Simulation = py.allow_threads(|| guard(|| Simulation::new(plan)))?.map_err(|e| to_pyerr(py, e, Stage::Run))?;
     check_external(errors)?;
     let end = guard(|| sim.end())?.0;
     let mut bar = Progress { py, enabled: progress, shown: false, last: None, width: 0 };

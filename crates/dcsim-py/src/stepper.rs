@@ -32,7 +32,9 @@ impl Stepper {
     fn new(py: Python<'_>, plan: &Bound<'_, PlanHandle>) -> PyResult<Self> {
         let plan = &plan.get().plan;
         if plan.ccs.iter().any(|c| matches!(c, dcsim::models::CcPlan::External(_))) {
-            return Err(SimulationError::new_err("a plan with type = \"python\" congestion control runs with dcsim.run(cc=...), not stepped"));
+            return Err(SimulationError::new_err(
+                "a plan with type = \"python\" congestion control runs with dcsim.run(cc=...), not stepped",
+            ));
         }
         let sim = py.allow_threads(|| guard(|| Simulation::new(plan)))?.map_err(|e| to_pyerr(py, e, Stage::Run))?;
         Ok(Stepper { sim: Some(sim), started: Instant::now() })
@@ -40,19 +42,27 @@ impl Stepper {
 
     /// Simulated time reached, in picoseconds.
     #[getter]
-    fn now_ps(&mut self) -> PyResult<u64> { Ok(self.sim()?.now().0) }
+    fn now_ps(&mut self) -> PyResult<u64> {
+        Ok(self.sim()?.now().0)
+    }
 
     /// The plan's end, in picoseconds.
     #[getter]
-    fn end_ps(&mut self) -> PyResult<u64> { Ok(self.sim()?.end().0) }
+    fn end_ps(&mut self) -> PyResult<u64> {
+        Ok(self.sim()?.end().0)
+    }
 
     /// Frames that finished crossing a link so far.
     #[getter]
-    fn link_packet_hops(&mut self) -> PyResult<u64> { Ok(self.sim()?.packet_hops()) }
+    fn link_packet_hops(&mut self) -> PyResult<u64> {
+        Ok(self.sim()?.packet_hops())
+    }
 
     /// Packets alive now (queued, on links, being processed).
     #[getter]
-    fn packets_in_flight(&mut self) -> PyResult<usize> { Ok(self.sim()?.packets_in_flight()) }
+    fn packets_in_flight(&mut self) -> PyResult<usize> {
+        Ok(self.sim()?.packets_in_flight())
+    }
 
     /// Processes every event up to and including `t_ps` (at most the end), with the
     /// GIL released; Ctrl-C is checked every simulated millisecond. Returns whether the

@@ -24,6 +24,11 @@ fn main() {
     let wall = t0.elapsed().as_secs_f64();
     println!(
         "wall {:.3}s events {} ({:.2} M/s) hops {} ({:.2} M/s) peak packets {}",
-        wall, sim.events(), sim.events() as f64 / wall / 1e6, sim.packet_hops(), sim.packet_hops() as f64 / wall / 1e6, sim.peak_packets()
+        wall,
+        sim.events(),
+        sim.events() as f64 / wall / 1e6,
+        sim.packet_hops(),
+        sim.packet_hops() as f64 / wall / 1e6,
+        sim.peak_packets()
     );
 }

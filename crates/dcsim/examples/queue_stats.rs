@@ -11,7 +11,8 @@ fn main() {
     let steady = plan.stats.steady_start.0;
     let res = dcsim::sim::run(&plan).unwrap();
     let s = res.table("samples").unwrap();
-    let (Some(Column::U64(t)), Some(Column::U64(port)), Some(Column::U64(q))) = (s.get("time_ps"), s.get("port_id"), s.get("egress_bytes")) else {
+    let (Some(Column::U64(t)), Some(Column::U64(port)), Some(Column::U64(q))) = (s.get("time_ps"), s.get("port_id"), s.get("egress_bytes"))
+    else {
         panic!("samples columns: {:?}", s.columns.iter().map(|c| &c.0).collect::<Vec<_>>())
     };
     let busiest = (0..q.len()).max_by_key(|&i| q[i]).map(|i| port[i]).unwrap();
@@ -19,6 +20,12 @@ fn main() {
     let mean = v.iter().sum::<u64>() as f64 / v.len() as f64;
     let f = res.table("flows").unwrap();
     let Some(Column::F64(g)) = f.get("goodput_steady_gbps") else { panic!() };
-    println!("port {busiest}: queue min {} mean {mean:.0} max {} B over {} samples; steady goodput {:.3} Gb/s ({:?})",
-        v.iter().min().unwrap(), v.iter().max().unwrap(), v.len(), g.iter().sum::<f64>(), g);
+    println!(
+        "port {busiest}: queue min {} mean {mean:.0} max {} B over {} samples; steady goodput {:.3} Gb/s ({:?})",
+        v.iter().min().unwrap(),
+        v.iter().max().unwrap(),
+        v.len(),
+        g.iter().sum::<f64>(),
+        g
+    );
 }

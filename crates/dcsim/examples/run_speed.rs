@@ -32,14 +32,22 @@ fn main() {
         let (wall, hops) = (last_wall.elapsed().as_secs_f64(), sim.packet_hops());
         println!(
             "to {:>8.3} ms: wall {:7.2} s  hops {:>10}  {:6.0} ns/hop  in flight {}",
-            t.0 as f64 / 1e9, wall, hops - last_hops, wall * 1e9 / (hops - last_hops).max(1) as f64, sim.packets_in_flight()
+            t.0 as f64 / 1e9,
+            wall,
+            hops - last_hops,
+            wall * 1e9 / (hops - last_hops).max(1) as f64,
+            sim.packets_in_flight()
         );
         (last_wall, last_hops) = (Instant::now(), hops);
     }
     let wall = start.elapsed().as_secs_f64();
     println!(
         "total: wall {:.2} s  events {}  hops {}  {:.0} ns/hop  peak packets {}",
-        wall, sim.events(), sim.packet_hops(), wall * 1e9 / sim.packet_hops().max(1) as f64, sim.peak_packets()
+        wall,
+        sim.events(),
+        sim.packet_hops(),
+        wall * 1e9 / sim.packet_hops().max(1) as f64,
+        sim.peak_packets()
     );
     println!("digest {:016x}", sim.finish().digest());
 }

@@ -14,14 +14,22 @@ fn main() {
     let res = dcsim::sim::run(&plan).unwrap();
     let wall = t0.elapsed().as_secs_f64();
     let f = res.table("flows").unwrap();
-    let (Some(Column::U64(group)), Some(Column::U64(done)), Some(Column::F64(mlat)), Some(Column::U64(rx)), Some(Column::F64(lat)), Some(Column::F64(gp))) = (
+    let (
+        Some(Column::U64(group)),
+        Some(Column::U64(done)),
+        Some(Column::F64(mlat)),
+        Some(Column::U64(rx)),
+        Some(Column::F64(lat)),
+        Some(Column::F64(gp)),
+    ) = (
         f.get("group"),
         f.get("messages_completed"),
         f.get("message_latency_mean_ps"),
         f.get("pkts_received"),
         f.get("latency_mean_ps"),
         f.get("goodput_gbps"),
-    ) else {
+    )
+    else {
         panic!("flows columns")
     };
     let (mut msgs, mut msum, mut pk, mut psum, mut g0, mut g1) = (0u64, 0f64, 0u64, 0f64, 0f64, 0f64);

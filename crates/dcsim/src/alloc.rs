@@ -35,7 +35,9 @@ mod os {
     /// The main heap's growth step.
     const STEP: usize = 32 << 20;
 
-    fn round(n: usize) -> usize { (n + PAGE - 1) & !(PAGE - 1) }
+    fn round(n: usize) -> usize {
+        (n + PAGE - 1) & !(PAGE - 1)
+    }
 
     /// Asks for huge pages on the whole huge pages inside [a, e).
     unsafe fn advise(a: usize, e: usize) {
@@ -46,7 +48,8 @@ mod os {
     }
 
     pub unsafe fn map(n: usize) -> *mut u8 {
-        let p = libc::mmap(std::ptr::null_mut(), round(n), libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0);
+        let p =
+            libc::mmap(std::ptr::null_mut(), round(n), libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0);
         if p == libc::MAP_FAILED {
             return std::ptr::null_mut();
         }
@@ -56,12 +59,20 @@ mod os {
     /// Advises a whole mapping of our own, not only the huge pages inside it now: a block
     /// of 1-4 MiB may hold none, and the flag must be on the mapping for the huge pages it
     /// holds once grown (`remap` keeps it).
-    unsafe fn advise_mapping(p: *mut u8, n: usize) { libc::madvise(p as *mut libc::c_void, round(n), libc::MADV_HUGEPAGE); }
-    pub unsafe fn unmap(p: *mut u8, n: usize) { libc::munmap(p as *mut libc::c_void, round(n)); }
+    unsafe fn advise_mapping(p: *mut u8, n: usize) {
+        libc::madvise(p as *mut libc::c_void, round(n), libc::MADV_HUGEPAGE);
+    }
+    pub unsafe fn unmap(p: *mut u8, n: usize) {
+        libc::munmap(p as *mut libc::c_void, round(n));
+    }
     /// Grows or shrinks a mapped block (the mapping keeps its advice).
     pub unsafe fn remap(p: *mut u8, old: usize, new: usize) -> *mut u8 {
         let q = libc::mremap(p as *mut libc::c_void, round(old), round(new), libc::MREMAP_MAYMOVE);
-        if q == libc::MAP_FAILED { std::ptr::null_mut() } else { q as *mut u8 }
+        if q == libc::MAP_FAILED {
+            std::ptr::null_mut()
+        } else {
+            q as *mut u8
+        }
     }
 
     /// The end of the main heap already advised (0: not yet seen).
@@ -87,7 +98,9 @@ mod os {
 }
 
 #[inline]
-fn big(size: usize, align: usize) -> bool { cfg!(target_os = "linux") && size >= BIG && align <= PAGE }
+fn big(size: usize, align: usize) -> bool {
+    cfg!(target_os = "linux") && size >= BIG && align <= PAGE
+}
 
 unsafe impl GlobalAlloc for Engine {
     #[inline]

@@ -35,35 +35,59 @@ pub trait Check {
 }
 
 impl Check for () {
-    fn check(&self, _: &str, _: &KeyCtx) -> Result<()> { Ok(()) }
+    fn check(&self, _: &str, _: &KeyCtx) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// `path.key`.
-pub fn at(path: &str, key: &str) -> String { format!("{path}.{key}") }
+pub fn at(path: &str, key: &str) -> String {
+    format!("{path}.{key}")
+}
 
 /// A finite number > 0.
 pub fn positive(v: f64, path: &str) -> Result<f64> {
-    if v > 0.0 && v.is_finite() { Ok(v) } else { Err(Error::scenario(path, format!("must be > 0 (got {v})"))) }
+    if v > 0.0 && v.is_finite() {
+        Ok(v)
+    } else {
+        Err(Error::scenario(path, format!("must be > 0 (got {v})")))
+    }
 }
 
 /// A number in (0, 1) (a gain or a factor).
 pub fn open_unit(v: f64, path: &str) -> Result<f64> {
-    if v > 0.0 && v < 1.0 { Ok(v) } else { Err(Error::scenario(path, format!("must be in (0, 1) (got {v})"))) }
+    if v > 0.0 && v < 1.0 {
+        Ok(v)
+    } else {
+        Err(Error::scenario(path, format!("must be in (0, 1) (got {v})")))
+    }
 }
 
 /// A jitter fraction in [0, 1).
 pub fn jitter(v: f64, path: &str) -> Result<f64> {
-    if (0.0..1.0).contains(&v) { Ok(v) } else { Err(Error::scenario(path, format!("must be in [0, 1) (got {v})"))) }
+    if (0.0..1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(Error::scenario(path, format!("must be in [0, 1) (got {v})")))
+    }
 }
 
 /// A finite number >= 0.
 pub fn non_negative(v: f64, path: &str) -> Result<f64> {
-    if v >= 0.0 && v.is_finite() { Ok(v) } else { Err(Error::scenario(path, format!("must be >= 0 (got {v})"))) }
+    if v >= 0.0 && v.is_finite() {
+        Ok(v)
+    } else {
+        Err(Error::scenario(path, format!("must be >= 0 (got {v})")))
+    }
 }
 
 /// An integer count in `min..=u32::MAX`.
 pub fn count_at_least(v: i64, min: i64, path: &str) -> Result<u32> {
-    if (min..=u32::MAX as i64).contains(&v) { Ok(v as u32) } else { Err(Error::scenario(path, format!("must be >= {min} (got {v})"))) }
+    if (min..=u32::MAX as i64).contains(&v) {
+        Ok(v as u32)
+    } else {
+        Err(Error::scenario(path, format!("must be >= {min} (got {v})")))
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -96,22 +120,13 @@ macro_rules! unit_string {
                         Ok($name(v))
                     }
                     fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<$name, E> {
-                        Err(E::custom(format!(
-                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
-                            v
-                        )))
+                        Err(E::custom(format!(concat!("the number {} needs a unit, e.g. \"", $example, "\""), v)))
                     }
                     fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<$name, E> {
-                        Err(E::custom(format!(
-                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
-                            v
-                        )))
+                        Err(E::custom(format!(concat!("the number {} needs a unit, e.g. \"", $example, "\""), v)))
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<$name, E> {
-                        Err(E::custom(format!(
-                            concat!("the number {} needs a unit, e.g. \"", $example, "\""),
-                            v
-                        )))
+                        Err(E::custom(format!(concat!("the number {} needs a unit, e.g. \"", $example, "\""), v)))
                     }
                 }
                 d.deserialize_any(V)
@@ -246,4 +261,3 @@ pub fn de_at<T: for<'de> Deserialize<'de>>(v: toml::Value, prefix: &str) -> std:
         (join(prefix, &path), msg)
     })
 }
-

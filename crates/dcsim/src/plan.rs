@@ -3,11 +3,11 @@
 //! applied); the world is built from a `Plan` alone. Tests may also build a `Plan` directly.
 
 use crate::error::{Error, Result};
-use crate::models::CcPlan;
 pub use crate::models::ecn::{Detection, EcnMode, EcnPlan, EcnSpeedPlan, MarkPoint};
 pub use crate::models::pfc::{FlowControl, Headroom, PauseMode, PfcPlan, WatchdogPlan};
-pub use crate::models::L2Cm;
 pub use crate::models::remote_pfc::RemotePfcPlan;
+use crate::models::CcPlan;
+pub use crate::models::L2Cm;
 pub use crate::net::queue::{Arbitration, SchedulerKind, SchedulerPlan};
 use crate::units::{Rate, SimTime};
 
@@ -409,7 +409,10 @@ impl PcapPlan {
         for (i, s) in self.ports.iter().enumerate() {
             let path = format!("stats.pcap.ports[{i}]");
             let node = |name: &str| {
-                plan.nodes.iter().position(|n| n.name == name).ok_or_else(|| Error::scenario(&path, format!("'{s}': no node named '{name}'")))
+                plan.nodes
+                    .iter()
+                    .position(|n| n.name == name)
+                    .ok_or_else(|| Error::scenario(&path, format!("'{s}': no node named '{name}'")))
             };
             if let Some((a, idx)) = s.rsplit_once(':') {
                 let a = node(a)?;

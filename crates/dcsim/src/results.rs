@@ -18,7 +18,9 @@ impl Column {
             Column::Str(v) => v.len(),
         }
     }
-    pub fn is_empty(&self) -> bool { self.len() == 0 }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -27,11 +29,15 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn push(&mut self, name: &str, col: Column) { self.columns.push((name.to_string(), col)); }
+    pub fn push(&mut self, name: &str, col: Column) {
+        self.columns.push((name.to_string(), col));
+    }
     pub fn get(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
     }
-    pub fn rows(&self) -> usize { self.columns.first().map_or(0, |(_, c)| c.len()) }
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| c.len())
+    }
 }
 
 /// Everything a run produces. Table names: `flows`, `ports`, `pfc_events`, `samples`,

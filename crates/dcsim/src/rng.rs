@@ -38,7 +38,9 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 }
 
 /// The key of stream `name` of the run seeded with `seed`, for `keyed` draws.
-pub fn stream_key(seed: u64, name: &str) -> u64 { mix64(seed ^ fnv1a64(name.as_bytes())) }
+pub fn stream_key(seed: u64, name: &str) -> u64 {
+    mix64(seed ^ fnv1a64(name.as_bytes()))
+}
 
 /// A pseudo-random u64 determined by a stream key and the parts that name a component
 /// and an event (e.g. port, priority, flow, sequence number, time).
@@ -53,7 +55,9 @@ pub fn keyed(key: u64, parts: &[u64]) -> u64 {
 
 /// Uniform in [0, 1) from 64 random bits.
 #[inline]
-pub fn unit(x: u64) -> f64 { (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64) }
+pub fn unit(x: u64) -> f64 {
+    (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
 
 impl Rng {
     /// The generator of one component (e.g. a congestion point) in stream `name`.
@@ -83,7 +87,9 @@ impl Rng {
 
     /// Uniform in [0, 1).
     #[inline]
-    pub fn next_f64(&mut self) -> f64 { unit(self.next_u64()) }
+    pub fn next_f64(&mut self) -> f64 {
+        unit(self.next_u64())
+    }
 
     /// Uniform integer in [0, n), n > 0 (multiply-shift; the bias is below 2^-64 * n).
     #[inline]
@@ -111,10 +117,30 @@ mod tests {
     use super::*;
     #[test]
     fn streams_are_deterministic_and_independent() {
-        let a: Vec<u64> = (0..4).map({ let mut r = Rng::stream(7, "ecmp"); move |_| r.next_u64() }).collect();
-        let b: Vec<u64> = (0..4).map({ let mut r = Rng::stream(7, "ecmp"); move |_| r.next_u64() }).collect();
-        let c: Vec<u64> = (0..4).map({ let mut r = Rng::stream(7, "ties"); move |_| r.next_u64() }).collect();
-        let d: Vec<u64> = (0..4).map({ let mut r = Rng::stream(8, "ecmp"); move |_| r.next_u64() }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::stream(7, "ecmp");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::stream(7, "ecmp");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::stream(7, "ties");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let d: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::stream(8, "ecmp");
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

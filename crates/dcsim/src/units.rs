@@ -10,32 +10,53 @@ pub struct SimTime(pub u64);
 impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
     pub const MAX: SimTime = SimTime(u64::MAX);
-    pub const fn ps(v: u64) -> Self { SimTime(v) }
-    pub const fn ns(v: u64) -> Self { SimTime(v * 1_000) }
-    pub const fn us(v: u64) -> Self { SimTime(v * 1_000_000) }
-    pub const fn ms(v: u64) -> Self { SimTime(v * 1_000_000_000) }
-    pub fn as_secs_f64(self) -> f64 { self.0 as f64 * 1e-12 }
-    pub fn as_us_f64(self) -> f64 { self.0 as f64 * 1e-6 }
+    pub const fn ps(v: u64) -> Self {
+        SimTime(v)
+    }
+    pub const fn ns(v: u64) -> Self {
+        SimTime(v * 1_000)
+    }
+    pub const fn us(v: u64) -> Self {
+        SimTime(v * 1_000_000)
+    }
+    pub const fn ms(v: u64) -> Self {
+        SimTime(v * 1_000_000_000)
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 * 1e-12
+    }
+    pub fn as_us_f64(self) -> f64 {
+        self.0 as f64 * 1e-6
+    }
 }
 
 impl std::ops::Add for SimTime {
     type Output = SimTime;
     #[inline]
-    fn add(self, o: SimTime) -> SimTime { SimTime(self.0 + o.0) }
+    fn add(self, o: SimTime) -> SimTime {
+        SimTime(self.0 + o.0)
+    }
 }
 impl std::ops::Sub for SimTime {
     type Output = SimTime;
     #[inline]
-    fn sub(self, o: SimTime) -> SimTime { SimTime(self.0 - o.0) }
+    fn sub(self, o: SimTime) -> SimTime {
+        SimTime(self.0 - o.0)
+    }
 }
 
 impl fmt::Display for SimTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ps = self.0;
-        if ps >= 1_000_000_000 { write!(f, "{}ms", ps as f64 / 1e9) }
-        else if ps >= 1_000_000 { write!(f, "{}us", ps as f64 / 1e6) }
-        else if ps >= 1_000 { write!(f, "{}ns", ps as f64 / 1e3) }
-        else { write!(f, "{}ps", ps) }
+        if ps >= 1_000_000_000 {
+            write!(f, "{}ms", ps as f64 / 1e9)
+        } else if ps >= 1_000_000 {
+            write!(f, "{}us", ps as f64 / 1e6)
+        } else if ps >= 1_000 {
+            write!(f, "{}ns", ps as f64 / 1e3)
+        } else {
+            write!(f, "{}ps", ps)
+        }
     }
 }
 
@@ -53,10 +74,18 @@ pub const MAX_TIME: SimTime = SimTime(1 << 62);
 pub struct Rate(pub u64);
 
 impl Rate {
-    pub const fn bps(v: u64) -> Self { Rate(v) }
-    pub const fn mbps(v: u64) -> Self { Rate(v * 1_000_000) }
-    pub const fn gbps(v: u64) -> Self { Rate(v * 1_000_000_000) }
-    pub fn as_gbps_f64(self) -> f64 { self.0 as f64 * 1e-9 }
+    pub const fn bps(v: u64) -> Self {
+        Rate(v)
+    }
+    pub const fn mbps(v: u64) -> Self {
+        Rate(v * 1_000_000)
+    }
+    pub const fn gbps(v: u64) -> Self {
+        Rate(v * 1_000_000_000)
+    }
+    pub fn as_gbps_f64(self) -> f64 {
+        self.0 as f64 * 1e-9
+    }
 
     /// Time to serialize `bytes` at this rate, rounded down to the picosecond.
     #[inline]
@@ -91,7 +120,9 @@ impl LinkRate {
         LinkRate(byte_ps << RATE_BITS | rate.0)
     }
     #[inline]
-    pub fn rate(self) -> Rate { Rate(self.0 & ((1 << RATE_BITS) - 1)) }
+    pub fn rate(self) -> Rate {
+        Rate(self.0 & ((1 << RATE_BITS) - 1))
+    }
     /// Time to serialize `bytes` (below 2^32) at this rate, as `Rate::tx_time`.
     #[inline]
     pub fn tx_time(self, bytes: u64) -> SimTime {
@@ -116,11 +147,8 @@ pub struct UnitError(pub String);
 
 fn split_number(s: &str) -> Result<(f64, &str), UnitError> {
     let s = s.trim();
-    let end = s
-        .char_indices()
-        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '-' || *c == '+'))
-        .map(|(i, _)| i)
-        .unwrap_or(s.len());
+    let end =
+        s.char_indices().find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '-' || *c == '+')).map(|(i, _)| i).unwrap_or(s.len());
     let (num, unit) = s.split_at(end);
     if num.is_empty() {
         return Err(UnitError(format!("{s:?} does not start with a number")));
@@ -263,7 +291,18 @@ mod tests {
     /// A link rate's times are the rate's, whole picoseconds per byte or not.
     #[test]
     fn link_rate_times_are_the_rates() {
-        for r in [Rate::gbps(100), Rate::gbps(40), Rate::gbps(25), Rate::mbps(100), Rate::mbps(4), Rate::mbps(1), Rate(3), Rate::gbps(56), Rate(999_999_999_937), MAX_RATE] {
+        for r in [
+            Rate::gbps(100),
+            Rate::gbps(40),
+            Rate::gbps(25),
+            Rate::mbps(100),
+            Rate::mbps(4),
+            Rate::mbps(1),
+            Rate(3),
+            Rate::gbps(56),
+            Rate(999_999_999_937),
+            MAX_RATE,
+        ] {
             let l = LinkRate::new(r);
             assert_eq!(l.rate(), r);
             for b in [0u64, 1, 64, 84, 1048, 9216, 65_535, 2_000_001, 1 << 33] {

@@ -16,7 +16,20 @@ pub fn link(p: &mut Plan, a: u32, b: u32, gbps: u64, delay_ns: u64) {
     p.links.push(LinkPlan { a, b, rate: Rate::gbps(gbps), delay: SimTime::ns(delay_ns) });
 }
 pub fn flow(p: &mut Plan, src: u32, dst: u32, size: Option<u64>, start: SimTime) {
-    p.flows.push(FlowPlan { src, dst, size, start, priority: 3, rate: None, group: 0, cc: 0, messages: 1, transport: Transport::Roce, stop: None, sw_limit: None });
+    p.flows.push(FlowPlan {
+        src,
+        dst,
+        size,
+        start,
+        priority: 3,
+        rate: None,
+        group: 0,
+        cc: 0,
+        messages: 1,
+        transport: Transport::Roce,
+        stop: None,
+        sw_limit: None,
+    });
 }
 
 /// The seed study's parking lot: A, B, C on S1; D and R on S2; all send to R.

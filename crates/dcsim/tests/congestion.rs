@@ -26,7 +26,9 @@ fn parking_lot_congestion_points_root_and_victim() {
     let r = sim::run(&plan).unwrap();
     let (node, peer, role, pairs) =
         (strs(&r, "congestion", "node"), strs(&r, "congestion", "peer"), strs(&r, "congestion", "role"), strs(&r, "congestion", "pairs"));
-    let find = |n: &str, p: &str| (0..node.len()).find(|&i| node[i] == n && peer[i] == p).unwrap_or_else(|| panic!("no congestion point {n}->{p}: {node:?} {peer:?}"));
+    let find = |n: &str, p: &str| {
+        (0..node.len()).find(|&i| node[i] == n && peer[i] == p).unwrap_or_else(|| panic!("no congestion point {n}->{p}: {node:?} {peer:?}"))
+    };
     let root = find("S2", "R");
     assert_eq!(role[root], "root");
     assert_eq!(pairs[root], "A->R B->R C->R D->R");
@@ -119,7 +121,9 @@ fn scenario(name: &str, overrides: &[&str]) -> dcsim::Results {
     sim::run(&dcsim::scenario::load_file(&path, &ov).unwrap()).unwrap()
 }
 
-fn jain(x: &[f64]) -> f64 { x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>()) }
+fn jain(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
+}
 
 /// Seed 000, Table II with RCM: A, B, C and D each get 9.4 Gb/s within 5 %
 /// (published 9.37/9.42/9.51/9.72 for 1a, 9.29/9.35/9.43/9.69 for 1b), Jain >= 0.99.
@@ -167,7 +171,10 @@ fn seed001_mark_ratio_and_increase_timer() {
     let run = |flows: u32, timer: &str| {
         let n = format!("traffic[0].flows_per_sender={flows}");
         let t = format!("host.cc.increase_period=\"{timer}\"");
-        scenario("seed001_dcqcn_timer.toml", &[&n, &t, "simulation.duration=\"12ms\"", "stats.steady_start=\"4ms\"", "stats.sample_interval=\"off\""])
+        scenario(
+            "seed001_dcqcn_timer.toml",
+            &[&n, &t, "simulation.duration=\"12ms\"", "stats.steady_start=\"4ms\"", "stats.sample_interval=\"off\""],
+        )
     };
     let ratio = |r: &dcsim::Results| {
         col_u64(r, "flows", "marked_received").iter().sum::<u64>() as f64 / col_u64(r, "flows", "pkts_received").iter().sum::<u64>() as f64
@@ -215,7 +222,9 @@ fn detection_rule_per_switch() {
 /// the Mellanox variant (seed 001's timer test) and the paper's (seed 004's NIC CC).
 #[test]
 fn held_back_quiet_timers_change_no_result() {
-    for (name, ov) in [("seed001_dcqcn_timer.toml", "simulation.duration=\"8ms\""), ("seed004_network_cc_nic.toml", "simulation.duration=\"8ms\"")] {
+    for (name, ov) in
+        [("seed001_dcqcn_timer.toml", "simulation.duration=\"8ms\""), ("seed004_network_cc_nic.toml", "simulation.duration=\"8ms\"")]
+    {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
         let plan = dcsim::scenario::load_file(&path, &[ov.to_string()]).unwrap();
         let run = |hold: bool| {

@@ -26,8 +26,7 @@ fn run(k_pkts: u64) -> Results {
 /// steady goodput in Gb/s.
 fn bottleneck(r: &Results) -> (f64, f64, f64) {
     let s = r.table("samples").unwrap();
-    let (Some(Column::U64(t)), Some(Column::U64(port)), Some(Column::U64(q))) =
-        (s.get("time_ps"), s.get("port_id"), s.get("egress_bytes"))
+    let (Some(Column::U64(t)), Some(Column::U64(port)), Some(Column::U64(q))) = (s.get("time_ps"), s.get("port_id"), s.get("egress_bytes"))
     else {
         panic!("samples table")
     };

@@ -9,11 +9,17 @@ use dcsim::results::Column;
 use dcsim::{sim, SimTime};
 
 /// Payload goodput ceiling of a link: payload / (payload + 82 B of RoCEv2 wire overhead).
-fn ceiling_gbps(link_gbps: f64, mtu: u32) -> f64 { link_gbps * mtu as f64 / (mtu + 82) as f64 }
+fn ceiling_gbps(link_gbps: f64, mtu: u32) -> f64 {
+    link_gbps * mtu as f64 / (mtu + 82) as f64
+}
 
-fn within(x: f64, target: f64, tol: f64) -> bool { (x - target).abs() <= tol * target }
+fn within(x: f64, target: f64, tol: f64) -> bool {
+    (x - target).abs() <= tol * target
+}
 
-fn drops(r: &dcsim::Results) -> u64 { r.summary["counters"]["drops_total"].as_u64().unwrap() }
+fn drops(r: &dcsim::Results) -> u64 {
+    r.summary["counters"]["drops_total"].as_u64().unwrap()
+}
 
 #[test]
 fn parking_lot_pfc_gives_the_published_unfair_shares() {
@@ -85,13 +91,9 @@ fn incast_2_to_1_ingress_stays_between_the_watermarks() {
     let r = sim::run(&plan).unwrap();
     assert_eq!(drops(&r), 0);
     let t = r.table("ports").unwrap();
-    let (maxi, mini, xoff_tx) = (
-        col_u64(&r, "ports", "max_ingress_bytes"),
-        col_u64(&r, "ports", "min_ingress_after_xoff"),
-        col_u64(&r, "ports", "pfc_xoff_sent"),
-    );
-    let (hr, xoff, xon) =
-        (col_u64(&r, "ports", "headroom_bytes"), col_u64(&r, "ports", "xoff_bytes"), col_u64(&r, "ports", "xon_bytes"));
+    let (maxi, mini, xoff_tx) =
+        (col_u64(&r, "ports", "max_ingress_bytes"), col_u64(&r, "ports", "min_ingress_after_xoff"), col_u64(&r, "ports", "pfc_xoff_sent"));
+    let (hr, xoff, xon) = (col_u64(&r, "ports", "headroom_bytes"), col_u64(&r, "ports", "xoff_bytes"), col_u64(&r, "ports", "xon_bytes"));
     let mut checked = 0;
     for i in 0..t.rows() {
         if xoff_tx[i] == 0 {
@@ -198,7 +200,10 @@ fn symmetric_senders_get_symmetric_service() {
     plan.stats.steady_start = SimTime::ms(1);
     let r = sim::run(&plan).unwrap();
     let d = col_u64(&r, "ports", "drops_egress_full");
-    let node = match r.table("ports").unwrap().get("node").unwrap() { Column::Str(v) => v.clone(), _ => panic!() };
+    let node = match r.table("ports").unwrap().get("node").unwrap() {
+        Column::Str(v) => v.clone(),
+        _ => panic!(),
+    };
     let per_sender: Vec<u64> = (0..d.len()).filter(|&i| node[i] == "S0" && d[i] > 0).map(|i| d[i]).collect();
     assert_eq!(per_sender.len(), 2, "{d:?}");
     assert!(within(per_sender[0] as f64, per_sender[1] as f64, 0.1), "drops per sender {per_sender:?}");
@@ -304,7 +309,10 @@ fn processing_delay_adds_per_switch() {
     let mut plan = incast(1, 10, 500, Some(10_000), SimTime::ms(1));
     plan.switch.processing_delay = SimTime::us(1);
     let slow = sim::run(&plan).unwrap();
-    let fct = |r: &dcsim::Results| match r.table("flows").unwrap().get("fct_ps").unwrap() { Column::I64(v) => v[0], _ => panic!() };
+    let fct = |r: &dcsim::Results| match r.table("flows").unwrap().get("fct_ps").unwrap() {
+        Column::I64(v) => v[0],
+        _ => panic!(),
+    };
     assert_eq!(fct(&slow) - fct(&base), 2 * SimTime::us(1).0 as i64, "data and ACK each wait 1 us at the switch");
     assert!(col_f64(&slow, "flows", "slowdown")[0] < 1.0001);
 }

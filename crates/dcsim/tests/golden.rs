@@ -35,9 +35,10 @@ fn shipped_scenarios_reproduce_their_recorded_results() {
         checked += 1;
     }
     // Every scenario file shipped is covered.
-    let shipped = std::fs::read_dir(root.join("scenarios")).unwrap().filter(|e| {
-        e.as_ref().unwrap().path().extension().is_some_and(|x| x == "toml")
-    }).count();
+    let shipped = std::fs::read_dir(root.join("scenarios"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "toml"))
+        .count();
     assert!(checked > shipped, "golden file covers {checked} runs, {shipped} scenarios shipped");
     assert!(wrong.is_empty(), "results changed:\n{}", wrong.join("\n"));
 }

@@ -41,7 +41,14 @@ fn run(overrides: &[&str]) -> Incast {
 #[test]
 fn incast_queue_peaks_then_drains_within_100us_at_eta_utilisation() {
     let r = run(&[]);
-    eprintln!("peak {} B at {} us, under 10 KB at {} us, max after 150 us {} B, utilisation {:.4}", r.peak, r.peak_at / US, r.drained_at / US, r.after, r.util);
+    eprintln!(
+        "peak {} B at {} us, under 10 KB at {} us, max after 150 us {} B, utilisation {:.4}",
+        r.peak,
+        r.peak_at / US,
+        r.drained_at / US,
+        r.after,
+        r.util
+    );
     // 16 senders at line rate for one base RTT (about 4.2 us, BDP about 52 KB each).
     assert!(r.peak > 500_000 && r.peak_at <= 20 * US, "peak {} B at {} us", r.peak, r.peak_at / US);
     // Draining 0.8 MB at 100 Gb/s takes at least 66 us; HPCC gets there within ~100 us.

@@ -6,7 +6,9 @@ mod common;
 use common::*;
 use dcsim::sim;
 
-fn within(x: f64, target: f64, tol: f64) -> bool { (x - target).abs() <= tol * target }
+fn within(x: f64, target: f64, tol: f64) -> bool {
+    (x - target).abs() <= tol * target
+}
 
 fn load(name: &str) -> dcsim::Results {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../scenarios/{name}.toml"));

@@ -129,7 +129,7 @@ fn sw_limiter_finishes_a_finite_stream() {
     let r = run("1us", "rate = \"5Gbps\"\nrate_limiter = \"sw\"\ntx_depth = 16\nsize = \"2621440B\"");
     assert_eq!(u64s(&r, "flows", "messages_completed")[0], 40);
     let fct = i64s(&r, "flows", "fct_ps")[0] as f64 / 1e9; // ms
-    // The third burst is posted at 2 x 1.678 ms and takes ~0.19 ms on the wire.
+                                                           // The third burst is posted at 2 x 1.678 ms and takes ~0.19 ms on the wire.
     println!("finite: fct {fct} ms");
     assert!(fct > 3.356 && fct < 3.6, "{fct} ms");
 }

@@ -53,7 +53,9 @@ fn mean_queue(r: &dcsim::Results, node: &str, peer: &str, from: SimTime, to: Sim
 fn goodput_between(r: &dcsim::Results, n_flows: usize, from: SimTime, to: SimTime) -> Vec<f64> {
     let (f, t, g) = (col_u64(r, "goodput", "flow_id"), col_u64(r, "goodput", "time_ps"), col_f64(r, "goodput", "gbps"));
     let bins = ((to.0 - from.0) / SimTime::ms(1).0) as f64;
-    (0..n_flows as u64).map(|fl| (0..f.len()).filter(|&i| f[i] == fl && t[i] >= from.0 && t[i] < to.0).map(|i| g[i]).sum::<f64>() / bins).collect()
+    (0..n_flows as u64)
+        .map(|fl| (0..f.len()).filter(|&i| f[i] == fl && t[i] >= from.0 && t[i] < to.0).map(|i| g[i]).sum::<f64>() / bins)
+        .collect()
 }
 
 /// Seed 003, one reaction point: once settled (200 ms after each step) the source rate
@@ -123,7 +125,8 @@ fn bcn_fecn_efecn_seed002() {
         }
         let q = mean_queue(&r, "CS", "DU", SimTime::ms(30), SimTime::ms(80));
         assert!((12_000.0..48_000.0).contains(&q), "{file} core queue {q}");
-        transient.push((mean_queue(&r, "CS", "DU", SimTime::ms(5), SimTime::ms(15)), r.summary["counters"]["drops_total"].as_u64().unwrap()));
+        transient
+            .push((mean_queue(&r, "CS", "DU", SimTime::ms(5), SimTime::ms(15)), r.summary["counters"]["drops_total"].as_u64().unwrap()));
     }
     let ((fecn_q, fecn_drops), (efecn_q, efecn_drops)) = (transient[0], transient[1]);
     assert!(fecn_q > 100_000.0 && fecn_drops > 0, "FECN start-up: queue {fecn_q}, drops {fecn_drops}");

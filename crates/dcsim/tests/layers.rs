@@ -27,11 +27,7 @@ fn files() -> Vec<(String, String)> {
             let text = fs::read_to_string(&p).unwrap();
             // Unit tests may reach anywhere: cut the test module off.
             let code = text.split("#[cfg(test)]\nmod tests").next().unwrap();
-            let code: String = code
-                .lines()
-                .map(|l| if l.trim_start().starts_with("//") { "" } else { l })
-                .collect::<Vec<_>>()
-                .join("\n");
+            let code: String = code.lines().map(|l| if l.trim_start().starts_with("//") { "" } else { l }).collect::<Vec<_>>().join("\n");
             (p.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/"), code)
         })
         .collect()
@@ -59,7 +55,11 @@ fn module_layers() {
     let f = files();
     let mut bad = Vec::new();
     // The fabric knows nothing above it.
-    bad.extend(violations(&f, |n, _| n.starts_with("net/"), &["crate::plan", "crate::models", "crate::sim", "crate::scenario", "crate::keys"]));
+    bad.extend(violations(
+        &f,
+        |n, _| n.starts_with("net/"),
+        &["crate::plan", "crate::models", "crate::sim", "crate::scenario", "crate::keys"],
+    ));
     // Models never read scenario files; only the files that extend the world (an
     // `impl Simulation`) name `sim`.
     bad.extend(violations(&f, |n, _| n.starts_with("models/"), &["crate::scenario"]));

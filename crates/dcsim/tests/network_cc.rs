@@ -4,7 +4,7 @@
 //! figures and their comparison with the published ones are in docs/models/network_cc.md.
 
 mod common;
-use common::{col_f64};
+use common::col_f64;
 
 use std::path::Path;
 
@@ -35,8 +35,14 @@ fn network_cc_cuts_the_probe_tail_at_80_percent_load() {
     let sw = run("seed004_network_cc_switch.toml", &[]);
     let (bg_n, pn) = figures(&nic);
     let (bg_s, ps) = figures(&sw);
-    println!("NIC CC:     background {bg_n:.2} Gb/s, 8B mean {:.2} p99.9 {:.2} us, 8KB mean {:.2} p99.9 {:.2} us", pn[0].0, pn[0].1, pn[1].0, pn[1].1);
-    println!("NetworkCC:  background {bg_s:.2} Gb/s, 8B mean {:.2} p99.9 {:.2} us, 8KB mean {:.2} p99.9 {:.2} us", ps[0].0, ps[0].1, ps[1].0, ps[1].1);
+    println!(
+        "NIC CC:     background {bg_n:.2} Gb/s, 8B mean {:.2} p99.9 {:.2} us, 8KB mean {:.2} p99.9 {:.2} us",
+        pn[0].0, pn[0].1, pn[1].0, pn[1].1
+    );
+    println!(
+        "NetworkCC:  background {bg_s:.2} Gb/s, 8B mean {:.2} p99.9 {:.2} us, 8KB mean {:.2} p99.9 {:.2} us",
+        ps[0].0, ps[0].1, ps[1].0, ps[1].1
+    );
     println!("notifications sent: {}", sw.summary["network_cc"]["notifications_sent"]);
     assert!(sw.summary["network_cc"]["notifications_sent"].as_u64().unwrap() > 0);
     assert!(nic.summary.get("network_cc").is_none());

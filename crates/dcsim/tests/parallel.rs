@@ -99,7 +99,10 @@ fn deadlocks_across_partitions() {
 #[test]
 fn remote_pfc_network_cc_pause_storms_and_slow_receivers() {
     same_as_one_thread("scenarios/seed001_remote_pfc_on.toml", &[]);
-    same_as_one_thread("scenarios/seed001_field_test.toml", &["simulation.duration=400us", "stats.steady_start=0us", "switch.remote_pfc.enabled=true"]);
+    same_as_one_thread(
+        "scenarios/seed001_field_test.toml",
+        &["simulation.duration=400us", "stats.steady_start=0us", "switch.remote_pfc.enabled=true"],
+    );
     same_as_one_thread("scenarios/seed004_network_cc_switch.toml", &[]);
     same_as_one_thread("scenarios/pause_storm.toml", &[]);
     same_as_one_thread("scenarios/slow_receiver.toml", &[]);
@@ -123,7 +126,10 @@ fn pfc_watchdog() {
     same_as_one_thread("scenarios/pause_storm.toml", &[w]);
     same_as_one_thread("scenarios/slow_receiver.toml", &[w]);
     same_as_one_thread("scenarios/deadlock_ring.toml", &["switch.pfc.watchdog.detection_time=50us"]);
-    same_as_one_thread("python/dcsim/benchmarks/fat_tree_k8_permutation.toml", &["simulation.duration=300us", "switch.pfc.watchdog.detection_time=5us"]);
+    same_as_one_thread(
+        "python/dcsim/benchmarks/fat_tree_k8_permutation.toml",
+        &["simulation.duration=300us", "switch.pfc.watchdog.detection_time=5us"],
+    );
 }
 
 /// Every shipped scenario the parallel engine runs gives, on 2 threads, the digest and
@@ -170,7 +176,8 @@ fn what_the_parallel_engine_does_not_run_is_refused_by_name() {
         let e = dcsim::scenario::load_file(&root.join(file), &["simulation.threads=2".to_string()]).unwrap_err().to_string();
         assert!(e.contains("simulation.threads") && e.contains(key), "{file}: {e}");
     }
-    let e = dcsim::scenario::load_file(&root.join("scenarios/dcqcn_2to1.toml"), &["simulation.threads=0".to_string()]).unwrap_err().to_string();
+    let e =
+        dcsim::scenario::load_file(&root.join("scenarios/dcqcn_2to1.toml"), &["simulation.threads=0".to_string()]).unwrap_err().to_string();
     assert!(e.contains("simulation.threads") && e.contains("between 1 and"), "{e}");
     // No lookahead: a link between partitions without delay. One thread runs it.
     let file = root.join("python/dcsim/benchmarks/fat_tree_k8_permutation.toml");

@@ -103,7 +103,10 @@ fn ring_error(over: &str) -> String {
 fn bad_static_routes_and_detector_settings_are_refused_with_their_field() {
     let r = |s: &str| format!("switch.routes=[{s}]");
     for (over, want) in [
-        (r(r#"{at="s0",to="h2",via="s1"},{at="s1",to="h2",via="s0"}"#), "switch.routes[0]: frames to 'h2' leaving 's0' toward 's1' can come back"),
+        (
+            r(r#"{at="s0",to="h2",via="s1"},{at="s1",to="h2",via="s0"}"#),
+            "switch.routes[0]: frames to 'h2' leaving 's0' toward 's1' can come back",
+        ),
         (r(r#"{at="h0",to="h2",via="s0"}"#), "switch.routes[0].at: 'h0' is not a switch"),
         (r(r#"{at="s0",to="s1",via="s1"}"#), "switch.routes[0].to: 's1' is not a host"),
         (r(r#"{at="s0",to="h2",via="s2"}"#), "switch.routes[0].via: 's0' has no link to 's2'"),
@@ -135,7 +138,8 @@ fn a_bad_up_down_root_is_refused_with_its_field() {
 #[test]
 fn explicit_shortest_routing_equals_the_default_on_a_fat_tree() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/link_failure_fat_tree.toml");
-    let run = |o: &[&str]| sim::run(&dcsim::scenario::load_file(&path, &o.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()).unwrap();
+    let run =
+        |o: &[&str]| sim::run(&dcsim::scenario::load_file(&path, &o.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()).unwrap();
     let short = ["simulation.duration=\"1.3ms\""];
     let (a, b) = (run(&short), run(&[short[0], "switch.routing=\"shortest\""]));
     assert_eq!(a.digest(), b.digest());

@@ -16,8 +16,12 @@ fn enc(p: &Packet, len: u32, wire: Wire) -> Vec<u8> {
     b[..n].to_vec()
 }
 
-fn u16at(b: &[u8], i: usize) -> u16 { u16::from_be_bytes([b[i], b[i + 1]]) }
-fn u24at(b: &[u8], i: usize) -> u32 { u32::from_be_bytes([0, b[i], b[i + 1], b[i + 2]]) }
+fn u16at(b: &[u8], i: usize) -> u16 {
+    u16::from_be_bytes([b[i], b[i + 1]])
+}
+fn u24at(b: &[u8], i: usize) -> u32 {
+    u32::from_be_bytes([0, b[i], b[i + 1], b[i + 2]])
+}
 
 #[test]
 fn data_frames_roce_headers() {
@@ -180,7 +184,8 @@ fn run_writes_a_pcap() {
     assert_eq!(u32::from_le_bytes(b[0..4].try_into().unwrap()), 0xa1b23c4d);
     let (mut i, mut n, mut last, mut ce, mut pfc, mut cnp) = (24, 0, 0u64, 0, 0, 0);
     while i < b.len() {
-        let t = u32::from_le_bytes(b[i..i + 4].try_into().unwrap()) as u64 * 1_000_000_000 + u32::from_le_bytes(b[i + 4..i + 8].try_into().unwrap()) as u64;
+        let t = u32::from_le_bytes(b[i..i + 4].try_into().unwrap()) as u64 * 1_000_000_000
+            + u32::from_le_bytes(b[i + 4..i + 8].try_into().unwrap()) as u64;
         let cap = u32::from_le_bytes(b[i + 8..i + 12].try_into().unwrap()) as usize;
         let len = u32::from_le_bytes(b[i + 12..i + 16].try_into().unwrap()) as usize;
         assert!(cap <= len && t >= last);

@@ -114,7 +114,8 @@ fn a_rate_whose_frames_take_no_time_is_refused() {
 #[test]
 fn errors_quote_values_on_one_line() {
     for bad in ["h\n0", "h\u{2028}0", "h\r0", "h\u{85}0"] {
-        let text = FAT_TREE.replace("src = \"h0\"", &format!("src = {:?}", bad).replace("\\u{2028}", "\u{2028}").replace("\\u{85}", "\\u0085"));
+        let text =
+            FAT_TREE.replace("src = \"h0\"", &format!("src = {:?}", bad).replace("\\u{2028}", "\u{2028}").replace("\\u{85}", "\\u0085"));
         let e = load_err(&text);
         assert!(e.starts_with("traffic[0].flows[0].src: no host named '"), "{e}");
         assert!(!e.contains(['\n', '\r', '\u{2028}', '\u{85}']), "{e:?}");
@@ -272,7 +273,12 @@ fn errors_about_file_content_name_the_file_and_line_not_the_content() {
         let name = format!("f{i}.txt");
         std::fs::write(dir.join(&name), content).unwrap();
         let r = referencing(&name);
-        let text = &r[match *kind { "t" => 0, "c" => 1, _ => 2 }].1;
+        let text = &r[match *kind {
+            "t" => 0,
+            "c" => 1,
+            _ => 2,
+        }]
+        .1;
         let e = load_str(text, &dir, &[]).map(|_| ()).unwrap_err().to_string();
         let want = format!("{field}: '{}', ", dir.join(&name).display());
         assert!(e.starts_with(&want), "{content:?}: {e}");

@@ -11,14 +11,13 @@ use std::path::Path;
 use dcsim::results::Results;
 use dcsim::scenario::{load_file, load_str};
 
-fn root() -> std::path::PathBuf { Path::new(env!("CARGO_MANIFEST_DIR")).join("../..") }
+fn root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
 
 /// The seed 001 bed (256 queue pairs per sender, 4 KB messages), 3 ms instead of 10.
 fn run_bed(file: &str, extra: &[&str]) -> Results {
-    let mut sets: Vec<String> = ["simulation.duration=3ms", "stats.steady_start=1ms"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut sets: Vec<String> = ["simulation.duration=3ms", "stats.steady_start=1ms"].iter().map(|s| s.to_string()).collect();
     sets.extend(extra.iter().map(|s| s.to_string()));
     let plan = load_file(&root().join("scenarios").join(file), &sets).unwrap();
     let res = dcsim::sim::run(&plan).unwrap();

@@ -70,7 +70,12 @@ fn runs_without_node_local_events_are_served_in_time_order() {
         let o: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         dcsim::Simulation::new(&dcsim::scenario::load_file(&root.join(file), &o).unwrap()).unwrap().node_rounds()
     };
-    for file in ["scenarios/seed002_fecn.toml", "scenarios/link_failure_fat_tree.toml", "scenarios/seed004_storage_oltp.toml", "scenarios/seed000_parking_lot_ib_credits.toml"] {
+    for file in [
+        "scenarios/seed002_fecn.toml",
+        "scenarios/link_failure_fat_tree.toml",
+        "scenarios/seed004_storage_oltp.toml",
+        "scenarios/seed000_parking_lot_ib_credits.toml",
+    ] {
         assert_eq!(rounds(file, &[]), None, "{file}");
     }
     let k8 = "python/dcsim/benchmarks/fat_tree_k8_permutation.toml";

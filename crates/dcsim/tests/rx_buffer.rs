@@ -86,7 +86,8 @@ fn a_slow_nic_holds_the_flow_to_its_processing_rate_without_loss() {
     eprintln!("S -> R paused {paused} ps, expected {want_paused}");
     assert!((paused - want_paused).abs() < 0.03 * want_paused, "{paused} ps paused vs {want_paused}");
     // The buffer stays within its size; its peak is above XOFF (the headroom in use).
-    let (max, xoff_b, size) = (col_u64(&r, "rx_buffers", "max_bytes")[0], col_u64(&r, "rx_buffers", "xoff_bytes")[0], col_u64(&r, "rx_buffers", "size_bytes")[0]);
+    let (max, xoff_b, size) =
+        (col_u64(&r, "rx_buffers", "max_bytes")[0], col_u64(&r, "rx_buffers", "xoff_bytes")[0], col_u64(&r, "rx_buffers", "size_bytes")[0]);
     assert!(max > xoff_b && max <= size, "max {max} xoff {xoff_b} size {size}");
 }
 

@@ -6,13 +6,15 @@
 //! ETS on one port (`seed004_tcp_roce_ets.toml`).
 
 mod common;
-use common::{col_f64};
+use common::col_f64;
 
 use std::path::Path;
 
 use dcsim::results::{Column, Results};
 
-fn run(name: &str) -> Results { run_with(name, &[]) }
+fn run(name: &str) -> Results {
+    run_with(name, &[])
+}
 
 fn run_with(name: &str, sets: &[&str]) -> Results {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
@@ -73,7 +75,9 @@ fn dctcp_and_bbr_query_latency_is_far_below_reno_and_cubic() {
 /// Payload delivered per priority from `from_ps` on (the class_throughput table).
 fn class_bytes(r: &Results, from_ps: u64) -> [u64; 8] {
     let t = r.table("class_throughput").expect("stats.class_interval is set");
-    let (Some(Column::U64(time)), Some(Column::U64(prio)), Some(Column::U64(bytes))) = (t.get("time_ps"), t.get("priority"), t.get("bytes")) else {
+    let (Some(Column::U64(time)), Some(Column::U64(prio)), Some(Column::U64(bytes))) =
+        (t.get("time_ps"), t.get("priority"), t.get("bytes"))
+    else {
         panic!("class_throughput columns")
     };
     let mut out = [0; 8];

@@ -2,7 +2,7 @@
 //! changed during a run (`Simulation::set_ecn`, seed 004's reconfiguration phase).
 
 mod common;
-use common::{col_u64};
+use common::col_u64;
 
 use std::path::Path;
 
@@ -179,4 +179,3 @@ fn set_ecn_rejects_bad_values() {
     let mut off = Simulation::new(&plan(&["switch.ecn.mode=\"off\""])).unwrap();
     assert!(off.set_ecn(5, 10, 0.1, None).unwrap_err().to_string().contains("switch.ecn.mode"));
 }
-

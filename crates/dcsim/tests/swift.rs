@@ -31,7 +31,11 @@ fn fixed_point(n: usize, fs_range: f64) -> f64 {
     for _ in 0..100 {
         let rtt = (lo + hi) / 2.0;
         let cwnd = rtt * 1e-6 * C / 8.0 / n as f64 / WIRE;
-        if target(cwnd, fs_range) > rtt { lo = rtt } else { hi = rtt }
+        if target(cwnd, fs_range) > rtt {
+            lo = rtt
+        } else {
+            hi = rtt
+        }
     }
     lo
 }
@@ -56,7 +60,8 @@ fn figures(r: &Results) -> (f64, f64, f64, f64, f64) {
     let jain = total * total / (g.len() as f64 * g.iter().map(|x| x * x).sum::<f64>());
     let (t, port, q) = (col_u64(r, "samples", "time_ps"), col_u64(r, "samples", "port_id"), col_u64(r, "samples", "egress_bytes"));
     let busiest = port[(0..q.len()).max_by_key(|&i| q[i]).unwrap()];
-    let mut d: Vec<f64> = (0..q.len()).filter(|&i| port[i] == busiest && t[i] >= 4_000_000_000).map(|i| q[i] as f64 * 8.0 / C * 1e6).collect();
+    let mut d: Vec<f64> =
+        (0..q.len()).filter(|&i| port[i] == busiest && t[i] >= 4_000_000_000).map(|i| q[i] as f64 * 8.0 / C * 1e6).collect();
     d.sort_by(f64::total_cmp);
     let mean = d.iter().sum::<f64>() / d.len() as f64;
     (total, jain, mean, d[d.len() / 20], d[d.len() * 19 / 20])
@@ -70,7 +75,10 @@ fn an_incast_settles_at_the_round_trip_swifts_target_gives_for_its_window() {
         let (rtt, fixed) = (BASE_RTT_US + q, fixed_point(n, 100.0));
         // The N flows each add one packet per round trip: the queue's swing.
         let swing = n as f64 * WIRE * 8.0 / C * 1e6;
-        println!("N {n}: {total:.2} Gb/s, Jain {jain:.5}, RTT {rtt:.2} us against {fixed:.2} us, swing {:.2} us against {swing:.2}", p95 - p5);
+        println!(
+            "N {n}: {total:.2} Gb/s, Jain {jain:.5}, RTT {rtt:.2} us against {fixed:.2} us, swing {:.2} us against {swing:.2}",
+            p95 - p5
+        );
         assert!(total > 0.99 * ceiling && total <= ceiling, "N {n}: {total} of {ceiling} Gb/s");
         assert!(jain > 0.999, "N {n}: Jain {jain}");
         assert!((rtt / fixed - 1.0).abs() < 0.05, "N {n}: RTT {rtt} us, fixed point {fixed} us");

@@ -16,7 +16,9 @@ const CUBIC_C: f64 = 0.4;
 const CUBIC_BETA: f64 = 0.7;
 
 /// Trace rows where the window fell by more than 5 %: congestion events.
-fn congestion_events(w: &[f64]) -> Vec<usize> { (1..w.len()).filter(|&k| w[k] < 0.95 * w[k - 1]).collect() }
+fn congestion_events(w: &[f64]) -> Vec<usize> {
+    (1..w.len()).filter(|&k| w[k] < 0.95 * w[k - 1]).collect()
+}
 
 fn load(name: &str, overrides: &[&str]) -> dcsim::Plan {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name);
@@ -157,7 +159,8 @@ fn bad_tcp_input_is_refused_with_the_field_named() {
 #[test]
 fn delayed_acks_halve_the_acks_and_keep_the_link_full() {
     let r0 = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &[])).unwrap();
-    let r = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &["host.tcp.delayed_ack=true", "host.tcp.delayed_ack_timeout=\"500us\""])).unwrap();
+    let r = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &["host.tcp.delayed_ack=true", "host.tcp.delayed_ack_timeout=\"500us\""]))
+        .unwrap();
     assert!(r.checks_passed(), "{:?}", r.failed_checks());
     let acks = |r: &Results| col_u64(r, "tcp", "rtt_samples")[0] as f64 / col_u64(r, "flows", "pkts_received")[0] as f64;
     println!("ACKs advancing per segment: {:.3} without, {:.3} with delayed ACKs", acks(&r0), acks(&r));
@@ -226,7 +229,11 @@ fn cubic_follows_its_cubic_curve_on_a_long_fat_path() {
 /// BDP + buffer + the frame in service, and the cut halves the window.
 #[test]
 fn newreno_sawtooth_period_is_the_reno_analysis() {
-    let r = dcsim::sim::run(&load("tcp_newreno_bottleneck.toml", &["simulation.duration=\"120ms\"", "stats.trace_flows=[0]", "stats.sample_interval=\"off\""])).unwrap();
+    let r = dcsim::sim::run(&load(
+        "tcp_newreno_bottleneck.toml",
+        &["simulation.duration=\"120ms\"", "stats.trace_flows=[0]", "stats.sample_interval=\"off\""],
+    ))
+    .unwrap();
     assert!(r.checks_passed(), "{:?}", r.failed_checks());
     let (at, cwnd) = (col_u64(&r, "cc_trace", "time_ps"), col_f64(&r, "cc_trace", "cwnd_bytes"));
     let w: Vec<f64> = cwnd.iter().map(|c| c / 1460.0).collect();
@@ -242,7 +249,12 @@ fn newreno_sawtooth_period_is_the_reno_analysis() {
         let (w1, w2) = (w[a], w[b - 1]);
         let period = (at[b] - at[a]) as f64 * 1e-12;
         let predicted = d * (w2 * w2 - w1 * w1) / 2.0;
-        println!("cycle at {:.3} ms: W {w1:.1} -> {w2:.1}, period {:.3} ms, Reno analysis {:.3} ms; capacity {capacity:.1}", at[a] as f64 * 1e-9, period * 1e3, predicted * 1e3);
+        println!(
+            "cycle at {:.3} ms: W {w1:.1} -> {w2:.1}, period {:.3} ms, Reno analysis {:.3} ms; capacity {capacity:.1}",
+            at[a] as f64 * 1e-9,
+            period * 1e3,
+            predicted * 1e3
+        );
         assert!(w1 > base / d, "the window stays above the BDP ({w1} segments)");
         assert!((period / predicted - 1.0).abs() < 0.01, "period {period} s against {predicted} s");
         assert!((w2 - capacity).abs() < 1.5, "loss at {w2} segments, capacity {capacity}");

@@ -10,7 +10,7 @@ use std::path::Path;
 use dcsim::plan::*;
 use dcsim::rng::Rng;
 use dcsim::scenario::{load_file, validate::validate_plan};
-use dcsim::{Simulation, SimTime};
+use dcsim::{SimTime, Simulation};
 
 fn builds(plan: &Plan) -> bool {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Simulation::new(plan).is_ok())).unwrap_or(false)
@@ -43,10 +43,8 @@ fn buffer_sizes_around_the_headroom_bound() {
     let (mut ok, mut rejected) = (0, 0);
     for lossless in [0b1000u8, 0b1_1000] {
         for size in (1_000..80_000).step_by(997) {
-            for buffer in [
-                BufferPlan::Static { port_buffer: size },
-                BufferPlan::Shared { total: size * 4, reserve: 1024, alpha_shift: 3 },
-            ] {
+            for buffer in [BufferPlan::Static { port_buffer: size }, BufferPlan::Shared { total: size * 4, reserve: 1024, alpha_shift: 3 }]
+            {
                 let mut p = base.clone();
                 p.switch.pfc.lossless = lossless;
                 p.switch.buffer = buffer;
@@ -105,8 +103,18 @@ fn random_fabrics_that_validate_build() {
             let (src, dst) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
             let size = [None, Some(1), Some(100_000)][rng.below(3) as usize];
             p.flows.push(FlowPlan {
-                src, dst, size, start: SimTime::ZERO, priority: rng.below(8) as u8, rate: None, group: 0, cc: 0,
-                messages: 1, transport: Transport::Roce, stop: None, sw_limit: None,
+                src,
+                dst,
+                size,
+                start: SimTime::ZERO,
+                priority: rng.below(8) as u8,
+                rate: None,
+                group: 0,
+                cc: 0,
+                messages: 1,
+                transport: Transport::Roce,
+                stop: None,
+                sw_limit: None,
             });
         }
         if rng.below(4) == 0 {

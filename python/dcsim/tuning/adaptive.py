@@ -15,16 +15,16 @@ from .scenes import DEFAULT_ECN, Scene
 Ecn = Tuple[int, int, float]
 
 
-def adaptive_run(scene: Scene, classifier: Any, settings: Dict[str, Ecn], duration_us: int,
-                 interval_us: int, snapshot_us: int) -> Tuple[Results, List[str]]:
+def adaptive_run(
+    scene: Scene, classifier: Any, settings: Dict[str, Ecn], duration_us: int, interval_us: int, snapshot_us: int
+) -> Tuple[Results, List[str]]:
     """Runs ``scene`` (for ``scene.duration_us(duration_us)``) from the default settings,
     reconfiguring every ``snapshot_us``;
     returns the results and the class named at each snapshot."""
     return adaptive(scene.scenario(DEFAULT_ECN, duration_us, interval_us), classifier, settings, snapshot_us)
 
 
-def adaptive(scenario: Scenario, classifier: Any, settings: Dict[str, Ecn],
-             snapshot_us: int) -> Tuple[Results, List[str]]:
+def adaptive(scenario: Scenario, classifier: Any, settings: Dict[str, Ecn], snapshot_us: int) -> Tuple[Results, List[str]]:
     """Runs ``scenario`` (its switches' ECN settings at the start), naming the scene
     every ``snapshot_us`` and giving the switches that class's settings when the name
     changes; returns the results and the class named at each snapshot."""

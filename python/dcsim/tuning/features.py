@@ -9,8 +9,15 @@ import math
 from typing import Any, List, Mapping, Sequence
 
 NAMES: Sequence[str] = (
-    "log_iops", "read_share", "log_bytes_per_io", "marks_per_io", "cnps_per_io",
-    "paused_share", "log_queue_mean", "log_queue_max", "log_latency",
+    "log_iops",
+    "read_share",
+    "log_bytes_per_io",
+    "marks_per_io",
+    "cnps_per_io",
+    "paused_share",
+    "log_queue_mean",
+    "log_queue_max",
+    "log_latency",
 )
 
 

@@ -37,10 +37,16 @@ class Config:
     seed: int = 1
 
 
-QUICK = Config(profiles=("oltp_data", "backup", "web_server_log"), train_loads=(512,), train_seeds=(1, 2),
-               test_loads=(768,), test_seeds=(101,), trials=8, duration_us=1500)
-FULL = Config(profiles=PROFILES, train_loads=(256, 2048), train_seeds=(1, 2), test_loads=(512, 4096),
-              test_seeds=(101,), trials=12)
+QUICK = Config(
+    profiles=("oltp_data", "backup", "web_server_log"),
+    train_loads=(512,),
+    train_seeds=(1, 2),
+    test_loads=(768,),
+    test_seeds=(101,),
+    trials=8,
+    duration_us=1500,
+)
+FULL = Config(profiles=PROFILES, train_loads=(256, 2048), train_seeds=(1, 2), test_loads=(512, 4096), test_seeds=(101,), trials=12)
 
 
 def _storage(scene: Scene, ecn: Ecn, cfg: Config) -> Tuple[Dict[str, Any], Any]:
@@ -105,8 +111,7 @@ def _metrics(st: Dict[str, Any]) -> Dict[str, float]:
     def us(v: Any) -> float:
         return float(v) / 1e6 if v is not None else float("nan")  # no I/O completed
 
-    return {"iops": float(st["iops"]), "latency_mean_us": us(st["latency_mean_ps"]),
-            "latency_p99_us": us(st["latency_p99_ps"])}
+    return {"iops": float(st["iops"]), "latency_mean_us": us(st["latency_mean_ps"]), "latency_p99_us": us(st["latency_p99_ps"])}
 
 
 def evaluate(model: Model, log: Any = None) -> Dict[str, Any]:
@@ -127,13 +132,23 @@ def evaluate(model: Model, log: Any = None) -> Dict[str, Any]:
         res, named = adaptive_run(s, model.classifier, model.settings, cfg.duration_us, cfg.interval_us, cfg.snapshot_us)
         adapt = _metrics(res.summary["storage"])
         oracle = _metrics(_storage(s, model.settings[s.profile], cfg)[0])
-        row = {"scene": s.name, "profile": s.profile, "load_kib": s.load_kib, "concurrency": s.concurrency, "seed": s.seed,
-               "default": base, "adaptive": adapt, "true_class_settings": oracle,
-               "snapshots_named_right": sum(1 for n in named if n == s.profile) / max(len(named), 1)}
+        row = {
+            "scene": s.name,
+            "profile": s.profile,
+            "load_kib": s.load_kib,
+            "concurrency": s.concurrency,
+            "seed": s.seed,
+            "default": base,
+            "adaptive": adapt,
+            "true_class_settings": oracle,
+            "snapshots_named_right": sum(1 for n in named if n == s.profile) / max(len(named), 1),
+        }
         rows.append(row)
-        say(f"{s.name}: IOPS {base['iops']:.0f} -> {adapt['iops']:.0f} ({_pct(adapt['iops'], base['iops'])}), "
+        say(
+            f"{s.name}: IOPS {base['iops']:.0f} -> {adapt['iops']:.0f} ({_pct(adapt['iops'], base['iops'])}), "
             f"mean latency {_pct(adapt['latency_mean_us'], base['latency_mean_us'])}, "
-            f"p99 {_pct(adapt['latency_p99_us'], base['latency_p99_us'])}")
+            f"p99 {_pct(adapt['latency_p99_us'], base['latency_p99_us'])}"
+        )
     return {"accuracy_held_out": right / max(total, 1), "snapshots_held_out": total, "scenes": rows}
 
 
@@ -149,30 +164,43 @@ def _gmean_ratio(rows: Sequence[Dict[str, Any]], which: str, key: str) -> float:
 def report(model: Model, ev: Dict[str, Any], command: str) -> str:
     """The Markdown report: method in brief, settings per class, held-out gains."""
     cfg = model.config
-    out = [f"Reproduce with `{command}`.", "",
-           f"Scene classifier: random forest (100 trees) on {len(NAMES)} KPI features per "
-           f"{cfg.interval_us} us snapshot; training accuracy {model.accuracy_train:.3f}, "
-           f"held-out accuracy {ev['accuracy_held_out']:.3f} over {ev['snapshots_held_out']} snapshots.", "",
-           "| scene class | Kmin (B) | Kmax (B) | Pmax | IOPS vs defaults (tuning scenes) |",
-           "|---|---:|---:|---:|---:|"]
+    out = [
+        f"Reproduce with `{command}`.",
+        "",
+        f"Scene classifier: random forest (100 trees) on {len(NAMES)} KPI features per "
+        f"{cfg.interval_us} us snapshot; training accuracy {model.accuracy_train:.3f}, "
+        f"held-out accuracy {ev['accuracy_held_out']:.3f} over {ev['snapshots_held_out']} snapshots.",
+        "",
+        "| scene class | Kmin (B) | Kmax (B) | Pmax | IOPS vs defaults (tuning scenes) |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for p in cfg.profiles:
         k = model.settings[p]
         out.append(f"| {p} | {k[0]} | {k[1]} | {k[2]:.3f} | x{model.objective[p]:.3f} |")
-    out += ["", "Held-out scenes (defaults: Kmin 5000 B, Kmax 200000 B, Pmax 0.010):", "",
-            "| scene | IOPS default | IOPS adaptive | IOPS | mean latency | p99 latency | snapshots named right | IOPS, true class's settings |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    out += [
+        "",
+        "Held-out scenes (defaults: Kmin 5000 B, Kmax 200000 B, Pmax 0.010):",
+        "",
+        "| scene | IOPS default | IOPS adaptive | IOPS | mean latency | p99 latency | snapshots named right | IOPS, true class's settings |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in ev["scenes"]:
         d, a, o = r["default"], r["adaptive"], r["true_class_settings"]
-        out.append(f"| {r['scene']} | {d['iops']:.0f} | {a['iops']:.0f} | {_pct(a['iops'], d['iops'])} | "
-                   f"{_pct(a['latency_mean_us'], d['latency_mean_us'])} | {_pct(a['latency_p99_us'], d['latency_p99_us'])} | "
-                   f"{r['snapshots_named_right']:.2f} | {_pct(o['iops'], d['iops'])} |")
+        out.append(
+            f"| {r['scene']} | {d['iops']:.0f} | {a['iops']:.0f} | {_pct(a['iops'], d['iops'])} | "
+            f"{_pct(a['latency_mean_us'], d['latency_mean_us'])} | {_pct(a['latency_p99_us'], d['latency_p99_us'])} | "
+            f"{r['snapshots_named_right']:.2f} | {_pct(o['iops'], d['iops'])} |"
+        )
     rows = ev["scenes"]
     best = max(rows, key=lambda r: r["adaptive"]["iops"] / r["default"]["iops"])
-    out += ["", f"Geometric mean over the held-out scenes, adaptive vs defaults: IOPS "
-            f"{(_gmean_ratio(rows, 'adaptive', 'iops') - 1) * 100:+.1f} %, mean latency "
-            f"{(_gmean_ratio(rows, 'adaptive', 'latency_mean_us') - 1) * 100:+.1f} %, p99 latency "
-            f"{(_gmean_ratio(rows, 'adaptive', 'latency_p99_us') - 1) * 100:+.1f} %; largest IOPS gain "
-            f"{_pct(best['adaptive']['iops'], best['default']['iops'])} ({best['scene']})."]
+    out += [
+        "",
+        f"Geometric mean over the held-out scenes, adaptive vs defaults: IOPS "
+        f"{(_gmean_ratio(rows, 'adaptive', 'iops') - 1) * 100:+.1f} %, mean latency "
+        f"{(_gmean_ratio(rows, 'adaptive', 'latency_mean_us') - 1) * 100:+.1f} %, p99 latency "
+        f"{(_gmean_ratio(rows, 'adaptive', 'latency_p99_us') - 1) * 100:+.1f} %; largest IOPS gain "
+        f"{_pct(best['adaptive']['iops'], best['default']['iops'])} ({best['scene']}).",
+    ]
     return "\n".join(out) + "\n"
 
 
@@ -180,9 +208,19 @@ def save(model: Model, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "model.pkl", "wb") as f:
         pickle.dump(model, f)
-    (out / "settings.json").write_text(json.dumps(
-        {"config": asdict(model.config), "settings": model.settings, "objective": model.objective,
-         "accuracy_train": model.accuracy_train, "features": list(NAMES), "trials": model.history}, indent=1))
+    (out / "settings.json").write_text(
+        json.dumps(
+            {
+                "config": asdict(model.config),
+                "settings": model.settings,
+                "objective": model.objective,
+                "accuracy_train": model.accuracy_train,
+                "features": list(NAMES),
+                "trials": model.history,
+            },
+            indent=1,
+        )
+    )
 
 
 def load(out: Path) -> Model:

@@ -26,6 +26,7 @@ def mean_block(profile: str) -> float:
     sizes = [p["block_min"] << k for k in range((p["block_max"] // p["block_min"]).bit_length())]
     return sum(sizes) / len(sizes)
 
+
 # Doubled braces: the template goes through str.format.
 _LINKS = "\n".join(f'  {{{{ a = "c{i}", b = "leaf0", rate = "25Gbps", delay = "1us" }}}},' for i in range(8))
 
@@ -108,33 +109,40 @@ class Scene:
         ios_us = 150 * mean_block(self.profile) / bottleneck * 1e6
         return int(min(max(least, 10 * latency_us, ios_us), 20_000))
 
-    def scenario(self, ecn: Tuple[int, int, float] = DEFAULT_ECN, least_us: int = 3000,
-                 interval_us: int = 100) -> Scenario:
+    def scenario(self, ecn: Tuple[int, int, float] = DEFAULT_ECN, least_us: int = 3000, interval_us: int = 100) -> Scenario:
         """The scene's scenario, run for ``duration_us(least_us)``; its summary's IOPS and
         latencies count the I/Os completed in the last 90 % (``stats.steady_start``)."""
         duration_us = self.duration_us(least_us)
         warmup_us = duration_us // 10
         kmin, kmax, pmax = ecn
         text = _TEMPLATE.format(
-            name=self.name, duration=f"{duration_us}us", seed=self.seed, kmin=int(kmin), kmax=int(kmax),
-            pmax=repr(float(pmax)), profile=self.profile, concurrency=self.concurrency, interval_us=interval_us,
+            name=self.name,
+            duration=f"{duration_us}us",
+            seed=self.seed,
+            kmin=int(kmin),
+            kmax=int(kmax),
+            pmax=repr(float(pmax)),
+            profile=self.profile,
+            concurrency=self.concurrency,
+            interval_us=interval_us,
             warmup_us=warmup_us,
         )
         return Scenario(text)
 
 
-def scene_change(first: Scene, then: Scene, at_us: int, duration_us: int,
-                 ecn: Tuple[int, int, float] = DEFAULT_ECN, interval_us: int = 100) -> Scenario:
+def scene_change(
+    first: Scene, then: Scene, at_us: int, duration_us: int, ecn: Tuple[int, int, float] = DEFAULT_ECN, interval_us: int = 100
+) -> Scenario:
     """One run in which ``first``'s clients stop issuing I/Os at ``at_us`` and ``then``'s
     start (the same hosts and fabric; ``first``'s outstanding I/Os still complete)."""
 
     def entry(s: Scene, when: str) -> str:
-        return (f'{{type="storage", client_count=8, server_count=2, profile="{s.profile}", '
-                f'concurrency={s.concurrency}, {when}="{at_us}us"}}')
+        return f'{{type="storage", client_count=8, server_count=2, profile="{s.profile}", concurrency={s.concurrency}, {when}="{at_us}us"}}'
 
     traffic = f"traffic=[{entry(first, 'stop')}, {entry(then, 'start')}]"
     return first.scenario(ecn, duration_us, interval_us).with_overrides(
-        [traffic, f'simulation.duration="{duration_us}us"', f'stats.steady_start="{duration_us // 10}us"'])
+        [traffic, f'simulation.duration="{duration_us}us"', f'stats.steady_start="{duration_us // 10}us"']
+    )
 
 
 def scenes(profiles: Sequence[str], loads: Sequence[int], seeds: Sequence[int]) -> List[Scene]:

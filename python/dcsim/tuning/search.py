@@ -20,8 +20,9 @@ KMAX_RATIO = (1.5, 40.0)
 PMAX = (0.005, 1.0)
 
 
-def tune_class(scenes: Sequence[Scene], iops: Callable[[Scene, Ecn], float], trials: int,
-               seed: int) -> Tuple[Ecn, float, List[Dict[str, float]]]:
+def tune_class(
+    scenes: Sequence[Scene], iops: Callable[[Scene, Ecn], float], trials: int, seed: int
+) -> Tuple[Ecn, float, List[Dict[str, float]]]:
     """The best (Kmin, Kmax, Pmax) for ``scenes``, its objective, and every trial.
     The first trial is the default setting, so the result is never worse than it on
     these scenes."""
@@ -45,6 +46,13 @@ def tune_class(scenes: Sequence[Scene], iops: Callable[[Scene, Ecn], float], tri
     study.optimize(objective, n_trials=trials)
     p = study.best_params
     best = (int(p["kmin"]), int(min(p["kmin"] * p["kmax_ratio"], 4_000_000)), float(p["pmax"]))
-    history = [{"kmin": t.params["kmin"], "kmax_ratio": t.params["kmax_ratio"], "pmax": t.params["pmax"],
-                "objective": float(t.value if t.value is not None else float("nan"))} for t in study.trials]
+    history = [
+        {
+            "kmin": t.params["kmin"],
+            "kmax_ratio": t.params["kmax_ratio"],
+            "pmax": t.params["pmax"],
+            "objective": float(t.value if t.value is not None else float("nan")),
+        }
+        for t in study.trials
+    ]
     return best, float(study.best_value), history

@@ -55,7 +55,9 @@ impl Owners {
     }
 
     /// How many nodes the world has.
-    pub fn nodes(&self) -> usize { self.nodes }
+    pub fn nodes(&self) -> usize {
+        self.nodes
+    }
 
     /// The node event `ev` belongs to. Global events (FECN's rate updates, link failure
     /// steps, InfiniBand's credit updates) belong to none: runs with them are served in
@@ -63,8 +65,12 @@ impl Owners {
     #[inline(always)]
     pub fn of(&self, ev: &Event) -> u32 {
         match *ev {
-            Event::TxDone(p) | Event::Arrive(p, _) | Event::PauseExpire(p, ..) | Event::PfcRefresh(p, ..) | Event::Forward(p, _) => self.port[p.idx()],
-            Event::QpWake(f) | Event::FlowStart(f) | Event::FlowStop(f) | Event::Rto(f, _) | Event::CcTimer(f, ..) | Event::SwBurst(f) => self.src[f.idx()],
+            Event::TxDone(p) | Event::Arrive(p, _) | Event::PauseExpire(p, ..) | Event::PfcRefresh(p, ..) | Event::Forward(p, _) => {
+                self.port[p.idx()]
+            }
+            Event::QpWake(f) | Event::FlowStart(f) | Event::FlowStop(f) | Event::Rto(f, _) | Event::CcTimer(f, ..) | Event::SwBurst(f) => {
+                self.src[f.idx()]
+            }
             Event::CnpDeferred(f) | Event::DelAck(f, _) => self.dst[f.idx()],
             Event::PortRate(k) => self.rate_step[k as usize],
             Event::PauseStorm(k) => self.storm[k as usize],

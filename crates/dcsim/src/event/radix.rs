@@ -78,7 +78,9 @@ impl RadixHeap {
         Some(e)
     }
 
-    pub(super) fn len(&self) -> usize { self.len }
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
 
     /// Keeps only the entries whose event `keep` accepts.
     pub(super) fn retain(&mut self, keep: &impl Fn(&super::Event) -> bool) {

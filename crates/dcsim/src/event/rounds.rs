@@ -50,12 +50,16 @@ impl Sorted for Due {
     type Cx = RoundCx;
     const TIES_HASHED: bool = true;
     #[inline(always)]
-    fn at(&self, _: RoundCx) -> u64 { self.off as u64 }
+    fn at(&self, _: RoundCx) -> u64 {
+        self.off as u64
+    }
     /// Offset and tie key, packed (the offset takes the bits of the round's length): many
     /// events at one picosecond (an incast's arrivals) compute each key once and sort as
     /// fast as any.
     #[inline(always)]
-    fn lead(&self, cx: RoundCx) -> u64 { (self.off as u64) << 32 | tie_key(cx.ties, cx.base + self.off as u64, &self.ev) as u64 }
+    fn lead(&self, cx: RoundCx) -> u64 {
+        (self.off as u64) << 32 | tie_key(cx.ties, cx.base + self.off as u64, &self.ev) as u64
+    }
     #[inline(always)]
     fn later(&self, b: &Self, cx: RoundCx) -> bool {
         if self.off != b.off {
@@ -138,7 +142,9 @@ impl Rounds {
         rounds
     }
 
-    pub(super) fn round_len(&self) -> u64 { self.len }
+    pub(super) fn round_len(&self) -> u64 {
+        self.len
+    }
 
     /// The round time `t` falls in.
     #[inline(always)]
@@ -154,7 +160,9 @@ impl Rounds {
 
     /// The last picosecond of round `r`.
     #[inline(always)]
-    fn round_end(&self, r: u64) -> u64 { (r + 1).saturating_mul(self.len) - 1 }
+    fn round_end(&self, r: u64) -> u64 {
+        (r + 1).saturating_mul(self.len) - 1
+    }
 
     pub(super) fn len(&self) -> usize {
         let s = &self.serving;
@@ -363,5 +371,7 @@ impl Rounds {
     }
 
     /// The round ring bucket `i` holds: the one of cur ..= cur + mask at `i`.
-    fn bucket_round(&self, i: usize) -> u64 { self.cur + ((i as u64).wrapping_sub(self.cur) & self.mask) }
+    fn bucket_round(&self, i: usize) -> u64 {
+        self.cur + ((i as u64).wrapping_sub(self.cur) & self.mask)
+    }
 }

@@ -36,11 +36,17 @@ impl Sorted for Entry {
     type Cx = u64;
     const TIES_HASHED: bool = false;
     #[inline(always)]
-    fn at(&self, base: u64) -> u64 { self.time - base }
+    fn at(&self, base: u64) -> u64 {
+        self.time - base
+    }
     #[inline(always)]
-    fn lead(&self, base: u64) -> u64 { (self.time - base) << 32 | self.key as u64 }
+    fn lead(&self, base: u64) -> u64 {
+        (self.time - base) << 32 | self.key as u64
+    }
     #[inline(always)]
-    fn later(&self, b: &Self, _: u64) -> bool { order(self, b).is_gt() }
+    fn later(&self, b: &Self, _: u64) -> bool {
+        order(self, b).is_gt()
+    }
 }
 
 /// Sorts entries into serving order, earliest first, or latest first if `latest_first`
@@ -89,12 +95,16 @@ fn compare<T: Sorted>(a: &T, b: &T, cx: T::Cx) -> Ordering {
 
 /// The bits an index into a run of `n` (at least 2) entries takes.
 #[inline]
-fn index_bits(n: usize) -> u32 { usize::BITS - (n - 1).leading_zeros() }
+fn index_bits(n: usize) -> u32 {
+    usize::BITS - (n - 1).leading_zeros()
+}
 
 /// Whether a leading number (`time_bits` of time and a 32-bit tie key) packs with an
 /// index of `idx_bits` into one `u64`.
 #[inline]
-fn lead_fits(time_bits: u32, idx_bits: u32) -> bool { time_bits + 32 + idx_bits <= 64 }
+fn lead_fits(time_bits: u32, idx_bits: u32) -> bool {
+    time_bits + 32 + idx_bits <= 64
+}
 
 /// Runs of events due at one picosecond up to this size are put in order by insertion.
 const INSERTION_TIES: usize = 8;
@@ -221,7 +231,8 @@ mod tests {
             }
         }
         // Without collisions the packed numbers alone decide.
-        let u: Vec<Entry> = (0..60u32).map(|k| Entry { time: base + (k as u64 * 37) % 1024, key: k, ev: Event::FlowStart(FlowId(k)) }).collect();
+        let u: Vec<Entry> =
+            (0..60u32).map(|k| Entry { time: base + (k as u64 * 37) % 1024, key: k, ev: Event::FlowStart(FlowId(k)) }).collect();
         for latest_first in [false, true] {
             let mut want = u.clone();
             want.sort_by(|a, b| if latest_first { order(b, a) } else { order(a, b) });
@@ -238,9 +249,15 @@ mod tests {
     impl Sorted for Hashed {
         type Cx = u64;
         const TIES_HASHED: bool = true;
-        fn at(&self, base: u64) -> u64 { self.0.at(base) }
-        fn lead(&self, base: u64) -> u64 { self.0.lead(base) }
-        fn later(&self, b: &Self, base: u64) -> bool { self.0.later(&b.0, base) }
+        fn at(&self, base: u64) -> u64 {
+            self.0.at(base)
+        }
+        fn lead(&self, base: u64) -> u64 {
+            self.0.lead(base)
+        }
+        fn later(&self, b: &Self, base: u64) -> bool {
+            self.0.later(&b.0, base)
+        }
     }
 
     /// Time first, then each set of events at one picosecond by tie key: sets of 2, of a

@@ -59,7 +59,9 @@ impl Wheel {
         }
     }
 
-    pub(super) fn len(&self) -> usize { self.near + self.far.len() }
+    pub(super) fn len(&self) -> usize {
+        self.near + self.far.len()
+    }
 
     #[inline(always)]
     pub(super) fn put(&mut self, e: Entry) {

@@ -41,27 +41,27 @@ pub mod cubic;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod ecn;
-pub mod external;
 #[cfg(test)]
 mod example;
+pub mod external;
 pub mod fecn;
 pub mod fixed_rate;
 pub mod hpcc;
 pub mod ib_credits;
 pub mod l2cm;
-pub mod network_cc;
 pub mod link_failure;
+pub mod network_cc;
 pub mod newreno;
 pub mod pfc;
 pub mod qcn;
+pub mod rcm;
+mod reaction;
 pub mod remote_pfc;
 pub mod rx_buffer;
-pub mod rcm;
 pub mod swift;
 pub mod tcp;
 pub mod timely;
 pub mod window_cap;
-mod reaction;
 #[macro_use]
 mod registry;
 

@@ -52,9 +52,13 @@ impl CcCtx {
         }
     }
     /// Timers requested during the hook.
-    pub fn requested(&self) -> &[(TimerKind, SimTime)] { &self.timers[..self.n_timers] }
+    pub fn requested(&self) -> &[(TimerKind, SimTime)] {
+        &self.timers[..self.n_timers]
+    }
     /// Bit k set: timer k was cancelled.
-    pub fn cancelled(&self) -> u8 { self.cancel }
+    pub fn cancelled(&self) -> u8 {
+        self.cancel
+    }
 }
 
 /// The sending NIC as an algorithm sees it when it starts.
@@ -125,9 +129,13 @@ pub trait CongestionControl {
         Self: Sized;
     /// (wants_acks, windowed, wants_int) read from the parameters alone, for algorithms
     /// whose instances must not be made just to ask (`None`: ask a probe instance).
-    fn plan_flags(_p: &Self::Params) -> Option<(bool, bool, bool)> { None }
+    fn plan_flags(_p: &Self::Params) -> Option<(bool, bool, bool)> {
+        None
+    }
     /// Whether the rate can never change (the engine then skips the hooks).
-    fn is_static(&self) -> bool { false }
+    fn is_static(&self) -> bool {
+        false
+    }
     /// The queue pair starts sending.
     fn on_start(&mut self, _ctx: &mut CcCtx) {}
     /// A packet of `wire_bytes` (frame + preamble/IFG) was handed to the wire.
@@ -142,11 +150,15 @@ pub trait CongestionControl {
     /// network (BBR's app-limited rate samples). No context: nothing may be scheduled.
     fn on_app_limited(&mut self) {}
     /// Whether the algorithm needs `on_ack` (the engine skips the hook otherwise).
-    fn wants_acks(&self) -> bool { false }
+    fn wants_acks(&self) -> bool {
+        false
+    }
     /// Whether `on_send` can change anything (the engine skips the hook otherwise, and
     /// the skipped hook draws no random number: an algorithm that reads `ctx.uniform`
     /// must say true).
-    fn wants_send(&self) -> bool { true }
+    fn wants_send(&self) -> bool {
+        true
+    }
     /// Whether an expiry of timer `kind`, as the state stands after a hook, is quiet: it
     /// changes neither the rate nor the window, asks for no probe, reads no random draw,
     /// and leaves every timer it restarts quiet. The engine then does not schedule it:
@@ -154,19 +166,27 @@ pub trait CongestionControl {
     /// order, just before the flow's next hook (DCQCN's alpha decay every microsecond
     /// costs nothing while no CNP comes). Asked after every hook, so a timer becomes
     /// an event again once a hook makes it matter.
-    fn quiet_timer(&self, _kind: TimerKind) -> bool { false }
+    fn quiet_timer(&self, _kind: TimerKind) -> bool {
+        false
+    }
     /// Whether the flow's data frames carry an INT header for switches to stamp (HPCC);
     /// the receiver then ACKs every packet and echoes the stack in the ACK.
-    fn wants_int(&self) -> bool { false }
+    fn wants_int(&self) -> bool {
+        false
+    }
     /// The congestion window: bytes in flight allowed (`None`: no window, rate only).
-    fn window(&self) -> Option<u64> { None }
+    fn window(&self) -> Option<u64> {
+        None
+    }
     /// A CNP for this queue pair arrived.
     fn on_cnp(&mut self, _ctx: &mut CcCtx) {}
     /// Feedback from a switch (QCN, BCN) or a returned FECN probe.
     fn on_feedback(&mut self, _ctx: &mut CcCtx, _fb: Feedback) {}
     /// BCN: the congestion point that last slowed this rate regulator down, if any (a
     /// congestion point sends positive feedback only to regulators it controls).
-    fn regulator_cp(&self) -> Option<u32> { None }
+    fn regulator_cp(&self) -> Option<u32> {
+        None
+    }
     /// Timer `kind` expired.
     fn on_timer(&mut self, _ctx: &mut CcCtx, _kind: TimerKind) {}
     /// Current pacing rate.

@@ -71,11 +71,19 @@ impl<T: LogRow> CappedLog<T> {
         self.trimmed = false;
     }
 
-    pub fn rows(&self) -> &[T] { &self.rows }
-    pub fn len(&self) -> usize { self.rows.len() }
-    pub fn is_empty(&self) -> bool { self.rows.is_empty() }
+    pub fn rows(&self) -> &[T] {
+        &self.rows
+    }
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
     /// Rows seen but not kept (after `finish`: all of them past the limit).
-    pub fn dropped(&self) -> u64 { self.dropped }
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
 }
 
 #[cfg(test)]
@@ -87,7 +95,9 @@ mod tests {
     struct R(u32, u32);
     impl LogRow for R {
         type Key = u32;
-        fn key(&self) -> u32 { self.0 }
+        fn key(&self) -> u32 {
+            self.0
+        }
     }
 
     fn kept(max: u64, rows: &[R]) -> (Vec<R>, u64) {

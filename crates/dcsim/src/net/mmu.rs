@@ -142,7 +142,9 @@ impl Mmu {
     }
 
     #[inline]
-    fn shared_used(&self, i: usize, reserve: u64) -> u64 { self.charge[i].ingress.saturating_sub(reserve) }
+    fn shared_used(&self, i: usize, reserve: u64) -> u64 {
+        self.charge[i].ingress.saturating_sub(reserve)
+    }
 
     /// Charges a frame of `size` bytes arriving on (port, class), or says why it drops.
     /// `lossless`: the class is paused by PFC/PAUSE, so it may use headroom.
@@ -275,16 +277,24 @@ impl Mmu {
     }
 
     #[inline(always)]
-    fn at(&self, port: PortId, class: u8) -> &Charge { &self.charge[port.idx() * 8 + class as usize] }
+    fn at(&self, port: PortId, class: u8) -> &Charge {
+        &self.charge[port.idx() * 8 + class as usize]
+    }
 
     /// Largest charge of (port, class) so far, and its smallest after the first XOFF
     /// (u64::MAX: none yet).
-    pub fn peak(&self, port: PortId, class: u8) -> u64 { self.at(port, class).peak }
-    pub fn low_after_xoff(&self, port: PortId, class: u8) -> u64 { self.at(port, class).low_after_xoff }
+    pub fn peak(&self, port: PortId, class: u8) -> u64 {
+        self.at(port, class).peak
+    }
+    pub fn low_after_xoff(&self, port: PortId, class: u8) -> u64 {
+        self.at(port, class).low_after_xoff
+    }
 
     /// Whether an XOFF sent for (port, class) has not been resumed yet.
     #[inline]
-    pub fn xoff_sent(&self, port: PortId, class: u8) -> bool { self.at(port, class).xoff_sent }
+    pub fn xoff_sent(&self, port: PortId, class: u8) -> bool {
+        self.at(port, class).xoff_sent
+    }
 
     /// Records an XOFF (true) or XON sent for (port, class).
     pub fn set_xoff_sent(&mut self, port: PortId, class: u8, xoff: bool) {
@@ -293,9 +303,15 @@ impl Mmu {
         c.ever_xoff |= xoff;
     }
 
-    pub fn headroom(&self, port: PortId) -> u64 { self.charge[port.idx() * 8].headroom }
-    pub fn xoff(&self, port: PortId) -> u64 { self.charge[port.idx() * 8].xoff }
-    pub fn xon(&self, port: PortId) -> u64 { self.charge[port.idx() * 8].xon }
+    pub fn headroom(&self, port: PortId) -> u64 {
+        self.charge[port.idx() * 8].headroom
+    }
+    pub fn xoff(&self, port: PortId) -> u64 {
+        self.charge[port.idx() * 8].xoff
+    }
+    pub fn xon(&self, port: PortId) -> u64 {
+        self.charge[port.idx() * 8].xon
+    }
 }
 
 #[cfg(test)]
@@ -311,15 +327,21 @@ mod tests {
     fn static_hysteresis_and_headroom() {
         let mut m = one_port(Model::Static { port_buffer: 100_000 }, 20_000, 60_000, 50_000);
         let p = PortId(0);
-        for _ in 0..59 { m.admit(p, 3, 1000, true).unwrap(); }
+        for _ in 0..59 {
+            m.admit(p, 3, 1000, true).unwrap();
+        }
         assert!(!m.over_xoff(p, 3));
         m.admit(p, 3, 1000, true).unwrap();
         assert!(m.over_xoff(p, 3));
         // Headroom absorbs up to xoff + headroom, then the class drops.
-        for _ in 0..20 { m.admit(p, 3, 1000, true).unwrap(); }
+        for _ in 0..20 {
+            m.admit(p, 3, 1000, true).unwrap();
+        }
         assert_eq!(m.admit(p, 3, 1000, true), Err(DropReason::HeadroomExceeded));
         // XON only once back at the low watermark.
-        for _ in 0..29 { m.release(p, 3, 1000); }
+        for _ in 0..29 {
+            m.release(p, 3, 1000);
+        }
         assert!(!m.under_xon(p, 3));
         m.release(p, 3, 1000);
         assert!(m.under_xon(p, 3));
@@ -328,7 +350,9 @@ mod tests {
     #[test]
     fn static_lossy_drops_when_port_full() {
         let mut m = one_port(Model::Static { port_buffer: 10_000 }, 0, 0, 0);
-        for _ in 0..10 { m.admit(PortId(0), 0, 1000, false).unwrap(); }
+        for _ in 0..10 {
+            m.admit(PortId(0), 0, 1000, false).unwrap();
+        }
         assert_eq!(m.admit(PortId(0), 0, 1000, false), Err(DropReason::BufferFull));
     }
 
@@ -348,11 +372,15 @@ mod tests {
         assert!(shared as f64 >= free0 as f64 / 9.0 - 1000.0 && (shared as f64) <= free0 as f64 / 9.0 + 1000.0, "{shared}");
         // Headroom takes the rest, then drops.
         let mut h = 0;
-        while m.admit(p, 3, 1000, true).is_ok() { h += 1000; }
+        while m.admit(p, 3, 1000, true).is_ok() {
+            h += 1000;
+        }
         assert!((9_000..=10_000).contains(&h), "{h}");
         // Draining everything releases the pool and allows XON.
         let total = m.occupancy(p, 3);
-        for _ in 0..total / 1000 { m.release(p, 3, 1000); }
+        for _ in 0..total / 1000 {
+            m.release(p, 3, 1000);
+        }
         assert!(m.under_xon(p, 3));
         assert_eq!(m.occupancy(p, 3), total % 1000);
     }

@@ -8,5 +8,5 @@ pub mod packet;
 pub mod pcap;
 pub mod queue;
 pub mod routing;
-pub mod up_down;
 pub mod stats;
+pub mod up_down;

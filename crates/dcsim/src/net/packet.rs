@@ -114,10 +114,14 @@ impl IntStack {
     }
     /// Empties the stack (a fresh frame in a reused slot).
     #[inline]
-    pub fn clear(&mut self) { self.n = 0; }
+    pub fn clear(&mut self) {
+        self.n = 0;
+    }
     /// The hop records, first switch first.
     #[inline]
-    pub fn hops(&self) -> &[IntHop] { &self.hops[..self.n as usize] }
+    pub fn hops(&self) -> &[IntHop] {
+        &self.hops[..self.n as usize]
+    }
 }
 
 /// 32 bytes and 32-byte aligned: one packet is one half of a cache line, never two.
@@ -223,12 +227,16 @@ impl Packet {
     /// `host.cnp.priority`) travel in the control queue: strict highest priority, never
     /// paused and not charged to the MMU.
     #[inline]
-    pub fn is_control(&self) -> bool { self.flags & FLAG_CTRL != 0 }
+    pub fn is_control(&self) -> bool {
+        self.flags & FLAG_CTRL != 0
+    }
 
     /// A 64-bit identity of the frame among those of its kind (flow, and sequence number
     /// or kind-specific field): a part of the key of random draws made about it.
     #[inline]
-    pub fn ident(&self) -> u64 { (self.flow.0 as u64) << 32 | self.word as u64 }
+    pub fn ident(&self) -> u64 {
+        (self.flow.0 as u64) << 32 | self.word as u64
+    }
 
     /// Data, ACK, NAK, TCP ACK: the sequence number.
     #[inline]
@@ -313,9 +321,13 @@ impl PacketPool {
         self.free.push(id);
     }
     #[inline]
-    pub fn get(&self, id: PktId) -> &Packet { &self.pkts[id.idx()] }
+    pub fn get(&self, id: PktId) -> &Packet {
+        &self.pkts[id.idx()]
+    }
     #[inline]
-    pub fn get_mut(&mut self, id: PktId) -> &mut Packet { &mut self.pkts[id.idx()] }
+    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
+        &mut self.pkts[id.idx()]
+    }
     /// Asks the CPU to bring a packet into cache ahead of its use.
     #[inline]
     pub fn prefetch(&self, id: PktId) {
@@ -325,7 +337,9 @@ impl PacketPool {
     }
 
     /// Data frames carry a tag from now on (`set_tag`, `tag`).
-    pub fn enable_tags(&mut self) { self.tags_on = true; }
+    pub fn enable_tags(&mut self) {
+        self.tags_on = true;
+    }
     /// Sets the tag of packet `id` (`None`: untagged).
     #[inline]
     pub fn set_tag(&mut self, id: PktId, tag: Option<u32>) {
@@ -342,10 +356,14 @@ impl PacketPool {
     }
 
     /// Frames may carry INT stacks from now on (`int`, `int_mut`).
-    pub fn enable_int(&mut self) { self.int_on = true; }
+    pub fn enable_int(&mut self) {
+        self.int_on = true;
+    }
     /// Whether frames may carry INT stacks.
     #[inline]
-    pub fn int_on(&self) -> bool { self.int_on }
+    pub fn int_on(&self) -> bool {
+        self.int_on
+    }
     /// The INT stack of packet `id` (to fill: a fresh frame's must be reset first).
     #[inline]
     pub fn int_mut(&mut self, id: PktId) -> &mut IntStack {
@@ -357,7 +375,9 @@ impl PacketPool {
     }
     /// The INT stack of packet `id` (empty if it never got one).
     #[inline]
-    pub fn int(&self, id: PktId) -> IntStack { self.int.get(id.idx()).copied().unwrap_or_default() }
+    pub fn int(&self, id: PktId) -> IntStack {
+        self.int.get(id.idx()).copied().unwrap_or_default()
+    }
 
     /// Calls `f` on every packet alive (allocated and not freed). Allocates a bitmap of
     /// the pool's size: for end-of-run checks, not the hot path.
@@ -372,10 +392,16 @@ impl PacketPool {
     }
 
     /// Packets alive now, and at the most at any time.
-    pub fn live(&self) -> usize { self.live }
-    pub fn peak(&self) -> usize { self.peak }
+    pub fn live(&self) -> usize {
+        self.live
+    }
+    pub fn peak(&self) -> usize {
+        self.peak
+    }
     /// The peak of a parallel run's merged pool: its partitions' peaks added up.
-    pub fn set_peak(&mut self, peak: usize) { self.peak = peak; }
+    pub fn set_peak(&mut self, peak: usize) {
+        self.peak = peak;
+    }
 }
 
 /// A FIFO of packets linked through `Packet::next`.
@@ -386,12 +412,16 @@ pub struct PktFifo {
 }
 
 impl Default for PktFifo {
-    fn default() -> Self { PktFifo { head: PktId::NONE, tail: PktId::NONE } }
+    fn default() -> Self {
+        PktFifo { head: PktId::NONE, tail: PktId::NONE }
+    }
 }
 
 impl PktFifo {
     #[inline]
-    pub fn is_empty(&self) -> bool { self.head.is_none() }
+    pub fn is_empty(&self) -> bool {
+        self.head.is_none()
+    }
     #[inline]
     pub fn push(&mut self, pool: &mut PacketPool, id: PktId) {
         pool.get_mut(id).next = PktId::NONE;
@@ -420,7 +450,9 @@ impl PktFifo {
 mod tests {
     use super::*;
 
-    fn pkt(seq: u32) -> Packet { Packet::data(FlowId(0), NodeId(0), seq, 0, 64, 0, SimTime::ZERO) }
+    fn pkt(seq: u32) -> Packet {
+        Packet::data(FlowId(0), NodeId(0), seq, 0, 64, 0, SimTime::ZERO)
+    }
 
     #[test]
     fn flags_are_distinct_bits() {

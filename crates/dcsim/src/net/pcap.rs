@@ -75,10 +75,18 @@ impl Buf<'_> {
         self.b[self.n..self.n + s.len()].copy_from_slice(s);
         self.n += s.len();
     }
-    fn u8(&mut self, v: u8) { self.put(&[v]) }
-    fn u16(&mut self, v: u16) { self.put(&v.to_be_bytes()) }
-    fn u32(&mut self, v: u32) { self.put(&v.to_be_bytes()) }
-    fn u64(&mut self, v: u64) { self.put(&v.to_be_bytes()) }
+    fn u8(&mut self, v: u8) {
+        self.put(&[v])
+    }
+    fn u16(&mut self, v: u16) {
+        self.put(&v.to_be_bytes())
+    }
+    fn u32(&mut self, v: u32) {
+        self.put(&v.to_be_bytes())
+    }
+    fn u64(&mut self, v: u64) {
+        self.put(&v.to_be_bytes())
+    }
 }
 
 /// BTH opcodes (IBTA vol. 1, 9.2: RC = 0x00..; CNP = 0x81, RoCEv2 annex A17).
@@ -153,7 +161,15 @@ fn encode_ip(p: &Packet, len: u32, c: &FrameCtx, b: &mut Buf) {
     let ip_len = (len as usize).saturating_sub(ip_at).min(0xffff) as u16;
     let tcp = c.wire == Wire::Tcp && matches!(p.kind, PktKind::Data | PktKind::TcpAck);
     // DSCP: priority << 3 (CS<prio>); ECN: ECT(0) on data, CE when marked.
-    let ecn = if data { if p.flags & FLAG_CE != 0 { 3 } else { 2 } } else { 0 };
+    let ecn = if data {
+        if p.flags & FLAG_CE != 0 {
+            3
+        } else {
+            2
+        }
+    } else {
+        0
+    };
     b.put(&[0x45, (p.prio << 5) | ecn]);
     b.u16(ip_len);
     b.u16(0);
@@ -180,7 +196,8 @@ fn encode_ip(p: &Packet, len: u32, c: &FrameCtx, b: &mut Buf) {
     let (op, psn, ack_req) = match p.kind {
         PktKind::Data => {
             let seq = p.seq();
-            let (first, last) = if c.msg_pkts == 0 { (seq == 0, false) } else { (seq.is_multiple_of(c.msg_pkts), seq % c.msg_pkts == c.msg_pkts - 1) };
+            let (first, last) =
+                if c.msg_pkts == 0 { (seq == 0, false) } else { (seq.is_multiple_of(c.msg_pkts), seq % c.msg_pkts == c.msg_pkts - 1) };
             let op = match (first, last) {
                 (true, true) => opcode::WRITE_ONLY,
                 (true, false) => opcode::WRITE_FIRST,
@@ -302,5 +319,7 @@ impl<W: Write> PcapWriter<W> {
         self.written += 1;
         Ok(())
     }
-    pub fn flush(&mut self) -> std::io::Result<()> { self.w.flush() }
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
 }

@@ -97,14 +97,20 @@ struct PortSched {
 #[derive(Default)]
 pub struct FxHasher(u64);
 impl Hasher for FxHasher {
-    fn finish(&self) -> u64 { self.0 }
+    fn finish(&self) -> u64 {
+        self.0
+    }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.write_u64(b as u64);
         }
     }
-    fn write_u32(&mut self, i: u32) { self.write_u64(i as u64) }
-    fn write_u64(&mut self, i: u64) { self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95); }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64)
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
 }
 
 pub struct EgressQueues {
@@ -166,7 +172,9 @@ impl EgressQueues {
     }
 
     #[inline]
-    pub fn queue(&self, port: PortId, prio: u8) -> &EgressQueue { &self.cells[port.idx() * 8 + prio as usize].q }
+    pub fn queue(&self, port: PortId, prio: u8) -> &EgressQueue {
+        &self.cells[port.idx() * 8 + prio as usize].q
+    }
 
     #[inline(always)]
     fn sub(&self, si: u32) -> &SubQueue {
@@ -198,10 +206,11 @@ impl EgressQueues {
         }
     }
 
-
     /// Priorities of `port` with packets queued (bit p = priority p).
     #[inline]
-    pub fn nonempty(&self, port: PortId) -> u8 { self.sched[port.idx()].nonempty }
+    pub fn nonempty(&self, port: PortId) -> u8 {
+        self.sched[port.idx()].nonempty
+    }
 
     /// Appends a packet of `flow`. Whether its ingress port (`item.in_local`) or its flow
     /// counts depends on the arbitration.
@@ -408,14 +417,20 @@ mod tests {
         q.enqueue(PortId(port), prio, Queued { id: PktId(flow), frame: frame as u16, in_local }, FlowId(flow));
     }
 
-    fn sched(kind: SchedulerKind, weights: [u32; 8]) -> SchedulerPlan { SchedulerPlan { kind, weights, strict_mask: 0 } }
+    fn sched(kind: SchedulerKind, weights: [u32; 8]) -> SchedulerPlan {
+        SchedulerPlan { kind, weights, strict_mask: 0 }
+    }
 
     #[test]
     fn per_port_arbitration_alternates_inputs() {
-                let mut q = EgressQueues::new(&[3, 3, 3], Arbitration::PerPort, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        let mut q = EgressQueues::new(&[3, 3, 3], Arbitration::PerPort, sched(SchedulerKind::Strict, [1; 8]), 1000);
         // Four packets from input 0, then two from input 1.
-        for _ in 0..4 { push(&mut q, 2, 0, 0, 100, 0); }
-        for _ in 0..2 { push(&mut q, 2, 0, 1, 100, 1); }
+        for _ in 0..4 {
+            push(&mut q, 2, 0, 0, 100, 0);
+        }
+        for _ in 0..2 {
+            push(&mut q, 2, 0, 1, 100, 1);
+        }
         let order: Vec<u32> = (0..6).map(|_| q.dequeue(PortId(2), 0).id.0).collect();
         assert_eq!(order, vec![0, 1, 0, 1, 0, 0]);
         assert_eq!(q.nonempty(PortId(2)), 0);
@@ -446,15 +461,17 @@ mod tests {
 
     #[test]
     fn per_flow_arbitration_alternates_flows_of_one_input() {
-                let mut q = EgressQueues::new(&[2, 2], Arbitration::PerFlow, sched(SchedulerKind::Strict, [1; 8]), 1000);
-        for f in [5, 5, 5, 7] { push(&mut q, 1, 3, f, 100, 0); }
+        let mut q = EgressQueues::new(&[2, 2], Arbitration::PerFlow, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        for f in [5, 5, 5, 7] {
+            push(&mut q, 1, 3, f, 100, 0);
+        }
         let order: Vec<u32> = (0..4).map(|_| q.dequeue(PortId(1), 3).id.0).collect();
         assert_eq!(order, vec![5, 7, 5, 5]);
     }
 
     #[test]
     fn strict_and_round_robin_pick() {
-                let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Strict, [1; 8]), 1000);
         assert_eq!(q.pick(PortId(0), 0b0000_1010), Some(3));
         let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::RoundRobin, [1; 8]), 1000);
         let picks: Vec<u8> = (0..4).map(|_| q.pick(PortId(0), 0b1000_0010).unwrap()).collect();
@@ -463,11 +480,13 @@ mod tests {
 
     #[test]
     fn dwrr_shares_bytes_by_weight() {
-                let mut w = [1; 8];
+        let mut w = [1; 8];
         w[1] = 3;
         let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Dwrr, w), 1000);
         for _ in 0..400 {
-            for p in [0u8, 1] { push(&mut q, 0, p, p as u32, 1000, 0); }
+            for p in [0u8, 1] {
+                push(&mut q, 0, p, p as u32, 1000, 0);
+            }
         }
         let mut sent = [0u32; 2];
         for _ in 0..400 {

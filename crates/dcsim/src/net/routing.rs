@@ -108,14 +108,7 @@ impl Routing {
 
     /// `share = false` computes every destination by its own search (the reference the
     /// shared form is tested against). `dead` is empty or has one flag per port.
-    fn build_with(
-        g: &Graph,
-        seed: u64,
-        share: bool,
-        overrides: &[Override],
-        dead: &[bool],
-        up_down: Option<NodeId>,
-    ) -> Routing {
+    fn build_with(g: &Graph, seed: u64, share: bool, overrides: &[Override], dead: &[bool], up_down: Option<NodeId>) -> Routing {
         let live = |p: u32| dead.is_empty() || !dead[p as usize];
         let mut ud = up_down.map(|root| UpDown::new(g, dead, root.idx()));
         let n = g.is_host.len();
@@ -447,11 +440,7 @@ mod tests {
         // Star: switch 0, hosts 1..=5.
         check(6, &[1, 2, 3, 4, 5], &[(0, 1), (0, 2), (0, 3), (0, 4), (0, 5)]);
         // Leaf-spine with two spines and a parallel leaf-spine link (ECMP lists).
-        check(
-            9,
-            &[4, 5, 6, 7, 8],
-            &[(0, 2), (0, 3), (1, 2), (1, 3), (1, 3), (4, 0), (5, 0), (6, 1), (7, 1), (8, 3)],
-        );
+        check(9, &[4, 5, 6, 7, 8], &[(0, 2), (0, 3), (1, 2), (1, 3), (1, 3), (4, 0), (5, 0), (6, 1), (7, 1), (8, 3)]);
         // A host with two links, a host-to-host pair, a switch island with its own host.
         check(8, &[2, 3, 4, 5, 7], &[(0, 1), (2, 0), (3, 0), (3, 1), (4, 5), (6, 7)]);
         // A parking lot: a chain of switches.
@@ -595,7 +584,8 @@ mod tests {
         let ring = [(0, 1), (1, 2), (2, 3), (3, 0)];
         let (is_host, np, pn) = with_hosts(4, &ring);
         let ud = UpDown::new(&Graph { is_host: &is_host, node_ports: &np, peer_node: &pn }, &[], 0);
-        let ups: Vec<(usize, usize)> = (0..4).flat_map(|u| (0..4).map(move |v| (u, v))).filter(|&(u, v)| u != v && ud.is_up(u, v)).collect();
+        let ups: Vec<(usize, usize)> =
+            (0..4).flat_map(|u| (0..4).map(move |v| (u, v))).filter(|&(u, v)| u != v && ud.is_up(u, v)).collect();
         // Up toward the lower (level, id): s3 (1, 3) -> s1 (1, 1) is up, s2 -> s3 too.
         assert_eq!(ups, [(1, 0), (2, 0), (2, 1), (2, 3), (3, 0), (3, 1)]);
         check_up_down(4, &ring, 0, true);

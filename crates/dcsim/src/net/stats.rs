@@ -46,7 +46,9 @@ pub struct Histogram {
 const SUB_BITS: u32 = 7;
 
 impl Default for Histogram {
-    fn default() -> Self { Histogram { buckets: vec![0; 64 << SUB_BITS], count: 0, sum: 0, min: u64::MAX, max: 0 } }
+    fn default() -> Self {
+        Histogram { buckets: vec![0; 64 << SUB_BITS], count: 0, sum: 0, min: u64::MAX, max: 0 }
+    }
 }
 
 impl Histogram {
@@ -63,7 +65,11 @@ impl Histogram {
     fn bucket_low(b: usize) -> u64 {
         let e = (b >> SUB_BITS) as u32;
         let m = (b & ((1 << SUB_BITS) - 1)) as u64;
-        if e == 0 { m } else { ((1 << SUB_BITS) | m) << (e - 1) }
+        if e == 0 {
+            m
+        } else {
+            ((1 << SUB_BITS) | m) << (e - 1)
+        }
     }
 
     #[inline]
@@ -103,7 +109,9 @@ impl Histogram {
         self.max = self.max.max(o.max);
     }
 
-    pub fn mean(&self) -> Option<f64> { (self.count > 0).then(|| self.sum as f64 / self.count as f64) }
+    pub fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum as f64 / self.count as f64)
+    }
 }
 
 /// One row of the PFC event log: a port's transmitter paused or resumed for a priority.
@@ -150,24 +158,32 @@ pub struct GoodputRow {
 
 impl LogRow for GoodputRow {
     type Key = (u64, u32);
-    fn key(&self) -> (u64, u32) { (self.bin_start, self.flow) }
+    fn key(&self) -> (u64, u32) {
+        (self.bin_start, self.flow)
+    }
 }
 
 impl LogRow for PfcEvent {
     type Key = (SimTime, u32, u8, u8);
-    fn key(&self) -> Self::Key { (self.time, self.port, self.prio, self.kind) }
+    fn key(&self) -> Self::Key {
+        (self.time, self.port, self.prio, self.kind)
+    }
 }
 
 /// A queue pair's rate change: (time, flow, rate).
 impl LogRow for (SimTime, u32, Rate) {
     type Key = (SimTime, u32);
-    fn key(&self) -> Self::Key { (self.0, self.1) }
+    fn key(&self) -> Self::Key {
+        (self.0, self.1)
+    }
 }
 
 /// A traced flow's (time, flow, window bytes or u64::MAX for none, rate).
 impl LogRow for (SimTime, u32, u64, Rate) {
     type Key = (SimTime, u32);
-    fn key(&self) -> Self::Key { (self.0, self.1) }
+    fn key(&self) -> Self::Key {
+        (self.0, self.1)
+    }
 }
 
 #[cfg(test)]
@@ -192,7 +208,9 @@ mod tests {
     #[test]
     fn small_values_are_exact() {
         let mut h = Histogram::default();
-        for v in [5, 7, 9] { h.record(v); }
+        for v in [5, 7, 9] {
+            h.record(v);
+        }
         assert_eq!(h.quantile(0.0), Some(5));
         assert_eq!(h.quantile(0.5), Some(7));
     }

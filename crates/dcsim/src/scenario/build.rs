@@ -2,15 +2,15 @@
 //! builds the topology and the flows.
 
 use crate::error::{Error, Result};
+use crate::keys::KeyCtx;
+use crate::models::CcPlan;
 use crate::plan::*;
-use crate::scenario::cdf::{parse_cdf, CdfReading};
 use crate::rng::Rng;
+use crate::scenario::cdf::{parse_cdf, CdfReading};
+use crate::scenario::files::{in_file, FileScope};
 use crate::scenario::schema::*;
 use crate::scenario::topology::{self, NamedLink, Topology};
 use crate::scenario::traffic::{self, FlowTemplate, HostIndex};
-use crate::keys::KeyCtx;
-use crate::models::CcPlan;
-use crate::scenario::files::{in_file, FileScope};
 use crate::scenario::{limits, validate};
 use crate::units::SimTime;
 
@@ -56,8 +56,16 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
         let max_wire = validate::max_wire(&plan) as u64;
         let packets = limits::buffer_packets(&plan.switch.buffer, switches, switch_ports, max_wire);
         let (sample_rows, _) = limits::output_rows(&plan, switch_ports, 0);
-        limits::Footprint { hosts, switches, links, packets, sample_rows, worlds: plan.threads.min(validate::MAX_THREADS) as u64, ..Default::default() }
-            .check(plan.memory_limit, "topology")?;
+        limits::Footprint {
+            hosts,
+            switches,
+            links,
+            packets,
+            sample_rows,
+            worlds: plan.threads.min(validate::MAX_THREADS) as u64,
+            ..Default::default()
+        }
+        .check(plan.memory_limit, "topology")?;
     }
     let topo = build_topology(&s.topology, files)?;
     plan.nodes = topo.nodes;
@@ -122,7 +130,9 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
         p.selective_repeat = match v.as_str() {
             "go_back_n" => false,
             "selective" => true,
-            other => return Err(Error::scenario("host.retransmission", format!("must be \"go_back_n\" or \"selective\" (got \"{other}\")"))),
+            other => {
+                return Err(Error::scenario("host.retransmission", format!("must be \"go_back_n\" or \"selective\" (got \"{other}\")")))
+            }
         };
     }
     if let Some(v) = &h.ack_queue {
@@ -168,7 +178,9 @@ fn traffic_transport(e: &TrafficSpec) -> Option<TransportSpec> {
         TrafficSpec::Incast(s) => s.transport,
         TrafficSpec::Permutation(s) => s.transport,
         TrafficSpec::AllToAll(s) => s.transport,
-        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) | TrafficSpec::IbWriteLat(_) | TrafficSpec::IbWriteBw(_) | TrafficSpec::Storage(_) => None,
+        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) | TrafficSpec::IbWriteLat(_) | TrafficSpec::IbWriteBw(_) | TrafficSpec::Storage(_) => {
+            None
+        }
     }
 }
 
@@ -211,9 +223,11 @@ fn detection_overrides(s: &SwitchSpec, plan: &Plan) -> Result<Vec<(u32, Detectio
         };
         let d = detection(o, &p)?;
         for (j, name) in nodes.iter().enumerate() {
-            let k = plan.nodes.iter().position(|n| &n.name == name && n.kind == NodeKind::Switch).ok_or_else(|| {
-                Error::scenario(format!("{p}.nodes[{j}]"), format!("no switch named '{name}'"))
-            })?;
+            let k = plan
+                .nodes
+                .iter()
+                .position(|n| &n.name == name && n.kind == NodeKind::Switch)
+                .ok_or_else(|| Error::scenario(format!("{p}.nodes[{j}]"), format!("no switch named '{name}'")))?;
             out.push((k as u32, d.clone()));
         }
     }
@@ -226,7 +240,10 @@ fn rate_schedule(s: &SwitchSpec, plan: &Plan) -> Result<Vec<RateStep>> {
     for (i, st) in s.rate_schedule.iter().flatten().enumerate() {
         let p = format!("switch.rate_schedule[{i}]");
         let find = |name: &str, key: &str| {
-            plan.nodes.iter().position(|n| n.name == name).map(|k| k as u32)
+            plan.nodes
+                .iter()
+                .position(|n| n.name == name)
+                .map(|k| k as u32)
                 .ok_or_else(|| Error::scenario(format!("{p}.{key}"), format!("no node named '{name}'")))
         };
         let (node, peer) = (find(&st.node, "node")?, find(&st.peer, "peer")?);
@@ -273,9 +290,11 @@ fn static_routes(s: &SwitchSpec, plan: &Plan) -> Result<Vec<StaticRoute>> {
     let mut out = Vec::new();
     for (i, r) in s.routes.iter().flatten().enumerate() {
         let find = |name: &str, key: &str| {
-            plan.nodes.iter().position(|n| n.name == name).map(|k| k as u32).ok_or_else(|| {
-                Error::scenario(format!("switch.routes[{i}].{key}"), format!("no node named '{name}'"))
-            })
+            plan.nodes
+                .iter()
+                .position(|n| n.name == name)
+                .map(|k| k as u32)
+                .ok_or_else(|| Error::scenario(format!("switch.routes[{i}].{key}"), format!("no node named '{name}'")))
         };
         out.push(StaticRoute { at: find(&r.at, "at")?, to: find(&r.to, "to")?, via: find(&r.via, "via")? });
     }
@@ -288,7 +307,11 @@ fn pause_storms(h: &HostSpec, plan: &Plan) -> Result<Vec<PauseStorm>> {
     let mut out = Vec::new();
     for (i, st) in h.pause_storms.iter().flatten().enumerate() {
         let p = format!("host.pause_storms[{i}]");
-        let host = plan.nodes.iter().position(|n| n.name == st.host).map(|k| k as u32)
+        let host = plan
+            .nodes
+            .iter()
+            .position(|n| n.name == st.host)
+            .map(|k| k as u32)
             .ok_or_else(|| Error::scenario(format!("{p}.host"), format!("no node named '{}'", st.host)))?;
         if !(0..8).contains(&st.priority) {
             return Err(Error::scenario(format!("{p}.priority"), format!("must be 0..7 (got {})", st.priority)));
@@ -306,7 +329,10 @@ fn link_failures(s: &SwitchSpec, plan: &Plan) -> Result<Vec<LinkFailure>> {
     for (i, f) in s.link_failures.iter().flatten().enumerate() {
         let p = format!("switch.link_failures[{i}]");
         let find = |name: &str, key: &str| {
-            plan.nodes.iter().position(|n| n.name == name).map(|k| k as u32)
+            plan.nodes
+                .iter()
+                .position(|n| n.name == name)
+                .map(|k| k as u32)
                 .ok_or_else(|| Error::scenario(format!("{p}.{key}"), format!("no node named '{name}'")))
         };
         let up = f.up.as_ref().map(|t| t.time(&format!("{p}.up"))).transpose()?;
@@ -459,17 +485,12 @@ fn detection(s: &CongestionSpec, path: &str) -> Result<Detection> {
     let threshold = |name: &str| -> Result<u64> {
         match &s.threshold {
             Some(v) => v.bytes(&format!("{path}.threshold")),
-            None => Err(Error::scenario(
-                format!("{path}.threshold"),
-                format!("missing; detection = \"{name}\" needs a threshold"),
-            )),
+            None => Err(Error::scenario(format!("{path}.threshold"), format!("missing; detection = \"{name}\" needs a threshold"))),
         }
     };
     Ok(match kind {
         DetectionSpec::Ecn => Detection::Ecn { root_only: s.root_only.unwrap_or(false) },
-        DetectionSpec::Rcm1a => {
-            Detection::Rcm1a { threshold: threshold("rcm_1a")?, mark_victims: s.mark_victims.unwrap_or(false) }
-        }
+        DetectionSpec::Rcm1a => Detection::Rcm1a { threshold: threshold("rcm_1a")?, mark_victims: s.mark_victims.unwrap_or(false) },
         DetectionSpec::Rcm1b => {
             let window = match &s.window {
                 Some(v) => v.time(&format!("{path}.window"))?,
@@ -622,7 +643,8 @@ fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {
     }
     if let Some(ids) = &s.trace_flows {
         for (i, &f) in ids.iter().enumerate() {
-            let f = u32::try_from(f).map_err(|_| Error::scenario(format!("stats.trace_flows[{i}]"), format!("a flow id is >= 0 (got {f})")))?;
+            let f =
+                u32::try_from(f).map_err(|_| Error::scenario(format!("stats.trace_flows[{i}]"), format!("a flow id is >= 0 (got {f})")))?;
             p.trace_flows.push(f);
         }
     }
@@ -637,7 +659,9 @@ fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {
         }
         let mut flows = Vec::new();
         for (i, &f) in c.flows.iter().flatten().enumerate() {
-            flows.push(u32::try_from(f).map_err(|_| Error::scenario(format!("stats.pcap.flows[{i}]"), format!("a flow id is >= 0 (got {f})")))?);
+            flows.push(
+                u32::try_from(f).map_err(|_| Error::scenario(format!("stats.pcap.flows[{i}]"), format!("a flow id is >= 0 (got {f})")))?,
+            );
         }
         p.pcap = Some(crate::plan::PcapPlan {
             file: c.file.clone(),
@@ -660,7 +684,12 @@ fn sw_limit(s: &IbWriteBwSpec, p: &str) -> Result<Option<SwLimit>> {
         other => return Err(Error::scenario(format!("{p}.rate_limiter"), format!("unknown '{other}' (expected \"hw\" or \"sw\")"))),
     };
     if !sw {
-        let given = [("message", s.message.is_some()), ("tx_depth", s.tx_depth.is_some()), ("burst", s.burst.is_some()), ("cq_mod", s.cq_mod.is_some())];
+        let given = [
+            ("message", s.message.is_some()),
+            ("tx_depth", s.tx_depth.is_some()),
+            ("burst", s.burst.is_some()),
+            ("cq_mod", s.cq_mod.is_some()),
+        ];
         if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
             return Err(Error::scenario(
                 format!("{p}.{name}"),
@@ -826,9 +855,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                     (Some(_), Some(_)) => {
                         return Err(Error::scenario(format!("{p}.sender_count"), "give either senders or sender_count, not both"))
                     }
-                    (None, None) => {
-                        return Err(Error::scenario(format!("{p}.senders"), "missing: give senders or sender_count"))
-                    }
+                    (None, None) => return Err(Error::scenario(format!("{p}.senders"), "missing: give senders or sender_count")),
                     (Some(list), None) => {
                         let v = idx.hosts(Some(list), &format!("{p}.senders"))?;
                         if let Some(i) = v.iter().position(|&h| h == recv) {
@@ -891,7 +918,8 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
             }
             TrafficSpec::Storage(s) => {
                 let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
-                let per_client = s.concurrency.or(s.profile.as_deref().and_then(super::storage::profile).map(|pr| pr.concurrency)).unwrap_or(1);
+                let per_client =
+                    s.concurrency.or(s.profile.as_deref().and_then(super::storage::profile).map(|pr| pr.concurrency)).unwrap_or(1);
                 let clients = s.clients.as_ref().map_or(s.client_count.unwrap_or(0) as u64, |c| c.len() as u64);
                 room(flows.len(), 2 * clients * per_client as u64, &format!("{p}.concurrency"))?;
                 storage.push(super::storage::build(s, plan, &idx, &p, g, prio, &mut flows)?);
@@ -958,9 +986,9 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 let with_rate: Vec<(u32, crate::units::Rate)> = hosts
                     .iter()
                     .map(|&h| {
-                        first_link[h as usize].map(|r| (h, r)).ok_or_else(|| {
-                            Error::scenario("topology", format!("host '{}' has no link", plan.nodes[h as usize].name))
-                        })
+                        first_link[h as usize]
+                            .map(|r| (h, r))
+                            .ok_or_else(|| Error::scenario("topology", format!("host '{}' has no link", plan.nodes[h as usize].name)))
                     })
                     .collect::<Result<_>>()?;
                 let start = match &s.start {

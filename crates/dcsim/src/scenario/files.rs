@@ -42,11 +42,7 @@ pub struct FileScope {
 /// `p` made absolute against the working directory, with `.` and `..` removed without
 /// asking the file system.
 fn lexical(p: &Path) -> PathBuf {
-    let abs = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")).join(p)
-    };
+    let abs = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")).join(p) };
     let mut out = PathBuf::new();
     for c in abs.components() {
         match c {
@@ -101,7 +97,8 @@ impl FileScope {
                 ),
             )
         };
-        let lexically_inside = self.roots.iter().any(|r| lex.starts_with(&r.lexical) || r.canonical.as_ref().is_some_and(|c| lex.starts_with(c)));
+        let lexically_inside =
+            self.roots.iter().any(|r| lex.starts_with(&r.lexical) || r.canonical.as_ref().is_some_and(|c| lex.starts_with(c)));
         // Where the name leads once symbolic links are resolved decides; nothing is
         // opened before. A name that cannot be resolved is "outside" unless it is
         // lexically inside, so the errors do not tell which files exist elsewhere.

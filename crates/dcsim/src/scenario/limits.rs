@@ -121,7 +121,11 @@ impl Footprint {
 /// A byte count in GiB with two decimals ("0.01 GiB" at least when not zero).
 pub fn gib(b: u64) -> String {
     let g = b as f64 / (1u64 << 30) as f64;
-    if b > 0 && g < 0.01 { "0.01 GiB".to_string() } else { format!("{g:.2} GiB") }
+    if b > 0 && g < 0.01 {
+        "0.01 GiB".to_string()
+    } else {
+        format!("{g:.2} GiB")
+    }
 }
 
 /// (hosts, switches, links) of a generated topology from its parameters, without

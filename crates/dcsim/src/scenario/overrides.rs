@@ -36,10 +36,7 @@ fn parse_path(path: &str, whole: &str) -> Result<Vec<Seg>> {
             if !rest.starts_with('[') {
                 return Err(bad(format!("bad index syntax in path '{path}'")));
             }
-            let i: usize = rest[1..close]
-                .trim()
-                .parse()
-                .map_err(|_| bad(format!("bad index '{}' in path '{path}'", &rest[1..close])))?;
+            let i: usize = rest[1..close].trim().parse().map_err(|_| bad(format!("bad index '{}' in path '{path}'", &rest[1..close])))?;
             segs.push(Seg::Index(i));
             rest = &rest[close + 1..];
         }
@@ -70,9 +67,7 @@ pub fn parse_value(s: &str) -> toml::Value {
 
 /// Splits `path=value` and parses the path.
 fn parse_spec(spec: &str) -> Result<(&str, Vec<Seg>, &str)> {
-    let (path, value) = spec
-        .split_once('=')
-        .ok_or_else(|| Error::scenario(format!("--set {spec}"), "expected path=value"))?;
+    let (path, value) = spec.split_once('=').ok_or_else(|| Error::scenario(format!("--set {spec}"), "expected path=value"))?;
     let path = path.trim();
     let segs = parse_path(path, path)?;
     Ok((path, segs, value))
@@ -153,9 +148,7 @@ mod tests {
     use super::*;
 
     fn doc() -> toml::Value {
-        toml::Value::Table(
-            "[simulation]\nseed = 1\n[[traffic]]\ntype = \"flows\"\nflows = []\n".parse::<toml::Table>().unwrap(),
-        )
+        toml::Value::Table("[simulation]\nseed = 1\n[[traffic]]\ntype = \"flows\"\nflows = []\n".parse::<toml::Table>().unwrap())
     }
 
     #[test]

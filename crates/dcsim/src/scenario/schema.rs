@@ -13,8 +13,8 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 pub use crate::keys::{de_at, RateStr, SizeStr, TimeStr};
-pub use crate::models::{CcSpec, L2cmSpec};
 use crate::models::{cc_types, L2CM_TYPES};
+pub use crate::models::{CcSpec, L2cmSpec};
 
 // ---------------------------------------------------------------------------------------
 // The file
@@ -160,8 +160,7 @@ pub enum TopologySpec {
 }
 
 /// Names of the topology types, for messages.
-pub const TOPOLOGY_TYPES: &[&str] =
-    &["parking_lot", "dumbbell", "star", "leaf_spine", "fat_tree", "explicit", "hpcc"];
+pub const TOPOLOGY_TYPES: &[&str] = &["parking_lot", "dumbbell", "star", "leaf_spine", "fat_tree", "explicit", "hpcc"];
 
 /// Chain of switches S1..Sn; senders A, B, C, ... attached in order (`senders[i]` of
 /// them on switch i+1); the receiver R on the last switch.
@@ -563,7 +562,8 @@ pub enum TrafficSpec {
     Storage(StorageSpec),
 }
 
-pub const TRAFFIC_TYPES: &[&str] = &["flows", "incast", "permutation", "all_to_all", "csv", "cdf", "ib_write_lat", "ib_write_bw", "storage"];
+pub const TRAFFIC_TYPES: &[&str] =
+    &["flows", "incast", "permutation", "all_to_all", "csv", "cdf", "ib_write_lat", "ib_write_bw", "storage"];
 
 /// Closed-loop storage I/O (seed 004's workloads, docs/scenarios.md): clients keep
 /// `concurrency` reads and writes outstanding against the servers.
@@ -834,34 +834,15 @@ pub struct PcapSpec {
 /// paths through internally tagged enums).
 type VariantCheck = dyn Fn(&str, toml::Value, &str) -> Option<(String, String)>;
 
-fn refine_tagged(
-    v: &toml::Value,
-    prefix: &str,
-    kind: &str,
-    types: &[&str],
-    check: &VariantCheck,
-) -> Option<(String, String)> {
+fn refine_tagged(v: &toml::Value, prefix: &str, kind: &str, types: &[&str], check: &VariantCheck) -> Option<(String, String)> {
     let table = v.as_table()?;
     let ty = match table.get("type") {
-        None => {
-            return Some((
-                format!("{prefix}.type"),
-                format!("missing; {kind} type is one of {}", types.join(", ")),
-            ))
-        }
+        None => return Some((format!("{prefix}.type"), format!("missing; {kind} type is one of {}", types.join(", ")))),
         Some(toml::Value::String(s)) => s.clone(),
-        Some(other) => {
-            return Some((
-                format!("{prefix}.type"),
-                format!("expected a string, got {}", other.type_str()),
-            ))
-        }
+        Some(other) => return Some((format!("{prefix}.type"), format!("expected a string, got {}", other.type_str()))),
     };
     if !types.contains(&ty.as_str()) {
-        return Some((
-            format!("{prefix}.type"),
-            format!("unknown {kind} type '{ty}', expected one of {}", types.join(", ")),
-        ));
+        return Some((format!("{prefix}.type"), format!("unknown {kind} type '{ty}', expected one of {}", types.join(", "))));
     }
     let mut rest = table.clone();
     rest.remove("type");

@@ -44,16 +44,11 @@ pub const PROFILES: &[Profile] = &[
 ];
 
 /// The profile named `name`.
-pub fn profile(name: &str) -> Option<&'static Profile> { PROFILES.iter().find(|p| p.name == name) }
+pub fn profile(name: &str) -> Option<&'static Profile> {
+    PROFILES.iter().find(|p| p.name == name)
+}
 
-fn hosts_or_count(
-    idx: &HostIndex,
-    names: &Option<Vec<String>>,
-    count: Option<u32>,
-    p: &str,
-    key: &str,
-    pool: &[u32],
-) -> Result<Vec<u32>> {
+fn hosts_or_count(idx: &HostIndex, names: &Option<Vec<String>>, count: Option<u32>, p: &str, key: &str, pool: &[u32]) -> Result<Vec<u32>> {
     match (names, count) {
         (Some(_), Some(_)) => Err(Error::scenario(format!("{p}.{key}_count"), format!("give either {key}s or {key}_count, not both"))),
         (None, None) => Err(Error::scenario(format!("{p}.{key}s"), format!("missing: give {key}s or {key}_count"))),
@@ -79,10 +74,15 @@ pub fn build(s: &StorageSpec, plan: &Plan, idx: &HostIndex, p: &str, g: u32, pri
     let clients = hosts_or_count(idx, &s.clients, s.client_count, p, "client", &all)?;
     let servers = hosts_or_count(idx, &s.servers, s.server_count, p, "server", &all)?;
     if let Some(i) = servers.iter().position(|h| clients.contains(h)) {
-        return Err(Error::scenario(format!("{p}.servers[{i}]"), format!("host '{}' is also a client", plan.nodes[servers[i] as usize].name)));
+        return Err(Error::scenario(
+            format!("{p}.servers[{i}]"),
+            format!("host '{}' is also a client", plan.nodes[servers[i] as usize].name),
+        ));
     }
     let read_fraction = match (s.read_fraction, prof) {
-        (Some(r), _) if !(0.0..=1.0).contains(&r) => return Err(Error::scenario(format!("{p}.read_fraction"), format!("must be in [0, 1] (got {r})"))),
+        (Some(r), _) if !(0.0..=1.0).contains(&r) => {
+            return Err(Error::scenario(format!("{p}.read_fraction"), format!("must be in [0, 1] (got {r})")))
+        }
         (Some(r), _) => r,
         (None, Some(pr)) => pr.read_fraction,
         (None, None) => return Err(Error::scenario(format!("{p}.read_fraction"), "missing: give a profile or read_fraction")),

@@ -145,8 +145,7 @@ delay = "1us"
 
 #[test]
 fn overrides_apply_before_deserialization() {
-    let p = load(BASE, &["switch.pfc.mode=off", "simulation.seed=7", "topology.rate=\"100Gbps\"", "traffic[0].flows[1].size=2KB"])
-        .unwrap();
+    let p = load(BASE, &["switch.pfc.mode=off", "simulation.seed=7", "topology.rate=\"100Gbps\"", "traffic[0].flows[1].size=2KB"]).unwrap();
     assert_eq!(p.switch.pfc.mode, FlowControl::None);
     assert_eq!(p.seed, 7);
     assert_eq!(p.links[0].rate, Rate::gbps(100));
@@ -189,7 +188,8 @@ fn every_topology_type_loads() {
     }
 }
 
-const STAR8: &str = "[simulation]\nduration = \"10ms\"\nseed = 1\n[topology]\ntype = \"star\"\nhosts = 8\nrate = \"10Gbps\"\ndelay = \"1us\"\n";
+const STAR8: &str =
+    "[simulation]\nduration = \"10ms\"\nseed = 1\n[topology]\ntype = \"star\"\nhosts = 8\nrate = \"10Gbps\"\ndelay = \"1us\"\n";
 
 #[test]
 fn generated_traffic_types() {
@@ -277,7 +277,11 @@ fn bad_unknown_key() {
 
 #[test]
 fn unknown_keys_suggest_the_closest_key() {
-    expect(&with(BASE, "xoff_quanta = 65535", "xof = 1"), &[], &["switch.pfc: unknown field 'xof' (did you mean 'xoff'?), expected one of"]);
+    expect(
+        &with(BASE, "xoff_quanta = 65535", "xof = 1"),
+        &[],
+        &["switch.pfc: unknown field 'xof' (did you mean 'xoff'?), expected one of"],
+    );
     expect(&with(BASE, "seed = 1", "sed = 1"), &[], &["simulation: unknown field 'sed' (did you mean 'seed'?)"]);
     expect(&with(BASE, "size = \"1MB\"", "sise = \"1MB\""), &[], &["unknown field 'sise' (did you mean 'size'?)"]);
     expect(&with(BASE, "[stats]", "[stat]"), &[], &["unknown field 'stat' (did you mean 'stats'?)"]);
@@ -320,7 +324,11 @@ fn bad_number_without_unit() {
 fn bad_xon_above_xoff() {
     let t = with(BASE, "type = \"shared\"\nsize = \"32MiB\"\nreserve = \"4KiB\"\nalpha_shift = 3", "type = \"static\"\nsize = \"200KB\"");
     assert!(load(&t, &[]).is_ok());
-    expect(&t, &["switch.pfc.xon=\"40000B\"", "switch.pfc.xoff=\"30000B\""], &["switch.pfc.xon: must be below xoff (xon 40000 B >= xoff 30000 B)"]);
+    expect(
+        &t,
+        &["switch.pfc.xon=\"40000B\"", "switch.pfc.xoff=\"30000B\""],
+        &["switch.pfc.xon: must be below xoff (xon 40000 B >= xoff 30000 B)"],
+    );
     expect(BASE, &["switch.pfc.xoff=\"30000B\""], &["switch.pfc.xoff:", "static buffer"]);
 }
 
@@ -439,8 +447,8 @@ fn print_sample_errors() {
 
 use crate::models::dcqcn::{DcqcnParams, DcqcnVariant};
 use crate::models::rcm::{RcmLinearParams, RecoveryRule};
-use crate::models::CcPlan;
 use crate::models::window_cap::WindowCap;
+use crate::models::CcPlan;
 
 /// Hosts A (40 Gb/s) and B (25 Gb/s) behind a 10 Gb/s switch-to-switch link: the
 /// smallest host link rate is 25 Gb/s (switch links do not count).
@@ -561,7 +569,13 @@ fn dcqcn_mellanox_defaults_scale_with_smallest_host_rate() {
     let d = dcqcn(
         &load(
             MIXED,
-            &["host.cc.type=dcqcn", "host.cc.variant=mellanox", "host.cc.rate_ai=\"40Mbps\"", "host.cc.f=0", "host.cc.clamp_target_rate=true"],
+            &[
+                "host.cc.type=dcqcn",
+                "host.cc.variant=mellanox",
+                "host.cc.rate_ai=\"40Mbps\"",
+                "host.cc.f=0",
+                "host.cc.clamp_target_rate=true",
+            ],
         )
         .unwrap(),
         0,
@@ -622,8 +636,16 @@ fn ecn_section_parses() {
     let p = load(STAR8, &["switch.ecn.mode=red"]).unwrap();
     assert_eq!(p.switch.ecn, EcnPlan { mode: EcnMode::Red, ..EcnPlan::default() });
     // Step marking: kmax may be omitted (also per speed, where it takes kmin).
-    let p = load(STAR8, &["switch.ecn.mode=step", "switch.ecn.kmin=\"30KB\"", "switch.ecn.by_speed=[{rate=\"10Gbps\", kmin=\"12KB\"}]", "switch.ecn.pmax=1"])
-        .unwrap();
+    let p = load(
+        STAR8,
+        &[
+            "switch.ecn.mode=step",
+            "switch.ecn.kmin=\"30KB\"",
+            "switch.ecn.by_speed=[{rate=\"10Gbps\", kmin=\"12KB\"}]",
+            "switch.ecn.pmax=1",
+        ],
+    )
+    .unwrap();
     assert_eq!((p.switch.ecn.mode, p.switch.ecn.kmin, p.switch.ecn.kmax, p.switch.ecn.pmax), (EcnMode::Step, Some(30_000), None, 1.0));
     assert_eq!(p.switch.ecn.by_speed, vec![EcnSpeedPlan { rate: Rate::gbps(10), kmin: 12_000, kmax: 12_000, pmax: 1.0 }]);
 }
@@ -694,21 +716,29 @@ fn bad_ecn() {
 #[test]
 fn bad_congestion() {
     let c = |k: &str, v: &str| format!("switch.congestion.{k}={v}");
-    expect(STAR8, &[&c("detection", "rcm_1a"), &c("threshold", "20KB"), &c("window", "10us")], &[
-        "switch.congestion.window: only for detection = \"rcm_1b\"",
-    ]);
-    expect(STAR8, &[&c("detection", "rcm_1b"), &c("threshold", "20KB"), &c("mark_victims", "true")], &[
-        "switch.congestion.mark_victims: only for detection = \"rcm_1a\"",
-    ]);
-    expect(STAR8, &[&c("detection", "rcm_1b"), &c("threshold", "20KB"), &c("root_only", "true")], &[
-        "switch.congestion.root_only: only for detection = \"ecn\"",
-    ]);
+    expect(
+        STAR8,
+        &[&c("detection", "rcm_1a"), &c("threshold", "20KB"), &c("window", "10us")],
+        &["switch.congestion.window: only for detection = \"rcm_1b\""],
+    );
+    expect(
+        STAR8,
+        &[&c("detection", "rcm_1b"), &c("threshold", "20KB"), &c("mark_victims", "true")],
+        &["switch.congestion.mark_victims: only for detection = \"rcm_1a\""],
+    );
+    expect(
+        STAR8,
+        &[&c("detection", "rcm_1b"), &c("threshold", "20KB"), &c("root_only", "true")],
+        &["switch.congestion.root_only: only for detection = \"ecn\""],
+    );
     expect(STAR8, &[&c("threshold", "20KB")], &["switch.congestion.threshold: only for detection = \"rcm_1a\" or \"rcm_1b\""]);
     expect(STAR8, &[&c("detection", "rcm_1a")], &["switch.congestion.threshold: missing; detection = \"rcm_1a\" needs a threshold"]);
     expect(STAR8, &[&c("detection", "rcm_1b")], &["switch.congestion.threshold: missing"]);
-    expect(STAR8, &[&c("detection", "rcm_1b"), &c("threshold", "20KB"), &c("window", "\"0us\"")], &[
-        "switch.congestion.window: must be > 0",
-    ]);
+    expect(
+        STAR8,
+        &[&c("detection", "rcm_1b"), &c("threshold", "20KB"), &c("window", "\"0us\"")],
+        &["switch.congestion.window: must be > 0"],
+    );
     expect(STAR8, &[&c("detection", "rcm2")], &["switch.congestion.detection:", "unknown variant 'rcm2'", "rcm_1a"]);
     expect(STAR8, &[&c("threshold", "20")], &["switch.congestion.threshold:", "needs a unit"]);
     expect(STAR8, &[&c("windw", "\"1us\"")], &["switch.congestion: unknown field 'windw'"]);
@@ -750,13 +780,14 @@ fn bad_host_cc() {
     expect(STAR8, &["host.cc.type=fixed_rate"], &["host.cc.rate: missing; type = \"fixed_rate\" needs a rate"]);
     expect(STAR8, &["host.cc.type=fixed_rate", "host.cc.rate=\"0Gbps\""], &["host.cc.rate: must be > 0"]);
     expect(STAR8, &["host.cc.type=none", "host.cc.g=0.5"], &["host.cc.g: only for type = \"dcqcn\""]);
-    expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=bytes"], &[
-        "host.cc.recover_bytes: must be > 0 with rule = \"bytes\"",
-    ]);
-    expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=either", "host.cc.recover_time=\"0us\"", "host.cc.recover_bytes=1KB"], &[
-        "host.cc.recover_time: must be > 0 with rule = \"either\"",
-    ]);
-    assert!(load(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=bytes", "host.cc.recover_time=\"0us\"", "host.cc.recover_bytes=1KB"]).is_ok());
+    expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=bytes"], &["host.cc.recover_bytes: must be > 0 with rule = \"bytes\""]);
+    expect(
+        STAR8,
+        &["host.cc.type=rcm_linear", "host.cc.rule=either", "host.cc.recover_time=\"0us\"", "host.cc.recover_bytes=1KB"],
+        &["host.cc.recover_time: must be > 0 with rule = \"either\""],
+    );
+    assert!(load(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=bytes", "host.cc.recover_time=\"0us\"", "host.cc.recover_bytes=1KB"])
+        .is_ok());
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.max_level=0"], &["host.cc.max_level: must be >= 1 (got 0)"]);
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.rule=sometimes"], &["host.cc.rule:", "unknown variant 'sometimes'"]);
     expect(STAR8, &["host.cc.type=rcm_linear", "host.cc.variant=paper"], &["host.cc.variant: only for type = \"dcqcn\""]);
@@ -770,7 +801,9 @@ fn bad_traffic_cc() {
     expect(BASE, &["traffic[0].cc.type=dcqcn", "traffic[0].cc.gg=2"], &["traffic[0].cc: unknown field 'gg'"]);
     expect(BASE, &["traffic[0].cc.type=dcq"], &["traffic[0].cc.type:", "unknown congestion control type 'dcq'"]);
     expect(BASE, &["traffic[0].cc.type=fixed_rate", "traffic[0].cc.rate=5"], &["traffic[0].cc.rate:", "needs a unit"]);
-    let t = format!("{STAR8}[[traffic]]\ntype = \"incast\"\nsender_count = 2\nreceiver = \"h0\"\ncc = {{ type = \"rcm_linear\", max_level = 0 }}\n");
+    let t = format!(
+        "{STAR8}[[traffic]]\ntype = \"incast\"\nsender_count = 2\nreceiver = \"h0\"\ncc = {{ type = \"rcm_linear\", max_level = 0 }}\n"
+    );
     expect(&t, &[], &["traffic[0].cc.max_level: must be >= 1"]);
 }
 
@@ -792,11 +825,19 @@ fn plan_level_cc_checks() {
 /// 3 x 2130 + 84 + 2 x 500 = 7474 B; one lossless class.
 #[test]
 fn bad_static_buffer_below_headroom() {
-    let stat = |size: &str| with(BASE, "type = \"shared\"\nsize = \"32MiB\"\nreserve = \"4KiB\"\nalpha_shift = 3", &format!("type = \"static\"\nsize = \"{size}\""));
-    expect(&stat("9604B"), &[], &[
-        "switch.buffer.size: a static buffer of 9604 B per port leaves 9604 B per lossless class, \
-         not enough for its headroom of 7474 B plus one frame (2130 B on a 40Gbps link)",
-    ]);
+    let stat = |size: &str| {
+        with(
+            BASE,
+            "type = \"shared\"\nsize = \"32MiB\"\nreserve = \"4KiB\"\nalpha_shift = 3",
+            &format!("type = \"static\"\nsize = \"{size}\""),
+        )
+    };
+    expect(
+        &stat("9604B"),
+        &[],
+        &["switch.buffer.size: a static buffer of 9604 B per port leaves 9604 B per lossless class, \
+         not enough for its headroom of 7474 B plus one frame (2130 B on a 40Gbps link)"],
+    );
     let p = load(&stat("9605B"), &[]).unwrap();
     assert_eq!(p.switch.buffer, BufferPlan::Static { port_buffer: 9605 });
     // Two lossless classes halve the share.
@@ -810,9 +851,11 @@ fn bad_static_buffer_below_headroom() {
 /// Switch S1 of BASE has four ports: 4 x (4096 B reserve + 7474 B headroom) = 46280 B.
 #[test]
 fn bad_shared_buffer_below_reserves_and_headroom() {
-    expect(BASE, &["switch.buffer.size=\"30000B\""], &[
-        "switch.buffer.size: 30000 B cannot hold the reserves and headroom of switch 'S1' (46280 B) plus a frame",
-    ]);
+    expect(
+        BASE,
+        &["switch.buffer.size=\"30000B\""],
+        &["switch.buffer.size: 30000 B cannot hold the reserves and headroom of switch 'S1' (46280 B) plus a frame"],
+    );
     expect(BASE, &["switch.buffer.size=\"48410B\""], &["switch.buffer.size:", "switch 'S1' (46280 B)"]);
     assert!(load(BASE, &["switch.buffer.size=\"48411B\""]).is_ok());
 }
@@ -841,7 +884,13 @@ fn plan_level_topology_checks() {
     check(&|p| p.links[0].b = 99, "topology.links[0].b: node index 99 does not exist");
     check(&|p| p.links[0].rate = Rate(0), "topology.links[0].rate: must be > 0");
     check(&|p| p.links[0].b = p.links[0].a, "topology.links[0]: self-link");
-    check(&|p| { let l = p.links[0].clone(); p.links.push(l) }, "has 2 links (a host needs exactly one)");
+    check(
+        &|p| {
+            let l = p.links[0].clone();
+            p.links.push(l)
+        },
+        "has 2 links (a host needs exactly one)",
+    );
     check(&|p| p.flows[0].src = 99, "traffic[0].flows[0].src: node index 99 does not exist");
     check(&|p| p.flows[0].priority = 8, "traffic[0].flows[0].priority: must be 0..=7 (got 8)");
     check(&|p| p.flows[0].size = Some(0), "traffic[0].flows[0].size: must be > 0");
@@ -866,14 +915,18 @@ fn plan_level_rate_schedule_checks() {
     check(&|s| s.peer = idx("R"), "switch.rate_schedule[0].peer: 'S1' has no link to 'R'");
     check(&|s| s.rate = Rate(0), "switch.rate_schedule[0].rate: must be > 0");
     // The scenario layer names the nodes it cannot resolve.
-    expect(BASE, &["switch.rate_schedule=[{ node = \"S1\", peer = \"nowhere\", at = \"1ms\", rate = \"1Gbps\" }]"], &[
-        "switch.rate_schedule[0].peer: no node named 'nowhere'",
-    ]);
+    expect(
+        BASE,
+        &["switch.rate_schedule=[{ node = \"S1\", peer = \"nowhere\", at = \"1ms\", rate = \"1Gbps\" }]"],
+        &["switch.rate_schedule[0].peer: no node named 'nowhere'"],
+    );
 }
 
 #[test]
 fn ack_driven_cc_on_udp_and_fecn_rate_min_are_refused() {
-    let t = format!("{STAR8}[[traffic]]\ntype = \"incast\"\nsender_count = 2\nreceiver = \"h0\"\ntransport = \"udp\"\ncc = {{ type = \"dctcp\" }}\n");
+    let t = format!(
+        "{STAR8}[[traffic]]\ntype = \"incast\"\nsender_count = 2\nreceiver = \"h0\"\ntransport = \"udp\"\ncc = {{ type = \"dctcp\" }}\n"
+    );
     expect(&t, &[], &["traffic[0].transport: \"udp\" has no ACKs, but its congestion control type = \"dctcp\" needs them"]);
     assert!(load(&t, &["traffic[0].cc.type=dcqcn"]).is_ok(), "a rate-only algorithm is fine on UDP");
     expect(STAR8, &["switch.l2cm.type=fecn", "switch.l2cm.rate_min=\"1Gbps\""], &["switch.l2cm.rate_min: only for type = \"efecn\""]);
@@ -886,7 +939,11 @@ fn ack_driven_cc_on_udp_and_fecn_rate_min_are_refused() {
 #[test]
 fn a_switch_with_too_many_ports_is_refused() {
     let t = with(STAR8, "hosts = 8", "hosts = 65537");
-    expect(&format!("{t}[[traffic]]\ntype = \"flows\"\nflows = [{{ src = \"h1\", dst = \"h0\", size = \"1KB\" }}]\n"), &[], &["topology: ", "has 65537 links; a node may have at most 65536"]);
+    expect(
+        &format!("{t}[[traffic]]\ntype = \"flows\"\nflows = [{{ src = \"h1\", dst = \"h0\", size = \"1KB\" }}]\n"),
+        &[],
+        &["topology: ", "has 65537 links; a node may have at most 65536"],
+    );
 }
 
 #[test]

@@ -234,12 +234,8 @@ pub fn explicit(hosts: &[String], switches: &[String], links: &[NamedLink]) -> R
         }
     }
     for (i, l) in links.iter().enumerate() {
-        let a = *index
-            .get(&l.a)
-            .ok_or_else(|| Error::scenario(format!("topology.links[{i}].a"), format!("no node named '{}'", l.a)))?;
-        let b = *index
-            .get(&l.b)
-            .ok_or_else(|| Error::scenario(format!("topology.links[{i}].b"), format!("no node named '{}'", l.b)))?;
+        let a = *index.get(&l.a).ok_or_else(|| Error::scenario(format!("topology.links[{i}].a"), format!("no node named '{}'", l.a)))?;
+        let b = *index.get(&l.b).ok_or_else(|| Error::scenario(format!("topology.links[{i}].b"), format!("no node named '{}'", l.b)))?;
         if a == b {
             return Err(Error::scenario(format!("topology.links[{i}]"), format!("self-link on '{}'", l.a)));
         }
@@ -253,11 +249,7 @@ pub fn explicit(hosts: &[String], switches: &[String], links: &[NamedLink]) -> R
 /// named by their number. `origin` names the source in errors (e.g. `topology.file`),
 /// which give the line number and never quote the file's content.
 pub fn parse_hpcc(text: &str, origin: &str) -> Result<Topology> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.split('#').next().unwrap_or("").trim()))
-        .filter(|(_, l)| !l.is_empty());
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.split('#').next().unwrap_or("").trim())).filter(|(_, l)| !l.is_empty());
     let err = |line: usize, msg: String| Error::scenario(origin, format!("line {line}: {msg}"));
     let (ln, header) = lines.next().ok_or_else(|| Error::scenario(origin, "empty topology file"))?;
     let nums: Vec<&str> = header.split_whitespace().collect();
@@ -285,9 +277,7 @@ pub fn parse_hpcc(text: &str, origin: &str) -> Result<Topology> {
     let mut is_switch = vec![false; n_nodes];
     let mut found = 0;
     while found < n_switches {
-        let (ln, l) = lines
-            .next()
-            .ok_or_else(|| Error::scenario(origin, format!("expected {n_switches} switch ids, found {found}")))?;
+        let (ln, l) = lines.next().ok_or_else(|| Error::scenario(origin, format!("expected {n_switches} switch ids, found {found}")))?;
         for s in l.split_whitespace() {
             let id = parse_n(s, ln)?;
             if id >= n_nodes {
@@ -337,10 +327,7 @@ pub fn parse_hpcc(text: &str, origin: &str) -> Result<Topology> {
         t.link(a as u32, b as u32, rate, delay);
     }
     if t.links.len() != n_links {
-        return Err(Error::scenario(
-            origin,
-            format!("header announces {n_links} links but the file has {}", t.links.len()),
-        ));
+        return Err(Error::scenario(origin, format!("header announces {n_links} links but the file has {}", t.links.len())));
     }
     Ok(t)
 }

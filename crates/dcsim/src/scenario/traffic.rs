@@ -4,8 +4,8 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::plan::{FlowPlan, NodeKind, NodePlan, Transport};
-use crate::scenario::cdf::{Cdf, CdfReading};
 use crate::rng::Rng;
+use crate::scenario::cdf::{Cdf, CdfReading};
 use crate::units::{parse_bytes, parse_time, Rate, SimTime};
 
 /// What every flow of a generated set shares.
@@ -20,7 +20,20 @@ pub struct FlowTemplate {
 
 impl FlowTemplate {
     pub fn flow(&self, src: u32, dst: u32) -> FlowPlan {
-        FlowPlan { src, dst, size: self.size, start: self.start, priority: self.priority, rate: self.rate, group: self.group, cc: 0, messages: 1, transport: Transport::Roce, stop: None, sw_limit: None }
+        FlowPlan {
+            src,
+            dst,
+            size: self.size,
+            start: self.start,
+            priority: self.priority,
+            rate: self.rate,
+            group: self.group,
+            cc: 0,
+            messages: 1,
+            transport: Transport::Roce,
+            stop: None,
+            sw_limit: None,
+        }
     }
 }
 
@@ -168,11 +181,7 @@ pub fn cdf_poisson(
 /// plain integers (bytes) or "inf"; starts: unit strings ("5us") or plain integers
 /// (nanoseconds). Errors are `origin: line N: ...`.
 pub fn parse_csv(text: &str, hosts: &HostIndex, default_priority: u8, group: u32, origin: &str) -> Result<Vec<FlowPlan>> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
     let err = |ln: usize, m: String| Error::scenario(origin, format!("line {ln}: {m}"));
     let (hl, header) = lines.next().ok_or_else(|| Error::scenario(origin, "empty CSV file"))?;
     let cols: Vec<String> = header.split(',').map(|s| s.trim().to_ascii_lowercase()).collect();
@@ -228,7 +237,20 @@ pub fn parse_csv(text: &str, hosts: &HostIndex, default_priority: u8, group: u32
                 _ => return Err(err(ln, "priority: must be 0..=7".into())),
             },
         };
-        out.push(FlowPlan { src, dst, size, start, priority, rate: None, group, cc: 0, messages: 1, transport: Transport::Roce, stop: None, sw_limit: None });
+        out.push(FlowPlan {
+            src,
+            dst,
+            size,
+            start,
+            priority,
+            rate: None,
+            group,
+            cc: 0,
+            messages: 1,
+            transport: Transport::Roce,
+            stop: None,
+            sw_limit: None,
+        });
     }
     Ok(out)
 }

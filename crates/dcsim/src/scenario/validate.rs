@@ -58,7 +58,9 @@ pub fn validate_threads(p: &Plan) -> Result<()> {
 pub fn validate_pause_storms(p: &Plan) -> Result<()> {
     for (k, st) in p.host.pause_storms.iter().enumerate() {
         let at = format!("host.pause_storms[{k}]");
-        let node = p.nodes.get(st.host as usize)
+        let node = p
+            .nodes
+            .get(st.host as usize)
             .ok_or_else(|| Error::scenario(format!("{at}.host"), format!("node index {} does not exist", st.host)))?;
         if node.kind != NodeKind::Host {
             return Err(Error::scenario(format!("{at}.host"), format!("'{}' is not a host", node.name)));
@@ -72,9 +74,7 @@ pub fn validate_pause_storms(p: &Plan) -> Result<()> {
             return Err(Error::scenario(format!("{at}.host"), format!("'{}' must have one link, to a switch", node.name)));
         }
         match p.switch.pfc.mode {
-            FlowControl::None => {
-                return Err(Error::scenario(format!("{at}.host"), "switch.pfc.mode is off: switches ignore pause frames"))
-            }
+            FlowControl::None => return Err(Error::scenario(format!("{at}.host"), "switch.pfc.mode is off: switches ignore pause frames")),
             FlowControl::Pfc if p.switch.pfc.lossless & (1 << st.priority) == 0 => {
                 return Err(Error::scenario(
                     format!("{at}.priority"),
@@ -106,11 +106,10 @@ pub fn validate_memory(p: &Plan) -> Result<()> {
     f.check(p.memory_limit, "traffic")?;
     // The logs whose length the run decides (PFC events, rate changes, congestion
     // intervals) are capped by the stats settings: the caps themselves must fit.
-    use crate::scenario::limits::{gib, PFC_EVENT_ROW_BYTES, LOG_ROW_BYTES};
-    for (path, rows, bytes) in [
-        ("stats.max_pfc_events", p.stats.max_pfc_events, PFC_EVENT_ROW_BYTES),
-        ("stats.max_rows", p.stats.max_rows, LOG_ROW_BYTES),
-    ] {
+    use crate::scenario::limits::{gib, LOG_ROW_BYTES, PFC_EVENT_ROW_BYTES};
+    for (path, rows, bytes) in
+        [("stats.max_pfc_events", p.stats.max_pfc_events, PFC_EVENT_ROW_BYTES), ("stats.max_rows", p.stats.max_rows, LOG_ROW_BYTES)]
+    {
         let need = rows.saturating_mul(bytes);
         if need > p.memory_limit {
             return Err(Error::scenario(
@@ -171,10 +170,7 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
             }
             if let Some(xoff) = s.pfc.xoff {
                 if xoff > port_buffer {
-                    return Err(Error::scenario(
-                        "switch.pfc.xoff",
-                        format!("exceeds the port buffer ({xoff} B > {port_buffer} B)"),
-                    ));
+                    return Err(Error::scenario("switch.pfc.xoff", format!("exceeds the port buffer ({xoff} B > {port_buffer} B)")));
                 }
             }
         }
@@ -207,10 +203,7 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     }
     if let (None, Some(xoff)) = (pfc.xon, pfc.xoff) {
         if pfc.resume_offset >= xoff {
-            return Err(Error::scenario(
-                "switch.pfc.resume_offset",
-                format!("must be below xoff ({} B >= {xoff} B)", pfc.resume_offset),
-            ));
+            return Err(Error::scenario("switch.pfc.resume_offset", format!("must be below xoff ({} B >= {xoff} B)", pfc.resume_offset)));
         }
     }
     if pfc.xoff_quanta == 0 {
@@ -246,7 +239,10 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     }
     let st = &p.stats;
     if let Some((i, f)) = st.trace_flows.iter().enumerate().find(|(_, &f)| f as usize >= p.flows.len()) {
-        return Err(Error::scenario(format!("stats.trace_flows[{i}]"), format!("no flow {f}: the run has {} flows (ids 0..{})", p.flows.len(), p.flows.len().saturating_sub(1))));
+        return Err(Error::scenario(
+            format!("stats.trace_flows[{i}]"),
+            format!("no flow {f}: the run has {} flows (ids 0..{})", p.flows.len(), p.flows.len().saturating_sub(1)),
+        ));
     }
     if st.steady_start >= p.duration {
         return Err(Error::scenario(
@@ -424,7 +420,10 @@ pub fn validate_remote_pfc(p: &Plan) -> Result<()> {
                 if t < kmin {
                     return Err(Error::scenario(
                         format!("{P}.threshold"),
-                        format!("{t} B is below the ECN Kmin ({kmin} B) of the {} switch ports: remote PFC would act before ECN marks", l.rate),
+                        format!(
+                            "{t} B is below the ECN Kmin ({kmin} B) of the {} switch ports: remote PFC would act before ECN marks",
+                            l.rate
+                        ),
                     ));
                 }
             }
@@ -461,10 +460,7 @@ pub fn validate_remote_pfc(p: &Plan) -> Result<()> {
             n if p.nodes[n as usize].kind == NodeKind::Switch => continue,
             n => format!("its link goes to host '{}', not to a switch", p.nodes[n as usize].name),
         };
-        return Err(Error::scenario(
-            P,
-            format!("the ToR of host '{src}' (a source of traffic[{}]) cannot be found: {why}", f.group),
-        ));
+        return Err(Error::scenario(P, format!("the ToR of host '{src}' (a source of traffic[{}]) cannot be found: {why}", f.group)));
     }
     Ok(())
 }
@@ -565,7 +561,10 @@ pub fn validate_topology(p: &Plan) -> Result<Vec<u32>> {
             return Err(Error::scenario(format!("topology.links[{k}].rate"), "must be > 0"));
         }
         if l.rate > MAX_RATE {
-            return Err(Error::scenario(format!("topology.links[{k}].rate"), format!("{} is above the largest supported rate, {MAX_RATE}", l.rate)));
+            return Err(Error::scenario(
+                format!("topology.links[{k}].rate"),
+                format!("{} is above the largest supported rate, {MAX_RATE}", l.rate),
+            ));
         }
         if l.delay > MAX_TIME {
             return Err(Error::scenario(format!("topology.links[{k}].delay"), format!("must be at most {MAX_TIME}")));
@@ -585,10 +584,7 @@ pub fn validate_topology(p: &Plan) -> Result<Vec<u32>> {
             ));
         }
         if node.kind == NodeKind::Host && degree[i] != 1 {
-            return Err(Error::scenario(
-                "topology",
-                format!("host '{}' has {} links (a host needs exactly one)", node.name, degree[i]),
-            ));
+            return Err(Error::scenario("topology", format!("host '{}' has {} links (a host needs exactly one)", node.name, degree[i])));
         }
     }
     Ok((0..n as u32).map(|i| find(&mut parent, i)).collect())
@@ -630,10 +626,7 @@ fn check_flow(p: &Plan, f: &FlowPlan, path: &str, comp: &[u32]) -> Result<()> {
         return Err(Error::scenario(format!("{path}.priority"), format!("must be 0..=7 (got {})", f.priority)));
     }
     if f.cc as usize >= p.ccs.len() {
-        return Err(Error::scenario(
-            format!("{path}.cc"),
-            format!("congestion control {} does not exist ({} defined)", f.cc, p.ccs.len()),
-        ));
+        return Err(Error::scenario(format!("{path}.cc"), format!("congestion control {} does not exist ({} defined)", f.cc, p.ccs.len())));
     }
     if let Some(size) = f.size {
         // Packet numbers are 32-bit, and u32::MAX stands for an endless flow.
@@ -864,10 +857,7 @@ pub fn validate_link_failures(p: &Plan) -> Result<()> {
         for (j, g) in fails.iter().enumerate().take(k) {
             let overlap = same(g) && g.up.is_none_or(|u| f.down < u) && f.up.is_none_or(|u| g.down < u);
             if overlap {
-                return Err(Error::scenario(
-                    format!("{at}.down"),
-                    format!("the link is already down then (switch.link_failures[{j}])"),
-                ));
+                return Err(Error::scenario(format!("{at}.down"), format!("the link is already down then (switch.link_failures[{j}])")));
             }
         }
     }
@@ -934,9 +924,7 @@ pub fn validate_routes(p: &Plan) -> Result<()> {
             format!("switch.routes[{i}]"),
             format!(
                 "frames to '{}' leaving '{}' toward '{}' can come back to a switch they crossed (a routing loop)",
-                p.nodes[r.to as usize].name,
-                p.nodes[r.at as usize].name,
-                p.nodes[r.via as usize].name
+                p.nodes[r.to as usize].name, p.nodes[r.at as usize].name, p.nodes[r.via as usize].name
             ),
         ));
     }

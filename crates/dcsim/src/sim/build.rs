@@ -3,18 +3,18 @@
 
 use super::{FlowHeader, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation, Tx};
 use crate::error::Result;
-use crate::models::ecn::marking::Marking;
-use crate::models::{Cc, NicSpec};
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PortId};
+use crate::models::ecn::marking::Marking;
+use crate::models::link_failure::{LinkFaults, RouteInputs};
+use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
+use crate::models::{Cc, NicSpec};
 use crate::net::capped_log::CappedLog;
 use crate::net::mmu::{Mmu, Model, PortBuffer};
 use crate::net::packet::{PacketPool, PktFifo};
-use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
 use crate::net::queue::EgressQueues;
 use crate::net::routing::{Graph, Override, Routing};
 use crate::net::stats::{Histogram, PrioCounters};
-use crate::models::link_failure::{LinkFaults, RouteInputs};
 use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan};
 use crate::units::{LinkRate, Rate, SimTime};
 
@@ -82,7 +82,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         })
         .collect();
     let up_down = plan.switch.up_down_root.map(NodeId);
-    let routing = Routing::build(&Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node }, plan.seed, &overrides, up_down);
+    let routing =
+        Routing::build(&Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node }, plan.seed, &overrides, up_down);
 
     // Buffers.
     let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
@@ -274,7 +275,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     // Rate schedule: one event per step.
     let mut rate_steps = Vec::new();
     for (k, st) in plan.switch.rate_schedule.iter().enumerate() {
-        let port = nodes[st.node as usize].ports.clone().find(|&pp| peer_node[pp as usize].0 == st.peer)
+        let port = nodes[st.node as usize]
+            .ports
+            .clone()
+            .find(|&pp| peer_node[pp as usize].0 == st.peer)
             .expect("validated plan: a rate-schedule step names a switch port");
         rate_steps.push((PortId(port), st.rate));
         if st.at <= plan.duration {
@@ -282,7 +286,13 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         }
     }
     let pause_storms = crate::models::pfc::storm::PauseStorms::new(plan, &mut q, |h| PortId(nodes[h as usize].ports.start));
-    let mut ib = crate::models::ib_credits::IbCredits::new(plan.switch.pfc.mode == FlowControl::IbCredits, n_ports, plan.switch.pfc.ib_buffer, plan.switch.pfc.ib_update, max_wire as u64);
+    let mut ib = crate::models::ib_credits::IbCredits::new(
+        plan.switch.pfc.mode == FlowControl::IbCredits,
+        n_ports,
+        plan.switch.pfc.ib_buffer,
+        plan.switch.pfc.ib_update,
+        max_wire as u64,
+    );
     ib.period = plan.switch.pfc.ib_period.filter(|_| ib.on);
     if let Some(t) = ib.period.filter(|&t| t <= plan.duration) {
         q.schedule(t, Event::IbTick);
@@ -354,8 +364,14 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         cc_key: crate::rng::stream_key(plan.seed, "cc"),
         rate_schedule: rate_steps,
         watchdog: super::checks::Watchdog::new(plan.flows.len(), n_ports),
-        pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog::new(plan.switch.pfc.watchdog.clone().filter(|_| plan.switch.pfc.mode != FlowControl::None), n_ports),
-        deadlocks: crate::models::pfc::deadlock::DeadlockDetector::new(plan.switch.pfc.deadlock_check.filter(|_| plan.switch.pfc.mode != FlowControl::None), plan.switch.pfc.deadlock_stop),
+        pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog::new(
+            plan.switch.pfc.watchdog.clone().filter(|_| plan.switch.pfc.mode != FlowControl::None),
+            n_ports,
+        ),
+        deadlocks: crate::models::pfc::deadlock::DeadlockDetector::new(
+            plan.switch.pfc.deadlock_check.filter(|_| plan.switch.pfc.mode != FlowControl::None),
+            plan.switch.pfc.deadlock_stop,
+        ),
         drops_by_flow: vec![0; plan.flows.len()],
         rto_lossless: link_faults.active,
         pause_storms,

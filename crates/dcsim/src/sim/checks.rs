@@ -53,7 +53,9 @@ impl Watchdog {
     }
 
     #[cfg(test)]
-    pub fn with_limit(limit: u64) -> Self { Watchdog { at: SimTime::MAX, count: 0, limit, stalled: None } }
+    pub fn with_limit(limit: u64) -> Self {
+        Watchdog { at: SimTime::MAX, count: 0, limit, stalled: None }
+    }
 }
 
 /// At most this many failing items are listed per check.

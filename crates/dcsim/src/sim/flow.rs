@@ -114,11 +114,15 @@ const _: () = assert!(std::mem::offset_of!(Sender, last_wire) == 56 && std::mem:
 impl Sender {
     /// The pacing rate (`None`: line rate).
     #[inline]
-    pub fn pace(&self) -> Option<Rate> { self.pace.map(|bps| Rate(bps.get())) }
+    pub fn pace(&self) -> Option<Rate> {
+        self.pace.map(|bps| Rate(bps.get()))
+    }
 
     /// The field's form of pacing rate `rate` (rates are at least 1 b/s).
     #[inline]
-    pub fn encode_pace(rate: Option<Rate>) -> Option<std::num::NonZeroU64> { rate.and_then(|r| std::num::NonZeroU64::new(r.0)) }
+    pub fn encode_pace(rate: Option<Rate>) -> Option<std::num::NonZeroU64> {
+        rate.and_then(|r| std::num::NonZeroU64::new(r.0))
+    }
 }
 
 /// The engine's side of a flow's congestion-control timers: each timer's generation (an
@@ -132,7 +136,9 @@ pub(crate) struct CcTimers {
 }
 
 impl Default for CcTimers {
-    fn default() -> Self { CcTimers { gen: [0; 4], quiet: [SimTime::MAX; 4] } }
+    fn default() -> Self {
+        CcTimers { gen: [0; 4], quiet: [SimTime::MAX; 4] }
+    }
 }
 
 /// The receiving NIC's state of a flow, including its notification point: one cache line.
@@ -231,6 +237,10 @@ const _: () = assert!(
 impl FlowStats {
     /// The sum of the gaps between consecutive data frames' arrivals (ps).
     pub fn ipi_sum(&self) -> u64 {
-        if self.pkts_rx == 0 { 0 } else { (self.last_arrival - self.first_arrival).0 }
+        if self.pkts_rx == 0 {
+            0
+        } else {
+            (self.last_arrival - self.first_arrival).0
+        }
     }
 }

@@ -7,16 +7,18 @@
 
 use super::flow::OOO_WINDOW;
 use super::{QpState, Simulation, NO_IO, NO_SW, NO_TCP};
-use crate::net::stats::GoodputRow;
-use crate::units::SimTime;
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::Ack;
 use crate::net::packet::{IntStack, Packet, PktKind, FLAG_CE, FLAG_ECE, FLAG_INT};
+use crate::net::stats::GoodputRow;
+use crate::units::SimTime;
 
 impl Simulation {
     #[inline]
-    fn host_port(&self, node: NodeId) -> PortId { PortId(self.nodes[node.idx()].ports.start) }
+    fn host_port(&self, node: NodeId) -> PortId {
+        PortId(self.nodes[node.idx()].ports.start)
+    }
 
     pub(crate) fn on_flow_start(&mut self, f: FlowId) {
         let s = &mut self.senders[f.idx()];
@@ -313,7 +315,8 @@ impl Simulation {
             let hdr = &self.flows[f.idx()];
             let (src, dst, seq) = (hdr.src, hdr.dst, self.receivers[f.idx()].rcv_next);
             let ece = pkt.flags & FLAG_CE != 0;
-            let id = self.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece, !self.host.acks_in_data));
+            let id =
+                self.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece, !self.host.acks_in_data));
             if let Some(int) = int {
                 // HPCC: the ACK echoes the data frame's INT stack to the sender.
                 self.pool.get_mut(id).flags |= FLAG_INT;

@@ -18,20 +18,20 @@ mod switch;
 use std::collections::VecDeque;
 
 pub(crate) use flow::{FlowHeader, FlowStats, QpState, Receiver, Sender, NO_TCP};
+use std::ops::Range;
+pub use storage::IoKpi;
 pub(crate) use storage::NO_IO;
 pub(crate) use sw_limiter::NO_SW;
-pub use storage::IoKpi;
-use std::ops::Range;
 
 use crate::error::Result;
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PktId, PortId};
+use crate::models::Cc;
+use crate::net::capped_log::CappedLog;
 use crate::net::mmu::Mmu;
 use crate::net::packet::{PacketPool, PktFifo};
 use crate::net::queue::EgressQueues;
-use crate::models::Cc;
 use crate::net::routing::Routing;
-use crate::net::capped_log::CappedLog;
 use crate::net::stats::{GoodputRow, Histogram, PfcEvent, PrioCounters, Samples};
 use crate::plan::{FlowControl, HostPlan, LinkPlan, PfcPlan, Plan, StatsPlan};
 use crate::results::Results;
@@ -98,7 +98,9 @@ const _: () = assert!(std::mem::offset_of!(Port, wire_bytes) == 56);
 impl Port {
     /// The link's rate from this end.
     #[inline]
-    pub fn rate(&self) -> Rate { self.line.rate() }
+    pub fn rate(&self) -> Rate {
+        self.line.rate()
+    }
 }
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
@@ -271,7 +273,9 @@ impl Simulation {
 
     /// The length of the rounds this run serves node by node, or `None` if it serves
     /// every event in time order.
-    pub fn node_rounds(&self) -> Option<SimTime> { self.q.round_len() }
+    pub fn node_rounds(&self) -> Option<SimTime> {
+        self.q.round_len()
+    }
 
     /// Processes events up to and including time `t` (capped at the plan's end).
     /// Returns true while the run has more to do.
@@ -339,7 +343,9 @@ impl Simulation {
     }
 
     /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.
-    pub(crate) fn periodic_due(&self) -> SimTime { self.next_sample.min(self.pfc_watchdog.next).min(self.io_next).min(self.deadlocks.next) }
+    pub(crate) fn periodic_due(&self) -> SimTime {
+        self.next_sample.min(self.pfc_watchdog.next).min(self.io_next).min(self.deadlocks.next)
+    }
 
     /// The samples, watchdog polls, storage KPI rows and deadlock checks due at `t`, in
     /// that order, with the clock at `t`. True when a deadlock stops the run (at `t`).
@@ -413,23 +419,39 @@ impl Simulation {
     }
 
     /// Current simulated time.
-    pub fn now(&self) -> SimTime { self.clock }
+    pub fn now(&self) -> SimTime {
+        self.clock
+    }
     /// The plan's end time.
-    pub fn end(&self) -> SimTime { self.end }
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
     /// Events processed so far.
-    pub fn events(&self) -> u64 { self.local_events() + self.others().map(|s| s.local_events()).sum::<u64>() }
+    pub fn events(&self) -> u64 {
+        self.local_events() + self.others().map(|s| s.local_events()).sum::<u64>()
+    }
     /// Packets that finished crossing a link so far.
-    pub fn packet_hops(&self) -> u64 { self.hops + self.others().map(|s| s.hops).sum::<u64>() }
+    pub fn packet_hops(&self) -> u64 {
+        self.hops + self.others().map(|s| s.hops).sum::<u64>()
+    }
     /// Most packets alive at once so far (a parallel run: the sum of its partitions'
     /// peaks, an upper bound).
-    pub fn peak_packets(&self) -> usize { self.pool.peak() + self.others().map(|s| s.pool.peak()).sum::<usize>() }
+    pub fn peak_packets(&self) -> usize {
+        self.pool.peak() + self.others().map(|s| s.pool.peak()).sum::<usize>()
+    }
     /// Packets alive now (in queues, on links, being processed).
-    pub fn packets_in_flight(&self) -> usize { self.pool.live() + self.others().map(|s| s.pool.live()).sum::<usize>() }
+    pub fn packets_in_flight(&self) -> usize {
+        self.pool.live() + self.others().map(|s| s.pool.live()).sum::<usize>()
+    }
     /// The other partitions of a parallel run.
-    fn others(&self) -> impl Iterator<Item = &Simulation> { self.par.iter().flat_map(|p| p.others.iter()) }
+    fn others(&self) -> impl Iterator<Item = &Simulation> {
+        self.par.iter().flat_map(|p| p.others.iter())
+    }
     /// The time at which the run was stopped because its clock no longer advanced
     /// (more events at one picosecond than any valid run has), if it was.
-    pub fn stalled(&self) -> Option<SimTime> { self.watchdog.stalled.or(self.others().find_map(|s| s.watchdog.stalled)) }
+    pub fn stalled(&self) -> Option<SimTime> {
+        self.watchdog.stalled.or(self.others().find_map(|s| s.watchdog.stalled))
+    }
 
     /// Flushes the pcap capture, if any: the first write error, naming the field.
     /// Returns how many frames were written.
@@ -452,7 +474,9 @@ impl Simulation {
     }
 
     #[inline]
-    pub(crate) fn now_t(&self) -> SimTime { self.q.now() }
+    pub(crate) fn now_t(&self) -> SimTime {
+        self.q.now()
+    }
 
     #[inline]
     fn on_tx_done(&mut self, p: PortId) {
@@ -506,7 +530,9 @@ impl Simulation {
     }
 
     /// Events processed by this world (a partition's own, in a parallel run).
-    pub(crate) fn local_events(&self) -> u64 { self.q.processed() - self.quiet_ahead() }
+    pub(crate) fn local_events(&self) -> u64 {
+        self.q.processed() - self.quiet_ahead()
+    }
 
     /// Lets an idle transmitter pick its next frame.
     #[inline]
@@ -632,12 +658,18 @@ impl Simulation {
 
     /// Whether this world runs the node: always, but on a partition of a parallel run.
     #[inline]
-    pub(crate) fn owns(&self, n: NodeId) -> bool { self.owned.is_empty() || self.owned[n.idx()] }
+    pub(crate) fn owns(&self, n: NodeId) -> bool {
+        self.owned.is_empty() || self.owned[n.idx()]
+    }
 
     /// MMU accounting class of a priority: itself under PFC, one class under PAUSE.
     #[inline]
     pub(crate) fn class_of(&self, prio: u8) -> u8 {
-        if self.pfc.mode == FlowControl::Pause { 0 } else { prio }
+        if self.pfc.mode == FlowControl::Pause {
+            0
+        } else {
+            prio
+        }
     }
 
     /// Whether a priority is protected by PFC/PAUSE.
@@ -658,4 +690,3 @@ pub fn run(plan: &Plan) -> Result<Results> {
     sim.finish_pcap()?;
     Ok(sim.finish())
 }
-

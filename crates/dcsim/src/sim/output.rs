@@ -9,7 +9,11 @@ use crate::results::{Column, Results, Table};
 use crate::units::SimTime;
 
 fn gbps(bytes: u64, t: SimTime) -> f64 {
-    if t.0 == 0 { 0.0 } else { bytes as f64 * 8.0 / t.as_secs_f64() * 1e-9 }
+    if t.0 == 0 {
+        0.0
+    } else {
+        bytes as f64 * 8.0 / t.as_secs_f64() * 1e-9
+    }
 }
 
 /// Orders the logs by time, then by what each row is about, instead of the order in
@@ -23,7 +27,9 @@ fn canonical_logs(s: &mut Simulation) {
         ix.sort_by_key(|&i| key(i));
         ix
     }
-    fn permute<T: Copy>(v: &mut Vec<T>, ix: &[usize], max: usize) { *v = ix.iter().take(max).map(|&i| v[i]).collect(); }
+    fn permute<T: Copy>(v: &mut Vec<T>, ix: &[usize], max: usize) {
+        *v = ix.iter().take(max).map(|&i| v[i]).collect();
+    }
     let max = s.stats_cfg.max_rows.min(usize::MAX as u64) as usize;
     s.pfc_log.finish();
     s.rate_log.finish();
@@ -121,7 +127,11 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             fl.iter()
                 .map(|f| {
                     let stop = f.st.finish.unwrap_or(end).min(end);
-                    if stop > f.h.start { gbps(f.st.delivered, stop - f.h.start) } else { 0.0 }
+                    if stop > f.h.start {
+                        gbps(f.st.delivered, stop - f.h.start)
+                    } else {
+                        0.0
+                    }
                 })
                 .collect(),
         ),
@@ -133,7 +143,11 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
                 .map(|f| {
                     let from = steady.max(f.h.start);
                     let stop = f.st.finish.unwrap_or(end).min(end);
-                    if stop > from { gbps(f.st.steady_bytes, stop - from) } else { f64::NAN }
+                    if stop > from {
+                        gbps(f.st.steady_bytes, stop - from)
+                    } else {
+                        f64::NAN
+                    }
                 })
                 .collect(),
         ),
@@ -148,7 +162,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("latency_max_ps", Column::U64(fl.iter().map(|f| f.st.lat_max).collect()));
     t.push(
         "interarrival_mean_ps",
-        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 1 { f.st.ipi_sum() as f64 / (f.st.pkts_rx - 1) as f64 } else { f64::NAN }).collect()),
+        Column::F64(
+            fl.iter().map(|f| if f.st.pkts_rx > 1 { f.st.ipi_sum() as f64 / (f.st.pkts_rx - 1) as f64 } else { f64::NAN }).collect(),
+        ),
     );
     t.push("marked_received", Column::U64(fl.iter().map(|f| f.st.marked_rx).collect()));
     t.push(
@@ -166,7 +182,11 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         "message_latency_mean_ps",
         // Over the messages timed (a software-limited stream counts its completions
         // without timing them).
-        Column::F64(fl.iter().map(|f| if f.st.msg_lats.is_empty() { f64::NAN } else { f.st.msg_lat_sum as f64 / f.st.msg_lats.len() as f64 }).collect()),
+        Column::F64(
+            fl.iter()
+                .map(|f| if f.st.msg_lats.is_empty() { f64::NAN } else { f.st.msg_lat_sum as f64 / f.st.msg_lats.len() as f64 })
+                .collect(),
+        ),
     );
     // Per-flow message latency percentiles (nearest rank over the completed messages).
     let sorted: Vec<Vec<u64>> = fl
@@ -177,7 +197,13 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             v
         })
         .collect();
-    for (col, q) in [("message_latency_min_ps", 0.0), ("message_latency_p50_ps", 0.5), ("message_latency_p99_ps", 0.99), ("message_latency_p999_ps", 0.999), ("message_latency_max_ps", 1.0)] {
+    for (col, q) in [
+        ("message_latency_min_ps", 0.0),
+        ("message_latency_p50_ps", 0.5),
+        ("message_latency_p99_ps", 0.99),
+        ("message_latency_p999_ps", 0.999),
+        ("message_latency_max_ps", 1.0),
+    ] {
         t.push(col, Column::F64(sorted.iter().map(|v| nearest_rank(v, q).map_or(f64::NAN, |x| x as f64)).collect()));
     }
     t.push(
@@ -236,10 +262,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         t.push(
             "pause_granted_ps",
             Column::U64(
-                s.nodes
-                    .iter()
-                    .map(|n| if n.is_host { s.rpfc.tor.granted_ps[s.ports[host_port(n)].peer.idx()] } else { 0 })
-                    .collect(),
+                s.nodes.iter().map(|n| if n.is_host { s.rpfc.tor.granted_ps[s.ports[host_port(n)].peer.idx()] } else { 0 }).collect(),
             ),
         );
         t.push(
@@ -261,12 +284,35 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     let mut util = Vec::new();
     let mut paused_frac = Vec::new();
     let names = [
-        "port_id", "node_id", "port", "priority", "rate_bps", "tx_bytes", "tx_pkts",
-        "drops_buffer_full", "drops_headroom_exceeded", "drops_shared_threshold", "drops_egress_full",
-        "pfc_xoff_sent", "pfc_xon_sent", "pfc_xoff_received", "pfc_xon_received", "pfc_pause_expired",
-        "paused_ps", "max_egress_bytes", "max_ingress_bytes", "min_ingress_after_xoff",
-        "headroom_bytes", "xoff_bytes", "xon_bytes", "ctrl_tx_bytes", "wire_bytes", "ecn_marked",
-        "pfc_storms", "pfc_storms_restored", "pfc_storm_drops",
+        "port_id",
+        "node_id",
+        "port",
+        "priority",
+        "rate_bps",
+        "tx_bytes",
+        "tx_pkts",
+        "drops_buffer_full",
+        "drops_headroom_exceeded",
+        "drops_shared_threshold",
+        "drops_egress_full",
+        "pfc_xoff_sent",
+        "pfc_xon_sent",
+        "pfc_xoff_received",
+        "pfc_xon_received",
+        "pfc_pause_expired",
+        "paused_ps",
+        "max_egress_bytes",
+        "max_ingress_bytes",
+        "min_ingress_after_xoff",
+        "headroom_bytes",
+        "xoff_bytes",
+        "xon_bytes",
+        "ctrl_tx_bytes",
+        "wire_bytes",
+        "ecn_marked",
+        "pfc_storms",
+        "pfc_storms_restored",
+        "pfc_storm_drops",
     ];
     for n in names {
         cols.push((n, Vec::new()));
@@ -283,16 +329,38 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             let ci = &s.prio_stats[p * 8 + class];
             let is_sw = !s.nodes[port.node.idx()].is_host;
             let vals = [
-                p as u64, port.node.0 as u64, port.local as u64, prio as u64, port.rate().0, c.tx_bytes, c.tx_pkts,
-                c.drops[0], c.drops[1], c.drops[2], c.drops[3],
-                ci.pfc_xoff_tx, ci.pfc_xon_tx, c.pfc_xoff_rx, c.pfc_xon_rx, c.pfc_expired,
-                c.paused_ps, c.max_egress.max(s.egress.queue(pid, prio).bytes), s.mmu.peak(pid, class as u8),
-                match s.mmu.low_after_xoff(pid, class as u8) { u64::MAX => 0, low => low },
+                p as u64,
+                port.node.0 as u64,
+                port.local as u64,
+                prio as u64,
+                port.rate().0,
+                c.tx_bytes,
+                c.tx_pkts,
+                c.drops[0],
+                c.drops[1],
+                c.drops[2],
+                c.drops[3],
+                ci.pfc_xoff_tx,
+                ci.pfc_xon_tx,
+                c.pfc_xoff_rx,
+                c.pfc_xon_rx,
+                c.pfc_expired,
+                c.paused_ps,
+                c.max_egress.max(s.egress.queue(pid, prio).bytes),
+                s.mmu.peak(pid, class as u8),
+                match s.mmu.low_after_xoff(pid, class as u8) {
+                    u64::MAX => 0,
+                    low => low,
+                },
                 if is_sw { s.mmu.headroom(pid) } else { 0 },
                 if is_sw { s.mmu.xoff(pid) } else { 0 },
                 if is_sw { s.mmu.xon(pid) } else { 0 },
-                port.ctrl_bytes, port.wire_bytes, c.ecn_marked,
-                c.pfc_storms, c.pfc_storms_restored, c.pfc_storm_drops,
+                port.ctrl_bytes,
+                port.wire_bytes,
+                c.ecn_marked,
+                c.pfc_storms,
+                c.pfc_storms_restored,
+                c.pfc_storm_drops,
             ];
             for (i, v) in vals.iter().enumerate() {
                 cols[i].1.push(*v);
@@ -326,10 +394,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("port_id", Column::U64(log.iter().map(|e| e.port as u64).collect()));
     t.push("port", Column::U64(log.iter().map(|e| s.ports[e.port as usize].local as u64).collect()));
     t.push("priority", Column::I64(log.iter().map(|e| if e.prio == 255 { -1 } else { e.prio as i64 }).collect()));
-    t.push(
-        "event",
-        Column::Str(log.iter().map(|e| ["resume", "pause", "expire"][e.kind as usize].to_string()).collect()),
-    );
+    t.push("event", Column::Str(log.iter().map(|e| ["resume", "pause", "expire"][e.kind as usize].to_string()).collect()));
     tables.push(("pfc_events".to_string(), t));
 
     // deadlocks
@@ -411,7 +476,8 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     }
     let mut t = Table::default();
     let (mut node, mut port, mut peer, mut prio, mut role, mut who) = (vec![], vec![], vec![], vec![], vec![], vec![]);
-    let (mut cong, mut root, mut victim, mut nint, mut marked, mut crossed, mut pid) = (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut cong, mut root, mut victim, mut nint, mut marked, mut crossed, mut pid) =
+        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
     for (ci, cp) in m.cps.iter().enumerate() {
         if cp.intervals == 0 && cp.marked == 0 {
             continue;
@@ -429,10 +495,13 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         nint.push(cp.intervals);
         marked.push(cp.marked);
         crossed.push(cp.pkts_while_congested);
-        let mut names: Vec<String> = pairs[ci].iter().map(|&f| {
-            let fl = &s.flows[f as usize];
-            format!("{}->{}", name(fl.src), name(fl.dst))
-        }).collect();
+        let mut names: Vec<String> = pairs[ci]
+            .iter()
+            .map(|&f| {
+                let fl = &s.flows[f as usize];
+                format!("{}->{}", name(fl.src), name(fl.dst))
+            })
+            .collect();
         names.sort();
         names.dedup();
         who.push(names.join(" "));
@@ -460,7 +529,10 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("priority", Column::U64(iv.iter().map(|i| i.prio as u64).collect()));
     t.push("start_ps", Column::U64(iv.iter().map(|i| i.start.0).collect()));
     t.push("end_ps", Column::U64(iv.iter().map(|i| i.end.0).collect()));
-    t.push("role", Column::Str(iv.iter().map(|i| if victim_by_time(i.root_ps, i.victim_ps) { "victim" } else { "root" }.to_string()).collect()));
+    t.push(
+        "role",
+        Column::Str(iv.iter().map(|i| if victim_by_time(i.root_ps, i.victim_ps) { "victim" } else { "root" }.to_string()).collect()),
+    );
     tables.push(("congestion_intervals".to_string(), t));
 
     let mut t = Table::default();
@@ -517,8 +589,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     let lat = &s.latency;
     let q = |p: f64| lat.quantile(p);
     let finished = s.flow_stats.iter().filter(|f| f.finish.is_some()).count();
-    let rows: serde_json::Map<String, serde_json::Value> =
-        tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
+    let rows: serde_json::Map<String, serde_json::Value> = tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
     let mut summary = json!({
         "name": s.name,
         "seed": s.seed,

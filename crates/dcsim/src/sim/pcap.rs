@@ -56,7 +56,18 @@ pub(super) fn build(plan: &Plan, pc: &PcapPlan, first_port: &[u32]) -> Result<Ca
         .collect();
     let f = File::create(&pc.file).map_err(|e| Error::scenario("stats.pcap.file", format!("cannot create '{}': {e}", pc.file)))?;
     let w = PcapWriter::new(f).map_err(|e| Error::scenario("stats.pcap.file", format!("cannot write '{}': {e}", pc.file)))?;
-    Ok(Capture { w, file: pc.file.clone(), start: pc.start, end: pc.end, ports, flows, limit: pc.limit, wire, mtu: plan.host.mtu, error: None })
+    Ok(Capture {
+        w,
+        file: pc.file.clone(),
+        start: pc.start,
+        end: pc.end,
+        ports,
+        flows,
+        limit: pc.limit,
+        wire,
+        mtu: plan.host.mtu,
+        error: None,
+    })
 }
 
 impl Capture {
@@ -69,7 +80,9 @@ impl Capture {
         }
         self.error.clone()
     }
-    pub(crate) fn frames(&self) -> u64 { self.w.written }
+    pub(crate) fn frames(&self) -> u64 {
+        self.w.written
+    }
 }
 
 impl Simulation {

@@ -168,8 +168,12 @@ impl Storage {
 }
 
 impl Simulation {
-    fn io(&self) -> &Storage { self.storage.as_deref().expect("a storage flow implies storage state") }
-    fn io_mut(&mut self) -> &mut Storage { self.storage.as_deref_mut().expect("a storage flow implies storage state") }
+    fn io(&self) -> &Storage {
+        self.storage.as_deref().expect("a storage flow implies storage state")
+    }
+    fn io_mut(&mut self) -> &mut Storage {
+        self.storage.as_deref_mut().expect("a storage flow implies storage state")
+    }
 
     /// Issues the first I/O of every slot (at build time; the queue pairs start at
     /// their flows' start).
@@ -342,7 +346,9 @@ impl Simulation {
 
     /// The KPIs of the last complete interval, if any (a run with storage traffic and
     /// `stats.io_interval` on).
-    pub fn io_kpi(&self) -> Option<IoKpi> { self.storage.as_ref()?.rows.last().copied() }
+    pub fn io_kpi(&self) -> Option<IoKpi> {
+        self.storage.as_ref()?.rows.last().copied()
+    }
 
     /// The `io` table and the summary's `storage` section.
     pub(crate) fn storage_outputs(&self, end: SimTime) -> Option<(Table, serde_json::Value)> {

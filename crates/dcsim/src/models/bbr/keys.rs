@@ -62,7 +62,13 @@ impl Check for BbrParams {
             return Err(Error::scenario(at(path, "cwnd_gain"), format!("must be >= 1 (got {})", self.cwnd_gain)));
         }
         if self.init_cwnd == 0 || self.min_cwnd == 0 || self.bw_rounds == 0 {
-            let key = if self.init_cwnd == 0 { "init_cwnd" } else if self.min_cwnd == 0 { "min_cwnd" } else { "bw_rounds" };
+            let key = if self.init_cwnd == 0 {
+                "init_cwnd"
+            } else if self.min_cwnd == 0 {
+                "min_cwnd"
+            } else {
+                "bw_rounds"
+            };
             return Err(Error::scenario(at(path, key), "must be >= 1"));
         }
         if self.min_rtt_window == SimTime::ZERO {

@@ -63,7 +63,15 @@ pub struct BbrParams {
 
 impl Default for BbrParams {
     fn default() -> Self {
-        BbrParams { init_cwnd: 10, cwnd_gain: 2.0, bw_rounds: 10, min_rtt_window: SimTime::ms(10_000), probe_rtt_duration: SimTime::ms(200), min_cwnd: 4, quantization: 3 }
+        BbrParams {
+            init_cwnd: 10,
+            cwnd_gain: 2.0,
+            bw_rounds: 10,
+            min_rtt_window: SimTime::ms(10_000),
+            probe_rtt_duration: SimTime::ms(200),
+            min_cwnd: 4,
+            quantization: 3,
+        }
     }
 }
 
@@ -118,10 +126,14 @@ pub struct Bbr {
 
 impl Bbr {
     /// BtlBw in payload bytes per second.
-    pub fn btl_bw(&self) -> f64 { self.bw.get(self.round) }
+    pub fn btl_bw(&self) -> f64 {
+        self.bw.get(self.round)
+    }
 
     /// gain x BtlBw x RTprop in bytes (`None` before the first RTT sample).
-    fn bdp(&self, gain: f64) -> Option<f64> { self.min_rtt.map(|m| gain * self.btl_bw() * m.as_secs_f64()) }
+    fn bdp(&self, gain: f64) -> Option<f64> {
+        self.min_rtt.map(|m| gain * self.btl_bw() * m.as_secs_f64())
+    }
 
     fn target_cwnd(&self, gain: f64) -> f64 {
         match self.bdp(gain) {
@@ -130,10 +142,13 @@ impl Bbr {
         }
     }
 
-    fn min_cwnd(&self) -> f64 { self.p.min_cwnd as f64 * self.mss }
+    fn min_cwnd(&self) -> f64 {
+        self.p.min_cwnd as f64 * self.mss
+    }
 
     fn save_cwnd(&mut self) {
-        self.prior_cwnd = if self.recovery_end.is_none() && self.mode != Mode::ProbeRtt { self.cwnd } else { self.prior_cwnd.max(self.cwnd) };
+        self.prior_cwnd =
+            if self.recovery_end.is_none() && self.mode != Mode::ProbeRtt { self.cwnd } else { self.prior_cwnd.max(self.cwnd) };
     }
 
     fn set_pacing(&mut self, gain: f64) {
@@ -312,13 +327,23 @@ impl CongestionControl for Bbr {
             conservation: false,
         }
     }
-    fn wants_acks(&self) -> bool { true }
-    fn window(&self) -> Option<u64> { Some(self.cwnd as u64) }
-    fn rate(&self) -> Rate { self.pacing }
+    fn wants_acks(&self) -> bool {
+        true
+    }
+    fn window(&self) -> Option<u64> {
+        Some(self.cwnd as u64)
+    }
+    fn rate(&self) -> Rate {
+        self.pacing
+    }
 
-    fn on_send(&mut self, ctx: &mut CcCtx, _wire_bytes: u32) { self.rs.on_send(ctx.now); }
+    fn on_send(&mut self, ctx: &mut CcCtx, _wire_bytes: u32) {
+        self.rs.on_send(ctx.now);
+    }
 
-    fn on_app_limited(&mut self) { self.rs.on_app_limited(); }
+    fn on_app_limited(&mut self) {
+        self.rs.on_app_limited();
+    }
 
     fn on_loss(&mut self, _: &mut CcCtx, loss: &Loss) {
         match loss.kind {
@@ -382,7 +407,13 @@ impl CongestionControl for Bbr {
         self.update_min_rtt(now, rtt, inflight, ctx.uniform);
         // The control: pacing rate and window.
         self.set_pacing(self.pacing_gain);
-        let acked = if ack.newly_acked > 0 { ack.newly_acked as f64 } else if !ack.nak { self.mss } else { 0.0 };
+        let acked = if ack.newly_acked > 0 {
+            ack.newly_acked as f64
+        } else if !ack.nak {
+            self.mss
+        } else {
+            0.0
+        };
         self.set_cwnd(acked, inflight);
     }
 }

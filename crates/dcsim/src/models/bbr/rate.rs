@@ -55,7 +55,15 @@ pub struct RateSampler {
 
 impl RateSampler {
     pub fn new(mss: u64) -> Self {
-        RateSampler { delivered: 0, delivered_time: SimTime::ZERO, first_sent: SimTime::ZERO, snaps: VecDeque::with_capacity(64), sack_credit: 0, mss, app_limited_until: 0 }
+        RateSampler {
+            delivered: 0,
+            delivered_time: SimTime::ZERO,
+            first_sent: SimTime::ZERO,
+            snaps: VecDeque::with_capacity(64),
+            sack_credit: 0,
+            mss,
+            app_limited_until: 0,
+        }
     }
 
     /// A segment leaves at `now`. With nothing in flight the intervals restart here.
@@ -65,13 +73,21 @@ impl RateSampler {
             self.delivered_time = now;
         }
         let app_limited = self.app_limited_until != 0;
-        self.snaps.push_back(Snapshot { sent: now, delivered: self.delivered, delivered_time: self.delivered_time, first_sent: self.first_sent, app_limited });
+        self.snaps.push_back(Snapshot {
+            sent: now,
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent: self.first_sent,
+            app_limited,
+        });
     }
 
     /// The application has nothing more to send: the samples of what is sent until the
     /// data now in flight (a segment per snapshot not yet acknowledged) is delivered are
     /// app-limited (draft 3.3).
-    pub fn on_app_limited(&mut self) { self.app_limited_until = (self.delivered + self.snaps.len() as u64 * self.mss).max(1); }
+    pub fn on_app_limited(&mut self) {
+        self.app_limited_until = (self.delivered + self.snaps.len() as u64 * self.mss).max(1);
+    }
 
     /// An ACK at `now` acknowledging `newly_acked` bytes cumulatively (0: a duplicate
     /// ACK) for the segment sent at `sent`; `min_rtt` bounds the trusted interval.
@@ -106,7 +122,9 @@ impl RateSampler {
     }
 
     /// A retransmission timeout: the receiver's SACKed data is forgotten by the sender.
-    pub fn on_timeout(&mut self) { self.sack_credit = 0; }
+    pub fn on_timeout(&mut self) {
+        self.sack_credit = 0;
+    }
 }
 
 /// The largest value seen in the last `n` rounds (the current one included).
@@ -117,7 +135,9 @@ pub struct MaxFilter {
 }
 
 impl MaxFilter {
-    pub fn new(n: u32) -> Self { MaxFilter { slots: vec![(u64::MAX, 0.0); n.max(1) as usize] } }
+    pub fn new(n: u32) -> Self {
+        MaxFilter { slots: vec![(u64::MAX, 0.0); n.max(1) as usize] }
+    }
 
     pub fn update(&mut self, round: u64, v: f64) {
         let n = self.slots.len() as u64;
@@ -134,7 +154,9 @@ impl MaxFilter {
         self.slots.iter().filter(|s| s.0 != u64::MAX && s.0 <= round && s.0 + n > round).map(|s| s.1).fold(0.0, f64::max)
     }
 
-    pub fn reset(&mut self) { self.slots.iter_mut().for_each(|s| *s = (u64::MAX, 0.0)); }
+    pub fn reset(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = (u64::MAX, 0.0));
+    }
 }
 
 #[cfg(test)]

@@ -8,9 +8,13 @@ use crate::units::{Rate, SimTime};
 
 const MSS: u64 = 1000;
 
-fn nic() -> NicSpec { NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1250, mss: MSS as u32, base_rtt: SimTime::us(100) } }
+fn nic() -> NicSpec {
+    NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1250, mss: MSS as u32, base_rtt: SimTime::us(100) }
+}
 
-fn close(a: f64, b: f64) -> bool { (a - b).abs() <= 1e-9 * b.abs().max(1.0) }
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
 
 /// A sender that sends a segment every `gap` and gets each ACK `rtt` later (ACKs due at
 /// a time are handled before that time's send), whatever the window says: a path whose
@@ -32,7 +36,16 @@ impl Script {
         let i = self.acked as usize;
         self.x.now = now;
         self.acked += 1;
-        let a = Ack { newly_acked: MSS, acked_to: self.acked, snd_nxt, rtt: now - self.sent[i], ece: false, nak: false, int: &[], recovery: false };
+        let a = Ack {
+            newly_acked: MSS,
+            acked_to: self.acked,
+            snd_nxt,
+            rtt: now - self.sent[i],
+            ece: false,
+            nak: false,
+            int: &[],
+            recovery: false,
+        };
         self.b.on_ack(&mut self.x, &a);
     }
     /// Steps from `from` to `to` (exclusive) every `gap`.
@@ -51,7 +64,9 @@ impl Script {
     }
 }
 
-fn pacing_for(gain: f64, bw: f64) -> Rate { Rate((gain * bw * 10.0 * 0.99) as u64) }
+fn pacing_for(gain: f64, bw: f64) -> Rate {
+    Rate((gain * bw * 10.0 * 0.99) as u64)
+}
 
 #[test]
 fn startup_round_one_by_hand() {
@@ -189,7 +204,16 @@ fn fast_recovery_conserves_packets_then_restores_the_window() {
     s.b.on_loss(&mut s.x, &Loss { kind: LossKind::Timeout, flight: 5000, snd_nxt: n + 5 });
     assert_eq!((s.b.cwnd, s.b.prior_cwnd), (1000.0, 23_000.0));
     s.x.now = SimTime::us(1000);
-    let a = Ack { newly_acked: 1000, acked_to: n + 1, snd_nxt: n + 5, rtt: SimTime::us(100), ece: false, nak: false, int: &[], recovery: false };
+    let a = Ack {
+        newly_acked: 1000,
+        acked_to: n + 1,
+        snd_nxt: n + 5,
+        rtt: SimTime::us(100),
+        ece: false,
+        nak: false,
+        int: &[],
+        recovery: false,
+    };
     s.b.on_ack(&mut s.x, &a);
     assert_eq!(s.b.cwnd, 4000.0, "1000 + 1000, raised to the 4-segment minimum");
 }

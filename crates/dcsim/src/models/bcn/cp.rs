@@ -59,13 +59,19 @@ impl Default for BcnCpParams {
 impl BcnCpParams {
     /// `bytes` in feedback units, rounded up.
     #[inline]
-    pub fn units(&self, bytes: u64) -> i64 { bytes.div_ceil(self.unit.max(1)) as i64 }
+    pub fn units(&self, bytes: u64) -> i64 {
+        bytes.div_ceil(self.unit.max(1)) as i64
+    }
 
     /// The largest feedback magnitude, Qeq (1 + 2W), in units.
-    pub fn fb_max(&self) -> i32 { (self.units(self.q_eq) as f64 * (1.0 + 2.0 * self.w)).round() as i32 }
+    pub fn fb_max(&self) -> i32 {
+        (self.units(self.q_eq) as f64 * (1.0 + 2.0 * self.w)).round() as i32
+    }
 
     /// The BCNMAX threshold Q_bcnmax = 2 Qeq (bytes).
-    pub fn q_bcnmax(&self) -> u64 { 2 * self.q_eq }
+    pub fn q_bcnmax(&self) -> u64 {
+        2 * self.q_eq
+    }
 }
 
 /// What a BCN congestion point tells a source.
@@ -126,7 +132,9 @@ impl BcnCp {
 mod tests {
     use super::*;
 
-    fn rng() -> Rng { Rng::stream(1, "bcn") }
+    fn rng() -> Rng {
+        Rng::stream(1, "bcn")
+    }
 
     /// Feeds `n` frames of 1500 B with the queue at `qlen`; returns the messages.
     fn feed(cp: &mut BcnCp, p: &BcnCpParams, n: usize, qlen: u64, controls: bool) -> Vec<(usize, BcnSignal)> {

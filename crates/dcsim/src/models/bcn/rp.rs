@@ -39,14 +39,7 @@ impl Default for BcnParams {
     /// Seed 002: Gi = 0.533, Gd = 0.0002667, Ru = 1 Mb/s; R_min = 10 Mb/s and drift
     /// 1 % per 1 ms as bcn-fecn.md 6.4 sets them.
     fn default() -> Self {
-        BcnParams {
-            gi: 0.533,
-            gd: 0.000_266_7,
-            ru: Rate::mbps(1),
-            r_min: Rate::mbps(10),
-            drift: 0.01,
-            drift_interval: SimTime::ms(1),
-        }
+        BcnParams { gi: 0.533, gd: 0.000_266_7, ru: Rate::mbps(1), r_min: Rate::mbps(10), drift: 0.01, drift_interval: SimTime::ms(1) }
     }
 }
 
@@ -71,10 +64,14 @@ impl Bcn {
     }
 
     /// Current rate R as f64 (bit/s), unrounded.
-    pub fn current_rate(&self) -> f64 { self.r }
+    pub fn current_rate(&self) -> f64 {
+        self.r
+    }
 
     #[inline]
-    fn c(&self) -> f64 { self.line_rate.0 as f64 }
+    fn c(&self) -> f64 {
+        self.line_rate.0 as f64
+    }
 
     #[inline]
     fn set(&mut self, r: f64) {
@@ -92,7 +89,9 @@ impl Bcn {
 
 impl CongestionControl for Bcn {
     type Params = BcnParams;
-    fn from_params(p: &BcnParams, nic: &crate::models::NicSpec) -> Self { Bcn::new(p.clone(), nic.line_rate) }
+    fn from_params(p: &BcnParams, nic: &crate::models::NicSpec) -> Self {
+        Bcn::new(p.clone(), nic.line_rate)
+    }
 
     fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) {
         match fb {
@@ -120,7 +119,9 @@ impl CongestionControl for Bcn {
         }
     }
 
-    fn regulator_cp(&self) -> Option<u32> { self.cp }
+    fn regulator_cp(&self) -> Option<u32> {
+        self.cp
+    }
 
     fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind) {
         if kind != TIMER_DRIFT {
@@ -136,7 +137,9 @@ impl CongestionControl for Bcn {
         }
     }
 
-    fn rate(&self) -> Rate { self.rate }
+    fn rate(&self) -> Rate {
+        self.rate
+    }
 }
 
 #[cfg(test)]
@@ -145,13 +148,21 @@ mod tests {
 
     const MS: u64 = 1_000_000_000; // ps
 
-    fn ctx(t_ps: u64) -> CcCtx { CcCtx::new(SimTime(t_ps), Rate::gbps(10)) }
+    fn ctx(t_ps: u64) -> CcCtx {
+        CcCtx::new(SimTime(t_ps), Rate::gbps(10))
+    }
 
-    fn close(a: f64, b: f64) -> bool { ((a - b) / b).abs() <= 1e-12 }
+    fn close(a: f64, b: f64) -> bool {
+        ((a - b) / b).abs() <= 1e-12
+    }
 
-    fn req(c: &CcCtx) -> Vec<(u8, u64)> { c.requested().iter().map(|&(k, t)| (k, t.0)).collect() }
+    fn req(c: &CcCtx) -> Vec<(u8, u64)> {
+        c.requested().iter().map(|&(k, t)| (k, t.0)).collect()
+    }
 
-    fn bcn() -> Bcn { Bcn::new(BcnParams::default(), Rate::gbps(10)) }
+    fn bcn() -> Bcn {
+        Bcn::new(BcnParams::default(), Rate::gbps(10))
+    }
 
     #[test]
     fn starts_at_line_rate_without_timers() {
@@ -184,7 +195,7 @@ mod tests {
         let mut b = bcn();
         let mut x = ctx(0);
         b.on_feedback(&mut x, Feedback::Bcn { cp: 3, fb: -1875 }); // 4.999375e9
-        // Fb = +1875: + 0.533 * 1875 * 1e6 = + 999.375e6 -> 5.99875e9.
+                                                                   // Fb = +1875: + 0.533 * 1875 * 1e6 = + 999.375e6 -> 5.99875e9.
         b.on_feedback(&mut x, Feedback::Bcn { cp: 3, fb: 1875 });
         assert!(close(b.current_rate(), 5.998_75e9), "{}", b.current_rate());
         // Mild: Fb = +187 -> + 0.533 * 187 * 1e6 = 99.671e6 -> 6.098421e9.
@@ -234,7 +245,7 @@ mod tests {
         let mut b = Bcn::new(BcnParams { drift: 0.5, ..BcnParams::default() }, Rate::gbps(10));
         let mut x = ctx(0);
         b.on_feedback(&mut x, Feedback::Bcn { cp: 2, fb: -1875 }); // 4.999375e9
-        // No BCN for 1 ms: x 1.5 = 7.4990625e9, re-armed.
+                                                                   // No BCN for 1 ms: x 1.5 = 7.4990625e9, re-armed.
         let mut x = ctx(MS);
         b.on_timer(&mut x, TIMER_DRIFT);
         assert!(close(b.current_rate(), 7.499_062_5e9));

@@ -29,7 +29,9 @@ pub struct CubicParams {
 }
 
 impl Default for CubicParams {
-    fn default() -> Self { CubicParams { c: 0.4, beta: 0.7, fast_convergence: true, init_cwnd: 10 } }
+    fn default() -> Self {
+        CubicParams { c: 0.4, beta: 0.7, fast_convergence: true, init_cwnd: 10 }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -54,7 +56,9 @@ pub struct Cubic {
 
 impl Cubic {
     /// W_cubic(t) in segments, t in seconds since the epoch started.
-    pub(crate) fn w_cubic(&self, t: f64) -> f64 { self.p.c * (t - self.k).powi(3) + self.w_max }
+    pub(crate) fn w_cubic(&self, t: f64) -> f64 {
+        self.p.c * (t - self.k).powi(3) + self.w_max
+    }
 
     fn congestion_event(&mut self, snd_nxt: u32) {
         let w = self.cwnd / self.mss;
@@ -115,9 +119,15 @@ impl CongestionControl for Cubic {
             cwr_end: None,
         }
     }
-    fn wants_acks(&self) -> bool { true }
-    fn window(&self) -> Option<u64> { Some(self.cwnd as u64) }
-    fn rate(&self) -> Rate { self.line_rate }
+    fn wants_acks(&self) -> bool {
+        true
+    }
+    fn window(&self) -> Option<u64> {
+        Some(self.cwnd as u64)
+    }
+    fn rate(&self) -> Rate {
+        self.line_rate
+    }
 
     fn on_loss(&mut self, _: &mut CcCtx, loss: &Loss) {
         self.congestion_event(loss.snd_nxt);
@@ -162,12 +172,26 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn cubic() -> Cubic {
-        Cubic::from_params(&CubicParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS, base_rtt: SimTime::us(100) })
+        Cubic::from_params(
+            &CubicParams::default(),
+            &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS, base_rtt: SimTime::us(100) },
+        )
     }
     fn ack(to: u32, nxt: u32, rtt_ms: u64) -> Ack<'static> {
-        Ack { newly_acked: MSS as u64, acked_to: to, snd_nxt: nxt, rtt: SimTime::ms(rtt_ms), ece: false, nak: false, int: &[], recovery: false }
+        Ack {
+            newly_acked: MSS as u64,
+            acked_to: to,
+            snd_nxt: nxt,
+            rtt: SimTime::ms(rtt_ms),
+            ece: false,
+            nak: false,
+            int: &[],
+            recovery: false,
+        }
     }
-    fn close(a: f64, b: f64) -> bool { (a - b).abs() < 1e-9 * b.abs().max(1.0) }
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9 * b.abs().max(1.0)
+    }
 
     #[test]
     fn loss_sets_w_max_k_and_the_cubic_curve_step_by_step() {

@@ -60,9 +60,11 @@ impl Keys for DcqcnKeys {
         if let Some(v) = self.f {
             p.f = count_at_least(v, 0, &k("f"))?;
         }
-        for (v, dst, key) in
-            [(&self.rate_ai, &mut p.rate_ai, "rate_ai"), (&self.rate_hai, &mut p.rate_hai, "rate_hai"), (&self.rate_min, &mut p.rate_min, "rate_min")]
-        {
+        for (v, dst, key) in [
+            (&self.rate_ai, &mut p.rate_ai, "rate_ai"),
+            (&self.rate_hai, &mut p.rate_hai, "rate_hai"),
+            (&self.rate_min, &mut p.rate_min, "rate_min"),
+        ] {
             if let Some(v) = v {
                 *dst = v.rate(&k(key))?;
             }
@@ -109,10 +111,7 @@ impl Check for DcqcnParams {
         }
         if let Some(lr) = ctx.line_rate {
             if self.rate_min > lr {
-                return Err(Error::scenario(
-                    k("rate_min"),
-                    format!("must be <= the smallest host link rate ({} > {lr})", self.rate_min),
-                ));
+                return Err(Error::scenario(k("rate_min"), format!("must be <= the smallest host link rate ({} > {lr})", self.rate_min)));
             }
         }
         let f = self.rate_on_first_cnp;

@@ -153,13 +153,21 @@ impl Dcqcn {
             window: None,
         }
     }
-    pub fn alpha(&self) -> f64 { self.alpha }
-    pub fn target_rate(&self) -> f64 { self.rt }
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+    pub fn target_rate(&self) -> f64 {
+        self.rt
+    }
     /// Current rate RC as f64 (bit/s), unrounded.
-    pub fn current_rate(&self) -> f64 { self.rc }
+    pub fn current_rate(&self) -> f64 {
+        self.rc
+    }
 
     #[inline]
-    fn c(&self) -> f64 { self.line_rate.0 as f64 }
+    fn c(&self) -> f64 {
+        self.line_rate.0 as f64
+    }
 
     /// RC <- max(R_min, RC (1 - alpha/2)), never above the line rate.
     #[inline]
@@ -221,11 +229,7 @@ impl Dcqcn {
     }
 
     fn mlx_alpha_update(&mut self, ctx: &mut CcCtx) {
-        self.alpha = if self.alpha_cnp {
-            (1.0 - self.p.g) * self.alpha + self.p.g
-        } else {
-            (1.0 - self.p.g) * self.alpha
-        };
+        self.alpha = if self.alpha_cnp { (1.0 - self.p.g) * self.alpha + self.p.g } else { (1.0 - self.p.g) * self.alpha };
         self.alpha_cnp = false;
         ctx.restart_timer(TIMER_ALPHA, self.p.alpha_period);
     }
@@ -288,9 +292,10 @@ impl CongestionControl for Dcqcn {
         }
     }
 
-
     /// Only the paper variant's byte counter counts sends.
-    fn wants_send(&self) -> bool { self.p.variant == DcqcnVariant::Paper && self.p.byte_counter != 0 }
+    fn wants_send(&self) -> bool {
+        self.p.variant == DcqcnVariant::Paper && self.p.byte_counter != 0
+    }
 
     /// The alpha update only feeds the next cut, which a hook makes; the Mellanox
     /// decrease check does nothing without a CNP since the last one; an increase at
@@ -335,7 +340,9 @@ impl CongestionControl for Dcqcn {
 
     /// RC rounded down to whole bit/s (at least 1 bit/s, so that pacing never divides by 0).
     #[inline]
-    fn rate(&self) -> Rate { Rate((self.rc as u64).max(1)) }
+    fn rate(&self) -> Rate {
+        Rate((self.rc as u64).max(1))
+    }
 }
 
 #[cfg(test)]
@@ -344,9 +351,13 @@ mod tests {
 
     const US: u64 = 1_000_000; // ps
 
-    fn ctx(t_ps: u64, c: Rate) -> CcCtx { CcCtx::new(SimTime(t_ps), c) }
+    fn ctx(t_ps: u64, c: Rate) -> CcCtx {
+        CcCtx::new(SimTime(t_ps), c)
+    }
 
-    fn close(a: f64, b: f64) -> bool { ((a - b) / b).abs() <= 1e-9 }
+    fn close(a: f64, b: f64) -> bool {
+        ((a - b) / b).abs() <= 1e-9
+    }
 
     /// Requested timers, sorted by kind, as (kind, absolute ps).
     fn req(c: &CcCtx) -> Vec<(u8, u64)> {
@@ -440,11 +451,7 @@ mod tests {
         // BC=3: RT 20.20e9, RC (20.20e9 + 20.10296875e9)/2    = 20.151484375e9
         // BC=4: RT 20.24e9, RC (20.24e9 + 20.151484375e9)/2   = 20.1957421875e9
         // BC=5: RT 20.28e9, RC (20.28e9 + 20.1957421875e9)/2  = 20.23787109375e9
-        let add = [
-            (20_151_484_375.0, 20_200_000_000.0),
-            (20_195_742_187.5, 20_240_000_000.0),
-            (20_237_871_093.75, 20_280_000_000.0),
-        ];
+        let add = [(20_151_484_375.0, 20_200_000_000.0), (20_195_742_187.5, 20_240_000_000.0), (20_237_871_093.75, 20_280_000_000.0)];
         for &(rc, rt) in &add {
             d.on_send(&mut x, 10_000_000);
             check(&d, rc, rt);
@@ -590,12 +597,8 @@ mod tests {
         // 40 Gb/s, alpha frozen at 1 (alpha update far away) so that every cut halves;
         // F = 1, R_AI = 40 Mb/s, R_HAI = 400 Mb/s, R_min = 1 Gb/s, no clamp.
         let c = Rate::gbps(40);
-        let p = DcqcnParams {
-            alpha_period: SimTime::ms(1000),
-            rate_ai: Rate::mbps(40),
-            rate_hai: Rate::mbps(400),
-            ..DcqcnParams::mellanox(c)
-        };
+        let p =
+            DcqcnParams { alpha_period: SimTime::ms(1000), rate_ai: Rate::mbps(40), rate_hai: Rate::mbps(400), ..DcqcnParams::mellanox(c) };
         let mut d = Dcqcn::new(p, c);
         // CNPs at 0, 1, 2 us: one decrease at 4 us + 1 ns: RC = 20e9, RT = 40e9 (stage 0).
         d.on_cnp(&mut ctx(0, c));
@@ -723,7 +726,19 @@ mod tests {
         let mut x = ctx(90 * US, c);
         d.on_send(&mut x, 1500);
         d.on_timer(&mut x, 2);
-        d.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false, int: &[], recovery: false });
+        d.on_ack(
+            &mut x,
+            &crate::models::Ack {
+                newly_acked: 1000,
+                acked_to: 1,
+                snd_nxt: 2,
+                rtt: SimTime::us(10),
+                ece: true,
+                nak: false,
+                int: &[],
+                recovery: false,
+            },
+        );
         assert!(x.requested().is_empty());
         // Finish cancels every timer.
         let mut x = ctx(100 * US, c);
@@ -757,7 +772,9 @@ mod tests {
         let mut d = Dcqcn::from_params(&p, &nic);
         assert_eq!(d.window(), Some(52_503), "line rate: the whole BDP");
         let mut t = 0;
-        for (rc, w) in [(50e9, 26_251), (25e9, 13_125), (12.5e9, 6_562), (6.25e9, 3_281), (3.125e9, 1_640), (1.5625e9, 820), (1e9, 525), (1e9, 525)] {
+        for (rc, w) in
+            [(50e9, 26_251), (25e9, 13_125), (12.5e9, 6_562), (6.25e9, 3_281), (3.125e9, 1_640), (1.5625e9, 820), (1e9, 525), (1e9, 525)]
+        {
             d.on_cnp(&mut ctx(t, c));
             t += 4 * US + 1_000;
             d.on_timer(&mut ctx(t, c), TIMER_DECREASE);

@@ -29,7 +29,9 @@ pub struct DctcpParams {
 }
 
 impl Default for DctcpParams {
-    fn default() -> Self { DctcpParams { g: 1.0 / 16.0, alpha_init: 1.0, init_cwnd: 10 } }
+    fn default() -> Self {
+        DctcpParams { g: 1.0 / 16.0, alpha_init: 1.0, init_cwnd: 10 }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -52,7 +54,9 @@ pub struct Dctcp {
 
 impl Dctcp {
     /// The smallest window: two segments (RFC 5681).
-    fn min_cwnd(&self) -> f64 { 2.0 * self.mss }
+    fn min_cwnd(&self) -> f64 {
+        2.0 * self.mss
+    }
 
     fn cut(&mut self, factor: f64, snd_nxt: u32) {
         self.ssthresh = (self.cwnd * factor).max(self.min_cwnd());
@@ -78,9 +82,15 @@ impl CongestionControl for Dctcp {
             cwr_end: None,
         }
     }
-    fn wants_acks(&self) -> bool { true }
-    fn window(&self) -> Option<u64> { Some(self.cwnd as u64) }
-    fn rate(&self) -> Rate { self.line_rate }
+    fn wants_acks(&self) -> bool {
+        true
+    }
+    fn window(&self) -> Option<u64> {
+        Some(self.cwnd as u64)
+    }
+    fn rate(&self) -> Rate {
+        self.line_rate
+    }
 
     /// A loss on a TCP flow: the standard TCP response (RFC 8257 3.5): halve at a fast
     /// retransmit, one segment after a timeout.
@@ -144,7 +154,10 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn dctcp() -> Dctcp {
-        Dctcp::from_params(&DctcpParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS, base_rtt: SimTime::us(10) })
+        Dctcp::from_params(
+            &DctcpParams::default(),
+            &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS, base_rtt: SimTime::us(10) },
+        )
     }
     fn ack(to: u32, nxt: u32, ece: bool) -> Ack<'static> {
         Ack { newly_acked: MSS as u64, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(100), ece, nak: false, int: &[], recovery: false }
@@ -181,8 +194,8 @@ mod tests {
         }
         let cw = d.cwnd;
         d.on_ack(&mut x, &ack(11, 21, true)); // passes window_end = 10: alpha updates
-        // RFC 8257 counts the ACK that closes the window in it: 6 of the 11 MSS acked
-        // since the window opened (ACKs 2, 4, 6, 8, 10 and 11) were marked.
+                                              // RFC 8257 counts the ACK that closes the window in it: 6 of the 11 MSS acked
+                                              // since the window opened (ACKs 2, 4, 6, 8, 10 and 11) were marked.
         let f = 6.0 / 11.0;
         assert!((d.alpha - f / 16.0).abs() < 1e-12, "alpha {}", d.alpha);
         assert_eq!(d.cwnd, cw, "still in CWR for the window that was cut");

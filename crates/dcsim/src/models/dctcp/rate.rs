@@ -43,7 +43,14 @@ pub struct DctcpRateParams {
 
 impl Default for DctcpRateParams {
     fn default() -> Self {
-        DctcpRateParams { g: 1.0 / 16.0, alpha_init: 1.0, rate_ai: Rate::mbps(615), rate_min: Rate::mbps(100), window: None, var_window: true }
+        DctcpRateParams {
+            g: 1.0 / 16.0,
+            alpha_init: 1.0,
+            rate_ai: Rate::mbps(615),
+            rate_min: Rate::mbps(100),
+            window: None,
+            var_window: true,
+        }
     }
 }
 
@@ -67,10 +74,24 @@ impl CongestionControl for DctcpRate {
     type Params = DctcpRateParams;
     fn from_params(p: &DctcpRateParams, nic: &NicSpec) -> Self {
         let line = nic.line_rate.0 as f64;
-        DctcpRate { p: p.clone(), line, rate: line, alpha: p.alpha_init, ecn: 0, batch: 0, last_update: None, high_seq: None, win: p.window.map(|w| w.bytes(nic)) }
+        DctcpRate {
+            p: p.clone(),
+            line,
+            rate: line,
+            alpha: p.alpha_init,
+            ecn: 0,
+            batch: 0,
+            last_update: None,
+            high_seq: None,
+            win: p.window.map(|w| w.bytes(nic)),
+        }
     }
-    fn wants_acks(&self) -> bool { true }
-    fn rate(&self) -> Rate { Rate((self.rate as u64).max(1)) }
+    fn wants_acks(&self) -> bool {
+        true
+    }
+    fn rate(&self) -> Rate {
+        Rate((self.rate as u64).max(1))
+    }
     fn window(&self) -> Option<u64> {
         window_cap::at_rate(self.win, self.p.var_window, self.rate, self.line)
     }
@@ -178,7 +199,9 @@ mod tests {
     use super::*;
     use crate::units::SimTime;
 
-    fn nic() -> NicSpec { NicSpec { line_rate: Rate::gbps(100), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(8) } }
+    fn nic() -> NicSpec {
+        NicSpec { line_rate: Rate::gbps(100), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(8) }
+    }
     fn ack(to: u32, nxt: u32, ece: bool) -> Ack<'static> {
         Ack { newly_acked: 1000, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(10), ece, nak: false, int: &[], recovery: false }
     }

@@ -91,7 +91,9 @@ impl RedAvg {
     }
 
     /// The queue emptied at `now`.
-    pub fn on_empty(&mut self, now: SimTime) { self.idle_since = Some(now); }
+    pub fn on_empty(&mut self, now: SimTime) {
+        self.idle_since = Some(now);
+    }
 }
 
 #[cfg(test)]

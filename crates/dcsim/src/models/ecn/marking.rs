@@ -5,15 +5,15 @@
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
-use crate::sim::Simulation;
 use crate::ids::{PktId, PortId};
-use crate::models::rcm::detection::{CongestionPoint, Demand, Interval, RECENT};
 use crate::models::ecn::marker::{mark_instant, thresholds_for, RedAvg, Thresholds};
+use crate::models::rcm::detection::{CongestionPoint, Demand, Interval, RECENT};
 use crate::net::capped_log::CappedLog;
 use crate::net::packet::{PktKind, FLAG_CE};
 use crate::net::queue::{FxHasher, Queued};
 use crate::plan::{Detection, EcnMode, MarkPoint, Plan};
 use crate::rng::{keyed, stream_key, unit};
+use crate::sim::Simulation;
 use crate::units::{Rate, SimTime};
 
 /// What a switch port's marking reads at each departure, in one 8-byte record: eight
@@ -80,7 +80,11 @@ impl Marking {
         let n = port_rates.len();
         let mut ths = Vec::new();
         let port = (0..n)
-            .map(|p| PortMark { th: intern(&mut ths, thresholds_for(ecn, port_rates[p])) as u32, rule: node_rule[port_nodes[p] as usize], congested: 0 })
+            .map(|p| PortMark {
+                th: intern(&mut ths, thresholds_for(ecn, port_rates[p])) as u32,
+                rule: node_rule[port_nodes[p] as usize],
+                congested: 0,
+            })
             .collect();
         let at_enqueue = any_1b || ecn.mode == EcnMode::RedAvg || (ecn.mark_point == MarkPoint::Enqueue && ecn.mode != EcnMode::Off);
         Marking {
@@ -176,7 +180,9 @@ impl Simulation {
                     && m.point == MarkPoint::Dequeue
                     && matches!(m.mode, EcnMode::Red | EcnMode::Step)
                     && !(root_only && victim(m))
-                    && mark_instant(m.mode, th, q_after, || unit(keyed(m.key, &[p.0 as u64, prio as u64, self.pool.get(id).ident(), now.0])));
+                    && mark_instant(m.mode, th, q_after, || {
+                        unit(keyed(m.key, &[p.0 as u64, prio as u64, self.pool.get(id).ident(), now.0]))
+                    });
                 (congested, mark)
             }
             Detection::Rcm1a { threshold, mark_victims } => {
@@ -185,7 +191,8 @@ impl Simulation {
             }
             Detection::Rcm1b { threshold, window } => {
                 let ports = &self.ports;
-                let requested = m.demand.as_ref().map_or(0, |d| d.requested(p.idx(), prio, now, window, |j| ports[(first + j) as usize].rate()));
+                let requested =
+                    m.demand.as_ref().map_or(0, |d| d.requested(p.idx(), prio, now, window, |j| ports[(first + j) as usize].rate()));
                 let congested = q_after > threshold && requested > rate.0;
                 (congested, congested)
             }
@@ -291,7 +298,14 @@ impl Simulation {
             let cp = &mut self.marking.cps[ci];
             if cp.congested {
                 if let Some((start, r, v)) = cp.evaluate(end, false, paused_total) {
-                    self.marking.intervals.push(Interval { port: (ci / 8) as u32, prio: (ci % 8) as u8, start, end, root_ps: r, victim_ps: v });
+                    self.marking.intervals.push(Interval {
+                        port: (ci / 8) as u32,
+                        prio: (ci % 8) as u8,
+                        start,
+                        end,
+                        root_ps: r,
+                        victim_ps: v,
+                    });
                 }
                 self.marking.port[ci / 8].congested &= !(1 << (ci % 8));
             }

@@ -55,13 +55,19 @@ pub struct Halving {
 
 impl CongestionControl for Halving {
     type Params = HalvingParams;
-    fn from_params(p: &HalvingParams, nic: &crate::models::NicSpec) -> Self { Halving { p: p.clone(), line: nic.line_rate, rate: nic.line_rate } }
+    fn from_params(p: &HalvingParams, nic: &crate::models::NicSpec) -> Self {
+        Halving { p: p.clone(), line: nic.line_rate, rate: nic.line_rate }
+    }
     fn on_cnp(&mut self, ctx: &mut CcCtx) {
         self.rate = Rate((self.rate.0 / 2).max(self.line.0 / 64));
         ctx.restart_timer(TIMER_RECOVER, self.p.recover);
     }
-    fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) { self.rate = self.line; }
-    fn rate(&self) -> Rate { self.rate }
+    fn on_timer(&mut self, _: &mut CcCtx, _: TimerKind) {
+        self.rate = self.line;
+    }
+    fn rate(&self) -> Rate {
+        self.rate
+    }
 }
 
 #[cfg(test)]

@@ -65,13 +65,17 @@ pub struct ExternalErrors(Arc<(Mutex<Option<String>>, AtomicU32)>);
 
 impl ExternalErrors {
     /// The first failure of the run, if any.
-    pub fn first(&self) -> Option<String> { self.0 .0.lock().map(|g| g.clone()).unwrap_or(None) }
+    pub fn first(&self) -> Option<String> {
+        self.0 .0.lock().map(|g| g.clone()).unwrap_or(None)
+    }
     fn record(&self, msg: String) {
         if let Ok(mut g) = self.0 .0.lock() {
             g.get_or_insert(msg);
         }
     }
-    fn next_flow(&self) -> u32 { self.0 .1.fetch_add(1, Ordering::Relaxed) }
+    fn next_flow(&self) -> u32 {
+        self.0 .1.fetch_add(1, Ordering::Relaxed)
+    }
 }
 
 /// A factory bound to an entry, with the run's error slot and the next flow number.
@@ -139,8 +143,8 @@ impl Keys for ExternalKeys {
         let class = self.class.clone().ok_or_else(|| {
             Error::scenario(at(path, "class"), "missing; type = \"python\" names the dcsim.CongestionControl subclass to run")
         })?;
-        let params_json = serde_json::to_string(&self.params)
-            .map_err(|e| Error::scenario(path, format!("parameters cannot be passed on: {e}")))?;
+        let params_json =
+            serde_json::to_string(&self.params).map_err(|e| Error::scenario(path, format!("parameters cannot be passed on: {e}")))?;
         Ok(ExternalParams { class, params_json, path: path.to_string(), binding: None })
     }
 }
@@ -159,7 +163,15 @@ pub struct External {
 impl Clone for External {
     /// A clone shares nothing with the running instance: it is inert at the same rate.
     fn clone(&self) -> Self {
-        External { inner: None, hooks: self.hooks, rate: self.rate, window: self.window, flow: self.flow, class: self.class.clone(), errors: self.errors.clone() }
+        External {
+            inner: None,
+            hooks: self.hooks,
+            rate: self.rate,
+            window: self.window,
+            flow: self.flow,
+            class: self.class.clone(),
+            errors: self.errors.clone(),
+        }
     }
 }
 
@@ -218,21 +230,31 @@ impl CongestionControl for External {
         }
         e
     }
-    fn on_start(&mut self, ctx: &mut CcCtx) { self.call("on_start", |a| a.on_start(ctx)) }
+    fn on_start(&mut self, ctx: &mut CcCtx) {
+        self.call("on_start", |a| a.on_start(ctx))
+    }
     fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) {
         if self.hooks.on_send {
             self.call("on_send", |a| a.on_send(ctx, wire_bytes))
         }
     }
-    fn on_ack(&mut self, ctx: &mut CcCtx, ack: &Ack<'_>) { self.call("on_ack", |a| a.on_ack(ctx, ack)) }
+    fn on_ack(&mut self, ctx: &mut CcCtx, ack: &Ack<'_>) {
+        self.call("on_ack", |a| a.on_ack(ctx, ack))
+    }
     fn on_loss(&mut self, ctx: &mut CcCtx, loss: &Loss) {
         if self.hooks.on_loss {
             self.call("on_loss", |a| a.on_loss(ctx, loss))
         }
     }
-    fn wants_acks(&self) -> bool { self.hooks.on_ack }
-    fn wants_int(&self) -> bool { self.hooks.wants_int }
-    fn window(&self) -> Option<u64> { self.window }
+    fn wants_acks(&self) -> bool {
+        self.hooks.on_ack
+    }
+    fn wants_int(&self) -> bool {
+        self.hooks.wants_int
+    }
+    fn window(&self) -> Option<u64> {
+        self.window
+    }
     fn on_cnp(&mut self, ctx: &mut CcCtx) {
         if self.hooks.on_cnp {
             self.call("on_cnp", |a| a.on_cnp(ctx))
@@ -248,7 +270,9 @@ impl CongestionControl for External {
             self.call("on_timer", |a| a.on_timer(ctx, kind))
         }
     }
-    fn rate(&self) -> Rate { self.rate }
+    fn rate(&self) -> Rate {
+        self.rate
+    }
     /// What the plan says without creating an instance (validation probes).
     fn plan_flags(p: &ExternalParams) -> Option<(bool, bool, bool)> {
         let h = p.binding.as_ref().map(|b| b.factory.hooks()).unwrap_or_default();

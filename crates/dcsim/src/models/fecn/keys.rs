@@ -41,7 +41,9 @@ impl FecnKeys {
 
 impl Keys for FecnKeys {
     type Out = FecnParams;
-    fn build(&self, path: &str, _: &KeyCtx) -> Result<FecnParams> { self.build_from(FecnParams::default(), path) }
+    fn build(&self, path: &str, _: &KeyCtx) -> Result<FecnParams> {
+        self.build_from(FecnParams::default(), path)
+    }
 }
 
 /// `type = "efecn"` source: the FECN keys with E-FECN on.
@@ -51,7 +53,9 @@ pub struct EfecnKeys(pub FecnKeys);
 
 impl Keys for EfecnKeys {
     type Out = FecnParams;
-    fn build(&self, path: &str, _: &KeyCtx) -> Result<FecnParams> { self.0.build_from(FecnParams::efecn(), path) }
+    fn build(&self, path: &str, _: &KeyCtx) -> Result<FecnParams> {
+        self.0.build_from(FecnParams::efecn(), path)
+    }
 }
 
 impl Check for FecnParams {
@@ -118,7 +122,9 @@ impl FecnSwitchKeys {
 
 impl Keys for FecnSwitchKeys {
     type Out = FecnSwitchParams;
-    fn build(&self, path: &str, _: &KeyCtx) -> Result<FecnSwitchParams> { self.build_from(FecnSwitchParams::default(), path) }
+    fn build(&self, path: &str, _: &KeyCtx) -> Result<FecnSwitchParams> {
+        self.build_from(FecnSwitchParams::default(), path)
+    }
 }
 
 /// `[switch.l2cm] type = "efecn"`: the FECN keys with E-FECN on.
@@ -128,7 +134,9 @@ pub struct EfecnSwitchKeys(pub FecnSwitchKeys);
 
 impl Keys for EfecnSwitchKeys {
     type Out = FecnSwitchParams;
-    fn build(&self, path: &str, _: &KeyCtx) -> Result<FecnSwitchParams> { self.0.build_from(FecnSwitchParams::efecn(), path) }
+    fn build(&self, path: &str, _: &KeyCtx) -> Result<FecnSwitchParams> {
+        self.0.build_from(FecnSwitchParams::efecn(), path)
+    }
 }
 
 impl Check for FecnSwitchParams {

@@ -34,19 +34,15 @@ impl Default for FecnParams {
     /// Seed 002 FECN: T = 1 ms, timeout 2 ms, start at the line rate (N0 = 1),
     /// R_min = C / 20 = 500 Mb/s (for 10 Gb/s), E-FECN off.
     fn default() -> Self {
-        FecnParams {
-            probe_interval: SimTime::ms(1),
-            timeout: SimTime::ms(2),
-            initial_rate: None,
-            r_min: Rate::mbps(500),
-            efecn: false,
-        }
+        FecnParams { probe_interval: SimTime::ms(1), timeout: SimTime::ms(2), initial_rate: None, r_min: Rate::mbps(500), efecn: false }
     }
 }
 
 impl FecnParams {
     /// Seed 002 E-FECN: the FECN defaults with E-FECN on.
-    pub fn efecn() -> Self { FecnParams { efecn: true, ..FecnParams::default() } }
+    pub fn efecn() -> Self {
+        FecnParams { efecn: true, ..FecnParams::default() }
+    }
 }
 
 /// Timer kind of the probe timer.
@@ -68,12 +64,16 @@ impl Fecn {
     }
 
     #[inline]
-    fn r_min(&self) -> Rate { self.p.r_min.min(self.line_rate) }
+    fn r_min(&self) -> Rate {
+        self.p.r_min.min(self.line_rate)
+    }
 }
 
 impl CongestionControl for Fecn {
     type Params = FecnParams;
-    fn from_params(p: &FecnParams, nic: &crate::models::NicSpec) -> Self { Fecn::new(p.clone(), nic.line_rate) }
+    fn from_params(p: &FecnParams, nic: &crate::models::NicSpec) -> Self {
+        Fecn::new(p.clone(), nic.line_rate)
+    }
     fn on_start(&mut self, ctx: &mut CcCtx) {
         self.rate = self.p.initial_rate.unwrap_or(self.line_rate).min(self.line_rate);
         ctx.send_probe = true;
@@ -107,7 +107,9 @@ impl CongestionControl for Fecn {
         }
     }
 
-    fn rate(&self) -> Rate { self.rate }
+    fn rate(&self) -> Rate {
+        self.rate
+    }
 }
 
 #[cfg(test)]
@@ -117,7 +119,9 @@ mod tests {
     const MS: u64 = 1_000_000_000; // ps
     const US: u64 = 1_000_000; // ps
 
-    fn ctx(t_ps: u64) -> CcCtx { CcCtx::new(SimTime(t_ps), Rate::gbps(10)) }
+    fn ctx(t_ps: u64) -> CcCtx {
+        CcCtx::new(SimTime(t_ps), Rate::gbps(10))
+    }
 
     /// Requested timers, sorted by kind, as (kind, absolute ps).
     fn req(c: &CcCtx) -> Vec<(u8, u64)> {

@@ -71,7 +71,9 @@ impl Default for FecnSwitchParams {
 
 impl FecnSwitchParams {
     /// Seed 002 E-FECN: the FECN defaults with E-FECN on.
-    pub fn efecn() -> Self { FecnSwitchParams { efecn: true, ..FecnSwitchParams::default() } }
+    pub fn efecn() -> Self {
+        FecnSwitchParams { efecn: true, ..FecnSwitchParams::default() }
+    }
 
     /// The queue-control function f(q) (q in bytes).
     pub fn queue_control(&self, q: u64) -> f64 {
@@ -108,7 +110,9 @@ impl FecnPort {
     }
 
     /// A data frame of `bytes` arrived for this output.
-    pub fn on_arrival(&mut self, bytes: u32) { self.bytes += bytes as u64; }
+    pub fn on_arrival(&mut self, bytes: u32) {
+        self.bytes += bytes as u64;
+    }
 
     /// End of a measurement interval of length `interval` with the queue at `qlen`.
     pub fn on_interval(&mut self, p: &FecnSwitchParams, capacity: Rate, qlen: u64, interval: SimTime) {
@@ -135,7 +139,11 @@ impl FecnPort {
         // T C_i in bits: (bit/s x ps) / 1e12.
         let rho = bits / (self.c_i * interval.0 as f64 / 1e12 * f);
         let mut r = if rho == 0.0 {
-            if qlen < 1 { self.c_i } else { r1 }
+            if qlen < 1 {
+                self.c_i
+            } else {
+                r1
+            }
         } else {
             self.c_i.min(r1 / rho)
         };
@@ -162,10 +170,14 @@ impl FecnPort {
     }
 
     /// The rate this port advertises to probes.
-    pub fn advertised(&self) -> Rate { Rate(self.advertised as u64) }
+    pub fn advertised(&self) -> Rate {
+        Rate(self.advertised as u64)
+    }
 
     /// The advertised rate as f64 (bit/s), unrounded.
-    pub fn advertised_f64(&self) -> f64 { self.advertised }
+    pub fn advertised_f64(&self) -> f64 {
+        self.advertised
+    }
 }
 
 #[cfg(test)]
@@ -175,7 +187,9 @@ mod tests {
     const T: SimTime = SimTime::ms(1);
     const QEQ: u64 = 24_000;
 
-    fn close(a: f64, b: f64) -> bool { ((a - b) / b).abs() <= 1e-12 }
+    fn close(a: f64, b: f64) -> bool {
+        ((a - b) / b).abs() <= 1e-12
+    }
 
     /// `n` sources each sending at `rate` bit/s for one 1-ms interval: n rate / 8000 bytes.
     fn load(port: &mut FecnPort, n: u64, rate: f64) {
@@ -218,8 +232,8 @@ mod tests {
         let c = Rate::gbps(10);
         let mut port = FecnPort::new(&p, c);
         assert_eq!(port.advertised(), Rate::gbps(10)); // C0 / N0, N0 = 1
-        // Each interval every source sends at the advertised rate r_{i-1}, so
-        // rho = 4 r_{i-1} / C, r_{i-1}/rho = C/4 = 2.5e9, and r_i = (r_{i-1} + 2.5e9) / 2.
+                                                       // Each interval every source sends at the advertised rate r_{i-1}, so
+                                                       // rho = 4 r_{i-1} / C, r_{i-1}/rho = C/4 = 2.5e9, and r_i = (r_{i-1} + 2.5e9) / 2.
         let expect = [6.25e9, 4.375e9, 3.4375e9, 2.96875e9, 2.734375e9];
         for &e in &expect {
             let r = port.advertised_f64();
@@ -261,8 +275,8 @@ mod tests {
         let mut port = FecnPort::new(&p, c);
         load(&mut port, 4, 10e9);
         port.on_interval(&p, c, QEQ, T); // 6.25e9 (as in converges_to_capacity_over_n)
-        // One source at 6.25e9, queue 2 Qeq: f = 0.998008, rho = 6.25e6 / 9.98008e6 = 0.62625;
-        // r = 9.98008e9, averaged 8.11504e9, but q > Qeq: min(., r_{i-1}) = 6.25e9.
+                                         // One source at 6.25e9, queue 2 Qeq: f = 0.998008, rho = 6.25e6 / 9.98008e6 = 0.62625;
+                                         // r = 9.98008e9, averaged 8.11504e9, but q > Qeq: min(., r_{i-1}) = 6.25e9.
         load(&mut port, 1, 6.25e9);
         port.on_interval(&p, c, 2 * QEQ, T);
         assert!(close(port.advertised_f64(), 6.25e9));

@@ -13,7 +13,9 @@ pub struct NoKeys {}
 
 impl Keys for NoKeys {
     type Out = ();
-    fn build(&self, _: &str, _: &KeyCtx) -> Result<()> { Ok(()) }
+    fn build(&self, _: &str, _: &KeyCtx) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// `type = "fixed_rate"`.

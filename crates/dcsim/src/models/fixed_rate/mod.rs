@@ -15,9 +15,15 @@ pub struct LineRate {
 
 impl CongestionControl for LineRate {
     type Params = ();
-    fn from_params(_: &(), nic: &crate::models::NicSpec) -> Self { LineRate { rate: nic.line_rate } }
-    fn is_static(&self) -> bool { true }
-    fn rate(&self) -> Rate { self.rate }
+    fn from_params(_: &(), nic: &crate::models::NicSpec) -> Self {
+        LineRate { rate: nic.line_rate }
+    }
+    fn is_static(&self) -> bool {
+        true
+    }
+    fn rate(&self) -> Rate {
+        self.rate
+    }
 }
 
 /// `fixed_rate`: paced at a constant rate (at most the line rate).
@@ -27,12 +33,20 @@ pub struct FixedRate {
 }
 
 impl FixedRate {
-    pub fn new(rate: Rate) -> Self { FixedRate { rate } }
+    pub fn new(rate: Rate) -> Self {
+        FixedRate { rate }
+    }
 }
 
 impl CongestionControl for FixedRate {
     type Params = Rate;
-    fn from_params(rate: &Rate, nic: &crate::models::NicSpec) -> Self { FixedRate::new((*rate).min(nic.line_rate)) }
-    fn is_static(&self) -> bool { true }
-    fn rate(&self) -> Rate { self.rate }
+    fn from_params(rate: &Rate, nic: &crate::models::NicSpec) -> Self {
+        FixedRate::new((*rate).min(nic.line_rate))
+    }
+    fn is_static(&self) -> bool {
+        true
+    }
+    fn rate(&self) -> Rate {
+        self.rate
+    }
 }

@@ -147,12 +147,18 @@ impl CongestionControl for Hpcc {
             n_hops: 0,
         }
     }
-    fn wants_acks(&self) -> bool { true }
-    fn wants_int(&self) -> bool { true }
+    fn wants_acks(&self) -> bool {
+        true
+    }
+    fn wants_int(&self) -> bool {
+        true
+    }
     fn window(&self) -> Option<u64> {
         (self.bdp > 0.0).then(|| ((self.bdp * self.rate / self.line) as u64).max(1))
     }
-    fn rate(&self) -> Rate { Rate(self.rate as u64) }
+    fn rate(&self) -> Rate {
+        Rate(self.rate as u64)
+    }
 
     fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack<'_>) {
         if ack.int.is_empty() {

@@ -18,8 +18,12 @@ fn hop(ts_us: f64, tx_bytes: u64, qlen: u64) -> IntHop {
 fn ack(to: u32, nxt: u32, int: &[IntHop]) -> Ack<'_> {
     Ack { newly_acked: 1000, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(10), ece: false, nak: false, int, recovery: false }
 }
-fn close(a: f64, b: f64) -> bool { (a - b).abs() <= 1e-9 * b.abs().max(1.0) }
-fn ctx() -> CcCtx { CcCtx::new(SimTime::ZERO, Rate::gbps(100)) }
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+fn ctx() -> CcCtx {
+    CcCtx::new(SimTime::ZERO, Rate::gbps(100))
+}
 
 #[test]
 fn starts_at_line_rate_with_a_bdp_window_and_first_ack_only_records() {
@@ -144,7 +148,17 @@ fn keys_and_checks() {
         Ok(p)
     };
     let p = keys("eta = 0.9\nmax_stage = 0\nw_ai = \"80B\"\nbase_rtt = \"8us\"\nwindow = false").unwrap();
-    assert_eq!(p, HpccParams { eta: 0.9, max_stage: 0, ai: Some(HpccAi::Window(80)), base_rtt: Some(SimTime::us(8)), window: false, ..HpccParams::default() });
+    assert_eq!(
+        p,
+        HpccParams {
+            eta: 0.9,
+            max_stage: 0,
+            ai: Some(HpccAi::Window(80)),
+            base_rtt: Some(SimTime::us(8)),
+            window: false,
+            ..HpccParams::default()
+        }
+    );
     let err = |t: &str| keys(t).unwrap_err().to_string();
     assert!(err("eta = 1.5").contains("cc.eta: must be in (0, 1]"));
     assert!(err("rate_ai = \"1Gbps\"\nw_ai = \"1KB\"").contains("cc.w_ai: give either"));

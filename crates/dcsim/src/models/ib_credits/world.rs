@@ -3,11 +3,11 @@
 //! holds less than one largest frame; the receiver counts blocks freed as data frames
 //! leave its input buffer and sends an FCP from the control FIFO every `update` blocks.
 
-use crate::sim::Simulation;
 use crate::event::Event;
 use crate::ids::{PktId, PortId};
-use crate::net::packet::Packet;
 use crate::models::ib_credits::{blocks, FCP_BYTES};
+use crate::net::packet::Packet;
+use crate::sim::Simulation;
 
 impl Simulation {
     /// A data frame of `wire` bytes and VL `vl` starts on port `p`: spend its credits.

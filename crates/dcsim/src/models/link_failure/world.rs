@@ -119,7 +119,9 @@ impl Simulation {
     /// Whether a frame must not be sent out of `out` (its link is down, or the switch has
     /// no route): it is dropped and counted.
     #[inline]
-    pub(crate) fn link_unusable(&self, out: PortId) -> bool { out == PortId::NONE || self.ports[out.idx()].down }
+    pub(crate) fn link_unusable(&self, out: PortId) -> bool {
+        out == PortId::NONE || self.ports[out.idx()].down
+    }
 
     /// A frame routed to an unusable port (`link_unusable`) is dropped.
     #[cold]

@@ -34,7 +34,9 @@ impl Keys for NetworkCcKeys {
 }
 
 impl Check for NetworkCcParams {
-    fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()> { self.dcqcn.check(&at(path, "dcqcn"), ctx) }
+    fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()> {
+        self.dcqcn.check(&at(path, "dcqcn"), ctx)
+    }
 }
 
 /// `rule` of `[switch.network_cc]`.
@@ -90,7 +92,8 @@ impl NetworkCcSwitchKeys {
         if let Some(list) = &self.switches {
             let mut nodes = Vec::new();
             for (i, name) in list.iter().enumerate() {
-                let n = switch_index(name).ok_or_else(|| Error::scenario(format!("{}[{i}]", k("switches")), format!("no switch named '{name}'")))?;
+                let n = switch_index(name)
+                    .ok_or_else(|| Error::scenario(format!("{}[{i}]", k("switches")), format!("no switch named '{name}'")))?;
                 nodes.push(n);
             }
             p.nodes = Some(nodes);
@@ -150,7 +153,10 @@ impl Check for NetworkCcPlan {
             return Err(Error::scenario(k("size"), format!("must be 64..=1500 bytes (got {})", self.frame)));
         }
         if self.trigger == SnTrigger::Rate && self.rule() != SnRule::Rcp {
-            return Err(Error::scenario(k("trigger"), "\"rate\" notifies while the port's RCP rate is below its line rate: it needs rule = \"rcp\""));
+            return Err(Error::scenario(
+                k("trigger"),
+                "\"rate\" notifies while the port's RCP rate is below its line rate: it needs rule = \"rcp\"",
+            ));
         }
         if self.threshold == Some(0) {
             return Err(Error::scenario(k("threshold"), "must be > 0 (a notification for every frame is not a congestion signal)"));

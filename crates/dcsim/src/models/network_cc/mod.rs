@@ -66,7 +66,9 @@ pub struct NetworkCcPlan {
 }
 
 impl NetworkCcPlan {
-    pub fn rule(&self) -> SnRule { self.rule.unwrap_or(SnRule::Rcp) }
+    pub fn rule(&self) -> SnRule {
+        self.rule.unwrap_or(SnRule::Rcp)
+    }
 }
 
 impl Default for NetworkCcPlan {

@@ -28,7 +28,9 @@ pub struct RcpParams {
 }
 
 impl Default for RcpParams {
-    fn default() -> Self { RcpParams { alpha: 0.1, beta: 1.0, rtt: None, rate_min: super::RCP_RATE_MIN } }
+    fn default() -> Self {
+        RcpParams { alpha: 0.1, beta: 1.0, rtt: None, rate_min: super::RCP_RATE_MIN }
+    }
 }
 
 /// One queue's RCP state.
@@ -44,10 +46,14 @@ pub struct Rcp {
 
 impl Rcp {
     /// A queue of a port of rate `c`: R starts at C.
-    pub fn new(c: Rate) -> Self { Rcp { r: c.0 as f64, bytes: 0, last: None } }
+    pub fn new(c: Rate) -> Self {
+        Rcp { r: c.0 as f64, bytes: 0, last: None }
+    }
 
     /// The advertised rate.
-    pub fn rate(&self) -> Rate { Rate(self.r as u64) }
+    pub fn rate(&self) -> Rate {
+        Rate(self.r as u64)
+    }
 
     /// A frame of `frame` bytes joins the queue at `now`, finding `q_before` bytes queued
     /// (not counting the frame). Updates R if an interval `d` has passed.
@@ -81,7 +87,9 @@ mod tests {
     const C: Rate = Rate(25_000_000_000);
     const D: SimTime = SimTime(10_000_000); // 10 us
 
-    fn p() -> RcpParams { RcpParams { rtt: Some(D), ..RcpParams::default() } }
+    fn p() -> RcpParams {
+        RcpParams { rtt: Some(D), ..RcpParams::default() }
+    }
 
     /// Feeds `bytes` per interval d for `n` intervals with the queue at `q`; returns R.
     fn run(r: &mut Rcp, start: u64, n: u64, bytes: u32, q: u64) -> f64 {

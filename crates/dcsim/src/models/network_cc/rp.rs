@@ -80,10 +80,16 @@ impl CongestionControl for NetworkCc {
     fn from_params(p: &NetworkCcParams, nic: &NicSpec) -> Self {
         NetworkCc { dcqcn: Dcqcn::from_params(&p.dcqcn, nic), reaction: p.reaction, cp: NO_CP }
     }
-    fn window(&self) -> Option<u64> { self.dcqcn.window() }
+    fn window(&self) -> Option<u64> {
+        self.dcqcn.window()
+    }
     #[inline]
-    fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) { self.dcqcn.on_send(ctx, wire_bytes) }
-    fn on_cnp(&mut self, ctx: &mut CcCtx) { self.dcqcn.on_cnp(ctx) }
+    fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) {
+        self.dcqcn.on_send(ctx, wire_bytes)
+    }
+    fn on_cnp(&mut self, ctx: &mut CcCtx) {
+        self.dcqcn.on_cnp(ctx)
+    }
     fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) {
         match fb {
             Feedback::SwitchCnp { cp, rate: Some(r) } => self.take_rate(ctx, cp, r),
@@ -91,12 +97,20 @@ impl CongestionControl for NetworkCc {
             _ => {}
         }
     }
-    fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind) { self.dcqcn.on_timer(ctx, kind) }
+    fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind) {
+        self.dcqcn.on_timer(ctx, kind)
+    }
     // Its timers are DCQCN's, so are their quiet expiries; notifications come in hooks.
-    fn wants_send(&self) -> bool { self.dcqcn.wants_send() }
-    fn quiet_timer(&self, kind: TimerKind) -> bool { self.dcqcn.quiet_timer(kind) }
+    fn wants_send(&self) -> bool {
+        self.dcqcn.wants_send()
+    }
+    fn quiet_timer(&self, kind: TimerKind) -> bool {
+        self.dcqcn.quiet_timer(kind)
+    }
     #[inline]
-    fn rate(&self) -> Rate { self.dcqcn.rate() }
+    fn rate(&self) -> Rate {
+        self.dcqcn.rate()
+    }
 }
 
 #[cfg(test)]
@@ -106,9 +120,15 @@ mod tests {
 
     const C: Rate = Rate(25_000_000_000);
 
-    fn nic() -> NicSpec { NicSpec { line_rate: C, mtu_wire: 1106, mss: 1024, base_rtt: SimTime::us(4) } }
-    fn cc() -> NetworkCc { with(Reaction::Lower) }
-    fn with(reaction: Reaction) -> NetworkCc { NetworkCc::from_params(&NetworkCcParams { reaction, dcqcn: DcqcnParams::paper() }, &nic()) }
+    fn nic() -> NicSpec {
+        NicSpec { line_rate: C, mtu_wire: 1106, mss: 1024, base_rtt: SimTime::us(4) }
+    }
+    fn cc() -> NetworkCc {
+        with(Reaction::Lower)
+    }
+    fn with(reaction: Reaction) -> NetworkCc {
+        NetworkCc::from_params(&NetworkCcParams { reaction, dcqcn: DcqcnParams::paper() }, &nic())
+    }
     fn note(n: &mut NetworkCc, t_us: u64, cp: u32, gbps: u64) -> CcCtx {
         let mut ctx = CcCtx::new(SimTime::us(t_us), C);
         n.on_feedback(&mut ctx, Feedback::SwitchCnp { cp, rate: Some(Rate::gbps(gbps)) });

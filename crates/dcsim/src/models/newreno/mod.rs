@@ -22,7 +22,9 @@ pub struct NewRenoParams {
 }
 
 impl Default for NewRenoParams {
-    fn default() -> Self { NewRenoParams { init_cwnd: 10 } }
+    fn default() -> Self {
+        NewRenoParams { init_cwnd: 10 }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -50,9 +52,15 @@ impl CongestionControl for NewReno {
         let mss = nic.mss as f64;
         NewReno { line_rate: nic.line_rate, mss, cwnd: p.init_cwnd as f64 * mss, ssthresh: f64::INFINITY, cwr_end: None }
     }
-    fn wants_acks(&self) -> bool { true }
-    fn window(&self) -> Option<u64> { Some(self.cwnd as u64) }
-    fn rate(&self) -> Rate { self.line_rate }
+    fn wants_acks(&self) -> bool {
+        true
+    }
+    fn window(&self) -> Option<u64> {
+        Some(self.cwnd as u64)
+    }
+    fn rate(&self) -> Rate {
+        self.line_rate
+    }
 
     fn on_loss(&mut self, _: &mut CcCtx, loss: &Loss) {
         self.reduce(loss.flight as f64, loss.snd_nxt);
@@ -92,10 +100,22 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn reno() -> NewReno {
-        NewReno::from_params(&NewRenoParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS, base_rtt: SimTime::us(100) })
+        NewReno::from_params(
+            &NewRenoParams::default(),
+            &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1082, mss: MSS, base_rtt: SimTime::us(100) },
+        )
     }
     fn ack(to: u32, nxt: u32) -> Ack<'static> {
-        Ack { newly_acked: MSS as u64, acked_to: to, snd_nxt: nxt, rtt: SimTime::us(100), ece: false, nak: false, int: &[], recovery: false }
+        Ack {
+            newly_acked: MSS as u64,
+            acked_to: to,
+            snd_nxt: nxt,
+            rtt: SimTime::us(100),
+            ece: false,
+            nak: false,
+            int: &[],
+            recovery: false,
+        }
     }
 
     #[test]

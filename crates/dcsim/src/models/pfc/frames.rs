@@ -2,13 +2,13 @@
 //! XOFF while the congestion lasts, and a transmitter obeying received pauses (the frame
 //! in flight always completes; the pause applies from the next scheduling decision).
 
-use crate::sim::Simulation;
 use crate::event::Event;
 use crate::ids::{PktId, PortId};
-use crate::net::packet::Packet;
 use crate::models::pfc::headroom::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
+use crate::net::packet::Packet;
 use crate::net::stats::PfcEvent;
 use crate::plan::{FlowControl, PauseMode};
+use crate::sim::Simulation;
 use crate::units::SimTime;
 
 impl Simulation {
@@ -19,7 +19,11 @@ impl Simulation {
         let quanta = if !xoff {
             // An XON must not end a remote-PFC pause this switch sent the host behind
             // `port` (models/remote_pfc/tor.rs): it becomes a pause for what is left.
-            if self.rpfc.on { self.rpfc.tor.remaining(port.idx(), class, now, rate).unwrap_or(0) } else { 0 }
+            if self.rpfc.on {
+                self.rpfc.tor.remaining(port.idx(), class, now, rate).unwrap_or(0)
+            } else {
+                0
+            }
         } else {
             match self.pfc.pause_mode {
                 PauseMode::XonXoff | PauseMode::Infinite => self.pfc.xoff_quanta as u32,

@@ -115,4 +115,3 @@ impl Default for PfcPlan {
         }
     }
 }
-

@@ -43,7 +43,9 @@ impl PfcWatchdog {
 
     /// Whether (port, prio) is in a storm.
     #[inline]
-    pub fn in_storm(&self, p: PortId, prio: u8) -> bool { self.storms_now > 0 && self.storm[p.idx()] & (1 << prio) != 0 }
+    pub fn in_storm(&self, p: PortId, prio: u8) -> bool {
+        self.storms_now > 0 && self.storm[p.idx()] & (1 << prio) != 0
+    }
 
     /// Whether frames routed to (port, prio) are dropped: it is in a storm and the action
     /// is "drop" (with "forward" they are queued and sent regardless of pauses).

@@ -27,7 +27,9 @@ pub struct QcnCpParams {
 
 impl Default for QcnCpParams {
     /// Seed 003 (1 Gb/s NetFPGA): Q_EQ = 33 KB, W = 2, 30 % randomness on the sampling interval.
-    fn default() -> Self { QcnCpParams { q_eq: 33_000, w: 2.0, jitter: 0.15 } }
+    fn default() -> Self {
+        QcnCpParams { q_eq: 33_000, w: 2.0, jitter: 0.15 }
+    }
 }
 
 /// Bytes between samples by `qntz >> 3` (qcn.md 5.2, PCN-QCN): about 1 % ... 8 % of
@@ -36,7 +38,9 @@ pub const MARK_TABLE: [u64; 8] = [150_000, 75_000, 50_000, 37_500, 30_000, 25_00
 
 /// The sampling interval (bytes, before jitter) after a sample with feedback `qntz`.
 #[inline]
-pub fn mark_interval(qntz: u8) -> u64 { MARK_TABLE[(qntz.min(63) >> 3) as usize] }
+pub fn mark_interval(qntz: u8) -> u64 {
+    MARK_TABLE[(qntz.min(63) >> 3) as usize]
+}
 
 /// The 6-bit quantized |Fb| (0..=63) for a queue of `qlen` bytes that was `qlen_old` at
 /// the previous sample. 0 when Fb >= 0 (and when |Fb| is below one quantum).
@@ -81,16 +85,22 @@ impl QcnCp {
     }
 
     /// Queue at the previous sample (bytes).
-    pub fn qlen_old(&self) -> u64 { self.qlen_old }
+    pub fn qlen_old(&self) -> u64 {
+        self.qlen_old
+    }
     /// Bytes until the next sample.
-    pub fn time_to_mark(&self) -> i64 { self.time_to_mark }
+    pub fn time_to_mark(&self) -> i64 {
+        self.time_to_mark
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn p0() -> QcnCpParams { QcnCpParams { jitter: 0.0, ..QcnCpParams::default() } }
+    fn p0() -> QcnCpParams {
+        QcnCpParams { jitter: 0.0, ..QcnCpParams::default() }
+    }
 
     #[test]
     fn defaults_are_seed_003() {

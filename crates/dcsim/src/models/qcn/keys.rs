@@ -37,7 +37,11 @@ impl Keys for QcnKeys {
         if let Some(v) = self.f {
             p.fast_recovery_th = count_at_least(v, 1, &k("f"))?;
         }
-        for (v, dst, key) in [(&self.rate_ai, &mut p.r_ai, "rate_ai"), (&self.rate_hai, &mut p.r_hai, "rate_hai"), (&self.rate_min, &mut p.min_rate, "rate_min")] {
+        for (v, dst, key) in [
+            (&self.rate_ai, &mut p.r_ai, "rate_ai"),
+            (&self.rate_hai, &mut p.r_hai, "rate_hai"),
+            (&self.rate_min, &mut p.min_rate, "rate_min"),
+        ] {
             if let Some(v) = v {
                 *dst = v.rate(&k(key))?;
             }

@@ -98,27 +98,40 @@ impl Qcn {
         Qcn { p, line_rate, active: false, cr: c, tr: c, tx_bcount: bc, si_count: 0, timer_scount: 0 }
     }
     /// Current rate CR (bit/s), unrounded.
-    pub fn current_rate(&self) -> f64 { self.cr }
+    pub fn current_rate(&self) -> f64 {
+        self.cr
+    }
     /// Target rate TR (bit/s).
-    pub fn target_rate(&self) -> f64 { self.tr }
-    pub fn is_active(&self) -> bool { self.active }
-    pub fn si_count(&self) -> u32 { self.si_count }
-    pub fn timer_scount(&self) -> u32 { self.timer_scount }
-    pub fn tx_bcount(&self) -> i64 { self.tx_bcount }
+    pub fn target_rate(&self) -> f64 {
+        self.tr
+    }
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+    pub fn si_count(&self) -> u32 {
+        self.si_count
+    }
+    pub fn timer_scount(&self) -> u32 {
+        self.timer_scount
+    }
+    pub fn tx_bcount(&self) -> i64 {
+        self.tx_bcount
+    }
 
     #[inline]
-    fn c(&self) -> f64 { self.line_rate.0 as f64 }
+    fn c(&self) -> f64 {
+        self.line_rate.0 as f64
+    }
 
     /// U(1 - jitter, 1 + jitter) from the hook's uniform number.
     #[inline]
-    fn jitter(&self, ctx: &CcCtx) -> f64 { 1.0 + self.p.jitter * (2.0 * ctx.uniform - 1.0) }
+    fn jitter(&self, ctx: &CcCtx) -> f64 {
+        1.0 + self.p.jitter * (2.0 * ctx.uniform - 1.0)
+    }
 
     fn restart_timer(&self, ctx: &mut CcCtx) {
-        let base = if self.timer_scount < self.p.fast_recovery_th {
-            self.p.timer_period.0 as f64
-        } else {
-            self.p.timer_period.0 as f64 / 2.0
-        };
+        let base =
+            if self.timer_scount < self.p.fast_recovery_th { self.p.timer_period.0 as f64 } else { self.p.timer_period.0 as f64 / 2.0 };
         ctx.restart_timer(TIMER_RATE, SimTime((base * self.jitter(ctx)).round() as u64));
     }
 
@@ -179,7 +192,9 @@ impl Qcn {
 
 impl CongestionControl for Qcn {
     type Params = QcnParams;
-    fn from_params(p: &QcnParams, nic: &crate::models::NicSpec) -> Self { Qcn::new(p.clone(), nic.line_rate) }
+    fn from_params(p: &QcnParams, nic: &crate::models::NicSpec) -> Self {
+        Qcn::new(p.clone(), nic.line_rate)
+    }
     // on_start: nothing to do, the rate limiter is engaged by the first CNM.
 
     /// The byte counter (only while the rate limiter is active).
@@ -191,11 +206,7 @@ impl CongestionControl for Qcn {
         self.tx_bcount -= wire_bytes as i64;
         if self.tx_bcount < 0 {
             self.si_count = self.si_count.saturating_add(1);
-            let base = if self.si_count < self.p.fast_recovery_th {
-                self.p.bc_limit as f64
-            } else {
-                self.p.bc_limit as f64 / 2.0
-            };
+            let base = if self.si_count < self.p.fast_recovery_th { self.p.bc_limit as f64 } else { self.p.bc_limit as f64 / 2.0 };
             self.tx_bcount = (base * self.jitter(ctx)).round() as i64;
             self.self_increase(ctx);
         }
@@ -220,7 +231,9 @@ impl CongestionControl for Qcn {
 
     /// CR rounded down to whole bit/s (at least 1 bit/s).
     #[inline]
-    fn rate(&self) -> Rate { Rate((self.cr as u64).max(1)) }
+    fn rate(&self) -> Rate {
+        Rate((self.cr as u64).max(1))
+    }
 }
 
 #[cfg(test)]
@@ -232,7 +245,9 @@ mod tests {
 
     const MS: u64 = 1_000_000_000; // ps
 
-    fn ctx(t_ps: u64, c: Rate) -> CcCtx { CcCtx::new(SimTime(t_ps), c) }
+    fn ctx(t_ps: u64, c: Rate) -> CcCtx {
+        CcCtx::new(SimTime(t_ps), c)
+    }
 
     /// A context whose hook draws `u` as its uniform number.
     fn ctx_u(t_ps: u64, c: Rate, u: f64) -> CcCtx {
@@ -241,10 +256,14 @@ mod tests {
         x
     }
 
-    fn cnm(q: &mut Qcn, x: &mut CcCtx, fb: u8) { q.on_feedback(x, Feedback::Qcn { fb }) }
+    fn cnm(q: &mut Qcn, x: &mut CcCtx, fb: u8) {
+        q.on_feedback(x, Feedback::Qcn { fb })
+    }
 
     /// Requested timers as (kind, absolute ps).
-    fn req(c: &CcCtx) -> Vec<(u8, u64)> { c.requested().iter().map(|&(k, t)| (k, t.0)).collect() }
+    fn req(c: &CcCtx) -> Vec<(u8, u64)> {
+        c.requested().iter().map(|&(k, t)| (k, t.0)).collect()
+    }
 
     #[track_caller]
     fn check(q: &Qcn, cr: f64, tr: f64) {
@@ -501,7 +520,19 @@ mod tests {
         let mut x = ctx(0, c);
         // CNPs, ACKs, other feedback, fb 0 and other timer kinds are ignored.
         q.on_cnp(&mut x);
-        q.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false, int: &[], recovery: false });
+        q.on_ack(
+            &mut x,
+            &crate::models::Ack {
+                newly_acked: 1000,
+                acked_to: 1,
+                snd_nxt: 2,
+                rtt: SimTime::us(10),
+                ece: true,
+                nak: false,
+                int: &[],
+                recovery: false,
+            },
+        );
         q.on_feedback(&mut x, Feedback::Bcn { cp: 1, fb: -10 });
         cnm(&mut q, &mut x, 0);
         assert!(x.requested().is_empty() && !q.is_active());
@@ -510,7 +541,19 @@ mod tests {
         check(&q, 507_812_500.0, 1e9);
         let mut x = ctx(MS, c);
         q.on_timer(&mut x, 1);
-        q.on_ack(&mut x, &crate::models::Ack { newly_acked: 1000, acked_to: 1, snd_nxt: 2, rtt: SimTime::us(10), ece: true, nak: false, int: &[], recovery: false });
+        q.on_ack(
+            &mut x,
+            &crate::models::Ack {
+                newly_acked: 1000,
+                acked_to: 1,
+                snd_nxt: 2,
+                rtt: SimTime::us(10),
+                ece: true,
+                nak: false,
+                int: &[],
+                recovery: false,
+            },
+        );
         assert!(x.requested().is_empty());
         check(&q, 507_812_500.0, 1e9);
         // Finish cancels every timer.

@@ -63,7 +63,9 @@ pub struct Interval {
 
 impl crate::net::capped_log::LogRow for Interval {
     type Key = (SimTime, u32, u8);
-    fn key(&self) -> Self::Key { (self.start, self.port, self.prio) }
+    fn key(&self) -> Self::Key {
+        (self.start, self.port, self.prio)
+    }
 }
 
 impl CongestionPoint {
@@ -95,10 +97,14 @@ impl CongestionPoint {
     }
 
     /// Whether the queue is, right now, a victim of congestion elsewhere.
-    pub fn is_victim(&self) -> bool { self.congested && victim_by_time(self.interval_root_ps, self.interval_victim_ps) }
+    pub fn is_victim(&self) -> bool {
+        self.congested && victim_by_time(self.interval_root_ps, self.interval_victim_ps)
+    }
 
     /// Time spent congested so far.
-    pub fn congested_ps(&self) -> u64 { self.root_ps + self.victim_ps }
+    pub fn congested_ps(&self) -> u64 {
+        self.root_ps + self.victim_ps
+    }
 }
 
 /// Rule 1b's demand: per (egress queue, input port) the packets waiting and when the

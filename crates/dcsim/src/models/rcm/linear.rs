@@ -87,15 +87,23 @@ impl RcmLinear {
         RcmLinear { p, line_rate, mtu_wire, level: 0, bytes: 0, time_ok: false }
     }
     /// Current level k (number of unrecovered CNPs).
-    pub fn level(&self) -> u32 { self.level }
+    pub fn level(&self) -> u32 {
+        self.level
+    }
     /// Wire size of an MTU packet.
-    pub fn mtu_wire(&self) -> u32 { self.mtu_wire }
+    pub fn mtu_wire(&self) -> u32 {
+        self.mtu_wire
+    }
 
     #[inline]
-    fn uses_timer(&self) -> bool { self.p.rule != RecoveryRule::Bytes }
+    fn uses_timer(&self) -> bool {
+        self.p.rule != RecoveryRule::Bytes
+    }
 
     #[inline]
-    fn bytes_ok(&self) -> bool { self.bytes >= self.p.recover_bytes }
+    fn bytes_ok(&self) -> bool {
+        self.bytes >= self.p.recover_bytes
+    }
 
     /// One level back; both progress counters restart; the timer runs on while k > 0.
     fn step(&mut self, ctx: &mut CcCtx) {
@@ -112,7 +120,9 @@ impl RcmLinear {
 
 impl CongestionControl for RcmLinear {
     type Params = RcmLinearParams;
-    fn from_params(p: &RcmLinearParams, nic: &crate::models::NicSpec) -> Self { RcmLinear::new(p.clone(), nic.line_rate, nic.mtu_wire) }
+    fn from_params(p: &RcmLinearParams, nic: &crate::models::NicSpec) -> Self {
+        RcmLinear::new(p.clone(), nic.line_rate, nic.mtu_wire)
+    }
 
     #[inline]
     fn on_send(&mut self, ctx: &mut CcCtx, wire_bytes: u32) {
@@ -129,7 +139,6 @@ impl CongestionControl for RcmLinear {
             _ => {}
         }
     }
-
 
     fn on_cnp(&mut self, ctx: &mut CcCtx) {
         self.level = (self.level + 1).min(self.p.max_level);
@@ -178,9 +187,13 @@ mod tests {
     const C: Rate = Rate::gbps(40);
     const MTU_WIRE: u32 = 2_126; // 2048 B payload + headers + preamble/IFG (any value works)
 
-    fn ctx(t_ps: u64) -> CcCtx { CcCtx::new(SimTime(t_ps), C) }
+    fn ctx(t_ps: u64) -> CcCtx {
+        CcCtx::new(SimTime(t_ps), C)
+    }
 
-    fn req(c: &CcCtx) -> Vec<(u8, u64)> { c.requested().iter().map(|&(k, t)| (k, t.0)).collect() }
+    fn req(c: &CcCtx) -> Vec<(u8, u64)> {
+        c.requested().iter().map(|&(k, t)| (k, t.0)).collect()
+    }
 
     fn rcm(rule: RecoveryRule, time_us: u64, bytes: u64) -> RcmLinear {
         let p = RcmLinearParams { recover_time: SimTime::us(time_us), recover_bytes: bytes, rule, ..RcmLinearParams::default() };
@@ -371,7 +384,10 @@ mod tests {
         r.on_finish(&mut x);
         assert_eq!(x.cancelled(), 0b1111);
         // Through the enum as the engine uses it.
-        let mut cc = crate::models::Cc::new(&crate::models::CcPlan::RcmLinear(RcmLinearParams::default()), &crate::models::NicSpec { line_rate: C, mtu_wire: MTU_WIRE, mss: 1024, base_rtt: crate::units::SimTime::us(10) });
+        let mut cc = crate::models::Cc::new(
+            &crate::models::CcPlan::RcmLinear(RcmLinearParams::default()),
+            &crate::models::NicSpec { line_rate: C, mtu_wire: MTU_WIRE, mss: 1024, base_rtt: crate::units::SimTime::us(10) },
+        );
         let mut x = ctx(5 * US);
         cc.on_cnp(&mut x);
         assert_eq!(cc.rate(), Rate(20_000_000_000));

@@ -51,8 +51,8 @@ impl Keys for RemotePfcKeys {
             p.max_quanta = count_at_least(v, 1, &k("max_quanta"))?;
         }
         if let Some(v) = &self.message_size {
-            p.message_bytes = u32::try_from(v.bytes(&k("message_size"))?)
-                .map_err(|_| Error::scenario(k("message_size"), "must be at most 1500 B"))?;
+            p.message_bytes =
+                u32::try_from(v.bytes(&k("message_size"))?).map_err(|_| Error::scenario(k("message_size"), "must be at most 1500 B"))?;
         }
         Ok(p)
     }

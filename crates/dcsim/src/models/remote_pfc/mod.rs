@@ -11,9 +11,9 @@
 pub mod cp;
 pub mod keys;
 pub mod params;
-pub mod tor;
 #[cfg(test)]
 mod tests;
+pub mod tor;
 
 pub use params::RemotePfcPlan;
 
@@ -46,10 +46,6 @@ impl RemotePfc {
                 (t, p.target.unwrap_or(th.kmin).min(t))
             })
             .unzip();
-        RemotePfc {
-            on: true,
-            cp: cp::CpState::new(p, threshold, target, n_nodes),
-            tor: tor::TorState::new(port_rates.len(), n_nodes),
-        }
+        RemotePfc { on: true, cp: cp::CpState::new(p, threshold, target, n_nodes), tor: tor::TorState::new(port_rates.len(), n_nodes) }
     }
 }

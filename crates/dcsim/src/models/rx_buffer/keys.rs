@@ -43,8 +43,8 @@ impl RxBufferKeys {
     /// Resolves names and units (the plan's nodes must be known); `check` does the rest.
     pub fn resolve(&self, plan: &Plan) -> Result<RxBufferPlan> {
         let host = |name: &str, path: String| -> Result<u32> {
-            let k = plan.nodes.iter().position(|n| n.name == name)
-                .ok_or_else(|| Error::scenario(&path, format!("no node named '{name}'")))?;
+            let k =
+                plan.nodes.iter().position(|n| n.name == name).ok_or_else(|| Error::scenario(&path, format!("no node named '{name}'")))?;
             if plan.nodes[k].kind != NodeKind::Host {
                 return Err(Error::scenario(path, format!("'{name}' is not a host")));
             }
@@ -145,7 +145,10 @@ pub fn check(plan: &Plan) -> Result<()> {
             }
         }
         if xoff > rx.size || xoff < max_wire {
-            return Err(Error::scenario(at(PATH, "xoff"), format!("{xoff} B must be between one frame ({max_wire} B) and size ({} B)", rx.size)));
+            return Err(Error::scenario(
+                at(PATH, "xoff"),
+                format!("{xoff} B must be between one frame ({max_wire} B) and size ({} B)", rx.size),
+            ));
         }
         if xon >= xoff {
             return Err(Error::scenario(at(PATH, "xon"), format!("{xon} B must be below xoff ({xoff} B)")));

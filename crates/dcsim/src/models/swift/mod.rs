@@ -109,7 +109,9 @@ impl Swift {
     }
 
     /// The window the flow sends within (packets).
-    pub fn cwnd(&self) -> f64 { self.fabric.cwnd.min(self.host.cwnd) }
+    pub fn cwnd(&self) -> f64 {
+        self.fabric.cwnd.min(self.host.cwnd)
+    }
 
     fn can_decrease(&self, w: &Window, now: SimTime) -> bool {
         w.last_decrease.is_none_or(|t| (now.0 - t.0) as f64 >= self.rtt)
@@ -183,8 +185,12 @@ impl CongestionControl for Swift {
             retransmits: 0,
         }
     }
-    fn wants_acks(&self) -> bool { true }
-    fn window(&self) -> Option<u64> { Some(((self.cwnd() * self.mss) as u64).max(1)) }
+    fn wants_acks(&self) -> bool {
+        true
+    }
+    fn window(&self) -> Option<u64> {
+        Some(((self.cwnd() * self.mss) as u64).max(1))
+    }
     /// Line rate with a window of a packet or more; below, cwnd packets per RTT.
     fn rate(&self) -> Rate {
         let c = self.cwnd();

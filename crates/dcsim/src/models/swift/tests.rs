@@ -4,12 +4,27 @@ use super::*;
 
 const US: u64 = 1_000_000; // ps
 
-fn nic() -> NicSpec { NicSpec { line_rate: Rate::gbps(100), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) } }
-fn swift(p: SwiftParams) -> Swift { Swift::from_params(&p, &nic()) }
-fn ack(rtt_us: f64, newly: u64) -> Ack<'static> {
-    Ack { newly_acked: newly, acked_to: 0, snd_nxt: 0, rtt: SimTime((rtt_us * US as f64) as u64), ece: false, nak: false, int: &[], recovery: false }
+fn nic() -> NicSpec {
+    NicSpec { line_rate: Rate::gbps(100), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) }
 }
-fn at(us: u64) -> CcCtx { CcCtx::new(SimTime(us * US), Rate::gbps(100)) }
+fn swift(p: SwiftParams) -> Swift {
+    Swift::from_params(&p, &nic())
+}
+fn ack(rtt_us: f64, newly: u64) -> Ack<'static> {
+    Ack {
+        newly_acked: newly,
+        acked_to: 0,
+        snd_nxt: 0,
+        rtt: SimTime((rtt_us * US as f64) as u64),
+        ece: false,
+        nak: false,
+        int: &[],
+        recovery: false,
+    }
+}
+fn at(us: u64) -> CcCtx {
+    CcCtx::new(SimTime(us * US), Rate::gbps(100))
+}
 
 #[test]
 fn defaults_and_flow_scaled_target() {

@@ -13,8 +13,8 @@
 //! segments, not bytes; byte counts (`newly_acked`, `flight`) are exact.
 
 mod keys;
-pub mod rto;
 pub mod receiver;
+pub mod rto;
 pub mod sack;
 pub mod sender;
 mod world;

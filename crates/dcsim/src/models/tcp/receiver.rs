@@ -131,7 +131,9 @@ impl TcpReceiver {
 mod tests {
     use super::*;
 
-    fn t(k: u64) -> SimTime { SimTime::us(k) }
+    fn t(k: u64) -> SimTime {
+        SimTime::us(k)
+    }
 
     #[test]
     fn holds_out_of_order_segments_sacks_them_and_delivers_when_the_hole_fills() {

@@ -38,7 +38,9 @@ impl RtoEstimator {
     }
 
     /// The timer expired: back off (RFC 6298 5.5).
-    pub fn expired(&mut self) { self.backoff = (self.backoff + 1).min(32); }
+    pub fn expired(&mut self) {
+        self.backoff = (self.backoff + 1).min(32);
+    }
 
     /// The current timeout.
     pub fn rto(&self) -> SimTime {

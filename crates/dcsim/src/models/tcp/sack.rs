@@ -17,12 +17,18 @@ pub struct SeqFlags {
 }
 
 impl SeqFlags {
-    pub fn new(cap: usize) -> Self { SeqFlags { base: 0, head: 0, buf: vec![0; cap.next_power_of_two().max(16)] } }
+    pub fn new(cap: usize) -> Self {
+        SeqFlags { base: 0, head: 0, buf: vec![0; cap.next_power_of_two().max(16)] }
+    }
 
-    pub fn base(&self) -> u32 { self.base }
+    pub fn base(&self) -> u32 {
+        self.base
+    }
 
     #[inline]
-    fn slot(&self, seq: u32) -> usize { (self.head + (seq - self.base) as usize) & (self.buf.len() - 1) }
+    fn slot(&self, seq: u32) -> usize {
+        (self.head + (seq - self.base) as usize) & (self.buf.len() - 1)
+    }
 
     #[inline]
     pub fn get(&self, seq: u32) -> u8 {
@@ -121,7 +127,15 @@ pub struct Scoreboard {
 
 impl Scoreboard {
     pub fn new() -> Self {
-        Scoreboard { flags: SeqFlags::new(64), sacked: 0, high_end: 0, resent_out: 0, lost_resent: 0, scan: 0, resent_order: VecDeque::with_capacity(16) }
+        Scoreboard {
+            flags: SeqFlags::new(64),
+            sacked: 0,
+            high_end: 0,
+            resent_out: 0,
+            lost_resent: 0,
+            scan: 0,
+            resent_order: VecDeque::with_capacity(16),
+        }
     }
 
     /// The receiver holds `seq` (a SACK block). Returns whether that is news.
@@ -179,9 +193,13 @@ impl Scoreboard {
     }
 
     /// Holes (segments not SACKed) below the highest SACKed segment.
-    pub fn holes(&self) -> u32 { self.high_end - self.flags.base() - self.sacked_below_high() }
+    pub fn holes(&self) -> u32 {
+        self.high_end - self.flags.base() - self.sacked_below_high()
+    }
 
-    fn sacked_below_high(&self) -> u32 { self.sacked }
+    fn sacked_below_high(&self) -> u32 {
+        self.sacked
+    }
 
     /// The lowest hole below the highest SACKed segment not resent yet (RFC 6675 NextSeg
     /// rule 1).
@@ -227,7 +245,9 @@ impl Scoreboard {
 }
 
 impl Default for Scoreboard {
-    fn default() -> Self { Self::new() }
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 #[cfg(test)]

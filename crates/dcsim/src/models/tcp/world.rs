@@ -120,7 +120,16 @@ impl Simulation {
         if s.cc_acks && !s.done {
             let ece = pkt.flags & FLAG_ECE != 0;
             let recovery = self.tcp_tx[t as usize].recovery;
-            let ack = Ack { newly_acked: self.payload_bytes(f, old_una, una), acked_to: una, snd_nxt: nxt, rtt, ece, nak: false, int: &[], recovery };
+            let ack = Ack {
+                newly_acked: self.payload_bytes(f, old_una, una),
+                acked_to: una,
+                snd_nxt: nxt,
+                rtt,
+                ece,
+                nak: false,
+                int: &[],
+                recovery,
+            };
             let before = self.ccs[f.idx()].window();
             self.cc_hook(f, |cc, ctx| cc.on_ack(ctx, &ack));
             if ece && self.ccs[f.idx()].window() < before {

@@ -37,7 +37,9 @@ impl Keys for TimelyKeys {
         if let Some(v) = self.beta {
             p.beta = v;
         }
-        for (v, dst, key) in [(&self.t_low, &mut p.t_low, "t_low"), (&self.t_high, &mut p.t_high, "t_high"), (&self.min_rtt, &mut p.min_rtt, "min_rtt")] {
+        for (v, dst, key) in
+            [(&self.t_low, &mut p.t_low, "t_low"), (&self.t_high, &mut p.t_high, "t_high"), (&self.min_rtt, &mut p.min_rtt, "min_rtt")]
+        {
             if let Some(v) = v {
                 *dst = v.time(&k(key))?;
             }

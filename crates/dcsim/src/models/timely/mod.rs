@@ -92,13 +92,28 @@ impl CongestionControl for Timely {
         let line = nic.line_rate.0 as f64;
         let ai = p.rate_ai.map_or(line / 1000.0, |r| r.0 as f64);
         let hai = p.rate_hai.map_or(5.0 * ai, |r| r.0 as f64);
-        Timely { p: p.clone(), line, ai, hai, rate: line, prev_rtt: None, rtt_diff: 0.0, inc_stage: 0, next_update: 0, window: p.window.map(|w| w.bytes(nic)) }
+        Timely {
+            p: p.clone(),
+            line,
+            ai,
+            hai,
+            rate: line,
+            prev_rtt: None,
+            rtt_diff: 0.0,
+            inc_stage: 0,
+            next_update: 0,
+            window: p.window.map(|w| w.bytes(nic)),
+        }
     }
-    fn wants_acks(&self) -> bool { true }
+    fn wants_acks(&self) -> bool {
+        true
+    }
     fn window(&self) -> Option<u64> {
         crate::models::window_cap::at_rate(self.window, self.p.var_window, self.rate, self.line)
     }
-    fn rate(&self) -> Rate { Rate(self.rate as u64) }
+    fn rate(&self) -> Rate {
+        Rate(self.rate as u64)
+    }
 
     fn on_ack(&mut self, _: &mut CcCtx, ack: &Ack<'_>) {
         if ack.acked_to <= self.next_update && self.prev_rtt.is_some() {
@@ -132,10 +147,22 @@ mod tests {
     const US: u64 = 1_000_000;
 
     fn timely() -> Timely {
-        Timely::from_params(&TimelyParams::default(), &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) })
+        Timely::from_params(
+            &TimelyParams::default(),
+            &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) },
+        )
     }
     fn ack(to: u32, nxt: u32, rtt_us: f64) -> Ack<'static> {
-        Ack { newly_acked: 1000, acked_to: to, snd_nxt: nxt, rtt: SimTime((rtt_us * US as f64) as u64), ece: false, nak: false, int: &[], recovery: false }
+        Ack {
+            newly_acked: 1000,
+            acked_to: to,
+            snd_nxt: nxt,
+            rtt: SimTime((rtt_us * US as f64) as u64),
+            ece: false,
+            nak: false,
+            int: &[],
+            recovery: false,
+        }
     }
 
     #[test]
@@ -203,7 +230,10 @@ mod tests {
         t.on_ack(&mut x, &ack(3, 4, 400.0));
         assert_eq!(t.window(), Some(12_500));
         let p = TimelyParams { window: Some(WindowCap::Bytes(4000)), ..TimelyParams::default() };
-        assert_eq!(Timely::from_params(&p, &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) }).window(), Some(4000));
+        assert_eq!(
+            Timely::from_params(&p, &NicSpec { line_rate: Rate::gbps(10), mtu_wire: 1086, mss: 1000, base_rtt: SimTime::us(10) }).window(),
+            Some(4000)
+        );
     }
 
     #[test]

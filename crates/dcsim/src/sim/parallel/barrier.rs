@@ -29,7 +29,14 @@ impl SpinBarrier {
     pub fn new(n: usize) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
         let spin = if n <= cores { SPIN } else { Duration::ZERO };
-        SpinBarrier { n, spin, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0), sleepers: Mutex::new(0), wake: Condvar::new() }
+        SpinBarrier {
+            n,
+            spin,
+            arrived: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
+            sleepers: Mutex::new(0),
+            wake: Condvar::new(),
+        }
     }
 
     /// Returns once all `n` threads have called it. What a thread wrote before it is

@@ -100,7 +100,6 @@ impl Simulation {
         }
         self.pool.set_peak(peak);
     }
-
 }
 
 impl FlowStats {

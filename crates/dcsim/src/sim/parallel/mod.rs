@@ -63,7 +63,9 @@ const NO_INT: u32 = u32::MAX;
 /// balance; off, nothing is timed).
 const DEBUG_VAR: &str = "DCSIM_PAR_DEBUG";
 
-fn debug() -> bool { std::env::var_os(DEBUG_VAR).is_some() }
+fn debug() -> bool {
+    std::env::var_os(DEBUG_VAR).is_some()
+}
 
 /// One partition's wall time in a `run_until`: working (its events and its outbox) and
 /// waiting at the barriers.
@@ -75,7 +77,9 @@ struct Timing {
 }
 
 impl Timing {
-    fn new() -> Self { Timing { on: debug(), work: Duration::ZERO, wait: Duration::ZERO, rounds: 0 } }
+    fn new() -> Self {
+        Timing { on: debug(), work: Duration::ZERO, wait: Duration::ZERO, rounds: 0 }
+    }
 
     /// Runs `f`, adding its wall time to the waits (`wait`) or to the work.
     #[inline]

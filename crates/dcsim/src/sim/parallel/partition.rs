@@ -81,7 +81,9 @@ pub(crate) fn partition(plan: &Plan, parts: usize) -> (Vec<u16>, Option<SimTime>
 mod tests {
     use super::*;
 
-    fn plan(text: &str) -> Plan { crate::scenario::load_str(text, std::path::Path::new("."), &[]).unwrap() }
+    fn plan(text: &str) -> Plan {
+        crate::scenario::load_str(text, std::path::Path::new("."), &[]).unwrap()
+    }
 
     #[test]
     fn a_fat_tree_splits_by_pods_with_the_cores_shared() {

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Format and lint checks, run by the README's test command (and so by CI): unformatted
+# code or a lint warning fails the run. To fix formatting: `cargo fmt --all` and
+# `ruff format python scripts tests`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
+ruff format --check python scripts tests
+ruff check python scripts tests
