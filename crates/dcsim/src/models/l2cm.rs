@@ -76,9 +76,9 @@ impl Simulation {
     /// addresses and, for BCN, its rate-limiter tag.
     pub(crate) fn l2_on_enqueue(&mut self, out: PortId, prio: u8, id: PktId, qlen: u64) {
         let ci = out.idx() * 8 + prio as usize;
-        let node = self.ports[out.idx()].node;
+        let node = self.fx.ports[out.idx()].node;
         let (flow, frame) = {
-            let pkt = self.pool.get(id);
+            let pkt = self.fx.pool.get(id);
             (pkt.flow, pkt.frame as u32)
         };
         let l2 = &mut self.l2;
@@ -86,14 +86,14 @@ impl Simulation {
             L2Cm::None => None,
             L2Cm::Qcn(p) => l2.qcn[ci].on_arrival(p, frame, qlen, &mut l2.rngs[ci]).map(|fb| Feedback::Qcn { fb }),
             L2Cm::Bcn(p) => {
-                let controls = self.pool.tag(id) == Some(ci as u32);
+                let controls = self.fx.pool.tag(id) == Some(ci as u32);
                 l2.bcn[ci].on_arrival(p, frame, qlen, controls, &mut l2.rngs[ci]).map(|s| match s {
                     BcnSignal::Fb(fb) => Feedback::Bcn { cp: ci as u32, fb },
                     BcnSignal::Stop => Feedback::BcnStop { cp: ci as u32 },
                 })
             }
             L2Cm::Fecn(p) | L2Cm::Efecn(p) => {
-                let now = self.q.now();
+                let now = self.fx.q.now();
                 let key = (out.0, flow.0);
                 let due = l2.last_bcn00.get(&key).is_none_or(|t| now - *t >= BCN00_GAP);
                 if p.efecn && qlen > p.q_sc && due {
@@ -122,10 +122,10 @@ impl Simulation {
     /// Sends a feedback frame from switch `node` to the source of `flow`.
     fn send_feedback(&mut self, node: NodeId, cp: u32, flow: FlowId, fb: Feedback) {
         let src = self.flows[flow.idx()].src;
-        let id = self.pool.alloc(Packet::feedback(flow, src, cp, fb, L2_FRAME));
+        let id = self.fx.pool.alloc(Packet::feedback(flow, src, cp, fb, L2_FRAME));
         self.l2.feedback_sent += 1;
-        let out = self.routing.route(node, src, flow.0);
-        self.ports[out.idx()].ctrl.push(&mut self.pool, id);
+        let out = self.fx.routing.route(node, src, flow.0);
+        self.fx.ports[out.idx()].ctrl.push(&mut self.fx.pool, id);
         self.kick(out);
     }
 }

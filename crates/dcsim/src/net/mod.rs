@@ -3,9 +3,11 @@
 //! congestion management are in `models/`.
 
 pub mod capped_log;
+pub mod fabric;
 pub mod mmu;
 pub mod packet;
 pub mod pcap;
+pub mod port;
 pub mod queue;
 pub mod routing;
 pub mod stats;

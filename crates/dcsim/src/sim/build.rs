@@ -1,7 +1,7 @@
 //! Builds the world from a plan: ports from links, routing tables, per-port buffer
 //! settings (headroom, XOFF/XON, alpha), queue pairs and the first events.
 
-use super::{FlowHeader, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation, Tx};
+use super::{Fabric, FlowHeader, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation, Tx};
 use crate::error::Result;
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PortId};
@@ -323,21 +323,17 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         host: plan.host.clone(),
         pfc: plan.switch.pfc.clone(),
         stats_cfg: plan.stats.clone(),
-        preamble,
         egress_limit: plan.switch.egress_limit,
         links: plan.links.clone(),
         pcap: match &plan.stats.pcap {
             Some(pc) => Some(Box::new(super::pcap::build(plan, pc, &first)?)),
             None => None,
         },
-        q,
         clock: SimTime::ZERO,
-        pool,
         prefetch_ports: n_ports >= super::prefetch::MIN_PORTS,
         quiet_tx: !link_faults.active,
         nics: (0..n).map(|_| Nic::default()).collect(),
         refresh_gen: vec![0; n_ports * 8],
-        prio_stats: vec![PrioCounters::default(); n_ports * 8],
         latency: Histogram::default(),
         msg_latency: Histogram::default(),
         pfc_log: CappedLog::new(plan.stats.max_pfc_events),
@@ -388,11 +384,18 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         outbox: Default::default(),
         owners: Default::default(),
         round_len: None,
-        nodes,
-        ports,
-        routing,
-        egress,
-        mmu,
+        fx: Fabric {
+            q,
+            pool,
+            nodes,
+            ports,
+            routing,
+            egress,
+            mmu,
+            prio_stats: vec![PrioCounters::default(); n_ports * 8],
+            preamble,
+            after: Vec::new(),
+        },
         flows,
         cc_timers: vec![super::flow::CcTimers::default(); n_flows],
         hold_quiet: true,
@@ -417,7 +420,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     }
     sim.owners = owners(&sim);
     // Rounds node by node need every event to be one node's and every link to take time.
-    sim.round_len = sim.ports.iter().map(|p| p.delay).min().filter(|l| l.0 > 0 && plan.not_node_local().is_none());
+    sim.round_len = sim.fx.ports.iter().map(|p| p.delay).min().filter(|l| l.0 > 0 && plan.not_node_local().is_none());
     sim.set_node_rounds(true);
     sim.enqueue_hooks = sim.marking.at_enqueue || !matches!(sim.l2.kind, crate::plan::L2Cm::None) || sim.rpfc.on || sim.netcc.active;
     Ok(sim)
@@ -427,8 +430,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
 fn owners(sim: &Simulation) -> crate::event::owners::Owners {
     let port = |p: PortId| p.0;
     crate::event::owners::Owners::new(crate::event::owners::OwnerTables {
-        nodes: sim.nodes.len(),
-        port_node: sim.ports.iter().map(|p| p.node.0).collect(),
+        nodes: sim.fx.nodes.len(),
+        port_node: sim.fx.ports.iter().map(|p| p.node.0).collect(),
         flow_src: sim.flows.iter().map(|h| h.src.0).collect(),
         flow_dst: sim.flows.iter().map(|h| h.dst.0).collect(),
         rate_step_port: sim.rate_schedule.iter().map(|&(p, _)| port(p)).collect(),

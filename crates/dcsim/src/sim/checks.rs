@@ -100,7 +100,7 @@ impl Simulation {
 
     fn check_conservation(&self) -> Value {
         let mut in_flight = vec![0u64; self.flows.len()];
-        self.pool.for_each_live(|p| {
+        self.fx.pool.for_each_live(|p| {
             if p.kind == PktKind::Data {
                 if let Some(c) = in_flight.get_mut(p.flow.idx()) {
                     *c += 1;
@@ -153,7 +153,7 @@ impl Simulation {
         const WHAT: &str = "no data frame of a lossless priority dropped (PFC/PAUSE with the model's headroom)";
         let mut failures = Vec::new();
         let mut drops = 0u64;
-        for (i, c) in self.prio_stats.iter().enumerate() {
+        for (i, c) in self.fx.prio_stats.iter().enumerate() {
             let (port, prio) = (i / 8, (i % 8) as u8);
             let n: u64 = c.drops.iter().sum();
             if n == 0 || !self.is_lossless(prio) {
@@ -161,13 +161,13 @@ impl Simulation {
             }
             // A switch queue in a pause storm ignores the pauses of the NIC behind it (the
             // PFC watchdog's purpose), so that NIC's receive buffer may overflow.
-            if self.pfc_watchdog.plan.is_some() && self.nodes[self.ports[port].node.idx()].is_host {
+            if self.pfc_watchdog.plan.is_some() && self.fx.nodes[self.fx.ports[port].node.idx()].is_host {
                 continue;
             }
             drops += n;
             if failures.len() < MAX_LISTED {
-                let p = &self.ports[port];
-                let (node, peer) = (&self.nodes[p.node.idx()].name, &self.nodes[self.ports[p.peer.idx()].node.idx()].name);
+                let p = &self.fx.ports[port];
+                let (node, peer) = (&self.fx.nodes[p.node.idx()].name, &self.fx.nodes[self.fx.ports[p.peer.idx()].node.idx()].name);
                 failures.push(format!("model error: {n} drops on lossless priority {prio} at port {port} ({node:?} from {peer:?})"));
             }
         }
@@ -181,16 +181,16 @@ impl Simulation {
         const HALF: u64 = 1 << 63;
         let mut failures = Vec::new();
         let mut queued = 0u64;
-        for p in 0..self.ports.len() {
+        for p in 0..self.fx.ports.len() {
             for prio in 0..8u8 {
-                let b = self.egress.queue(PortId(p as u32), prio).bytes;
+                let b = self.fx.egress.queue(PortId(p as u32), prio).bytes;
                 if b >= HALF && failures.len() < MAX_LISTED {
                     failures.push(format!("egress queue of port {p} priority {prio} is negative ({} B)", b as i64));
                 }
                 queued = queued.wrapping_add(b);
             }
         }
-        let (charged, mmu_bad) = self.mmu.audit();
+        let (charged, mmu_bad) = self.fx.mmu.audit();
         for m in mmu_bad.into_iter().take(MAX_LISTED) {
             failures.push(m);
         }
@@ -243,10 +243,10 @@ senders = ["h1", "h2"]
     fn violations_are_reported_with_flow_and_port() {
         let mut s = sim();
         s.flow_stats[1].pkts_sent += 1;
-        let p = s.nodes.iter().position(|n| !n.is_host).unwrap();
-        let port = s.nodes[p].ports.start as usize;
-        s.prio_stats[port * 8 + 3].drops[0] += 2;
-        s.egress.queue_bytes_mut(PortId(port as u32), 0, 5);
+        let p = s.fx.nodes.iter().position(|n| !n.is_host).unwrap();
+        let port = s.fx.nodes[p].ports.start as usize;
+        s.fx.prio_stats[port * 8 + 3].drops[0] += 2;
+        s.fx.egress.queue_bytes_mut(PortId(port as u32), 0, 5);
         let c = s.run_checks();
         assert_eq!(c["ok"], json!(false));
         let f = |k: &str| c[k]["failures"].to_string();

@@ -17,13 +17,13 @@ use crate::units::SimTime;
 impl Simulation {
     #[inline]
     fn host_port(&self, node: NodeId) -> PortId {
-        PortId(self.nodes[node.idx()].ports.start)
+        PortId(self.fx.nodes[node.idx()].ports.start)
     }
 
     pub(crate) fn on_flow_start(&mut self, f: FlowId) {
         let s = &mut self.senders[f.idx()];
         s.started = true;
-        s.msg_start = self.q.now();
+        s.msg_start = self.fx.q.now();
         let sw = s.sw != NO_SW;
         if s.cc_dynamic {
             self.cc_hook(f, |cc, ctx| cc.on_start(ctx));
@@ -88,11 +88,11 @@ impl Simulation {
         if self.tx_busy(p) {
             return;
         }
-        let node = self.ports[p.idx()].node;
+        let node = self.fx.ports[p.idx()].node;
         // Nothing more to send behind this frame (`tx_busy`).
-        let quiet = |s: &Self| s.ports[p.idx()].ctrl.is_empty() && s.nics[node.idx()].ready.is_empty();
-        if let Some(id) = self.ports[p.idx()].ctrl.pop(&self.pool) {
-            let frame = self.pool.get(id).frame as u32;
+        let quiet = |s: &Self| s.fx.ports[p.idx()].ctrl.is_empty() && s.nics[node.idx()].ready.is_empty();
+        if let Some(id) = self.fx.ports[p.idx()].ctrl.pop(&self.fx.pool) {
+            let frame = self.fx.pool.get(id).frame as u32;
             self.transmit(p, id, frame, None, quiet(self));
             return;
         }
@@ -124,7 +124,7 @@ impl Simulation {
                     continue;
                 }
             }
-            if self.ports[p.idx()].paused & (1 << hdr.prio) != 0 {
+            if self.fx.ports[p.idx()].paused & (1 << hdr.prio) != 0 {
                 s.state = QpState::Parked;
                 self.nics[node.idx()].parked[hdr.prio as usize].push(f);
                 continue;
@@ -132,7 +132,7 @@ impl Simulation {
             if s.next_tx > now {
                 s.state = QpState::Waking;
                 let at = s.next_tx;
-                self.q.schedule(at, Event::QpWake(f));
+                self.fx.q.schedule(at, Event::QpWake(f));
                 continue;
             }
             let (seq, resend) = pick.unwrap_or((s.next_seq, false));
@@ -143,7 +143,7 @@ impl Simulation {
             } else if tcp == NO_TCP {
                 s.resend = None;
             }
-            let wire = frame + self.preamble;
+            let wire = frame + self.fx.preamble;
             s.last_tx = now;
             s.last_wire = wire;
             let st = &mut self.flow_stats[f.idx()];
@@ -168,15 +168,15 @@ impl Simulation {
                 s.rto_armed = true;
                 s.rto_mark = s.snd_una;
                 let gen = s.rto_gen;
-                self.q.schedule(now + self.host.rto, Event::Rto(f, gen));
+                self.fx.q.schedule(now + self.host.rto, Event::Rto(f, gen));
             }
-            let id = self.pool.alloc(Packet::data(f, dst, seq, payload, frame, prio, now));
-            if self.pool.int_on() && self.flows[f.idx()].int {
-                self.pool.get_mut(id).flags |= FLAG_INT;
-                self.pool.int_mut(id).clear();
+            let id = self.fx.pool.alloc(Packet::data(f, dst, seq, payload, frame, prio, now));
+            if self.fx.pool.int_on() && self.flows[f.idx()].int {
+                self.fx.pool.get_mut(id).flags |= FLAG_INT;
+                self.fx.pool.int_mut(id).clear();
             }
             if self.l2.tags {
-                self.pool.set_tag(id, self.ccs[f.idx()].regulator_cp());
+                self.fx.pool.set_tag(id, self.ccs[f.idx()].regulator_cp());
             }
             if tcp != NO_TCP {
                 self.tcp_sent(f, tcp, id, seq, resend);
@@ -190,10 +190,10 @@ impl Simulation {
     }
 
     pub(crate) fn host_receive(&mut self, _p: PortId, id: PktId) {
-        let pkt = *self.pool.get(id);
+        let pkt = *self.fx.pool.get(id);
         // The INT stack (HPCC) of a data frame or of the ACK that echoes it.
-        let int = (pkt.flags & FLAG_INT != 0).then(|| self.pool.int(id));
-        self.pool.free(id);
+        let int = (pkt.flags & FLAG_INT != 0).then(|| self.fx.pool.int(id));
+        self.fx.pool.free(id);
         match pkt.kind {
             PktKind::Data if self.flows[pkt.flow.idx()].tcp != NO_TCP => self.tcp_receive_data(&pkt),
             PktKind::Data => {
@@ -316,14 +316,14 @@ impl Simulation {
             let (src, dst, seq) = (hdr.src, hdr.dst, self.receivers[f.idx()].rcv_next);
             let ece = pkt.flags & FLAG_CE != 0;
             let id =
-                self.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece, !self.host.acks_in_data));
+                self.fx.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece, !self.host.acks_in_data));
             if let Some(int) = int {
                 // HPCC: the ACK echoes the data frame's INT stack to the sender.
-                self.pool.get_mut(id).flags |= FLAG_INT;
-                *self.pool.int_mut(id) = *int;
+                self.fx.pool.get_mut(id).flags |= FLAG_INT;
+                *self.fx.pool.int_mut(id) = *int;
             }
             let p = self.host_port(dst);
-            self.ports[p.idx()].ctrl.push(&mut self.pool, id);
+            self.fx.ports[p.idx()].ctrl.push(&mut self.fx.pool, id);
             self.host_try_send(p);
         }
         if io_done {
@@ -487,7 +487,7 @@ impl Simulation {
         s.rto_mark = s.snd_una;
         s.rto_gen = s.rto_gen.wrapping_add(1);
         let g = s.rto_gen;
-        self.q.schedule(now + rto, Event::Rto(f, g));
+        self.fx.q.schedule(now + rto, Event::Rto(f, g));
         self.activate(f);
     }
 }

@@ -18,90 +18,21 @@ mod switch;
 use std::collections::VecDeque;
 
 pub(crate) use flow::{FlowHeader, FlowStats, QpState, Receiver, Sender, NO_TCP};
-use std::ops::Range;
 pub use storage::IoKpi;
 pub(crate) use storage::NO_IO;
 pub(crate) use sw_limiter::NO_SW;
 
 use crate::error::Result;
-use crate::event::{Event, EventQueue};
+use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::Cc;
 use crate::net::capped_log::CappedLog;
-use crate::net::mmu::Mmu;
-use crate::net::packet::{PacketPool, PktFifo};
-use crate::net::queue::EgressQueues;
-use crate::net::routing::Routing;
-use crate::net::stats::{GoodputRow, Histogram, PfcEvent, PrioCounters, Samples};
+pub(crate) use crate::net::fabric::Fabric;
+pub(crate) use crate::net::port::{Node, Port, Tx};
+use crate::net::stats::{GoodputRow, Histogram, PfcEvent, Samples};
 use crate::plan::{FlowControl, HostPlan, LinkPlan, PfcPlan, Plan, StatsPlan};
 use crate::results::Results;
 use crate::units::{LinkRate, Rate, SimTime};
-
-pub(crate) struct Node {
-    pub name: String,
-    pub is_host: bool,
-    pub ports: Range<u32>,
-}
-
-/// A transmitter's state (`Simulation::tx_busy`).
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-#[repr(u8)]
-pub(crate) enum Tx {
-    Idle,
-    /// Sending a frame until `Port::tx_until`; its `TxDone` event is scheduled.
-    Busy,
-    /// Sending a frame until `Port::tx_until` with nothing queued behind it when it
-    /// started, so no `TxDone` was scheduled: it is scheduled if work comes before then.
-    BusyQuiet,
-}
-
-/// One end of a full-duplex link: a transmitter toward `peer` and its pause state.
-/// The fields every hop reads or writes fill its first cache line; the per-priority
-/// pause state, touched by PFC frames only, follows on the next lines.
-#[repr(C, align(64))]
-pub(crate) struct Port {
-    pub node: NodeId,
-    pub peer: PortId,
-    /// Index of this port within its node (a switch has at most 65,536 ports).
-    pub local: u16,
-    /// The port is a host's NIC port (its node's kind, read by every arrival and kick
-    /// from the port's own line).
-    pub host: bool,
-    pub tx: Tx,
-    /// Priorities this transmitter may not send (paused by the peer), bit per priority.
-    pub paused: u8,
-    /// The link is down (`models/link_failure`): nothing is sent, arrivals are lost.
-    pub down: bool,
-    /// The peer belongs to another partition of a parallel run: frames go to the outbox.
-    pub remote: bool,
-    pub line: LinkRate,
-    pub delay: SimTime,
-    /// Control frames (PFC, ACK, NAK): served before any data, never paused.
-    pub ctrl: PktFifo,
-    /// When the frame being sent ends (`tx` busy).
-    pub tx_until: SimTime,
-    /// Bytes of control frames (PFC, ACK, NAK, CNP, ...) this transmitter sent: half a
-    /// fabric's frames are ACKs, so the count lives in the line each frame touches.
-    pub ctrl_bytes: u64,
-    /// Wire bytes (frames + preamble/gap) this transmitter put on its link: HPCC's INT
-    /// reads it, every frame adds to it, so it lives in the line each frame touches.
-    pub wire_bytes: u64,
-    /// When the link last came back up (zero: never failed); frames that left before
-    /// are lost.
-    pub up_at: SimTime,
-    pub pause_gen: [u32; 8],
-    pub paused_since: [SimTime; 8],
-}
-
-const _: () = assert!(std::mem::offset_of!(Port, wire_bytes) == 56);
-
-impl Port {
-    /// The link's rate from this end.
-    #[inline]
-    pub fn rate(&self) -> Rate {
-        self.line.rate()
-    }
-}
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
 #[derive(Default)]
@@ -117,26 +48,20 @@ pub struct Simulation {
     pub(crate) host: HostPlan,
     pub(crate) pfc: PfcPlan,
     pub(crate) stats_cfg: StatsPlan,
-    pub(crate) preamble: u32,
     pub(crate) egress_limit: Option<u64>,
     pub(crate) links: Vec<LinkPlan>,
     /// `[stats.pcap]`: the capture, if on.
     pub(crate) pcap: Option<Box<pcap::Capture>>,
 
-    pub(crate) q: EventQueue,
+    /// The fabric: what the models' hooks are given (`net/fabric.rs`).
+    pub(crate) fx: Fabric,
     pub(crate) clock: SimTime,
-    pub(crate) pool: PacketPool,
     /// Prefetch the per-port records of the events due soon too (large fabrics:
     /// `prefetch.rs`), not only their frames.
     pub(crate) prefetch_ports: bool,
     /// Transmitters with nothing queued behind a frame schedule no `TxDone` (`tx_busy`);
     /// off with link failures, whose down ports are flushed when a frame ends.
     pub(crate) quiet_tx: bool,
-    pub(crate) nodes: Vec<Node>,
-    pub(crate) ports: Vec<Port>,
-    pub(crate) routing: Routing,
-    pub(crate) egress: EgressQueues,
-    pub(crate) mmu: Mmu,
     pub(crate) nics: Vec<Nic>,
     /// Per flow: its fixed description (what its frames' headers say), the sending queue
     /// pair (written only by the source NIC), the receiver (written only by the
@@ -161,7 +86,6 @@ pub struct Simulation {
     /// is outstanding is the MMU's, `Mmu::xoff_sent`).
     pub(crate) refresh_gen: Vec<u32>,
 
-    pub(crate) prio_stats: Vec<PrioCounters>,
     pub(crate) latency: Histogram,
     /// Completion times of messages (post to last ACK).
     pub(crate) msg_latency: Histogram,
@@ -266,15 +190,15 @@ impl Simulation {
     pub fn set_node_rounds(&mut self, on: bool) {
         let rounds = self.round_len.filter(|_| on).map(|l| (l, self.owners.clone()));
         if let Some(par) = self.par.as_mut() {
-            par.others.iter_mut().for_each(|o| o.q.set_rounds(rounds.clone()));
+            par.others.iter_mut().for_each(|o| o.fx.q.set_rounds(rounds.clone()));
         }
-        self.q.set_rounds(rounds);
+        self.fx.q.set_rounds(rounds);
     }
 
     /// The length of the rounds this run serves node by node, or `None` if it serves
     /// every event in time order.
     pub fn node_rounds(&self) -> Option<SimTime> {
-        self.q.round_len()
+        self.fx.q.round_len()
     }
 
     /// Processes events up to and including time `t` (capped at the plan's end).
@@ -299,16 +223,16 @@ impl Simulation {
             // own time t: after every event up to t, before any later one.
             let due = self.periodic_due();
             let limit = stop.min(due);
-            if self.q.round_len().is_some() {
-                while self.q.begin_round(limit) {
-                    while let Some((now, ev)) = self.q.pop_round() {
+            if self.fx.q.round_len().is_some() {
+                while self.fx.q.begin_round(limit) {
+                    while let Some((now, ev)) = self.fx.q.pop_round() {
                         if self.serve(now, ev) {
                             return false;
                         }
                     }
                 }
             } else {
-                while let Some((now, ev)) = self.q.pop_until(limit) {
+                while let Some((now, ev)) = self.fx.q.pop_until(limit) {
                     if self.serve(now, ev) {
                         return false;
                     }
@@ -322,7 +246,7 @@ impl Simulation {
             }
         }
         self.clock = stop;
-        stop < self.end && !self.q.is_empty()
+        stop < self.end && !self.fx.q.is_empty()
     }
 
     /// Serves one event, prefetching for one due a few events later. True if the clock
@@ -334,7 +258,7 @@ impl Simulation {
             self.clock = now;
             return true;
         }
-        if let Some(e) = self.q.ahead(prefetch::AHEAD) {
+        if let Some(e) = self.fx.q.ahead(prefetch::AHEAD) {
             self.prefetch_for(e);
         }
         self.clock = now;
@@ -352,7 +276,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn run_periodic(&mut self, t: SimTime) -> bool {
-        self.q.set_now(t);
+        self.fx.q.set_now(t);
         self.clock = t;
         if self.next_sample == t {
             self.take_sample();
@@ -382,7 +306,7 @@ impl Simulation {
             Event::Forward(p, pkt) => self.switch_receive(p, pkt),
             Event::PortRate(k) => {
                 let (p, rate) = self.rate_schedule[k as usize];
-                self.ports[p.idx()].line = LinkRate::new(rate);
+                self.fx.ports[p.idx()].line = LinkRate::new(rate);
             }
             Event::FecnTick => self.on_fecn_tick(),
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
@@ -404,14 +328,14 @@ impl Simulation {
             .enumerate()
             .map(|(f, h)| {
                 let mut path = Vec::new();
-                let mut port = PortId(self.nodes[h.src.idx()].ports.start);
-                while port != PortId::NONE && path.len() <= self.nodes.len() {
+                let mut port = PortId(self.fx.nodes[h.src.idx()].ports.start);
+                while port != PortId::NONE && path.len() <= self.fx.nodes.len() {
                     path.push(port.0);
-                    let node = self.ports[self.ports[port.idx()].peer.idx()].node;
-                    if self.nodes[node.idx()].is_host {
+                    let node = self.fx.ports[self.fx.ports[port.idx()].peer.idx()].node;
+                    if self.fx.nodes[node.idx()].is_host {
                         break;
                     }
-                    port = self.routing.route(node, h.dst, f as u32);
+                    port = self.fx.routing.route(node, h.dst, f as u32);
                 }
                 path
             })
@@ -437,11 +361,11 @@ impl Simulation {
     /// Most packets alive at once so far (a parallel run: the sum of its partitions'
     /// peaks, an upper bound).
     pub fn peak_packets(&self) -> usize {
-        self.pool.peak() + self.others().map(|s| s.pool.peak()).sum::<usize>()
+        self.fx.pool.peak() + self.others().map(|s| s.fx.pool.peak()).sum::<usize>()
     }
     /// Packets alive now (in queues, on links, being processed).
     pub fn packets_in_flight(&self) -> usize {
-        self.pool.live() + self.others().map(|s| s.pool.live()).sum::<usize>()
+        self.fx.pool.live() + self.others().map(|s| s.fx.pool.live()).sum::<usize>()
     }
     /// The other partitions of a parallel run.
     fn others(&self) -> impl Iterator<Item = &Simulation> {
@@ -475,12 +399,12 @@ impl Simulation {
 
     #[inline]
     pub(crate) fn now_t(&self) -> SimTime {
-        self.q.now()
+        self.fx.q.now()
     }
 
     #[inline]
     fn on_tx_done(&mut self, p: PortId) {
-        self.ports[p.idx()].tx = Tx::Idle;
+        self.fx.ports[p.idx()].tx = Tx::Idle;
         self.kick(p);
     }
 
@@ -491,8 +415,8 @@ impl Simulation {
     /// are served exactly as if it had been scheduled from the start.
     #[inline(always)]
     pub(crate) fn tx_busy(&mut self, p: PortId) -> bool {
-        let now = self.q.now();
-        let port = &mut self.ports[p.idx()];
+        let now = self.fx.q.now();
+        let port = &mut self.fx.ports[p.idx()];
         match port.tx {
             Tx::Idle => false,
             Tx::Busy => true,
@@ -511,33 +435,33 @@ impl Simulation {
     /// scheduled.
     #[inline(never)]
     fn quiet_tx_busy(&mut self, p: PortId) -> bool {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fx.ports[p.idx()];
         let until = port.tx_until;
-        if self.q.passed(until, Event::TxDone(p)) {
+        if self.fx.q.passed(until, Event::TxDone(p)) {
             port.tx = Tx::Idle;
             return false;
         }
         port.tx = Tx::Busy;
-        self.q.uncount_elided();
-        self.q.schedule(until, Event::TxDone(p));
+        self.fx.q.uncount_elided();
+        self.fx.q.schedule(until, Event::TxDone(p));
         true
     }
 
     /// Left-out `TxDone` events (`tx_busy`) due after the clock: counted as processed
     /// when left out, they would not have been by now.
     fn quiet_ahead(&self) -> u64 {
-        self.ports.iter().filter(|p| p.tx == Tx::BusyQuiet && p.tx_until > self.clock).count() as u64
+        self.fx.ports.iter().filter(|p| p.tx == Tx::BusyQuiet && p.tx_until > self.clock).count() as u64
     }
 
     /// Events processed by this world (a partition's own, in a parallel run).
     pub(crate) fn local_events(&self) -> u64 {
-        self.q.processed() - self.quiet_ahead()
+        self.fx.q.processed() - self.quiet_ahead()
     }
 
     /// Lets an idle transmitter pick its next frame.
     #[inline]
     pub(crate) fn kick(&mut self, p: PortId) {
-        if self.ports[p.idx()].host {
+        if self.fx.ports[p.idx()].host {
             self.host_try_send(p);
         } else {
             self.switch_try_send(p);
@@ -548,9 +472,9 @@ impl Simulation {
     /// space goes back to the sender as credits now.
     pub(crate) fn nic_consume(&mut self, p: PortId, pkt: PktId) {
         if self.ib.on {
-            let k = *self.pool.get(pkt);
+            let k = *self.fx.pool.get(pkt);
             if !k.is_control() {
-                self.ib_on_free(p, k.prio, k.frame as u64 + self.preamble as u64);
+                self.ib_on_free(p, k.prio, k.frame as u64 + self.fx.preamble as u64);
             }
         }
         self.host_receive(p, pkt);
@@ -562,12 +486,12 @@ impl Simulation {
             return;
         }
         self.hops += 1;
-        match self.pool.get(pkt).kind {
+        match self.fx.pool.get(pkt).kind {
             crate::net::packet::PktKind::Pfc => return self.on_pfc_frame(p, pkt),
             crate::net::packet::PktKind::IbFcp => return self.on_fcp(p, pkt),
             _ => {}
         }
-        if self.ports[p.idx()].host {
+        if self.fx.ports[p.idx()].host {
             if self.nic_rx_extras {
                 self.rx_arrive(p, pkt);
             } else {
@@ -575,7 +499,7 @@ impl Simulation {
             }
         } else if self.processing_delay.0 > 0 {
             let at = self.now_t() + self.processing_delay;
-            self.q.schedule(at, Event::Forward(p, pkt));
+            self.fx.q.schedule(at, Event::Forward(p, pkt));
         } else {
             self.switch_receive(p, pkt);
         }
@@ -588,8 +512,8 @@ impl Simulation {
     #[inline]
     pub(crate) fn transmit(&mut self, p: PortId, id: PktId, frame: u32, data_prio: Option<u8>, quiet: bool) {
         let now = self.now_t();
-        let wire = frame + self.preamble;
-        let port = &mut self.ports[p.idx()];
+        let wire = frame + self.fx.preamble;
+        let port = &mut self.fx.ports[p.idx()];
         debug_assert!(port.tx == Tx::Idle, "port {} starts a frame while sending one", p.0);
         let t = port.line.tx_time(wire as u64);
         port.tx_until = now + t;
@@ -600,7 +524,7 @@ impl Simulation {
         match data_prio {
             None => port.ctrl_bytes += frame as u64,
             Some(prio) => {
-                let c = &mut self.prio_stats[p.idx() * 8 + prio as usize];
+                let c = &mut self.fx.prio_stats[p.idx() * 8 + prio as usize];
                 c.tx_bytes += frame as u64;
                 c.tx_pkts += 1;
                 if self.ib.on {
@@ -609,9 +533,9 @@ impl Simulation {
             }
         }
         if quiet {
-            self.q.count_elided();
+            self.fx.q.count_elided();
         } else {
-            self.q.schedule(now + t, Event::TxDone(p));
+            self.fx.q.schedule(now + t, Event::TxDone(p));
         }
         if self.pcap.is_some() {
             self.capture(p, id, frame);
@@ -620,7 +544,7 @@ impl Simulation {
             // The frame leaves this partition's pool now.
             self.send_remote(now + t + delay, peer, id);
         } else {
-            self.q.schedule(now + t + delay, Event::Arrive(peer, id));
+            self.fx.q.schedule(now + t + delay, Event::Arrive(peer, id));
         }
     }
 
@@ -632,9 +556,9 @@ impl Simulation {
             Some(iv) if now + iv <= self.end => now + iv,
             _ => SimTime::MAX,
         };
-        for p in 0..self.ports.len() {
-            let port = &self.ports[p];
-            if self.nodes[port.node.idx()].is_host || !self.owns(port.node) {
+        for p in 0..self.fx.ports.len() {
+            let port = &self.fx.ports[p];
+            if self.fx.nodes[port.node.idx()].is_host || !self.owns(port.node) {
                 continue;
             }
             for prio in 0..8u8 {
@@ -649,8 +573,8 @@ impl Simulation {
                 self.samples.time.push(now.0);
                 self.samples.port.push(p as u32);
                 self.samples.prio.push(prio);
-                self.samples.egress_bytes.push(self.egress.queue(PortId(p as u32), prio).bytes);
-                self.samples.ingress_bytes.push(self.mmu.occupancy(PortId(p as u32), class));
+                self.samples.egress_bytes.push(self.fx.egress.queue(PortId(p as u32), prio).bytes);
+                self.samples.ingress_bytes.push(self.fx.mmu.occupancy(PortId(p as u32), class));
                 self.samples.paused.push((port.paused >> prio) & 1);
             }
         }

@@ -54,10 +54,10 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     // A run stopped at a deadlock ends there.
     let end = if s.deadlocks.stopped_at.is_some() { s.clock.min(s.end) } else { s.end };
     // Close what is still open at the end: pauses and goodput bins.
-    for (p, port) in s.ports.iter().enumerate() {
+    for (p, port) in s.fx.ports.iter().enumerate() {
         for prio in 0..8 {
             if port.paused & (1 << prio) != 0 {
-                s.prio_stats[p * 8 + prio].paused_ps += (end - port.paused_since[prio]).0;
+                s.fx.prio_stats[p * 8 + prio].paused_ps += (end - port.paused_since[prio]).0;
             }
         }
     }
@@ -76,21 +76,21 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     }
     canonical_logs(s);
     let mut tables = Vec::new();
-    let name = |n: crate::ids::NodeId| s.nodes[n.idx()].name.clone();
+    let name = |n: crate::ids::NodeId| s.fx.nodes[n.idx()].name.clone();
 
     // nodes
     let mut t = Table::default();
-    t.push("node_id", Column::U64((0..s.nodes.len() as u64).collect()));
-    t.push("name", Column::Str(s.nodes.iter().map(|n| n.name.clone()).collect()));
-    t.push("kind", Column::Str(s.nodes.iter().map(|n| if n.is_host { "host" } else { "switch" }.to_string()).collect()));
-    t.push("ports", Column::U64(s.nodes.iter().map(|n| n.ports.len() as u64).collect()));
+    t.push("node_id", Column::U64((0..s.fx.nodes.len() as u64).collect()));
+    t.push("name", Column::Str(s.fx.nodes.iter().map(|n| n.name.clone()).collect()));
+    t.push("kind", Column::Str(s.fx.nodes.iter().map(|n| if n.is_host { "host" } else { "switch" }.to_string()).collect()));
+    t.push("ports", Column::U64(s.fx.nodes.iter().map(|n| n.ports.len() as u64).collect()));
     tables.push(("nodes".to_string(), t));
 
     // links
     let mut t = Table::default();
     t.push("link_id", Column::U64((0..s.links.len() as u64).collect()));
-    t.push("a", Column::Str(s.links.iter().map(|l| s.nodes[l.a as usize].name.clone()).collect()));
-    t.push("b", Column::Str(s.links.iter().map(|l| s.nodes[l.b as usize].name.clone()).collect()));
+    t.push("a", Column::Str(s.links.iter().map(|l| s.fx.nodes[l.a as usize].name.clone()).collect()));
+    t.push("b", Column::Str(s.links.iter().map(|l| s.fx.nodes[l.b as usize].name.clone()).collect()));
     t.push("rate_bps", Column::U64(s.links.iter().map(|l| l.rate.0).collect()));
     t.push("delay_ps", Column::U64(s.links.iter().map(|l| l.delay.0).collect()));
     tables.push(("links".to_string(), t));
@@ -254,23 +254,23 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     if s.rpfc.on {
         let host_port = |n: &super::Node| n.ports.start as usize;
         let mut t = Table::default();
-        t.push("node", Column::Str(s.nodes.iter().map(|n| n.name.clone()).collect()));
-        t.push("kind", Column::Str(s.nodes.iter().map(|n| if n.is_host { "host" } else { "switch" }.to_string()).collect()));
+        t.push("node", Column::Str(s.fx.nodes.iter().map(|n| n.name.clone()).collect()));
+        t.push("kind", Column::Str(s.fx.nodes.iter().map(|n| if n.is_host { "host" } else { "switch" }.to_string()).collect()));
         t.push("messages_sent", Column::U64(s.rpfc.cp.sent.clone()));
         t.push("messages_consumed", Column::U64(s.rpfc.tor.consumed.clone()));
         t.push("pauses_sent", Column::U64(s.rpfc.tor.pauses.clone()));
         t.push(
             "pause_granted_ps",
             Column::U64(
-                s.nodes.iter().map(|n| if n.is_host { s.rpfc.tor.granted_ps[s.ports[host_port(n)].peer.idx()] } else { 0 }).collect(),
+                s.fx.nodes.iter().map(|n| if n.is_host { s.rpfc.tor.granted_ps[s.fx.ports[host_port(n)].peer.idx()] } else { 0 }).collect(),
             ),
         );
         t.push(
             "paused_ps",
             Column::U64(
-                s.nodes
+                s.fx.nodes
                     .iter()
-                    .map(|n| if n.is_host { (0..8).map(|k| s.prio_stats[host_port(n) * 8 + k].paused_ps).sum() } else { 0 })
+                    .map(|n| if n.is_host { (0..8).map(|k| s.fx.prio_stats[host_port(n) * 8 + k].paused_ps).sum() } else { 0 })
                     .collect(),
             ),
         );
@@ -318,16 +318,16 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         cols.push((n, Vec::new()));
     }
     let secs = end.as_secs_f64();
-    for (p, port) in s.ports.iter().enumerate() {
+    for (p, port) in s.fx.ports.iter().enumerate() {
         let pid = crate::ids::PortId(p as u32);
         for prio in 0..8u8 {
             if s.used_prios & (1 << prio) == 0 {
                 continue;
             }
-            let c = &s.prio_stats[p * 8 + prio as usize];
+            let c = &s.fx.prio_stats[p * 8 + prio as usize];
             let class = s.class_of(prio) as usize;
-            let ci = &s.prio_stats[p * 8 + class];
-            let is_sw = !s.nodes[port.node.idx()].is_host;
+            let ci = &s.fx.prio_stats[p * 8 + class];
+            let is_sw = !s.fx.nodes[port.node.idx()].is_host;
             let vals = [
                 p as u64,
                 port.node.0 as u64,
@@ -346,15 +346,15 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
                 c.pfc_xon_rx,
                 c.pfc_expired,
                 c.paused_ps,
-                c.max_egress.max(s.egress.queue(pid, prio).bytes),
-                s.mmu.peak(pid, class as u8),
-                match s.mmu.low_after_xoff(pid, class as u8) {
+                c.max_egress.max(s.fx.egress.queue(pid, prio).bytes),
+                s.fx.mmu.peak(pid, class as u8),
+                match s.fx.mmu.low_after_xoff(pid, class as u8) {
                     u64::MAX => 0,
                     low => low,
                 },
-                if is_sw { s.mmu.headroom(pid) } else { 0 },
-                if is_sw { s.mmu.xoff(pid) } else { 0 },
-                if is_sw { s.mmu.xon(pid) } else { 0 },
+                if is_sw { s.fx.mmu.headroom(pid) } else { 0 },
+                if is_sw { s.fx.mmu.xoff(pid) } else { 0 },
+                if is_sw { s.fx.mmu.xon(pid) } else { 0 },
                 port.ctrl_bytes,
                 port.wire_bytes,
                 c.ecn_marked,
@@ -365,8 +365,8 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             for (i, v) in vals.iter().enumerate() {
                 cols[i].1.push(*v);
             }
-            node_col.push(s.nodes[port.node.idx()].name.clone());
-            peer_col.push(s.nodes[s.ports[port.peer.idx()].node.idx()].name.clone());
+            node_col.push(s.fx.nodes[port.node.idx()].name.clone());
+            peer_col.push(s.fx.nodes[s.fx.ports[port.peer.idx()].node.idx()].name.clone());
             util.push(if secs > 0.0 { port.wire_bytes as f64 * 8.0 / (port.rate().0 as f64 * secs) } else { 0.0 });
             paused_frac.push(if end.0 > 0 { c.paused_ps as f64 / end.0 as f64 } else { 0.0 });
         }
@@ -390,9 +390,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     let mut t = Table::default();
     let log = s.pfc_log.rows();
     t.push("time_ps", Column::U64(log.iter().map(|e| e.time.0).collect()));
-    t.push("node", Column::Str(log.iter().map(|e| name(s.ports[e.port as usize].node)).collect()));
+    t.push("node", Column::Str(log.iter().map(|e| name(s.fx.ports[e.port as usize].node)).collect()));
     t.push("port_id", Column::U64(log.iter().map(|e| e.port as u64).collect()));
-    t.push("port", Column::U64(log.iter().map(|e| s.ports[e.port as usize].local as u64).collect()));
+    t.push("port", Column::U64(log.iter().map(|e| s.fx.ports[e.port as usize].local as u64).collect()));
     t.push("priority", Column::I64(log.iter().map(|e| if e.prio == 255 { -1 } else { e.prio as i64 }).collect()));
     t.push("event", Column::Str(log.iter().map(|e| ["resume", "pause", "expire"][e.kind as usize].to_string()).collect()));
     tables.push(("pfc_events".to_string(), t));
@@ -401,13 +401,13 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     let mut t = Table::default();
     let dl = &s.deadlocks.found;
     let port_name = |p: &crate::ids::PortId| {
-        let port = &s.ports[p.idx()];
-        format!("{}->{}", name(port.node), name(s.ports[port.peer.idx()].node))
+        let port = &s.fx.ports[p.idx()];
+        format!("{}->{}", name(port.node), name(s.fx.ports[port.peer.idx()].node))
     };
     let join = |v: Vec<String>| v.join(" ");
     t.push("time_ps", Column::U64(dl.iter().map(|d| d.time.0).collect()));
     t.push("priority", Column::U64(dl.iter().map(|d| d.prio as u64).collect()));
-    t.push("switches", Column::Str(dl.iter().map(|d| join(d.ports.iter().map(|p| name(s.ports[p.idx()].node)).collect())).collect()));
+    t.push("switches", Column::Str(dl.iter().map(|d| join(d.ports.iter().map(|p| name(s.fx.ports[p.idx()].node)).collect())).collect()));
     t.push("ports", Column::Str(dl.iter().map(|d| join(d.ports.iter().map(port_name).collect())).collect()));
     t.push("flows", Column::Str(dl.iter().map(|d| join(d.flows.iter().map(|f| f.to_string()).collect())).collect()));
     t.push("queued_bytes", Column::U64(dl.iter().map(|d| d.bytes).collect()));
@@ -418,7 +418,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     if s.link_faults.active {
         let log = &s.link_faults.log;
         let step = |k: u32| &s.link_faults.steps[k as usize];
-        let node_of = |p: crate::ids::PortId| name(s.ports[p.idx()].node);
+        let node_of = |p: crate::ids::PortId| name(s.fx.ports[p.idx()].node);
         let mut t = Table::default();
         t.push("time_ps", Column::U64(log.iter().map(|e| e.0 .0).collect()));
         t.push("failure", Column::U64(log.iter().map(|e| step(e.1).failure as u64).collect()));
@@ -432,7 +432,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     if s.rx.on {
         let nics = &s.rx.nics;
         let mut t = Table::default();
-        t.push("host", Column::Str(nics.iter().map(|n| name(s.ports[n.port.idx()].node)).collect()));
+        t.push("host", Column::Str(nics.iter().map(|n| name(s.fx.ports[n.port.idx()].node)).collect()));
         t.push("size_bytes", Column::U64(nics.iter().map(|_| s.rx.size).collect()));
         t.push("xoff_bytes", Column::U64(nics.iter().map(|n| n.xoff).collect()));
         t.push("xon_bytes", Column::U64(nics.iter().map(|n| n.xon).collect()));
@@ -450,8 +450,8 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     let mut t = Table::default();
     t.push("time_ps", Column::U64(sm.time.clone()));
     t.push("port_id", Column::U64(sm.port.iter().map(|&p| p as u64).collect()));
-    t.push("node_id", Column::U64(sm.port.iter().map(|&p| s.ports[p as usize].node.0 as u64).collect()));
-    t.push("port", Column::U64(sm.port.iter().map(|&p| s.ports[p as usize].local as u64).collect()));
+    t.push("node_id", Column::U64(sm.port.iter().map(|&p| s.fx.ports[p as usize].node.0 as u64).collect()));
+    t.push("port", Column::U64(sm.port.iter().map(|&p| s.fx.ports[p as usize].local as u64).collect()));
     t.push("priority", Column::U64(sm.prio.iter().map(|&p| p as u64).collect()));
     t.push("egress_bytes", Column::U64(sm.egress_bytes.clone()));
     t.push("ingress_bytes", Column::U64(sm.ingress_bytes.clone()));
@@ -482,11 +482,11 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         if cp.intervals == 0 && cp.marked == 0 {
             continue;
         }
-        let p = &s.ports[ci / 8];
+        let p = &s.fx.ports[ci / 8];
         pid.push((ci / 8) as u64);
         node.push(name(p.node));
         port.push(p.local as u64);
-        peer.push(name(s.ports[p.peer.idx()].node));
+        peer.push(name(s.fx.ports[p.peer.idx()].node));
         prio.push((ci % 8) as u64);
         cong.push(cp.congested_ps());
         root.push(cp.root_ps);
@@ -523,9 +523,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
 
     let iv = m.intervals.rows();
     let mut t = Table::default();
-    t.push("node", Column::Str(iv.iter().map(|i| name(s.ports[i.port as usize].node)).collect()));
-    t.push("port", Column::U64(iv.iter().map(|i| s.ports[i.port as usize].local as u64).collect()));
-    t.push("peer", Column::Str(iv.iter().map(|i| name(s.ports[s.ports[i.port as usize].peer.idx()].node)).collect()));
+    t.push("node", Column::Str(iv.iter().map(|i| name(s.fx.ports[i.port as usize].node)).collect()));
+    t.push("port", Column::U64(iv.iter().map(|i| s.fx.ports[i.port as usize].local as u64).collect()));
+    t.push("peer", Column::Str(iv.iter().map(|i| name(s.fx.ports[s.fx.ports[i.port as usize].peer.idx()].node)).collect()));
     t.push("priority", Column::U64(iv.iter().map(|i| i.prio as u64).collect()));
     t.push("start_ps", Column::U64(iv.iter().map(|i| i.start.0).collect()));
     t.push("end_ps", Column::U64(iv.iter().map(|i| i.end.0).collect()));
@@ -581,11 +581,11 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     let mut drops = serde_json::Map::new();
     let mut drops_total = 0;
     for (i, r) in DROP_REASONS.iter().enumerate() {
-        let v: u64 = s.prio_stats.iter().map(|c| c.drops[i]).sum();
+        let v: u64 = s.fx.prio_stats.iter().map(|c| c.drops[i]).sum();
         drops_total += v;
         drops.insert(r.to_string(), json!(v));
     }
-    let sum = |f: fn(&crate::net::stats::PrioCounters) -> u64| -> u64 { s.prio_stats.iter().map(f).sum() };
+    let sum = |f: fn(&crate::net::stats::PrioCounters) -> u64| -> u64 { s.fx.prio_stats.iter().map(f).sum() };
     let lat = &s.latency;
     let q = |p: f64| lat.quantile(p);
     let finished = s.flow_stats.iter().filter(|f| f.finish.is_some()).count();
@@ -636,7 +636,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "p999": s.msg_latency.quantile(0.999),
         },
         "memory": {
-            "peak_packets": s.pool.peak(),
+            "peak_packets": s.fx.pool.peak(),
             "packet_struct_bytes": std::mem::size_of::<crate::net::packet::Packet>(),
         },
         "outputs": {

@@ -97,17 +97,17 @@ impl Simulation {
         if !c.ports.is_empty() && !c.ports[p.idx()] {
             return;
         }
-        let pkt = self.pool.get(id);
+        let pkt = self.fx.pool.get(id);
         let fi = pkt.flow.0 as usize;
         let has_flow = fi < self.flows.len();
         if !c.flows.is_empty() && has_flow && !c.flows[fi] {
             return;
         }
-        let port = &self.ports[p.idx()];
+        let port = &self.fx.ports[p.idx()];
         let (fs, fd) = if has_flow { (self.flows[fi].src.0, self.flows[fi].dst.0) } else { (port.node.0, port.node.0) };
         let ctx = FrameCtx {
             tx_node: port.node.0,
-            rx_node: self.ports[port.peer.idx()].node.0,
+            rx_node: self.fx.ports[port.peer.idx()].node.0,
             flow_src: fs,
             flow_dst: fd,
             // The current message's (a storage queue pair's changes with each I/O).

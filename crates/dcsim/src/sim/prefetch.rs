@@ -25,19 +25,19 @@ impl Simulation {
     pub(crate) fn prefetch_for(&self, ev: Event) {
         match ev {
             Event::Arrive(p, id) | Event::Forward(p, id) => {
-                self.pool.prefetch(id);
+                self.fx.pool.prefetch(id);
                 if !self.prefetch_ports {
                     return;
                 }
-                if let Some(port) = self.ports.get(p.idx()) {
+                if let Some(port) = self.fx.ports.get(p.idx()) {
                     prefetch(port);
                 }
             }
             Event::TxDone(p) if self.prefetch_ports => {
-                if let Some(port) = self.ports.get(p.idx()) {
+                if let Some(port) = self.fx.ports.get(p.idx()) {
                     prefetch(port);
                 }
-                self.egress.prefetch_port(p);
+                self.fx.egress.prefetch_port(p);
             }
             // A paced queue pair's wake-up and a congestion-control timer read the flow's
             // records: with thousands of flows active at once, misses.

@@ -102,7 +102,7 @@ impl Simulation {
                 held = true;
             } else {
                 t.quiet[k] = SimTime::MAX;
-                self.q.schedule(at, Event::CcTimer(f, k as u8, t.gen[k]));
+                self.fx.q.schedule(at, Event::CcTimer(f, k as u8, t.gen[k]));
             }
         }
         self.senders[f.idx()].cc_quiet = held;
@@ -121,9 +121,9 @@ impl Simulation {
                 return;
             }
             let ev = |k: usize| Event::CcTimer(f, k as u8, t.gen[k]);
-            let Some(k) = (0..4).filter(|&k| t.quiet[k] <= now).min_by_key(|&k| self.q.rank(t.quiet[k], ev(k))) else { return };
+            let Some(k) = (0..4).filter(|&k| t.quiet[k] <= now).min_by_key(|&k| self.fx.q.rank(t.quiet[k], ev(k))) else { return };
             let at = t.quiet[k];
-            if !self.q.passed(at, ev(k)) {
+            if !self.fx.q.passed(at, ev(k)) {
                 return;
             }
             let mut ctx = self.hook_ctx(f, at);
@@ -152,7 +152,7 @@ impl Simulation {
     /// last one started.
     fn set_rate(&mut self, f: FlowId, rate: Rate) {
         let now = self.now_t();
-        let preamble = self.preamble;
+        let preamble = self.fx.preamble;
         let flow = &mut self.senders[f.idx()];
         let st = &mut self.flow_stats[f.idx()];
         let rate = rate.max(Rate(1));
@@ -172,7 +172,7 @@ impl Simulation {
         let was = flow.next_tx;
         flow.next_tx = next;
         if flow.state == QpState::Waking && next < was {
-            self.q.schedule(next.max(now), Event::QpWake(f));
+            self.fx.q.schedule(next.max(now), Event::QpWake(f));
         }
         self.rate_log.push((now, f.0, rate.min(line)));
     }

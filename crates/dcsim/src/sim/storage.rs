@@ -288,22 +288,22 @@ impl Simulation {
         let now = self.io_next;
         let iv = self.io().interval.expect("KPI rows are due only with an interval");
         self.io_next = if now + iv <= self.end { now + iv } else { SimTime::MAX };
-        let marks: u64 = self.prio_stats.iter().map(|c| c.ecn_marked).sum();
+        let marks: u64 = self.fx.prio_stats.iter().map(|c| c.ecn_marked).sum();
         let cnps: u64 = self.flow_stats.iter().map(|f| f.cnps_sent).sum();
         let mut paused = 0u64;
         let (mut qsum, mut qmax, mut nq) = (0u64, 0u64, 0u64);
-        for (p, port) in self.ports.iter().enumerate() {
+        for (p, port) in self.fx.ports.iter().enumerate() {
             for prio in 0..8 {
-                paused += self.prio_stats[p * 8 + prio].paused_ps;
+                paused += self.fx.prio_stats[p * 8 + prio].paused_ps;
                 if port.paused & (1 << prio) != 0 {
                     paused += (now - port.paused_since[prio]).0;
                 }
             }
-            if self.nodes[port.node.idx()].is_host {
+            if self.fx.nodes[port.node.idx()].is_host {
                 continue;
             }
             for prio in (0..8u8).filter(|q| self.used_prios & (1 << q) != 0) {
-                let b = self.egress.queue(crate::ids::PortId(p as u32), prio).bytes;
+                let b = self.fx.egress.queue(crate::ids::PortId(p as u32), prio).bytes;
                 qsum += b;
                 qmax = qmax.max(b);
                 nq += 1;
@@ -373,7 +373,7 @@ impl Simulation {
             let mut lats = c.lats.clone();
             lats.sort_unstable();
             serde_json::json!({
-                "client": self.nodes[c.node as usize].name,
+                "client": self.fx.nodes[c.node as usize].name,
                 "ios": c.reads + c.writes,
                 "iops": n as f64 / secs,
                 "latency_mean_ps": (n > 0).then(|| c.lat_sum as f64 / n as f64),

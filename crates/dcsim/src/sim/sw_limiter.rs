@@ -99,7 +99,7 @@ impl Simulation {
         }
         let pkts = l.pkts;
         if let Some(t) = wake {
-            self.q.schedule(t, Event::SwBurst(f));
+            self.fx.q.schedule(t, Event::SwBurst(f));
         }
         if posted > 0 {
             s.msg_limit = s.msg_limit.saturating_add(posted.saturating_mul(pkts));

@@ -11,9 +11,9 @@ use crate::plan::L2Cm;
 
 impl Simulation {
     pub(crate) fn switch_receive(&mut self, in_port: PortId, id: PktId) {
-        let node = self.ports[in_port.idx()].node;
-        let pkt = *self.pool.get(id);
-        let out = self.routing.route(node, pkt.dst, pkt.flow.0);
+        let node = self.fx.ports[in_port.idx()].node;
+        let pkt = *self.fx.pool.get(id);
+        let out = self.fx.routing.route(node, pkt.dst, pkt.flow.0);
         if self.link_faults.active && self.link_unusable(out) {
             self.ib_on_dropped(in_port, &pkt);
             self.drop_at_unusable(out, id);
@@ -26,7 +26,7 @@ impl Simulation {
                 self.rpfc_forward(node, out, id);
                 return;
             }
-            self.ports[out.idx()].ctrl.push(&mut self.pool, id);
+            self.fx.ports[out.idx()].ctrl.push(&mut self.fx.pool, id);
             self.switch_try_send(out);
             return;
         }
@@ -43,25 +43,25 @@ impl Simulation {
         }
         let lossless = self.is_lossless(prio);
         if let (Some(limit), false) = (self.egress_limit, lossless) {
-            if self.egress.queue(out, prio).bytes + size > limit {
+            if self.fx.egress.queue(out, prio).bytes + size > limit {
                 self.drop_packet(in_port, prio, id, DropReason::EgressFull);
                 return;
             }
         }
-        if let Err(reason) = self.mmu.admit(in_port, class, size, lossless) {
+        if let Err(reason) = self.fx.mmu.admit(in_port, class, size, lossless) {
             self.drop_packet(in_port, prio, id, reason);
             return;
         }
-        let local = self.ports[in_port.idx()].local;
-        let q_before = self.egress.queue(out, prio).bytes;
+        let local = self.fx.ports[in_port.idx()].local;
+        let q_before = self.fx.egress.queue(out, prio).bytes;
         let item = Queued { id, frame: pkt.frame, in_local: local };
-        self.egress.enqueue(out, prio, item, pkt.flow);
+        self.fx.egress.enqueue(out, prio, item, pkt.flow);
         if self.enqueue_hooks {
             self.on_enqueue_hooks(out, prio, id, local as u32, q_before, &pkt, lossless);
         }
 
         // Credits need no XOFF: the sender cannot overrun the input buffer.
-        if lossless && !self.mmu.xoff_sent(in_port, class) && self.mmu.over_xoff(in_port, class) && !self.ib.on {
+        if lossless && !self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.over_xoff(in_port, class) && !self.ib.on {
             self.send_pfc(in_port, class, true);
         }
         self.switch_try_send(out);
@@ -87,11 +87,11 @@ impl Simulation {
     }
 
     fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {
-        let pkt = *self.pool.get(id);
+        let pkt = *self.fx.pool.get(id);
         self.ib_on_dropped(in_port, &pkt);
-        self.prio_stats[in_port.idx() * 8 + prio as usize].drops[reason as usize] += 1;
+        self.fx.prio_stats[in_port.idx() * 8 + prio as usize].drops[reason as usize] += 1;
         self.count_drop(&pkt);
-        self.pool.free(id);
+        self.fx.pool.free(id);
     }
 
     /// Counts a lost frame against its flow if it is a data frame (the conservation check
@@ -110,32 +110,32 @@ impl Simulation {
         if self.tx_busy(p) {
             return;
         }
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fx.ports[p.idx()];
         if port.down {
             return self.flush_down_port(p);
         }
-        if let Some(id) = port.ctrl.pop(&self.pool) {
-            let frame = self.pool.get(id).frame as u32;
-            let quiet = port.ctrl.is_empty() && self.egress.nonempty(p) & !port.paused == 0;
+        if let Some(id) = port.ctrl.pop(&self.fx.pool) {
+            let frame = self.fx.pool.get(id).frame as u32;
+            let quiet = port.ctrl.is_empty() && self.fx.egress.nonempty(p) & !port.paused == 0;
             self.transmit(p, id, frame, None, quiet);
             return;
         }
-        let eligible = self.egress.nonempty(p) & !port.paused;
-        let Some(prio) = self.egress.pick(p, eligible) else { return };
+        let eligible = self.fx.egress.nonempty(p) & !port.paused;
+        let Some(prio) = self.fx.egress.pick(p, eligible) else { return };
         let item = self.dequeue_egress(p, prio);
-        let quiet = self.egress.nonempty(p) & !self.ports[p.idx()].paused == 0;
+        let quiet = self.fx.egress.nonempty(p) & !self.fx.ports[p.idx()].paused == 0;
         let (id, in_port, frame) = (item.id, self.ingress_of(p, &item), item.frame);
         let size = frame as u64;
         if self.marking.active {
-            let q_after = self.egress.queue(p, prio).bytes;
+            let q_after = self.fx.egress.queue(p, prio).bytes;
             if q_after > 0 {
-                if let Some(next) = self.egress.next_up(p, prio) {
-                    self.pool.prefetch(next);
+                if let Some(next) = self.fx.egress.next_up(p, prio) {
+                    self.fx.pool.prefetch(next);
                 }
             }
             self.mark_on_dequeue(p, prio, &item, q_after);
         }
-        if self.pool.int_on() {
+        if self.fx.pool.int_on() {
             self.int_stamp(p, id);
         }
         self.transmit(p, id, frame as u32, Some(prio), quiet);
@@ -151,16 +151,16 @@ impl Simulation {
     /// arrival, a cache miss on a large fabric, need not touch the counters.
     #[inline(always)]
     pub(crate) fn dequeue_egress(&mut self, p: PortId, prio: u8) -> Queued {
-        let before = self.egress.queue(p, prio).bytes;
-        let st = &mut self.prio_stats[p.idx() * 8 + prio as usize];
+        let before = self.fx.egress.queue(p, prio).bytes;
+        let st = &mut self.fx.prio_stats[p.idx() * 8 + prio as usize];
         st.max_egress = st.max_egress.max(before);
-        self.egress.dequeue(p, prio)
+        self.fx.egress.dequeue(p, prio)
     }
 
     /// The port a frame queued at `out` came in through (the same switch's).
     #[inline(always)]
     pub(crate) fn ingress_of(&self, out: PortId, item: &Queued) -> PortId {
-        PortId(out.0 - self.ports[out.idx()].local as u32 + item.in_local as u32)
+        PortId(out.0 - self.fx.ports[out.idx()].local as u32 + item.in_local as u32)
     }
 
     /// A frame of `prio` that came in through `in_port` leaves the switch: its MMU charge
@@ -168,11 +168,11 @@ impl Simulation {
     #[inline(always)]
     pub(crate) fn release_ingress(&mut self, in_port: PortId, prio: u8, size: u64) {
         let class = self.class_of(prio);
-        self.mmu.release(in_port, class, size);
+        self.fx.mmu.release(in_port, class, size);
         if self.ib.on {
-            self.ib_on_free(in_port, prio, size + self.preamble as u64);
+            self.ib_on_free(in_port, prio, size + self.fx.preamble as u64);
         }
-        if self.mmu.xoff_sent(in_port, class) && self.mmu.under_xon(in_port, class) {
+        if self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.under_xon(in_port, class) {
             self.send_pfc(in_port, class, false);
         }
     }
@@ -193,20 +193,20 @@ mod tests {
                     [switch.pfc]\nmode = \"pfc\"\n[[traffic]]\ntype = \"flows\"\nflows = [{ src = \"h1\", dst = \"h0\", size = \"1KB\" }]\n";
         let plan = crate::scenario::load_str(text, std::path::Path::new("."), &[]).unwrap();
         let mut s = Simulation::new(&plan).unwrap();
-        let sw = s.nodes.iter().position(|n| !n.is_host).unwrap();
-        let p = PortId(s.nodes[sw].ports.start);
+        let sw = s.fx.nodes.iter().position(|n| !n.is_host).unwrap();
+        let p = PortId(s.fx.nodes[sw].ports.start);
         let (prio, frame) = (3u8, 1048u16);
         assert!(s.is_lossless(prio));
         let class = s.class_of(prio);
-        let dst = s.ports[s.ports[p.idx()].peer.idx()].node;
-        let id = s.pool.alloc(Packet::data(FlowId(0), dst, 0, 1000, frame as u32, prio, SimTime::ZERO));
-        s.mmu.admit(p, class, frame as u64, true).unwrap();
-        s.mmu.set_xoff_sent(p, class, true); // the port's ingress had paused its peer
-        let in_local = s.ports[p.idx()].local;
-        s.egress.enqueue(p, prio, Queued { id, frame, in_local }, FlowId(0));
+        let dst = s.fx.ports[s.fx.ports[p.idx()].peer.idx()].node;
+        let id = s.fx.pool.alloc(Packet::data(FlowId(0), dst, 0, 1000, frame as u32, prio, SimTime::ZERO));
+        s.fx.mmu.admit(p, class, frame as u64, true).unwrap();
+        s.fx.mmu.set_xoff_sent(p, class, true); // the port's ingress had paused its peer
+        let in_local = s.fx.ports[p.idx()].local;
+        s.fx.egress.enqueue(p, prio, Queued { id, frame, in_local }, FlowId(0));
         s.switch_try_send(p);
-        assert!(!s.mmu.xoff_sent(p, class), "the release sends XON");
-        assert!(!s.ports[p.idx()].ctrl.is_empty(), "the XON waits for the frame on the wire");
-        assert_eq!(s.prio_stats[p.idx() * 8 + prio as usize].tx_pkts, 1);
+        assert!(!s.fx.mmu.xoff_sent(p, class), "the release sends XON");
+        assert!(!s.fx.ports[p.idx()].ctrl.is_empty(), "the XON waits for the frame on the wire");
+        assert_eq!(s.fx.prio_stats[p.idx() * 8 + prio as usize].tx_pkts, 1);
     }
 }

@@ -29,7 +29,7 @@ impl Simulation {
         let flow = &mut self.receivers[f.idx()];
         if !flow.cnp_pending {
             flow.cnp_pending = true;
-            self.q.schedule(at, Event::CnpDeferred(f));
+            self.fx.q.schedule(at, Event::CnpDeferred(f));
         }
     }
 
@@ -70,10 +70,10 @@ impl Simulation {
         flow.marked_since_cnp = 0;
         self.flow_stats[f.idx()].cnps_sent += 1;
         let cnp = &self.host.cnp;
-        let id = self.pool.alloc(Packet::cnp(f, src, cnp.bytes, cnp.priority.unwrap_or(prio), cnp.priority.is_none()));
+        let id = self.fx.pool.alloc(Packet::cnp(f, src, cnp.bytes, cnp.priority.unwrap_or(prio), cnp.priority.is_none()));
         // The NIC sends CNPs ahead of data, whatever their priority on the fabric.
-        let p = PortId(self.nodes[dst.idx()].ports.start);
-        self.ports[p.idx()].ctrl.push(&mut self.pool, id);
+        let p = PortId(self.fx.nodes[dst.idx()].ports.start);
+        self.fx.ports[p.idx()].ctrl.push(&mut self.fx.pool, id);
         self.host_try_send(p);
     }
 }

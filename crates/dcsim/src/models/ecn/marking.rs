@@ -124,16 +124,16 @@ impl Simulation {
             d.arrive(out.idx(), prio, in_local);
         }
         let Detection::Ecn { root_only } = m.rules[m.port[out.idx()].rule as usize] else { return };
-        if m.prios & (1 << prio) == 0 || self.pool.get(id).kind != PktKind::Data {
+        if m.prios & (1 << prio) == 0 || self.fx.pool.get(id).kind != PktKind::Data {
             return;
         }
         // The thresholds and the congestion point are read only when needed: marking at
         // dequeue leaves an enqueue nothing to read (a cache miss per frame saved).
-        let draw = || unit(keyed(m.key, &[out.0 as u64, prio as u64, self.pool.get(id).ident(), now.0]));
+        let draw = || unit(keyed(m.key, &[out.0 as u64, prio as u64, self.fx.pool.get(id).ident(), now.0]));
         let th = m.ths[m.port[out.idx()].th as usize];
         let mark = match m.mode {
             EcnMode::RedAvg => {
-                let pkt_time = self.ports[out.idx()].line.tx_time(self.pool.get(id).frame as u64);
+                let pkt_time = self.fx.ports[out.idx()].line.tx_time(self.fx.pool.get(id).frame as u64);
                 m.red[out.idx() * 8 + prio as usize].on_arrival(&th, m.wq, q_before, now, pkt_time, draw)
             }
             mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &th, q_before, draw),
@@ -143,7 +143,7 @@ impl Simulation {
             return;
         }
         let ci = out.idx() * 8 + prio as usize;
-        let victim = || self.ports[out.idx()].paused & (1 << prio) != 0 || self.marking.cps[ci].is_victim();
+        let victim = || self.fx.ports[out.idx()].paused & (1 << prio) != 0 || self.marking.cps[ci].is_victim();
         if !(root_only && victim()) {
             self.set_ce(out, prio, id);
         }
@@ -155,10 +155,10 @@ impl Simulation {
         let id = item.id;
         let now = self.now_t();
         let ci = p.idx() * 8 + prio as usize;
-        let rate = self.ports[p.idx()].rate();
+        let rate = self.fx.ports[p.idx()].rate();
         // The port is sending now, so its paused time is fully accounted.
-        let paused_total = self.prio_stats[ci].paused_ps;
-        let first = p.0 - self.ports[p.idx()].local as u32;
+        let paused_total = self.fx.prio_stats[ci].paused_ps;
+        let first = p.0 - self.fx.ports[p.idx()].local as u32;
         let m = &mut self.marking;
         if let Some(d) = m.demand.as_mut() {
             d.depart(p.idx(), prio, item.in_local as u32, now);
@@ -181,7 +181,7 @@ impl Simulation {
                     && matches!(m.mode, EcnMode::Red | EcnMode::Step)
                     && !(root_only && victim(m))
                     && mark_instant(m.mode, th, q_after, || {
-                        unit(keyed(m.key, &[p.0 as u64, prio as u64, self.pool.get(id).ident(), now.0]))
+                        unit(keyed(m.key, &[p.0 as u64, prio as u64, self.fx.pool.get(id).ident(), now.0]))
                     });
                 (congested, mark)
             }
@@ -190,7 +190,7 @@ impl Simulation {
                 (congested, congested && (mark_victims || !victim(m)))
             }
             Detection::Rcm1b { threshold, window } => {
-                let ports = &self.ports;
+                let ports = &self.fx.ports;
                 let requested =
                     m.demand.as_ref().map_or(0, |d| d.requested(p.idx(), prio, now, window, |j| ports[(first + j) as usize].rate()));
                 let congested = q_after > threshold && requested > rate.0;
@@ -207,7 +207,7 @@ impl Simulation {
             return;
         }
         // The packet is read only here: a queue below Kmin (most) needs nothing of it.
-        let pkt = self.pool.get(id);
+        let pkt = self.fx.pool.get(id);
         if pkt.kind != PktKind::Data {
             return;
         }
@@ -242,7 +242,7 @@ impl Simulation {
         }
         if let Some(list) = ports {
             for (i, &p) in list.iter().enumerate() {
-                let ok = self.ports.get(p as usize).is_some_and(|port| !self.nodes[port.node.idx()].is_host);
+                let ok = self.fx.ports.get(p as usize).is_some_and(|port| !self.fx.nodes[port.node.idx()].is_host);
                 if !ok {
                     return Err(Error::scenario(format!("set_ecn.ports[{i}]"), format!("{p} is not a switch port id")));
                 }
@@ -263,8 +263,8 @@ impl Simulation {
         match ports {
             Some(list) => list.iter().for_each(|&p| self.marking.port[p as usize].th = th),
             None => {
-                for (p, port) in self.ports.iter().enumerate() {
-                    if !self.nodes[port.node.idx()].is_host {
+                for (p, port) in self.fx.ports.iter().enumerate() {
+                    if !self.fx.nodes[port.node.idx()].is_host {
                         self.marking.port[p].th = th;
                     }
                 }
@@ -280,11 +280,11 @@ impl Simulation {
     }
 
     fn set_ce(&mut self, p: PortId, prio: u8, id: PktId) {
-        let pkt = self.pool.get_mut(id);
+        let pkt = self.fx.pool.get_mut(id);
         if pkt.flags & FLAG_CE == 0 {
             pkt.flags |= FLAG_CE;
             let ci = p.idx() * 8 + prio as usize;
-            self.prio_stats[ci].ecn_marked += 1;
+            self.fx.prio_stats[ci].ecn_marked += 1;
             if let Some(cp) = self.marking.cps.get_mut(ci) {
                 cp.marked += 1;
             }
@@ -294,7 +294,7 @@ impl Simulation {
     /// Closes congested intervals still open at the end of the run.
     pub(crate) fn close_congestion(&mut self, end: SimTime) {
         for ci in 0..self.marking.cps.len() {
-            let paused_total = self.prio_stats[ci].paused_ps;
+            let paused_total = self.fx.prio_stats[ci].paused_ps;
             let cp = &mut self.marking.cps[ci];
             if cp.congested {
                 if let Some((start, r, v)) = cp.evaluate(end, false, paused_total) {

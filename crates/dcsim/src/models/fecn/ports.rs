@@ -11,7 +11,7 @@ impl Simulation {
     pub(crate) fn stamp_probe(&mut self, out: PortId, id: PktId) {
         if let Some(port) = self.l2.fecn.get(out.idx()) {
             let kbps = (port.advertised().0 / 1000).min(u32::MAX as u64 - 1) as u32;
-            self.pool.get_mut(id).lower_probe_rate(kbps);
+            self.fx.pool.get_mut(id).lower_probe_rate(kbps);
         }
     }
 
@@ -19,16 +19,16 @@ impl Simulation {
     pub(crate) fn on_fecn_tick(&mut self) {
         let now = self.now_t();
         let Some(p) = self.l2.kind.fecn().cloned() else { return };
-        for i in 0..self.ports.len() {
-            if self.nodes[self.ports[i].node.idx()].is_host {
+        for i in 0..self.fx.ports.len() {
+            if self.fx.nodes[self.fx.ports[i].node.idx()].is_host {
                 continue;
             }
-            let qlen: u64 = (0..8u8).map(|pr| self.egress.queue(PortId(i as u32), pr).bytes).sum();
-            let rate = self.ports[i].rate();
+            let qlen: u64 = (0..8u8).map(|pr| self.fx.egress.queue(PortId(i as u32), pr).bytes).sum();
+            let rate = self.fx.ports[i].rate();
             self.l2.fecn[i].on_interval(&p, rate, qlen, p.interval);
         }
         if now + p.interval <= self.end {
-            self.q.schedule(now + p.interval, Event::FecnTick);
+            self.fx.q.schedule(now + p.interval, Event::FecnTick);
         }
     }
 }

@@ -17,9 +17,9 @@ impl Simulation {
     }
 
     fn send_probe_frame(&mut self, from: NodeId, to: NodeId, f: FlowId, kind: PktKind, rate_kbps: u32) {
-        let id = self.pool.alloc(Packet::probe(kind, f, to, rate_kbps, L2_FRAME));
-        let p = PortId(self.nodes[from.idx()].ports.start);
-        self.ports[p.idx()].ctrl.push(&mut self.pool, id);
+        let id = self.fx.pool.alloc(Packet::probe(kind, f, to, rate_kbps, L2_FRAME));
+        let p = PortId(self.fx.nodes[from.idx()].ports.start);
+        self.fx.ports[p.idx()].ctrl.push(&mut self.fx.pool, id);
         self.kick(p);
     }
 

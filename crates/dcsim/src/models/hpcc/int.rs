@@ -15,19 +15,19 @@ impl Simulation {
     /// echo unchanged).
     #[inline]
     pub(crate) fn int_stamp(&mut self, p: PortId, id: PktId) {
-        let pkt = self.pool.get(id);
+        let pkt = self.fx.pool.get(id);
         if pkt.flags & FLAG_INT == 0 || pkt.kind != PktKind::Data {
             return;
         }
-        let qlen = (0..8).map(|prio| self.egress.queue(p, prio).bytes).sum();
+        let qlen = (0..8).map(|prio| self.fx.egress.queue(p, prio).bytes).sum();
         let hop = IntHop {
             ts: self.now_t(),
             // The port's wire-byte counter (every frame kind, preamble/IFG included when
             // modelled) before this frame: its rate of change is the link's utilisation.
-            tx_bytes: self.ports[p.idx()].wire_bytes,
+            tx_bytes: self.fx.ports[p.idx()].wire_bytes,
             qlen,
-            rate: self.ports[p.idx()].rate(),
+            rate: self.fx.ports[p.idx()].rate(),
         };
-        self.pool.int_mut(id).push(hop);
+        self.fx.pool.int_mut(id).push(hop);
     }
 }

@@ -16,7 +16,7 @@ impl Simulation {
         self.ib.sent[ci] += blocks(wire);
         if self.ib.credits(ci) < self.ib.max_need {
             let now = self.now_t();
-            let port = &mut self.ports[p.idx()];
+            let port = &mut self.fx.ports[p.idx()];
             if port.paused & (1 << vl) == 0 {
                 port.paused |= 1 << vl;
                 port.paused_since[vl as usize] = now;
@@ -30,9 +30,9 @@ impl Simulation {
         self.ib.granted[ci] += blocks(wire);
         if self.ib.granted[ci] - self.ib.reported[ci] >= self.ib.update {
             self.ib.reported[ci] = self.ib.granted[ci];
-            let id = self.pool.alloc(Packet::fcp(vl, self.ib.granted[ci], FCP_BYTES));
-            self.prio_stats[ci].pfc_xon_tx += 1;
-            self.ports[p.idx()].ctrl.push(&mut self.pool, id);
+            let id = self.fx.pool.alloc(Packet::fcp(vl, self.ib.granted[ci], FCP_BYTES));
+            self.fx.prio_stats[ci].pfc_xon_tx += 1;
+            self.fx.ports[p.idx()].ctrl.push(&mut self.fx.pool, id);
             self.kick(p);
         }
     }
@@ -42,7 +42,7 @@ impl Simulation {
     #[inline]
     pub(crate) fn ib_on_dropped(&mut self, p: PortId, pkt: &Packet) {
         if self.ib.on && !pkt.is_control() {
-            self.ib_on_free(p, pkt.prio, pkt.frame as u64 + self.preamble as u64);
+            self.ib_on_free(p, pkt.prio, pkt.frame as u64 + self.fx.preamble as u64);
         }
     }
 
@@ -58,31 +58,31 @@ impl Simulation {
     /// which repairs an FCP lost on the wire (a link failure).
     pub(crate) fn on_ib_tick(&mut self) {
         let period = self.ib.period.expect("scheduled only with a period");
-        for p in 0..self.ports.len() {
+        for p in 0..self.fx.ports.len() {
             for vl in 0..8u8 {
                 if self.used_prios & (1 << vl) == 0 {
                     continue;
                 }
                 let ci = p * 8 + vl as usize;
                 self.ib.reported[ci] = self.ib.granted[ci];
-                let id = self.pool.alloc(Packet::fcp(vl, self.ib.granted[ci], FCP_BYTES));
-                self.prio_stats[ci].pfc_xon_tx += 1;
-                self.ports[p].ctrl.push(&mut self.pool, id);
+                let id = self.fx.pool.alloc(Packet::fcp(vl, self.ib.granted[ci], FCP_BYTES));
+                self.fx.prio_stats[ci].pfc_xon_tx += 1;
+                self.fx.ports[p].ctrl.push(&mut self.fx.pool, id);
                 self.kick(PortId(p as u32));
             }
         }
         let next = self.now_t() + period;
         if next <= self.end {
-            self.q.schedule(next, Event::IbTick);
+            self.fx.q.schedule(next, Event::IbTick);
         }
     }
 
     /// An FCP reached port `p`: take its credit limit, unblock the VL if it now may send.
     pub(crate) fn on_fcp(&mut self, p: PortId, id: PktId) {
-        let (vl, limit) = self.pool.get(id).fcp_of();
-        self.pool.free(id);
+        let (vl, limit) = self.fx.pool.get(id).fcp_of();
+        self.fx.pool.free(id);
         let ci = p.idx() * 8 + vl as usize;
-        self.prio_stats[ci].pfc_xon_rx += 1;
+        self.fx.prio_stats[ci].pfc_xon_rx += 1;
         // Cumulative: an older FCP overtaken by a newer one changes nothing.
         self.ib.limit[ci] = self.ib.limit[ci].max(limit);
         if self.ib.credits(ci) >= self.ib.max_need && self.unpause(p, vl) {

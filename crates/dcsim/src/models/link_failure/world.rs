@@ -67,7 +67,7 @@ impl Simulation {
             }
             Action::Up => {
                 for p in st.ports {
-                    let port = &mut self.ports[p.idx()];
+                    let port = &mut self.fx.ports[p.idx()];
                     port.down = false;
                     port.up_at = now;
                 }
@@ -81,7 +81,7 @@ impl Simulation {
                 }
                 let g = self.link_faults.graph.as_ref().expect("failures keep their graph");
                 let graph = Graph { is_host: &g.is_host, node_ports: &g.node_ports, peer_node: &g.peer_node };
-                self.routing = Routing::build_without(&graph, g.seed, &g.overrides, &self.link_faults.routed_dead, g.up_down);
+                self.fx.routing = Routing::build_without(&graph, g.seed, &g.overrides, &self.link_faults.routed_dead, g.up_down);
             }
         }
     }
@@ -89,15 +89,15 @@ impl Simulation {
     /// Port `p`'s link fails: its pauses are forgotten (the link's PFC state is gone),
     /// its control frames and queued data frames are dropped.
     fn port_down(&mut self, p: PortId) {
-        self.ports[p.idx()].down = true;
+        self.fx.ports[p.idx()].down = true;
         for prio in 0..8u8 {
-            let port = &mut self.ports[p.idx()];
+            let port = &mut self.fx.ports[p.idx()];
             port.pause_gen[prio as usize] = port.pause_gen[prio as usize].wrapping_add(1);
             self.unpause(p, prio);
         }
         self.flush_down_port(p);
         for prio in 0..8u8 {
-            while self.egress.queue(p, prio).pkts > 0 {
+            while self.fx.egress.queue(p, prio).pkts > 0 {
                 let item = self.dequeue_egress(p, prio);
                 self.release_ingress(self.ingress_of(p, &item), prio, item.frame as u64);
                 self.link_faults.dropped_at_down_port += 1;
@@ -110,9 +110,9 @@ impl Simulation {
     /// of it, ACKs routed to it before convergence).
     #[cold]
     pub(crate) fn flush_down_port(&mut self, p: PortId) {
-        while let Some(id) = self.ports[p.idx()].ctrl.pop(&self.pool) {
+        while let Some(id) = self.fx.ports[p.idx()].ctrl.pop(&self.fx.pool) {
             self.link_faults.control_dropped += 1;
-            self.pool.free(id);
+            self.fx.pool.free(id);
         }
     }
 
@@ -120,16 +120,16 @@ impl Simulation {
     /// no route): it is dropped and counted.
     #[inline]
     pub(crate) fn link_unusable(&self, out: PortId) -> bool {
-        out == PortId::NONE || self.ports[out.idx()].down
+        out == PortId::NONE || self.fx.ports[out.idx()].down
     }
 
     /// A frame routed to an unusable port (`link_unusable`) is dropped.
     #[cold]
     pub(crate) fn drop_at_unusable(&mut self, out: PortId, id: PktId) {
-        let kind = self.pool.get(id).kind;
+        let kind = self.fx.pool.get(id).kind;
         if kind != PktKind::Data {
             self.link_faults.control_dropped += 1;
-            self.pool.free(id);
+            self.fx.pool.free(id);
             return;
         }
         if out == PortId::NONE {
@@ -146,26 +146,26 @@ impl Simulation {
     /// link delay and its serialization at the transmitter's rate.
     #[inline]
     pub(crate) fn lost_on_wire(&mut self, p: PortId, id: PktId) -> bool {
-        let port = &self.ports[p.idx()];
+        let port = &self.fx.ports[p.idx()];
         if !port.down && port.up_at == SimTime::ZERO {
             return false;
         }
         let lost = port.down || {
-            let wire = self.pool.get(id).frame as u64 + self.preamble as u64;
-            let tx = self.ports[port.peer.idx()].line.tx_time(wire);
+            let wire = self.fx.pool.get(id).frame as u64 + self.fx.preamble as u64;
+            let tx = self.fx.ports[port.peer.idx()].line.tx_time(wire);
             let left = self.now_t().0.saturating_sub(port.delay.0 + tx.0);
             left < port.up_at.0
         };
         if lost {
             self.link_faults.lost_in_flight += 1;
-            if self.pool.get(id).kind == PktKind::Data {
+            if self.fx.pool.get(id).kind == PktKind::Data {
                 if self.ib.on {
-                    let k = *self.pool.get(id);
-                    self.ib_on_lost(p, k.prio, k.frame as u64 + self.preamble as u64);
+                    let k = *self.fx.pool.get(id);
+                    self.ib_on_lost(p, k.prio, k.frame as u64 + self.fx.preamble as u64);
                 }
                 self.lose_data(id);
             } else {
-                self.pool.free(id);
+                self.fx.pool.free(id);
             }
         }
         lost
@@ -174,10 +174,10 @@ impl Simulation {
     /// A frame of a data queue lost to a link failure: a data frame is counted against
     /// its flow (an ACK queued with data, `host.ack_queue = "data"`, is not).
     fn lose_data(&mut self, id: PktId) {
-        let pkt = *self.pool.get(id);
+        let pkt = *self.fx.pool.get(id);
         if self.count_drop(&pkt) {
             self.link_faults.lost_by_flow[pkt.flow.idx()] += 1;
         }
-        self.pool.free(id);
+        self.fx.pool.free(id);
     }
 }

@@ -69,13 +69,13 @@ impl Simulation {
         if !n.on[out.idx()] || n.plan.priorities & (1 << prio) == 0 {
             return;
         }
-        let now = self.q.now();
+        let now = self.fx.q.now();
         let (flow, frame) = {
-            let pkt = self.pool.get(id);
+            let pkt = self.fx.pool.get(id);
             (pkt.flow, pkt.frame as u32)
         };
         let ci = out.idx() * 8 + prio as usize;
-        let rate = self.ports[out.idx()].rate();
+        let rate = self.fx.ports[out.idx()].rate();
         n.rcp[ci].on_arrival(&n.plan.rcp, n.rtt, rate, now, frame, q_before);
         let qlen = q_before + frame as u64;
         // Rate trigger: the port limits its flows while R is below its line rate.
@@ -96,11 +96,11 @@ impl Simulation {
                 SnRule::Cnp => None,
             },
         };
-        let node = self.ports[out.idx()].node;
+        let node = self.fx.ports[out.idx()].node;
         let src = self.flows[flow.idx()].src;
-        let id = self.pool.alloc(Packet::feedback(flow, src, ci as u32, fb, self.netcc.plan.frame));
-        let back = self.routing.route(node, src, flow.0);
-        self.ports[back.idx()].ctrl.push(&mut self.pool, id);
+        let id = self.fx.pool.alloc(Packet::feedback(flow, src, ci as u32, fb, self.netcc.plan.frame));
+        let back = self.fx.routing.route(node, src, flow.0);
+        self.fx.ports[back.idx()].ctrl.push(&mut self.fx.pool, id);
         self.kick(back);
     }
 }

@@ -76,7 +76,7 @@ impl<'a> Fabric<'a> {
         if self.part.is_empty() {
             return self.sims[0];
         }
-        let node = self.sims[0].ports[p as usize].node;
+        let node = self.sims[0].fx.ports[p as usize].node;
         self.sims[self.part[node.idx()] as usize]
     }
 }
@@ -124,7 +124,7 @@ impl DeadlockDetector {
         self.reported.retain(|k| present.contains(k));
         let mut new_found = false;
         let mut suspects = BTreeMap::new();
-        let sent = |q: &QueueId| w.at(q.0).prio_stats[q.0 as usize * 8 + q.1 as usize].tx_pkts;
+        let sent = |q: &QueueId| w.at(q.0).fx.prio_stats[q.0 as usize * 8 + q.1 as usize].tx_pkts;
         for (prio, cycle) in cycles {
             let stuck = cycle.iter().all(|q| self.suspects.get(q) == Some(&sent(q)));
             for q in &cycle {
@@ -139,8 +139,8 @@ impl DeadlockDetector {
             let mut bytes = 0;
             for &(p, c) in &cycle {
                 let s = w.at(p);
-                s.egress.for_each_queued(PortId(p), c, |item| {
-                    flows.insert(s.pool.get(item.id).flow.0);
+                s.fx.egress.for_each_queued(PortId(p), c, |item| {
+                    flows.insert(s.fx.pool.get(item.id).flow.0);
                     bytes += item.frame as u64;
                 });
             }
@@ -165,14 +165,14 @@ fn waiting_cycles(w: &Fabric<'_>) -> Vec<(u8, Vec<QueueId>)> {
     // Nodes: paused, non-empty lossless egress queues of switches.
     let mut index: BTreeMap<QueueId, usize> = BTreeMap::new();
     let mut nodes: Vec<QueueId> = Vec::new();
-    for p in 0..any.ports.len() {
+    for p in 0..any.fx.ports.len() {
         let s = w.at(p as u32);
-        let port = &s.ports[p];
-        if port.paused == 0 || s.nodes[port.node.idx()].is_host {
+        let port = &s.fx.ports[p];
+        if port.paused == 0 || s.fx.nodes[port.node.idx()].is_host {
             continue;
         }
         for c in 0..8u8 {
-            if port.paused & (1 << c) != 0 && s.egress.queue(PortId(p as u32), c).pkts > 0 {
+            if port.paused & (1 << c) != 0 && s.fx.egress.queue(PortId(p as u32), c).pkts > 0 {
                 index.insert((p as u32, c), nodes.len());
                 nodes.push((p as u32, c));
             }
@@ -185,16 +185,16 @@ fn waiting_cycles(w: &Fabric<'_>) -> Vec<(u8, Vec<QueueId>)> {
     // came in through p's peer port.
     let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     for (i, &(p, c)) in nodes.iter().enumerate() {
-        let ingress = any.ports[p as usize].peer;
-        let down = any.ports[ingress.idx()].node;
-        if any.nodes[down.idx()].is_host {
+        let ingress = any.fx.ports[p as usize].peer;
+        let down = any.fx.ports[ingress.idx()].node;
+        if any.fx.nodes[down.idx()].is_host {
             continue;
         }
-        let in_local = any.ports[ingress.idx()].local;
-        for q in any.nodes[down.idx()].ports.clone() {
+        let in_local = any.fx.ports[ingress.idx()].local;
+        for q in any.fx.nodes[down.idx()].ports.clone() {
             let Some(&j) = index.get(&(q, c)) else { continue };
             let mut from_ingress = false;
-            w.at(q).egress.for_each_queued(PortId(q), c, |item| from_ingress |= item.in_local == in_local);
+            w.at(q).fx.egress.for_each_queued(PortId(q), c, |item| from_ingress |= item.in_local == in_local);
             if from_ingress {
                 succ[i].push(j);
             }

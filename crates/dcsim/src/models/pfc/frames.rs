@@ -15,7 +15,7 @@ impl Simulation {
     /// Queues a PFC frame (or 802.3x PAUSE) out of `port` for `class`.
     pub(crate) fn send_pfc(&mut self, port: PortId, class: u8, xoff: bool) {
         let now = self.now_t();
-        let rate = self.ports[port.idx()].rate();
+        let rate = self.fx.ports[port.idx()].rate();
         let quanta = if !xoff {
             // An XON must not end a remote-PFC pause this switch sent the host behind
             // `port` (models/remote_pfc/tor.rs): it becomes a pause for what is left.
@@ -31,35 +31,35 @@ impl Simulation {
             }
         };
         let mask = if self.pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
-        let id = self.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
+        let id = self.fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
         let ci = port.idx() * 8 + class as usize;
-        self.mmu.set_xoff_sent(port, class, xoff);
+        self.fx.mmu.set_xoff_sent(port, class, xoff);
         if xoff {
-            self.prio_stats[ci].pfc_xoff_tx += 1;
+            self.fx.prio_stats[ci].pfc_xoff_tx += 1;
             if self.pfc.pause_mode != PauseMode::Infinite {
                 self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
                 let dur = quanta_to_time(quanta, rate);
                 let after = SimTime((dur.0 as f64 * self.pfc.refresh_fraction) as u64).max(SimTime(1));
-                self.q.schedule(now + after, Event::PfcRefresh(port, class, self.refresh_gen[ci]));
+                self.fx.q.schedule(now + after, Event::PfcRefresh(port, class, self.refresh_gen[ci]));
             }
         } else {
-            self.prio_stats[ci].pfc_xon_tx += 1;
+            self.fx.prio_stats[ci].pfc_xon_tx += 1;
             self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
         }
-        self.ports[port.idx()].ctrl.push(&mut self.pool, id);
+        self.fx.ports[port.idx()].ctrl.push(&mut self.fx.pool, id);
         self.kick(port);
     }
 
     /// While still congested, re-send XOFF before the upstream pause runs out.
     pub(crate) fn on_pfc_refresh(&mut self, port: PortId, class: u8, gen: u32) {
         let ci = port.idx() * 8 + class as usize;
-        if gen != self.refresh_gen[ci] || !self.mmu.xoff_sent(port, class) {
+        if gen != self.refresh_gen[ci] || !self.fx.mmu.xoff_sent(port, class) {
             return;
         }
-        let resume = if self.rx.on && self.nodes[self.ports[port.idx()].node.idx()].is_host {
+        let resume = if self.rx.on && self.fx.nodes[self.fx.ports[port.idx()].node.idx()].is_host {
             self.rx_under_xon(port)
         } else {
-            self.mmu.under_xon(port, class)
+            self.fx.mmu.under_xon(port, class)
         };
         self.send_pfc(port, class, !resume);
     }
@@ -67,8 +67,8 @@ impl Simulation {
     /// A PFC/PAUSE frame reached port `p`: pause or resume its transmitter.
     pub(crate) fn on_pfc_frame(&mut self, p: PortId, id: PktId) {
         let now = self.now_t();
-        let pkt = *self.pool.get(id);
-        self.pool.free(id);
+        let pkt = *self.fx.pool.get(id);
+        self.fx.pool.free(id);
         let (mask, quanta) = pkt.pause();
         let log_prio = if mask.count_ones() == 1 { mask.trailing_zeros() as u8 } else { 255 };
         self.log_pfc(now, p, log_prio, if quanta > 0 { 1 } else { 0 });
@@ -77,14 +77,14 @@ impl Simulation {
             if mask & (1 << prio) == 0 {
                 continue;
             }
-            let port = &mut self.ports[p.idx()];
+            let port = &mut self.fx.ports[p.idx()];
             port.pause_gen[prio as usize] = port.pause_gen[prio as usize].wrapping_add(1);
             if quanta > 0 && self.pfc_watchdog.on_pause(p, prio, now) {
                 // A queue in a pause storm ignores pauses (the PFC watchdog).
-                self.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
+                self.fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
                 continue;
             }
-            let port = &mut self.ports[p.idx()];
+            let port = &mut self.fx.ports[p.idx()];
             if quanta > 0 {
                 if port.paused & (1 << prio) == 0 {
                     port.paused |= 1 << prio;
@@ -93,11 +93,11 @@ impl Simulation {
                 if self.pfc.pause_mode != PauseMode::Infinite {
                     let gen = port.pause_gen[prio as usize];
                     let until = now + quanta_to_time(quanta, port.rate());
-                    self.q.schedule(until, Event::PauseExpire(p, prio, gen));
+                    self.fx.q.schedule(until, Event::PauseExpire(p, prio, gen));
                 }
-                self.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
+                self.fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
             } else {
-                self.prio_stats[p.idx() * 8 + prio as usize].pfc_xon_rx += 1;
+                self.fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xon_rx += 1;
                 resumed |= self.unpause(p, prio);
             }
         }
@@ -107,11 +107,11 @@ impl Simulation {
     }
 
     pub(crate) fn on_pause_expire(&mut self, p: PortId, prio: u8, gen: u32) {
-        if self.ports[p.idx()].pause_gen[prio as usize] != gen {
+        if self.fx.ports[p.idx()].pause_gen[prio as usize] != gen {
             return;
         }
         if self.unpause(p, prio) {
-            self.prio_stats[p.idx() * 8 + prio as usize].pfc_expired += 1;
+            self.fx.prio_stats[p.idx() * 8 + prio as usize].pfc_expired += 1;
             let now = self.now_t();
             self.log_pfc(now, p, prio, 2);
             self.kick(p);
@@ -121,15 +121,15 @@ impl Simulation {
     /// Clears the pause of (port, prio); returns whether it was paused.
     pub(crate) fn unpause(&mut self, p: PortId, prio: u8) -> bool {
         let now = self.now_t();
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fx.ports[p.idx()];
         if port.paused & (1 << prio) == 0 {
             return false;
         }
         port.paused &= !(1 << prio);
         let since = port.paused_since[prio as usize];
-        self.prio_stats[p.idx() * 8 + prio as usize].paused_ps += (now - since).0;
+        self.fx.prio_stats[p.idx() * 8 + prio as usize].paused_ps += (now - since).0;
         let node = port.node;
-        if self.nodes[node.idx()].is_host {
+        if self.fx.nodes[node.idx()].is_host {
             self.unpark(node, prio);
         }
         true

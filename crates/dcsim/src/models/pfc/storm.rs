@@ -48,7 +48,7 @@ impl Simulation {
     pub(crate) fn on_pause_storm(&mut self, k: u32) {
         let now = self.now_t();
         let st = self.pause_storms.storms[k as usize];
-        let rate = self.ports[st.port.idx()].rate();
+        let rate = self.fx.ports[st.port.idx()].rate();
         let ending = st.stop.is_some_and(|s| now >= s);
         let quanta = match (ending, self.pfc.pause_mode) {
             (true, _) => 0,
@@ -56,8 +56,8 @@ impl Simulation {
             (false, _) => self.pfc.xoff_quanta as u32,
         };
         let mask = if self.pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << st.priority };
-        let id = self.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
-        self.ports[st.port.idx()].ctrl.push(&mut self.pool, id);
+        let id = self.fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
+        self.fx.ports[st.port.idx()].ctrl.push(&mut self.fx.pool, id);
         self.pause_storms.frames_sent += 1;
         self.kick(st.port);
         if ending {
@@ -69,7 +69,7 @@ impl Simulation {
             next = next.min(s);
         }
         if next <= self.end {
-            self.q.schedule(next, Event::PauseStorm(k));
+            self.fx.q.schedule(next, Event::PauseStorm(k));
         }
     }
 }

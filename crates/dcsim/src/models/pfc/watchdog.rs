@@ -71,9 +71,9 @@ impl Simulation {
         let now = self.pfc_watchdog.next;
         let Some(w) = self.pfc_watchdog.plan.clone() else { return };
         self.pfc_watchdog.next = now + w.poll;
-        for p in 0..self.ports.len() {
-            let port = &self.ports[p];
-            if self.nodes[port.node.idx()].is_host || !self.owns(port.node) {
+        for p in 0..self.fx.ports.len() {
+            let port = &self.fx.ports[p];
+            if self.fx.nodes[port.node.idx()].is_host || !self.owns(port.node) {
                 continue;
             }
             let pid = PortId(p as u32);
@@ -83,17 +83,17 @@ impl Simulation {
                 }
                 let ci = p * 8 + c as usize;
                 let storm = self.pfc_watchdog.storm[p] & (1 << c) != 0;
-                let port = &self.ports[p];
+                let port = &self.fx.ports[p];
                 if !storm
                     && port.paused & (1 << c) != 0
                     && now - port.paused_since[c as usize] >= w.detection
-                    && self.egress.queue(pid, c).pkts > 0
+                    && self.fx.egress.queue(pid, c).pkts > 0
                 {
                     self.pfc_watchdog.storm[p] |= 1 << c;
                     self.pfc_watchdog.storms_now += 1;
-                    self.prio_stats[ci].pfc_storms += 1;
+                    self.fx.prio_stats[ci].pfc_storms += 1;
                     self.unpause(pid, c);
-                    while w.action == WatchdogAction::Drop && self.egress.queue(pid, c).pkts > 0 {
+                    while w.action == WatchdogAction::Drop && self.fx.egress.queue(pid, c).pkts > 0 {
                         let item = self.dequeue_egress(pid, c);
                         self.release_ingress(self.ingress_of(pid, &item), c, item.frame as u64);
                         self.storm_drop(pid, c, item.id);
@@ -101,7 +101,7 @@ impl Simulation {
                 } else if storm && now - self.pfc_watchdog.last_pause[ci] >= w.restoration {
                     self.pfc_watchdog.storm[p] &= !(1 << c);
                     self.pfc_watchdog.storms_now -= 1;
-                    self.prio_stats[ci].pfc_storms_restored += 1;
+                    self.fx.prio_stats[ci].pfc_storms_restored += 1;
                 }
             }
             self.kick(pid);
@@ -111,9 +111,9 @@ impl Simulation {
     /// A frame routed to a queue in a storm (or held by it when the storm began) is
     /// dropped and counted against its flow.
     pub(crate) fn storm_drop(&mut self, out: PortId, prio: u8, id: PktId) {
-        self.prio_stats[out.idx() * 8 + prio as usize].pfc_storm_drops += 1;
-        let pkt = *self.pool.get(id);
+        self.fx.prio_stats[out.idx() * 8 + prio as usize].pfc_storm_drops += 1;
+        let pkt = *self.fx.pool.get(id);
         self.count_drop(&pkt);
-        self.pool.free(id);
+        self.fx.pool.free(id);
     }
 }

@@ -81,12 +81,12 @@ impl Simulation {
         if !self.rpfc.cp.due((out.idx() * 8 + prio as usize) as u32, src.0, now) {
             return;
         }
-        let port = &self.ports[out.idx()];
+        let port = &self.fx.ports[out.idx()];
         let (node, rate) = (port.node, port.rate());
         let dur = self.rpfc.cp.duration(out.idx(), qlen, rate);
         self.rpfc.cp.sent[node.idx()] += 1;
-        let id = self.pool.alloc(Packet::remote_pfc(flow, src, prio, dur, self.rpfc.cp.message_bytes));
-        let toward = self.routing.route(node, src, flow.0);
+        let id = self.fx.pool.alloc(Packet::remote_pfc(flow, src, prio, dur, self.rpfc.cp.message_bytes));
+        let toward = self.fx.routing.route(node, src, flow.0);
         self.rpfc_forward(node, toward, id);
     }
 }

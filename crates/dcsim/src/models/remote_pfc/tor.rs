@@ -61,23 +61,23 @@ impl Simulation {
     /// destination leaves through `out`: reflected into a pause if `out` leads to the
     /// host, else forwarded.
     pub(crate) fn rpfc_forward(&mut self, node: NodeId, out: PortId, id: PktId) {
-        let peer = self.ports[out.idx()].peer;
-        if !self.nodes[self.ports[peer.idx()].node.idx()].is_host {
-            self.ports[out.idx()].ctrl.push(&mut self.pool, id);
+        let peer = self.fx.ports[out.idx()].peer;
+        if !self.fx.nodes[self.fx.ports[peer.idx()].node.idx()].is_host {
+            self.fx.ports[out.idx()].ctrl.push(&mut self.fx.pool, id);
             self.kick(out);
             return;
         }
-        let (prio, dur) = self.pool.get(id).remote_pause();
-        self.pool.free(id);
+        let (prio, dur) = self.fx.pool.get(id).remote_pause();
+        self.fx.pool.free(id);
         let now = self.now_t();
-        let rate = self.ports[out.idx()].rate();
+        let rate = self.fx.ports[out.idx()].rate();
         self.rpfc.tor.consumed[node.idx()] += 1;
         let class = self.class_of(prio);
         let Some(quanta) = self.rpfc.tor.on_message(out.idx(), class, now, dur, rate) else { return };
         self.rpfc.tor.pauses[node.idx()] += 1;
         let mask = if self.pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
-        let pfc = self.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
-        self.ports[out.idx()].ctrl.push(&mut self.pool, pfc);
+        let pfc = self.fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
+        self.fx.ports[out.idx()].ctrl.push(&mut self.fx.pool, pfc);
         self.kick(out);
     }
 }

@@ -50,17 +50,17 @@ impl Simulation {
     /// A frame's last bit reached host port `p`: into the NIC's receive buffer, or (a NIC
     /// without one) straight to the transport.
     pub(crate) fn rx_arrive(&mut self, p: PortId, id: PktId) {
-        let node = self.ports[p.idx()].node.idx();
+        let node = self.fx.ports[p.idx()].node.idx();
         let Some(k) = self.rx.nic_of_node(node) else { return self.nic_consume(p, id) };
-        let frame = self.pool.get(id).frame as u64;
+        let frame = self.fx.pool.get(id).frame as u64;
         let size = self.rx.size;
         let nic = &mut self.rx.nics[k];
         if nic.used + frame > size {
             nic.stats.drops += 1;
-            let pkt = *self.pool.get(id);
-            self.prio_stats[p.idx() * 8 + pkt.prio as usize].drops[DropReason::BufferFull as usize] += 1;
+            let pkt = *self.fx.pool.get(id);
+            self.fx.prio_stats[p.idx() * 8 + pkt.prio as usize].drops[DropReason::BufferFull as usize] += 1;
             self.count_drop(&pkt);
-            self.pool.free(id);
+            self.fx.pool.free(id);
             return;
         }
         nic.fifo.push_back(id);
@@ -83,9 +83,9 @@ impl Simulation {
             return;
         }
         nic.busy = true;
-        let t = nic.rate.tx_time(self.pool.get(id).frame as u64);
+        let t = nic.rate.tx_time(self.fx.pool.get(id).frame as u64);
         let at = self.now_t() + t;
-        self.q.schedule(at, Event::RxDone(k as u32));
+        self.fx.q.schedule(at, Event::RxDone(k as u32));
     }
 
     /// NIC `k` finished processing its head frame: the transport gets it.
@@ -94,7 +94,7 @@ impl Simulation {
         let nic = &mut self.rx.nics[k];
         nic.busy = false;
         let id = nic.fifo.pop_front().expect("a frame is in service");
-        let frame = self.pool.get(id).frame as u64;
+        let frame = self.fx.pool.get(id).frame as u64;
         nic.used -= frame;
         nic.stats.frames += 1;
         let (p, under) = (nic.port, nic.pausing && nic.used <= nic.xon);
@@ -131,7 +131,7 @@ impl Simulation {
             FlowControl::None | FlowControl::IbCredits => return,
         };
         for c in 0..8u8 {
-            if classes & (1 << c) != 0 && self.mmu.xoff_sent(port, c) != xoff {
+            if classes & (1 << c) != 0 && self.fx.mmu.xoff_sent(port, c) != xoff {
                 self.send_pfc(port, c, xoff);
             }
         }
@@ -140,7 +140,7 @@ impl Simulation {
     /// Whether the NIC behind host port `p` has drained to its XON threshold (a refresh
     /// of its XOFF asks); the NIC's own state follows.
     pub(crate) fn rx_under_xon(&mut self, p: PortId) -> bool {
-        let node = self.ports[p.idx()].node.idx();
+        let node = self.fx.ports[p.idx()].node.idx();
         let Some(k) = self.rx.nic_of_node(node) else { return true };
         let nic = &self.rx.nics[k];
         let under = nic.used <= nic.xon;

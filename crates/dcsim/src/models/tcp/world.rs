@@ -28,7 +28,7 @@ impl Simulation {
             self.flow_stats[f.idx()].retransmits += 1;
         } else if tx.cwr_pending {
             tx.cwr_pending = false;
-            self.pool.get_mut(id).flags |= FLAG_CWR;
+            self.fx.pool.get_mut(id).flags |= FLAG_CWR;
         }
         tx.sent(seq, resend, self.senders[f.idx()].next_seq);
         if tx.deadline.is_none() {
@@ -50,7 +50,7 @@ impl Simulation {
         s.rto_gen = s.rto_gen.wrapping_add(1);
         tx.timer_pending = true;
         tx.timer_at = at;
-        self.q.schedule(at, Event::Rto(f, s.rto_gen));
+        self.fx.q.schedule(at, Event::Rto(f, s.rto_gen));
     }
 
     pub(crate) fn tcp_on_rto(&mut self, f: FlowId, gen: u32) {
@@ -178,7 +178,7 @@ impl Simulation {
             rx.delack_armed = true;
             rx.delack_gen = rx.delack_gen.wrapping_add(1);
             let at = now + self.host.tcp.delayed_ack_timeout;
-            self.q.schedule(at, Event::DelAck(f, rx.delack_gen));
+            self.fx.q.schedule(at, Event::DelAck(f, rx.delack_gen));
         }
     }
 
@@ -202,9 +202,9 @@ impl Simulation {
     fn tcp_send_ack(&mut self, f: FlowId, cum: u32, sack: Option<u32>, echo: SimTime, ece: bool) {
         let hdr = &self.flows[f.idx()];
         let (src, dst, prio) = (hdr.src, hdr.dst, hdr.prio);
-        let id = self.pool.alloc(Packet::tcp_ack(f, src, cum, sack, self.host.ack_bytes, prio, echo, ece));
-        let p = crate::ids::PortId(self.nodes[dst.idx()].ports.start);
-        self.ports[p.idx()].ctrl.push(&mut self.pool, id);
+        let id = self.fx.pool.alloc(Packet::tcp_ack(f, src, cum, sack, self.host.ack_bytes, prio, echo, ece));
+        let p = crate::ids::PortId(self.fx.nodes[dst.idx()].ports.start);
+        self.fx.ports[p.idx()].ctrl.push(&mut self.fx.pool, id);
         self.host_try_send(p);
     }
 }

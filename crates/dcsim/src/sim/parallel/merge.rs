@@ -18,19 +18,19 @@ impl Simulation {
         let part = &par.part;
         for (k, mut o) in par.others.into_iter().enumerate() {
             let me = (k + 1) as u16;
-            for p in 0..self.ports.len() {
-                if part[self.ports[p].node.idx()] != me {
+            for p in 0..self.fx.ports.len() {
+                if part[self.fx.ports[p].node.idx()] != me {
                     continue;
                 }
-                swap(&mut self.ports[p], &mut o.ports[p]);
+                swap(&mut self.fx.ports[p], &mut o.fx.ports[p]);
                 let r = p * 8..p * 8 + 8;
-                self.prio_stats[r.clone()].copy_from_slice(&o.prio_stats[r.clone()]);
+                self.fx.prio_stats[r.clone()].copy_from_slice(&o.fx.prio_stats[r.clone()]);
                 if !self.marking.cps.is_empty() {
                     self.marking.cps[r.clone()].copy_from_slice(&o.marking.cps[r.clone()]);
                     self.marking.port[p].congested = o.marking.port[p].congested;
                 }
-                self.egress.adopt_counters(&o.egress, PortId(p as u32));
-                self.mmu.adopt_port(&o.mmu, p);
+                self.fx.egress.adopt_counters(&o.fx.egress, PortId(p as u32));
+                self.fx.mmu.adopt_port(&o.fx.mmu, p);
             }
             for f in 0..self.flows.len() {
                 let (src, dst, tcp) = (self.flows[f].src, self.flows[f].dst, self.flows[f].tcp as usize);
@@ -77,28 +77,28 @@ impl Simulation {
             self.l2.feedback_sent += o.l2.feedback_sent;
             self.pause_storms.frames_sent += o.pause_storms.frames_sent;
             for k in 0..self.rx.nics.len() {
-                if part[self.ports[self.rx.nics[k].port.idx()].node.idx()] == me {
+                if part[self.fx.ports[self.rx.nics[k].port.idx()].node.idx()] == me {
                     swap(&mut self.rx.nics[k], &mut o.rx.nics[k]);
                 }
             }
             if !self.pfc_watchdog.storm.is_empty() {
-                for p in 0..self.ports.len() {
-                    if part[self.ports[p].node.idx()] == me {
+                for p in 0..self.fx.ports.len() {
+                    if part[self.fx.ports[p].node.idx()] == me {
                         self.pfc_watchdog.storm[p] = o.pfc_watchdog.storm[p];
                     }
                 }
             }
             self.hops += o.hops;
             // Raw: its ports, moved here above, are in this world's `quiet_ahead`.
-            self.q.add_processed(o.q.processed());
+            self.fx.q.add_processed(o.fx.q.processed());
             if self.watchdog.stalled.is_none() {
                 self.watchdog.stalled = o.watchdog.stalled;
             }
-            o.pool.for_each_live(|p| {
-                self.pool.alloc(*p);
+            o.fx.pool.for_each_live(|p| {
+                self.fx.pool.alloc(*p);
             });
         }
-        self.pool.set_peak(peak);
+        self.fx.pool.set_peak(peak);
     }
 }
 

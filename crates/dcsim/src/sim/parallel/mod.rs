@@ -131,12 +131,12 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
     let deadlock_next = sim.deadlocks.next;
     for (i, s) in std::iter::once(&mut *sim).chain(others.iter_mut()).enumerate() {
         s.owned = part.iter().map(|&p| p as usize == i).collect();
-        for p in 0..s.ports.len() {
-            let (node, peer) = (s.ports[p].node, s.ports[p].peer);
-            s.ports[p].remote = part[node.idx()] != part[s.ports[peer.idx()].node.idx()];
+        for p in 0..s.fx.ports.len() {
+            let (node, peer) = (s.fx.ports[p].node, s.fx.ports[p].peer);
+            s.fx.ports[p].remote = part[node.idx()] != part[s.fx.ports[peer.idx()].node.idx()];
         }
         let (owners, owned) = (&s.owners, &s.owned);
-        s.q.retain(|ev| owned[owners.of(ev) as usize]);
+        s.fx.q.retain(|ev| owned[owners.of(ev) as usize]);
         // The deadlock check runs between rounds, over all partitions.
         s.deadlocks.next = SimTime::MAX;
     }
@@ -181,7 +181,7 @@ impl Simulation {
         };
         // Rounds served node by node are aligned to multiples of their length (no
         // longer than the lookahead): a window is one of them, whole.
-        let (part, window) = (&par.part, Window { lookahead: par.lookahead, rounds: self.q.round_len() });
+        let (part, window) = (&par.part, Window { lookahead: par.lookahead, rounds: self.fx.q.round_len() });
         {
             let sims: Vec<Mutex<&mut Simulation>> = std::iter::once(&mut *self).chain(par.others.iter_mut()).map(Mutex::new).collect();
             std::thread::scope(|scope| {
@@ -194,7 +194,7 @@ impl Simulation {
         }
         par.deadlock_next = SimTime(shared.deadlock_next.load(Ordering::Relaxed));
         let halted = shared.halt.load(Ordering::Relaxed) || shared.stalled.load(Ordering::Relaxed);
-        let pending = !self.q.is_empty() || par.others.iter().any(|s| !s.q.is_empty());
+        let pending = !self.fx.q.is_empty() || par.others.iter().any(|s| !s.fx.q.is_empty());
         self.par = Some(par);
         !halted && stop < self.end && pending
     }
@@ -202,15 +202,15 @@ impl Simulation {
     /// A frame that leaves for a port of another partition, arriving `at`: copied into
     /// the outbox now, while the transmitter has just touched it, and its slot freed.
     pub(crate) fn send_remote(&mut self, at: SimTime, port: PortId, id: PktId) {
-        let pkt = *self.pool.get(id);
+        let pkt = *self.fx.pool.get(id);
         let int = if pkt.flags & FLAG_INT != 0 {
-            self.outbox.ints.push(self.pool.int(id));
+            self.outbox.ints.push(self.fx.pool.int(id));
             self.outbox.ints.len() as u32 - 1
         } else {
             NO_INT
         };
-        let tag = self.pool.tag(id);
-        self.pool.free(id);
+        let tag = self.fx.pool.tag(id);
+        self.fx.pool.free(id);
         let frames = &mut self.outbox.frames;
         crate::prefetch::prefetch_write(frames.as_ptr().wrapping_add(frames.len() + 4));
         frames.push(Mail { at, port, pkt, int, tag });
@@ -229,7 +229,7 @@ impl Simulation {
                 std::mem::swap(post, &mut self.outbox);
                 continue;
             }
-            for m in self.outbox.frames.iter().filter(|m| part[self.ports[m.port.idx()].node.idx()] as usize == j) {
+            for m in self.outbox.frames.iter().filter(|m| part[self.fx.ports[m.port.idx()].node.idx()] as usize == j) {
                 let int = if m.int == NO_INT {
                     NO_INT
                 } else {
@@ -249,15 +249,15 @@ impl Simulation {
             let mut post = shared.mail[i * n + me].lock().unwrap();
             let post = &mut *post;
             for m in post.frames.drain(..) {
-                debug_assert!(m.at > self.q.now(), "a frame from another partition arrives in this one's past");
-                let id = self.pool.alloc(m.pkt);
+                debug_assert!(m.at > self.fx.q.now(), "a frame from another partition arrives in this one's past");
+                let id = self.fx.pool.alloc(m.pkt);
                 if m.int != NO_INT {
-                    *self.pool.int_mut(id) = post.ints[m.int as usize];
+                    *self.fx.pool.int_mut(id) = post.ints[m.int as usize];
                 }
                 if m.tag.is_some() {
-                    self.pool.set_tag(id, m.tag);
+                    self.fx.pool.set_tag(id, m.tag);
                 }
-                self.q.schedule(m.at, Event::Arrive(m.port, id));
+                self.fx.q.schedule(m.at, Event::Arrive(m.port, id));
             }
             post.ints.clear();
         }
@@ -294,7 +294,7 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
             // The PFC watchdog's polls send frames too (a restored queue transmits): a
             // round starts no later than the next one, or a frame it sends could reach
             // another partition in that partition's past.
-            let next = s.q.next_time().map_or(u64::MAX, |t| t.0).min(s.pfc_watchdog.next.0);
+            let next = s.fx.q.next_time().map_or(u64::MAX, |t| t.0).min(s.pfc_watchdog.next.0);
             shared.next[me].store(next, Ordering::Relaxed);
         }
         timing.time(true, || shared.barrier.wait());

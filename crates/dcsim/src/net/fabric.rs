@@ -1,0 +1,70 @@
+//! The fabric as a model sees it: the nodes and their ports, the packet pool, the egress
+//! queues, the switch buffer, the routes, the per-(port, priority) counters and the event
+//! queue with its clock. A model's hooks get this and their own state, never the whole
+//! world: what a model may touch is what it is given.
+//!
+//! Work that belongs to the world (a transmitter choosing its next frame, a NIC's queue
+//! pairs leaving a pause) is asked for with `kick` and `unpark` and done by the world
+//! right after the hook returns, in the order asked.
+
+use crate::event::EventQueue;
+use crate::ids::{NodeId, PortId};
+use crate::net::mmu::Mmu;
+use crate::net::packet::PacketPool;
+use crate::net::port::{Node, Port};
+use crate::net::queue::EgressQueues;
+use crate::net::routing::Routing;
+use crate::net::stats::PrioCounters;
+use crate::units::SimTime;
+
+/// What a hook asks the world to do once it returns.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum After {
+    /// Let the (idle) transmitter of the port pick its next frame.
+    Kick(PortId),
+    /// A host's queue pairs of this priority may send again (its port was unpaused).
+    Unpark(NodeId, u8),
+}
+
+pub struct Fabric {
+    pub q: EventQueue,
+    pub pool: PacketPool,
+    pub nodes: Vec<Node>,
+    pub ports: Vec<Port>,
+    pub routing: Routing,
+    pub egress: EgressQueues,
+    pub mmu: Mmu,
+    /// Counters per (port, priority), `port * 8 + priority`.
+    pub prio_stats: Vec<PrioCounters>,
+    /// Preamble, start delimiter and inter-frame gap added to each frame on the wire
+    /// (0 when `host.preamble_ifg` is off).
+    pub preamble: u32,
+    /// What the hooks asked of the world, in order (`After`); empty between hooks.
+    pub after: Vec<After>,
+}
+
+impl Fabric {
+    /// The current time.
+    #[inline]
+    pub fn now(&self) -> SimTime {
+        self.q.now()
+    }
+
+    /// Asks the world to let port `p`'s transmitter pick its next frame.
+    #[inline]
+    pub fn kick(&mut self, p: PortId) {
+        self.after.push(After::Kick(p));
+    }
+
+    /// Whether node `n` is a host.
+    #[inline]
+    pub fn is_host(&self, n: NodeId) -> bool {
+        self.nodes[n.idx()].is_host
+    }
+
+    /// The first port of node `n` (a host's only port).
+    #[inline]
+    pub fn first_port(&self, n: NodeId) -> PortId {
+        PortId(self.nodes[n.idx()].ports.start)
+    }
+}
