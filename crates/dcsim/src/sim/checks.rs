@@ -134,13 +134,13 @@ impl Simulation {
     /// Whether the model guarantees that lossless priorities never drop: PFC or PAUSE
     /// on, headroom computed by the model, XOFF placed by the model.
     fn lossless_guaranteed(&self) -> Result<(), &'static str> {
-        if self.pfc.mode == FlowControl::None {
+        if self.pfc.plan.mode == FlowControl::None {
             return Err("no PFC or PAUSE in this run");
         }
-        if let Headroom::Fixed(_) = self.pfc.headroom {
+        if let Headroom::Fixed(_) = self.pfc.plan.headroom {
             return Err("not checked: the headroom is fixed by the scenario (switch.pfc.headroom)");
         }
-        if self.pfc.xoff.is_some() {
+        if self.pfc.plan.xoff.is_some() {
             return Err("not checked: XOFF is fixed by the scenario (switch.pfc.xoff)");
         }
         if self.rx.xoff_fixed {

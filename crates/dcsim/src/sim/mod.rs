@@ -27,10 +27,10 @@ use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::Cc;
 use crate::net::capped_log::CappedLog;
-pub(crate) use crate::net::fabric::Fabric;
+pub(crate) use crate::net::fabric::{After, Fabric};
 pub(crate) use crate::net::port::{Node, Port, Tx};
-use crate::net::stats::{GoodputRow, Histogram, PfcEvent, Samples};
-use crate::plan::{FlowControl, HostPlan, LinkPlan, PfcPlan, Plan, StatsPlan};
+use crate::net::stats::{GoodputRow, Histogram, Samples};
+use crate::plan::{HostPlan, LinkPlan, Plan, StatsPlan};
 use crate::results::Results;
 use crate::units::{LinkRate, Rate, SimTime};
 
@@ -46,7 +46,8 @@ pub struct Simulation {
     pub(crate) seed: u64,
     pub(crate) end: SimTime,
     pub(crate) host: HostPlan,
-    pub(crate) pfc: PfcPlan,
+    /// PFC / PAUSE: parameters, XOFF refresh generations, the event log (models/pfc).
+    pub(crate) pfc: crate::models::pfc::Pfc,
     pub(crate) stats_cfg: StatsPlan,
     pub(crate) egress_limit: Option<u64>,
     pub(crate) links: Vec<LinkPlan>,
@@ -82,14 +83,9 @@ pub struct Simulation {
     pub(crate) tcp_tx: Vec<crate::models::tcp::sender::TcpSender>,
     pub(crate) tcp_rx: Vec<crate::models::tcp::receiver::TcpReceiver>,
 
-    /// Per ingress (port, class): the generation of its XOFF refreshes (whether an XOFF
-    /// is outstanding is the MMU's, `Mmu::xoff_sent`).
-    pub(crate) refresh_gen: Vec<u32>,
-
     pub(crate) latency: Histogram,
     /// Completion times of messages (post to last ACK).
     pub(crate) msg_latency: Histogram,
-    pub(crate) pfc_log: CappedLog<PfcEvent>,
     pub(crate) samples: Samples,
     pub(crate) samples_dropped: u64,
     pub(crate) goodput: CappedLog<GoodputRow>,
@@ -589,21 +585,76 @@ impl Simulation {
     /// MMU accounting class of a priority: itself under PFC, one class under PAUSE.
     #[inline]
     pub(crate) fn class_of(&self, prio: u8) -> u8 {
-        if self.pfc.mode == FlowControl::Pause {
-            0
-        } else {
-            prio
-        }
+        self.pfc.class_of(prio)
     }
 
     /// Whether a priority is protected by PFC/PAUSE.
     #[inline]
     pub(crate) fn is_lossless(&self, prio: u8) -> bool {
-        match self.pfc.mode {
-            FlowControl::Pfc => self.pfc.lossless & (1 << prio) != 0,
-            FlowControl::Pause | FlowControl::IbCredits => true,
-            FlowControl::None => false,
+        self.pfc.is_lossless(prio)
+    }
+
+    /// Does what the hooks since `mark` asked of the world (`Fabric::after`), in order:
+    /// what a hook asks for happens right after it, as if it had done it itself.
+    #[inline]
+    pub(crate) fn run_after(&mut self, mark: usize) {
+        let mut i = mark;
+        while i < self.fx.after.len() {
+            match self.fx.after[i] {
+                After::Kick(p) => self.kick(p),
+                After::Unpark(node, prio) => self.unpark(node, prio),
+            }
+            i += 1;
         }
+        self.fx.after.truncate(mark);
+    }
+
+    /// Queues a PFC frame (or PAUSE) out of `port` for `class` (`models/pfc`).
+    pub(crate) fn send_pfc(&mut self, port: PortId, class: u8, xoff: bool) {
+        // An XON must not end a remote-PFC pause this switch sent the host behind `port`
+        // (models/remote_pfc/tor.rs): it becomes a pause for what is left.
+        let xon_quanta = if !xoff && self.rpfc.on {
+            let rate = self.fx.ports[port.idx()].rate();
+            self.rpfc.tor.remaining(port.idx(), class, self.fx.now(), rate).unwrap_or(0)
+        } else {
+            0
+        };
+        let mark = self.fx.after.len();
+        self.pfc.send(&mut self.fx, port, class, xoff, xon_quanta);
+        self.run_after(mark);
+    }
+
+    /// While still congested, re-send XOFF before the upstream pause runs out.
+    fn on_pfc_refresh(&mut self, port: PortId, class: u8, gen: u32) {
+        if !self.pfc.refresh_due(&self.fx, port, class, gen) {
+            return;
+        }
+        let resume = if self.rx.on && self.fx.nodes[self.fx.ports[port.idx()].node.idx()].is_host {
+            self.rx_under_xon(port)
+        } else {
+            self.fx.mmu.under_xon(port, class)
+        };
+        self.send_pfc(port, class, !resume);
+    }
+
+    fn on_pfc_frame(&mut self, p: PortId, id: PktId) {
+        let mark = self.fx.after.len();
+        self.pfc.on_frame(&mut self.fx, &mut self.pfc_watchdog, p, id);
+        self.run_after(mark);
+    }
+
+    fn on_pause_expire(&mut self, p: PortId, prio: u8, gen: u32) {
+        let mark = self.fx.after.len();
+        self.pfc.on_expire(&mut self.fx, p, prio, gen);
+        self.run_after(mark);
+    }
+
+    /// Clears the pause of (port, prio); returns whether it was paused.
+    pub(crate) fn unpause(&mut self, p: PortId, prio: u8) -> bool {
+        let mark = self.fx.after.len();
+        let was = crate::models::pfc::unpause(&mut self.fx, p, prio);
+        self.run_after(mark);
+        was
     }
 }
 

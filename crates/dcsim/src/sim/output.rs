@@ -31,7 +31,7 @@ fn canonical_logs(s: &mut Simulation) {
         *v = ix.iter().take(max).map(|&i| v[i]).collect();
     }
     let max = s.stats_cfg.max_rows.min(usize::MAX as u64) as usize;
-    s.pfc_log.finish();
+    s.pfc.log.finish();
     s.rate_log.finish();
     s.cc_trace.finish();
     s.marking.intervals.finish();
@@ -388,7 +388,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
 
     // pfc_events
     let mut t = Table::default();
-    let log = s.pfc_log.rows();
+    let log = s.pfc.log.rows();
     t.push("time_ps", Column::U64(log.iter().map(|e| e.time.0).collect()));
     t.push("node", Column::Str(log.iter().map(|e| name(s.fx.ports[e.port as usize].node)).collect()));
     t.push("port_id", Column::U64(log.iter().map(|e| e.port as u64).collect()));
@@ -641,7 +641,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         },
         "outputs": {
             "rows": rows,
-            "pfc_events_not_logged": s.pfc_log.dropped(),
+            "pfc_events_not_logged": s.pfc.log.dropped(),
             "samples_not_kept": s.samples_dropped,
             "goodput_bins_not_kept": s.goodput.dropped(),
             "rate_changes_not_kept": s.rate_log.dropped(),

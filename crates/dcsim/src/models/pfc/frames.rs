@@ -1,141 +1,164 @@
-//! PFC / PAUSE in the world: sending XOFF/XON from a congested ingress port, refreshing
+//! PFC / PAUSE on the fabric: sending XOFF/XON from a congested ingress port, refreshing
 //! XOFF while the congestion lasts, and a transmitter obeying received pauses (the frame
 //! in flight always completes; the pause applies from the next scheduling decision).
+//! The hooks take the fabric and this model's state only; what the world must do after
+//! them (a transmitter's next frame, a NIC's parked queue pairs) is asked for through
+//! `Fabric::kick` and `After::Unpark`.
 
+use super::watchdog::PfcWatchdog;
+use super::{FlowControl, PauseMode, PfcPlan};
 use crate::event::Event;
 use crate::ids::{PktId, PortId};
 use crate::models::pfc::headroom::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
+use crate::net::capped_log::CappedLog;
+use crate::net::fabric::{After, Fabric};
 use crate::net::packet::Packet;
 use crate::net::stats::PfcEvent;
-use crate::plan::{FlowControl, PauseMode};
-use crate::sim::Simulation;
 use crate::units::SimTime;
 
-impl Simulation {
-    /// Queues a PFC frame (or 802.3x PAUSE) out of `port` for `class`.
-    pub(crate) fn send_pfc(&mut self, port: PortId, class: u8, xoff: bool) {
-        let now = self.now_t();
-        let rate = self.fx.ports[port.idx()].rate();
-        let quanta = if !xoff {
-            // An XON must not end a remote-PFC pause this switch sent the host behind
-            // `port` (models/remote_pfc/tor.rs): it becomes a pause for what is left.
-            if self.rpfc.on {
-                self.rpfc.tor.remaining(port.idx(), class, now, rate).unwrap_or(0)
-            } else {
-                0
-            }
+/// PFC's state in a run: its parameters, the generation of each ingress (port, class)'s
+/// XOFF refreshes (whether an XOFF is outstanding is the buffer's, `Mmu::xoff_sent`) and
+/// the PFC event log.
+pub struct Pfc {
+    pub plan: PfcPlan,
+    pub refresh_gen: Vec<u32>,
+    pub log: CappedLog<PfcEvent>,
+}
+
+impl Pfc {
+    pub fn new(plan: &PfcPlan, n_ports: usize, max_events: u64) -> Self {
+        Pfc { plan: plan.clone(), refresh_gen: vec![0; n_ports * 8], log: CappedLog::new(max_events) }
+    }
+
+    /// MMU accounting class of a priority: itself under PFC, one class under PAUSE.
+    #[inline]
+    pub fn class_of(&self, prio: u8) -> u8 {
+        if self.plan.mode == FlowControl::Pause {
+            0
         } else {
-            match self.pfc.pause_mode {
-                PauseMode::XonXoff | PauseMode::Infinite => self.pfc.xoff_quanta as u32,
-                PauseMode::Timer => time_to_quanta(self.pfc.pause_time, rate),
+            prio
+        }
+    }
+
+    /// Whether a priority is protected by PFC/PAUSE (or credits): the one definition.
+    #[inline]
+    pub fn is_lossless(&self, prio: u8) -> bool {
+        self.plan.is_lossless(prio)
+    }
+
+    /// Queues a PFC frame (or 802.3x PAUSE) out of `port` for `class`. An XON carries
+    /// `xon_quanta` instead of zero (a remote-PFC pause still running for the host behind
+    /// the port, `models/remote_pfc/tor.rs`).
+    pub fn send(&mut self, fx: &mut Fabric, port: PortId, class: u8, xoff: bool, xon_quanta: u32) {
+        let now = fx.now();
+        let rate = fx.ports[port.idx()].rate();
+        let quanta = if !xoff {
+            xon_quanta
+        } else {
+            match self.plan.pause_mode {
+                PauseMode::XonXoff | PauseMode::Infinite => self.plan.xoff_quanta as u32,
+                PauseMode::Timer => time_to_quanta(self.plan.pause_time, rate),
             }
         };
-        let mask = if self.pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
-        let id = self.fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
+        let mask = if self.plan.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
+        let id = fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
         let ci = port.idx() * 8 + class as usize;
-        self.fx.mmu.set_xoff_sent(port, class, xoff);
+        fx.mmu.set_xoff_sent(port, class, xoff);
         if xoff {
-            self.fx.prio_stats[ci].pfc_xoff_tx += 1;
-            if self.pfc.pause_mode != PauseMode::Infinite {
+            fx.prio_stats[ci].pfc_xoff_tx += 1;
+            if self.plan.pause_mode != PauseMode::Infinite {
                 self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
                 let dur = quanta_to_time(quanta, rate);
-                let after = SimTime((dur.0 as f64 * self.pfc.refresh_fraction) as u64).max(SimTime(1));
-                self.fx.q.schedule(now + after, Event::PfcRefresh(port, class, self.refresh_gen[ci]));
+                let after = SimTime((dur.0 as f64 * self.plan.refresh_fraction) as u64).max(SimTime(1));
+                fx.q.schedule(now + after, Event::PfcRefresh(port, class, self.refresh_gen[ci]));
             }
         } else {
-            self.fx.prio_stats[ci].pfc_xon_tx += 1;
+            fx.prio_stats[ci].pfc_xon_tx += 1;
             self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
         }
-        self.fx.ports[port.idx()].ctrl.push(&mut self.fx.pool, id);
-        self.kick(port);
+        let fx_pool = &mut fx.pool;
+        fx.ports[port.idx()].ctrl.push(fx_pool, id);
+        fx.kick(port);
     }
 
-    /// While still congested, re-send XOFF before the upstream pause runs out.
-    pub(crate) fn on_pfc_refresh(&mut self, port: PortId, class: u8, gen: u32) {
-        let ci = port.idx() * 8 + class as usize;
-        if gen != self.refresh_gen[ci] || !self.fx.mmu.xoff_sent(port, class) {
-            return;
-        }
-        let resume = if self.rx.on && self.fx.nodes[self.fx.ports[port.idx()].node.idx()].is_host {
-            self.rx_under_xon(port)
-        } else {
-            self.fx.mmu.under_xon(port, class)
-        };
-        self.send_pfc(port, class, !resume);
+    /// Whether a refresh of the ingress (port, class) is still due: its generation is
+    /// current and its XOFF outstanding. The caller then re-sends XOFF, or XON if the
+    /// ingress is back under its threshold.
+    pub fn refresh_due(&self, fx: &Fabric, port: PortId, class: u8, gen: u32) -> bool {
+        gen == self.refresh_gen[port.idx() * 8 + class as usize] && fx.mmu.xoff_sent(port, class)
     }
 
-    /// A PFC/PAUSE frame reached port `p`: pause or resume its transmitter.
-    pub(crate) fn on_pfc_frame(&mut self, p: PortId, id: PktId) {
-        let now = self.now_t();
-        let pkt = *self.fx.pool.get(id);
-        self.fx.pool.free(id);
+    /// A PFC/PAUSE frame reached port `p`: pause or resume its transmitter. A queue in a
+    /// pause storm ignores pauses (the switches' PFC watchdog).
+    pub fn on_frame(&mut self, fx: &mut Fabric, watchdog: &mut PfcWatchdog, p: PortId, id: PktId) {
+        let now = fx.now();
+        let pkt = *fx.pool.get(id);
+        fx.pool.free(id);
         let (mask, quanta) = pkt.pause();
         let log_prio = if mask.count_ones() == 1 { mask.trailing_zeros() as u8 } else { 255 };
-        self.log_pfc(now, p, log_prio, if quanta > 0 { 1 } else { 0 });
+        self.log.push(PfcEvent { time: now, port: p.0, prio: log_prio, kind: if quanta > 0 { 1 } else { 0 } });
         let mut resumed = false;
         for prio in 0..8u8 {
             if mask & (1 << prio) == 0 {
                 continue;
             }
-            let port = &mut self.fx.ports[p.idx()];
+            let port = &mut fx.ports[p.idx()];
             port.pause_gen[prio as usize] = port.pause_gen[prio as usize].wrapping_add(1);
-            if quanta > 0 && self.pfc_watchdog.on_pause(p, prio, now) {
-                // A queue in a pause storm ignores pauses (the PFC watchdog).
-                self.fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
+            if quanta > 0 && watchdog.on_pause(p, prio, now) {
+                fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
                 continue;
             }
-            let port = &mut self.fx.ports[p.idx()];
+            let port = &mut fx.ports[p.idx()];
             if quanta > 0 {
                 if port.paused & (1 << prio) == 0 {
                     port.paused |= 1 << prio;
                     port.paused_since[prio as usize] = now;
                 }
-                if self.pfc.pause_mode != PauseMode::Infinite {
+                if self.plan.pause_mode != PauseMode::Infinite {
                     let gen = port.pause_gen[prio as usize];
                     let until = now + quanta_to_time(quanta, port.rate());
-                    self.fx.q.schedule(until, Event::PauseExpire(p, prio, gen));
+                    fx.q.schedule(until, Event::PauseExpire(p, prio, gen));
                 }
-                self.fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
+                fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
             } else {
-                self.fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xon_rx += 1;
-                resumed |= self.unpause(p, prio);
+                fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xon_rx += 1;
+                resumed |= unpause(fx, p, prio);
             }
         }
         if resumed {
-            self.kick(p);
+            fx.kick(p);
         }
     }
 
-    pub(crate) fn on_pause_expire(&mut self, p: PortId, prio: u8, gen: u32) {
-        if self.fx.ports[p.idx()].pause_gen[prio as usize] != gen {
+    /// A received pause on (p, prio) ran out, unless a later frame renewed or ended it.
+    pub fn on_expire(&mut self, fx: &mut Fabric, p: PortId, prio: u8, gen: u32) {
+        if fx.ports[p.idx()].pause_gen[prio as usize] != gen {
             return;
         }
-        if self.unpause(p, prio) {
-            self.fx.prio_stats[p.idx() * 8 + prio as usize].pfc_expired += 1;
-            let now = self.now_t();
-            self.log_pfc(now, p, prio, 2);
-            self.kick(p);
+        if unpause(fx, p, prio) {
+            fx.prio_stats[p.idx() * 8 + prio as usize].pfc_expired += 1;
+            let now = fx.now();
+            self.log.push(PfcEvent { time: now, port: p.0, prio, kind: 2 });
+            fx.kick(p);
         }
     }
+}
 
-    /// Clears the pause of (port, prio); returns whether it was paused.
-    pub(crate) fn unpause(&mut self, p: PortId, prio: u8) -> bool {
-        let now = self.now_t();
-        let port = &mut self.fx.ports[p.idx()];
-        if port.paused & (1 << prio) == 0 {
-            return false;
-        }
-        port.paused &= !(1 << prio);
-        let since = port.paused_since[prio as usize];
-        self.fx.prio_stats[p.idx() * 8 + prio as usize].paused_ps += (now - since).0;
-        let node = port.node;
-        if self.fx.nodes[node.idx()].is_host {
-            self.unpark(node, prio);
-        }
-        true
+/// Clears the pause of (port, prio), adding the paused time to its counter; returns
+/// whether it was paused. A host's queue pairs of that priority are unparked after the
+/// hook (`After::Unpark`).
+pub fn unpause(fx: &mut Fabric, p: PortId, prio: u8) -> bool {
+    let now = fx.now();
+    let port = &mut fx.ports[p.idx()];
+    if port.paused & (1 << prio) == 0 {
+        return false;
     }
-
-    fn log_pfc(&mut self, time: SimTime, p: PortId, prio: u8, kind: u8) {
-        self.pfc_log.push(PfcEvent { time, port: p.0, prio, kind });
+    port.paused &= !(1 << prio);
+    let since = port.paused_since[prio as usize];
+    fx.prio_stats[p.idx() * 8 + prio as usize].paused_ps += (now - since).0;
+    let node = port.node;
+    if fx.nodes[node.idx()].is_host {
+        fx.after.push(After::Unpark(node, prio));
     }
+    true
 }

@@ -12,4 +12,5 @@ pub mod params;
 pub mod storm;
 pub mod watchdog;
 
+pub use frames::{unpause, Pfc};
 pub use params::{FlowControl, Headroom, PauseMode, PfcPlan, WatchdogAction, WatchdogPlan};

@@ -70,6 +70,20 @@ pub struct PfcPlan {
     pub ib_period: Option<SimTime>,
 }
 
+impl PfcPlan {
+    /// Whether frames of `prio` are protected from loss: by PFC on the lossless
+    /// priorities, by PAUSE or credits on all, by nothing without flow control. The one
+    /// definition every model and check uses.
+    #[inline]
+    pub fn is_lossless(&self, prio: u8) -> bool {
+        match self.mode {
+            FlowControl::Pfc => self.lossless & (1 << prio) != 0,
+            FlowControl::Pause | FlowControl::IbCredits => true,
+            FlowControl::None => false,
+        }
+    }
+}
+
 /// What a queue in a pause storm does with its frames (SONiC `pfcwd` actions).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum WatchdogAction {

@@ -50,12 +50,12 @@ impl Simulation {
         let st = self.pause_storms.storms[k as usize];
         let rate = self.fx.ports[st.port.idx()].rate();
         let ending = st.stop.is_some_and(|s| now >= s);
-        let quanta = match (ending, self.pfc.pause_mode) {
+        let quanta = match (ending, self.pfc.plan.pause_mode) {
             (true, _) => 0,
-            (false, PauseMode::Timer) => time_to_quanta(self.pfc.pause_time, rate),
-            (false, _) => self.pfc.xoff_quanta as u32,
+            (false, PauseMode::Timer) => time_to_quanta(self.pfc.plan.pause_time, rate),
+            (false, _) => self.pfc.plan.xoff_quanta as u32,
         };
-        let mask = if self.pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << st.priority };
+        let mask = if self.pfc.plan.mode == FlowControl::Pause { 0xFF } else { 1u8 << st.priority };
         let id = self.fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
         self.fx.ports[st.port.idx()].ctrl.push(&mut self.fx.pool, id);
         self.pause_storms.frames_sent += 1;
@@ -64,7 +64,7 @@ impl Simulation {
             return;
         }
         let dur = quanta_to_time(quanta, rate);
-        let mut next = now + SimTime((dur.0 as f64 * self.pfc.refresh_fraction) as u64).max(SimTime(1));
+        let mut next = now + SimTime((dur.0 as f64 * self.pfc.plan.refresh_fraction) as u64).max(SimTime(1));
         if let Some(s) = st.stop {
             next = next.min(s);
         }

@@ -78,7 +78,7 @@ impl Simulation {
             }
             let pid = PortId(p as u32);
             for c in 0..8u8 {
-                if self.pfc.lossless & (1 << c) == 0 {
+                if self.pfc.plan.lossless & (1 << c) == 0 {
                     continue;
                 }
                 let ci = p * 8 + c as usize;

@@ -75,7 +75,7 @@ impl Simulation {
         let class = self.class_of(prio);
         let Some(quanta) = self.rpfc.tor.on_message(out.idx(), class, now, dur, rate) else { return };
         self.rpfc.tor.pauses[node.idx()] += 1;
-        let mask = if self.pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
+        let mask = if self.pfc.plan.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
         let pfc = self.fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
         self.fx.ports[out.idx()].ctrl.push(&mut self.fx.pool, pfc);
         self.kick(out);

@@ -125,8 +125,8 @@ impl Simulation {
             nic.stats.paused_ps += (now - nic.paused_since).0;
         }
         let port = nic.port;
-        let classes = match self.pfc.mode {
-            FlowControl::Pfc => self.pfc.lossless,
+        let classes = match self.pfc.plan.mode {
+            FlowControl::Pfc => self.pfc.plan.lossless,
             FlowControl::Pause => 1, // one PAUSE frame stops every priority
             FlowControl::None | FlowControl::IbCredits => return,
         };

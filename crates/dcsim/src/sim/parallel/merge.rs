@@ -53,7 +53,7 @@ impl Simulation {
             }
             self.latency.absorb(&o.latency);
             self.msg_latency.absorb(&o.msg_latency);
-            self.pfc_log.absorb(&mut o.pfc_log);
+            self.pfc.log.absorb(&mut o.pfc.log);
             self.samples.append(&mut o.samples);
             self.samples_dropped += o.samples_dropped;
             self.goodput.absorb(&mut o.goodput);
