@@ -594,6 +594,25 @@ impl Simulation {
         self.pfc.is_lossless(prio)
     }
 
+    /// New RED thresholds during a run (seed 004's reconfiguration): on the switch ports
+    /// `ports` (port ids; `None`: every switch port). Frames queued from now on are
+    /// judged by them; nothing already marked changes.
+    pub fn set_ecn(&mut self, kmin: u64, kmax: u64, pmax: f64, ports: Option<&[u32]>) -> Result<()> {
+        self.marking.check_thresholds(&self.fx, kmin, kmax, pmax, ports)?;
+        let th = crate::models::ecn::marker::Thresholds { kmin, kmax, pmax };
+        self.marking.apply_thresholds(&self.fx, th, ports);
+        // Each partition of a parallel run marks at its own ports.
+        for other in self.par.iter_mut().flat_map(|p| p.others.iter_mut()) {
+            other.marking.apply_thresholds(&other.fx, th, ports);
+        }
+        Ok(())
+    }
+
+    /// The RED thresholds port `p` uses now, if ECN marking is on.
+    pub fn ecn_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
+        self.marking.thresholds(p)
+    }
+
     /// Does what the hooks since `mark` asked of the world (`Fabric::after`), in order:
     /// what a hook asks for happens right after it, as if it had done it itself.
     #[inline]

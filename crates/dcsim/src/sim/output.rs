@@ -61,7 +61,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             }
         }
     }
-    s.close_congestion(end);
+    s.marking.close(&s.fx, end);
     s.rx_finish(end);
     for f in s.flow_stats.iter_mut() {
         if let Some(since) = f.limited_since.take() {

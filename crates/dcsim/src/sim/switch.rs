@@ -73,7 +73,7 @@ impl Simulation {
     #[allow(clippy::too_many_arguments)]
     fn on_enqueue_hooks(&mut self, out: PortId, prio: u8, id: PktId, local: u32, q_before: u64, pkt: &Packet, lossless: bool) {
         if self.marking.at_enqueue {
-            self.mark_on_enqueue(out, prio, id, local, q_before);
+            self.marking.on_enqueue(&mut self.fx, out, prio, id, local, q_before);
         }
         if !matches!(self.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {
             self.l2_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
@@ -133,7 +133,7 @@ impl Simulation {
                     self.fx.pool.prefetch(next);
                 }
             }
-            self.mark_on_dequeue(p, prio, &item, q_after);
+            self.marking.on_dequeue(&mut self.fx, p, prio, &item, q_after);
         }
         if self.fx.pool.int_on() {
             self.int_stamp(p, id);

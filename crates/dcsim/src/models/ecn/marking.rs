@@ -9,11 +9,11 @@ use crate::ids::{PktId, PortId};
 use crate::models::ecn::marker::{mark_instant, thresholds_for, RedAvg, Thresholds};
 use crate::models::rcm::detection::{CongestionPoint, Demand, Interval, RECENT};
 use crate::net::capped_log::CappedLog;
+use crate::net::fabric::Fabric;
 use crate::net::packet::{PktKind, FLAG_CE};
 use crate::net::queue::{FxHasher, Queued};
 use crate::plan::{Detection, EcnMode, MarkPoint, Plan};
 use crate::rng::{keyed, stream_key, unit};
-use crate::sim::Simulation;
 use crate::units::{Rate, SimTime};
 
 /// What a switch port's marking reads at each departure, in one 8-byte record: eight
@@ -115,25 +115,25 @@ fn intern<T: PartialEq>(set: &mut Vec<T>, x: T) -> usize {
     })
 }
 
-impl Simulation {
+impl Marking {
     /// A data packet was queued at egress (out, prio); `q_before` is the queue before it.
-    pub(crate) fn mark_on_enqueue(&mut self, out: PortId, prio: u8, id: PktId, in_local: u32, q_before: u64) {
-        let now = self.now_t();
-        let m = &mut self.marking;
+    pub fn on_enqueue(&mut self, fx: &mut Fabric, out: PortId, prio: u8, id: PktId, in_local: u32, q_before: u64) {
+        let now = fx.now();
+        let m = &mut *self;
         if let Some(d) = m.demand.as_mut() {
             d.arrive(out.idx(), prio, in_local);
         }
         let Detection::Ecn { root_only } = m.rules[m.port[out.idx()].rule as usize] else { return };
-        if m.prios & (1 << prio) == 0 || self.fx.pool.get(id).kind != PktKind::Data {
+        if m.prios & (1 << prio) == 0 || fx.pool.get(id).kind != PktKind::Data {
             return;
         }
         // The thresholds and the congestion point are read only when needed: marking at
         // dequeue leaves an enqueue nothing to read (a cache miss per frame saved).
-        let draw = || unit(keyed(m.key, &[out.0 as u64, prio as u64, self.fx.pool.get(id).ident(), now.0]));
+        let draw = || unit(keyed(m.key, &[out.0 as u64, prio as u64, fx.pool.get(id).ident(), now.0]));
         let th = m.ths[m.port[out.idx()].th as usize];
         let mark = match m.mode {
             EcnMode::RedAvg => {
-                let pkt_time = self.fx.ports[out.idx()].line.tx_time(self.fx.pool.get(id).frame as u64);
+                let pkt_time = fx.ports[out.idx()].line.tx_time(fx.pool.get(id).frame as u64);
                 m.red[out.idx() * 8 + prio as usize].on_arrival(&th, m.wq, q_before, now, pkt_time, draw)
             }
             mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &th, q_before, draw),
@@ -143,23 +143,23 @@ impl Simulation {
             return;
         }
         let ci = out.idx() * 8 + prio as usize;
-        let victim = || self.fx.ports[out.idx()].paused & (1 << prio) != 0 || self.marking.cps[ci].is_victim();
-        if !(root_only && victim()) {
-            self.set_ce(out, prio, id);
+        let victim = fx.ports[out.idx()].paused & (1 << prio) != 0 || self.cps[ci].is_victim();
+        if !(root_only && victim) {
+            self.set_ce(fx, out, prio, id);
         }
     }
 
     /// A data-class packet left egress (p, prio) through arbitration: evaluate the
     /// congestion point, mark by the configured rule, record who crossed it.
-    pub(crate) fn mark_on_dequeue(&mut self, p: PortId, prio: u8, item: &Queued, q_after: u64) {
+    pub fn on_dequeue(&mut self, fx: &mut Fabric, p: PortId, prio: u8, item: &Queued, q_after: u64) {
         let id = item.id;
-        let now = self.now_t();
+        let now = fx.now();
         let ci = p.idx() * 8 + prio as usize;
-        let rate = self.fx.ports[p.idx()].rate();
+        let rate = fx.ports[p.idx()].rate();
         // The port is sending now, so its paused time is fully accounted.
-        let paused_total = self.fx.prio_stats[ci].paused_ps;
-        let first = p.0 - self.fx.ports[p.idx()].local as u32;
-        let m = &mut self.marking;
+        let paused_total = fx.prio_stats[ci].paused_ps;
+        let first = p.0 - fx.ports[p.idx()].local as u32;
+        let m = &mut *self;
         if let Some(d) = m.demand.as_mut() {
             d.depart(p.idx(), prio, item.in_local as u32, now);
         }
@@ -180,9 +180,7 @@ impl Simulation {
                     && m.point == MarkPoint::Dequeue
                     && matches!(m.mode, EcnMode::Red | EcnMode::Step)
                     && !(root_only && victim(m))
-                    && mark_instant(m.mode, th, q_after, || {
-                        unit(keyed(m.key, &[p.0 as u64, prio as u64, self.fx.pool.get(id).ident(), now.0]))
-                    });
+                    && mark_instant(m.mode, th, q_after, || unit(keyed(m.key, &[p.0 as u64, prio as u64, fx.pool.get(id).ident(), now.0])));
                 (congested, mark)
             }
             Detection::Rcm1a { threshold, mark_victims } => {
@@ -190,7 +188,7 @@ impl Simulation {
                 (congested, congested && (mark_victims || !victim(m)))
             }
             Detection::Rcm1b { threshold, window } => {
-                let ports = &self.fx.ports;
+                let ports = &fx.ports;
                 let requested =
                     m.demand.as_ref().map_or(0, |d| d.requested(p.idx(), prio, now, window, |j| ports[(first + j) as usize].rate()));
                 let congested = q_after > threshold && requested > rate.0;
@@ -207,31 +205,30 @@ impl Simulation {
             return;
         }
         // The packet is read only here: a queue below Kmin (most) needs nothing of it.
-        let pkt = self.fx.pool.get(id);
+        let pkt = fx.pool.get(id);
         if pkt.kind != PktKind::Data {
             return;
         }
         if congested {
             let flow = pkt.flow.0;
-            let cp = &mut self.marking.cps[ci];
+            let cp = &mut self.cps[ci];
             cp.pkts_while_congested += 1;
             if !cp.recent.contains(&(flow + 1)) {
                 cp.recent[cp.recent_at as usize] = flow + 1;
                 cp.recent_at = (cp.recent_at + 1) % RECENT as u8;
-                self.marking.pairs.insert((ci as u32, flow));
+                self.pairs.insert((ci as u32, flow));
             }
         }
         if mark {
-            self.set_ce(p, prio, id);
+            self.set_ce(fx, p, prio, id);
         }
     }
 
-    /// New RED thresholds during a run (seed 004's reconfiguration): on the switch ports
-    /// `ports` (port ids; `None`: every switch port). Frames queued from now on are
-    /// judged by them; nothing already marked changes.
-    pub fn set_ecn(&mut self, kmin: u64, kmax: u64, pmax: f64, ports: Option<&[u32]>) -> crate::error::Result<()> {
+    /// Checks new RED thresholds for `set_ecn` (seed 004's reconfiguration) on the
+    /// switch ports `ports` (port ids; `None`: every switch port).
+    pub fn check_thresholds(&self, fx: &Fabric, kmin: u64, kmax: u64, pmax: f64, ports: Option<&[u32]>) -> crate::error::Result<()> {
         use crate::error::Error;
-        if self.marking.mode == EcnMode::Off || self.marking.port.is_empty() {
+        if self.mode == EcnMode::Off || self.port.is_empty() {
             return Err(Error::scenario("switch.ecn.mode", "ECN marking is off in this run: there are no thresholds to change"));
         }
         if kmax < kmin {
@@ -242,30 +239,25 @@ impl Simulation {
         }
         if let Some(list) = ports {
             for (i, &p) in list.iter().enumerate() {
-                let ok = self.fx.ports.get(p as usize).is_some_and(|port| !self.fx.nodes[port.node.idx()].is_host);
+                let ok = fx.ports.get(p as usize).is_some_and(|port| !fx.nodes[port.node.idx()].is_host);
                 if !ok {
                     return Err(Error::scenario(format!("set_ecn.ports[{i}]"), format!("{p} is not a switch port id")));
                 }
             }
         }
-        let th = Thresholds { kmin, kmax, pmax };
-        self.apply_ecn(th, ports);
-        // Each partition of a parallel run marks at its own ports.
-        for other in self.par.iter_mut().flat_map(|p| p.others.iter_mut()) {
-            other.apply_ecn(th, ports);
-        }
         Ok(())
     }
 
-    /// `set_ecn` on this world, its input checked.
-    fn apply_ecn(&mut self, th: Thresholds, ports: Option<&[u32]>) {
-        let th = intern(&mut self.marking.ths, th) as u32;
+    /// Uses thresholds `th` from now on at `ports` (checked by `check_thresholds`): frames
+    /// queued from now on are judged by them; nothing already marked changes.
+    pub fn apply_thresholds(&mut self, fx: &Fabric, th: Thresholds, ports: Option<&[u32]>) {
+        let th = intern(&mut self.ths, th) as u32;
         match ports {
-            Some(list) => list.iter().for_each(|&p| self.marking.port[p as usize].th = th),
+            Some(list) => list.iter().for_each(|&p| self.port[p as usize].th = th),
             None => {
-                for (p, port) in self.fx.ports.iter().enumerate() {
-                    if !self.fx.nodes[port.node.idx()].is_host {
-                        self.marking.port[p].th = th;
+                for (p, port) in fx.ports.iter().enumerate() {
+                    if !fx.nodes[port.node.idx()].is_host {
+                        self.port[p].th = th;
                     }
                 }
             }
@@ -273,41 +265,34 @@ impl Simulation {
     }
 
     /// The RED thresholds port `p` uses now, if ECN marking is on.
-    pub fn ecn_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
-        let t = self.marking.port.get(p as usize).filter(|_| self.marking.mode != EcnMode::Off)?;
-        let t = &self.marking.ths[t.th as usize];
+    pub fn thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
+        let t = self.port.get(p as usize).filter(|_| self.mode != EcnMode::Off)?;
+        let t = &self.ths[t.th as usize];
         Some((t.kmin, t.kmax, t.pmax))
     }
 
-    fn set_ce(&mut self, p: PortId, prio: u8, id: PktId) {
-        let pkt = self.fx.pool.get_mut(id);
+    fn set_ce(&mut self, fx: &mut Fabric, p: PortId, prio: u8, id: PktId) {
+        let pkt = fx.pool.get_mut(id);
         if pkt.flags & FLAG_CE == 0 {
             pkt.flags |= FLAG_CE;
             let ci = p.idx() * 8 + prio as usize;
-            self.fx.prio_stats[ci].ecn_marked += 1;
-            if let Some(cp) = self.marking.cps.get_mut(ci) {
+            fx.prio_stats[ci].ecn_marked += 1;
+            if let Some(cp) = self.cps.get_mut(ci) {
                 cp.marked += 1;
             }
         }
     }
 
     /// Closes congested intervals still open at the end of the run.
-    pub(crate) fn close_congestion(&mut self, end: SimTime) {
-        for ci in 0..self.marking.cps.len() {
-            let paused_total = self.fx.prio_stats[ci].paused_ps;
-            let cp = &mut self.marking.cps[ci];
+    pub fn close(&mut self, fx: &Fabric, end: SimTime) {
+        for ci in 0..self.cps.len() {
+            let paused_total = fx.prio_stats[ci].paused_ps;
+            let cp = &mut self.cps[ci];
             if cp.congested {
                 if let Some((start, r, v)) = cp.evaluate(end, false, paused_total) {
-                    self.marking.intervals.push(Interval {
-                        port: (ci / 8) as u32,
-                        prio: (ci % 8) as u8,
-                        start,
-                        end,
-                        root_ps: r,
-                        victim_ps: v,
-                    });
+                    self.intervals.push(Interval { port: (ci / 8) as u32, prio: (ci % 8) as u8, start, end, root_ps: r, victim_ps: v });
                 }
-                self.marking.port[ci / 8].congested &= !(1 << (ci % 8));
+                self.port[ci / 8].congested &= !(1 << (ci % 8));
             }
         }
     }
