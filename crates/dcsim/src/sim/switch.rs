@@ -23,7 +23,9 @@ impl Simulation {
             if pkt.kind == PktKind::Probe {
                 self.stamp_probe(out, id);
             } else if pkt.kind == PktKind::RemotePfc {
-                self.rpfc_forward(node, out, id);
+                let mark = self.fx.after.len();
+                self.rpfc.forward(&mut self.fx, node, out, id);
+                self.run_after(mark);
                 return;
             }
             self.fx.ports[out.idx()].ctrl.push(&mut self.fx.pool, id);
@@ -79,7 +81,10 @@ impl Simulation {
             self.l2_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
         }
         if self.rpfc.on && lossless && pkt.kind == PktKind::Data {
-            self.rpfc_on_enqueue(out, prio, pkt.flow, q_before + pkt.frame as u64);
+            let src = self.flows[pkt.flow.idx()].src;
+            let mark = self.fx.after.len();
+            self.rpfc.on_enqueue(&mut self.fx, out, prio, pkt.flow, src, q_before + pkt.frame as u64);
+            self.run_after(mark);
         }
         if self.netcc.active && pkt.kind == PktKind::Data {
             self.netcc_on_enqueue(out, prio, id, q_before);
@@ -136,7 +141,7 @@ impl Simulation {
             self.marking.on_dequeue(&mut self.fx, p, prio, &item, q_after);
         }
         if self.fx.pool.int_on() {
-            self.int_stamp(p, id);
+            crate::models::hpcc::int::stamp(&mut self.fx, p, id);
         }
         self.transmit(p, id, frame as u32, Some(prio), quiet);
         // After the transmitter is taken: a frame rerouted back out of the port it came in

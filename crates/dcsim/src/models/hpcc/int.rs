@@ -6,28 +6,26 @@
 //! receiver echoes it in the ACK (`sim/host.rs`); the sender's HPCC reads it there.
 
 use crate::ids::{PktId, PortId};
+use crate::net::fabric::Fabric;
 use crate::net::packet::{IntHop, PktKind, FLAG_INT};
-use crate::sim::Simulation;
 
-impl Simulation {
-    /// Port `p` starts sending frame `id` from a data queue: stamps it if it is a data
-    /// frame with INT (an ACK queued there with `host.ack_queue = "data"` carries its
-    /// echo unchanged).
-    #[inline]
-    pub(crate) fn int_stamp(&mut self, p: PortId, id: PktId) {
-        let pkt = self.fx.pool.get(id);
-        if pkt.flags & FLAG_INT == 0 || pkt.kind != PktKind::Data {
-            return;
-        }
-        let qlen = (0..8).map(|prio| self.fx.egress.queue(p, prio).bytes).sum();
-        let hop = IntHop {
-            ts: self.now_t(),
-            // The port's wire-byte counter (every frame kind, preamble/IFG included when
-            // modelled) before this frame: its rate of change is the link's utilisation.
-            tx_bytes: self.fx.ports[p.idx()].wire_bytes,
-            qlen,
-            rate: self.fx.ports[p.idx()].rate(),
-        };
-        self.fx.pool.int_mut(id).push(hop);
+/// Port `p` starts sending frame `id` from a data queue: stamps it if it is a data
+/// frame with INT (an ACK queued there with `host.ack_queue = "data"` carries its
+/// echo unchanged).
+#[inline]
+pub fn stamp(fx: &mut Fabric, p: PortId, id: PktId) {
+    let pkt = fx.pool.get(id);
+    if pkt.flags & FLAG_INT == 0 || pkt.kind != PktKind::Data {
+        return;
     }
+    let qlen = (0..8).map(|prio| fx.egress.queue(p, prio).bytes).sum();
+    let hop = IntHop {
+        ts: fx.now(),
+        // The port's wire-byte counter (every frame kind, preamble/IFG included when
+        // modelled) before this frame: its rate of change is the link's utilisation.
+        tx_bytes: fx.ports[p.idx()].wire_bytes,
+        qlen,
+        rate: fx.ports[p.idx()].rate(),
+    };
+    fx.pool.int_mut(id).push(hop);
 }

@@ -25,7 +25,7 @@
 //! paper states the law on windows: `W = Wc / (U/eta) + W_AI`; with `W = R T` the two are
 //! the same law, and `W_AI = R_AI T`.
 
-mod int;
+pub mod int;
 mod keys;
 pub use keys::HpccKeys;
 

@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use super::params::RemotePfcPlan;
-use crate::ids::{FlowId, PortId};
+use crate::ids::{FlowId, NodeId, PortId};
 use crate::models::pfc::headroom::quanta_to_time;
+use crate::net::fabric::Fabric;
 use crate::net::packet::Packet;
 use crate::net::queue::FxHasher;
-use crate::sim::Simulation;
 use crate::units::{Rate, SimTime};
 
 #[derive(Default)]
@@ -68,25 +68,25 @@ impl CpState {
     }
 }
 
-impl Simulation {
-    /// A data frame of `flow` joined the lossless egress queue (`out`, `prio`), which now
-    /// holds `qlen` bytes.
+impl super::RemotePfc {
+    /// A data frame of `flow` (from host `src`) joined the lossless egress queue (out,
+    /// prio), which now holds `qlen` bytes: above the threshold, a message toward the
+    /// source's ToR (at most one per queue and source per `min_gap`).
     #[inline]
-    pub(crate) fn rpfc_on_enqueue(&mut self, out: PortId, prio: u8, flow: FlowId, qlen: u64) {
-        if qlen <= self.rpfc.cp.threshold[out.idx()] {
+    pub fn on_enqueue(&mut self, fx: &mut Fabric, out: PortId, prio: u8, flow: FlowId, src: NodeId, qlen: u64) {
+        if qlen <= self.cp.threshold[out.idx()] {
             return;
         }
-        let src = self.flows[flow.idx()].src;
-        let now = self.now_t();
-        if !self.rpfc.cp.due((out.idx() * 8 + prio as usize) as u32, src.0, now) {
+        let now = fx.now();
+        if !self.cp.due((out.idx() * 8 + prio as usize) as u32, src.0, now) {
             return;
         }
-        let port = &self.fx.ports[out.idx()];
+        let port = &fx.ports[out.idx()];
         let (node, rate) = (port.node, port.rate());
-        let dur = self.rpfc.cp.duration(out.idx(), qlen, rate);
-        self.rpfc.cp.sent[node.idx()] += 1;
-        let id = self.fx.pool.alloc(Packet::remote_pfc(flow, src, prio, dur, self.rpfc.cp.message_bytes));
-        let toward = self.fx.routing.route(node, src, flow.0);
-        self.rpfc_forward(node, toward, id);
+        let dur = self.cp.duration(out.idx(), qlen, rate);
+        self.cp.sent[node.idx()] += 1;
+        let id = fx.pool.alloc(Packet::remote_pfc(flow, src, prio, dur, self.cp.message_bytes));
+        let toward = fx.routing.route(node, src, flow.0);
+        self.forward(fx, node, toward, id);
     }
 }

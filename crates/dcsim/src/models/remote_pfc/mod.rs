@@ -27,6 +27,8 @@ pub(crate) struct RemotePfc {
     pub on: bool,
     pub cp: cp::CpState,
     pub tor: tor::TorState,
+    /// The fabric runs 802.3x PAUSE: one class, and a pause stops every priority.
+    pub pause_all: bool,
 }
 
 impl RemotePfc {
@@ -34,7 +36,7 @@ impl RemotePfc {
     pub fn new(plan: &Plan, port_rates: &[Rate], n_nodes: usize) -> Self {
         let p = &plan.switch.remote_pfc;
         if !p.enabled {
-            return RemotePfc { on: false, cp: cp::CpState::default(), tor: tor::TorState::default() };
+            return RemotePfc { on: false, cp: cp::CpState::default(), tor: tor::TorState::default(), pause_all: false };
         }
         // Per port: the threshold and the drain-to level, from the port's ECN marker
         // unless given (remote-pfc.md 8.4).
@@ -46,6 +48,11 @@ impl RemotePfc {
                 (t, p.target.unwrap_or(th.kmin).min(t))
             })
             .unzip();
-        RemotePfc { on: true, cp: cp::CpState::new(p, threshold, target, n_nodes), tor: tor::TorState::new(port_rates.len(), n_nodes) }
+        RemotePfc {
+            on: true,
+            cp: cp::CpState::new(p, threshold, target, n_nodes),
+            tor: tor::TorState::new(port_rates.len(), n_nodes),
+            pause_all: plan.switch.pfc.mode == crate::models::pfc::FlowControl::Pause,
+        }
     }
 }

@@ -7,9 +7,8 @@
 
 use crate::ids::{NodeId, PktId, PortId};
 use crate::models::pfc::headroom::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
+use crate::net::fabric::Fabric;
 use crate::net::packet::Packet;
-use crate::plan::FlowControl;
-use crate::sim::Simulation;
 use crate::units::{Rate, SimTime};
 
 #[derive(Default)]
@@ -56,28 +55,30 @@ impl TorState {
     }
 }
 
-impl Simulation {
+impl super::RemotePfc {
     /// Remote-PFC message `id` at switch `node`, whose route toward the message's
     /// destination leaves through `out`: reflected into a pause if `out` leads to the
     /// host, else forwarded.
-    pub(crate) fn rpfc_forward(&mut self, node: NodeId, out: PortId, id: PktId) {
-        let peer = self.fx.ports[out.idx()].peer;
-        if !self.fx.nodes[self.fx.ports[peer.idx()].node.idx()].is_host {
-            self.fx.ports[out.idx()].ctrl.push(&mut self.fx.pool, id);
-            self.kick(out);
+    pub fn forward(&mut self, fx: &mut Fabric, node: NodeId, out: PortId, id: PktId) {
+        let peer = fx.ports[out.idx()].peer;
+        if !fx.nodes[fx.ports[peer.idx()].node.idx()].is_host {
+            let pool = &mut fx.pool;
+            fx.ports[out.idx()].ctrl.push(pool, id);
+            fx.kick(out);
             return;
         }
-        let (prio, dur) = self.fx.pool.get(id).remote_pause();
-        self.fx.pool.free(id);
-        let now = self.now_t();
-        let rate = self.fx.ports[out.idx()].rate();
-        self.rpfc.tor.consumed[node.idx()] += 1;
-        let class = self.class_of(prio);
-        let Some(quanta) = self.rpfc.tor.on_message(out.idx(), class, now, dur, rate) else { return };
-        self.rpfc.tor.pauses[node.idx()] += 1;
-        let mask = if self.pfc.plan.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
-        let pfc = self.fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
-        self.fx.ports[out.idx()].ctrl.push(&mut self.fx.pool, pfc);
-        self.kick(out);
+        let (prio, dur) = fx.pool.get(id).remote_pause();
+        fx.pool.free(id);
+        let now = fx.now();
+        let rate = fx.ports[out.idx()].rate();
+        self.tor.consumed[node.idx()] += 1;
+        let class = if self.pause_all { 0 } else { prio };
+        let Some(quanta) = self.tor.on_message(out.idx(), class, now, dur, rate) else { return };
+        self.tor.pauses[node.idx()] += 1;
+        let mask = if self.pause_all { 0xFF } else { 1u8 << class };
+        let pfc = fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
+        let pool = &mut fx.pool;
+        fx.ports[out.idx()].ctrl.push(pool, pfc);
+        fx.kick(out);
     }
 }
