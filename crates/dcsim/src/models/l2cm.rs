@@ -12,11 +12,11 @@ use super::fecn::FecnPort;
 use super::qcn::QcnCp;
 use super::{Feedback, L2Cm};
 use crate::ids::{FlowId, NodeId, PktId, PortId};
+use crate::net::fabric::Fabric;
 use crate::net::packet::Packet;
 use crate::net::queue::FxHasher;
 use crate::plan::Plan;
 use crate::rng::Rng;
-use crate::sim::Simulation;
 use crate::units::{Rate, SimTime};
 
 /// Size of feedback frames and probes (minimum Ethernet frame).
@@ -70,30 +70,30 @@ impl L2State {
     }
 }
 
-impl Simulation {
+impl L2State {
     /// Data frame `id` joined egress (port `out`, `prio`); the queue is now `qlen`. What a
     /// congestion point learns about the frame's sender comes from the frame: its flow's
     /// addresses and, for BCN, its rate-limiter tag.
-    pub(crate) fn l2_on_enqueue(&mut self, out: PortId, prio: u8, id: PktId, qlen: u64) {
+    pub fn on_enqueue(&mut self, fx: &mut Fabric, out: PortId, prio: u8, id: PktId, qlen: u64, src_of: impl Fn(FlowId) -> NodeId) {
         let ci = out.idx() * 8 + prio as usize;
-        let node = self.fx.ports[out.idx()].node;
+        let node = fx.ports[out.idx()].node;
         let (flow, frame) = {
-            let pkt = self.fx.pool.get(id);
+            let pkt = fx.pool.get(id);
             (pkt.flow, pkt.frame as u32)
         };
-        let l2 = &mut self.l2;
+        let l2 = &mut *self;
         let fb = match &l2.kind {
             L2Cm::None => None,
             L2Cm::Qcn(p) => l2.qcn[ci].on_arrival(p, frame, qlen, &mut l2.rngs[ci]).map(|fb| Feedback::Qcn { fb }),
             L2Cm::Bcn(p) => {
-                let controls = self.fx.pool.tag(id) == Some(ci as u32);
+                let controls = fx.pool.tag(id) == Some(ci as u32);
                 l2.bcn[ci].on_arrival(p, frame, qlen, controls, &mut l2.rngs[ci]).map(|s| match s {
                     BcnSignal::Fb(fb) => Feedback::Bcn { cp: ci as u32, fb },
                     BcnSignal::Stop => Feedback::BcnStop { cp: ci as u32 },
                 })
             }
             L2Cm::Fecn(p) | L2Cm::Efecn(p) => {
-                let now = self.fx.q.now();
+                let now = fx.q.now();
                 let key = (out.0, flow.0);
                 let due = l2.last_bcn00.get(&key).is_none_or(|t| now - *t >= BCN00_GAP);
                 if p.efecn && qlen > p.q_sc && due {
@@ -108,24 +108,24 @@ impl Simulation {
             }
         };
         if let Some(fb) = fb {
-            self.send_feedback(node, ci as u32, flow, fb);
+            self.send_feedback(fx, node, ci as u32, flow, src_of(flow), fb);
         }
     }
 
     /// FECN measures the load offered to an output, dropped frames included.
-    pub(crate) fn l2_on_offer(&mut self, out: PortId, frame: u32) {
-        if let Some(port) = self.l2.fecn.get_mut(out.idx()) {
+    pub fn on_offer(&mut self, out: PortId, frame: u32) {
+        if let Some(port) = self.fecn.get_mut(out.idx()) {
             port.on_arrival(frame);
         }
     }
 
     /// Sends a feedback frame from switch `node` to the source of `flow`.
-    fn send_feedback(&mut self, node: NodeId, cp: u32, flow: FlowId, fb: Feedback) {
-        let src = self.flows[flow.idx()].src;
-        let id = self.fx.pool.alloc(Packet::feedback(flow, src, cp, fb, L2_FRAME));
-        self.l2.feedback_sent += 1;
-        let out = self.fx.routing.route(node, src, flow.0);
-        self.fx.ports[out.idx()].ctrl.push(&mut self.fx.pool, id);
-        self.kick(out);
+    fn send_feedback(&mut self, fx: &mut Fabric, node: NodeId, cp: u32, flow: FlowId, src: NodeId, fb: Feedback) {
+        let id = fx.pool.alloc(Packet::feedback(flow, src, cp, fb, L2_FRAME));
+        self.feedback_sent += 1;
+        let out = fx.routing.route(node, src, flow.0);
+        let pool = &mut fx.pool;
+        fx.ports[out.idx()].ctrl.push(pool, id);
+        fx.kick(out);
     }
 }

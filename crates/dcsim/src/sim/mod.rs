@@ -304,7 +304,7 @@ impl Simulation {
                 let (p, rate) = self.rate_schedule[k as usize];
                 self.fx.ports[p.idx()].line = LinkRate::new(rate);
             }
-            Event::FecnTick => self.on_fecn_tick(),
+            Event::FecnTick => self.l2.on_fecn_tick(&mut self.fx, self.end),
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
             Event::Link(k) => self.on_link_step(k),
             Event::PauseStorm(k) => self.on_pause_storm(k),

@@ -21,7 +21,7 @@ impl Simulation {
         }
         if pkt.is_control() {
             if pkt.kind == PktKind::Probe {
-                self.stamp_probe(out, id);
+                self.l2.stamp_probe(&mut self.fx, out, id);
             } else if pkt.kind == PktKind::RemotePfc {
                 let mark = self.fx.after.len();
                 self.rpfc.forward(&mut self.fx, node, out, id);
@@ -41,7 +41,7 @@ impl Simulation {
         let class = self.class_of(prio);
         let size = pkt.frame as u64;
         if !self.l2.fecn.is_empty() {
-            self.l2_on_offer(out, pkt.frame as u32);
+            self.l2.on_offer(out, pkt.frame as u32);
         }
         let lossless = self.is_lossless(prio);
         if let (Some(limit), false) = (self.egress_limit, lossless) {
@@ -78,7 +78,10 @@ impl Simulation {
             self.marking.on_enqueue(&mut self.fx, out, prio, id, local, q_before);
         }
         if !matches!(self.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {
-            self.l2_on_enqueue(out, prio, id, q_before + pkt.frame as u64);
+            let mark = self.fx.after.len();
+            let flows = &self.flows;
+            self.l2.on_enqueue(&mut self.fx, out, prio, id, q_before + pkt.frame as u64, |f| flows[f.idx()].src);
+            self.run_after(mark);
         }
         if self.rpfc.on && lossless && pkt.kind == PktKind::Data {
             let src = self.flows[pkt.flow.idx()].src;
@@ -87,7 +90,10 @@ impl Simulation {
             self.run_after(mark);
         }
         if self.netcc.active && pkt.kind == PktKind::Data {
-            self.netcc_on_enqueue(out, prio, id, q_before);
+            let mark = self.fx.after.len();
+            let flows = &self.flows;
+            self.netcc.on_enqueue(&mut self.fx, out, prio, id, q_before, |f| flows[f.idx()].src);
+            self.run_after(mark);
         }
     }
 

@@ -11,13 +11,13 @@ use std::hash::BuildHasherDefault;
 
 use super::rcp::Rcp;
 use super::{NetworkCcPlan, SnRule, SnTrigger};
-use crate::ids::{PktId, PortId};
+use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::ecn::marker::thresholds_for;
 use crate::models::Feedback;
+use crate::net::fabric::Fabric;
 use crate::net::packet::Packet;
 use crate::net::queue::FxHasher;
 use crate::plan::Plan;
-use crate::sim::Simulation;
 use crate::units::{Rate, SimTime};
 
 pub(crate) struct NetCcState {
@@ -62,20 +62,20 @@ impl NetCcState {
     }
 }
 
-impl Simulation {
+impl NetCcState {
     /// Data frame `id` joined egress (`out`, `prio`), which held `q_before` bytes.
-    pub(crate) fn netcc_on_enqueue(&mut self, out: PortId, prio: u8, id: PktId, q_before: u64) {
-        let n = &mut self.netcc;
+    pub fn on_enqueue(&mut self, fx: &mut Fabric, out: PortId, prio: u8, id: PktId, q_before: u64, src_of: impl Fn(FlowId) -> NodeId) {
+        let n = self;
         if !n.on[out.idx()] || n.plan.priorities & (1 << prio) == 0 {
             return;
         }
-        let now = self.fx.q.now();
+        let now = fx.q.now();
         let (flow, frame) = {
-            let pkt = self.fx.pool.get(id);
+            let pkt = fx.pool.get(id);
             (pkt.flow, pkt.frame as u32)
         };
         let ci = out.idx() * 8 + prio as usize;
-        let rate = self.fx.ports[out.idx()].rate();
+        let rate = fx.ports[out.idx()].rate();
         n.rcp[ci].on_arrival(&n.plan.rcp, n.rtt, rate, now, frame, q_before);
         let qlen = q_before + frame as u64;
         // Rate trigger: the port limits its flows while R is below its line rate.
@@ -96,11 +96,12 @@ impl Simulation {
                 SnRule::Cnp => None,
             },
         };
-        let node = self.fx.ports[out.idx()].node;
-        let src = self.flows[flow.idx()].src;
-        let id = self.fx.pool.alloc(Packet::feedback(flow, src, ci as u32, fb, self.netcc.plan.frame));
-        let back = self.fx.routing.route(node, src, flow.0);
-        self.fx.ports[back.idx()].ctrl.push(&mut self.fx.pool, id);
-        self.kick(back);
+        let node = fx.ports[out.idx()].node;
+        let src = src_of(flow);
+        let id = fx.pool.alloc(Packet::feedback(flow, src, ci as u32, fb, n.plan.frame));
+        let back = fx.routing.route(node, src, flow.0);
+        let pool = &mut fx.pool;
+        fx.ports[back.idx()].ctrl.push(pool, id);
+        fx.kick(back);
     }
 }
