@@ -307,7 +307,11 @@ impl Simulation {
             Event::FecnTick => self.l2.on_fecn_tick(&mut self.fx, self.end),
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
             Event::Link(k) => self.on_link_step(k),
-            Event::PauseStorm(k) => self.on_pause_storm(k),
+            Event::PauseStorm(k) => {
+                let mark = self.fx.after.len();
+                self.pause_storms.on_storm(&mut self.fx, &self.pfc.plan, k, self.end);
+                self.run_after(mark);
+            }
             Event::RxDone(k) => self.on_rx_done(k),
             Event::RxRate(k) => self.on_rx_rate(k),
             Event::IbTick => self.on_ib_tick(),

@@ -6,12 +6,13 @@
 //! upstream through the buffers like any congestion; the PFC watchdog
 //! (`watchdog.rs`) is the remedy switches ship.
 
+use super::{FlowControl, PauseMode, PfcPlan};
 use crate::event::{Event, EventQueue};
 use crate::ids::PortId;
 use crate::models::pfc::headroom::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
+use crate::net::fabric::Fabric;
 use crate::net::packet::Packet;
-use crate::plan::{FlowControl, PauseMode, Plan};
-use crate::sim::Simulation;
+use crate::plan::Plan;
 use crate::units::SimTime;
 
 /// One injected storm, resolved to the host's port.
@@ -43,33 +44,34 @@ impl PauseStorms {
     }
 }
 
-impl Simulation {
+impl PauseStorms {
     /// Storm `k` sends its next pause (or, at its stop time, an XON).
-    pub(crate) fn on_pause_storm(&mut self, k: u32) {
-        let now = self.now_t();
-        let st = self.pause_storms.storms[k as usize];
-        let rate = self.fx.ports[st.port.idx()].rate();
+    pub fn on_storm(&mut self, fx: &mut Fabric, pfc: &PfcPlan, k: u32, end: SimTime) {
+        let now = fx.now();
+        let st = self.storms[k as usize];
+        let rate = fx.ports[st.port.idx()].rate();
         let ending = st.stop.is_some_and(|s| now >= s);
-        let quanta = match (ending, self.pfc.plan.pause_mode) {
+        let quanta = match (ending, pfc.pause_mode) {
             (true, _) => 0,
-            (false, PauseMode::Timer) => time_to_quanta(self.pfc.plan.pause_time, rate),
-            (false, _) => self.pfc.plan.xoff_quanta as u32,
+            (false, PauseMode::Timer) => time_to_quanta(pfc.pause_time, rate),
+            (false, _) => pfc.xoff_quanta as u32,
         };
-        let mask = if self.pfc.plan.mode == FlowControl::Pause { 0xFF } else { 1u8 << st.priority };
-        let id = self.fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
-        self.fx.ports[st.port.idx()].ctrl.push(&mut self.fx.pool, id);
-        self.pause_storms.frames_sent += 1;
-        self.kick(st.port);
+        let mask = if pfc.mode == FlowControl::Pause { 0xFF } else { 1u8 << st.priority };
+        let id = fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
+        let pool = &mut fx.pool;
+        fx.ports[st.port.idx()].ctrl.push(pool, id);
+        self.frames_sent += 1;
+        fx.kick(st.port);
         if ending {
             return;
         }
         let dur = quanta_to_time(quanta, rate);
-        let mut next = now + SimTime((dur.0 as f64 * self.pfc.plan.refresh_fraction) as u64).max(SimTime(1));
+        let mut next = now + SimTime((dur.0 as f64 * pfc.refresh_fraction) as u64).max(SimTime(1));
         if let Some(s) = st.stop {
             next = next.min(s);
         }
-        if next <= self.end {
-            self.fx.q.schedule(next, Event::PauseStorm(k));
+        if next <= end {
+            fx.q.schedule(next, Event::PauseStorm(k));
         }
     }
 }
