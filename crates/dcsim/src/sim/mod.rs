@@ -283,7 +283,11 @@ impl Simulation {
         if self.io_next == t {
             self.take_io_kpi();
         }
-        self.deadlocks.next == t && self.check_deadlocks()
+        if self.deadlocks.next != t {
+            return false;
+        }
+        let fabrics = [&self.fx];
+        self.deadlocks.check(&crate::models::pfc::deadlock::Worlds { fabrics: &fabrics, part: &[] })
     }
 
     #[inline(always)]

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ids::PortId;
-use crate::sim::Simulation;
+use crate::net::fabric::Fabric;
 use crate::units::SimTime;
 
 /// One egress queue: (port id, priority).
@@ -64,47 +64,27 @@ impl DeadlockDetector {
 
 /// The fabric as the detector reads it: one world, or the partitions of a parallel run
 /// (each port read from the partition that runs its node).
-struct Fabric<'a> {
-    sims: &'a [&'a Simulation],
-    part: &'a [u16],
+pub struct Worlds<'a> {
+    /// Each partition's fabric (one in a one-thread run).
+    pub fabrics: &'a [&'a Fabric],
+    /// The partition of each node (empty: one world).
+    pub part: &'a [u16],
 }
 
-impl<'a> Fabric<'a> {
+impl<'a> Worlds<'a> {
     /// The world that runs port `p`'s node.
     #[inline]
-    fn at(&self, p: u32) -> &'a Simulation {
+    fn at(&self, p: u32) -> &'a Fabric {
         if self.part.is_empty() {
-            return self.sims[0];
+            return self.fabrics[0];
         }
-        let node = self.sims[0].fx.ports[p as usize].node;
-        self.sims[self.part[node.idx()] as usize]
-    }
-}
-
-impl Simulation {
-    /// Runs the check due at `deadlocks.next` and schedules the following one. Returns
-    /// true when a new deadlock was found and the run is to stop.
-    pub(crate) fn check_deadlocks(&mut self) -> bool {
-        let mut d = std::mem::replace(&mut self.deadlocks, DeadlockDetector::new(None, false));
-        let stop = d.check(&Fabric { sims: &[&*self], part: &[] });
-        self.deadlocks = d;
-        stop
-    }
-
-    /// The check due at `t` of a parallel run, on its first partition: `others` are the
-    /// other partitions, `part` the partition of each node.
-    pub(crate) fn check_deadlocks_across(&mut self, t: SimTime, others: &[&Simulation], part: &[u16]) -> bool {
-        let mut d = std::mem::replace(&mut self.deadlocks, DeadlockDetector::new(None, false));
-        d.next = t;
-        let sims: Vec<&Simulation> = std::iter::once(&*self).chain(others.iter().copied()).collect();
-        let stop = d.check(&Fabric { sims: &sims, part });
-        self.deadlocks = d;
-        stop
+        let node = self.fabrics[0].ports[p as usize].node;
+        self.fabrics[self.part[node.idx()] as usize]
     }
 }
 
 impl DeadlockDetector {
-    fn check(&mut self, w: &Fabric<'_>) -> bool {
+    pub fn check(&mut self, w: &Worlds<'_>) -> bool {
         let t = self.next;
         self.next = match self.interval {
             Some(i) => t + i,
@@ -124,7 +104,7 @@ impl DeadlockDetector {
         self.reported.retain(|k| present.contains(k));
         let mut new_found = false;
         let mut suspects = BTreeMap::new();
-        let sent = |q: &QueueId| w.at(q.0).fx.prio_stats[q.0 as usize * 8 + q.1 as usize].tx_pkts;
+        let sent = |q: &QueueId| w.at(q.0).prio_stats[q.0 as usize * 8 + q.1 as usize].tx_pkts;
         for (prio, cycle) in cycles {
             let stuck = cycle.iter().all(|q| self.suspects.get(q) == Some(&sent(q)));
             for q in &cycle {
@@ -139,8 +119,8 @@ impl DeadlockDetector {
             let mut bytes = 0;
             for &(p, c) in &cycle {
                 let s = w.at(p);
-                s.fx.egress.for_each_queued(PortId(p), c, |item| {
-                    flows.insert(s.fx.pool.get(item.id).flow.0);
+                s.egress.for_each_queued(PortId(p), c, |item| {
+                    flows.insert(s.pool.get(item.id).flow.0);
                     bytes += item.frame as u64;
                 });
             }
@@ -160,19 +140,19 @@ impl DeadlockDetector {
 
 /// The cycles of the wait-for graph (strongly connected sets of more than one queue,
 /// or one queue waiting on itself), each in wait-for order, with their priority.
-fn waiting_cycles(w: &Fabric<'_>) -> Vec<(u8, Vec<QueueId>)> {
-    let any = w.sims[0];
+fn waiting_cycles(w: &Worlds<'_>) -> Vec<(u8, Vec<QueueId>)> {
+    let any = w.fabrics[0];
     // Nodes: paused, non-empty lossless egress queues of switches.
     let mut index: BTreeMap<QueueId, usize> = BTreeMap::new();
     let mut nodes: Vec<QueueId> = Vec::new();
-    for p in 0..any.fx.ports.len() {
+    for p in 0..any.ports.len() {
         let s = w.at(p as u32);
-        let port = &s.fx.ports[p];
-        if port.paused == 0 || s.fx.nodes[port.node.idx()].is_host {
+        let port = &s.ports[p];
+        if port.paused == 0 || s.nodes[port.node.idx()].is_host {
             continue;
         }
         for c in 0..8u8 {
-            if port.paused & (1 << c) != 0 && s.fx.egress.queue(PortId(p as u32), c).pkts > 0 {
+            if port.paused & (1 << c) != 0 && s.egress.queue(PortId(p as u32), c).pkts > 0 {
                 index.insert((p as u32, c), nodes.len());
                 nodes.push((p as u32, c));
             }
@@ -185,16 +165,16 @@ fn waiting_cycles(w: &Fabric<'_>) -> Vec<(u8, Vec<QueueId>)> {
     // came in through p's peer port.
     let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     for (i, &(p, c)) in nodes.iter().enumerate() {
-        let ingress = any.fx.ports[p as usize].peer;
-        let down = any.fx.ports[ingress.idx()].node;
-        if any.fx.nodes[down.idx()].is_host {
+        let ingress = any.ports[p as usize].peer;
+        let down = any.ports[ingress.idx()].node;
+        if any.nodes[down.idx()].is_host {
             continue;
         }
-        let in_local = any.fx.ports[ingress.idx()].local;
-        for q in any.fx.nodes[down.idx()].ports.clone() {
+        let in_local = any.ports[ingress.idx()].local;
+        for q in any.nodes[down.idx()].ports.clone() {
             let Some(&j) = index.get(&(q, c)) else { continue };
             let mut from_ingress = false;
-            w.at(q).fx.egress.for_each_queued(PortId(q), c, |item| from_ingress |= item.in_local == in_local);
+            w.at(q).egress.for_each_queued(PortId(q), c, |item| from_ingress |= item.in_local == in_local);
             if from_ingress {
                 succ[i].push(j);
             }

@@ -321,8 +321,10 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
             if me == 0 {
                 let mut guards: Vec<_> = sims.iter().map(|m| m.lock().unwrap()).collect();
                 let (first, rest) = guards.split_first_mut().unwrap();
-                let others: Vec<&Simulation> = rest.iter().map(|g| &***g).collect();
-                let stopped = first.check_deadlocks_across(SimTime(check), &others, part);
+                let first: &mut Simulation = first;
+                let fabrics: Vec<&crate::net::fabric::Fabric> = std::iter::once(&first.fx).chain(rest.iter().map(|g| &g.fx)).collect();
+                first.deadlocks.next = SimTime(check);
+                let stopped = first.deadlocks.check(&crate::models::pfc::deadlock::Worlds { fabrics: &fabrics, part });
                 shared.deadlock_next.store(first.deadlocks.next.0, Ordering::Relaxed);
                 first.deadlocks.next = SimTime::MAX;
                 if stopped {
