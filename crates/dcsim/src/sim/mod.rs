@@ -1,6 +1,7 @@
 //! The world (flat arrays of nodes, ports, flows) and the run loop. Handlers are split
 //! by what they model: `switch.rs` (forwarding, MMU, scheduling), `host.rs` (NIC, queue
-//! pairs, receiver), `pause.rs` (PFC frames and timers), `output.rs` (result tables).
+//! pairs, receiver), `output.rs` (result tables). The fabric the models act on is
+//! `net::fabric::Fabric` (`self.fx`); a model's hooks take it and their own state.
 
 mod build;
 mod checks;

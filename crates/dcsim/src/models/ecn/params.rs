@@ -54,7 +54,7 @@ pub enum Detection {
     Ecn { root_only: bool },
     /// Seed 000 rule 1a (InfiniBand): an egress queue above `threshold` is congested: a
     /// victim if PFC paused it for a large share of its congested time, the root
-    /// otherwise (net/congestion.rs). Marks at roots, and at victims too if `mark_victims`.
+    /// otherwise (models/rcm/detection.rs). Marks at roots, and at victims too if `mark_victims`.
     Rcm1a { threshold: u64, mark_victims: bool },
     /// Seed 000 rule 1b: the output is requested by more traffic than its capacity (the
     /// link rates of the inputs with packets waiting for it, now or within the last
