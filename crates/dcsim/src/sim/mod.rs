@@ -5,6 +5,7 @@
 
 mod build;
 mod checks;
+mod fabric_models;
 mod flow;
 mod host;
 mod output;
@@ -601,88 +602,6 @@ impl Simulation {
     #[inline]
     pub(crate) fn is_lossless(&self, prio: u8) -> bool {
         self.pfc.is_lossless(prio)
-    }
-
-    /// New RED thresholds during a run (seed 004's reconfiguration): on the switch ports
-    /// `ports` (port ids; `None`: every switch port). Frames queued from now on are
-    /// judged by them; nothing already marked changes.
-    pub fn set_ecn(&mut self, kmin: u64, kmax: u64, pmax: f64, ports: Option<&[u32]>) -> Result<()> {
-        self.marking.check_thresholds(&self.fx, kmin, kmax, pmax, ports)?;
-        let th = crate::models::ecn::marker::Thresholds { kmin, kmax, pmax };
-        self.marking.apply_thresholds(&self.fx, th, ports);
-        // Each partition of a parallel run marks at its own ports.
-        for other in self.par.iter_mut().flat_map(|p| p.others.iter_mut()) {
-            other.marking.apply_thresholds(&other.fx, th, ports);
-        }
-        Ok(())
-    }
-
-    /// The RED thresholds port `p` uses now, if ECN marking is on.
-    pub fn ecn_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
-        self.marking.thresholds(p)
-    }
-
-    /// Does what the hooks since `mark` asked of the world (`Fabric::after`), in order:
-    /// what a hook asks for happens right after it, as if it had done it itself.
-    #[inline]
-    pub(crate) fn run_after(&mut self, mark: usize) {
-        let mut i = mark;
-        while i < self.fx.after.len() {
-            match self.fx.after[i] {
-                After::Kick(p) => self.kick(p),
-                After::Unpark(node, prio) => self.unpark(node, prio),
-            }
-            i += 1;
-        }
-        self.fx.after.truncate(mark);
-    }
-
-    /// Queues a PFC frame (or PAUSE) out of `port` for `class` (`models/pfc`).
-    pub(crate) fn send_pfc(&mut self, port: PortId, class: u8, xoff: bool) {
-        // An XON must not end a remote-PFC pause this switch sent the host behind `port`
-        // (models/remote_pfc/tor.rs): it becomes a pause for what is left.
-        let xon_quanta = if !xoff && self.rpfc.on {
-            let rate = self.fx.ports[port.idx()].rate();
-            self.rpfc.tor.remaining(port.idx(), class, self.fx.now(), rate).unwrap_or(0)
-        } else {
-            0
-        };
-        let mark = self.fx.after.len();
-        self.pfc.send(&mut self.fx, port, class, xoff, xon_quanta);
-        self.run_after(mark);
-    }
-
-    /// While still congested, re-send XOFF before the upstream pause runs out.
-    fn on_pfc_refresh(&mut self, port: PortId, class: u8, gen: u32) {
-        if !self.pfc.refresh_due(&self.fx, port, class, gen) {
-            return;
-        }
-        let resume = if self.rx.on && self.fx.nodes[self.fx.ports[port.idx()].node.idx()].is_host {
-            self.rx_under_xon(port)
-        } else {
-            self.fx.mmu.under_xon(port, class)
-        };
-        self.send_pfc(port, class, !resume);
-    }
-
-    fn on_pfc_frame(&mut self, p: PortId, id: PktId) {
-        let mark = self.fx.after.len();
-        self.pfc.on_frame(&mut self.fx, &mut self.pfc_watchdog, p, id);
-        self.run_after(mark);
-    }
-
-    fn on_pause_expire(&mut self, p: PortId, prio: u8, gen: u32) {
-        let mark = self.fx.after.len();
-        self.pfc.on_expire(&mut self.fx, p, prio, gen);
-        self.run_after(mark);
-    }
-
-    /// Clears the pause of (port, prio); returns whether it was paused.
-    pub(crate) fn unpause(&mut self, p: PortId, prio: u8) -> bool {
-        let mark = self.fx.after.len();
-        let was = crate::models::pfc::unpause(&mut self.fx, p, prio);
-        self.run_after(mark);
-        was
     }
 }
 

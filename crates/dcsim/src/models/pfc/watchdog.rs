@@ -11,9 +11,9 @@
 //! (`ports.pfc_storm_drops`) and in the flows' losses, not as buffer drops, so the
 //! `lossless_no_drops` check still covers the buffer model.
 
-use crate::ids::{PktId, PortId};
+use crate::ids::PortId;
 use crate::models::pfc::{WatchdogAction, WatchdogPlan};
-use crate::sim::Simulation;
+use crate::net::fabric::Fabric;
 use crate::units::SimTime;
 
 /// The watchdog's state (`Simulation::pfc_watchdog`).
@@ -65,55 +65,36 @@ impl PfcWatchdog {
     }
 }
 
-impl Simulation {
-    /// The poll due at `pfc_watchdog.next`: storms start and end.
-    pub(crate) fn pfc_watchdog_poll(&mut self) {
-        let now = self.pfc_watchdog.next;
-        let Some(w) = self.pfc_watchdog.plan.clone() else { return };
-        self.pfc_watchdog.next = now + w.poll;
-        for p in 0..self.fx.ports.len() {
-            let port = &self.fx.ports[p];
-            if self.fx.nodes[port.node.idx()].is_host || !self.owns(port.node) {
-                continue;
-            }
-            let pid = PortId(p as u32);
-            for c in 0..8u8 {
-                if self.pfc.plan.lossless & (1 << c) == 0 {
-                    continue;
-                }
-                let ci = p * 8 + c as usize;
-                let storm = self.pfc_watchdog.storm[p] & (1 << c) != 0;
-                let port = &self.fx.ports[p];
-                if !storm
-                    && port.paused & (1 << c) != 0
-                    && now - port.paused_since[c as usize] >= w.detection
-                    && self.fx.egress.queue(pid, c).pkts > 0
-                {
-                    self.pfc_watchdog.storm[p] |= 1 << c;
-                    self.pfc_watchdog.storms_now += 1;
-                    self.fx.prio_stats[ci].pfc_storms += 1;
-                    self.unpause(pid, c);
-                    while w.action == WatchdogAction::Drop && self.fx.egress.queue(pid, c).pkts > 0 {
-                        let item = self.dequeue_egress(pid, c);
-                        self.release_ingress(self.ingress_of(pid, &item), c, item.frame as u64);
-                        self.storm_drop(pid, c, item.id);
-                    }
-                } else if storm && now - self.pfc_watchdog.last_pause[ci] >= w.restoration {
-                    self.pfc_watchdog.storm[p] &= !(1 << c);
-                    self.pfc_watchdog.storms_now -= 1;
-                    self.fx.prio_stats[ci].pfc_storms_restored += 1;
-                }
-            }
-            self.kick(pid);
-        }
+impl PfcWatchdog {
+    /// Starts the poll due at `next`: its time and settings, the following poll booked.
+    /// `None` when the watchdog is off.
+    pub fn begin_poll(&mut self) -> Option<(SimTime, WatchdogPlan)> {
+        let now = self.next;
+        let w = self.plan.clone()?;
+        self.next = now + w.poll;
+        Some((now, w))
     }
 
-    /// A frame routed to a queue in a storm (or held by it when the storm began) is
-    /// dropped and counted against its flow.
-    pub(crate) fn storm_drop(&mut self, out: PortId, prio: u8, id: PktId) {
-        self.fx.prio_stats[out.idx() * 8 + prio as usize].pfc_storm_drops += 1;
-        let pkt = *self.fx.pool.get(id);
-        self.count_drop(&pkt);
-        self.fx.pool.free(id);
+    /// The poll at `now` looks at the lossless egress queue (p, c): a queue paused for
+    /// `detection` while holding frames enters a storm (its pause is lifted and ignored
+    /// from now on; true is returned: with "drop" the caller drops what it holds); a
+    /// storm ends when no pause arrived for `restoration`.
+    pub fn poll_queue(&mut self, fx: &mut Fabric, p: PortId, c: u8, now: SimTime, w: &WatchdogPlan) -> bool {
+        let (pi, ci) = (p.idx(), p.idx() * 8 + c as usize);
+        let storm = self.storm[pi] & (1 << c) != 0;
+        let port = &fx.ports[pi];
+        if !storm && port.paused & (1 << c) != 0 && now - port.paused_since[c as usize] >= w.detection && fx.egress.queue(p, c).pkts > 0 {
+            self.storm[pi] |= 1 << c;
+            self.storms_now += 1;
+            fx.prio_stats[ci].pfc_storms += 1;
+            super::unpause(fx, p, c);
+            return true;
+        }
+        if storm && now - self.last_pause[ci] >= w.restoration {
+            self.storm[pi] &= !(1 << c);
+            self.storms_now -= 1;
+            fx.prio_stats[ci].pfc_storms_restored += 1;
+        }
+        false
     }
 }

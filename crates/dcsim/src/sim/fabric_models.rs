@@ -1,0 +1,128 @@
+//! Where the world runs the fabric models' hooks (`models/`, each taking the fabric and its
+//! own state) and does what they ask of it afterwards (`After`), and where two models
+//! meet: the value one needs of the other is computed here and passed in.
+
+use super::{After, Simulation};
+use crate::ids::{PktId, PortId};
+use crate::models::pfc::WatchdogAction;
+
+impl Simulation {
+    /// New RED thresholds during a run (seed 004's reconfiguration): on the switch ports
+    /// `ports` (port ids; `None`: every switch port). Frames queued from now on are
+    /// judged by them; nothing already marked changes.
+    pub fn set_ecn(&mut self, kmin: u64, kmax: u64, pmax: f64, ports: Option<&[u32]>) -> crate::error::Result<()> {
+        self.marking.check_thresholds(&self.fx, kmin, kmax, pmax, ports)?;
+        let th = crate::models::ecn::marker::Thresholds { kmin, kmax, pmax };
+        self.marking.apply_thresholds(&self.fx, th, ports);
+        // Each partition of a parallel run marks at its own ports.
+        for other in self.par.iter_mut().flat_map(|p| p.others.iter_mut()) {
+            other.marking.apply_thresholds(&other.fx, th, ports);
+        }
+        Ok(())
+    }
+
+    /// The RED thresholds port `p` uses now, if ECN marking is on.
+    pub fn ecn_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
+        self.marking.thresholds(p)
+    }
+
+    /// Does what the hooks since `mark` asked of the world (`Fabric::after`), in order:
+    /// what a hook asks for happens right after it, as if it had done it itself.
+    #[inline]
+    pub(crate) fn run_after(&mut self, mark: usize) {
+        let mut i = mark;
+        while i < self.fx.after.len() {
+            match self.fx.after[i] {
+                After::Kick(p) => self.kick(p),
+                After::Unpark(node, prio) => self.unpark(node, prio),
+            }
+            i += 1;
+        }
+        self.fx.after.truncate(mark);
+    }
+
+    /// Queues a PFC frame (or PAUSE) out of `port` for `class` (`models/pfc`).
+    pub(crate) fn send_pfc(&mut self, port: PortId, class: u8, xoff: bool) {
+        // An XON must not end a remote-PFC pause this switch sent the host behind `port`
+        // (models/remote_pfc/tor.rs): it becomes a pause for what is left.
+        let xon_quanta = if !xoff && self.rpfc.on {
+            let rate = self.fx.ports[port.idx()].rate();
+            self.rpfc.tor.remaining(port.idx(), class, self.fx.now(), rate).unwrap_or(0)
+        } else {
+            0
+        };
+        let mark = self.fx.after.len();
+        self.pfc.send(&mut self.fx, port, class, xoff, xon_quanta);
+        self.run_after(mark);
+    }
+
+    /// While still congested, re-send XOFF before the upstream pause runs out.
+    pub(super) fn on_pfc_refresh(&mut self, port: PortId, class: u8, gen: u32) {
+        if !self.pfc.refresh_due(&self.fx, port, class, gen) {
+            return;
+        }
+        let resume = if self.rx.on && self.fx.nodes[self.fx.ports[port.idx()].node.idx()].is_host {
+            self.rx_under_xon(port)
+        } else {
+            self.fx.mmu.under_xon(port, class)
+        };
+        self.send_pfc(port, class, !resume);
+    }
+
+    pub(super) fn on_pfc_frame(&mut self, p: PortId, id: PktId) {
+        let mark = self.fx.after.len();
+        self.pfc.on_frame(&mut self.fx, &mut self.pfc_watchdog, p, id);
+        self.run_after(mark);
+    }
+
+    pub(super) fn on_pause_expire(&mut self, p: PortId, prio: u8, gen: u32) {
+        let mark = self.fx.after.len();
+        self.pfc.on_expire(&mut self.fx, p, prio, gen);
+        self.run_after(mark);
+    }
+
+    /// Clears the pause of (port, prio); returns whether it was paused.
+    pub(crate) fn unpause(&mut self, p: PortId, prio: u8) -> bool {
+        let mark = self.fx.after.len();
+        let was = crate::models::pfc::unpause(&mut self.fx, p, prio);
+        self.run_after(mark);
+        was
+    }
+
+    /// The PFC watchdog's poll due now: each switch's lossless queues are looked at in
+    /// port order; a queue entering a storm with the "drop" action drops what it holds,
+    /// and each port's transmitter then picks its next frame.
+    pub(crate) fn pfc_watchdog_poll(&mut self) {
+        let Some((now, w)) = self.pfc_watchdog.begin_poll() else { return };
+        for p in 0..self.fx.ports.len() {
+            let port = &self.fx.ports[p];
+            if self.fx.nodes[port.node.idx()].is_host || !self.owns(port.node) {
+                continue;
+            }
+            let pid = PortId(p as u32);
+            for c in 0..8u8 {
+                if self.pfc.plan.lossless & (1 << c) == 0 {
+                    continue;
+                }
+                let mark = self.fx.after.len();
+                let started = self.pfc_watchdog.poll_queue(&mut self.fx, pid, c, now, &w);
+                self.run_after(mark);
+                while started && w.action == WatchdogAction::Drop && self.fx.egress.queue(pid, c).pkts > 0 {
+                    let item = self.dequeue_egress(pid, c);
+                    self.release_ingress(self.ingress_of(pid, &item), c, item.frame as u64);
+                    self.storm_drop(pid, c, item.id);
+                }
+            }
+            self.kick(pid);
+        }
+    }
+
+    /// A frame routed to a queue in a storm (or held by it when the storm began) is
+    /// dropped and counted against its flow.
+    pub(crate) fn storm_drop(&mut self, out: PortId, prio: u8, id: PktId) {
+        self.fx.prio_stats[out.idx() * 8 + prio as usize].pfc_storm_drops += 1;
+        let pkt = *self.fx.pool.get(id);
+        self.count_drop(&pkt);
+        self.fx.pool.free(id);
+    }
+}
