@@ -3,8 +3,10 @@
 //! meet: the value one needs of the other is computed here and passed in.
 
 use super::{After, Simulation};
+use crate::event::Event;
 use crate::ids::{PktId, PortId};
 use crate::models::pfc::WatchdogAction;
+use crate::net::packet::Packet;
 
 impl Simulation {
     /// New RED thresholds during a run (seed 004's reconfiguration): on the switch ports
@@ -124,5 +126,58 @@ impl Simulation {
         let pkt = *self.fx.pool.get(id);
         self.count_drop(&pkt);
         self.fx.pool.free(id);
+    }
+
+    /// IB credits: a data frame of `wire` bytes and VL `vl` starts on port `p`.
+    #[inline]
+    pub(crate) fn ib_on_send(&mut self, p: PortId, vl: u8, wire: u64) {
+        self.ib.on_send(&mut self.fx, p, vl, wire);
+    }
+
+    /// IB credits: a data frame of `wire` bytes and VL `vl` left port `p`'s input buffer.
+    pub(crate) fn ib_on_free(&mut self, p: PortId, vl: u8, wire: u64) {
+        let mark = self.fx.after.len();
+        self.ib.on_free(&mut self.fx, p, vl, wire);
+        self.run_after(mark);
+    }
+
+    /// A switch dropped a frame that had come in through `p` (no route, a dead port, the
+    /// PFC watchdog): its input-buffer space is free again, and its credits go back.
+    #[inline]
+    pub(crate) fn ib_on_dropped(&mut self, p: PortId, pkt: &Packet) {
+        if self.ib.on && !pkt.is_control() {
+            self.ib_on_free(p, pkt.prio, pkt.frame as u64 + self.fx.preamble as u64);
+        }
+    }
+
+    /// IB credits: a data frame for port `p`'s input buffer was lost on the wire.
+    pub(crate) fn ib_on_lost(&mut self, p: PortId, vl: u8, wire: u64) {
+        self.ib.on_lost(p, vl, wire);
+    }
+
+    /// The periodic FCPs: every port, every VL in use, in order.
+    pub(crate) fn on_ib_tick(&mut self) {
+        let period = self.ib.period.expect("scheduled only with a period");
+        for p in 0..self.fx.ports.len() {
+            for vl in 0..8u8 {
+                if self.used_prios & (1 << vl) == 0 {
+                    continue;
+                }
+                let mark = self.fx.after.len();
+                self.ib.on_tick(&mut self.fx, PortId(p as u32), vl);
+                self.run_after(mark);
+            }
+        }
+        let next = self.now_t() + period;
+        if next <= self.end {
+            self.fx.q.schedule(next, Event::IbTick);
+        }
+    }
+
+    /// An FCP reached port `p`.
+    pub(crate) fn on_fcp(&mut self, p: PortId, id: PktId) {
+        let mark = self.fx.after.len();
+        self.ib.on_fcp(&mut self.fx, p, id);
+        self.run_after(mark);
     }
 }
