@@ -5,7 +5,8 @@
 use super::{After, Simulation};
 use crate::event::Event;
 use crate::ids::{PktId, PortId};
-use crate::models::pfc::WatchdogAction;
+use crate::models::pfc::{FlowControl, WatchdogAction};
+use crate::models::rx_buffer::world::RxIn;
 use crate::net::packet::Packet;
 
 impl Simulation {
@@ -64,7 +65,7 @@ impl Simulation {
             return;
         }
         let resume = if self.rx.on && self.fx.nodes[self.fx.ports[port.idx()].node.idx()].is_host {
-            self.rx_under_xon(port)
+            self.rx.under_xon(&self.fx, port)
         } else {
             self.fx.mmu.under_xon(port, class)
         };
@@ -179,5 +180,40 @@ impl Simulation {
         let mark = self.fx.after.len();
         self.ib.on_fcp(&mut self.fx, p, id);
         self.run_after(mark);
+    }
+
+    /// A frame reached host port `p` of a run with NIC receive buffers.
+    pub(crate) fn rx_arrive(&mut self, p: PortId, id: PktId) {
+        match self.rx.arrive(&mut self.fx, p, id) {
+            RxIn::Direct => self.nic_consume(p, id),
+            RxIn::Dropped(pkt) => {
+                self.count_drop(&pkt);
+            }
+            RxIn::Queued(Some(port)) => self.rx_send_pause(port, true),
+            RxIn::Queued(None) => {}
+        }
+    }
+
+    /// A NIC finished processing its head frame: XON if it drained, then the transport.
+    pub(crate) fn on_rx_done(&mut self, k: u32) {
+        let (p, id, resume) = self.rx.done(&mut self.fx, k);
+        if resume {
+            self.rx_send_pause(p, false);
+        }
+        self.nic_consume(p, id);
+    }
+
+    /// Sends XOFF (or XON) for every lossless class from a NIC's port `port` to its switch.
+    fn rx_send_pause(&mut self, port: PortId, xoff: bool) {
+        let classes = match self.pfc.plan.mode {
+            FlowControl::Pfc => self.pfc.plan.lossless,
+            FlowControl::Pause => 1, // one PAUSE frame stops every priority
+            FlowControl::None | FlowControl::IbCredits => return,
+        };
+        for c in 0..8u8 {
+            if classes & (1 << c) != 0 && self.fx.mmu.xoff_sent(port, c) != xoff {
+                self.send_pfc(port, c, xoff);
+            }
+        }
     }
 }

@@ -319,7 +319,7 @@ impl Simulation {
                 self.run_after(mark);
             }
             Event::RxDone(k) => self.on_rx_done(k),
-            Event::RxRate(k) => self.on_rx_rate(k),
+            Event::RxRate(k) => self.rx.on_rate(&mut self.fx, k),
             Event::IbTick => self.on_ib_tick(),
             Event::SwBurst(f) => self.sw_post(f),
         }

@@ -62,7 +62,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         }
     }
     s.marking.close(&s.fx, end);
-    s.rx_finish(end);
+    s.rx.finish(end);
     for f in s.flow_stats.iter_mut() {
         if let Some(since) = f.limited_since.take() {
             f.limited_ps += (end - since).0;

@@ -6,9 +6,10 @@ use std::collections::VecDeque;
 use super::{keys, Nic, NicStats, RxBuffers};
 use crate::event::{Event, EventQueue};
 use crate::ids::{PktId, PortId};
+use crate::net::fabric::Fabric;
 use crate::net::mmu::DropReason;
-use crate::plan::{FlowControl, Plan};
-use crate::sim::Simulation;
+use crate::net::packet::Packet;
+use crate::plan::Plan;
 use crate::units::{Rate, SimTime};
 
 impl RxBuffers {
@@ -46,76 +47,86 @@ impl RxBuffers {
     }
 }
 
-impl Simulation {
+/// What became of a frame that reached a host port (`RxBuffers::arrive`).
+pub enum RxIn {
+    /// The NIC has no receive buffer: the transport takes the frame now.
+    Direct,
+    /// The buffer was full: the frame (freed) is lost, counted at the port.
+    Dropped(Packet),
+    /// Queued; `Some(port)` when the NIC now pauses its switch (XOFF out of `port`).
+    Queued(Option<PortId>),
+}
+
+impl RxBuffers {
     /// A frame's last bit reached host port `p`: into the NIC's receive buffer, or (a NIC
     /// without one) straight to the transport.
-    pub(crate) fn rx_arrive(&mut self, p: PortId, id: PktId) {
-        let node = self.fx.ports[p.idx()].node.idx();
-        let Some(k) = self.rx.nic_of_node(node) else { return self.nic_consume(p, id) };
-        let frame = self.fx.pool.get(id).frame as u64;
-        let size = self.rx.size;
-        let nic = &mut self.rx.nics[k];
+    pub fn arrive(&mut self, fx: &mut Fabric, p: PortId, id: PktId) -> RxIn {
+        let node = fx.ports[p.idx()].node.idx();
+        let Some(k) = self.nic_of_node(node) else { return RxIn::Direct };
+        let frame = fx.pool.get(id).frame as u64;
+        let size = self.size;
+        let nic = &mut self.nics[k];
         if nic.used + frame > size {
             nic.stats.drops += 1;
-            let pkt = *self.fx.pool.get(id);
-            self.fx.prio_stats[p.idx() * 8 + pkt.prio as usize].drops[DropReason::BufferFull as usize] += 1;
-            self.count_drop(&pkt);
-            self.fx.pool.free(id);
-            return;
+            let pkt = *fx.pool.get(id);
+            fx.prio_stats[p.idx() * 8 + pkt.prio as usize].drops[DropReason::BufferFull as usize] += 1;
+            fx.pool.free(id);
+            return RxIn::Dropped(pkt);
         }
         nic.fifo.push_back(id);
         nic.used += frame;
         nic.stats.max_used = nic.stats.max_used.max(nic.used);
         let (over, pausing) = (nic.used >= nic.xoff, nic.pausing);
         if !nic.busy {
-            self.rx_start(k);
+            self.start(fx, k);
         }
         if over && !pausing {
-            self.rx_pause(k, true);
+            return RxIn::Queued(Some(self.set_pausing(fx.now(), k, true)));
         }
+        RxIn::Queued(None)
     }
 
     /// Starts processing the frame at the head of NIC `k`'s buffer, if it may.
-    fn rx_start(&mut self, k: usize) {
-        let nic = &mut self.rx.nics[k];
+    fn start(&mut self, fx: &mut Fabric, k: usize) {
+        let nic = &mut self.nics[k];
         let Some(&id) = nic.fifo.front() else { return };
         if nic.busy || nic.rate == Rate(0) {
             return;
         }
         nic.busy = true;
-        let t = nic.rate.tx_time(self.fx.pool.get(id).frame as u64);
-        let at = self.now_t() + t;
-        self.fx.q.schedule(at, Event::RxDone(k as u32));
+        let t = nic.rate.tx_time(fx.pool.get(id).frame as u64);
+        let at = fx.now() + t;
+        fx.q.schedule(at, Event::RxDone(k as u32));
     }
 
-    /// NIC `k` finished processing its head frame: the transport gets it.
-    pub(crate) fn on_rx_done(&mut self, k: u32) {
+    /// NIC `k` finished processing its head frame: returns the port and the frame for
+    /// the transport, and whether the NIC now resumes its switch (XON out of the port).
+    pub fn done(&mut self, fx: &mut Fabric, k: u32) -> (PortId, PktId, bool) {
         let k = k as usize;
-        let nic = &mut self.rx.nics[k];
+        let nic = &mut self.nics[k];
         nic.busy = false;
         let id = nic.fifo.pop_front().expect("a frame is in service");
-        let frame = self.fx.pool.get(id).frame as u64;
+        let frame = fx.pool.get(id).frame as u64;
         nic.used -= frame;
         nic.stats.frames += 1;
         let (p, under) = (nic.port, nic.pausing && nic.used <= nic.xon);
         if under {
-            self.rx_pause(k, false);
+            self.set_pausing(fx.now(), k, false);
         }
-        self.rx_start(k);
-        self.nic_consume(p, id);
+        self.start(fx, k);
+        (p, id, under)
     }
 
     /// Rate change `k` takes effect (a frame in service finishes at the old rate).
-    pub(crate) fn on_rx_rate(&mut self, k: u32) {
-        let (nic, rate) = self.rx.changes[k as usize];
-        self.rx.nics[nic as usize].rate = rate;
-        self.rx_start(nic as usize);
+    pub fn on_rate(&mut self, fx: &mut Fabric, k: u32) {
+        let (nic, rate) = self.changes[k as usize];
+        self.nics[nic as usize].rate = rate;
+        self.start(fx, nic as usize);
     }
 
-    /// Sends XOFF (or XON) for every lossless class from NIC `k` to its switch.
-    fn rx_pause(&mut self, k: usize, xoff: bool) {
-        let now = self.now_t();
-        let nic = &mut self.rx.nics[k];
+    /// NIC `k` starts (`xoff`) or stops pausing its switch; returns its port.
+    fn set_pausing(&mut self, now: SimTime, k: usize, xoff: bool) -> PortId {
+        let nic = &mut self.nics[k];
         if xoff {
             nic.pausing = true;
             nic.paused_since = now;
@@ -124,38 +135,26 @@ impl Simulation {
             nic.pausing = false;
             nic.stats.paused_ps += (now - nic.paused_since).0;
         }
-        let port = nic.port;
-        let classes = match self.pfc.plan.mode {
-            FlowControl::Pfc => self.pfc.plan.lossless,
-            FlowControl::Pause => 1, // one PAUSE frame stops every priority
-            FlowControl::None | FlowControl::IbCredits => return,
-        };
-        for c in 0..8u8 {
-            if classes & (1 << c) != 0 && self.fx.mmu.xoff_sent(port, c) != xoff {
-                self.send_pfc(port, c, xoff);
-            }
-        }
+        nic.port
     }
 
     /// Whether the NIC behind host port `p` has drained to its XON threshold (a refresh
     /// of its XOFF asks); the NIC's own state follows.
-    pub(crate) fn rx_under_xon(&mut self, p: PortId) -> bool {
-        let node = self.fx.ports[p.idx()].node.idx();
-        let Some(k) = self.rx.nic_of_node(node) else { return true };
-        let nic = &self.rx.nics[k];
+    pub fn under_xon(&mut self, fx: &Fabric, p: PortId) -> bool {
+        let node = fx.ports[p.idx()].node.idx();
+        let Some(k) = self.nic_of_node(node) else { return true };
+        let nic = &mut self.nics[k];
         let under = nic.used <= nic.xon;
         if under && nic.pausing {
-            let now = self.now_t();
-            let nic = &mut self.rx.nics[k];
             nic.pausing = false;
-            nic.stats.paused_ps += (now - nic.paused_since).0;
+            nic.stats.paused_ps += (fx.now() - nic.paused_since).0;
         }
         under
     }
 
     /// Closes the NICs' open pause intervals at the end of the run.
-    pub(crate) fn rx_finish(&mut self, end: SimTime) {
-        for nic in &mut self.rx.nics {
+    pub fn finish(&mut self, end: SimTime) {
+        for nic in &mut self.nics {
             if nic.pausing {
                 nic.stats.paused_ps += (end - nic.paused_since).0;
                 nic.pausing = false;
