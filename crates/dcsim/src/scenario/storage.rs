@@ -154,12 +154,7 @@ pub fn build(s: &StorageSpec, plan: &Plan, idx: &HostIndex, p: &str, g: u32, pri
 }
 
 fn lossless(plan: &Plan, prio: u8) -> bool {
-    use crate::plan::FlowControl;
-    match plan.switch.pfc.mode {
-        FlowControl::Pfc => plan.switch.pfc.lossless & (1 << prio) != 0,
-        FlowControl::Pause | FlowControl::IbCredits => true,
-        FlowControl::None => false,
-    }
+    plan.switch.pfc.is_lossless(prio)
 }
 
 /// `[min, max]` or `[size]`: the sizes `min x 2^k <= max`.

@@ -204,11 +204,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             last_payload: last,
             udp: fp.transport == crate::plan::Transport::Udp,
             int,
-            lossy: match pfc.mode {
-                FlowControl::Pfc => pfc.lossless & (1 << fp.priority) == 0,
-                FlowControl::Pause | FlowControl::IbCredits => false,
-                FlowControl::None => true,
-            },
+            lossy: !pfc.is_lossless(fp.priority),
             tcp,
             io: super::NO_IO,
         });
