@@ -112,10 +112,13 @@ impl Simulation {
         }
     }
 
-    /// FECN measures the load offered to an output, dropped frames included.
+    /// FECN measures the load offered to an output, dropped frames included, in wire
+    /// bytes (frame + preamble/IFG when the wire carries them): the rate it is compared
+    /// with is the port's rate, which serialises wire bytes.
     pub(crate) fn l2_on_offer(&mut self, out: PortId, frame: u32) {
+        let wire = frame + self.preamble;
         if let Some(port) = self.l2.fecn.get_mut(out.idx()) {
-            port.on_arrival(frame);
+            port.on_arrival(wire);
         }
     }
 
