@@ -135,6 +135,20 @@ fn egress_limit_needs_a_lossy_priority() {
     assert_eq!(p.switch.egress_limit, Some(100_000));
 }
 
+/// `[switch.scheduler]`'s DWRR unit: bytes by default, packets, or cells of a size.
+#[test]
+fn dwrr_unit_keys() {
+    use crate::net::queue::EtsUnit;
+    assert_eq!(load(BASE, &[]).unwrap().switch.scheduler.unit, EtsUnit::Bytes);
+    assert_eq!(load(BASE, &["switch.scheduler.unit=packets"]).unwrap().switch.scheduler.unit, EtsUnit::Packets);
+    let p = load(BASE, &["switch.scheduler.unit=cells", "switch.scheduler.cell=\"208B\""]).unwrap();
+    assert_eq!(p.switch.scheduler.unit, EtsUnit::Cells(208));
+    expect(BASE, &["switch.scheduler.unit=cells"], &["switch.scheduler.cell: required with unit = \"cells\""]);
+    expect(BASE, &["switch.scheduler.cell=\"208B\""], &["switch.scheduler.cell: only with unit = \"cells\""]);
+    expect(BASE, &["switch.scheduler.unit=cells", "switch.scheduler.cell=\"0B\""], &["switch.scheduler.cell: must be 1..=65535 B"]);
+    expect(BASE, &["switch.scheduler.unit=frames"], &["switch.scheduler.unit: must be \"bytes\", \"packets\" or \"cells\""]);
+}
+
 #[test]
 fn minimal_scenario_uses_defaults() {
     let text = r#"
