@@ -21,6 +21,7 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_memory(plan)?;
     let comp = validate_topology(plan)?;
     validate_models(plan)?;
+    validate_egress_limit(plan)?;
     validate_remote_pfc(plan)?;
     validate_flows(plan, &comp)?;
     check_connected(plan, &comp)?;
@@ -228,15 +229,6 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     if s.egress_limit == Some(0) {
         return Err(Error::scenario("switch.egress_limit", "must be > 0"));
     }
-    // A drop-tail cap on a lossless queue would have to pause, not drop: the limit is
-    // for lossy priorities, and with every flow on a lossless one it could never act.
-    if s.egress_limit.is_some() && !p.flows.is_empty() && p.flows.iter().all(|f| lossless_priority(p, f.priority)) {
-        let how = if s.pfc.mode == FlowControl::Pfc { "switch.pfc.lossless" } else { "switch.pfc.mode" };
-        return Err(Error::scenario(
-            "switch.egress_limit",
-            format!("applies to lossy priorities only, and every flow is on a lossless one ({how}); remove it or put traffic on a lossy priority"),
-        ));
-    }
     validate_ecn(p)?;
     match s.detection {
         Detection::Ecn { .. } | Detection::Rcm1a { .. } => {}
@@ -257,6 +249,22 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
         return Err(Error::scenario(
             "stats.steady_start",
             format!("must be below simulation.duration ({} >= {})", st.steady_start, p.duration),
+        ));
+    }
+    Ok(())
+}
+
+/// `switch.egress_limit` (checked after the models, whose errors on lossless TCP are
+/// more specific).
+fn validate_egress_limit(p: &Plan) -> Result<()> {
+    let s = &p.switch;
+    // A drop-tail cap on a lossless queue would have to pause, not drop: the limit is
+    // for lossy priorities, and with every flow on a lossless one it could never act.
+    if s.egress_limit.is_some() && !p.flows.is_empty() && p.flows.iter().all(|f| lossless_priority(p, f.priority)) {
+        let how = if s.pfc.mode == FlowControl::Pfc { "switch.pfc.lossless" } else { "switch.pfc.mode" };
+        return Err(Error::scenario(
+            "switch.egress_limit",
+            format!("applies to lossy priorities only, and every flow is on a lossless one ({how}); remove it or put traffic on a lossy priority"),
         ));
     }
     Ok(())
