@@ -8,7 +8,7 @@ pub use crate::models::pfc::{FlowControl, Headroom, PauseMode, PfcPlan, Watchdog
 pub use crate::models::remote_pfc::RemotePfcPlan;
 use crate::models::CcPlan;
 pub use crate::models::L2Cm;
-pub use crate::net::queue::{Arbitration, SchedulerKind, SchedulerPlan};
+pub use crate::net::queue::{Arbitration, EtsUnit, SchedulerKind, SchedulerPlan};
 use crate::units::{Rate, SimTime};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -365,7 +365,7 @@ impl Default for SwitchPlan {
         SwitchPlan {
             buffer: BufferPlan::Shared { total: 32 << 20, reserve: 4 * 1024, alpha_shift: 3 },
             pfc: PfcPlan::default(),
-            scheduler: SchedulerPlan { kind: SchedulerKind::Strict, weights: [1; 8], strict_mask: 0 },
+            scheduler: SchedulerPlan { kind: SchedulerKind::Strict, weights: [1; 8], strict_mask: 0, unit: EtsUnit::Bytes },
             arbitration: Arbitration::Fifo,
             egress_limit: None,
             ecn: EcnPlan::default(),

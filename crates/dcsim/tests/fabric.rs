@@ -349,3 +349,31 @@ fn selective_repeat_resends_fewer_packets_than_go_back_n() {
     assert!(retx(&sr) * 2 < retx(&gbn), "selective {} vs go-back-N {}", retx(&sr), retx(&gbn));
     eprintln!("retransmitted: go-back-N {}, selective {}; drops {} / {}", retx(&gbn), retx(&sr), drops(&gbn), drops(&sr));
 }
+
+/// `ideal_fct_ps` is the FCT of a flow alone in the empty fabric, exactly, for the frames
+/// it sends: a lone flow on a path whose slowest link is neither first nor last, with a
+/// short last frame or not, acknowledged or UDP, finishes at its ideal to the picosecond,
+/// and its slowdown (not clamped) is 1. A short last frame crosses the hops after the
+/// bottleneck faster than a full one; an ideal that charged it as full came out up to
+/// (hops after the bottleneck) x (its missing bytes' time) above the FCT.
+#[test]
+fn a_lone_flow_finishes_at_its_ideal_fct() {
+    for transport in [Transport::Roce, Transport::Udp] {
+        for size in [1u64, 500, 1024, 1025, 2 * 1024 + 100, 5 * 1024, 7 * 1024 + 1] {
+            let mut p = Plan::new("line", SimTime::ms(1));
+            let h = host(&mut p, "H");
+            let (s1, s2) = (switch(&mut p, "S1"), switch(&mut p, "S2"));
+            let r = host(&mut p, "R");
+            link(&mut p, h, s1, 40, 300);
+            link(&mut p, s1, s2, 10, 500);
+            link(&mut p, s2, r, 25, 200);
+            flow(&mut p, h, r, Some(size), SimTime::us(1));
+            p.flows[0].transport = transport;
+            p.switch.processing_delay = SimTime::ns(150);
+            let res = sim::run(&p).unwrap();
+            let (fct, ideal) = (col_i64(&res, "flows", "fct_ps")[0], col_i64(&res, "flows", "ideal_fct_ps")[0]);
+            assert_eq!(fct, ideal, "{transport:?} {size} B: FCT {fct} ps, ideal {ideal} ps");
+            assert_eq!(col_f64(&res, "flows", "slowdown")[0], 1.0);
+        }
+    }
+}

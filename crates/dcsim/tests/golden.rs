@@ -28,6 +28,7 @@ fn shipped_scenarios_reproduce_their_recorded_results() {
         for k in ["conservation", "lossless_no_drops", "counters_non_negative", "clock_advances"] {
             assert_eq!(res.summary["checks"][k]["ok"], true, "{file}: {k}");
         }
+        no_flow_beats_its_ideal(file, &res);
         let got = format!("{:016x}", res.digest());
         if got != digest || n.to_string() != events {
             wrong.push(format!("{file}: digest {got} events {n}, recorded {digest} events {events}"));
@@ -41,4 +42,22 @@ fn shipped_scenarios_reproduce_their_recorded_results() {
         .count();
     assert!(checked > shipped, "golden file covers {checked} runs, {shipped} scenarios shipped");
     assert!(wrong.is_empty(), "results changed:\n{}", wrong.join("\n"));
+}
+
+/// `ideal_fct_ps` is a lower bound: no finished flow of a shipped scenario completes
+/// faster than alone in the empty fabric, and the slowdown (not clamped) is at least 1.
+fn no_flow_beats_its_ideal(file: &str, res: &dcsim::Results) {
+    use dcsim::results::Column;
+    let t = res.table("flows").unwrap();
+    let (Some(Column::I64(fct)), Some(Column::I64(ideal)), Some(Column::F64(slowdown))) =
+        (t.get("fct_ps"), t.get("ideal_fct_ps"), t.get("slowdown"))
+    else {
+        panic!("{file}: flows table columns")
+    };
+    for i in 0..fct.len() {
+        if fct[i] >= 0 && ideal[i] > 0 {
+            assert!(fct[i] >= ideal[i], "{file}: flow {i} finished in {} ps, below its ideal {} ps", fct[i], ideal[i]);
+            assert!(slowdown[i] >= 1.0, "{file}: flow {i} slowdown {}", slowdown[i]);
+        }
+    }
 }

@@ -137,3 +137,29 @@ fn bcn_fecn_efecn_seed002() {
     // Stated in docs/models/fecn.md.
     assert!(efecn_drops <= 5 && efecn_drops * 500 < fecn_drops, "E-FECN drops almost nothing: {efecn_drops} vs FECN {fecn_drops}");
 }
+
+/// Seed 002 with preamble and inter-frame gap on the wire (1520 B per 1500 B frame), a
+/// 30 KB Qeq and a 600 KB egress limit: the switch must count the offered load in the
+/// wire bytes its link rate counts, so that f(q) = 1 (q = Qeq) balances the port. Counted
+/// in frame bytes, the load looks 1500/1520 of what it is and the queue settles where
+/// f(q) = 1500/1520, about 9 x Qeq (258.6 KB), and E-FECN's sources then run 15-20 %
+/// under their share.
+#[test]
+fn fecn_counts_wire_bytes_with_preamble_on_the_wire() {
+    let share = 2.5 * 1438.0 / 1520.0; // goodput of a 2.5 Gb/s share of 1520 B on the wire
+    let ov = ["host.preamble_ifg=true", "switch.l2cm.q_eq=\"30000B\"", "switch.egress_limit=\"600000B\"", "simulation.duration=\"60ms\""];
+    for ty in ["fecn", "efecn"] {
+        let file = format!("seed002_{ty}.toml");
+        let r = scenario(&file, &ov);
+        let q = mean_queue(&r, "CS", "DU", SimTime::ms(30), SimTime::ms(60));
+        let g = goodput_between(&r, 4, SimTime::ms(30), SimTime::ms(60));
+        println!(
+            "{ty}, preamble on: CS->DU mean 30-60 ms {q:.0} B, goodput {g:.3?} Gb/s (share {share:.3}), drops {}",
+            r.summary["counters"]["drops_total"]
+        );
+        assert!((15_000.0..45_000.0).contains(&q), "{ty}: core queue {q} B, Qeq 30 000 B");
+        for (i, &x) in g.iter().enumerate() {
+            assert!((x - share).abs() <= 0.05 * share, "{ty} source {i}: {x} Gb/s vs {share}");
+        }
+    }
+}

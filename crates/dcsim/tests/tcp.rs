@@ -140,8 +140,11 @@ fn bad_tcp_input_is_refused_with_the_field_named() {
     // TCP on a lossless (PFC) priority without ECN marking on it.
     let e = load_err(f, &["switch.pfc.mode=\"pfc\"", "traffic[0].priority=3"]);
     assert!(e.starts_with("traffic[0].priority") && e.contains("lossless"), "{e}");
-    // ... accepted with ECN marking on that priority.
-    load("tcp_newreno_bottleneck.toml", &["switch.pfc.mode=\"pfc\"", "traffic[0].priority=3", "switch.ecn.mode=\"step\""]);
+    // ... accepted with ECN marking on that priority (seed 004 marks priority 3), but
+    // not beside a drop-tail egress_limit that no lossy flow is left for.
+    load("seed004_tcp_roce_ets.toml", &["traffic[0].priority=3"]);
+    let e = load_err(f, &["switch.pfc.mode=\"pfc\"", "traffic[0].priority=3", "switch.ecn.mode=\"step\""]);
+    assert!(e.starts_with("switch.egress_limit: applies to lossy priorities only"), "{e}");
     // Unknown algorithm and transport names.
     let e = load_err(f, &["host.cc.type=\"bbr2\""]);
     assert!(e.contains("host.cc") && e.contains("bbr2"), "{e}");

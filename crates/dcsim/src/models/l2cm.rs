@@ -112,10 +112,13 @@ impl L2State {
         }
     }
 
-    /// FECN measures the load offered to an output, dropped frames included.
-    pub fn on_offer(&mut self, out: PortId, frame: u32) {
+    /// FECN measures the load offered to an output, dropped frames included, in wire
+    /// bytes (frame + preamble/IFG when the wire carries them): the rate it is compared
+    /// with is the port's rate, which serialises wire bytes.
+    pub fn on_offer(&mut self, fx: &Fabric, out: PortId, frame: u32) {
+        let wire = frame + fx.preamble;
         if let Some(port) = self.fecn.get_mut(out.idx()) {
-            port.on_arrival(frame);
+            port.on_arrival(wire);
         }
     }
 

@@ -17,11 +17,27 @@ pub enum SchedulerKind {
     Dwrr,
 }
 
+/// What a DWRR deficit counts (`switch.scheduler.unit`): switches of the seed-004
+/// generation schedule ETS in packets or in buffer cells rather than in bytes.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum EtsUnit {
+    /// Frame bytes; quantum one maximum frame on the wire per unit of weight.
+    #[default]
+    Bytes,
+    /// Frames: one frame per unit of weight, whatever its size.
+    Packets,
+    /// Cells of this many bytes (a frame costs its size rounded up to cells); quantum
+    /// the cells of one maximum frame per unit of weight.
+    Cells(u32),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchedulerPlan {
     pub kind: SchedulerKind,
     pub weights: [u32; 8],
     pub strict_mask: u8,
+    /// DWRR's unit (bytes unless set).
+    pub unit: EtsUnit,
 }
 
 /// How one egress (port, priority) queue shares its service among its arrivals.
@@ -359,6 +375,16 @@ impl EgressQueues {
         }
     }
 
+    /// A frame of `bytes` in DWRR's unit.
+    #[inline(always)]
+    fn cost(&self, bytes: u32) -> u32 {
+        match self.scheduler.unit {
+            EtsUnit::Bytes => bytes,
+            EtsUnit::Packets => 1,
+            EtsUnit::Cells(c) => bytes.div_ceil(c),
+        }
+    }
+
     /// Chooses the priority to serve next among `eligible` (non-empty and not paused),
     /// updating the scheduler's state as if the head packet of that priority is sent.
     #[inline]
@@ -386,17 +412,18 @@ impl EgressQueues {
                 // priority whose deficit cannot cover its head packet adds its quantum and
                 // moves on. Terminates: every pass adds at least one quantum.
                 let mut p = st.last;
+                let quantum = self.cost(self.quantum);
                 loop {
                     if eligible & (1 << p) != 0 {
                         let qi = port.idx() * 8 + p as usize;
-                        let size = self.head_frame(qi);
+                        let size = self.cost(self.head_frame(qi));
                         let st = &mut self.sched[port.idx()];
                         if st.deficit[p as usize] >= size {
                             st.deficit[p as usize] -= size;
                             st.last = p;
                             return Some(p);
                         }
-                        st.deficit[p as usize] += self.quantum * self.scheduler.weights[p as usize];
+                        st.deficit[p as usize] += quantum * self.scheduler.weights[p as usize];
                     } else {
                         self.sched[port.idx()].deficit[p as usize] = 0;
                     }
@@ -418,7 +445,7 @@ mod tests {
     }
 
     fn sched(kind: SchedulerKind, weights: [u32; 8]) -> SchedulerPlan {
-        SchedulerPlan { kind, weights, strict_mask: 0 }
+        SchedulerPlan { kind, weights, strict_mask: 0, unit: EtsUnit::Bytes }
     }
 
     #[test]
@@ -495,5 +522,31 @@ mod tests {
             sent[p as usize] += 1;
         }
         assert_eq!(sent[1], 3 * sent[0], "{sent:?}");
+    }
+
+    /// Two priorities of weight 1 with frames of 1500 and 1000 bytes: bytes share the
+    /// bytes evenly (two small frames for each large one), packets the frames, and
+    /// 208-byte cells the cells (8 cells of 1664 B against 5 of 1040 B).
+    #[test]
+    fn dwrr_units_bytes_packets_cells() {
+        let share = |unit| {
+            let plan = SchedulerPlan { unit, ..sched(SchedulerKind::Dwrr, [1; 8]) };
+            let mut q = EgressQueues::new(&[1], Arbitration::Fifo, plan, 1500);
+            for _ in 0..2000 {
+                push(&mut q, 0, 0, 0, 1500, 0);
+                push(&mut q, 0, 1, 1, 1000, 0);
+            }
+            let mut bytes = [0u64; 2];
+            for _ in 0..1200 {
+                let p = q.pick(PortId(0), q.nonempty(PortId(0))).unwrap();
+                bytes[p as usize] += q.dequeue(PortId(0), p).frame as u64;
+            }
+            bytes[0] as f64 / (bytes[0] + bytes[1]) as f64
+        };
+        let (b, p, c) = (share(EtsUnit::Bytes), share(EtsUnit::Packets), share(EtsUnit::Cells(208)));
+        assert!((b - 0.5).abs() < 0.01, "bytes: {b}");
+        assert!((p - 0.6).abs() < 0.01, "packets: {p}");
+        let cells = 1500.0 / 8.0 / (1500.0 / 8.0 + 1000.0 / 5.0);
+        assert!((c - cells).abs() < 0.01, "cells: {c} vs {cells}");
     }
 }

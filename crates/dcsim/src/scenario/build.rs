@@ -415,7 +415,28 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
                     None => 0,
                     Some(l) => priority_mask(l, "switch.scheduler.strict")?,
                 };
-                SchedulerPlan { kind: SchedulerKind::Dwrr, weights, strict_mask }
+                let unit = match (d.unit.as_deref(), &d.cell) {
+                    (None | Some("bytes"), None) => EtsUnit::Bytes,
+                    (Some("packets"), None) => EtsUnit::Packets,
+                    (Some("cells"), Some(c)) => {
+                        let c = c.bytes("switch.scheduler.cell")?;
+                        if c == 0 || c > u16::MAX as u64 {
+                            return Err(Error::scenario("switch.scheduler.cell", format!("must be 1..=65535 B (got {c} B)")));
+                        }
+                        EtsUnit::Cells(c as u32)
+                    }
+                    (Some("cells"), None) => return Err(Error::scenario("switch.scheduler.cell", "required with unit = \"cells\"")),
+                    (Some("bytes" | "packets"), Some(_)) | (None, Some(_)) => {
+                        return Err(Error::scenario("switch.scheduler.cell", "only with unit = \"cells\""))
+                    }
+                    (Some(u), _) => {
+                        return Err(Error::scenario(
+                            "switch.scheduler.unit",
+                            format!("must be \"bytes\", \"packets\" or \"cells\" (got \"{u}\")"),
+                        ))
+                    }
+                };
+                SchedulerPlan { kind: SchedulerKind::Dwrr, weights, strict_mask, unit }
             }
         };
     }

@@ -545,6 +545,10 @@ pub struct DwrrSpec {
     pub weights: Option<Vec<i64>>,
     /// Priorities served strictly before the weighted ones.
     pub strict: Option<Vec<i64>>,
+    /// What the deficit counts: "bytes" (default), "packets" or "cells".
+    pub unit: Option<String>,
+    /// Cell size, with `unit = "cells"`.
+    pub cell: Option<SizeStr>,
 }
 
 /// One `[[traffic]]` entry, selected by `type`.

@@ -32,7 +32,6 @@ delay = "100ns"
 
 [switch]
 arbitration = "fifo"
-egress_limit = "100KB"
 [switch.buffer]
 type = "shared"
 size = "32MiB"
@@ -105,7 +104,7 @@ fn full_scenario_parses() {
     assert_eq!(p.links.len(), 6);
     assert_eq!(p.links[0].rate, Rate::gbps(40));
     assert_eq!(p.links[0].delay, SimTime::ns(100));
-    assert_eq!(p.switch.egress_limit, Some(100_000));
+    assert_eq!(p.switch.egress_limit, None);
     assert_eq!(p.switch.buffer, BufferPlan::Shared { total: 32 << 20, reserve: 4096, alpha_shift: 3 });
     assert_eq!(p.switch.pfc.lossless, 1 << 3);
     assert_eq!(p.switch.scheduler.kind, SchedulerKind::Dwrr);
@@ -121,6 +120,33 @@ fn full_scenario_parses() {
     assert_eq!(p.stats.sample_interval, None);
     assert_eq!(p.stats.goodput_interval, Some(SimTime::us(100)));
     assert_eq!(p.stats.steady_start, SimTime::ms(5));
+}
+
+/// `switch.egress_limit` drops on lossy priorities only (a lossless one pauses instead):
+/// with every flow on a lossless priority it could never act, and is refused.
+#[test]
+fn egress_limit_needs_a_lossy_priority() {
+    let limit = "switch.egress_limit=\"100KB\"";
+    expect(BASE, &[limit], &["switch.egress_limit: applies to lossy priorities only", "lossless"]);
+    expect(BASE, &[limit, "switch.pfc.mode=\"pause\""], &["switch.egress_limit: applies to lossy priorities only"]);
+    let p = load(BASE, &[limit, "traffic[0].flows[1].priority=1"]).unwrap();
+    assert_eq!(p.switch.egress_limit, Some(100_000));
+    let p = load(BASE, &[limit, "switch.pfc.mode=\"off\""]).unwrap();
+    assert_eq!(p.switch.egress_limit, Some(100_000));
+}
+
+/// `[switch.scheduler]`'s DWRR unit: bytes by default, packets, or cells of a size.
+#[test]
+fn dwrr_unit_keys() {
+    use crate::net::queue::EtsUnit;
+    assert_eq!(load(BASE, &[]).unwrap().switch.scheduler.unit, EtsUnit::Bytes);
+    assert_eq!(load(BASE, &["switch.scheduler.unit=packets"]).unwrap().switch.scheduler.unit, EtsUnit::Packets);
+    let p = load(BASE, &["switch.scheduler.unit=cells", "switch.scheduler.cell=\"208B\""]).unwrap();
+    assert_eq!(p.switch.scheduler.unit, EtsUnit::Cells(208));
+    expect(BASE, &["switch.scheduler.unit=cells"], &["switch.scheduler.cell: required with unit = \"cells\""]);
+    expect(BASE, &["switch.scheduler.cell=\"208B\""], &["switch.scheduler.cell: only with unit = \"cells\""]);
+    expect(BASE, &["switch.scheduler.unit=cells", "switch.scheduler.cell=\"0B\""], &["switch.scheduler.cell: must be 1..=65535 B"]);
+    expect(BASE, &["switch.scheduler.unit=frames"], &["switch.scheduler.unit: must be \"bytes\", \"packets\" or \"cells\""]);
 }
 
 #[test]

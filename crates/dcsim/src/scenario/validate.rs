@@ -21,6 +21,7 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_memory(plan)?;
     let comp = validate_topology(plan)?;
     validate_models(plan)?;
+    validate_egress_limit(plan)?;
     validate_remote_pfc(plan)?;
     validate_flows(plan, &comp)?;
     check_connected(plan, &comp)?;
@@ -253,6 +254,31 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     Ok(())
 }
 
+/// `switch.egress_limit` (checked after the models, whose errors on lossless TCP are
+/// more specific).
+fn validate_egress_limit(p: &Plan) -> Result<()> {
+    let s = &p.switch;
+    // A drop-tail cap on a lossless queue would have to pause, not drop: the limit is
+    // for lossy priorities, and with every flow on a lossless one it could never act.
+    if s.egress_limit.is_some() && !p.flows.is_empty() && p.flows.iter().all(|f| lossless_priority(p, f.priority)) {
+        let how = if s.pfc.mode == FlowControl::Pfc { "switch.pfc.lossless" } else { "switch.pfc.mode" };
+        return Err(Error::scenario(
+            "switch.egress_limit",
+            format!("applies to lossy priorities only, and every flow is on a lossless one ({how}); remove it or put traffic on a lossy priority"),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether switches treat priority `prio` as lossless (pause instead of drop).
+fn lossless_priority(p: &Plan, prio: u8) -> bool {
+    match p.switch.pfc.mode {
+        FlowControl::Pfc => p.switch.pfc.lossless & (1 << prio) != 0,
+        FlowControl::Pause | FlowControl::IbCredits => true,
+        FlowControl::None => false,
+    }
+}
+
 fn check_k(kmin: u64, kmax: u64, path: &str) -> Result<()> {
     if kmin > kmax {
         return Err(Error::scenario(format!("{path}.kmin"), format!("must be <= kmax ({kmin} B > {kmax} B)")));
@@ -357,11 +383,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
             ));
         }
         let pfc = &p.switch.pfc;
-        let lossless = match pfc.mode {
-            FlowControl::Pfc => pfc.lossless & (1 << f.priority) != 0,
-            FlowControl::Pause | FlowControl::IbCredits => true,
-            FlowControl::None => false,
-        };
+        let lossless = lossless_priority(p, f.priority);
         let ecn = p.switch.ecn.mode != EcnMode::Off && p.switch.ecn.priorities & (1 << f.priority) != 0;
         if lossless && !ecn {
             return Err(Error::scenario(

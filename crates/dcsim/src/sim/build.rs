@@ -15,7 +15,7 @@ use crate::net::packet::{PacketPool, PktFifo};
 use crate::net::queue::EgressQueues;
 use crate::net::routing::{Graph, Override, Routing};
 use crate::net::stats::{Histogram, PrioCounters};
-use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan};
+use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan, Transport};
 use crate::units::{LinkRate, Rate, SimTime};
 
 pub(super) fn build(plan: &Plan) -> Result<Simulation> {
@@ -165,7 +165,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     for (i, fp) in plan.flows.iter().enumerate() {
         let hops = path(&ports, &nodes, &routing, NodeId(fp.src), NodeId(fp.dst), i as u32)
             .expect("validated plan: every flow's destination is reachable");
-        ideal.push(ideal_fct(plan, &hops, fp.size, preamble));
+        ideal.push(ideal_fct(plan, &hops, fp.size, preamble, fp.transport != Transport::Udp));
         base_rtt = base_rtt.max(round_trip(plan, &hops, plan.host.mtu as u64 + (plan.host.header_bytes + preamble) as u64, preamble));
     }
     let mut int_on = false;
@@ -470,15 +470,54 @@ fn round_trip(plan: &Plan, hops: &[(Rate, SimTime)], first: u64, preamble: u32) 
 }
 
 /// FCT of the flow alone in the empty fabric on its own ECMP path (metrics.md 12.2 in
-/// this simulator's wire model): the first packet crosses every hop store-and-forward,
-/// the rest follows at the bottleneck rate, and the last ACK returns. Long-lived flows
-/// get zero.
-fn ideal_fct(plan: &Plan, hops: &[(Rate, SimTime)], size: Option<u64>, preamble: u32) -> SimTime {
+/// this simulator's wire model): its frames (full ones, then the last, possibly short)
+/// cross the hops store-and-forward back to back, and the last frame's ACK returns (a
+/// UDP flow, `acked` false, ends when its last frame arrives). Long-lived flows get zero.
+fn ideal_fct(plan: &Plan, hops: &[(Rate, SimTime)], size: Option<u64>, preamble: u32, acked: bool) -> SimTime {
     let Some(size) = size else { return SimTime::ZERO };
     let h = &plan.host;
+    let over = (h.header_bytes + preamble) as u64;
     let npkts = size.div_ceil(h.mtu as u64);
-    let wire_total = size + npkts * (h.header_bytes + preamble) as u64;
-    let first = size.min(h.mtu as u64) + (h.header_bytes + preamble) as u64;
-    let bottleneck = hops.iter().map(|(r, _)| *r).min().unwrap();
-    round_trip(plan, hops, first, preamble) + bottleneck.tx_time(wire_total - first)
+    let full = h.mtu as u64 + over;
+    let last = size - (npkts - 1) * h.mtu as u64 + over;
+    let sum = |hs: &[(Rate, SimTime)], bytes: u64| hs.iter().fold(SimTime::ZERO, |t, (r, _)| t + r.tx_time(bytes));
+    // When the last frame leaves the last hop: the longest path through the (frame, hop)
+    // grid of serialisations (a tandem of store-and-forward links). The full frames take
+    // hops 1..=c, the n - 2 between the first and the last wait at the slowest of those,
+    // and the last frame takes hops c.. (all full frames: c at the bottleneck,
+    // first frame through every hop and the rest at the bottleneck rate).
+    let crossing = if npkts == 1 {
+        sum(hops, last)
+    } else {
+        (0..hops.len())
+            .map(|c| {
+                let b = (0..=c).min_by_key(|&j| hops[j].0).unwrap();
+                let firsts =
+                    hops[..=c].iter().enumerate().filter(|&(j, _)| j != b).fold(SimTime::ZERO, |t, (_, (r, _))| t + r.tx_time(full));
+                firsts + hops[b].0.tx_time((npkts - 1) * full) + sum(&hops[c..], last)
+            })
+            .max()
+            .unwrap()
+    };
+    if acked {
+        // The last ACK may wait behind the one before it (a full frame's ACK, sent just
+        // before the short last frame arrived): ACKs go every `ack_every` frames and on
+        // the last, and the ACK of frame k (full frames only before it) is on the reverse
+        // path's slowest link `count` ACKs ahead of the last one.
+        let every = plan.host.ack_every.max(1) as u64;
+        let acks_before = (npkts - 1) / every;
+        let b = hops.iter().map(|(r, _)| *r).min().unwrap();
+        let ack = b.tx_time((h.ack_bytes + preamble) as u64);
+        let arrives = |k: u64| sum(hops, full) + b.tx_time((k - 1) * full);
+        let before = [1, acks_before]
+            .iter()
+            .filter(|&&m| (1..=acks_before).contains(&m))
+            .map(|&m| arrives(m * every) + SimTime(ack.0 * (acks_before - m + 1)))
+            .max();
+        // The links' delays and the switches' processing both ways, and the ACK's frames.
+        round_trip(plan, hops, 0, preamble) + before.map_or(crossing, |t| t.max(crossing))
+    } else {
+        let switches = hops.len() as u64 - 1;
+        hops.iter().fold(SimTime(switches * plan.switch.processing_delay.0), |t, (_, d)| t + *d) + crossing
+    }
 }

@@ -114,7 +114,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         Column::F64(
             fl.iter()
                 .map(|f| match f.st.finish {
-                    Some(x) if f.st.ideal_fct.0 > 0 => ((x - f.h.start).0 as f64 / f.st.ideal_fct.0 as f64).max(1.0),
+                    Some(x) if f.st.ideal_fct.0 > 0 => (x - f.h.start).0 as f64 / f.st.ideal_fct.0 as f64,
                     _ => f64::NAN,
                 })
                 .collect(),

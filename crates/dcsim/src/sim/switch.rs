@@ -41,7 +41,7 @@ impl Simulation {
         let class = self.class_of(prio);
         let size = pkt.frame as u64;
         if !self.l2.fecn.is_empty() {
-            self.l2.on_offer(out, pkt.frame as u32);
+            self.l2.on_offer(&self.fx, out, pkt.frame as u32);
         }
         let lossless = self.is_lossless(prio);
         if let (Some(limit), false) = (self.egress_limit, lossless) {

@@ -98,7 +98,7 @@ pub struct FecnPort {
     pub(crate) c_i: f64,
     /// The port has seen traffic (Port_Initialized).
     pub(crate) initialized: bool,
-    /// Bytes received for this output in the current interval.
+    /// Wire bytes (frame + preamble/IFG) received for this output in the current interval.
     pub(crate) bytes: u64,
 }
 
@@ -109,7 +109,7 @@ impl FecnPort {
         FecnPort { advertised: r0, prev: r0, c0, c_i: c0, initialized: false, bytes: 0 }
     }
 
-    /// A data frame of `bytes` arrived for this output.
+    /// A data frame of `bytes` on the wire (frame + preamble/IFG) arrived for this output.
     pub fn on_arrival(&mut self, bytes: u32) {
         self.bytes += bytes as u64;
     }

@@ -6,7 +6,7 @@
 //! ```
 //!
 //! `y` is the input rate measured over the interval (every data frame that joined the
-//! queue), `q` the queue in bits, `d` the round-trip time. `q` is the queue the arriving
+//! queue, in wire bytes: frame + preamble/IFG, as the line rate C), `q` the queue in bits, `d` the round-trip time. `q` is the queue the arriving
 //! frame found, without the frame itself: sampled at arrivals, that is the time-average
 //! queue of RCP's fluid model, where counting the frame would add one frame to every
 //! sample (at d = 50 us one 1 KB frame in `beta q / d` is 7 % of 25 Gb/s with the
@@ -38,7 +38,7 @@ impl Default for RcpParams {
 pub struct Rcp {
     /// The advertised rate R (bit/s).
     r: f64,
-    /// Bytes that joined the queue since the last update.
+    /// Wire bytes that joined the queue since the last update.
     bytes: u64,
     /// Time of the last update (`None`: no frame yet).
     last: Option<SimTime>,
@@ -55,10 +55,11 @@ impl Rcp {
         Rate(self.r as u64)
     }
 
-    /// A frame of `frame` bytes joins the queue at `now`, finding `q_before` bytes queued
-    /// (not counting the frame). Updates R if an interval `d` has passed.
-    pub fn on_arrival(&mut self, p: &RcpParams, d: SimTime, c: Rate, now: SimTime, frame: u32, q_before: u64) {
-        self.bytes += frame as u64;
+    /// A frame of `wire` bytes on the wire (frame + preamble/IFG, the bytes the line rate
+    /// `c` counts) joins the queue at `now`, finding `q_before` frame bytes queued (not
+    /// counting the frame). Updates R if an interval `d` has passed.
+    pub fn on_arrival(&mut self, p: &RcpParams, d: SimTime, c: Rate, now: SimTime, wire: u32, q_before: u64) {
+        self.bytes += wire as u64;
         let Some(last) = self.last else {
             self.last = Some(now);
             return;

@@ -76,7 +76,8 @@ impl NetCcState {
         };
         let ci = out.idx() * 8 + prio as usize;
         let rate = fx.ports[out.idx()].rate();
-        n.rcp[ci].on_arrival(&n.plan.rcp, n.rtt, rate, now, frame, q_before);
+        // The input rate in wire bytes, as the line rate it is compared with.
+        n.rcp[ci].on_arrival(&n.plan.rcp, n.rtt, rate, now, frame + fx.preamble, q_before);
         let qlen = q_before + frame as u64;
         // Rate trigger: the port limits its flows while R is below its line rate.
         let limiting = n.plan.trigger == SnTrigger::Rate && n.rcp[ci].rate() < rate;
@@ -103,5 +104,49 @@ impl NetCcState {
         let pool = &mut fx.pool;
         fx.ports[back.idx()].ctrl.push(pool, id);
         fx.kick(back);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::FlowId;
+    use crate::sim::Simulation;
+
+    /// Frames arriving back to back at exactly the line rate, with a standing queue q:
+    /// the input rate y equals C, so each interval multiplies R by 1 - beta q / (d C)
+    /// alone. Counting frame bytes without the 20 B of preamble/IFG that the line rate
+    /// includes would see y below C and add alpha (C - y) / C (0.19 % per interval here).
+    #[test]
+    fn the_input_rate_counts_wire_bytes_as_the_line_rate_does() {
+        let text = "[simulation]\nduration = \"1ms\"\n[topology]\ntype = \"star\"\nhosts = 2\nrate = \"25Gbps\"\ndelay = \"1us\"\n\
+                    [switch.network_cc]\npriorities = [3]\nthreshold = \"1MB\"\nrtt = \"10us\"\n\
+                    [[traffic]]\ntype = \"flows\"\nflows = [{ src = \"h1\", dst = \"h0\", size = \"1KB\" }]\n";
+        let plan = crate::scenario::load_str(text, std::path::Path::new("."), &[]).unwrap();
+        let mut s = Simulation::new(&plan).unwrap();
+        assert_eq!(s.fx.preamble, 20);
+        let sw = s.fx.nodes.iter().position(|n| !n.is_host).unwrap();
+        let out = PortId(s.fx.nodes[sw].ports.start);
+        assert_eq!(s.fx.ports[out.idx()].rate(), Rate::gbps(25));
+        let dst = s.fx.ports[s.fx.ports[out.idx()].peer.idx()].node;
+        let (frame, q) = (1048u32, 2_000u64);
+        // 1068 wire bytes at 25 Gb/s (320 ps per byte): one frame every 341.76 ns, an
+        // update every 30 frames (10.25 us >= d = 10 us).
+        let gap = SimTime((frame as u64 + 20) * 320);
+        let mut after = Vec::new();
+        for k in 0..=30 * 6u64 {
+            s.fx.q.set_now(SimTime(k * gap.0));
+            let id = s.fx.pool.alloc(Packet::data(FlowId(0), dst, 0, 1000, frame, 3, SimTime::ZERO));
+            let src = s.flows[0].src;
+            s.netcc.on_enqueue(&mut s.fx, out, 3, id, q, |_| src);
+            if k > 0 && k % 30 == 0 {
+                after.push(s.netcc.rcp[out.idx() * 8 + 3].rate().0 as f64);
+            }
+        }
+        // From the second update on every interval holds exactly 30 frames in 30 gaps.
+        let step = 1.0 - (q * 8) as f64 / (10e-6 * 25e9);
+        for w in after.windows(2) {
+            assert!((w[1] / w[0] - step).abs() < 1e-6, "R {} -> {}: ratio {} vs {step}", w[0], w[1], w[1] / w[0]);
+        }
     }
 }
