@@ -193,6 +193,8 @@ def test_a_point_over_its_timeout_is_stopped_and_recorded(scenario, tmp_path):
         "traffic[0].size=20KB,100GB",
         "--set",
         "simulation.duration=100s",
+        "--max-events",
+        "1e15",
         "--point-timeout",
         "2",
         "--jobs",

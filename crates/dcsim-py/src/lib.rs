@@ -93,6 +93,23 @@ impl PlanHandle {
         dcsim::scenario::limits::plan_footprint(&self.plan).describe()
     }
 
+    /// Estimated events of the run (`scenario::work`).
+    #[getter]
+    fn events_estimate(&self) -> u64 {
+        dcsim::scenario::work::plan_work(&self.plan).events()
+    }
+    /// The event limit the estimate was checked against.
+    #[getter]
+    fn max_events(&self) -> u64 {
+        self.plan.max_events
+    }
+    /// What the event estimate counts, largest first, e.g. "1.2e9 for frames of
+    /// traffic[0] (traffic[0]), ...".
+    #[getter]
+    fn events_counts(&self) -> String {
+        dcsim::scenario::work::plan_work(&self.plan).describe()
+    }
+
     /// Per flow, the port ids (as in the `ports` table) its data frames leave by, from
     /// its NIC to its destination, as routed at the start of the run.
     fn flow_paths(&self, py: Python<'_>) -> PyResult<Vec<Vec<u32>>> {

@@ -50,6 +50,11 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
         Some(v) => v.bytes("simulation.memory_limit")?,
         None => limits::default_limit()?,
     };
+    plan.max_events = match s.simulation.max_events {
+        Some(0) => return Err(Error::scenario("simulation.max_events", "must be > 0")),
+        Some(n) => n,
+        None => crate::scenario::work::default_limit()?,
+    };
     // Before the topology is built: its size from its parameters.
     if let Some((hosts, switches, links)) = limits::topology_counts(&s.topology) {
         let switch_ports = links.saturating_mul(2).saturating_sub(hosts);

@@ -31,7 +31,8 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_pause_storms(plan)?;
     validate_pcap(plan)?;
     validate_threads(plan)?;
-    crate::models::rx_buffer::keys::check(plan)
+    crate::models::rx_buffer::keys::check(plan)?;
+    crate::scenario::work::plan_work(plan).check(plan.max_events)
 }
 
 /// Most threads a run may use.
