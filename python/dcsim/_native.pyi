@@ -12,6 +12,7 @@ __all__ = [
     "DcsimError",
     "ScenarioError",
     "SimulationError",
+    "ResourceError",
     "PlanHandle",
     "Stepper",
     "CcContext",
@@ -41,6 +42,9 @@ class ScenarioError(DcsimError):
     reason: str
 
 class SimulationError(DcsimError): ...
+
+class ResourceError(SimulationError):
+    what: str
 
 @final
 class PlanHandle:

@@ -5,7 +5,7 @@
 //! * `run(plan, progress=False, chunk_ps=None)` -> `{"tables": ..., "summary": json}`
 //! * `apply_overrides(text, overrides)` -> the TOML text with the overrides merged in;
 //!   `check_override(spec)` checks the syntax of one `path=value` override
-//! * exceptions `DcsimError` > `ScenarioError`, `SimulationError`
+//! * exceptions `DcsimError` > `ScenarioError`, `SimulationError` > `ResourceError`
 //!
 //! Engine calls run with the GIL released and behind a panic barrier (`errors::guard`).
 
@@ -304,6 +304,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DcsimError", py.get_type::<DcsimError>())?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;
+    m.add("ResourceError", py.get_type::<errors::ResourceError>())?;
     m.add_class::<PlanHandle>()?;
     m.add_class::<stepper::Stepper>()?;
     m.add_class::<python_cc::PyCtx>()?;
