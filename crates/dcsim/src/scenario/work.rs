@@ -297,13 +297,23 @@ fn frames(p: &Plan, w: &mut Work) -> Vec<u64> {
     }
     let side = |m: &HashMap<u32, (u128, u64)>| m.iter().map(|(&h, &(n, hops))| n.min(cap(h)) * hops as u128).sum::<u128>();
     // What the senders' links carry bounds every run; what the receivers' links carry
-    // bounds it too when no frame is dropped on the way (every flow lossless).
+    // bounds it too when no frame is dropped on the way (every flow lossless), with the
+    // frames the switch buffers can hold at the end, each some hops on its way.
     let lossless = |prio: u8| match p.switch.pfc.mode {
         FlowControl::None => false,
         FlowControl::Pfc => p.switch.pfc.lossless & 1u8.checked_shl(prio as u32).unwrap_or(0) != 0,
         _ => true,
     };
-    let frame_hops = if p.flows.iter().all(|f| lossless(f.priority)) { side(&by_src).min(side(&by_dst)) } else { side(&by_src) };
+    let frame_hops = if p.flows.iter().all(|f| lossless(f.priority)) {
+        let is_switch = |i: u32| p.nodes.get(i as usize).is_some_and(|n| n.kind == NodeKind::Switch);
+        let switches = p.nodes.iter().filter(|n| n.kind == NodeKind::Switch).count() as u64;
+        let switch_ports = p.links.iter().map(|l| is_switch(l.a) as u64 + is_switch(l.b) as u64).sum();
+        let buffered = crate::scenario::limits::buffer_packets(&p.switch.buffer, switches, switch_ports, wire as u64) as u128;
+        let longest = by_src.values().map(|x| x.1).max().unwrap_or(1) as u128;
+        side(&by_src).min(side(&by_dst) + buffered * longest.saturating_sub(1).max(1))
+    } else {
+        side(&by_src)
+    };
     let offered: u128 = by_group.values().map(|g| g.0).sum::<u128>().max(1);
     // The capped total shared among the groups by their offered frame-hops, each
     // named by its `[[traffic]]` entry.
