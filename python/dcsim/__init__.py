@@ -16,7 +16,7 @@ import os
 from typing import Any, Iterable, Mapping, Optional, Union
 
 from . import _native
-from ._native import DcsimError, ScenarioError, SimulationError
+from ._native import DcsimError, ResourceError, ScenarioError, SimulationError
 from .cc import CongestionControl, classes_arg
 from .errors import ArgumentError, OutputError, bool_arg, path_list, str_list
 from .results import Results, load_run, run_id
@@ -38,6 +38,7 @@ __all__ = [
     "Stepper",
     "ScenarioError",
     "SimulationError",
+    "ResourceError",
     "__version__",
     "load",
     "loads",

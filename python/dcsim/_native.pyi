@@ -12,6 +12,7 @@ __all__ = [
     "DcsimError",
     "ScenarioError",
     "SimulationError",
+    "ResourceError",
     "PlanHandle",
     "Stepper",
     "CcContext",
@@ -42,6 +43,9 @@ class ScenarioError(DcsimError):
 
 class SimulationError(DcsimError): ...
 
+class ResourceError(SimulationError):
+    what: str
+
 @final
 class PlanHandle:
     @property
@@ -70,6 +74,12 @@ class PlanHandle:
     def memory_limit(self) -> int: ...
     @property
     def memory_counts(self) -> str: ...
+    @property
+    def events_estimate(self) -> int: ...
+    @property
+    def max_events(self) -> int: ...
+    @property
+    def events_counts(self) -> str: ...
     def flow_paths(self) -> List[List[int]]: ...
 
 class _Kpi(TypedDict):

@@ -1,7 +1,7 @@
 """The ``dcsim`` command line.
 
     dcsim run SCENARIO [--out DIR] [--overwrite] [--set path=value ...] [--data-root DIR ...] [--csv] [--quiet]
-    dcsim validate SCENARIO [--set path=value ...] [--data-root DIR ...]
+    dcsim validate SCENARIO [--set path=value ...] [--data-root DIR ...] [--max-events N]
     dcsim sweep SCENARIO --grid path=v1,v2 [--out FILE] [--jobs N] [--point-memory SIZE]
     dcsim plot [fct] RUN_DIR... [--queue NODE:PEER] [--out FILE]
     dcsim report RUN_DIR|STORE_DIR|SWEEP.csv [-o OUT.html] [--png-dir DIR]
@@ -51,6 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     set_help = "override a scenario field, e.g. --set switch.pfc.xoff=100KiB (repeatable)"
+    max_events_help = (
+        "the most events the run may take by its estimate, e.g. 5e11 (simulation.max_events; "
+        "default 2e9 or DCSIM_MAX_EVENTS): a scenario estimated above it is refused"
+    )
     root_help = (
         "a directory the files the scenario names (topology, flow, CDF files) may be in, "
         "besides the scenario's own directory and the shipped data/ (repeatable)"
@@ -61,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", "-o", metavar="DIR", default=None, help="output directory (default: out/<scenario file name>)")
     r.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     r.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
+    r.add_argument("--max-events", type=_event_count, default=None, metavar="N", help=max_events_help)
     r.add_argument("--csv", action="store_true", help="write CSV instead of Parquet")
     r.add_argument(
         "--overwrite",
@@ -82,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
     v.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     v.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
+    v.add_argument("--max-events", type=_event_count, default=None, metavar="N", help=max_events_help)
     v.set_defaults(func=cmd_validate)
 
     w = sub.add_parser("sweep", help="run a scenario over a grid of settings, one CSV row per point")
@@ -96,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     w.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     w.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
+    w.add_argument("--max-events", type=_event_count, default=None, metavar="N", help=max_events_help)
     w.add_argument(
         "--out",
         metavar="FILE",
@@ -262,6 +269,17 @@ def _sim_time(s: str) -> int:
 _SIZE_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30}
 
 
+def _event_count(s: str) -> int:
+    """A positive count of events, as an integer or a float (5e11)."""
+    try:
+        v = float(s) if any(c in s for c in ".eE") else int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{s}' is not a count of events (e.g. 5e11)") from None
+    if not 1 <= v < 2**63:
+        raise argparse.ArgumentTypeError(f"'{s}' must be between 1 and 2^63")
+    return int(v)
+
+
 def _size(s: str) -> int:
     t = s.strip().upper()
     num = t.rstrip("KMGIB")
@@ -405,6 +423,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     print(f"ok: {plan.name} ({plan.num_nodes} nodes, {plan.num_links} links, {plan.num_flows} flows)")
     gib = 1 << 30
     print(f"memory: about {plan.memory_estimate / gib:.2f} GiB for {plan.memory_counts}; the limit is {plan.memory_limit / gib:.2f} GiB")
+    print(f"events: about {plan.events_estimate:.2g} ({plan.events_counts}); the limit is {plan.max_events:.2g}")
     return EXIT_OK
 
 
@@ -512,6 +531,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             signal.signal(signal.SIGTERM, _on_signal)
             if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if ignored
                 signal.signal(signal.SIGINT, _on_signal)
+        if getattr(args, "max_events", None) is not None:
+            args.overrides = [*args.overrides, f"simulation.max_events={args.max_events}"]
         return int(args.func(args))
     except Terminated:
         print("terminated", file=sys.stderr)

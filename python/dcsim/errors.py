@@ -5,6 +5,8 @@ Every error dcsim raises for bad input is a ``DcsimError``:
 * ``ScenarioError``: the scenario (its text, a file it names, an override) is invalid;
   ``path`` names the field (or the file), ``reason`` says why.
 * ``SimulationError``: a failure while running, including internal errors.
+* ``ResourceError`` (a ``SimulationError``): the process could not get the memory the
+  scenario needs (an address-space or cgroup limit); ``what`` names what was built.
 * ``ArgumentError``: a function was called with an argument of the wrong type or form
   (also a ``TypeError`` and a ``ValueError``, so code catching those keeps working).
 * ``OutputError``: results could not be written or read back; ``filename`` is the file
@@ -19,9 +21,9 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, List, Optional
 
-from ._native import DcsimError, ScenarioError, SimulationError
+from ._native import DcsimError, ResourceError, ScenarioError, SimulationError
 
-__all__ = ["DcsimError", "ScenarioError", "SimulationError", "ArgumentError", "OutputError"]
+__all__ = ["DcsimError", "ScenarioError", "SimulationError", "ResourceError", "ArgumentError", "OutputError"]
 
 
 class ArgumentError(DcsimError, TypeError, ValueError):

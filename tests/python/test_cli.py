@@ -23,6 +23,8 @@ def test_run_defaults():
 def test_validate_arguments():
     a = parse("validate", "sc.toml", "--set", "x=y=z")
     assert a.func is cli.cmd_validate and a.overrides == ["x=y=z"]
+    assert parse("validate", "sc.toml", "--max-events", "5e10").max_events == 50_000_000_000
+    assert parse("run", "sc.toml", "--max-events", "123").max_events == 123
 
 
 @pytest.mark.parametrize("argv", [["run"], ["run", "x.toml", "--set", "novalue"], ["frobnicate"], []])

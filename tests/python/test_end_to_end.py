@@ -59,6 +59,19 @@ def test_validate_ok(cli, scenario_file):
     assert p.stdout.startswith("ok: ") and "nodes" in p.stdout and "flows" in p.stdout
     # The memory estimate, against the limit.
     assert "\nmemory: about " in p.stdout and "GiB for " in p.stdout and "the limit is 16.00 GiB" in p.stdout
+    # The event estimate beside it, naming its terms.
+    assert "\nevents: about " in p.stdout and "frames of traffic[0]" in p.stdout and "the limit is 2e+09" in p.stdout
+
+
+def test_validate_event_limit_and_its_flag(cli, scenario_file):
+    p = cli("validate", scenario_file, "--max-events", "10")
+    assert p.returncode == 1 and p.stderr.startswith("error: ") and "events" in p.stderr and "simulation.max_events" in p.stderr
+    assert "Traceback" not in p.stderr
+    p = cli("validate", scenario_file, "--set", "stats.sample_interval=1ps", "--max-events", "1e15")
+    assert p.returncode == 0, p.stderr
+    assert "the limit is 1e+15" in p.stdout
+    p = cli("validate", scenario_file, "--max-events", "zero")
+    assert p.returncode == 2
 
 
 def test_validate_malformed_names_field(cli, scenario_file, tmp_path):
@@ -96,7 +109,19 @@ def test_cli_run_csv_quiet(cli, scenario_file, tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_stops_a_long_run(scenario_file, tmp_path):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dcsim", "run", str(scenario_file), "--set", "simulation.duration=100s", "--out", str(tmp_path / "out")],
+        [
+            sys.executable,
+            "-m",
+            "dcsim",
+            "run",
+            str(scenario_file),
+            "--set",
+            "simulation.duration=100s",
+            "--max-events",
+            "1e15",
+            "--out",
+            str(tmp_path / "out"),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -120,7 +145,19 @@ def test_ctrl_c_stops_a_long_run(scenario_file, tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_sigterm_stops_a_long_run_and_writes_nothing(scenario_file, tmp_path):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dcsim", "run", str(scenario_file), "--set", "simulation.duration=100s", "--out", str(tmp_path / "out")],
+        [
+            sys.executable,
+            "-m",
+            "dcsim",
+            "run",
+            str(scenario_file),
+            "--set",
+            "simulation.duration=100s",
+            "--max-events",
+            "1e15",
+            "--out",
+            str(tmp_path / "out"),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

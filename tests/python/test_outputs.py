@@ -14,7 +14,7 @@ import dcsim
 from conftest import REPO, run_cli
 
 SCENARIO = REPO / "scenarios" / "seed000_parking_lot_pfc.toml"
-LONG = ["--set", "simulation.duration=100s"]
+LONG = ["--set", "simulation.duration=100s", "--max-events", "1e15"]
 SHORT = ["simulation.duration=1ms", "stats.steady_start=0.5ms"]
 
 

@@ -44,16 +44,16 @@ def rows(path: Path):
 
 def test_a_point_that_dies_is_recorded_and_the_others_run(scenario, tmp_path):
     out = tmp_path / "sweep.csv"
-    # A million hosts pass validation (the default memory limit is 16 GiB) but not the
-    # 200 MiB a point may take here: its process is killed by the allocation failure.
+    # A million hosts do not fit the 200 MiB a point may take here: the point's default
+    # memory limit is that room (its address-space limit), and the estimate refuses it.
     p = run_cli("sweep", scenario, "--grid", "topology.hosts=4,1000000,6", "--point-memory", "200MiB", "--out", out, timeout=600)
     assert p.returncode == 1, p.stderr
     assert "1 of 3 points failed" in p.stderr
     r = rows(out)
     assert [x["topology.hosts"] for x in r] == ["4", "1000000", "6"]
     assert r[0]["error"] == "" and r[2]["error"] == ""
-    assert r[1]["error"].startswith("the point's process was killed by SIG"), r[1]["error"]
-    assert "out of memory (--point-memory 209715200 bytes)?" in r[1]["error"]
+    assert r[1]["error"].startswith("topology: this scenario needs about "), r[1]["error"]
+    assert "address-space limit (RLIMIT_AS" in r[1]["error"]
     assert int(r[0]["flows_finished"]) == 4 and int(r[2]["flows_finished"]) == 6
     assert not out.with_name("sweep.csv.partial.jsonl").exists()
 
@@ -61,7 +61,23 @@ def test_a_point_that_dies_is_recorded_and_the_others_run(scenario, tmp_path):
 def test_the_api_runs_points_in_processes_too(scenario):
     df = dcsim.sweep(scenario, {"topology.hosts": [4, 1000000]}, point_memory=200 << 20, jobs=2)
     assert list(df["error"] == "") == [True, False]
-    assert "killed by SIG" in df["error"][1]
+    assert "address-space limit" in df["error"][1]
+
+
+def test_a_point_whose_allocation_fails_records_a_resource_error(tmp_path):
+    # A memory limit set above what the point may take: the flows cannot be allocated,
+    # an error naming them (ResourceError), and the other points run.
+    out = tmp_path / "sweep.csv"
+    incast = tmp_path / "incast.toml"
+    incast.write_text(
+        STAR.replace('type = "permutation"\nsize = "20KB"', 'type = "incast"\nreceiver = "h0"\nsender_count = 3\nsize = "20KB"')
+    )
+    grid = ["--grid", "traffic[0].flows_per_sender=1,3000000"]
+    p = run_cli("sweep", incast, *grid, "--set", "simulation.memory_limit=64GiB", "--point-memory", "200MiB", "--out", out, timeout=600)
+    assert p.returncode == 1, p.stderr
+    r = rows(out)
+    assert r[0]["error"] == "", r[0]["error"]
+    assert ": out of memory: could not allocate" in r[1]["error"], r[1]["error"]
 
 
 def test_a_rerun_reuses_the_points_already_computed(scenario, tmp_path):
@@ -193,6 +209,8 @@ def test_a_point_over_its_timeout_is_stopped_and_recorded(scenario, tmp_path):
         "traffic[0].size=20KB,100GB",
         "--set",
         "simulation.duration=100s",
+        "--max-events",
+        "1e15",
         "--point-timeout",
         "2",
         "--jobs",

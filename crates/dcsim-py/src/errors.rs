@@ -26,6 +26,14 @@ create_exception!(
     DcsimError,
     "A failure while building or running a simulation (including internal errors)."
 );
+create_exception!(
+    dcsim._native,
+    ResourceError,
+    SimulationError,
+    "The process could not get the memory a scenario needs (an address-space or cgroup \
+     limit below `simulation.memory_limit`). The message is `what: reason`; the attribute \
+     `what` names what was being built."
+);
 
 thread_local! {
     /// Depth of guarded calls on this thread; the panic hook is silent while > 0.
@@ -111,6 +119,11 @@ pub fn to_pyerr(py: Python<'_>, err: dcsim::Error, stage: Stage) -> PyErr {
             Stage::Load => scenario_error(py, &path, &msg),
             Stage::Run => SimulationError::new_err(format!("{path}: {msg}")),
         },
+        Error::Resource { what, msg } => {
+            let err = ResourceError::new_err(format!("{what}: {msg}"));
+            let _ = err.value(py).setattr("what", what);
+            err
+        }
     }
 }
 

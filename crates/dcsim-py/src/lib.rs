@@ -5,7 +5,7 @@
 //! * `run(plan, progress=False, chunk_ps=None)` -> `{"tables": ..., "summary": json}`
 //! * `apply_overrides(text, overrides)` -> the TOML text with the overrides merged in;
 //!   `check_override(spec)` checks the syntax of one `path=value` override
-//! * exceptions `DcsimError` > `ScenarioError`, `SimulationError`
+//! * exceptions `DcsimError` > `ScenarioError`, `SimulationError` > `ResourceError`
 //!
 //! Engine calls run with the GIL released and behind a panic barrier (`errors::guard`).
 
@@ -91,6 +91,23 @@ impl PlanHandle {
     #[getter]
     fn memory_counts(&self) -> String {
         dcsim::scenario::limits::plan_footprint(&self.plan).describe()
+    }
+
+    /// Estimated events of the run (`scenario::work`).
+    #[getter]
+    fn events_estimate(&self) -> u64 {
+        dcsim::scenario::work::plan_work(&self.plan).events()
+    }
+    /// The event limit the estimate was checked against.
+    #[getter]
+    fn max_events(&self) -> u64 {
+        self.plan.max_events
+    }
+    /// What the event estimate counts, largest first, e.g. "1.2e9 for frames of
+    /// traffic[0] (traffic[0]), ...".
+    #[getter]
+    fn events_counts(&self) -> String {
+        dcsim::scenario::work::plan_work(&self.plan).describe()
     }
 
     /// Per flow, the port ids (as in the `ports` table) its data frames leave by, from
@@ -287,6 +304,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DcsimError", py.get_type::<DcsimError>())?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;
+    m.add("ResourceError", py.get_type::<errors::ResourceError>())?;
     m.add_class::<PlanHandle>()?;
     m.add_class::<stepper::Stepper>()?;
     m.add_class::<python_cc::PyCtx>()?;

@@ -29,6 +29,9 @@ pub struct Plan {
     /// Bytes of memory the run may need at most (`scenario::limits`): a plan whose
     /// estimate is larger fails validation before anything of its size is allocated.
     pub memory_limit: u64,
+    /// Events the run may take at most, estimated (`scenario::work`): a plan whose
+    /// estimate is larger fails validation.
+    pub max_events: u64,
     /// Storage I/O workloads (`[[traffic]] type = "storage"`), each over its own flows.
     pub storage: Vec<StoragePlan>,
     /// Threads of the run (`simulation.threads`): above 1, the fabric is partitioned and
@@ -62,6 +65,11 @@ pub struct StoragePlan {
 
 /// The memory limit of a plan when nothing else sets it: 16 GiB.
 pub const DEFAULT_MEMORY_LIMIT: u64 = 16 << 30;
+
+/// The event limit of a plan when nothing else sets it (`scenario::work`): above every
+/// shipped scenario's estimate (7.2e8 at most), below the runaway settings (a 1 ps sample or
+/// timer on 300 us).
+pub const DEFAULT_MAX_EVENTS: u64 = 2_000_000_000;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -481,6 +489,7 @@ impl Plan {
             stats: StatsPlan::default(),
             ccs: vec![CcPlan::None(())],
             memory_limit: DEFAULT_MEMORY_LIMIT,
+            max_events: DEFAULT_MAX_EVENTS,
             storage: Vec::new(),
             threads: 1,
         }

@@ -1,9 +1,12 @@
 //! Property-based robustness test: scenarios mutated from the shipped ones (keys
-//! deleted, types swapped, extreme numbers, odd units and unicode, huge counts) go
-//! through scenario loading and, when they load, a short run. Every case must end in
-//! `Ok` or in a one-line error naming a field (`path: reason`): never a panic, never a
-//! hang (each run is capped in simulated time and in events, and its clock must
-//! advance), never an abort (a memory limit of 256 MiB applies).
+//! deleted, types swapped, extreme numbers, odd units and unicode, huge counts, and
+//! extreme valid values: 1 ps intervals, huge fabrics and flow counts, tiny buffers)
+//! go through scenario loading and, when they load, a short run. Every case must end
+//! in `Ok` or in a one-line error naming a field (`path: reason`): never a panic, never
+//! a hang (each run is capped in simulated time and in events, its clock must advance,
+//! and a case may take at most `CASE_SECONDS` of wall time), never an abort (a memory
+//! limit of 256 MiB applies), and never a run past its work estimate (more events than
+//! `scenario::work` allows for, by its stated factor).
 //!
 //! The default suite runs a bounded number of cases (a few seconds). A longer run:
 //!
@@ -11,9 +14,10 @@
 //! DCSIM_FUZZ_CASES=10000 cargo test --release -p dcsim --test fuzz_scenarios -- --nocapture
 //! ```
 //!
-//! `DCSIM_FUZZ_SEED` picks another sequence of cases. A failing case prints its seed,
+//! `DCSIM_FUZZ_SEED` picks another sequence of cases, `DCSIM_FUZZ_FIRST` the first
+//! case number (to split a long run among processes). A failing case prints its seed,
 //! case number and the mutated scenario text, which reproduces it with `dcsim validate`
-//! or `dcsim run`.
+//! or `dcsim run`. `DCSIM_FUZZ_VERBOSE` prints every error (`FIELD-ERROR path: reason`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -25,6 +29,60 @@ use toml::Value;
 /// Simulated time and events each run that loads may use.
 const RUN_TIME: SimTime = SimTime::us(20);
 const RUN_EVENTS: u64 = 200_000;
+/// Wall time a case may take (loading and its short run).
+const CASE_SECONDS: f64 = 20.0;
+/// A run may take at most this many times its estimated events (`scenario::work`: the
+/// estimate is at least half the events, docs/scenarios.md), plus a few for start-up.
+const PAST_ESTIMATE: u64 = 2;
+const ESTIMATE_SLACK: u64 = 1000;
+
+/// Valid but extreme settings: (dotted path, values). Applied where the scenario has
+/// the table (or adds the key to it).
+const EXTREME_VALID: &[(&str, &[&str])] = &[
+    ("stats.sample_interval", &["\"1ps\"", "\"1ns\""]),
+    ("stats.goodput_interval", &["\"1ps\""]),
+    ("stats.max_rows", &["1", "100000000000"]),
+    ("switch.l2cm.interval", &["\"1ps\""]),
+    ("switch.pfc.deadlock_check", &["\"1ps\""]),
+    ("switch.pfc.pause_time", &["\"1ps\""]),
+    ("host.cc.probe_interval", &["\"1ps\""]),
+    ("host.cc.alpha_period", &["\"1ps\""]),
+    ("host.cc.timer_period", &["\"1ps\""]),
+    ("host.mtu", &["\"1B\"", "\"9000B\"", "\"65000B\""]),
+    ("simulation.duration", &["\"1ps\"", "\"1000s\"", "\"50d\""]),
+    ("simulation.threads", &["2", "16"]),
+    ("topology.k", &["2", "64", "1000"]),
+    ("topology.hosts", &["1", "2", "100000", "10000000"]),
+    ("topology.rate", &["\"8Tbps\"", "\"1bps\""]),
+    ("topology.delay", &["\"0ps\"", "\"1s\""]),
+    ("topology.leaves", &["100000"]),
+    ("switch.buffer.size", &["\"1B\"", "\"1TiB\""]),
+    ("traffic.0.flows_per_sender", &["1000000", "10000000"]),
+    ("traffic.0.size", &["\"1B\"", "\"1PB\""]),
+    ("traffic.0.rate", &["\"8Tbps\""]),
+    ("traffic.0.load", &["0.000001", "1.0"]),
+];
+
+/// Sets `path` (dotted; a number indexes an array) to the TOML value `v`, where the
+/// tables on the way exist.
+fn set_path(root: &mut Value, path: &str, v: &str) {
+    let value: Value = match format!("x = {v}").parse::<toml::Table>() {
+        Ok(mut t) => t.remove("x").unwrap(),
+        Err(_) => return,
+    };
+    let parts: Vec<&str> = path.split('.').collect();
+    let mut cur = root;
+    for p in &parts[..parts.len() - 1] {
+        cur = match (cur, p.parse::<usize>()) {
+            (Value::Array(a), Ok(i)) if i < a.len() => &mut a[i],
+            (Value::Table(t), _) if t.contains_key(*p) => t.get_mut(*p).unwrap(),
+            _ => return,
+        };
+    }
+    if let Value::Table(t) = cur {
+        t.insert(parts[parts.len() - 1].to_string(), value);
+    }
+}
 
 fn shipped() -> Vec<(PathBuf, Value)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -258,6 +316,12 @@ fn check_case(text: &str, base: &Path) -> Result<bool, String> {
         .map_err(|p| format!("panic while loading: {}", panic_text(&p)))?;
     let mut plan = match loaded {
         Ok(p) => p,
+        Err(e @ dcsim::Error::Resource { .. }) => {
+            // Allocation failure as an error (the memory estimate is below the real need):
+            // clean, but counted apart.
+            eprintln!("RESOURCE-ERROR {e}");
+            return Ok(false);
+        }
         Err(e) => {
             let e = e.to_string();
             let (path, reason) = e.split_once(": ").ok_or_else(|| format!("error without a field: {e:?}"))?;
@@ -268,15 +332,24 @@ fn check_case(text: &str, base: &Path) -> Result<bool, String> {
                 return Err(format!("error on more than one line: {e:?}"));
             }
             if std::env::var_os("DCSIM_FUZZ_VERBOSE").is_some() {
-                eprintln!("{e}");
+                eprintln!("FIELD-ERROR {e}");
             }
             return Ok(false);
         }
     };
     plan.duration = plan.duration.min(RUN_TIME);
     plan.stats.steady_start = SimTime::ZERO;
-    let run = catch_unwind(AssertUnwindSafe(|| {
-        let mut sim = dcsim::Simulation::new(&plan).expect("a validated plan builds");
+    // The bound of the short run: what the estimate allows for it, by its stated factor.
+    let bound = dcsim::scenario::work::plan_work(&plan).events().saturating_mul(PAST_ESTIMATE).saturating_add(ESTIMATE_SLACK);
+    let run = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
+        let mut sim = match dcsim::Simulation::new(&plan) {
+            Ok(s) => s,
+            Err(e @ dcsim::Error::Resource { .. }) => {
+                eprintln!("RESOURCE-ERROR {e}");
+                return Ok(());
+            }
+            Err(e) => panic!("a validated plan builds: {e}"),
+        };
         let mut t = SimTime::ZERO;
         // Small steps so that the event cap is checked often; the clock must advance.
         while sim.events() < RUN_EVENTS {
@@ -286,13 +359,17 @@ fn check_case(text: &str, base: &Path) -> Result<bool, String> {
             }
         }
         assert_eq!(sim.stalled(), None, "the clock stopped advancing");
+        if sim.events() > bound {
+            return Err(format!("ran past its work estimate: {} events by {}, at most {bound} allowed", sim.events(), sim.now()));
+        }
         let capped = sim.events() >= RUN_EVENTS;
         let res = sim.finish();
         if !capped {
             assert!(res.checks_passed(), "run checks failed: {:?}", res.failed_checks());
         }
+        Ok(())
     }));
-    run.map_err(|p| format!("panic while running: {}", panic_text(&p)))?;
+    run.map_err(|p| format!("panic while running: {}", panic_text(&p)))??;
     Ok(true)
 }
 
@@ -304,21 +381,27 @@ fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
 fn mutated_shipped_scenarios_load_or_fail_cleanly() {
     let cases: u64 = std::env::var("DCSIM_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
     let seed: u64 = std::env::var("DCSIM_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let first: u64 = std::env::var("DCSIM_FUZZ_FIRST").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let max_failures: usize = std::env::var("DCSIM_FUZZ_MAX_FAILURES").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
     let base = shipped();
     // Quiet panic messages of the cases (they are reported below).
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let mut failures = Vec::new();
     let (mut loaded, mut rejected) = (0u64, 0u64);
-    for case in 0..cases {
+    for case in first..first + cases {
         let mut rng = Rng::for_component(seed, "fuzz", case);
         let (file, orig) = pick(&mut rng, &base);
         let mut v = orig.clone();
         for _ in 0..rng.below(2) + 1 {
-            if rng.below(2) == 0 {
-                scale(&mut rng, &mut v, 0);
-            } else {
-                mutate(&mut rng, &mut v, 0);
+            match rng.below(3) {
+                0 => scale(&mut rng, &mut v, 0),
+                1 => mutate(&mut rng, &mut v, 0),
+                _ => {
+                    let (path, values) = *pick(&mut rng, EXTREME_VALID);
+                    let value: &str = pick::<&str>(&mut rng, values);
+                    set_path(&mut v, path, value);
+                }
             }
         }
         let text = match toml::to_string(&v) {
@@ -326,12 +409,24 @@ fn mutated_shipped_scenarios_load_or_fail_cleanly() {
             Err(_) => continue, // not representable as TOML (e.g. a table after a value)
         };
         let dir = file.parent().unwrap();
-        match check_case(&text, dir) {
+        let t0 = std::time::Instant::now();
+        let outcome = check_case(&text, dir);
+        let secs = t0.elapsed().as_secs_f64();
+        if std::env::var_os("DCSIM_FUZZ_VERBOSE").is_some() {
+            eprintln!("CASE {case} {secs:.3} s");
+            if secs > 1.0 {
+                eprintln!("SLOW CASE {case} (from {}):\n{text}", file.display());
+            }
+        }
+        match outcome {
+            Err(why) => failures.push(format!("seed {seed} case {case} (from {}): {why}\n{text}", file.display())),
+            Ok(_) if secs > CASE_SECONDS => {
+                failures.push(format!("seed {seed} case {case} (from {}): took {secs:.1} s\n{text}", file.display()))
+            }
             Ok(true) => loaded += 1,
             Ok(false) => rejected += 1,
-            Err(why) => failures.push(format!("seed {seed} case {case} (from {}): {why}\n{text}", file.display())),
         }
-        if failures.len() >= 5 {
+        if failures.len() >= max_failures {
             break;
         }
     }

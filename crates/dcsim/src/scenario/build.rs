@@ -50,6 +50,11 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
         Some(v) => v.bytes("simulation.memory_limit")?,
         None => limits::default_limit()?,
     };
+    plan.max_events = match s.simulation.max_events {
+        Some(0) => return Err(Error::scenario("simulation.max_events", "must be > 0")),
+        Some(n) => n,
+        None => crate::scenario::work::default_limit()?,
+    };
     // Before the topology is built: its size from its parameters.
     if let Some((hosts, switches, links)) = limits::topology_counts(&s.topology) {
         let switch_ports = links.saturating_mul(2).saturating_sub(hosts);
@@ -834,10 +839,13 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
     let mut storage = Vec::new();
     let base = limits::plan_footprint(plan);
     // Before a generator makes `more` flows: the plan with them against the limit.
-    let room = |have: usize, more: u64, path: &str| -> Result<()> {
-        let flows = (have as u64).saturating_add(more);
-        let (_, goodput_rows) = limits::output_rows(plan, 0, flows);
-        limits::Footprint { flows, goodput_rows, ..base }.check(plan.memory_limit, path)
+    // Then room for them (`reserve`, the expected count) is taken, and a failure is an
+    // error naming the entry, not an abort.
+    let room = |flows: &mut Vec<FlowPlan>, more: u64, reserve: u64, path: &str| -> Result<()> {
+        let n = (flows.len() as u64).saturating_add(more);
+        let (_, goodput_rows) = limits::output_rows(plan, 0, n);
+        limits::Footprint { flows: n, goodput_rows, ..base }.check(plan.memory_limit, path)?;
+        crate::error::try_reserve(flows, reserve.min(usize::MAX as u64) as usize, path)
     };
     for (gi, e) in entries.iter().enumerate() {
         let g = gi as u32;
@@ -898,7 +906,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 let per = s.flows_per_sender.unwrap_or(1);
                 count(per, &format!("{p}.flows_per_sender"), 1)?;
                 let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
-                room(flows.len(), senders.len() as u64 * per as u64, &format!("{p}.flows_per_sender"))?;
+                room(&mut flows, senders.len() as u64 * per as u64, senders.len() as u64 * per as u64, &format!("{p}.flows_per_sender"))?;
                 flows.extend(traffic::incast(&senders, recv, per, &t));
             }
             TrafficSpec::IbWriteLat(s) => {
@@ -942,7 +950,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 let per_client =
                     s.concurrency.or(s.profile.as_deref().and_then(super::storage::profile).map(|pr| pr.concurrency)).unwrap_or(1);
                 let clients = s.clients.as_ref().map_or(s.client_count.unwrap_or(0) as u64, |c| c.len() as u64);
-                room(flows.len(), 2 * clients * per_client as u64, &format!("{p}.concurrency"))?;
+                room(&mut flows, 2 * clients * per_client as u64, 2 * clients * per_client as u64, &format!("{p}.concurrency"))?;
                 storage.push(super::storage::build(s, plan, &idx, &p, g, prio, &mut flows)?);
             }
             TrafficSpec::Permutation(s) => {
@@ -963,14 +971,15 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 }
                 let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
                 let n = hosts.len() as u64;
-                room(flows.len(), n * (n - 1), &format!("{p}.hosts"))?;
+                room(&mut flows, n * (n - 1), n * (n - 1), &format!("{p}.hosts"))?;
                 flows.extend(traffic::all_to_all(&hosts, &t));
             }
             TrafficSpec::Csv(s) => {
                 let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
                 let origin = format!("{p}.file");
                 let (path, text) = files.read(&s.file, &origin)?;
-                room(flows.len(), text.lines().count() as u64, &origin)?;
+                let lines = text.lines().count() as u64;
+                room(&mut flows, lines, lines, &origin)?;
                 flows.extend(traffic::parse_csv(&text, &idx, prio, g, &origin).map_err(|e| in_file(e, &path))?);
             }
             TrafficSpec::Cdf(s) => {
@@ -1027,7 +1036,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 let mean_bits = cdf.mean(reading).max(1.0) * 8.0;
                 let secs = (stop.0 - start.0) as f64 * 1e-12;
                 let expected: f64 = with_rate.iter().map(|(_, r)| s.load * r.0 as f64 * secs / mean_bits).sum();
-                room(flows.len(), (2.0 * expected + 16.0).min(u64::MAX as f64) as u64, &format!("{p}.load"))?;
+                room(&mut flows, (2.0 * expected + 16.0).min(u64::MAX as f64) as u64, expected as u64, &format!("{p}.load"))?;
                 let mut rng = Rng::stream(plan.seed, &p);
                 flows.extend(traffic::cdf_poisson(&with_rate, &cdf, reading, s.load, start, stop, prio, g, &mut rng));
             }

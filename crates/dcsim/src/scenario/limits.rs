@@ -9,7 +9,11 @@
 //! `stats.max_rows` rows each). It is an estimate ("about"), within a small factor.
 //!
 //! The limit is `simulation.memory_limit` (a size, e.g. `"64GiB"`), else the environment
-//! variable `DCSIM_MEMORY_LIMIT`, else `DEFAULT_MEMORY_LIMIT` (16 GiB).
+//! variable `DCSIM_MEMORY_LIMIT`, else `DEFAULT_MEMORY_LIMIT` (16 GiB) or, when lower,
+//! the memory the process may still take (`process_room`: its address-space limit,
+//! `RLIMIT_AS`, less what it has mapped; its cgroup's `memory.max` less its usage), so
+//! that a container or `ulimit -v` makes a scenario too large for it an error naming
+//! the counts instead of an allocation failure.
 //!
 //! Checked three times, each before the allocation it guards: the topology's counts
 //! from its parameters (before the topology is built), the flows of each `[[traffic]]`
@@ -40,12 +44,78 @@ pub const PFC_EVENT_ROW_BYTES: u64 = 48;
 pub const LOG_ROW_BYTES: u64 = 160;
 
 /// The limit that applies when the scenario does not set one: `DCSIM_MEMORY_LIMIT` if
-/// set (a size such as "64GiB"), else 16 GiB.
+/// set (a size such as "64GiB"), else 16 GiB or the process's room if lower.
 pub fn default_limit() -> Result<u64> {
     match std::env::var(MEMORY_LIMIT_ENV) {
         Ok(v) => parse_bytes(&v).map_err(|e| Error::scenario(MEMORY_LIMIT_ENV, format!("{} (environment variable)", e.0))),
-        Err(_) => Ok(DEFAULT_MEMORY_LIMIT),
+        Err(_) => Ok(match process_room() {
+            Some((room, what)) if room < DEFAULT_MEMORY_LIMIT => {
+                *FROM_PROCESS.lock().unwrap_or_else(|e| e.into_inner()) = Some((room, what));
+                room
+            }
+            _ => DEFAULT_MEMORY_LIMIT,
+        }),
     }
+}
+
+/// The last default limit taken from the process's room, and what set it (for the
+/// message: raising the setting would not give the process more memory).
+static FROM_PROCESS: std::sync::Mutex<Option<(u64, &'static str)>> = std::sync::Mutex::new(None);
+
+/// What set `limit`, when it is the process's room (an address-space or cgroup limit).
+pub fn from_process(limit: u64) -> Option<&'static str> {
+    FROM_PROCESS.lock().unwrap_or_else(|e| e.into_inner()).filter(|&(room, _)| room == limit).map(|(_, what)| what)
+}
+
+/// The memory the process may still take, and what limits it: the address-space limit
+/// (`RLIMIT_AS`) less the address space it has mapped, or the cgroup's limit
+/// (`memory.max`, v2; `memory.limit_in_bytes`, v1) less its usage, whichever is lower;
+/// `None` without either limit.
+pub fn process_room() -> Option<(u64, &'static str)> {
+    let mut best: Option<(u64, &'static str)> = None;
+    let mut take = |room: u64, what: &'static str| {
+        if best.is_none_or(|(b, _)| room < b) {
+            best = Some((room, what));
+        }
+    };
+    if let Some(limit) = rlimit_as() {
+        take(limit.saturating_sub(mapped_bytes()), "the process's address-space limit (RLIMIT_AS, ulimit -v)");
+    }
+    let read = |p: &str| std::fs::read_to_string(p).ok().and_then(|s| s.trim().parse::<u64>().ok());
+    let cgroups = [
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current", "the cgroup's memory.max"),
+        (
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+            "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+            "the cgroup's memory.limit_in_bytes",
+        ),
+    ];
+    for (max, cur, what) in cgroups {
+        // "max" (v2) does not parse; v1 writes "no limit" as a page-rounded 2^63.
+        if let Some(limit) = read(max).filter(|&l| l < 1 << 62) {
+            take(limit.saturating_sub(read(cur).unwrap_or(0)), what);
+        }
+    }
+    best
+}
+
+#[cfg(unix)]
+#[allow(clippy::unnecessary_cast)] // rlim_t is not u64 on every unix
+fn rlimit_as() -> Option<u64> {
+    let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct it is given.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0;
+    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur as u64)
+}
+#[cfg(not(unix))]
+fn rlimit_as() -> Option<u64> {
+    None
+}
+
+/// The process's mapped address space (`/proc/self/statm`, first field, in pages).
+fn mapped_bytes() -> u64 {
+    let pages = std::fs::read_to_string("/proc/self/statm").ok().and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok());
+    pages.unwrap_or(0).saturating_mul(4096)
 }
 
 /// What a scenario is made of, as far as memory goes. Counts saturate, never wrap.
@@ -102,6 +172,19 @@ impl Footprint {
     pub fn check(&self, limit: u64, path: &str) -> Result<()> {
         let need = self.bytes();
         if need > limit {
+            // The limit came from the environment: say so (raising the setting would
+            // not give the process more memory).
+            if let Some(what) = from_process(limit) {
+                return Err(Error::scenario(
+                    path,
+                    format!(
+                        "this scenario needs about {} for {}; the process may take {} more ({what})",
+                        gib(need),
+                        self.describe(),
+                        gib(limit)
+                    ),
+                ));
+            }
             return Err(Error::scenario(
                 path,
                 format!(

@@ -20,6 +20,7 @@ pub mod storage;
 pub mod topology;
 pub mod traffic;
 pub mod validate;
+pub mod work;
 
 #[cfg(test)]
 mod tests;

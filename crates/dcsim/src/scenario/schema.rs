@@ -51,6 +51,9 @@ pub struct SimulationSpec {
     /// Largest memory the run may need (a size, default 16 GiB or `DCSIM_MEMORY_LIMIT`);
     /// a scenario estimated to need more is refused before it is built.
     pub memory_limit: Option<SizeStr>,
+    /// Most events the run may take, estimated (default 2e9 or `DCSIM_MAX_EVENTS`); a
+    /// scenario estimated to take more is refused (`scenario::work`).
+    pub max_events: Option<u64>,
     /// Threads that run the scenario (default 1). Above 1 the fabric is partitioned and
     /// run in parallel, with results identical to one thread's.
     pub threads: Option<u32>,

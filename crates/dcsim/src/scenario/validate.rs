@@ -32,7 +32,8 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_pause_storms(plan)?;
     validate_pcap(plan)?;
     validate_threads(plan)?;
-    crate::models::rx_buffer::keys::check(plan)
+    crate::models::rx_buffer::keys::check(plan)?;
+    crate::scenario::work::plan_work(plan).check(plan.max_events)
 }
 
 /// Most threads a run may use.
@@ -106,8 +107,13 @@ pub fn validate_memory(p: &Plan) -> Result<()> {
     without_flows.check(p.memory_limit, "topology")?;
     f.check(p.memory_limit, "traffic")?;
     // The logs whose length the run decides (PFC events, rate changes, congestion
-    // intervals) are capped by the stats settings: the caps themselves must fit.
-    use crate::scenario::limits::{gib, LOG_ROW_BYTES, PFC_EVENT_ROW_BYTES};
+    // intervals) are capped by the stats settings: the caps themselves must fit a
+    // limit the user set (not the room an address-space or cgroup limit leaves, which
+    // the default caps, worst cases a run rarely reaches, would exceed in a small one).
+    use crate::scenario::limits::{from_process, gib, LOG_ROW_BYTES, PFC_EVENT_ROW_BYTES};
+    if from_process(p.memory_limit).is_some() {
+        return Ok(());
+    }
     for (path, rows, bytes) in
         [("stats.max_pfc_events", p.stats.max_pfc_events, PFC_EVENT_ROW_BYTES), ("stats.max_rows", p.stats.max_rows, LOG_ROW_BYTES)]
     {

@@ -2,6 +2,7 @@
 //! settings (headroom, XOFF/XON, alpha), queue pairs and the first events.
 
 use super::{Fabric, FlowHeader, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation, Tx};
+use crate::error::try_vec;
 use crate::error::Result;
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PortId};
@@ -102,7 +103,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             n_sw += 1;
         }
     }
-    let mut port_buf = Vec::with_capacity(n_ports);
+    let mut port_buf = try_vec(n_ports, "ports")?;
     for p in &ports {
         if is_host[p.node.idx()] {
             port_buf.push(None);
@@ -149,9 +150,11 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
 
     // Flows.
     let n_flows = plan.flows.len();
-    let (mut flows, mut senders) = (Vec::with_capacity(n_flows), Vec::with_capacity(n_flows));
-    let (mut receivers, mut flow_stats) = (Vec::with_capacity(n_flows), Vec::with_capacity(n_flows));
-    let mut ccs = Vec::with_capacity(n_flows);
+    // Fallible: a scenario of many flows in a process with less memory than its limit
+    // allows fails here with an error naming what was built, not an abort.
+    let (mut flows, mut senders) = (try_vec(n_flows, "flows")?, try_vec(n_flows, "flows")?);
+    let (mut receivers, mut flow_stats) = (try_vec(n_flows, "flows")?, try_vec(n_flows, "flows")?);
+    let mut ccs = try_vec(n_flows, "flows")?;
     let (mut tcp_tx, mut tcp_rx) = (Vec::new(), Vec::new());
     let mut sw = Vec::new();
     let mut used_prios = 0u8;
@@ -160,7 +163,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let mut q = EventQueue::new(plan.seed, horizon + horizon);
     // Each flow's path in the empty fabric: its ideal FCT, and its base RTT (the largest
     // is the fabric-wide T that HPCC and BDP windows are configured with).
-    let mut ideal = Vec::with_capacity(n_flows);
+    let mut ideal = try_vec(n_flows, "flows")?;
     let mut base_rtt = SimTime::ZERO;
     for (i, fp) in plan.flows.iter().enumerate() {
         let hops = path(&ports, &nodes, &routing, NodeId(fp.src), NodeId(fp.dst), i as u32)
