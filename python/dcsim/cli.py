@@ -354,6 +354,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # A TOML string: json's escaping of a path is valid TOML basic-string escaping.
         overrides.append(f"stats.pcap.file={json.dumps(str(Path(args.pcap).resolve()))}")
     sc = dcsim.load(args.scenario, overrides=overrides, data_roots=args.data_roots)
+    _print_warnings(sc.plan.warnings)
     out = args.out if args.out is not None else Path("out") / Path(args.scenario).stem
     # Before the run: the output directory is refused if it holds an earlier run (unless
     # --overwrite) and the staging directory beside it is created, so an unwritable
@@ -405,7 +406,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     print(f"ok: {plan.name} ({plan.num_nodes} nodes, {plan.num_links} links, {plan.num_flows} flows)")
     gib = 1 << 30
     print(f"memory: about {plan.memory_estimate / gib:.2f} GiB for {plan.memory_counts}; the limit is {plan.memory_limit / gib:.2f} GiB")
+    _print_warnings(plan.warnings)
     return EXIT_OK
+
+
+def _print_warnings(warnings: Sequence[str]) -> None:
+    """The scenario's warnings (valid, but maybe not meant: RoCE on a lossy priority), on stderr."""
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

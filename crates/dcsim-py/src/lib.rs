@@ -93,6 +93,13 @@ impl PlanHandle {
         dcsim::scenario::limits::plan_footprint(&self.plan).describe()
     }
 
+    /// What the scenario runs that it may not mean to (RoCE on a lossy priority), one
+    /// line each, `path: reason`; also the summary's `"warnings"`.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        dcsim::scenario::validate::warnings(&self.plan)
+    }
+
     /// Per flow, the port ids (as in the `ports` table) its data frames leave by, from
     /// its NIC to its destination, as routed at the start of the run.
     fn flow_paths(&self, py: Python<'_>) -> PyResult<Vec<Vec<u32>>> {
@@ -214,7 +221,7 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let handle = plan.get();
     let has_python = handle.plan.ccs.iter().any(|c| matches!(c, dcsim::models::CcPlan::External(_)));
-    let (results, stats) = match (has_python, cc) {
+    let (mut results, stats) = match (has_python, cc) {
         (true, Some(classes)) => {
             // A fresh copy per run: the error slot and the flow numbering are per run.
             let mut bound = handle.plan.clone();
@@ -224,6 +231,7 @@ fn run<'py>(
         }
         _ => runner::run_plan(py, &handle.plan, progress, chunk_ps)?,
     };
+    results.summary["warnings"] = serde_json::json!(dcsim::scenario::validate::warnings(&handle.plan));
     let out = export::results_to_py(py, results)?;
     out.set_item("events", stats.events)?;
     out.set_item("wall_s", stats.wall.as_secs_f64())?;

@@ -37,6 +37,12 @@ fn priority_mask(list: &[i64], path: &str) -> Result<u8> {
     Ok(m)
 }
 
+/// "priority 3" or "priorities 3, 4" of a priority mask.
+pub fn priority_list(mask: u8) -> String {
+    let l: Vec<String> = (0..8).filter(|q| mask & (1 << q) != 0).map(|q: u8| q.to_string()).collect();
+    format!("{} {}", if l.len() == 1 { "priority" } else { "priorities" }, l.join(", "))
+}
+
 /// Builds the plan. `default_name` is used when the file has no `name`.
 pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan> {
     let duration = s.simulation.duration.time("simulation.duration")?;
@@ -520,6 +526,17 @@ fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
     }
     if let Some(l) = &s.lossless {
         p.lossless = priority_mask(l, "switch.pfc.lossless")?;
+        // A lossless list that no pause protects: the run would drop on those
+        // priorities and say nothing (a fabric meant lossless, run lossy).
+        if p.mode == FlowControl::None && p.lossless != 0 {
+            return Err(Error::scenario(
+                "switch.pfc.lossless",
+                format!(
+                    "lists {} as lossless, but switch.pfc.mode = \"off\" pauses nothing (full buffers drop): set mode = \"pfc\", or remove lossless for a lossy fabric",
+                    priority_list(p.lossless)
+                ),
+            ));
+        }
     }
     if let Some(q) = s.xoff_quanta {
         if !(1..=65535).contains(&q) {

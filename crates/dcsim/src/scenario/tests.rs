@@ -961,3 +961,22 @@ fn var_window_of_dcqcn_and_timely() {
         expect(STAR8, &[&ty, "host.cc.window=\"bdp\"", "host.cc.var_window=\"rate\""], &["host.cc", "var_window"]);
     }
 }
+
+/// A fabric meant lossless but run without pauses is an error naming the list; RoCE on
+/// a lossy priority is valid but warned about, TCP and UDP there are not.
+#[test]
+fn lossless_contradictions_and_warnings() {
+    expect(BASE, &["switch.pfc.mode=\"off\""], &["switch.pfc.lossless:", "priority 3", "mode = \"off\" pauses nothing"]);
+    let off = load(BASE, &["switch.pfc.mode=\"off\"", "switch.pfc.lossless=[]"]).unwrap();
+    let w = validate::warnings(&off);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("traffic[0].priority: RoCE flows on priority 3, which is lossy (switch.pfc.mode = \"off\")"), "{w:?}");
+    // The lossless base: no warning. The same flows on priority 0 while 3 is protected: one.
+    assert!(validate::warnings(&load(BASE, &[]).unwrap()).is_empty());
+    let p0 = load(BASE, &["traffic[0].priority=0", "traffic[0].flows[0].priority=0"]).unwrap();
+    let w = validate::warnings(&p0);
+    assert_eq!(w, vec!["traffic[0].priority: RoCE flows on priority 0, which is lossy (switch.pfc.lossless protects priority 3 only): full buffers drop their frames and go-back-N resends them".to_string()]);
+    // UDP on a lossy priority is what it is made for.
+    let udp = load(BASE, &["traffic[0].priority=0", "traffic[0].flows[0].priority=0", "traffic[0].transport=\"udp\""]).unwrap();
+    assert!(validate::warnings(&udp).is_empty());
+}
