@@ -44,15 +44,18 @@ SIZE_BINS = 20
 BIN_PERCENTILES: Sequence[float] = (50, 99)
 
 
-def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS) -> Dict[str, Any]:
+def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups: Any = None) -> Dict[str, Any]:
     """The summary numbers of one run that a sweep reports (see ``dcsim.analysis``).
 
     Goodput is the aggregate delivered goodput (payload delivered / run time), never a
     sum of per-flow goodputs over their own lifetimes. Per-flow goodput aggregates
     (min, max, Jain's index) cover the long-lived flows only and are left out when there
-    are none; FCT and slowdown columns are per traffic group (suffix ``_g<i>``), and per
-    flow-size bin of the group (suffix ``_g<i>_b<j>``: ``res.fct_by_size(bins=size_bins)``,
-    its largest flow size, finished flows, slowdown p50 and p99)."""
+    are none; FCT and slowdown columns are per traffic group, named by the group's name
+    (suffix ``_<name>``: ``slowdown_p99_incast``; an entry without ``name`` is its type
+    and index, ``_cdf_0``), and per flow-size bin of the group (suffix
+    ``_<name>_b<j>``: ``res.fct_by_size(bins=size_bins)``, its largest flow size,
+    finished flows, slowdown p50 and p99). ``groups`` chooses and pools the groups as
+    ``analysis.fct_by_group`` does (``"all"``: one pool, suffix ``_all``)."""
     from . import analysis
 
     c = res.summary["counters"]
@@ -82,8 +85,8 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS) -> Dic
             "scenario_hash": res.summary.get("scenario_hash", ""),
         }
     )
-    for g in analysis.fct_by_group(res).itertuples(index=False):
-        k = f"_g{g.group}"
+    for g in analysis.fct_by_group(res, groups=groups).itertuples(index=False):
+        k = f"_{g.group_name}"
         row["flows" + k] = g.flows
         row["finished" + k] = g.finished
         row["fct_p50_ps" + k] = g.fct_p50_ps
@@ -93,8 +96,8 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS) -> Dic
         row["slowdown_p95" + k] = g.slowdown_p95
         row["slowdown_p99" + k] = g.slowdown_p99
     width = len(str(max(size_bins - 1, 0)))
-    for b in analysis.fct_by_size(res, bins=size_bins, percentiles=BIN_PERCENTILES).itertuples(index=False):
-        k = f"_g{b.group}_b{b.bin:0{width}d}"
+    for b in analysis.fct_by_size(res, bins=size_bins, percentiles=BIN_PERCENTILES, groups=groups).itertuples(index=False):
+        k = f"_{b.group_name}_b{b.bin:0{width}d}"
         row["size_hi" + k] = int(b.size_hi)
         row["finished" + k] = b.finished
         for p in BIN_PERCENTILES:

@@ -100,6 +100,12 @@ impl PlanHandle {
         dcsim::scenario::validate::warnings(&self.plan)
     }
 
+    /// The name of each `[[traffic]]` entry, by group index.
+    #[getter]
+    fn group_names(&self) -> Vec<String> {
+        self.plan.group_names.clone()
+    }
+
     /// Per flow, the port ids (as in the `ports` table) its data frames leave by, from
     /// its NIC to its destination, as routed at the start of the run.
     fn flow_paths(&self, py: Python<'_>) -> PyResult<Vec<Vec<u32>>> {
@@ -232,6 +238,7 @@ fn run<'py>(
         _ => runner::run_plan(py, &handle.plan, progress, chunk_ps)?,
     };
     results.summary["warnings"] = serde_json::json!(dcsim::scenario::validate::warnings(&handle.plan));
+    results.summary["group_names"] = serde_json::json!(handle.plan.group_names);
     let out = export::results_to_py(py, results)?;
     out.set_item("events", stats.events)?;
     out.set_item("wall_s", stats.wall.as_secs_f64())?;

@@ -34,6 +34,9 @@ pub struct Plan {
     /// Threads of the run (`simulation.threads`): above 1, the fabric is partitioned and
     /// run by the parallel engine, with the same results.
     pub threads: u32,
+    /// The name of each `[[traffic]]` entry (`FlowPlan::group` indexes it): its `name`,
+    /// or its type and index. Not used by the run; results carry it (`group_name`).
+    pub group_names: Vec<String>,
 }
 
 /// A closed-loop storage workload (seed 004's scenes): every client keeps `concurrency`
@@ -483,6 +486,7 @@ impl Plan {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             storage: Vec::new(),
             threads: 1,
+            group_names: Vec::new(),
         }
     }
 }

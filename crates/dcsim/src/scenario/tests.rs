@@ -145,7 +145,17 @@ delay = "1us"
 
 #[test]
 fn overrides_apply_before_deserialization() {
-    let p = load(BASE, &["switch.pfc.mode=off", "simulation.seed=7", "topology.rate=\"100Gbps\"", "traffic[0].flows[1].size=2KB"]).unwrap();
+    let p = load(
+        BASE,
+        &[
+            "switch.pfc.mode=off",
+            "switch.pfc.lossless=[]",
+            "simulation.seed=7",
+            "topology.rate=\"100Gbps\"",
+            "traffic[0].flows[1].size=2KB",
+        ],
+    )
+    .unwrap();
     assert_eq!(p.switch.pfc.mode, FlowControl::None);
     assert_eq!(p.seed, 7);
     assert_eq!(p.links[0].rate, Rate::gbps(100));
@@ -845,7 +855,7 @@ fn bad_static_buffer_below_headroom() {
     assert!(load(&stat("19210B"), &["switch.pfc.lossless=[3, 4]"]).is_ok());
     // An explicit xoff, or no flow control, needs no headroom below the share.
     assert!(load(&stat("8000B"), &["switch.pfc.xoff=\"5000B\""]).is_ok());
-    load(&stat("8000B"), &["switch.pfc.mode=off"]).unwrap();
+    load(&stat("8000B"), &["switch.pfc.mode=off", "switch.pfc.lossless=[]"]).unwrap();
 }
 
 /// Switch S1 of BASE has four ports: 4 x (4096 B reserve + 7474 B headroom) = 46280 B.
@@ -979,4 +989,40 @@ fn lossless_contradictions_and_warnings() {
     // UDP on a lossy priority is what it is made for.
     let udp = load(BASE, &["traffic[0].priority=0", "traffic[0].flows[0].priority=0", "traffic[0].transport=\"udp\""]).unwrap();
     assert!(validate::warnings(&udp).is_empty());
+}
+
+const STAR: &str = "[simulation]\nduration = \"5ms\"\n[topology]\ntype = \"star\"\nhosts = 4\nrate = \"40Gbps\"\ndelay = \"1us\"\n";
+
+/// Names default to type and index; `period` repeats an entry's flows as one group.
+#[test]
+fn traffic_names_and_repeats() {
+    let text = format!(
+        "{STAR}[[traffic]]\ntype = \"permutation\"\nsize = \"10KB\"\n\
+         [[traffic]]\ntype = \"incast\"\nname = \"burst\"\nreceiver = \"h0\"\nsenders = [\"h1\", \"h2\"]\nsize = \"20KB\"\nstart = \"100us\"\nperiod = \"1ms\"\ncount = 3\n"
+    );
+    let p = load(&text, &[]).unwrap();
+    assert_eq!(p.group_names, vec!["permutation_0".to_string(), "burst".to_string()]);
+    let burst: Vec<_> = p.flows.iter().filter(|f| f.group == 1).collect();
+    assert_eq!(burst.len(), 6);
+    let starts: Vec<u64> = burst.iter().map(|f| f.start.0 / 1_000_000).collect();
+    assert_eq!(starts, vec![100, 100, 1100, 1100, 2100, 2100]);
+    // `until`: copies that start before it (2.5 ms: at 0.1, 1.1, 2.1 ms).
+    let until = load(&text, &["traffic[1].count=0"]);
+    assert!(until.is_err());
+    let mut t = text.replace("count = 3", "until = \"2.5ms\"");
+    assert_eq!(load(&t, &[]).unwrap().flows.iter().filter(|f| f.group == 1).count(), 6);
+    // Without count or until: to the end of the run (5 ms: five bursts).
+    t = text.replace("count = 3\n", "");
+    assert_eq!(load(&t, &[]).unwrap().flows.iter().filter(|f| f.group == 1).count(), 10);
+    expect(&text, &["traffic[1].until=\"2ms\""], &["traffic[1].until:", "count or until, not both"]);
+    expect(&text, &["traffic[1].period=\"0us\""], &["traffic[1].period:", "must be > 0"]);
+    expect(&text, &["traffic[0].count=2"], &["traffic[0].count:", "give period too"]);
+    expect(&text, &["traffic[0].name=\"burst\""], &["traffic[1].name:", "'burst' is already the name of traffic[0]"]);
+    expect(&text, &["traffic[1].name=\"7\""], &["traffic[1].name:", "not a number"]);
+    // A common key of another type: which types take it.
+    let cdf = format!("{STAR}[[traffic]]\ntype = \"cdf\"\nfile = \"x.txt\"\nload = 0.5\nperiod = \"1ms\"\n");
+    expect(&cdf, &[], &["traffic[0].period:", "only for type = \"flows\""]);
+    // The shared keys still reach the flows: priority, transport, messages.
+    let p = load(&text, &["traffic[1].priority=5", "traffic[1].messages=2"]).unwrap();
+    assert!(p.flows.iter().filter(|f| f.group == 1).all(|f| f.priority == 5 && f.messages == 2));
 }
