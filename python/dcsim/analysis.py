@@ -173,17 +173,19 @@ def pause_intervals(res: Any) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols).sort_values(["node", "peer", "priority", "start_ps"], kind="stable").reset_index(drop=True)
 
 
-def pause_by_switch(res: Any) -> pd.DataFrame:
-    """One row per node whose ports were paused (switches and hosts): ``paused_ps``
+def pause_by_switch(res: Any, hosts: bool = False) -> pd.DataFrame:
+    """One row per switch, every switch (zero when it was never paused): ``paused_ps``
     summed over its (port, priority) rows, ``pause_fraction`` = that sum over
     (rows x duration), the largest ``paused_fraction`` of one of its rows, and the XOFF
-    frames its ports received. Nodes never paused are left out."""
+    frames its ports received; most paused first. Hosts (NICs paused by their switch)
+    are kept apart: ``hosts=True`` adds their rows after every switch row, each host
+    that was paused."""
     p = res.ports
     cols = ["node", "kind", "paused_ps", "pause_fraction", "max_port_pause_fraction", "pfc_xoff_received"]
     if not len(p):
         return pd.DataFrame(columns=cols)
     dur = _duration_ps(res)
-    g = p.groupby("node", sort=False)
+    g = p.groupby("node", sort=False, observed=True)
     out = pd.DataFrame(
         {
             "paused_ps": g["paused_ps"].sum(),
@@ -193,9 +195,28 @@ def pause_by_switch(res: Any) -> pd.DataFrame:
         }
     )
     out["pause_fraction"] = out["paused_ps"] / (out["rows"] * dur) if dur > 0 else np.nan
-    out = out[out["paused_ps"] > 0].reset_index()
-    out["kind"] = out["node"].map(_kinds(res))
-    return out[cols].sort_values("paused_ps", ascending=False, kind="stable").reset_index(drop=True)
+    out = out.reset_index()
+    out["node"] = out["node"].astype(str)
+    kinds = _kinds(res)
+    out["kind"] = out["node"].map(kinds)
+    # Switches without ports in the table (none today) would still be listed.
+    for name, kind in kinds.items():
+        if kind == "switch" and name not in set(out["node"]):
+            out.loc[len(out)] = {
+                "node": name,
+                "kind": kind,
+                "paused_ps": 0,
+                "rows": 0,
+                "max_port_pause_fraction": 0.0,
+                "pfc_xoff_received": 0,
+                "pause_fraction": 0.0,
+            }
+    order = lambda d: d.sort_values(["paused_ps", "node"], ascending=[False, True], kind="stable")  # noqa: E731
+    switches = order(out[out["kind"] == "switch"])
+    parts = [switches]
+    if hosts:
+        parts.append(order(out[(out["kind"] != "switch") & (out["paused_ps"] > 0)]))
+    return pd.concat(parts)[cols].reset_index(drop=True)
 
 
 def _shortest_path(adj: Dict[str, List[str]], src: str, dst: str) -> List[str]:

@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--edges", metavar="BYTES,BYTES,...", help="fct: fixed flow-size bin edges in bytes instead of bins of 5 %% of the flows"
     )
     pl.add_argument("--queue", metavar="NODE:PEER", help="the egress queue to plot, e.g. CS:DU")
-    pl.add_argument("--title", dest="titles", action="append", help="column titles (one per run)")
+    pl.add_argument("--title", dest="titles", action="append", help="column titles, one per run: --title A,B,C or --title A --title B")
     pl.add_argument("--out", metavar="FILE", default="dcsim.png", help="PNG file (default dcsim.png)")
     pl.set_defaults(func=cmd_plot)
 
@@ -368,6 +368,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         res = dcsim.run(sc, progress=not args.quiet)
         written = res.write_files(st.tmp, fmt="csv" if args.csv else "parquet")
         out = st.commit()
+    pcap = res.summary.get("pcap") or {}
+    if pcap.get("frames_not_written"):
+        print(
+            f"warning: stats.pcap.limit: the capture stopped at {pcap['limit']} frames; {pcap['frames_not_written']} "
+            "more frames were selected but not written (raise stats.pcap.limit or narrow ports, flows or the window)",
+            file=sys.stderr,
+        )
     if store is not None:
         from .sweeps import metrics
 
@@ -445,6 +452,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def split_titles(titles: Optional[Sequence[str]]) -> Optional[List[str]]:
+    """``--title A,B,C`` and repeated ``--title`` alike: one title per run."""
+    if not titles:
+        return None
+    return [t.strip() for a in titles for t in a.split(",")]
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot
 
@@ -455,9 +469,11 @@ def cmd_plot(args: argparse.Namespace) -> int:
         if not runs:
             print("error: dcsim plot fct: give at least one run directory", file=sys.stderr)
             return EXIT_USAGE
-    if args.titles and len(args.titles) != len(runs):
-        print("error: --title: give one per run", file=sys.stderr)
+    titles = split_titles(args.titles)
+    if titles and len(titles) != len(runs):
+        print(f"error: --title: give one per run ({len(titles)} titles for {len(runs)} runs)", file=sys.stderr)
         return EXIT_USAGE
+    args.titles = titles
     try:
         if fct:
             pct = [float(x) for x in args.percentiles.split(",") if x.strip()]

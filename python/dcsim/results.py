@@ -195,11 +195,12 @@ class Results:
 
         return analysis.pause_intervals(self)
 
-    def pause_by_switch(self) -> pd.DataFrame:
-        """Per node ever paused: paused time summed over its ports, pause fraction."""
+    def pause_by_switch(self, hosts: bool = False) -> pd.DataFrame:
+        """Per switch (every one, zero if never paused): paused time summed over its
+        ports, pause fraction; ``hosts=True`` adds the paused hosts after them."""
         from . import analysis
 
-        return analysis.pause_by_switch(self)
+        return analysis.pause_by_switch(self, hosts=bool_arg(hosts, "hosts"))
 
     def victims(self) -> pd.DataFrame:
         """Flows ranked by the PFC pause time they suffered without causing it."""

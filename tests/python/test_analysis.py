@@ -93,6 +93,13 @@ def test_utilisation_and_pause_per_switch_on_the_parking_lot():
         assert p.loc[node, "paused_ps"] == rows.paused_ps.sum()
         assert p.loc[node, "pause_fraction"] == pytest.approx(rows.paused_ps.sum() / (len(rows) * 2e9))
     assert "S1" in p.index  # S1's uplink is paused by S2
+    # Every switch, zero or not; hosts apart (only with hosts=True, after the switches).
+    switches = set(res.nodes[res.nodes.kind == "switch"].name)
+    assert set(p.index) == switches and (p["kind"] == "switch").all()
+    assert list(p["paused_ps"]) == sorted(p["paused_ps"], reverse=True)
+    with_hosts = analysis.pause_by_switch(res, hosts=True)
+    assert list(with_hosts["node"][: len(switches)]) == list(p.index)
+    assert (with_hosts["kind"][len(switches) :] == "host").all() and (with_hosts["paused_ps"][len(switches) :] > 0).all()
     assert (analysis.pause_by_port(res)["paused_fraction"] <= 1).all()
 
 

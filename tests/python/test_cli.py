@@ -194,3 +194,11 @@ def test_roce_on_a_lossy_priority_is_a_warning_in_the_cli_and_summary(tmp_path, 
 def test_pfc_off_with_a_lossless_list_is_an_error_naming_the_field():
     with pytest.raises(dcsim.ScenarioError, match=r"switch\.pfc\.lossless: lists priority 3 as lossless"):
         dcsim.loads(LOSSY_ROCE + '[switch.pfc]\nmode = "off"\nlossless = [3]\n')
+
+
+def test_titles_split_on_commas():
+    assert cli.split_titles(["A,B,C"]) == ["A", "B", "C"]
+    assert cli.split_titles(["A", "B"]) == ["A", "B"]
+    assert cli.split_titles(None) is None
+    a = parse("plot", "r1", "r2", "--title", "DCQCN, HPCC")
+    assert cli.split_titles(a.titles) == ["DCQCN", "HPCC"]

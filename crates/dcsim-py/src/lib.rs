@@ -143,6 +143,18 @@ fn parse_time_ps(s: &str) -> PyResult<u64> {
     dcsim::units::parse_time(s).map(|t| t.0).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.0))
 }
 
+/// A rate as scenarios write it ("40Gbps") in bit/s; ValueError if malformed.
+#[pyfunction]
+fn parse_rate_bps(s: &str) -> PyResult<u64> {
+    dcsim::units::parse_rate(s).map(|r| r.0).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.0))
+}
+
+/// A size as scenarios write it ("100KB", "64KiB") in bytes; ValueError if malformed.
+#[pyfunction]
+fn parse_size_bytes(s: &str) -> PyResult<u64> {
+    dcsim::units::parse_bytes(s).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.0))
+}
+
 /// Reads and validates a scenario file, applying `path=value` overrides. The files it
 /// names must be in its directory, in one of `data_roots` or in the shipped data.
 #[pyfunction]
@@ -316,6 +328,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
     m.add_function(wrap_pyfunction!(check_override, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time_ps, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_example_results, m)?)?;
     m.add_function(wrap_pyfunction!(storage_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;

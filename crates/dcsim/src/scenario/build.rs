@@ -795,6 +795,37 @@ fn template(
     })
 }
 
+/// The flow-size CDFs shipped in `data/workloads`, by the names a `cdf` entry's `file`
+/// may give instead of a path.
+pub const SHIPPED_WORKLOADS: &[(&str, &str)] = &[
+    ("websearch", "workloads/hpcc_WebSearch_distribution.txt"),
+    ("hadoop", "workloads/hpcc_FbHdp_distribution.txt"),
+    ("fbhdp", "workloads/hpcc_FbHdp_distribution.txt"),
+];
+
+/// A `cdf` entry's file: a shipped workload by name (`file = "websearch"`), or a path.
+/// A file that cannot be read says where the shipped ones are and how to allow others.
+fn read_workload(files: &FileScope, file: &str, origin: &str) -> Result<(std::path::PathBuf, String)> {
+    let shipped = SHIPPED_WORKLOADS.iter().find(|(n, _)| n.eq_ignore_ascii_case(file.trim()));
+    if let (Some((_, rel)), Some(dir)) = (shipped, super::files::shipped_data_dir()) {
+        return files.read(&dir.join(rel).to_string_lossy(), origin);
+    }
+    files.read(file, origin).map_err(|e| match e {
+        Error::Scenario { path, msg } => {
+            let names: Vec<&str> = SHIPPED_WORKLOADS.iter().map(|(n, _)| *n).collect();
+            Error::scenario(
+                path,
+                format!(
+                    "{msg}; the shipped workloads are in data/workloads and can be named without a path ({}); \
+                     a file elsewhere needs --data-root DIR",
+                    names.join(", ")
+                ),
+            )
+        }
+        e => e,
+    })
+}
+
 /// The name of each `[[traffic]]` entry: its `name`, or its type and index
 /// ("incast_1"). Names are unique, not empty, and not numbers (a number reads as an
 /// index where groups are chosen).
@@ -1033,7 +1064,7 @@ pub fn build_traffic(
                     return Err(Error::scenario(format!("{p}.size_unit"), "must be > 0"));
                 }
                 let origin = format!("{p}.file");
-                let (path, text) = files.read(&s.file, &origin)?;
+                let (path, text) = read_workload(files, &s.file, &origin)?;
                 let cdf = parse_cdf(&text, unit as f64, s.cdf_percent).map_err(|m| in_file(Error::scenario(&origin, m), &path))?;
                 let reading = match s.format {
                     Some(CdfFormatSpec::Interpolated) => CdfReading::Interpolated,

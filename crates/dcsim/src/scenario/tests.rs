@@ -1026,3 +1026,21 @@ fn traffic_names_and_repeats() {
     let p = load(&text, &["traffic[1].priority=5", "traffic[1].messages=2"]).unwrap();
     assert!(p.flows.iter().filter(|f| f.group == 1).all(|f| f.priority == 5 && f.messages == 2));
 }
+
+/// A shipped workload by name; a missing file says where the shipped ones are.
+#[test]
+fn shipped_workloads_by_name() {
+    let named = format!("{STAR}[[traffic]]\ntype = \"cdf\"\nfile = \"websearch\"\nload = 0.3\n");
+    let by_path =
+        format!("{STAR}[[traffic]]\ntype = \"cdf\"\nfile = \"../../data/workloads/hpcc_WebSearch_distribution.txt\"\nload = 0.3\n");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let a = load_str(&named, dir, &[]).unwrap();
+    let b = load_str(&by_path, dir, &[]).unwrap();
+    assert!(!a.flows.is_empty() && a.flows == b.flows);
+    let missing = format!("{STAR}[[traffic]]\ntype = \"cdf\"\nfile = \"websarch.txt\"\nload = 0.3\n");
+    let e = load_str(&missing, dir, &[]).unwrap_err().to_string();
+    assert!(
+        e.starts_with("traffic[0].file:") && e.contains("data/workloads") && e.contains("websearch, hadoop") && e.contains("--data-root"),
+        "{e}"
+    );
+}
