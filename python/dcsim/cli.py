@@ -91,8 +91,17 @@ def build_parser() -> argparse.ArgumentParser:
         dest="grid",
         metavar="PATH=V1,V2,...",
         action="append",
-        required=True,
+        default=[],
         help="a setting and its values; several --grid make the cross product",
+    )
+    w.add_argument(
+        "--variants",
+        nargs="?",
+        const="all",
+        default=None,
+        metavar="NAME,NAME,...",
+        help="run the scenario's [variants.NAME] (all, or these) as one more dimension, column 'variant'; "
+        "e.g. --variants --grid simulation.seed=1,2,3 compares schemes over seeds",
     )
     w.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     w.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
@@ -446,6 +455,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             mode=args.mode,
             samples=args.samples,
             seed=args.sample_seed,
+            variants=args.variants,
         )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

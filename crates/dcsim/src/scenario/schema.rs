@@ -42,6 +42,10 @@ pub struct Scenario {
     pub traffic_common: Vec<TrafficCommon>,
     #[serde(default)]
     pub stats: StatsSpec,
+    /// `[variants.NAME]`: named sets of overrides (`"host.cc" = { type = "hpcc" }`, or
+    /// nested tables down to the keys they set) that `dcsim sweep --variants` runs as
+    /// one dimension. A plain run ignores them.
+    pub variants: Option<toml::Table>,
 }
 
 /// `[simulation]`
