@@ -395,5 +395,7 @@ def load_run(run_dir: Union[str, "os.PathLike[str]"]) -> Results:
     for name in res.names:
         df = res._frames[name]
         drop = ["run_id"] + (["node", "peer"] if name in ("samples", "pfc_events") and "peer" in df.columns else [])
+        if name == "flows" and summary.get("group_names"):
+            drop.append("group_name")
         res._frames[name] = res._decorate(name, df.drop(columns=[c for c in drop if c in df.columns]))
     return res
