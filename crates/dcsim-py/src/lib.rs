@@ -129,6 +129,12 @@ impl PlanHandle {
 
 use dcsim::scenario::scenario_hash;
 
+/// What the summary says of the plan rather than of the run: its warnings and the
+/// names of its traffic groups (added by `run` and `Stepper.finish` alike).
+pub(crate) fn input_summary(plan: &Plan) -> Vec<(&'static str, serde_json::Value)> {
+    vec![("warnings", serde_json::json!(dcsim::scenario::validate::warnings(plan))), ("group_names", serde_json::json!(plan.group_names))]
+}
+
 /// Reads a scenario file as text: a regular UTF-8 file without NUL bytes, of at most
 /// the file size limit. Raises `ScenarioError` whose `path` is the file.
 #[pyfunction]
@@ -249,8 +255,9 @@ fn run<'py>(
         }
         _ => runner::run_plan(py, &handle.plan, progress, chunk_ps)?,
     };
-    results.summary["warnings"] = serde_json::json!(dcsim::scenario::validate::warnings(&handle.plan));
-    results.summary["group_names"] = serde_json::json!(handle.plan.group_names);
+    for (k, v) in input_summary(&handle.plan) {
+        results.summary[k] = v;
+    }
     let out = export::results_to_py(py, results)?;
     out.set_item("events", stats.events)?;
     out.set_item("wall_s", stats.wall.as_secs_f64())?;
