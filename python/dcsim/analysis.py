@@ -10,7 +10,7 @@ and feed the rows of ``dcsim sweep``.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -22,12 +22,14 @@ __all__ = [
     "aggregate",
     "fct_by_group",
     "fct_by_size",
+    "group_names",
     "host_capacity_gbps",
     "link_utilization",
     "long_lived_goodput",
     "pause_by_port",
     "pause_intervals",
     "pause_by_switch",
+    "select_groups",
     "victims",
 ]
 
@@ -171,17 +173,19 @@ def pause_intervals(res: Any) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols).sort_values(["node", "peer", "priority", "start_ps"], kind="stable").reset_index(drop=True)
 
 
-def pause_by_switch(res: Any) -> pd.DataFrame:
-    """One row per node whose ports were paused (switches and hosts): ``paused_ps``
+def pause_by_switch(res: Any, hosts: bool = False) -> pd.DataFrame:
+    """One row per switch, every switch (zero when it was never paused): ``paused_ps``
     summed over its (port, priority) rows, ``pause_fraction`` = that sum over
     (rows x duration), the largest ``paused_fraction`` of one of its rows, and the XOFF
-    frames its ports received. Nodes never paused are left out."""
+    frames its ports received; most paused first. Hosts (NICs paused by their switch)
+    are kept apart: ``hosts=True`` adds their rows after every switch row, each host
+    that was paused."""
     p = res.ports
     cols = ["node", "kind", "paused_ps", "pause_fraction", "max_port_pause_fraction", "pfc_xoff_received"]
     if not len(p):
         return pd.DataFrame(columns=cols)
     dur = _duration_ps(res)
-    g = p.groupby("node", sort=False)
+    g = p.groupby("node", sort=False, observed=True)
     out = pd.DataFrame(
         {
             "paused_ps": g["paused_ps"].sum(),
@@ -191,9 +195,28 @@ def pause_by_switch(res: Any) -> pd.DataFrame:
         }
     )
     out["pause_fraction"] = out["paused_ps"] / (out["rows"] * dur) if dur > 0 else np.nan
-    out = out[out["paused_ps"] > 0].reset_index()
-    out["kind"] = out["node"].map(_kinds(res))
-    return out[cols].sort_values("paused_ps", ascending=False, kind="stable").reset_index(drop=True)
+    out = out.reset_index()
+    out["node"] = out["node"].astype(str)
+    kinds = _kinds(res)
+    out["kind"] = out["node"].map(kinds)
+    # Switches without ports in the table (none today) would still be listed.
+    for name, kind in kinds.items():
+        if kind == "switch" and name not in set(out["node"]):
+            out.loc[len(out)] = {
+                "node": name,
+                "kind": kind,
+                "paused_ps": 0,
+                "rows": 0,
+                "max_port_pause_fraction": 0.0,
+                "pfc_xoff_received": 0,
+                "pause_fraction": 0.0,
+            }
+    order = lambda d: d.sort_values(["paused_ps", "node"], ascending=[False, True], kind="stable")  # noqa: E731
+    switches = order(out[out["kind"] == "switch"])
+    parts = [switches]
+    if hosts:
+        parts.append(order(out[(out["kind"] != "switch") & (out["paused_ps"] > 0)]))
+    return pd.concat(parts)[cols].reset_index(drop=True)
 
 
 def _shortest_path(adj: Dict[str, List[str]], src: str, dst: str) -> List[str]:
@@ -313,17 +336,67 @@ def _finite(f: pd.DataFrame) -> pd.DataFrame:
     return f[f["size_bytes"] >= 0]
 
 
-def fct_by_group(res: Any, percentiles: Sequence[float] = DEFAULT_PERCENTILES) -> pd.DataFrame:
-    """Per traffic group (``[[traffic]]`` entry) of finite flows: ``flows``,
+#: What ``groups=`` takes: None (each traffic group on its own), ``"all"`` (every flow
+#: pooled), a list of group names or indices (those groups, each on its own), or a dict
+#: ``{label: [names or indices]}`` (each label pools its groups).
+Groups = Union[None, str, Sequence[Union[str, int]], Mapping[str, Sequence[Union[str, int]]]]
+
+
+def group_names(res: Any) -> List[str]:
+    """The name of each traffic group (``[[traffic]]`` entry), by index: its ``name``
+    or its type and index (``"incast_1"``); ``g<i>`` for results without names."""
+    names = res.summary.get("group_names") if hasattr(res, "summary") else None
+    if names:
+        return list(names)
+    f = res.flows
+    n = int(f["group"].max()) + 1 if len(f) else 0
+    return [f"g{i}" for i in range(n)]
+
+
+def select_groups(res: Any, f: pd.DataFrame, groups: Groups = None) -> List[Tuple[int, str, pd.DataFrame]]:
+    """``f`` (rows of the flows table) cut by traffic group as ``groups=`` asks (see
+    ``Groups``): ``(group, label, rows)`` each; ``group`` is -1 for a pool."""
+    names = group_names(res)
+
+    def index(g: Union[str, int]) -> int:
+        if isinstance(g, (int, np.integer)) and not isinstance(g, bool):
+            if not 0 <= int(g) < len(names):
+                raise ArgumentError(f"groups: no traffic group {g} (groups: {', '.join(names)})")
+            return int(g)
+        if g not in names:
+            raise ArgumentError(f"groups: no traffic group named {g!r} (groups: {', '.join(names)})")
+        return names.index(g)
+
+    if groups is None:
+        return [(int(g), names[int(g)] if int(g) < len(names) else f"g{g}", part) for g, part in f.groupby("group", sort=True)]
+    if isinstance(groups, str):
+        if groups != "all":
+            return [(index(groups), groups, f[f["group"] == index(groups)])]
+        return [(-1, "all", f)]
+    if isinstance(groups, Mapping):
+        out = []
+        for label, members in groups.items():
+            if isinstance(members, (str, int)):
+                members = [members]
+            idx = [index(m) for m in members]
+            out.append((idx[0] if len(idx) == 1 else -1, str(label), f[f["group"].isin(idx)]))
+        return out
+    return [(index(g), names[index(g)], f[f["group"] == index(g)]) for g in groups]
+
+
+def fct_by_group(res: Any, percentiles: Sequence[float] = DEFAULT_PERCENTILES, groups: Groups = None) -> pd.DataFrame:
+    """Per traffic group (``[[traffic]]`` entry) of finite flows: ``group`` (index, -1
+    for a pool), ``group_name`` (the entry's name, or the pool's label), ``flows``,
     ``finished``, FCT mean and percentiles in picoseconds, as every time in dcsim's
     tables (``fct_mean_ps``, ``fct_p50_ps`` ...) and slowdown mean and percentiles, over
-    the finished flows. Long-lived flows have no FCT and are left out."""
+    the finished flows. ``groups=`` chooses the groups and pools them (``Groups``).
+    Long-lived flows have no FCT and are left out."""
     f = _finite(res.flows) if len(res.flows) else res.flows
     rows = []
     if len(f):
-        for grp, g in f.groupby("group", sort=True):
+        for grp, label, g in select_groups(res, f, groups):
             done = g[g["fct_ps"] >= 0]
-            row: Dict[str, Any] = {"group": int(grp), "flows": int(len(g)), "finished": int(len(done))}
+            row: Dict[str, Any] = {"group": int(grp), "group_name": label, "flows": int(len(g)), "finished": int(len(done))}
             fct = done["fct_ps"].to_numpy(dtype=float)
             sd = done["slowdown"].to_numpy(dtype=float)
             row["fct_mean_ps"] = float(fct.mean()) if len(done) else math.nan
@@ -334,7 +407,7 @@ def fct_by_group(res: Any, percentiles: Sequence[float] = DEFAULT_PERCENTILES) -
                 row[f"slowdown_{_pct_name(p)}"] = float(np.percentile(sd, p)) if len(done) else math.nan
             rows.append(row)
     cols = (
-        ["group", "flows", "finished", "fct_mean_ps"]
+        ["group", "group_name", "flows", "finished", "fct_mean_ps"]
         + [f"fct_{_pct_name(p)}_ps" for p in percentiles]
         + ["slowdown_mean"]
         + [f"slowdown_{_pct_name(p)}" for p in percentiles]
@@ -350,6 +423,7 @@ def fct_by_size(
     edges: Optional[Sequence[float]] = None,
     percentiles: Sequence[float] = DEFAULT_PERCENTILES,
     by_group: bool = True,
+    groups: Groups = None,
 ) -> pd.DataFrame:
     """Slowdown percentiles per flow-size bin, as FCT studies publish them.
 
@@ -358,9 +432,10 @@ def fct_by_size(
     convention of the HPCC study); ``bins=N`` asks for N equal-count bins instead. With
     ``edges=[e0, e1, ...]`` (bytes) the bins are fixed size ranges ``(e_i, e_i+1]``
     instead, the first one starting at 0; flows above the last edge are left out.
-    ``by_group=False`` pools all groups (``group`` is then -1).
+    ``by_group=False`` pools all groups (``group`` is then -1), as ``groups="all"``
+    does; ``groups=`` chooses groups by name and pools them (``Groups``).
 
-    One row per (group, bin): ``group``, ``bin``, ``size_lo`` and ``size_hi`` (smallest
+    One row per (group, bin): ``group``, ``group_name``, ``bin``, ``size_lo`` and ``size_hi`` (smallest
     and largest flow size in the bin, or the bin's edges), ``flows`` (flows in the bin),
     ``finished``, and ``slowdown_mean`` plus one ``slowdown_pNN`` column per percentile
     (NumPy's linear interpolation) over the finished flows of the bin. Unfinished flows
@@ -375,13 +450,12 @@ def fct_by_size(
     if bins < 1:
         raise ArgumentError(f"fct_by_size: bins must be at least 1, not {bins}")
     pct_cols = [f"slowdown_{_pct_name(p)}" for p in percentiles]
-    cols = ["group", "bin", "size_lo", "size_hi", "flows", "finished", "slowdown_mean"] + pct_cols
+    cols = ["group", "group_name", "bin", "size_lo", "size_hi", "flows", "finished", "slowdown_mean"] + pct_cols
     f = _finite(res.flows) if len(res.flows) else res.flows
     if not len(f):
         return pd.DataFrame(columns=cols)
-    groups = f.groupby("group", sort=True) if by_group else [(-1, f)]
     rows = []
-    for grp, g in groups:
+    for grp, label, g in select_groups(res, f, groups if by_group else "all"):
         g = g.sort_values(["size_bytes", "flow_id"], kind="stable")
         parts = []
         if edges is not None:
@@ -400,6 +474,7 @@ def fct_by_size(
             sd = done["slowdown"].to_numpy(dtype=float)
             row: Dict[str, Any] = {
                 "group": int(grp),
+                "group_name": label,
                 "bin": i,
                 "size_lo": lo,
                 "size_hi": hi,

@@ -17,6 +17,12 @@ Hooks set ``self.rate`` (bit/s of wire bytes; a float is rounded down) and/or
 algorithm limits bytes in flight, ``wants_int = True`` for HPCC-style INT records.
 ``ctx`` has ``now`` (ps), ``line_rate`` (bit/s), ``uniform`` (a seeded draw in [0, 1)),
 ``restart_timer(kind, after_ps)`` and ``cancel_timer(kind)`` for kinds 0..3.
+
+Parameters with units: a class attribute ``units = {"ai": "rate", "period": "time",
+"kmin": "size"}`` makes ``self.params`` hold those keys parsed as the scenario's own
+keys are (``"40Mbps"`` -> 40000000 bit/s, ``"55us"`` -> 55000000 ps, ``"100KB"`` ->
+100000 bytes; a number is kept as given); a malformed value raises ``ValueError``
+naming the key.
 """
 
 from __future__ import annotations
@@ -31,10 +37,12 @@ class CongestionControl:
     windowed: bool = False
     #: The flow's data frames carry INT records for switches to stamp (``ack.int``).
     wants_int: bool = False
+    #: Parameters parsed with units: key -> "rate" (bit/s), "time" (ps) or "size" (bytes).
+    units: Dict[str, str] = {}
 
     def __init__(self, nic: Any, params: Optional[Dict[str, Any]] = None) -> None:
         self.nic = nic
-        self.params: Dict[str, Any] = dict(params or {})
+        self.params: Dict[str, Any] = parse_units(dict(params or {}), self.units)
         #: Pacing rate, bit/s (starts at the line rate).
         self.rate: float = nic.line_rate
         #: Bytes in flight allowed (None: rate only).
@@ -61,6 +69,24 @@ class CongestionControl:
 
     def on_timer(self, ctx: Any, kind: int) -> None:
         """Timer ``kind`` expired."""
+
+
+def parse_units(params: Dict[str, Any], units: Dict[str, str]) -> Dict[str, Any]:
+    """``params`` with the keys of ``units`` parsed: "rate" to bit/s, "time" to ps,
+    "size" to bytes, as the engine parses scenario keys. Numbers are kept as given."""
+    from . import _native
+
+    parsers = {"rate": _native.parse_rate_bps, "time": _native.parse_time_ps, "size": _native.parse_size_bytes}
+    for key, kind in units.items():
+        if kind not in parsers:
+            raise ValueError(f"units[{key!r}]: {kind!r} is not one of rate, time, size")
+        v = params.get(key)
+        if isinstance(v, str):
+            try:
+                params[key] = parsers[kind](v)
+            except ValueError as e:
+                raise ValueError(f"{key}: {e}") from None
+    return params
 
 
 def classes_arg(cc: Any) -> Optional[Dict[str, type]]:

@@ -97,8 +97,17 @@ def build_parser() -> argparse.ArgumentParser:
         dest="grid",
         metavar="PATH=V1,V2,...",
         action="append",
-        required=True,
+        default=[],
         help="a setting and its values; several --grid make the cross product",
+    )
+    w.add_argument(
+        "--variants",
+        nargs="?",
+        const="all",
+        default=None,
+        metavar="NAME,NAME,...",
+        help="run the scenario's [variants.NAME] (all, or these) as one more dimension, column 'variant'; "
+        "e.g. --variants --grid simulation.seed=1,2,3 compares schemes over seeds",
     )
     w.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     w.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
@@ -177,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--edges", metavar="BYTES,BYTES,...", help="fct: fixed flow-size bin edges in bytes instead of bins of 5 %% of the flows"
     )
     pl.add_argument("--queue", metavar="NODE:PEER", help="the egress queue to plot, e.g. CS:DU")
-    pl.add_argument("--title", dest="titles", action="append", help="column titles (one per run)")
+    pl.add_argument("--title", dest="titles", action="append", help="column titles, one per run: --title A,B,C or --title A --title B")
     pl.add_argument("--out", metavar="FILE", default="dcsim.png", help="PNG file (default dcsim.png)")
     pl.set_defaults(func=cmd_plot)
 
@@ -372,6 +381,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # A TOML string: json's escaping of a path is valid TOML basic-string escaping.
         overrides.append(f"stats.pcap.file={json.dumps(str(Path(args.pcap).resolve()))}")
     sc = dcsim.load(args.scenario, overrides=overrides, data_roots=args.data_roots)
+    _print_warnings(sc.plan.warnings)
     out = args.out if args.out is not None else Path("out") / Path(args.scenario).stem
     # Before the run: the output directory is refused if it holds an earlier run (unless
     # --overwrite) and the staging directory beside it is created, so an unwritable
@@ -385,6 +395,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         res = dcsim.run(sc, progress=not args.quiet)
         written = res.write_files(st.tmp, fmt="csv" if args.csv else "parquet")
         out = st.commit()
+    pcap = res.summary.get("pcap") or {}
+    if pcap.get("frames_not_written"):
+        print(
+            f"warning: stats.pcap.limit: the capture stopped at {pcap['limit']} frames; {pcap['frames_not_written']} "
+            "more frames were selected but not written (raise stats.pcap.limit or narrow ports, flows or the window)",
+            file=sys.stderr,
+        )
     if store is not None:
         from .sweeps import metrics
 
@@ -424,7 +441,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     gib = 1 << 30
     print(f"memory: about {plan.memory_estimate / gib:.2f} GiB for {plan.memory_counts}; the limit is {plan.memory_limit / gib:.2f} GiB")
     print(f"events: about {plan.events_estimate:.2g} ({plan.events_counts}); the limit is {plan.max_events:.2g}")
+    _print_warnings(plan.warnings)
     return EXIT_OK
+
+
+def _print_warnings(warnings: Sequence[str]) -> None:
+    """The scenario's warnings (valid, but maybe not meant: RoCE on a lossy priority), on stderr."""
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -450,10 +474,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             mode=args.mode,
             samples=args.samples,
             seed=args.sample_seed,
+            variants=args.variants,
         )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def split_titles(titles: Optional[Sequence[str]]) -> Optional[List[str]]:
+    """``--title A,B,C`` and repeated ``--title`` alike: one title per run."""
+    if not titles:
+        return None
+    return [t.strip() for a in titles for t in a.split(",")]
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
@@ -466,9 +498,11 @@ def cmd_plot(args: argparse.Namespace) -> int:
         if not runs:
             print("error: dcsim plot fct: give at least one run directory", file=sys.stderr)
             return EXIT_USAGE
-    if args.titles and len(args.titles) != len(runs):
-        print("error: --title: give one per run", file=sys.stderr)
+    titles = split_titles(args.titles)
+    if titles and len(titles) != len(runs):
+        print(f"error: --title: give one per run ({len(titles)} titles for {len(runs)} runs)", file=sys.stderr)
         return EXIT_USAGE
+    args.titles = titles
     try:
         if fct:
             pct = [float(x) for x in args.percentiles.split(",") if x.strip()]

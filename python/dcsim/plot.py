@@ -245,11 +245,14 @@ def fct_panel(ax: Any, table: Any, percentiles: Sequence[float]) -> None:
     flows), one line per (group, percentile), log-log, on ``ax``."""
     cols = [f"slowdown_p{p:g}".replace(".", "") for p in percentiles]
     i = 0
-    groups = sorted(table["group"].unique())
+    # By name where the table has them (pools share group -1 but not their label).
+    key = "group_name" if "group_name" in table.columns else "group"
+    groups = list(dict.fromkeys(table[key])) if key == "group_name" else sorted(table["group"].unique())
     for grp in groups:
-        g = table[table["group"] == grp]
+        g = table[table[key] == grp]
         for c, p in zip(cols, percentiles):
-            label = f"p{p:g}" + (f" group {grp}" if len(groups) > 1 else "")
+            name = grp if key == "group_name" else f"group {grp}"
+            label = f"p{p:g}" + (f" {name}" if len(groups) > 1 else "")
             ls, marker = STYLES[i % len(STYLES)]
             ax.plot(g["size_hi"], g[c], linestyle=ls, marker=marker, markersize=4, linewidth=1.2, label=label)
             i += 1

@@ -485,31 +485,59 @@ def _rank(col: pd.Series) -> np.ndarray:
     return np.array([order[v] for v in col], dtype=float)
 
 
-def _sweep_plot(ok: pd.DataFrame, metric: str, param: str, others: List[str]) -> Plot:
-    p = Plot(re.sub(r"[^A-Za-z0-9]+", "-", f"{metric}-vs-{param}").strip("-"), f"{metric} vs {param}")
+#: Settings whose values are repetitions of one experiment, not an axis: their points
+#: are pooled (mean, with the range as error bars), never joined by a line.
+REPLICATES = ("simulation.seed",)
+
+
+def sweep_axes(ax: Any, ok: pd.DataFrame, metric: str, param: str, others: List[str]) -> int:
+    """Draws ``metric`` against ``param`` on ``ax``; returns the number of series. A
+    setting that is not a number (a scheme, a variant) is categories: grouped bars, one
+    bar per combination of the other settings, never a line through unrelated points.
+    A number is an axis: one line per combination of the other settings. Seeds
+    (``REPLICATES``) are pooled: mean over them, their range as error bars."""
     values = list(dict.fromkeys(ok[param].tolist()))
     xs, unit = _numeric_axis(values)
-    pos = dict(zip(values, xs if xs is not None else range(len(values))))
-    groups = ok.groupby(others, sort=False, dropna=False) if others else [((), ok)]
-    fig, ax = _figure(3.2, 6.4)
+    series = [o for o in others if o not in REPLICATES]
+    groups = list(ok.groupby(series, sort=False, dropna=False)) if series else [((), ok)]
     n = 0
-    for key, g in groups:
-        g = g.assign(_x=[pos[v] for v in g[param]]).sort_values("_x", kind="stable")
-        y = pd.to_numeric(g[metric], errors="coerce").to_numpy(dtype=float)
+    width = 0.8 / max(1, len(groups))
+    for gi, (key, g) in enumerate(groups):
         keyt = key if isinstance(key, tuple) else (key,)
-        label = ", ".join(f"{o}={k}" for o, k in zip(others, keyt)) or None
-        ls, marker = plot.STYLES[n % len(plot.STYLES)]
-        ax.plot(g["_x"].to_numpy(dtype=float), y, linestyle=ls, marker=marker, markersize=5, label=label)
+        label = ", ".join(f"{o}={k}" for o, k in zip(series, keyt)) or None
+        y = pd.to_numeric(g[metric], errors="coerce")
+        by = y.groupby(g[param].astype(str), sort=False)
+        stats = pd.DataFrame({"mean": by.mean(), "lo": by.min(), "hi": by.max()})
+        if xs is None:
+            # Categories: bars at each category's place, shifted per series.
+            place = {str(v): i for i, v in enumerate(values)}
+            at = np.array([place[v] for v in stats.index], dtype=float) - 0.4 + width * (gi + 0.5)
+            bar_err = np.vstack([stats["mean"] - stats["lo"], stats["hi"] - stats["mean"]])
+            ax.bar(at, stats["mean"], width=width, yerr=bar_err if len(g) > len(stats) else None, capsize=2, label=label)
+        else:
+            pos = dict(zip([str(v) for v in values], xs))
+            stats = stats.assign(_x=[pos[v] for v in stats.index]).sort_values("_x", kind="stable")
+            ls, marker = plot.STYLES[n % len(plot.STYLES)]
+            err = np.vstack([stats["mean"] - stats["lo"], stats["hi"] - stats["mean"]]) if len(g) > len(stats) else None
+            ax.errorbar(stats["_x"], stats["mean"], yerr=err, linestyle=ls, marker=marker, markersize=5, capsize=2, label=label)
         n += 1
     if xs is None:
         ax.set_xticks(range(len(values)), [str(v) for v in values], fontsize=8)
     elif len(xs) > 2 and xs.min() > 0 and xs.max() / xs.min() >= 50:
         ax.set_xscale("log")
     ax.set_xlabel(param + (f" ({unit})" if unit else ""))
-    ax.set_ylabel(metric)
+    pooled = [o for o in others if o in REPLICATES]
+    ax.set_ylabel(metric + (f" (mean over {', '.join(pooled)})" if pooled else ""))
     ax.grid(alpha=0.3)
-    if others and n <= plot.MAX_LEGEND:
+    if series and n <= plot.MAX_LEGEND:
         ax.legend(fontsize=7, loc="best")
+    return n
+
+
+def _sweep_plot(ok: pd.DataFrame, metric: str, param: str, others: List[str]) -> Plot:
+    p = Plot(re.sub(r"[^A-Za-z0-9]+", "-", f"{metric}-vs-{param}").strip("-"), f"{metric} vs {param}")
+    fig, ax = _figure(3.2, 6.4)
+    sweep_axes(ax, ok, metric, param, others)
     p.png = _png(fig)
     return p
 
@@ -527,7 +555,8 @@ def _read_sweep(path: Path, kind: str) -> pd.DataFrame:
 
 def sweep_sections(df: pd.DataFrame) -> List[Section]:
     """The sections of a sweep's report (``df``: one row per point)."""
-    settings = [c for c in df.columns if _SETTING.fullmatch(str(c))]
+    # The settings: dotted paths (not their `_si` numbers) and the variant.
+    settings = [c for c in df.columns if (_SETTING.fullmatch(str(c)) and not str(c).endswith("_si")) or c == "variant"]
     swept = [c for c in settings if df[c].astype(str).nunique() > 1]
     # Points in the order of their settings (a store lists them by run id).
     rank = {c: _rank(df[c]) for c in swept}
@@ -574,10 +603,19 @@ def sweep_sections(df: pd.DataFrame) -> List[Section]:
         plots.plots.append(Plot("metrics", "metrics", why="no setting differs between the points"))
     elif not varying:
         plots.plots.append(Plot("metrics", "metrics", why="no metric differs between the points that ran"))
+    # Seeds are repetitions, not an axis, when something else is swept.
+    axes = [c for c in swept if c not in REPLICATES] or swept
     for m in varying if len(ok) and swept else []:
-        for s in swept:
+        for s in axes:
             plots.plots.append(_sweep_plot(ok, m, s, [o for o in swept if o != s]))
-    return [head, plots]
+    sections = [head, plots]
+    failed = df[err != ""]
+    if len(failed):
+        fails = Section("Failed points", "failures", notes=[f"{len(failed)} points failed; each with its settings and error."])
+        cols = [c for c in ("run_id",) if c in failed] + swept + ["error"]
+        fails.tables.append(_table(failed[cols].astype(object)))
+        sections.append(fails)
+    return sections
 
 
 # -- the page ---------------------------------------------------------------------------

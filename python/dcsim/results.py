@@ -106,6 +106,11 @@ class Results:
             pos = list(df.columns).index("port_id") + 1
             for col in ("peer", "node"):
                 df.insert(pos, col, _port_names(ports, col, df["port_id"].to_numpy()))
+        names = self._summary.get("group_names")
+        if name == "flows" and names and "group" in df.columns and "group_name" not in df.columns:
+            # The [[traffic]] entry's name beside its index (``name``, or type and index).
+            codes = df["group"].to_numpy().astype(np.int64)
+            df.insert(list(df.columns).index("group") + 1, "group_name", pd.Categorical.from_codes(codes, list(names)))
         run_id = self._summary.get("run_id")
         if run_id is not None and "run_id" not in df.columns:
             df.insert(0, "run_id", pd.Categorical.from_codes(np.zeros(len(df), dtype=np.int8), [str(run_id)]))
@@ -190,11 +195,12 @@ class Results:
 
         return analysis.pause_intervals(self)
 
-    def pause_by_switch(self) -> pd.DataFrame:
-        """Per node ever paused: paused time summed over its ports, pause fraction."""
+    def pause_by_switch(self, hosts: bool = False) -> pd.DataFrame:
+        """Per switch (every one, zero if never paused): paused time summed over its
+        ports, pause fraction; ``hosts=True`` adds the paused hosts after them."""
         from . import analysis
 
-        return analysis.pause_by_switch(self)
+        return analysis.pause_by_switch(self, hosts=bool_arg(hosts, "hosts"))
 
     def victims(self) -> pd.DataFrame:
         """Flows ranked by the PFC pause time they suffered without causing it."""
@@ -202,11 +208,12 @@ class Results:
 
         return analysis.victims(self)
 
-    def fct_by_group(self, percentiles: Sequence[float] = (50, 95, 99)) -> pd.DataFrame:
-        """FCT and slowdown statistics per traffic group (finite flows)."""
+    def fct_by_group(self, percentiles: Sequence[float] = (50, 95, 99), groups: Any = None) -> pd.DataFrame:
+        """FCT and slowdown statistics per traffic group (finite flows); ``groups``
+        chooses groups by name and pools them (``dcsim.analysis.Groups``)."""
         from . import analysis
 
-        return analysis.fct_by_group(self, number_list(percentiles, "percentiles", 0, 100))
+        return analysis.fct_by_group(self, number_list(percentiles, "percentiles", 0, 100), groups=groups)
 
     def fct_by_size(
         self,
@@ -216,6 +223,7 @@ class Results:
         edges: Optional[Sequence[float]] = None,
         percentiles: Sequence[float] = (50, 95, 99),
         by_group: bool = True,
+        groups: Any = None,
     ) -> pd.DataFrame:
         """Slowdown percentiles per flow-size bin and traffic group, with the flow count
         per bin: equal-count bins of ``share`` (5 %) of the flows by default, ``bins=N``
@@ -234,6 +242,7 @@ class Results:
             edges=None if edges is None else number_list(edges, "edges", 0),
             percentiles=number_list(percentiles, "percentiles", 0, 100),
             by_group=bool_arg(by_group, "by_group"),
+            groups=groups,
         )
 
     # -- output -------------------------------------------------------------------
@@ -386,5 +395,7 @@ def load_run(run_dir: Union[str, "os.PathLike[str]"]) -> Results:
     for name in res.names:
         df = res._frames[name]
         drop = ["run_id"] + (["node", "peer"] if name in ("samples", "pfc_events") and "peer" in df.columns else [])
+        if name == "flows" and summary.get("group_names"):
+            drop.append("group_name")
         res._frames[name] = res._decorate(name, df.drop(columns=[c for c in drop if c in df.columns]))
     return res

@@ -95,6 +95,17 @@ class Store:
         rec.setdefault("error", "")
         self._put(pd.DataFrame([rec]), self.path / RUNS / f"{run_id}.parquet")
 
+    def drop_run(self, run_id: str) -> None:
+        """Removes a run: its row, then its tables (a sweep replaces a point's failed
+        row by the point's new one)."""
+        _safe(run_id, "run_id")
+        try:
+            (self.path / RUNS / f"{run_id}.parquet").unlink(missing_ok=True)
+            for d in (self.path / TABLES).glob("*"):
+                (d / f"{run_id}.parquet").unlink(missing_ok=True)
+        except OSError as e:
+            raise output_error(e, self.path / RUNS / f"{run_id}.parquet") from None
+
     # -- reading ---------------------------------------------------------------------
 
     def table_names(self) -> List[str]:

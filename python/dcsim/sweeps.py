@@ -44,15 +44,18 @@ SIZE_BINS = 20
 BIN_PERCENTILES: Sequence[float] = (50, 99)
 
 
-def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS) -> Dict[str, Any]:
+def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups: Any = None) -> Dict[str, Any]:
     """The summary numbers of one run that a sweep reports (see ``dcsim.analysis``).
 
     Goodput is the aggregate delivered goodput (payload delivered / run time), never a
     sum of per-flow goodputs over their own lifetimes. Per-flow goodput aggregates
     (min, max, Jain's index) cover the long-lived flows only and are left out when there
-    are none; FCT and slowdown columns are per traffic group (suffix ``_g<i>``), and per
-    flow-size bin of the group (suffix ``_g<i>_b<j>``: ``res.fct_by_size(bins=size_bins)``,
-    its largest flow size, finished flows, slowdown p50 and p99)."""
+    are none; FCT and slowdown columns are per traffic group, named by the group's name
+    (suffix ``_<name>``: ``slowdown_p99_incast``; an entry without ``name`` is its type
+    and index, ``_cdf_0``), and per flow-size bin of the group (suffix
+    ``_<name>_b<j>``: ``res.fct_by_size(bins=size_bins)``, its largest flow size,
+    finished flows, slowdown p50 and p99). ``groups`` chooses and pools the groups as
+    ``analysis.fct_by_group`` does (``"all"``: one pool, suffix ``_all``)."""
     from . import analysis
 
     c = res.summary["counters"]
@@ -82,8 +85,8 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS) -> Dic
             "scenario_hash": res.summary.get("scenario_hash", ""),
         }
     )
-    for g in analysis.fct_by_group(res).itertuples(index=False):
-        k = f"_g{g.group}"
+    for g in analysis.fct_by_group(res, groups=groups).itertuples(index=False):
+        k = f"_{g.group_name}"
         row["flows" + k] = g.flows
         row["finished" + k] = g.finished
         row["fct_p50_ps" + k] = g.fct_p50_ps
@@ -93,8 +96,8 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS) -> Dic
         row["slowdown_p95" + k] = g.slowdown_p95
         row["slowdown_p99" + k] = g.slowdown_p99
     width = len(str(max(size_bins - 1, 0)))
-    for b in analysis.fct_by_size(res, bins=size_bins, percentiles=BIN_PERCENTILES).itertuples(index=False):
-        k = f"_g{b.group}_b{b.bin:0{width}d}"
+    for b in analysis.fct_by_size(res, bins=size_bins, percentiles=BIN_PERCENTILES, groups=groups).itertuples(index=False):
+        k = f"_{b.group_name}_b{b.bin:0{width}d}"
         row["size_hi" + k] = int(b.size_hi)
         row["finished" + k] = b.finished
         for p in BIN_PERCENTILES:
@@ -108,6 +111,58 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS) -> Dic
 
 
 MODES = ("grid", "zip", "random")
+
+#: The grid key whose values are the names of the scenario's ``[variants.NAME]``.
+VARIANT = "variant"
+
+
+def variants_of(scenario: Any) -> Dict[str, List[str]]:
+    """The scenario's ``[variants.NAME]`` tables as override lists, by name. A key with
+    a dot (``"host.cc" = {type = "hpcc"}``) is one override that replaces what is at its
+    path; a table under a plain key is walked down to the keys it sets
+    (``[variants.slow.switch.ecn]`` ``kmax = "50KB"`` sets ``switch.ecn.kmax`` only)."""
+    from . import Scenario
+
+    if isinstance(scenario, Mapping):
+        d = dict(scenario)
+    else:
+        sc = scenario if isinstance(scenario, Scenario) else Scenario.from_file(scenario)
+        d = sc.to_dict()
+    table = d.get("variants") or {}
+    if not isinstance(table, Mapping):
+        raise ArgumentError("variants: expected tables [variants.NAME] of overrides")
+    out: Dict[str, List[str]] = {}
+
+    def walk(prefix: str, t: Mapping[str, Any], sets: List[str]) -> None:
+        for k, v in t.items():
+            path = f"{prefix}.{k}" if prefix else k
+            if isinstance(v, Mapping) and "." not in k:
+                walk(path, v, sets)
+            else:
+                sets.append(f"{path}={format_value(v, f'variants.{path}')}")
+
+    for name, t in table.items():
+        if not isinstance(t, Mapping):
+            raise ArgumentError(f"variants.{name}: expected a table of overrides")
+        sets: List[str] = []
+        walk("", t, sets)
+        out[str(name)] = sets
+    return out
+
+
+def choose_variants(scenario: Any, names: Optional[str]) -> List[str]:
+    """``--variants``: every variant of the scenario (``None`` or ``"all"``) or the
+    comma-separated names, each checked against the file."""
+    have = variants_of(scenario)
+    if not have:
+        raise ArgumentError("--variants: the scenario has no [variants.NAME] tables")
+    if names is None or names.strip() in ("", "all"):
+        return list(have)
+    chosen = [n.strip() for n in names.split(",") if n.strip()]
+    for n in chosen:
+        if n not in have:
+            raise ArgumentError(f"--variants: no variant {n!r} (the scenario has {', '.join(have)})")
+    return chosen
 
 
 def points(grid: Mapping[str, Sequence[Any]], mode: str = "grid", samples: Optional[int] = None, seed: int = 0) -> Iterator[Dict[str, Any]]:
@@ -227,6 +282,21 @@ def _point(spec: _Spec, sets: List[str], per_flow: bool, memory: Optional[int], 
         return ("error", f"internal error: {type(e).__name__}: {e}")
 
 
+def _validate(spec: _Spec, sets: List[str], memory: Optional[int]) -> Tuple[str, Any]:
+    """Validates one point in a worker: ("ok", None) or ("error", message)."""
+    try:
+        if memory:
+            _limit_memory(memory)
+        _scenario(spec).with_overrides(sets).validate()
+        return ("ok", None)
+    except DcsimError as e:
+        return ("error", str(e))
+    except MemoryError:
+        return ("error", "out of memory (MemoryError)")
+    except BaseException as e:  # noqa: BLE001 - reported in the point's row
+        return ("error", f"internal error: {type(e).__name__}: {e}")
+
+
 def _check_backend(backend: Any, point_timeout: Any) -> None:
     if backend not in pool.BACKENDS:
         raise ArgumentError(f"backend must be one of {', '.join(pool.BACKENDS)}, not {backend!r}")
@@ -281,20 +351,33 @@ def run_points(
     pts = list(points(grid, mode, samples, seed))
     plans = [_plan(scenario, p, base, data_roots) for p in pts] if callable(scenario) else None
     one = _spec(scenario, data_roots) if plans is None else None
+    variants = variants_of(_scenario(one)) if one is not None and VARIANT in grid else {}
+
+    def sets_of(k: str, v: Any) -> List[str]:
+        # The variant dimension: the variant's overrides, not a setting of its own.
+        if k == VARIANT and one is not None:
+            if str(v) not in variants:
+                raise ArgumentError(f"variant: no [variants.{v}] in the scenario (it has {', '.join(variants) or 'none'})")
+            return variants[str(v)]
+        return [f"{k}={format_value(v, k)}"]
 
     def plan(i: int) -> Tuple[_Spec, List[str]]:
         if plans is not None:
             return plans[i]
         assert one is not None
-        return one, base + [f"{k}={format_value(v, k)}" for k, v in pts[i].items()]
+        return one, base + [x for k, v in pts[i].items() for x in sets_of(k, v)]
 
     rows: List[Optional[Dict[str, Any]]] = [None] * len(pts)
     todo: List[int] = []
     reuse = dict(reuse or {})
+    # Earlier failed rows of each point, replaced by the point's new row when it is written.
+    failed_before: Dict[Tuple[str, ...], List[str]] = {}
     if store is not None:
         for r in store.rows().values():
             if all(k in r for k in grid):
                 reuse.setdefault(_key({k: r[k] for k in grid}), r)
+                if r.get("error"):
+                    failed_before.setdefault(_key({k: r[k] for k in grid}), []).append(str(r["run_id"]))
     for i, p in enumerate(pts):
         spec, sets = plan(i)
         old = reuse.get(_key(p))
@@ -306,23 +389,67 @@ def run_points(
 
     def done(i: int, status: str, value: Any) -> None:
         row: Dict[str, Any] = dict(pts[i])
+        row.update(si_columns(pts[i]))
         if status == "ok":
             row.update(value)
             row["error"] = ""
         else:
             row["error"] = value
         if store is not None:
-            _store_row(store, *plan(i), row)
+            rid = _store_row(store, *plan(i), row)
+            for old_rid in failed_before.pop(_key(pts[i]), []):
+                if old_rid != rid:
+                    store.drop_run(old_rid)
         rows[i] = row
         if on_row:
             on_row(row)
 
+    # Every point is validated before any starts: an invalid one is its row's error at
+    # once (named on stderr), and the valid ones run.
+    # Each in a process of its own, under the point's memory limit, as the runs are.
+    invalid: List[Tuple[int, str]] = []
+
+    def checked(i: int, status: str, value: Any) -> None:
+        if status != "ok":
+            invalid.append((i, str(value)))
+
+    pool.run_processes(
+        _validate, [(i, (*plan(i), point_memory)) for i in todo], checked, jobs=jobs, timeout=point_timeout, memory=point_memory
+    )
+    invalid.sort()
+    if invalid:
+        print(f"{len(invalid)} of {len(pts)} points do not validate; they are recorded as failed and not run:", file=sys.stderr)
+        for i, e in invalid:
+            print(f"  {', '.join(f'{k}={v}' for k, v in pts[i].items())}: {e}", file=sys.stderr)
+    bad = {i for i, _ in invalid}
+    for i, e in invalid:
+        done(i, "error", e)
+    todo = [i for i in todo if i not in bad]
     tasks = [(i, (*plan(i), per_flow, point_memory, where)) for i in todo]
     if backend == "ray":
         pool.run_ray(_point, tasks, done, jobs=jobs, timeout=point_timeout, address=ray_address)
     else:
         pool.run_processes(_point, tasks, done, jobs=jobs, timeout=point_timeout, memory=point_memory)
     return [r for r in rows if r is not None]
+
+
+def si_columns(point: Mapping[str, Any]) -> Dict[str, float]:
+    """``<setting>_si`` for each setting of a point written with a unit (``"200KB"`` ->
+    200000.0 bytes, ``"5us"`` -> 5e-06 s, ``"40Gbps"`` -> 4e10 bit/s), so that SQL and
+    plots order 200KB before 1600KB. Plain numbers and text get none."""
+    from . import _native
+
+    out: Dict[str, float] = {}
+    for k, v in point.items():
+        if not isinstance(v, str) or k == VARIANT:
+            continue
+        for parse, scale in ((_native.parse_size_bytes, 1.0), (_native.parse_time_ps, 1e-12), (_native.parse_rate_bps, 1.0)):
+            try:
+                out[f"{k}_si"] = float(parse(v)) * scale
+                break
+            except ValueError:
+                continue
+    return out
 
 
 def _plan(
@@ -342,7 +469,7 @@ def _plan(
     return _spec(sc, data_roots), list(base)
 
 
-def _store_row(store: Any, spec: _Spec, sets: List[str], row: Dict[str, Any]) -> None:
+def _store_row(store: Any, spec: _Spec, sets: List[str], row: Dict[str, Any]) -> str:
     """Writes a point's row to the store; a point that failed gets the id it would
     have had (a hash of its settings when even that cannot be computed)."""
     import hashlib
@@ -364,6 +491,7 @@ def _store_row(store: Any, spec: _Spec, sets: List[str], row: Dict[str, Any]) ->
         if rid is None:
             rid = f"{name}-" + hashlib.sha256("\0".join(spec[3] + sets).encode()).hexdigest()[:12]
     store.put_run(str(rid), {**row, "run_id": rid, "overrides": " ".join(sets)})
+    return str(rid)
 
 
 def sweep(
@@ -518,8 +646,11 @@ def cli(
     mode: str = "grid",
     samples: Optional[int] = None,
     seed: int = 0,
+    variants: Optional[str] = None,
 ) -> int:
     """``dcsim sweep``: every point runs in its own process, even after a failure.
+    ``variants`` (``"all"`` or comma-separated names) adds the scenario's
+    ``[variants.NAME]`` as the first dimension, column ``variant``.
 
     With ``--out FILE`` each finished point is appended to ``FILE.partial.jsonl`` as it
     comes, and ``FILE`` is written (under a temporary name, then renamed) only when every
@@ -530,6 +661,10 @@ def cli(
     as it finishes, and the points it holds are reused. Returns 1 if any point failed,
     0 otherwise."""
     grid = parse_grid(grid_specs)
+    if variants is not None:
+        grid = {VARIANT: choose_variants(scenario, variants), **grid}
+    if not grid:
+        raise ValueError("give --grid PATH=V1,V2,... or --variants")
     _check_grid(grid)
     n = len(list(points(grid, mode, samples, seed)))
     _check_backend(backend, point_timeout)

@@ -93,6 +93,13 @@ def test_utilisation_and_pause_per_switch_on_the_parking_lot():
         assert p.loc[node, "paused_ps"] == rows.paused_ps.sum()
         assert p.loc[node, "pause_fraction"] == pytest.approx(rows.paused_ps.sum() / (len(rows) * 2e9))
     assert "S1" in p.index  # S1's uplink is paused by S2
+    # Every switch, zero or not; hosts apart (only with hosts=True, after the switches).
+    switches = set(res.nodes[res.nodes.kind == "switch"].name)
+    assert set(p.index) == switches and (p["kind"] == "switch").all()
+    assert list(p["paused_ps"]) == sorted(p["paused_ps"], reverse=True)
+    with_hosts = analysis.pause_by_switch(res, hosts=True)
+    assert list(with_hosts["node"][: len(switches)]) == list(p.index)
+    assert (with_hosts["kind"][len(switches) :] == "host").all() and (with_hosts["paused_ps"][len(switches) :] > 0).all()
     assert (analysis.pause_by_port(res)["paused_fraction"] <= 1).all()
 
 
@@ -186,10 +193,10 @@ def test_websearch_kmax_sweep(tmp_path):
     assert (ok["host_capacity_gbps"].astype(float) == cap).all()
     assert (ok["goodput_total_gbps"].astype(float) <= cap).all()
     assert (ok["goodput_total_gbps"].astype(float) > 0).all()
-    for col in ("slowdown_p50_g0", "slowdown_p99_g0", "fct_p99_ps_g0", "link_util_max", "pause_fraction_max"):
+    for col in ("slowdown_p50_cdf_0", "slowdown_p99_cdf_0", "fct_p99_ps_cdf_0", "link_util_max", "pause_fraction_max"):
         assert col in df.columns
     # Per flow-size bin (20 bins of 5 % of the flows): the same numbers as fct_by_size.
-    bins = [f"_g0_b{b:02d}" for b in range(20)]
+    bins = [f"_cdf_0_b{b:02d}" for b in range(20)]
     for k in bins:
         for col in ("size_hi", "finished", "slowdown_p50", "slowdown_p99"):
             assert col + k in df.columns, col + k
@@ -202,7 +209,7 @@ def test_websearch_kmax_sweep(tmp_path):
     t = res.fct_by_size(percentiles=(50, 99))
     row = ok.iloc[0]
     for b in t.itertuples(index=False):
-        k = f"_g0_b{b.bin:02d}"
+        k = f"_cdf_0_b{b.bin:02d}"
         assert float(row["size_hi" + k]) == b.size_hi and int(row["finished" + k]) == b.finished
         for p in ("p50", "p99"):
             got, want = float(row[f"slowdown_{p}" + k]), getattr(b, f"slowdown_{p}")
@@ -229,3 +236,49 @@ def test_victims_follow_the_ecmp_routes_the_run_took():
     assert len(spines) == 2, "ECMP spreads the flows over both spines"
     v = res.victims()
     assert len(v) == len(res.flows) and list(v["rank"]) == list(range(1, len(v) + 1))
+
+
+NAMED = """
+[simulation]
+duration = "3ms"
+[topology]
+type = "star"
+hosts = 5
+rate = "40Gbps"
+delay = "1us"
+[[traffic]]
+type = "permutation"
+name = "background"
+size = "50KB"
+[[traffic]]
+type = "incast"
+name = "burst"
+receiver = "h0"
+senders = ["h1", "h2", "h3"]
+size = "20KB"
+start = "100us"
+period = "1ms"
+count = 3
+"""
+
+
+def test_named_periodic_traffic_by_name_and_pooled():
+    res = dcsim.run(dcsim.loads(NAMED))
+    f = res.flows
+    assert res.summary["group_names"] == ["background", "burst"]
+    assert list(f.columns).index("group_name") == list(f.columns).index("group") + 1
+    burst = f[f["group_name"] == "burst"]
+    assert len(burst) == 9 and (burst["group"] == 1).all()  # three bursts, one group
+    by = res.fct_by_group()
+    assert list(by["group_name"]) == ["background", "burst"]
+    pooled = res.fct_by_group(groups={"everything": ["background", "burst"]})
+    assert list(pooled["group_name"]) == ["everything"] and int(pooled["flows"][0]) == len(f)
+    assert list(res.fct_by_group(groups=["burst"])["flows"]) == [9]
+    assert list(res.fct_by_size(bins=2, groups="all")["group_name"]) == ["all", "all"]
+    with pytest.raises(dcsim.ArgumentError, match="no traffic group named 'nope'"):
+        res.fct_by_group(groups=["nope"])
+    from dcsim.sweeps import metrics
+
+    m = metrics(res, size_bins=2)
+    assert "slowdown_p99_burst" in m and "slowdown_p99_background" in m and "size_hi_burst_b1" in m
+    assert "slowdown_p99_all" in metrics(res, size_bins=2, groups="all")

@@ -158,3 +158,49 @@ def test_result_table_from_a_real_run():
 )
 def test_fmt_time(ps, text):
     assert cli.fmt_time_ps(ps) == text
+
+
+LOSSY_ROCE = """
+[simulation]
+duration = "20us"
+[topology]
+type = "star"
+hosts = 3
+rate = "40Gbps"
+delay = "1us"
+[[traffic]]
+type = "incast"
+receiver = "h0"
+senders = ["h1", "h2"]
+size = "10KB"
+priority = 0
+"""
+
+
+def test_roce_on_a_lossy_priority_is_a_warning_in_the_cli_and_summary(tmp_path, capsys):
+    sc = tmp_path / "lossy.toml"
+    sc.write_text(LOSSY_ROCE)
+    assert cli.main(["validate", str(sc)]) == 0
+    err = capsys.readouterr().err
+    assert "warning: traffic[0].priority: RoCE flows on priority 0, which is lossy" in err
+    assert cli.main(["run", str(sc), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    assert "warning: traffic[0].priority" in capsys.readouterr().err
+    import json
+
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["warnings"] == [w for w in dcsim.load(sc).plan.warnings] and len(summary["warnings"]) == 1
+    # On the lossless priority: no warning.
+    assert dcsim.loads(LOSSY_ROCE.replace("priority = 0", "priority = 3")).plan.warnings == []
+
+
+def test_pfc_off_with_a_lossless_list_is_an_error_naming_the_field():
+    with pytest.raises(dcsim.ScenarioError, match=r"switch\.pfc\.lossless: lists priority 3 as lossless"):
+        dcsim.loads(LOSSY_ROCE + '[switch.pfc]\nmode = "off"\nlossless = [3]\n')
+
+
+def test_titles_split_on_commas():
+    assert cli.split_titles(["A,B,C"]) == ["A", "B", "C"]
+    assert cli.split_titles(["A", "B"]) == ["A", "B"]
+    assert cli.split_titles(None) is None
+    a = parse("plot", "r1", "r2", "--title", "DCQCN, HPCC")
+    assert cli.split_titles(a.titles) == ["DCQCN", "HPCC"]

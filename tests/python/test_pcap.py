@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -155,3 +156,20 @@ def test_a_sweep_point_with_an_unknown_port_is_recorded_invalid(tmp_path: Path) 
     bad_id = bad["run_id"].iloc[0]
     assert not [p for p in store.rglob("*") if bad_id in p.name and p.parent.name != "runs"]
     assert not list(store.rglob(".*tmp*"))
+
+
+def test_a_capture_cut_by_its_limit_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "inc.toml").write_text(INCAST)
+    f = tmp_path / "cut.pcap"
+    rc = cli.main(
+        ["run", str(tmp_path / "inc.toml"), "--out", str(tmp_path / "o"), "--pcap", str(f), "--set", "stats.pcap.limit=100", "--quiet"]
+    )
+    assert rc == 0
+    err = capsys.readouterr().err
+    assert "warning: stats.pcap.limit: the capture stopped at 100 frames" in err
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())["pcap"]
+    assert s["frames"] == 100 and s["truncated"] and s["frames_not_written"] > 0
+    # Uncut: no warning, not truncated.
+    rc = cli.main(["run", str(tmp_path / "inc.toml"), "--out", str(tmp_path / "o2"), "--pcap", str(tmp_path / "all.pcap"), "--quiet"])
+    assert rc == 0 and "stats.pcap" not in capsys.readouterr().err
+    assert not json.loads((tmp_path / "o2" / "summary.json").read_text())["pcap"]["truncated"]

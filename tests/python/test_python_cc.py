@@ -163,3 +163,23 @@ def test_parameters_reach_the_class_and_runs_repeat():
     assert seen[0] == (40_000_000_000, {"gbps": 10})
     assert len(seen) == 4  # two flows, two runs
     assert_same_tables(a, b)
+
+
+def test_parameters_with_units_are_parsed():
+    from types import SimpleNamespace
+
+    class Tuned(dcsim.CongestionControl):
+        units = {"ai": "rate", "period": "time", "kmin": "size"}
+
+        def on_start(self, ctx):
+            pass
+
+        def on_cnp(self, ctx):
+            pass
+
+    nic = SimpleNamespace(line_rate=40e9)
+    cc = Tuned(nic, {"ai": "40Mbps", "period": "55us", "kmin": "100KB", "g": 0.5, "other": "text"})
+    assert cc.params == {"ai": 40_000_000, "period": 55_000_000, "kmin": 100_000, "g": 0.5, "other": "text"}
+    assert Tuned(nic, {"ai": 5e6}).params["ai"] == 5e6  # a number is kept
+    with pytest.raises(ValueError, match="^period: "):
+        Tuned(nic, {"period": "55 parsecs"})

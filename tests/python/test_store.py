@@ -118,17 +118,17 @@ def test_one_query_finds_the_best_kmax_per_load(tmp_path):
     st = dcsim.open_store(store)
     best = st.sql("""
         SELECT "traffic[0].load" AS load,
-               arg_min("switch.ecn.kmax", slowdown_p99_g0) AS best_kmax,
-               min(slowdown_p99_g0) AS p99_slowdown
+               arg_min("switch.ecn.kmax", slowdown_p99_cdf_0) AS best_kmax,
+               min(slowdown_p99_cdf_0) AS p99_slowdown
         FROM runs WHERE error = '' GROUP BY load ORDER BY load""")
     print("\n" + best.to_string(index=False))
     assert list(best["load"]) == [0.3, 0.6]
     runs = st.runs()
     for row in best.itertuples():
         pts = runs[runs["traffic[0].load"] == row.load]
-        assert (pts["finished_g0"] >= 20).all()
-        assert row.p99_slowdown == pts["slowdown_p99_g0"].min()
-        assert row.best_kmax == pts.loc[pts["slowdown_p99_g0"].idxmin(), "switch.ecn.kmax"]
+        assert (pts["finished_cdf_0"] >= 20).all()
+        assert row.p99_slowdown == pts["slowdown_p99_cdf_0"].min()
+        assert row.best_kmax == pts.loc[pts["slowdown_p99_cdf_0"].idxmin(), "switch.ecn.kmax"]
 
 
 def test_run_store_adds_one_row_per_run(tmp_path):

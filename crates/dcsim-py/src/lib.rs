@@ -110,6 +110,19 @@ impl PlanHandle {
         dcsim::scenario::work::plan_work(&self.plan).describe()
     }
 
+    /// What the scenario runs that it may not mean to (RoCE on a lossy priority), one
+    /// line each, `path: reason`; also the summary's `"warnings"`.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        dcsim::scenario::validate::warnings(&self.plan)
+    }
+
+    /// The name of each `[[traffic]]` entry, by group index.
+    #[getter]
+    fn group_names(&self) -> Vec<String> {
+        self.plan.group_names.clone()
+    }
+
     /// Per flow, the port ids (as in the `ports` table) its data frames leave by, from
     /// its NIC to its destination, as routed at the start of the run.
     fn flow_paths(&self, py: Python<'_>) -> PyResult<Vec<Vec<u32>>> {
@@ -133,6 +146,12 @@ impl PlanHandle {
 
 use dcsim::scenario::scenario_hash;
 
+/// What the summary says of the plan rather than of the run: its warnings and the
+/// names of its traffic groups (added by `run` and `Stepper.finish` alike).
+pub(crate) fn input_summary(plan: &Plan) -> Vec<(&'static str, serde_json::Value)> {
+    vec![("warnings", serde_json::json!(dcsim::scenario::validate::warnings(plan))), ("group_names", serde_json::json!(plan.group_names))]
+}
+
 /// Reads a scenario file as text: a regular UTF-8 file without NUL bytes, of at most
 /// the file size limit. Raises `ScenarioError` whose `path` is the file.
 #[pyfunction]
@@ -145,6 +164,18 @@ fn read_scenario(py: Python<'_>, path: PathBuf) -> PyResult<String> {
 #[pyfunction]
 fn parse_time_ps(s: &str) -> PyResult<u64> {
     dcsim::units::parse_time(s).map(|t| t.0).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.0))
+}
+
+/// A rate as scenarios write it ("40Gbps") in bit/s; ValueError if malformed.
+#[pyfunction]
+fn parse_rate_bps(s: &str) -> PyResult<u64> {
+    dcsim::units::parse_rate(s).map(|r| r.0).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.0))
+}
+
+/// A size as scenarios write it ("100KB", "64KiB") in bytes; ValueError if malformed.
+#[pyfunction]
+fn parse_size_bytes(s: &str) -> PyResult<u64> {
+    dcsim::units::parse_bytes(s).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.0))
 }
 
 /// Reads and validates a scenario file, applying `path=value` overrides. The files it
@@ -231,7 +262,7 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let handle = plan.get();
     let has_python = handle.plan.ccs.iter().any(|c| matches!(c, dcsim::models::CcPlan::External(_)));
-    let (results, stats) = match (has_python, cc) {
+    let (mut results, stats) = match (has_python, cc) {
         (true, Some(classes)) => {
             // A fresh copy per run: the error slot and the flow numbering are per run.
             let mut bound = handle.plan.clone();
@@ -241,6 +272,9 @@ fn run<'py>(
         }
         _ => runner::run_plan(py, &handle.plan, progress, chunk_ps)?,
     };
+    for (k, v) in input_summary(&handle.plan) {
+        results.summary[k] = v;
+    }
     let out = export::results_to_py(py, results)?;
     out.set_item("events", stats.events)?;
     out.set_item("wall_s", stats.wall.as_secs_f64())?;
@@ -319,6 +353,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
     m.add_function(wrap_pyfunction!(check_override, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time_ps, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_example_results, m)?)?;
     m.add_function(wrap_pyfunction!(storage_profiles, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;

@@ -18,6 +18,8 @@ use crate::PlanHandle;
 pub struct Stepper {
     sim: Option<Simulation>,
     started: Instant,
+    /// What the summary says of the plan (`input_summary`), kept from `new`.
+    input: Vec<(&'static str, serde_json::Value)>,
 }
 
 impl Stepper {
@@ -37,7 +39,7 @@ impl Stepper {
             ));
         }
         let sim = py.allow_threads(|| guard(|| Simulation::new(plan)))?.map_err(|e| to_pyerr(py, e, Stage::Run))?;
-        Ok(Stepper { sim: Some(sim), started: Instant::now() })
+        Ok(Stepper { sim: Some(sim), started: Instant::now(), input: crate::input_summary(plan) })
     }
 
     /// Simulated time reached, in picoseconds.
@@ -116,7 +118,10 @@ impl Stepper {
         let mut sim = self.sim.take().expect("checked above");
         let events = sim.events();
         guard(|| sim.finish_pcap())?.map_err(|e| to_pyerr(py, e, Stage::Run))?;
-        let results = py.allow_threads(move || guard(move || sim.finish()))?;
+        let mut results = py.allow_threads(move || guard(move || sim.finish()))?;
+        for (k, v) in &self.input {
+            results.summary[*k] = v.clone();
+        }
         let out = crate::export::results_to_py(py, results)?;
         out.set_item("events", events)?;
         out.set_item("wall_s", self.started.elapsed().as_secs_f64())?;

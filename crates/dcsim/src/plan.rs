@@ -37,6 +37,9 @@ pub struct Plan {
     /// Threads of the run (`simulation.threads`): above 1, the fabric is partitioned and
     /// run by the parallel engine, with the same results.
     pub threads: u32,
+    /// The name of each `[[traffic]]` entry (`FlowPlan::group` indexes it): its `name`,
+    /// or its type and index. Not used by the run; results carry it (`group_name`).
+    pub group_names: Vec<String>,
 }
 
 /// A closed-loop storage workload (seed 004's scenes): every client keeps `concurrency`
@@ -492,6 +495,7 @@ impl Plan {
             max_events: DEFAULT_MAX_EVENTS,
             storage: Vec::new(),
             threads: 1,
+            group_names: Vec::new(),
         }
     }
 }

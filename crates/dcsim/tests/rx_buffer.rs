@@ -112,7 +112,10 @@ fn a_receiver_that_stops_draining_stops_its_sender_and_resumes() {
 
 #[test]
 fn without_flow_control_a_full_nic_buffer_drops() {
-    let r = sim::run(&plan("[host.rx_buffer]\nhosts = [\"R\"]\nrate = \"10Gbps\"\n", &["switch.pfc.mode=\"off\""]).unwrap()).unwrap();
+    let r = sim::run(
+        &plan("[host.rx_buffer]\nhosts = [\"R\"]\nrate = \"10Gbps\"\n", &["switch.pfc.mode=\"off\"", "switch.pfc.lossless=[]"]).unwrap(),
+    )
+    .unwrap();
     assert_eq!(r.summary["checks"]["ok"], true, "{}", r.summary["checks"]);
     assert!(col_u64(&r, "rx_buffers", "drops")[0] > 0);
     assert_eq!(port_u64(&r, "R", "S", "pfc_xoff_sent"), 0);

@@ -18,7 +18,7 @@ fn to_u32(v: u64, path: &str) -> Result<u32> {
     u32::try_from(v).map_err(|_| Error::scenario(path, format!("{v} is too large")))
 }
 
-fn priority(v: Option<i64>, default: u8, path: &str) -> Result<u8> {
+pub(super) fn priority(v: Option<i64>, default: u8, path: &str) -> Result<u8> {
     match v {
         None => Ok(default),
         Some(p) if (0..=7).contains(&p) => Ok(p as u8),
@@ -35,6 +35,12 @@ fn priority_mask(list: &[i64], path: &str) -> Result<u8> {
         m |= 1 << p;
     }
     Ok(m)
+}
+
+/// "priority 3" or "priorities 3, 4" of a priority mask.
+pub fn priority_list(mask: u8) -> String {
+    let l: Vec<String> = (0..8).filter(|q| mask & (1 << q) != 0).map(|q: u8| q.to_string()).collect();
+    format!("{} {}", if l.len() == 1 { "priority" } else { "priorities" }, l.join(", "))
 }
 
 /// Builds the plan. `default_name` is used when the file has no `name`.
@@ -97,10 +103,11 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
         Some(c) => c.build("host.cc", &ctx)?,
         None => CcPlan::None(()),
     }];
-    (plan.flows, plan.storage) = build_traffic(&s.traffic, &plan, files)?;
+    (plan.flows, plan.storage) = build_traffic(&s.traffic, &s.traffic_common, &plan, files)?;
+    plan.group_names = group_names(&s.traffic, &s.traffic_common)?;
     // Each `[[traffic]]` entry with its own `cc` appends it to `ccs`; its flows use it.
-    for (gi, e) in s.traffic.iter().enumerate() {
-        if let Some(c) = traffic_cc(e) {
+    for (gi, e) in s.traffic_common.iter().enumerate() {
+        if let Some(c) = &e.cc {
             let k = plan.ccs.len() as u32;
             plan.ccs.push(c.build(&format!("traffic[{gi}].cc"), &ctx)?);
             for f in plan.flows.iter_mut().filter(|f| f.group == gi as u32) {
@@ -177,40 +184,11 @@ fn only_for<T>(v: &Option<T>, path: &str, key: &str, owner: &str) -> Result<()> 
     }
 }
 
-fn traffic_transport(e: &TrafficSpec) -> Option<TransportSpec> {
+/// Messages per flow of an entry: its `messages`, or a latency probe's `iters`.
+fn traffic_messages(e: &TrafficSpec, c: &TrafficCommon) -> Option<u32> {
     match e {
-        TrafficSpec::Flows(s) => s.transport,
-        TrafficSpec::Incast(s) => s.transport,
-        TrafficSpec::Permutation(s) => s.transport,
-        TrafficSpec::AllToAll(s) => s.transport,
-        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) | TrafficSpec::IbWriteLat(_) | TrafficSpec::IbWriteBw(_) | TrafficSpec::Storage(_) => {
-            None
-        }
-    }
-}
-
-fn traffic_messages(e: &TrafficSpec) -> Option<u32> {
-    match e {
-        TrafficSpec::Flows(s) => s.messages,
-        TrafficSpec::Incast(s) => s.messages,
-        TrafficSpec::Permutation(s) => s.messages,
-        TrafficSpec::AllToAll(s) => s.messages,
         TrafficSpec::IbWriteLat(s) => Some(s.iters.unwrap_or(1000)),
-        TrafficSpec::Csv(_) | TrafficSpec::Cdf(_) | TrafficSpec::IbWriteBw(_) | TrafficSpec::Storage(_) => None,
-    }
-}
-
-fn traffic_cc(e: &TrafficSpec) -> Option<&CcSpec> {
-    match e {
-        TrafficSpec::Flows(s) => s.cc.as_ref(),
-        TrafficSpec::Incast(s) => s.cc.as_ref(),
-        TrafficSpec::Permutation(s) => s.cc.as_ref(),
-        TrafficSpec::AllToAll(s) => s.cc.as_ref(),
-        TrafficSpec::Csv(s) => s.cc.as_ref(),
-        TrafficSpec::Cdf(s) => s.cc.as_ref(),
-        TrafficSpec::IbWriteLat(s) => s.cc.as_ref(),
-        TrafficSpec::IbWriteBw(s) => s.cc.as_ref(),
-        TrafficSpec::Storage(s) => s.cc.as_ref(),
+        _ => c.messages,
     }
 }
 
@@ -546,6 +524,17 @@ fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
     }
     if let Some(l) = &s.lossless {
         p.lossless = priority_mask(l, "switch.pfc.lossless")?;
+        // A lossless list that no pause protects: the run would drop on those
+        // priorities and say nothing (a fabric meant lossless, run lossy).
+        if p.mode == FlowControl::None && p.lossless != 0 {
+            return Err(Error::scenario(
+                "switch.pfc.lossless",
+                format!(
+                    "lists {} as lossless, but switch.pfc.mode = \"off\" pauses nothing (full buffers drop): set mode = \"pfc\", or remove lossless for a lossy fabric",
+                    priority_list(p.lossless)
+                ),
+            ));
+        }
     }
     if let Some(q) = s.xoff_quanta {
         if !(1..=65535).contains(&q) {
@@ -832,8 +821,120 @@ fn template(
     })
 }
 
+/// The flow-size CDFs shipped in `data/workloads`, by the names a `cdf` entry's `file`
+/// may give instead of a path.
+pub const SHIPPED_WORKLOADS: &[(&str, &str)] = &[
+    ("websearch", "workloads/hpcc_WebSearch_distribution.txt"),
+    ("hadoop", "workloads/hpcc_FbHdp_distribution.txt"),
+    ("fbhdp", "workloads/hpcc_FbHdp_distribution.txt"),
+];
+
+/// A `cdf` entry's file: a shipped workload by name (`file = "websearch"`), or a path.
+/// A file that cannot be read says where the shipped ones are and how to allow others.
+fn read_workload(files: &FileScope, file: &str, origin: &str) -> Result<(std::path::PathBuf, String)> {
+    let shipped = SHIPPED_WORKLOADS.iter().find(|(n, _)| n.eq_ignore_ascii_case(file.trim()));
+    if let (Some((_, rel)), Some(dir)) = (shipped, super::files::shipped_data_dir()) {
+        return files.read(&dir.join(rel).to_string_lossy(), origin);
+    }
+    files.read(file, origin).map_err(|e| match e {
+        // A name that is not there: perhaps a shipped workload's, misspelt.
+        Error::Scenario { path, msg } if msg.contains("cannot be read") => {
+            let names: Vec<&str> = SHIPPED_WORKLOADS.iter().map(|(n, _)| *n).collect();
+            Error::scenario(
+                path,
+                format!(
+                    "{msg}; the shipped workloads are in data/workloads and can be named without a path ({}); \
+                     a file elsewhere needs --data-root DIR",
+                    names.join(", ")
+                ),
+            )
+        }
+        e => e,
+    })
+}
+
+/// The name of each `[[traffic]]` entry: its `name`, or its type and index
+/// ("incast_1"). Names are unique, not empty, and not numbers (a number reads as an
+/// index where groups are chosen).
+pub fn group_names(entries: &[TrafficSpec], common: &[TrafficCommon]) -> Result<Vec<String>> {
+    let mut names: Vec<String> = Vec::with_capacity(entries.len());
+    for (i, (e, c)) in entries.iter().zip(common).enumerate() {
+        let name = match &c.name {
+            Some(n) => {
+                let n = n.trim();
+                if n.is_empty() || n.parse::<f64>().is_ok() || n.contains(',') {
+                    return Err(Error::scenario(
+                        format!("traffic[{i}].name"),
+                        format!("'{n}': give a name, not empty, not a number, without commas"),
+                    ));
+                }
+                n.to_string()
+            }
+            None => format!("{}_{i}", traffic_type(e)),
+        };
+        if let Some(j) = names.iter().position(|x| *x == name) {
+            return Err(Error::scenario(format!("traffic[{i}].name"), format!("'{name}' is already the name of traffic[{j}]")));
+        }
+        names.push(name);
+    }
+    Ok(names)
+}
+
+/// The `type` of a traffic entry, as written.
+fn traffic_type(e: &TrafficSpec) -> &'static str {
+    match e {
+        TrafficSpec::Flows(_) => "flows",
+        TrafficSpec::Incast(_) => "incast",
+        TrafficSpec::Permutation(_) => "permutation",
+        TrafficSpec::AllToAll(_) => "all_to_all",
+        TrafficSpec::Csv(_) => "csv",
+        TrafficSpec::Cdf(_) => "cdf",
+        TrafficSpec::IbWriteLat(_) => "ib_write_lat",
+        TrafficSpec::IbWriteBw(_) => "ib_write_bw",
+        TrafficSpec::Storage(_) => "storage",
+    }
+}
+
+/// `period` with `count` or `until`: how many copies of an entry's flows run in all
+/// (1 without `period`), and the period.
+fn repeats(c: &TrafficCommon, p: &str, start: SimTime, duration: SimTime) -> Result<(u64, SimTime)> {
+    let Some(period) = &c.period else {
+        if c.count.is_some() || c.until.is_some() {
+            let k = if c.count.is_some() { "count" } else { "until" };
+            return Err(Error::scenario(format!("{p}.{k}"), "repeats an entry every `period`: give period too"));
+        }
+        return Ok((1, SimTime::ZERO));
+    };
+    let period = period.time(&format!("{p}.period"))?;
+    if period == SimTime::ZERO {
+        return Err(Error::scenario(format!("{p}.period"), "must be > 0"));
+    }
+    let n = match (c.count, &c.until) {
+        (Some(_), Some(_)) => return Err(Error::scenario(format!("{p}.until"), "give count or until, not both")),
+        (Some(0), None) => return Err(Error::scenario(format!("{p}.count"), "must be >= 1")),
+        (Some(n), None) => n as u64,
+        (None, until) => {
+            // Copies that start before `until` (default: the end of the run).
+            let until = match until {
+                Some(t) => t.time(&format!("{p}.until"))?,
+                None => duration,
+            };
+            if until <= start {
+                return Err(Error::scenario(format!("{p}.until"), format!("must be after the entry's start ({until} <= {start})")));
+            }
+            (until.0 - start.0).div_ceil(period.0)
+        }
+    };
+    Ok((n, period))
+}
+
 /// Builds the flows of every `[[traffic]]` entry, and the storage workloads among them.
-pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) -> Result<(Vec<FlowPlan>, Vec<StoragePlan>)> {
+pub fn build_traffic(
+    entries: &[TrafficSpec],
+    common: &[TrafficCommon],
+    plan: &Plan,
+    files: &FileScope,
+) -> Result<(Vec<FlowPlan>, Vec<StoragePlan>)> {
     let idx = HostIndex::new(&plan.nodes);
     let mut flows = Vec::new();
     let mut storage = Vec::new();
@@ -847,13 +948,13 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
         limits::Footprint { flows: n, goodput_rows, ..base }.check(plan.memory_limit, path)?;
         crate::error::try_reserve(flows, reserve.min(usize::MAX as u64) as usize, path)
     };
-    for (gi, e) in entries.iter().enumerate() {
+    for (gi, (e, c)) in entries.iter().zip(common).enumerate() {
         let g = gi as u32;
         let p = format!("traffic[{gi}]");
         let first = flows.len();
         match e {
             TrafficSpec::Flows(fs) => {
-                let prio = priority(fs.priority, 3, &format!("{p}.priority"))?;
+                let prio = priority(c.priority, 3, &format!("{p}.priority"))?;
                 for (j, f) in fs.flows.iter().enumerate() {
                     let fp = format!("{p}.flows[{j}]");
                     let src = idx.host(&f.src, &format!("{fp}.src"))?;
@@ -878,7 +979,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 }
             }
             TrafficSpec::Incast(s) => {
-                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let prio = priority(c.priority, 3, &format!("{p}.priority"))?;
                 let recv = idx.host(&s.receiver, &format!("{p}.receiver"))?;
                 let senders = match (&s.senders, s.sender_count) {
                     (Some(_), Some(_)) => {
@@ -905,12 +1006,12 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 };
                 let per = s.flows_per_sender.unwrap_or(1);
                 count(per, &format!("{p}.flows_per_sender"), 1)?;
-                let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
+                let t = template(prio, &s.size, &c.start, &s.rate, &p, g)?;
                 room(&mut flows, senders.len() as u64 * per as u64, senders.len() as u64 * per as u64, &format!("{p}.flows_per_sender"))?;
                 flows.extend(traffic::incast(&senders, recv, per, &t));
             }
             TrafficSpec::IbWriteLat(s) => {
-                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let prio = priority(c.priority, 3, &format!("{p}.priority"))?;
                 let src = idx.host(&s.src, &format!("{p}.src"))?;
                 let dst = idx.host(&s.dst, &format!("{p}.dst"))?;
                 if src == dst {
@@ -923,11 +1024,11 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 if size.size_or_inf(&format!("{p}.size"))?.is_none() {
                     return Err(Error::scenario(format!("{p}.size"), "a latency probe needs a finite message size"));
                 }
-                let t = template(prio, &Some(size), &s.start, &None, &p, g)?;
+                let t = template(prio, &Some(size), &c.start, &None, &p, g)?;
                 flows.push(t.flow(src, dst));
             }
             TrafficSpec::IbWriteBw(s) => {
-                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let prio = priority(c.priority, 3, &format!("{p}.priority"))?;
                 let recv = idx.host(&s.receiver, &format!("{p}.receiver"))?;
                 if s.senders.is_empty() {
                     return Err(Error::scenario(format!("{p}.senders"), "is empty: list the sending hosts"));
@@ -939,43 +1040,42 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 let sw = sw_limit(s, &p)?;
                 // The software limiter posts bursts; the NIC does not pace the flow.
                 let rate = if sw.is_some() { &None } else { &s.rate };
-                let t = template(prio, &s.size, &s.start, rate, &p, g)?;
+                let t = template(prio, &s.size, &c.start, rate, &p, g)?;
                 if let Some((field, why)) = sw.and_then(|l| l.problem(t.size)) {
                     return Err(Error::scenario(format!("{p}.{field}"), why));
                 }
                 flows.extend(traffic::incast(&senders, recv, 1, &t).into_iter().map(|f| FlowPlan { sw_limit: sw, ..f }));
             }
             TrafficSpec::Storage(s) => {
-                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
                 let per_client =
                     s.concurrency.or(s.profile.as_deref().and_then(super::storage::profile).map(|pr| pr.concurrency)).unwrap_or(1);
                 let clients = s.clients.as_ref().map_or(s.client_count.unwrap_or(0) as u64, |c| c.len() as u64);
                 room(&mut flows, 2 * clients * per_client as u64, 2 * clients * per_client as u64, &format!("{p}.concurrency"))?;
-                storage.push(super::storage::build(s, plan, &idx, &p, g, prio, &mut flows)?);
+                storage.push(super::storage::build(s, c, plan, &idx, &p, g, &mut flows)?);
             }
             TrafficSpec::Permutation(s) => {
-                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let prio = priority(c.priority, 3, &format!("{p}.priority"))?;
                 let hosts = idx.hosts(s.hosts.as_deref(), &format!("{p}.hosts"))?;
                 if hosts.len() < 2 {
                     return Err(Error::scenario(format!("{p}.hosts"), "a permutation needs at least 2 hosts"));
                 }
-                let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
+                let t = template(prio, &s.size, &c.start, &s.rate, &p, g)?;
                 let mut rng = Rng::stream(plan.seed, &p);
                 flows.extend(traffic::permutation(&hosts, &mut rng, &t));
             }
             TrafficSpec::AllToAll(s) => {
-                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let prio = priority(c.priority, 3, &format!("{p}.priority"))?;
                 let hosts = idx.hosts(s.hosts.as_deref(), &format!("{p}.hosts"))?;
                 if hosts.len() < 2 {
                     return Err(Error::scenario(format!("{p}.hosts"), "all-to-all needs at least 2 hosts"));
                 }
-                let t = template(prio, &s.size, &s.start, &s.rate, &p, g)?;
+                let t = template(prio, &s.size, &c.start, &s.rate, &p, g)?;
                 let n = hosts.len() as u64;
                 room(&mut flows, n * (n - 1), n * (n - 1), &format!("{p}.hosts"))?;
                 flows.extend(traffic::all_to_all(&hosts, &t));
             }
             TrafficSpec::Csv(s) => {
-                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let prio = priority(c.priority, 3, &format!("{p}.priority"))?;
                 let origin = format!("{p}.file");
                 let (path, text) = files.read(&s.file, &origin)?;
                 let lines = text.lines().count() as u64;
@@ -983,7 +1083,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 flows.extend(traffic::parse_csv(&text, &idx, prio, g, &origin).map_err(|e| in_file(e, &path))?);
             }
             TrafficSpec::Cdf(s) => {
-                let prio = priority(s.priority, 3, &format!("{p}.priority"))?;
+                let prio = priority(c.priority, 3, &format!("{p}.priority"))?;
                 if !(s.load > 0.0 && s.load <= 1.0) {
                     return Err(Error::scenario(format!("{p}.load"), format!("must be in (0, 1] (got {})", s.load)));
                 }
@@ -995,7 +1095,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                     return Err(Error::scenario(format!("{p}.size_unit"), "must be > 0"));
                 }
                 let origin = format!("{p}.file");
-                let (path, text) = files.read(&s.file, &origin)?;
+                let (path, text) = read_workload(files, &s.file, &origin)?;
                 let cdf = parse_cdf(&text, unit as f64, s.cdf_percent).map_err(|m| in_file(Error::scenario(&origin, m), &path))?;
                 let reading = match s.format {
                     Some(CdfFormatSpec::Interpolated) => CdfReading::Interpolated,
@@ -1021,7 +1121,7 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                             .ok_or_else(|| Error::scenario("topology", format!("host '{}' has no link", plan.nodes[h as usize].name)))
                     })
                     .collect::<Result<_>>()?;
-                let start = match &s.start {
+                let start = match &c.start {
                     Some(t) => t.time(&format!("{p}.start"))?,
                     None => SimTime::ZERO,
                 };
@@ -1041,7 +1141,24 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 flows.extend(traffic::cdf_poisson(&with_rate, &cdf, reading, s.load, start, stop, prio, g, &mut rng));
             }
         }
-        if let Some(m) = traffic_messages(e) {
+        // `period`: copies of the entry's flows, each shifted by k x period, in the same group.
+        let entry_start = flows[first..].iter().map(|f| f.start).min().unwrap_or(SimTime::ZERO);
+        let (n, period) = repeats(c, &p, entry_start, plan.duration)?;
+        if n > 1 {
+            let one = flows.len() - first;
+            let more = (one as u64).saturating_mul(n - 1);
+            room(&mut flows, more, more, &format!("{p}.period"))?;
+            for k in 1..n {
+                let shift = SimTime(period.0.saturating_mul(k));
+                for j in first..first + one {
+                    let f = &flows[j];
+                    let later = |t: SimTime| SimTime(t.0.saturating_add(shift.0));
+                    let copy = FlowPlan { start: later(f.start), stop: f.stop.map(later), ..f.clone() };
+                    flows.push(copy);
+                }
+            }
+        }
+        if let Some(m) = traffic_messages(e, c) {
             if m != 1 && flows[first..].iter().any(|f| f.size.is_none()) {
                 return Err(Error::scenario(format!("{p}.messages"), "repeated messages need a finite size"));
             }
@@ -1049,13 +1166,13 @@ pub fn build_traffic(entries: &[TrafficSpec], plan: &Plan, files: &FileScope) ->
                 f.messages = m;
             }
         }
-        if traffic_transport(e) == Some(TransportSpec::Tcp) {
+        if c.transport == Some(TransportSpec::Tcp) {
             for f in &mut flows[first..] {
                 f.transport = Transport::Tcp;
             }
         }
-        if traffic_transport(e) == Some(TransportSpec::Udp) {
-            if traffic_messages(e).is_some_and(|m| m != 1) {
+        if c.transport == Some(TransportSpec::Udp) {
+            if traffic_messages(e, c).is_some_and(|m| m != 1) {
                 return Err(Error::scenario(
                     format!("{p}.messages"),
                     "UDP has no acknowledgements to post the next message on; use transport = \"roce\" for closed-loop messages",

@@ -33,11 +33,19 @@ pub struct Scenario {
     pub topology: TopologySpec,
     #[serde(default)]
     pub switch: SwitchSpec,
-    /// Each entry produces flows; `FlowPlan::group` is the entry's index.
+    /// Each entry produces flows; `FlowPlan::group` is the entry's index. The keys
+    /// every type shares are in `traffic_common` (same index), taken out of each entry
+    /// by `deserialize` before the entry is read by its type.
     #[serde(default)]
     pub traffic: Vec<TrafficSpec>,
+    #[serde(skip)]
+    pub traffic_common: Vec<TrafficCommon>,
     #[serde(default)]
     pub stats: StatsSpec,
+    /// `[variants.NAME]`: named sets of overrides (`"host.cc" = { type = "hpcc" }`, or
+    /// nested tables down to the keys they set) that `dcsim sweep --variants` runs as
+    /// one dimension. A plain run ignores them.
+    pub variants: Option<toml::Table>,
 }
 
 /// `[simulation]`
@@ -569,6 +577,48 @@ pub enum TrafficSpec {
     Storage(StorageSpec),
 }
 
+/// The keys a `[[traffic]]` entry of any type may have (`TRAFFIC_COMMON_KEYS`), each
+/// taken by the types `common_keys_of` lists: read once here, not once per type.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficCommon {
+    /// The entry's name in results (the flows table's `group_name`); default the type
+    /// and the index, e.g. "incast_1". Unique among the entries.
+    pub name: Option<String>,
+    /// Default priority of the entry's flows (default 3).
+    pub priority: Option<i64>,
+    /// When the entry's flows start (default "0us").
+    pub start: Option<TimeStr>,
+    /// Reaction point of the entry's flows (default: `[host.cc]`).
+    pub cc: Option<CcSpec>,
+    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
+    /// constant bit rate at `rate`, no ACKs, no retransmission.
+    pub transport: Option<TransportSpec>,
+    /// Messages per flow, posted one at a time (the next when the previous one is fully
+    /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
+    pub messages: Option<u32>,
+    /// Repeat the entry's flows every `period` (same group, each copy shifted by
+    /// k x period), `count` times in all or while the copy starts before `until`.
+    pub period: Option<TimeStr>,
+    pub count: Option<u32>,
+    pub until: Option<TimeStr>,
+}
+
+/// Every key of `TrafficCommon`.
+pub const TRAFFIC_COMMON_KEYS: &[&str] = &["name", "priority", "start", "cc", "transport", "messages", "period", "count", "until"];
+
+/// The common keys a traffic type takes (`name` and `priority` every one).
+pub fn common_keys_of(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "flows" => &["name", "priority", "cc", "transport", "messages", "period", "count", "until"],
+        "incast" | "permutation" | "all_to_all" => TRAFFIC_COMMON_KEYS,
+        "csv" => &["name", "priority", "cc", "period", "count", "until"],
+        "ib_write_lat" | "ib_write_bw" => &["name", "priority", "start", "cc", "period", "count", "until"],
+        "cdf" | "storage" => &["name", "priority", "start", "cc"],
+        _ => &["name", "priority"],
+    }
+}
+
 pub const TRAFFIC_TYPES: &[&str] =
     &["flows", "incast", "permutation", "all_to_all", "csv", "cdf", "ib_write_lat", "ib_write_bw", "storage"];
 
@@ -595,12 +645,8 @@ pub struct StorageSpec {
     pub concurrency: Option<u32>,
     /// Payload of a read request and of a write completion (default "64B").
     pub request_size: Option<SizeStr>,
-    pub start: Option<TimeStr>,
     /// No new I/O from this time on (default: the end of the run).
     pub stop: Option<TimeStr>,
-    pub priority: Option<i64>,
-    /// Reaction point (default: `[host.cc]`).
-    pub cc: Option<CcSpec>,
 }
 
 /// A latency probe like perftest's `ib_write_lat`: one flow that posts `iters` messages
@@ -615,10 +661,6 @@ pub struct IbWriteLatSpec {
     pub size: Option<SizeStr>,
     /// Iterations (default 1000, perftest's default).
     pub iters: Option<u32>,
-    pub start: Option<TimeStr>,
-    pub priority: Option<i64>,
-    /// Reaction point (default: `[host.cc]`).
-    pub cc: Option<CcSpec>,
 }
 
 /// A background stream like perftest's `ib_write_bw`: one long-lived flow per sender to
@@ -645,27 +687,13 @@ pub struct IbWriteBwSpec {
     /// "sw" only: completions are reported every `cq_mod` messages (default 100 for
     /// messages up to 8192 B, else 1, at most `tx_depth`; perftest's `-Q`).
     pub cq_mod: Option<u32>,
-    pub start: Option<TimeStr>,
-    pub priority: Option<i64>,
-    /// Reaction point (default: `[host.cc]`).
-    pub cc: Option<CcSpec>,
 }
 
 /// Explicit flows.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowsSpec {
-    /// Default priority of the entry's flows (default 3).
-    pub priority: Option<i64>,
     pub flows: Vec<FlowSpec>,
-    /// Messages per flow, posted one at a time (the next when the previous one is fully
-    /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
-    pub messages: Option<u32>,
-    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
-    /// constant bit rate at `rate`, no ACKs, no retransmission.
-    pub transport: Option<TransportSpec>,
-    /// Reaction point of the entry's flows (default: `[host.cc]`).
-    pub cc: Option<CcSpec>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -689,7 +717,6 @@ pub struct FlowSpec {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IncastSpec {
-    pub priority: Option<i64>,
     /// The senders by name; or use `sender_count`.
     pub senders: Option<Vec<String>>,
     /// Take the first N hosts other than the receiver.
@@ -697,57 +724,28 @@ pub struct IncastSpec {
     pub receiver: String,
     /// Default "inf".
     pub size: Option<SizeStr>,
-    pub start: Option<TimeStr>,
     /// Default 1.
     pub flows_per_sender: Option<u32>,
     pub rate: Option<RateStr>,
-    /// Messages per flow, posted one at a time (the next when the previous one is fully
-    /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
-    pub messages: Option<u32>,
-    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
-    /// constant bit rate at `rate`, no ACKs, no retransmission.
-    pub transport: Option<TransportSpec>,
-    /// Reaction point of the entry's flows (default: `[host.cc]`).
-    pub cc: Option<CcSpec>,
 }
 
 /// A random derangement: each host sends to one other host, and receives from one.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PermutationSpec {
-    pub priority: Option<i64>,
     /// Default: all hosts.
     pub hosts: Option<Vec<String>>,
     pub size: Option<SizeStr>,
-    pub start: Option<TimeStr>,
     pub rate: Option<RateStr>,
-    /// Messages per flow, posted one at a time (the next when the previous one is fully
-    /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
-    pub messages: Option<u32>,
-    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
-    /// constant bit rate at `rate`, no ACKs, no retransmission.
-    pub transport: Option<TransportSpec>,
-    /// Reaction point of the entry's flows (default: `[host.cc]`).
-    pub cc: Option<CcSpec>,
 }
 
 /// Every host to every other host.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AllToAllSpec {
-    pub priority: Option<i64>,
     pub hosts: Option<Vec<String>>,
     pub size: Option<SizeStr>,
-    pub start: Option<TimeStr>,
     pub rate: Option<RateStr>,
-    /// Messages per flow, posted one at a time (the next when the previous one is fully
-    /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.
-    pub messages: Option<u32>,
-    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
-    /// constant bit rate at `rate`, no ACKs, no retransmission.
-    pub transport: Option<TransportSpec>,
-    /// Reaction point of the entry's flows (default: `[host.cc]`).
-    pub cc: Option<CcSpec>,
 }
 
 /// Flows from a CSV file with header `src,dst,size,start[,priority]`. Sizes are unit
@@ -756,17 +754,13 @@ pub struct AllToAllSpec {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CsvSpec {
-    pub priority: Option<i64>,
     pub file: String,
-    /// Reaction point of the entry's flows (default: `[host.cc]`).
-    pub cc: Option<CcSpec>,
 }
 
 /// Poisson arrivals with sizes from a CDF file.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CdfSpec {
-    pub priority: Option<i64>,
     pub file: String,
     /// "interpolated" | "step"; default "step" when the file starts with a single-number
     /// line (Homa), else "interpolated".
@@ -777,14 +771,10 @@ pub struct CdfSpec {
     pub load: f64,
     /// Default: all hosts.
     pub hosts: Option<Vec<String>>,
-    /// Start of the arrival window, default "0us".
-    pub start: Option<TimeStr>,
     /// End of the arrival window, default the simulation duration.
     pub stop: Option<TimeStr>,
     /// Whether the CDF column is in percent; default: detected from the last value.
     pub cdf_percent: Option<bool>,
-    /// Reaction point of the entry's flows (default: `[host.cc]`).
-    pub cc: Option<CcSpec>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -923,15 +913,51 @@ fn check_scheduler(ty: &str, v: toml::Value, p: &str) -> Option<(String, String)
 
 /// Deserializes a whole scenario from a TOML value. Errors name the dotted field path.
 pub fn deserialize(v: toml::Value) -> Result<Scenario> {
-    match de_at::<Scenario>(v.clone(), "") {
-        Ok(s) => Ok(s),
-        Err((path, msg)) => {
-            let refined = refine(&v, &path);
-            let (path, msg) = refined.unwrap_or((path, msg));
-            let path = if path.is_empty() { "scenario".to_string() } else { path };
-            Err(Error::scenario(path, msg))
-        }
+    let (rest, common) = split_traffic(&v)?;
+    let at = |path: String, msg: String| {
+        let (path, msg) = refine(&rest, &path).unwrap_or((path, msg));
+        let path = if path.is_empty() { "scenario".to_string() } else { path };
+        Error::scenario(path, msg)
+    };
+    let mut s = de_at::<Scenario>(rest.clone(), "").map_err(|(path, msg)| at(path, msg))?;
+    for (i, c) in common.into_iter().enumerate() {
+        let p = format!("traffic[{i}]");
+        // Only a reaction point in it is a tagged table to look into.
+        let common = de_at::<TrafficCommon>(c, &p).map_err(|(path, msg)| {
+            let (path, msg) = refine_cc(&v, &path).unwrap_or((path, msg));
+            Error::scenario(path, msg)
+        })?;
+        s.traffic_common.push(common);
     }
+    Ok(s)
+}
+
+/// Takes the common keys (`TrafficCommon`) out of each `[[traffic]]` table: the scenario
+/// without them, and one table of them per entry. A common key that the entry's type does
+/// not take is an error naming it and the types that do.
+fn split_traffic(v: &toml::Value) -> Result<(toml::Value, Vec<toml::Value>)> {
+    let mut rest = v.clone();
+    let mut common = Vec::new();
+    let Some(entries) = rest.get_mut("traffic").and_then(|t| t.as_array_mut()) else {
+        return Ok((rest, common));
+    };
+    for (i, e) in entries.iter_mut().enumerate() {
+        let mut c = toml::Table::new();
+        if let Some(t) = e.as_table_mut() {
+            let ty = t.get("type").and_then(|x| x.as_str()).unwrap_or("").to_string();
+            for k in TRAFFIC_COMMON_KEYS {
+                let Some(x) = t.remove(*k) else { continue };
+                if TRAFFIC_TYPES.contains(&ty.as_str()) && !common_keys_of(&ty).contains(k) {
+                    let owners: Vec<String> =
+                        TRAFFIC_TYPES.iter().filter(|o| common_keys_of(o).contains(k)).map(|o| format!("\"{o}\"")).collect();
+                    return Err(Error::scenario(format!("traffic[{i}].{k}"), format!("only for type = {}", owners.join(" or "))));
+                }
+                c.insert(k.to_string(), x);
+            }
+        }
+        common.push(toml::Value::Table(c));
+    }
+    Ok((rest, common))
 }
 
 fn refine(v: &toml::Value, path: &str) -> Option<(String, String)> {

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::plan::{FlowPlan, Plan, StoragePlan, Transport};
-use crate::scenario::schema::{SizeStr, StorageSpec};
+use crate::scenario::schema::{SizeStr, StorageSpec, TrafficCommon};
 use crate::scenario::traffic::HostIndex;
 use crate::units::SimTime;
 
@@ -62,7 +62,16 @@ fn hosts_or_count(idx: &HostIndex, names: &Option<Vec<String>>, count: Option<u3
 }
 
 /// Builds entry `g`'s queue pairs (appended to `flows`) and its plan.
-pub fn build(s: &StorageSpec, plan: &Plan, idx: &HostIndex, p: &str, g: u32, prio: u8, flows: &mut Vec<FlowPlan>) -> Result<StoragePlan> {
+pub fn build(
+    s: &StorageSpec,
+    c: &TrafficCommon,
+    plan: &Plan,
+    idx: &HostIndex,
+    p: &str,
+    g: u32,
+    flows: &mut Vec<FlowPlan>,
+) -> Result<StoragePlan> {
+    let prio = super::build::priority(c.priority, 3, &format!("{p}.priority"))?;
     let prof = match &s.profile {
         None => None,
         Some(name) => Some(profile(name).ok_or_else(|| {
@@ -111,7 +120,7 @@ pub fn build(s: &StorageSpec, plan: &Plan, idx: &HostIndex, p: &str, g: u32, pri
             format!("storage I/O runs on a lossless priority (RoCE storage needs no loss); priority {prio} is not protected by PFC"),
         ));
     }
-    let start = match &s.start {
+    let start = match &c.start {
         Some(t) => t.time(&format!("{p}.start"))?,
         None => SimTime::ZERO,
     };

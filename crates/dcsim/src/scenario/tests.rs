@@ -131,7 +131,7 @@ fn egress_limit_needs_a_lossy_priority() {
     expect(BASE, &[limit, "switch.pfc.mode=\"pause\""], &["switch.egress_limit: applies to lossy priorities only"]);
     let p = load(BASE, &[limit, "traffic[0].flows[1].priority=1"]).unwrap();
     assert_eq!(p.switch.egress_limit, Some(100_000));
-    let p = load(BASE, &[limit, "switch.pfc.mode=\"off\""]).unwrap();
+    let p = load(BASE, &[limit, "switch.pfc.mode=\"off\"", "switch.pfc.lossless=[]"]).unwrap();
     assert_eq!(p.switch.egress_limit, Some(100_000));
 }
 
@@ -171,7 +171,17 @@ delay = "1us"
 
 #[test]
 fn overrides_apply_before_deserialization() {
-    let p = load(BASE, &["switch.pfc.mode=off", "simulation.seed=7", "topology.rate=\"100Gbps\"", "traffic[0].flows[1].size=2KB"]).unwrap();
+    let p = load(
+        BASE,
+        &[
+            "switch.pfc.mode=off",
+            "switch.pfc.lossless=[]",
+            "simulation.seed=7",
+            "topology.rate=\"100Gbps\"",
+            "traffic[0].flows[1].size=2KB",
+        ],
+    )
+    .unwrap();
     assert_eq!(p.switch.pfc.mode, FlowControl::None);
     assert_eq!(p.seed, 7);
     assert_eq!(p.links[0].rate, Rate::gbps(100));
@@ -871,7 +881,7 @@ fn bad_static_buffer_below_headroom() {
     assert!(load(&stat("19210B"), &["switch.pfc.lossless=[3, 4]"]).is_ok());
     // An explicit xoff, or no flow control, needs no headroom below the share.
     assert!(load(&stat("8000B"), &["switch.pfc.xoff=\"5000B\""]).is_ok());
-    load(&stat("8000B"), &["switch.pfc.mode=off"]).unwrap();
+    load(&stat("8000B"), &["switch.pfc.mode=off", "switch.pfc.lossless=[]"]).unwrap();
 }
 
 /// Switch S1 of BASE has four ports: 4 x (4096 B reserve + 7474 B headroom) = 46280 B.
@@ -986,4 +996,77 @@ fn var_window_of_dcqcn_and_timely() {
         expect(STAR8, &[&ty, "host.cc.var_window=true"], &["host.cc.var_window: scales the window: set `window` too"]);
         expect(STAR8, &[&ty, "host.cc.window=\"bdp\"", "host.cc.var_window=\"rate\""], &["host.cc", "var_window"]);
     }
+}
+
+/// A fabric meant lossless but run without pauses is an error naming the list; RoCE on
+/// a lossy priority is valid but warned about, TCP and UDP there are not.
+#[test]
+fn lossless_contradictions_and_warnings() {
+    expect(BASE, &["switch.pfc.mode=\"off\""], &["switch.pfc.lossless:", "priority 3", "mode = \"off\" pauses nothing"]);
+    let off = load(BASE, &["switch.pfc.mode=\"off\"", "switch.pfc.lossless=[]"]).unwrap();
+    let w = validate::warnings(&off);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("traffic[0].priority: RoCE flows on priority 3, which is lossy (switch.pfc.mode = \"off\")"), "{w:?}");
+    // The lossless base: no warning. The same flows on priority 0 while 3 is protected: one.
+    assert!(validate::warnings(&load(BASE, &[]).unwrap()).is_empty());
+    let p0 = load(BASE, &["traffic[0].priority=0", "traffic[0].flows[0].priority=0"]).unwrap();
+    let w = validate::warnings(&p0);
+    assert_eq!(w, vec!["traffic[0].priority: RoCE flows on priority 0, which is lossy (switch.pfc.lossless protects priority 3 only): full buffers drop their frames and go-back-N resends them".to_string()]);
+    // UDP on a lossy priority is what it is made for.
+    let udp = load(BASE, &["traffic[0].priority=0", "traffic[0].flows[0].priority=0", "traffic[0].transport=\"udp\""]).unwrap();
+    assert!(validate::warnings(&udp).is_empty());
+}
+
+const STAR: &str = "[simulation]\nduration = \"5ms\"\n[topology]\ntype = \"star\"\nhosts = 4\nrate = \"40Gbps\"\ndelay = \"1us\"\n";
+
+/// Names default to type and index; `period` repeats an entry's flows as one group.
+#[test]
+fn traffic_names_and_repeats() {
+    let text = format!(
+        "{STAR}[[traffic]]\ntype = \"permutation\"\nsize = \"10KB\"\n\
+         [[traffic]]\ntype = \"incast\"\nname = \"burst\"\nreceiver = \"h0\"\nsenders = [\"h1\", \"h2\"]\nsize = \"20KB\"\nstart = \"100us\"\nperiod = \"1ms\"\ncount = 3\n"
+    );
+    let p = load(&text, &[]).unwrap();
+    assert_eq!(p.group_names, vec!["permutation_0".to_string(), "burst".to_string()]);
+    let burst: Vec<_> = p.flows.iter().filter(|f| f.group == 1).collect();
+    assert_eq!(burst.len(), 6);
+    let starts: Vec<u64> = burst.iter().map(|f| f.start.0 / 1_000_000).collect();
+    assert_eq!(starts, vec![100, 100, 1100, 1100, 2100, 2100]);
+    // `until`: copies that start before it (2.5 ms: at 0.1, 1.1, 2.1 ms).
+    let until = load(&text, &["traffic[1].count=0"]);
+    assert!(until.is_err());
+    let mut t = text.replace("count = 3", "until = \"2.5ms\"");
+    assert_eq!(load(&t, &[]).unwrap().flows.iter().filter(|f| f.group == 1).count(), 6);
+    // Without count or until: to the end of the run (5 ms: five bursts).
+    t = text.replace("count = 3\n", "");
+    assert_eq!(load(&t, &[]).unwrap().flows.iter().filter(|f| f.group == 1).count(), 10);
+    expect(&text, &["traffic[1].until=\"2ms\""], &["traffic[1].until:", "count or until, not both"]);
+    expect(&text, &["traffic[1].period=\"0us\""], &["traffic[1].period:", "must be > 0"]);
+    expect(&text, &["traffic[0].count=2"], &["traffic[0].count:", "give period too"]);
+    expect(&text, &["traffic[0].name=\"burst\""], &["traffic[1].name:", "'burst' is already the name of traffic[0]"]);
+    expect(&text, &["traffic[1].name=\"7\""], &["traffic[1].name:", "not a number"]);
+    // A common key of another type: which types take it.
+    let cdf = format!("{STAR}[[traffic]]\ntype = \"cdf\"\nfile = \"x.txt\"\nload = 0.5\nperiod = \"1ms\"\n");
+    expect(&cdf, &[], &["traffic[0].period:", "only for type = \"flows\""]);
+    // The shared keys still reach the flows: priority, transport, messages.
+    let p = load(&text, &["traffic[1].priority=5", "traffic[1].messages=2"]).unwrap();
+    assert!(p.flows.iter().filter(|f| f.group == 1).all(|f| f.priority == 5 && f.messages == 2));
+}
+
+/// A shipped workload by name; a missing file says where the shipped ones are.
+#[test]
+fn shipped_workloads_by_name() {
+    let named = format!("{STAR}[[traffic]]\ntype = \"cdf\"\nfile = \"websearch\"\nload = 0.3\n");
+    let by_path =
+        format!("{STAR}[[traffic]]\ntype = \"cdf\"\nfile = \"../../data/workloads/hpcc_WebSearch_distribution.txt\"\nload = 0.3\n");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let a = load_str(&named, dir, &[]).unwrap();
+    let b = load_str(&by_path, dir, &[]).unwrap();
+    assert!(!a.flows.is_empty() && a.flows == b.flows);
+    let missing = format!("{STAR}[[traffic]]\ntype = \"cdf\"\nfile = \"websarch.txt\"\nload = 0.3\n");
+    let e = load_str(&missing, dir, &[]).unwrap_err().to_string();
+    assert!(
+        e.starts_with("traffic[0].file:") && e.contains("data/workloads") && e.contains("websearch, hadoop") && e.contains("--data-root"),
+        "{e}"
+    );
 }

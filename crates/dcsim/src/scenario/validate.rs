@@ -534,6 +534,35 @@ fn validate_network_cc(p: &Plan, ctx: &KeyCtx) -> Result<()> {
     Ok(())
 }
 
+/// What a plan runs that it may not mean to: RoCE flows on a priority that nothing
+/// protects, one line per traffic entry and priority (`traffic[2].priority: ...`). RoCE
+/// recovers a drop by going back N packets, so such a run is valid but is no longer the
+/// lossless fabric RoCE is designed for. TCP and UDP on a lossy priority are not
+/// flagged: they are made for it (and TCP on a lossless one is an error without ECN).
+pub fn warnings(p: &Plan) -> Vec<String> {
+    let mut seen: Vec<(u32, u8)> = Vec::new();
+    let mut out = Vec::new();
+    for f in p.flows.iter().filter(|f| f.transport == Transport::Roce && !is_lossless(p, f.priority)) {
+        if seen.contains(&(f.group, f.priority)) {
+            continue;
+        }
+        seen.push((f.group, f.priority));
+        let pfc = &p.switch.pfc;
+        let why = if pfc.mode == FlowControl::None {
+            "switch.pfc.mode = \"off\"".to_string()
+        } else if pfc.lossless == 0 {
+            "switch.pfc.lossless = []".to_string()
+        } else {
+            format!("switch.pfc.lossless protects {} only", crate::scenario::build::priority_list(pfc.lossless))
+        };
+        out.push(format!(
+            "traffic[{}].priority: RoCE flows on priority {}, which is lossy ({why}): full buffers drop their frames and go-back-N resends them",
+            f.group, f.priority
+        ));
+    }
+    out
+}
+
 /// Whether `prio` is protected by PFC or PAUSE.
 fn is_lossless(p: &Plan, prio: u8) -> bool {
     let pfc = &p.switch.pfc;

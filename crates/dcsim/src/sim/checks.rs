@@ -171,10 +171,30 @@ impl Simulation {
                 failures.push(format!("model error: {n} drops on lossless priority {prio} at port {port} ({node:?} from {peer:?})"));
             }
         }
+        let checked = self.lossless_checked();
         match self.lossless_guaranteed() {
-            Ok(()) => check(drops == 0, WHAT, failures, json!({ "applies": true, "lossless_drops": drops })),
-            Err(why) => json!({ "ok": true, "what": WHAT, "applies": false, "note": why, "lossless_drops": drops }),
+            Ok(()) => check(drops == 0, WHAT, failures, json!({ "applies": true, "lossless_drops": drops, "checked": checked })),
+            Err(why) => json!({ "ok": true, "what": WHAT, "applies": false, "note": why, "lossless_drops": drops, "checked": checked }),
         }
+    }
+
+    /// The priorities whose drops `check_lossless` counts, and those that carry flows
+    /// but are lossy (their drops are not its concern), in words.
+    fn lossless_checked(&self) -> String {
+        let list = |m: u8| (0..8u8).filter(|q| m & (1 << q) != 0).map(|q| q.to_string()).collect::<Vec<_>>().join(", ");
+        let used = self.flows.iter().fold(0u8, |m, f| m | 1 << f.prio);
+        let lossy_used = (0..8u8).filter(|&q| used & (1 << q) != 0 && !self.is_lossless(q)).fold(0u8, |m, q| m | 1 << q);
+        let mut text = match self.pfc.plan.mode {
+            FlowControl::None => "no priority: switch.pfc.mode = \"off\"".to_string(),
+            FlowControl::Pause => "every priority (switch.pfc.mode = \"pause\")".to_string(),
+            FlowControl::IbCredits => "every priority (switch.pfc.mode = \"ib_credits\")".to_string(),
+            FlowControl::Pfc if self.pfc.plan.lossless == 0 => "no priority: switch.pfc.lossless = []".to_string(),
+            FlowControl::Pfc => format!("priorities [{}] (switch.pfc.lossless)", list(self.pfc.plan.lossless)),
+        };
+        if lossy_used != 0 {
+            text += &format!("; flows on lossy priorities [{}] are not covered", list(lossy_used));
+        }
+        text
     }
 
     fn check_counters(&self) -> Value {
@@ -237,6 +257,25 @@ senders = ["h1", "h2"]
         assert_eq!(c["ok"], json!(true), "{c}");
         assert_eq!(c["lossless_no_drops"]["applies"], json!(true), "{c}");
         assert!(c["conservation"]["in_flight"].as_u64().unwrap() > 0, "{c}");
+        assert_eq!(c["lossless_no_drops"]["checked"], json!("priorities [3] (switch.pfc.lossless)"), "{c}");
+        // The check's words are not a result: the digest is that of a summary without them.
+        let with = crate::Results { tables: vec![], summary: json!({ "checks": c.clone() }) };
+        let mut bare = c.clone();
+        bare["lossless_no_drops"].as_object_mut().unwrap().remove("checked");
+        assert_eq!(with.digest(), crate::Results { tables: vec![], summary: json!({ "checks": bare }) }.digest());
+    }
+
+    #[test]
+    fn the_lossless_check_names_lossy_priorities_with_flows() {
+        let text = "[simulation]\nduration = \"10us\"\n[topology]\ntype = \"star\"\nhosts = 3\nrate = \"40Gbps\"\ndelay = \"1us\"\n\
+                    [switch.pfc]\nlossless = [3, 5]\n[[traffic]]\ntype = \"incast\"\nreceiver = \"h0\"\nsenders = [\"h1\", \"h2\"]\npriority = 1\n";
+        let plan = crate::scenario::load_str(text, std::path::Path::new("."), &[]).unwrap();
+        let c = Simulation::new(&plan).unwrap().run_checks();
+        assert_eq!(
+            c["lossless_no_drops"]["checked"],
+            json!("priorities [3, 5] (switch.pfc.lossless); flows on lossy priorities [1] are not covered"),
+            "{c}"
+        );
     }
 
     #[test]

@@ -713,6 +713,10 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "route_updates": l.log.iter().filter(|e| matches!(l.steps[e.1 as usize].action, crate::models::link_failure::Action::RoutesDown | crate::models::link_failure::Action::RoutesUp)).count(),
         });
     }
+    // Runs with a pcap capture only: whether its limit cut it short.
+    if let Some(c) = s.pcap.as_deref() {
+        summary["pcap"] = c.summary();
+    }
     // Loud in every test build: a violated invariant is a model error.
     debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.name, summary["checks"]);
     Results { tables, summary }

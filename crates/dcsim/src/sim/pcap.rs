@@ -20,6 +20,8 @@ pub(crate) struct Capture {
     /// Per flow: captured (empty: all flows; flowless PFC frames are always captured).
     flows: Vec<bool>,
     limit: u64,
+    /// Frames selected (window, ports, flows) but not written: the limit was reached.
+    pub(crate) not_written: u64,
     /// Per flow: the encoding above IP.
     wire: Vec<Wire>,
     mtu: u32,
@@ -64,6 +66,7 @@ pub(super) fn build(plan: &Plan, pc: &PcapPlan, first_port: &[u32]) -> Result<Ca
         ports,
         flows,
         limit: pc.limit,
+        not_written: 0,
         wire,
         mtu: plan.host.mtu,
         error: None,
@@ -83,6 +86,16 @@ impl Capture {
     pub(crate) fn frames(&self) -> u64 {
         self.w.written
     }
+    /// The summary's `pcap` section: what was written, and what the limit cut.
+    pub(crate) fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "file": self.file,
+            "frames": self.w.written,
+            "limit": self.limit,
+            "frames_not_written": self.not_written,
+            "truncated": self.not_written > 0,
+        })
+    }
 }
 
 impl Simulation {
@@ -91,7 +104,7 @@ impl Simulation {
     pub(super) fn capture(&mut self, p: PortId, id: PktId, frame: u32) {
         let now = self.now_t();
         let Some(c) = self.pcap.as_deref_mut() else { return };
-        if now < c.start || now >= c.end || c.w.written >= c.limit || c.error.is_some() {
+        if now < c.start || now >= c.end || c.error.is_some() {
             return;
         }
         if !c.ports.is_empty() && !c.ports[p.idx()] {
@@ -101,6 +114,10 @@ impl Simulation {
         let fi = pkt.flow.0 as usize;
         let has_flow = fi < self.flows.len();
         if !c.flows.is_empty() && has_flow && !c.flows[fi] {
+            return;
+        }
+        if c.w.written >= c.limit {
+            c.not_written += 1;
             return;
         }
         let port = &self.fx.ports[p.idx()];
