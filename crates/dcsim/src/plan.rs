@@ -3,6 +3,7 @@
 //! applied); the world is built from a `Plan` alone. Tests may also build a `Plan` directly.
 
 use crate::error::{Error, Result};
+pub use crate::models::ecn::cnp::CnpPlan;
 pub use crate::models::ecn::{Detection, EcnMode, EcnPlan, EcnSpeedPlan, MarkPoint};
 pub use crate::models::pfc::{FlowControl, Headroom, PauseMode, PfcPlan, WatchdogPlan};
 pub use crate::models::remote_pfc::RemotePfcPlan;
@@ -223,22 +224,6 @@ pub struct PauseStorm {
     pub priority: u8,
     pub start: SimTime,
     pub stop: Option<SimTime>,
-}
-
-/// Notification point (dcqcn.md 4.3, variant A): at most one CNP per queue pair per
-/// `interval` (a mark inside the window yields one CNP at its end), and at most one CNP
-/// per `nic_gap` from the whole NIC.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CnpPlan {
-    /// Minimum time between CNPs of one queue pair; zero answers every marked packet.
-    pub interval: SimTime,
-    /// Minimum time between two CNPs of one NIC (its generation rate limit); zero: none.
-    pub nic_gap: SimTime,
-    /// CNP frame size (RoCEv2: 78 B).
-    pub bytes: u32,
-    /// `None`: the control class (never paused, not charged to buffers). `Some(p)`: a
-    /// normal frame of priority p.
-    pub priority: Option<u8>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

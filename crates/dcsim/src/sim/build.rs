@@ -6,6 +6,7 @@ use crate::error::try_vec;
 use crate::error::Result;
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PortId};
+use crate::models::ecn::cnp::NotificationPoints;
 use crate::models::ecn::marking::Marking;
 use crate::models::link_failure::{LinkFaults, RouteInputs};
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
@@ -340,7 +341,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         used_prios,
         hops: 0,
         marking: Marking::new(plan, &port_rates, &port_nodes, &radix),
-        nic_next_cnp: vec![SimTime::ZERO; n],
+        cnp: NotificationPoints::new(plan.host.cnp.clone(), plan.flows.len(), n),
         rate_log: CappedLog::new(plan.stats.max_rows),
         cc_trace: CappedLog::new(plan.stats.max_rows),
         cc_trace_last: if plan.stats.trace_flows.is_empty() { Vec::new() } else { vec![(u64::MAX - 1, Rate(0)); plan.flows.len()] },

@@ -4,9 +4,11 @@
 
 use super::{After, Simulation};
 use crate::event::Event;
-use crate::ids::{PktId, PortId};
+use crate::ids::{FlowId, PktId, PortId};
+use crate::models::ecn::cnp::CnpFlow;
 use crate::models::pfc::{FlowControl, WatchdogAction};
 use crate::models::rx_buffer::world::RxIn;
+use crate::models::Feedback;
 use crate::net::packet::Packet;
 
 impl Simulation {
@@ -215,5 +217,54 @@ impl Simulation {
                 self.send_pfc(port, c, xoff);
             }
         }
+    }
+
+    /// A FECN source sends a probe for flow `f` (`models/fecn/probes.rs`).
+    pub(crate) fn send_probe(&mut self, f: FlowId) {
+        let (src, dst) = (self.flows[f.idx()].src, self.flows[f.idx()].dst);
+        let mark = self.fx.after.len();
+        crate::models::fecn::probes::send_probe(&mut self.fx, f, src, dst);
+        self.run_after(mark);
+    }
+
+    /// A FECN probe or its reply reached a host; the source's reaction point takes the
+    /// rate a reply brings back, unless the source has stopped.
+    pub(crate) fn on_probe(&mut self, pkt: &Packet) {
+        let f = pkt.flow;
+        let (src, dst) = (self.flows[f.idx()].src, self.flows[f.idx()].dst);
+        let mark = self.fx.after.len();
+        let rate = crate::models::fecn::probes::on_probe(&mut self.fx, pkt, src, dst);
+        self.run_after(mark);
+        if let Some(rate) = rate {
+            if !self.senders[f.idx()].done {
+                self.flow_stats[f.idx()].feedback_rx += 1;
+                self.cc_hook(f, |cc, ctx| cc.on_feedback(ctx, Feedback::FecnRate { rate }));
+            }
+        }
+    }
+
+    /// The receiver of flow `f` got a CE-marked data packet (`models/ecn/cnp.rs`).
+    pub(crate) fn on_marked(&mut self, f: FlowId) {
+        self.flow_stats[f.idx()].marked_rx += 1;
+        let mark = self.fx.after.len();
+        let flow = self.cnp_flow(f);
+        if self.cnp.on_marked(&mut self.fx, f, flow) {
+            self.flow_stats[f.idx()].cnps_sent += 1;
+        }
+        self.run_after(mark);
+    }
+
+    pub(crate) fn on_cnp_deferred(&mut self, f: FlowId) {
+        let mark = self.fx.after.len();
+        let flow = self.cnp_flow(f);
+        if self.cnp.on_deferred(&mut self.fx, f, flow) {
+            self.flow_stats[f.idx()].cnps_sent += 1;
+        }
+        self.run_after(mark);
+    }
+
+    fn cnp_flow(&self, f: FlowId) -> CnpFlow {
+        let h = &self.flows[f.idx()];
+        CnpFlow { src: h.src, dst: h.dst, prio: h.prio }
     }
 }

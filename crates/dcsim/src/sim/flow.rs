@@ -141,7 +141,7 @@ impl Default for CcTimers {
     }
 }
 
-/// The receiving NIC's state of a flow, including its notification point: one cache line.
+/// The receiving NIC's state of a flow: one cache line.
 #[repr(align(64))]
 pub(crate) struct Receiver {
     pub rcv_next: u32,
@@ -151,9 +151,6 @@ pub(crate) struct Receiver {
     pub highest: u32,
     pub nak_for: u32,
     pub since_ack: u32,
-    pub last_cnp: Option<SimTime>,
-    pub marked_since_cnp: u32,
-    pub cnp_pending: bool,
 }
 
 /// Selective repeat: how far above `rcv_next` a receiver keeps packets (a packet beyond
@@ -163,7 +160,7 @@ pub(crate) const OOO_WINDOW: u32 = 4096;
 impl Receiver {
     pub fn new(selective: bool) -> Self {
         let ooo = if selective { vec![0; (OOO_WINDOW / 64) as usize] } else { Vec::new() };
-        Receiver { rcv_next: 0, ooo, highest: 0, nak_for: u32::MAX, since_ack: 0, last_cnp: None, marked_since_cnp: 0, cnp_pending: false }
+        Receiver { rcv_next: 0, ooo, highest: 0, nak_for: u32::MAX, since_ack: 0 }
     }
     /// Selective repeat: whether packet `seq` is held.
     #[inline]

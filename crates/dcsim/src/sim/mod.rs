@@ -98,8 +98,8 @@ pub struct Simulation {
 
     // Congestion management (switch side): marking, detection, congestion points.
     pub(crate) marking: crate::models::ecn::marking::Marking,
-    // Notification points: per host, the earliest time its NIC may send another CNP.
-    pub(crate) nic_next_cnp: Vec<SimTime>,
+    /// RoCEv2 notification points: CNPs for CE-marked packets (models/ecn/cnp.rs).
+    pub(crate) cnp: crate::models::ecn::cnp::NotificationPoints,
     /// Rate changes of queue pairs: (time, flow, rate).
     pub(crate) rate_log: CappedLog<(SimTime, u32, Rate)>,
     /// `stats.trace_flows`: (time, flow, window bytes or u64::MAX for none, rate), and the

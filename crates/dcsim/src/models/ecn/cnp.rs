@@ -4,76 +4,119 @@
 //! NIC. The CNP is a real frame to the sender; its reaction point is the flow's `Cc`.
 
 use crate::event::Event;
-use crate::ids::{FlowId, PortId};
+use crate::ids::{FlowId, NodeId, PortId};
+use crate::net::fabric::Fabric;
 use crate::net::packet::Packet;
-use crate::sim::Simulation;
 use crate::units::SimTime;
 
-impl Simulation {
-    /// The receiver of flow `f` got a CE-marked data packet.
-    pub(crate) fn on_marked(&mut self, f: FlowId) {
-        let now = self.now_t();
-        let iv = self.host.cnp.interval;
-        self.flow_stats[f.idx()].marked_rx += 1;
-        let flow = &mut self.receivers[f.idx()];
-        if iv.0 == 0 || flow.last_cnp.is_none_or(|t| now - t >= iv) {
-            self.send_cnp(f);
+/// Notification point (dcqcn.md 4.3, variant A): at most one CNP per queue pair per
+/// `interval` (a mark inside the window yields one CNP at its end), and at most one CNP
+/// per `nic_gap` from the whole NIC.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CnpPlan {
+    /// Minimum time between CNPs of one queue pair; zero answers every marked packet.
+    pub interval: SimTime,
+    /// Minimum time between two CNPs of one NIC (its generation rate limit); zero: none.
+    pub nic_gap: SimTime,
+    /// CNP frame size (RoCEv2: 78 B).
+    pub bytes: u32,
+    /// `None`: the control class (never paused, not charged to buffers). `Some(p)`: a
+    /// normal frame of priority p.
+    pub priority: Option<u8>,
+}
+
+/// A queue pair's notification point, at its receiver.
+#[derive(Clone, Copy, Default)]
+struct QpNp {
+    last_cnp: Option<SimTime>,
+    marked_since_cnp: u32,
+    /// A `CnpDeferred` event is scheduled.
+    pending: bool,
+}
+
+/// What a flow's CNPs need of it: its ends and priority.
+#[derive(Clone, Copy)]
+pub(crate) struct CnpFlow {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub prio: u8,
+}
+
+/// The notification points of every NIC: per queue pair its CNP window, per NIC the
+/// earliest time it may send another CNP. Only a flow's destination NIC writes its entry.
+pub(crate) struct NotificationPoints {
+    cfg: CnpPlan,
+    qps: Vec<QpNp>,
+    nic_next: Vec<SimTime>,
+}
+
+impl NotificationPoints {
+    pub fn new(cfg: CnpPlan, flows: usize, nodes: usize) -> Self {
+        NotificationPoints { cfg, qps: vec![QpNp::default(); flows], nic_next: vec![SimTime::ZERO; nodes] }
+    }
+
+    /// The receiver of flow `f` got a CE-marked data packet. Returns whether a CNP went
+    /// out now.
+    pub fn on_marked(&mut self, fx: &mut Fabric, f: FlowId, flow: CnpFlow) -> bool {
+        let now = fx.now();
+        let iv = self.cfg.interval;
+        let qp = &mut self.qps[f.idx()];
+        if iv.0 == 0 || qp.last_cnp.is_none_or(|t| now - t >= iv) {
+            self.send(fx, f, flow)
         } else {
-            flow.marked_since_cnp += 1;
-            let at = flow.last_cnp.unwrap() + iv;
-            self.defer_cnp(f, at);
+            qp.marked_since_cnp += 1;
+            let at = qp.last_cnp.unwrap() + iv;
+            self.defer(fx, f, at);
+            false
         }
     }
 
-    fn defer_cnp(&mut self, f: FlowId, at: SimTime) {
-        let flow = &mut self.receivers[f.idx()];
-        if !flow.cnp_pending {
-            flow.cnp_pending = true;
-            self.fx.q.schedule(at, Event::CnpDeferred(f));
+    fn defer(&mut self, fx: &mut Fabric, f: FlowId, at: SimTime) {
+        let qp = &mut self.qps[f.idx()];
+        if !qp.pending {
+            qp.pending = true;
+            fx.q.schedule(at, Event::CnpDeferred(f));
         }
     }
 
-    pub(crate) fn on_cnp_deferred(&mut self, f: FlowId) {
-        let now = self.now_t();
-        let iv = self.host.cnp.interval;
-        let flow = &mut self.receivers[f.idx()];
-        flow.cnp_pending = false;
-        if flow.marked_since_cnp == 0 {
-            return;
+    /// Flow `f`'s deferred CNP is due. Returns whether a CNP went out now.
+    pub fn on_deferred(&mut self, fx: &mut Fabric, f: FlowId, flow: CnpFlow) -> bool {
+        let now = fx.now();
+        let iv = self.cfg.interval;
+        let qp = &mut self.qps[f.idx()];
+        qp.pending = false;
+        if qp.marked_since_cnp == 0 {
+            return false;
         }
-        match flow.last_cnp {
+        match qp.last_cnp {
             Some(t) if now - t < iv => {
-                let at = t + iv;
-                self.defer_cnp(f, at);
+                self.defer(fx, f, t + iv);
+                false
             }
-            _ => self.send_cnp(f),
+            _ => self.send(fx, f, flow),
         }
     }
 
     /// Sends a CNP for flow `f` from its receiver, unless the NIC's CNP rate limit holds
     /// it back (then it goes out as soon as the NIC may send one).
-    fn send_cnp(&mut self, f: FlowId) {
-        let now = self.now_t();
-        let (src, dst, prio) = {
-            let fl = &self.flows[f.idx()];
-            (fl.src, fl.dst, fl.prio)
-        };
-        let next = self.nic_next_cnp[dst.idx()];
+    fn send(&mut self, fx: &mut Fabric, f: FlowId, flow: CnpFlow) -> bool {
+        let now = fx.now();
+        let next = self.nic_next[flow.dst.idx()];
         if now < next {
-            self.receivers[f.idx()].marked_since_cnp += 1;
-            self.defer_cnp(f, next);
-            return;
+            self.qps[f.idx()].marked_since_cnp += 1;
+            self.defer(fx, f, next);
+            return false;
         }
-        self.nic_next_cnp[dst.idx()] = now + self.host.cnp.nic_gap;
-        let flow = &mut self.receivers[f.idx()];
-        flow.last_cnp = Some(now);
-        flow.marked_since_cnp = 0;
-        self.flow_stats[f.idx()].cnps_sent += 1;
-        let cnp = &self.host.cnp;
-        let id = self.fx.pool.alloc(Packet::cnp(f, src, cnp.bytes, cnp.priority.unwrap_or(prio), cnp.priority.is_none()));
+        self.nic_next[flow.dst.idx()] = now + self.cfg.nic_gap;
+        let qp = &mut self.qps[f.idx()];
+        qp.last_cnp = Some(now);
+        qp.marked_since_cnp = 0;
+        let c = &self.cfg;
+        let id = fx.pool.alloc(Packet::cnp(f, flow.src, c.bytes, c.priority.unwrap_or(flow.prio), c.priority.is_none()));
         // The NIC sends CNPs ahead of data, whatever their priority on the fabric.
-        let p = PortId(self.fx.nodes[dst.idx()].ports.start);
-        self.fx.ports[p.idx()].ctrl.push(&mut self.fx.pool, id);
-        self.host_try_send(p);
+        let p = PortId(fx.nodes[flow.dst.idx()].ports.start);
+        fx.ports[p.idx()].ctrl.push(&mut fx.pool, id);
+        fx.kick(p);
+        true
     }
 }

@@ -4,41 +4,30 @@
 
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::models::l2cm::L2_FRAME;
-use crate::models::Feedback;
+use crate::net::fabric::Fabric;
 use crate::net::packet::{Packet, PktKind, NO_RATE};
-use crate::sim::Simulation;
 use crate::units::Rate;
 
-impl Simulation {
-    /// A FECN source sends a probe toward its destination.
-    pub(crate) fn send_probe(&mut self, f: FlowId) {
-        let (src, dst) = (self.flows[f.idx()].src, self.flows[f.idx()].dst);
-        self.send_probe_frame(src, dst, f, PktKind::Probe, NO_RATE);
-    }
+/// The source `src` of flow `f` sends a probe toward its destination `dst`.
+pub(crate) fn send_probe(fx: &mut Fabric, f: FlowId, src: NodeId, dst: NodeId) {
+    send(fx, src, dst, f, PktKind::Probe, NO_RATE);
+}
 
-    fn send_probe_frame(&mut self, from: NodeId, to: NodeId, f: FlowId, kind: PktKind, rate_kbps: u32) {
-        let id = self.fx.pool.alloc(Packet::probe(kind, f, to, rate_kbps, L2_FRAME));
-        let p = PortId(self.fx.nodes[from.idx()].ports.start);
-        self.fx.ports[p.idx()].ctrl.push(&mut self.fx.pool, id);
-        self.kick(p);
-    }
+fn send(fx: &mut Fabric, from: NodeId, to: NodeId, f: FlowId, kind: PktKind, rate_kbps: u32) {
+    let id = fx.pool.alloc(Packet::probe(kind, f, to, rate_kbps, L2_FRAME));
+    let p = PortId(fx.nodes[from.idx()].ports.start);
+    fx.ports[p.idx()].ctrl.push(&mut fx.pool, id);
+    fx.kick(p);
+}
 
-    /// The destination reflects a probe; the source takes the rate it brings back.
-    pub(crate) fn on_probe(&mut self, pkt: &Packet) {
-        let f = pkt.flow;
-        match pkt.kind {
-            PktKind::Probe => {
-                let (src, dst) = (self.flows[f.idx()].src, self.flows[f.idx()].dst);
-                self.send_probe_frame(dst, src, f, PktKind::ProbeReply, pkt.probe_rate());
-            }
-            _ => {
-                if pkt.probe_rate() == NO_RATE || self.senders[f.idx()].done {
-                    return; // no FECN port on the path, or the source has stopped
-                }
-                let rate = Rate(pkt.probe_rate() as u64 * 1000);
-                self.flow_stats[f.idx()].feedback_rx += 1;
-                self.cc_hook(f, |cc, ctx| cc.on_feedback(ctx, Feedback::FecnRate { rate }));
-            }
+/// A probe of a flow from `src` to `dst` reached a host: the destination reflects it; at
+/// the source, the rate the reply brings back (`None`: no FECN port on its path).
+pub(crate) fn on_probe(fx: &mut Fabric, pkt: &Packet, src: NodeId, dst: NodeId) -> Option<Rate> {
+    match pkt.kind {
+        PktKind::Probe => {
+            send(fx, dst, src, pkt.flow, PktKind::ProbeReply, pkt.probe_rate());
+            None
         }
+        _ => (pkt.probe_rate() != NO_RATE).then(|| Rate(pkt.probe_rate() as u64 * 1000)),
     }
 }
