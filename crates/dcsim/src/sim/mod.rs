@@ -8,6 +8,7 @@ mod checks;
 mod fabric_models;
 mod flow;
 mod host;
+mod link_down;
 mod output;
 mod parallel;
 mod pcap;

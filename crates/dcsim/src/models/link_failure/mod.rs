@@ -8,9 +8,10 @@
 //! NAK (go-back-N) or its timeout (`host.rto`, armed on lossless priorities too in a run
 //! with link failures), TCP's SACK recovery or timer.
 //!
-//! `world.rs` holds the handlers; this file the state and what is counted.
+//! `steps.rs` holds the hooks (they take the fabric; the world empties a failed port,
+//! `sim/link_down.rs`); this file the state and what is counted.
 
-pub mod world;
+pub mod steps;
 
 use crate::ids::{NodeId, PortId};
 use crate::net::routing::Override;

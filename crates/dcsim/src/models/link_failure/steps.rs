@@ -1,0 +1,148 @@
+//! Link failures on the fabric: the steps (down, up, routes converged) and the frames a
+//! failed link loses. Emptying a failed port's queues is the world's (`sim/link_down.rs`):
+//! it releases buffer and may send PFC frames.
+
+use super::{Action, LinkFaults, RouteInputs, Step};
+use crate::event::{Event, EventQueue};
+use crate::ids::{FlowId, PktId, PortId};
+use crate::net::fabric::Fabric;
+use crate::net::packet::PktKind;
+use crate::net::routing::{Graph, Routing};
+use crate::plan::Plan;
+use crate::units::SimTime;
+
+impl LinkFaults {
+    /// The steps of the plan's failures, scheduled on `q`. `port_toward(a, b)` is the
+    /// port of `a` on its first link to `b`, `peer(p)` the other end of port `p`.
+    pub fn new(
+        plan: &Plan,
+        q: &mut EventQueue,
+        graph: RouteInputs,
+        port_toward: impl Fn(u32, u32) -> PortId,
+        peer: impl Fn(PortId) -> PortId,
+    ) -> LinkFaults {
+        let fails = &plan.switch.link_failures;
+        if fails.is_empty() {
+            return LinkFaults::default();
+        }
+        let conv = plan.switch.convergence.expect("validated plan: convergence is given with link failures");
+        let mut steps = Vec::new();
+        for (i, f) in fails.iter().enumerate() {
+            let pa = port_toward(f.a, f.b);
+            let ports = [pa, peer(pa)];
+            let mut add = |at: SimTime, action| steps.push(Step { at, ports, action, failure: i as u32 });
+            add(f.down, Action::Down);
+            add(f.down + conv, Action::RoutesDown);
+            if let Some(up) = f.up {
+                add(up, Action::Up);
+                add(up + conv, Action::RoutesUp);
+            }
+        }
+        for (k, st) in steps.iter().enumerate() {
+            if st.at <= plan.duration {
+                q.schedule(st.at, Event::Link(k as u32));
+            }
+        }
+        LinkFaults {
+            active: true,
+            steps,
+            routed_dead: vec![false; graph.peer_node.len()],
+            graph: Some(graph),
+            lost_by_flow: vec![0; plan.flows.len()],
+            ..Default::default()
+        }
+    }
+}
+
+impl LinkFaults {
+    /// Step `k` of the failures is due. Returns the ports whose link goes down: the world
+    /// takes each down in turn (`sim/link_down.rs`).
+    pub(crate) fn on_step(&mut self, fx: &mut Fabric, k: u32) -> Option<[PortId; 2]> {
+        let now = fx.now();
+        let st = self.steps[k as usize];
+        self.log.push((now, k));
+        match st.action {
+            Action::Down => return Some(st.ports),
+            Action::Up => {
+                for p in st.ports {
+                    let port = &mut fx.ports[p.idx()];
+                    port.down = false;
+                    port.up_at = now;
+                }
+                for p in st.ports {
+                    fx.kick(p);
+                }
+            }
+            Action::RoutesDown | Action::RoutesUp => {
+                for p in st.ports {
+                    self.routed_dead[p.idx()] = st.action == Action::RoutesDown;
+                }
+                let g = self.graph.as_ref().expect("failures keep their graph");
+                let graph = Graph { is_host: &g.is_host, node_ports: &g.node_ports, peer_node: &g.peer_node };
+                fx.routing = Routing::build_without(&graph, g.seed, &g.overrides, &self.routed_dead, g.up_down);
+            }
+        }
+        None
+    }
+
+    /// Drops the control frames waiting at a down port (PFC frames the switch sends out
+    /// of it, ACKs routed to it before convergence).
+    #[cold]
+    pub(crate) fn flush_control(&mut self, fx: &mut Fabric, p: PortId) {
+        while let Some(id) = fx.ports[p.idx()].ctrl.pop(&fx.pool) {
+            self.control_dropped += 1;
+            fx.pool.free(id);
+        }
+    }
+
+    /// Whether a frame must not be sent out of `out` (its link is down, or the switch has
+    /// no route).
+    #[inline]
+    pub(crate) fn unusable(fx: &Fabric, out: PortId) -> bool {
+        out == PortId::NONE || fx.ports[out.idx()].down
+    }
+
+    /// A frame routed to an unusable port (`unusable`) is dropped and counted: a control
+    /// frame is freed here; a data frame is returned for the world to lose (`lost`).
+    #[cold]
+    pub(crate) fn drop_at_unusable(&mut self, fx: &mut Fabric, out: PortId, id: PktId) -> bool {
+        if fx.pool.get(id).kind != PktKind::Data {
+            self.control_dropped += 1;
+            fx.pool.free(id);
+            return false;
+        }
+        if out == PortId::NONE {
+            self.dropped_no_route += 1;
+        } else {
+            self.dropped_at_down_port += 1;
+        }
+        true
+    }
+
+    /// Whether the frame `id` arriving at port `p` was on the wire when the link failed
+    /// (it arrives while the link is down, or it left before the link last came up);
+    /// such a frame is counted, and the world loses it. The time it left is its arrival
+    /// time less the link delay and its serialization at the transmitter's rate.
+    #[inline]
+    pub(crate) fn lost_on_wire(&mut self, fx: &Fabric, p: PortId, id: PktId) -> bool {
+        let port = &fx.ports[p.idx()];
+        if !port.down && port.up_at == SimTime::ZERO {
+            return false;
+        }
+        let lost = port.down || {
+            let wire = fx.pool.get(id).frame as u64 + fx.preamble as u64;
+            let tx = fx.ports[port.peer.idx()].line.tx_time(wire);
+            let left = fx.now().0.saturating_sub(port.delay.0 + tx.0);
+            left < port.up_at.0
+        };
+        if lost {
+            self.lost_in_flight += 1;
+        }
+        lost
+    }
+
+    /// A data frame of flow `f` lost to a failure.
+    pub(crate) fn lost(&mut self, f: FlowId) {
+        self.lost_by_flow[f.idx()] += 1;
+    }
+}
