@@ -50,21 +50,6 @@ fn violations(files: &[(String, String)], applies: impl Fn(&str, &str) -> bool, 
     out
 }
 
-/// Model files that still extend the world (`impl Simulation`) instead of taking the
-/// fabric: NIC-side glue that needs a host context (TCP) and the
-/// switch-side model whose hooks still call the world's forwarding in the middle of its
-/// work (link failures).
-const NOT_YET_NARROW: &[&str] = &["models/tcp/world.rs"];
-
-#[test]
-fn models_still_extending_the_world_are_listed() {
-    let f = files();
-    for name in NOT_YET_NARROW {
-        let (_, code) = f.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} is listed but does not exist"));
-        assert!(code.contains("impl Simulation"), "{name} no longer extends the world: take it off NOT_YET_NARROW");
-    }
-}
-
 #[test]
 fn module_layers() {
     let f = files();
@@ -76,11 +61,8 @@ fn module_layers() {
         &["crate::plan", "crate::models", "crate::sim", "crate::scenario", "crate::keys"],
     ));
     // Models never read scenario files, and never the world: their hooks take the
-    // fabric (`net::fabric::Fabric`) and their own state. The files listed in
-    // `NOT_YET_NARROW` still extend the world with an `impl Simulation`; the list only
-    // shrinks (`models_still_extending_the_world_are_listed`).
-    bad.extend(violations(&f, |n, _| n.starts_with("models/"), &["crate::scenario"]));
-    bad.extend(violations(&f, |n, _| n.starts_with("models/") && !NOT_YET_NARROW.contains(&n), &["crate::sim", "impl Simulation"]));
+    // fabric (`net::fabric::Fabric`) and their own state.
+    bad.extend(violations(&f, |n, _| n.starts_with("models/"), &["crate::scenario", "crate::sim", "impl Simulation"]));
     // The scenario layer turns text into a plan and never builds the world; the world
     // is built from a plan alone.
     bad.extend(violations(&f, |n, _| n.starts_with("scenario/"), &["crate::sim"]));

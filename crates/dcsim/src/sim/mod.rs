@@ -17,6 +17,7 @@ mod reaction;
 mod storage;
 mod sw_limiter;
 mod switch;
+mod tcp;
 
 use std::collections::VecDeque;
 

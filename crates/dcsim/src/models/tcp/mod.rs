@@ -1,8 +1,8 @@
 //! TCP as a byte stream cut into MSS segments (`transport = "tcp"`): the sender with its
 //! SACK scoreboard, RFC 6675 loss recovery and RFC 6298 retransmission timer
 //! (`sender.rs`, `sack.rs`, `rto.rs`), the receiver with cumulative ACKs, one SACK block,
-//! optional delayed ACKs and the ECN echo (`receiver.rs`), and their glue to the world
-//! (`world.rs`: what the host NIC does with a TCP flow's frames and timers). The window
+//! optional delayed ACKs and the ECN echo (`receiver.rs`); the host NIC drives them
+//! (`sim/tcp.rs`: what it does with a TCP flow's frames and timers). The window
 //! policy is the flow's congestion control (`newreno/`, `cubic/`, `dctcp/`, `bbr/`), told about
 //! ACKs (`on_ack`) and losses (`on_loss`); the transport owns the recovery mechanics.
 //! There is no switch side of its own: TCP runs on a lossy priority (drop-tail in the
@@ -17,7 +17,6 @@ pub mod receiver;
 pub mod rto;
 pub mod sack;
 pub mod sender;
-mod world;
 
 pub use keys::TcpKeys;
 

@@ -1,13 +1,14 @@
-//! TCP in the world: what the host NIC does with a TCP flow's segments, ACKs and
-//! timers. `sim/host.rs` dispatches here by transport (a flow's `FlowHeader::tcp`); the
+//! The TCP transport in the host NIC: what it does with a TCP flow's segments, ACKs and
+//! timers, using the state machines of `models/tcp` (scoreboard, RTO, receiver) as
+//! `host.rs` does RoCE's. `host.rs` dispatches here by transport (`FlowHeader::tcp`); the
 //! sending side writes only `senders` and `tcp_tx`, the receiving side only `receivers`
 //! and `tcp_rx`; both count in `flow_stats`.
 
+use super::Simulation;
 use crate::event::Event;
 use crate::ids::{FlowId, PktId};
 use crate::models::{Ack, Loss, LossKind};
 use crate::net::packet::{Packet, FLAG_CE, FLAG_CWR, FLAG_ECE};
-use crate::sim::Simulation;
 use crate::units::SimTime;
 
 impl Simulation {
