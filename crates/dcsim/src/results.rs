@@ -68,7 +68,10 @@ impl Results {
                 c.remove("checked");
             }
         }
-        let text = format!("{:?}\n{}", self.tables, summary);
+        // Tables in name order: the order the engine emits them in is not a result.
+        let mut tables: Vec<&(String, Table)> = self.tables.iter().collect();
+        tables.sort_by(|a, b| a.0.cmp(&b.0));
+        let text = format!("{:?}\n{}", tables, summary);
         crate::rng::fnv1a64(text.as_bytes())
     }
 
