@@ -132,3 +132,13 @@ impl L2State {
         fx.kick(out);
     }
 }
+
+impl crate::models::fabric_model::FabricModel for L2State {
+    fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
+        summary["counters"]["l2_feedback_sent"] = serde_json::json!(self.feedback_sent);
+    }
+
+    fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(crate::ids::NodeId) -> bool) {
+        self.feedback_sent += other.feedback_sent;
+    }
+}

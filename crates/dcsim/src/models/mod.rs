@@ -34,6 +34,11 @@
 //! `type = "..."` scenario table, its error paths and its checks. A new algorithm is one
 //! folder (its type implementing `CongestionControl`, its keys implementing `Keys`, its
 //! parameters `Check`) and one line here.
+//!
+//! The third list, `fabric_models!`, names the switch- and link-side models (and the
+//! NIC-side mechanisms that act on frames rather than rates): each line is a field of
+//! the world's `FabricModels`, and the model's `FabricModel` impl (in its folder) gives
+//! its tables, its summary and its parallel merge.
 
 pub mod bbr;
 pub mod bcn;
@@ -44,6 +49,7 @@ pub mod ecn;
 #[cfg(test)]
 mod example;
 pub mod external;
+pub(crate) mod fabric_model;
 pub mod fecn;
 pub mod fixed_rate;
 pub mod hpcc;
@@ -128,4 +134,31 @@ impl L2Cm {
             _ => None,
         }
     }
+}
+
+fabric_models! {
+    /// PFC / 802.3x PAUSE: frames, refresh, pause expiry, the event log (`pfc/frames.rs`).
+    pfc: pfc::Pfc,
+    /// ECN marking and congestion detection (`ecn/marking.rs`).
+    marking: ecn::marking::Marking,
+    /// RoCEv2 notification points: CNPs for marked packets (`ecn/cnp.rs`).
+    cnp: ecn::cnp::NotificationPoints,
+    /// 802.1Qau-family congestion points: QCN, BCN, FECN, E-FECN (`l2cm.rs`).
+    l2: l2cm::L2State,
+    /// Remote PFC: congestion points and source ToRs (`remote_pfc/`).
+    rpfc: remote_pfc::RemotePfc,
+    /// InfiniBand credit-based link flow control (`ib_credits/`).
+    ib: ib_credits::IbCredits,
+    /// NetworkCC congestion points (`network_cc/switch.rs`).
+    netcc: network_cc::switch::NetCcState,
+    /// NIC receive buffers (`rx_buffer/`).
+    rx: rx_buffer::RxBuffers,
+    /// Link failures and routing convergence (`link_failure/`).
+    link_faults: link_failure::LinkFaults,
+    /// Injected pause storms (`pfc/storm.rs`).
+    pause_storms: pfc::storm::PauseStorms,
+    /// The PFC watchdog (`pfc/watchdog.rs`).
+    pfc_watchdog: pfc::watchdog::PfcWatchdog,
+    /// Cyclic-pause (deadlock) detection (`pfc/deadlock.rs`).
+    deadlocks: pfc::deadlock::DeadlockDetector,
 }

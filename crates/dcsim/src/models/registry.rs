@@ -181,3 +181,30 @@ macro_rules! congestion_points {
         }
     };
 }
+
+/// `name: Type,` per fabric model, after its doc comment: the world's `FabricModels`
+/// (one field per model) and the loops over their outputs (`FabricModel`). The hooks are
+/// called directly from `sim/` where a frame or timer meets the model (static calls).
+macro_rules! fabric_models {
+    ($( $(#[doc = $doc:literal])* $name:ident: $Ty:ty, )*) => {
+        /// The state of every fabric model of a run (`Simulation::models`).
+        pub(crate) struct FabricModels {
+            $( $(#[doc = $doc])* pub $name: $Ty, )*
+        }
+
+        impl FabricModels {
+            /// Every model's result tables, in the list's order.
+            pub fn tables(&self, fx: &$crate::net::fabric::Fabric, out: &mut $crate::models::fabric_model::Tables) {
+                $( $crate::models::fabric_model::FabricModel::tables(&self.$name, fx, out); )*
+            }
+            /// Every model's part of the summary.
+            pub fn summary(&self, fx: &$crate::net::fabric::Fabric, summary: &mut serde_json::Value) {
+                $( $crate::models::fabric_model::FabricModel::summary(&self.$name, fx, summary); )*
+            }
+            /// Takes from another partition's models what that partition ran.
+            pub fn merge(&mut self, other: &mut FabricModels, fx: &$crate::net::fabric::Fabric, theirs: &dyn Fn($crate::ids::NodeId) -> bool) {
+                $( $crate::models::fabric_model::FabricModel::merge(&mut self.$name, &mut other.$name, fx, theirs); )*
+            }
+        }
+    };
+}

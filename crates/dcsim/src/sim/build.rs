@@ -10,6 +10,7 @@ use crate::models::ecn::cnp::NotificationPoints;
 use crate::models::ecn::marking::Marking;
 use crate::models::link_failure::{LinkFaults, RouteInputs};
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
+use crate::models::FabricModels;
 use crate::models::{Cc, NicSpec};
 use crate::net::capped_log::CappedLog;
 use crate::net::mmu::{Mmu, Model, PortBuffer};
@@ -316,12 +317,33 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         LinkFaults::new(plan, &mut q, graph, toward, |p| ports[p.idx()].peer)
     };
 
+    let failures = link_faults.active;
+    let nic_rx_extras = rx.on || plan.switch.pfc.mode == FlowControl::IbCredits;
     let mut sim = Simulation {
         name: plan.name.clone(),
         seed: plan.seed,
         end: plan.duration,
         host: plan.host.clone(),
-        pfc: crate::models::pfc::Pfc::new(&plan.switch.pfc, n_ports, plan.stats.max_pfc_events),
+        models: FabricModels {
+            pfc: crate::models::pfc::Pfc::new(&plan.switch.pfc, n_ports, plan.stats.max_pfc_events),
+            marking: Marking::new(plan, &port_rates, &port_nodes, &radix),
+            cnp: NotificationPoints::new(plan.host.cnp.clone(), plan.flows.len(), n),
+            l2,
+            rpfc: crate::models::remote_pfc::RemotePfc::new(plan, &port_rates, n_nodes_for_rpfc),
+            ib,
+            netcc,
+            rx,
+            link_faults,
+            pause_storms,
+            pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog::new(
+                plan.switch.pfc.watchdog.clone().filter(|_| plan.switch.pfc.mode != FlowControl::None),
+                n_ports,
+            ),
+            deadlocks: crate::models::pfc::deadlock::DeadlockDetector::new(
+                plan.switch.pfc.deadlock_check.filter(|_| plan.switch.pfc.mode != FlowControl::None),
+                plan.switch.pfc.deadlock_stop,
+            ),
+        },
         stats_cfg: plan.stats.clone(),
         egress_limit: plan.switch.egress_limit,
         links: plan.links.clone(),
@@ -331,7 +353,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         },
         clock: SimTime::ZERO,
         prefetch_ports: n_ports >= super::prefetch::MIN_PORTS,
-        quiet_tx: !link_faults.active,
+        quiet_tx: !failures,
+        rto_lossless: failures,
+        nic_rx_extras,
         nics: (0..n).map(|_| Nic::default()).collect(),
         latency: Histogram::default(),
         msg_latency: Histogram::default(),
@@ -340,8 +364,6 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         goodput: CappedLog::new(plan.stats.max_rows),
         used_prios,
         hops: 0,
-        marking: Marking::new(plan, &port_rates, &port_nodes, &radix),
-        cnp: NotificationPoints::new(plan.host.cnp.clone(), plan.flows.len(), n),
         rate_log: CappedLog::new(plan.stats.max_rows),
         cc_trace: CappedLog::new(plan.stats.max_rows),
         cc_trace_last: if plan.stats.trace_flows.is_empty() { Vec::new() } else { vec![(u64::MAX - 1, Rate(0)); plan.flows.len()] },
@@ -351,27 +373,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         },
         class_dropped: 0,
         processing_delay: plan.switch.processing_delay,
-        l2,
-        rpfc: crate::models::remote_pfc::RemotePfc::new(plan, &port_rates, n_nodes_for_rpfc),
-        ib,
-        netcc,
         cc_key: crate::rng::stream_key(plan.seed, "cc"),
         rate_schedule: rate_steps,
         watchdog: super::checks::Watchdog::new(plan.flows.len(), n_ports),
-        pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog::new(
-            plan.switch.pfc.watchdog.clone().filter(|_| plan.switch.pfc.mode != FlowControl::None),
-            n_ports,
-        ),
-        deadlocks: crate::models::pfc::deadlock::DeadlockDetector::new(
-            plan.switch.pfc.deadlock_check.filter(|_| plan.switch.pfc.mode != FlowControl::None),
-            plan.switch.pfc.deadlock_stop,
-        ),
         drops_by_flow: vec![0; plan.flows.len()],
-        rto_lossless: link_faults.active,
-        pause_storms,
-        nic_rx_extras: rx.on || plan.switch.pfc.mode == FlowControl::IbCredits,
-        rx,
-        link_faults,
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         enqueue_hooks: false,
         storage: None,
@@ -420,7 +425,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     // Rounds node by node need every event to be one node's and every link to take time.
     sim.round_len = sim.fx.ports.iter().map(|p| p.delay).min().filter(|l| l.0 > 0 && plan.not_node_local().is_none());
     sim.set_node_rounds(true);
-    sim.enqueue_hooks = sim.marking.at_enqueue || !matches!(sim.l2.kind, crate::plan::L2Cm::None) || sim.rpfc.on || sim.netcc.active;
+    sim.enqueue_hooks = sim.models.marking.at_enqueue
+        || !matches!(sim.models.l2.kind, crate::plan::L2Cm::None)
+        || sim.models.rpfc.on
+        || sim.models.netcc.active;
     Ok(sim)
 }
 
@@ -433,9 +441,9 @@ fn owners(sim: &Simulation) -> crate::event::owners::Owners {
         flow_src: sim.flows.iter().map(|h| h.src.0).collect(),
         flow_dst: sim.flows.iter().map(|h| h.dst.0).collect(),
         rate_step_port: sim.rate_schedule.iter().map(|&(p, _)| port(p)).collect(),
-        storm_port: sim.pause_storms.storms.iter().map(|s| port(s.port)).collect(),
-        rx_nic_port: sim.rx.nics.iter().map(|n| port(n.port)).collect(),
-        rx_change_port: sim.rx.changes.iter().map(|c| port(sim.rx.nics[c.0 as usize].port)).collect(),
+        storm_port: sim.models.pause_storms.storms.iter().map(|s| port(s.port)).collect(),
+        rx_nic_port: sim.models.rx.nics.iter().map(|n| port(n.port)).collect(),
+        rx_change_port: sim.models.rx.changes.iter().map(|c| port(sim.models.rx.nics[c.0 as usize].port)).collect(),
     })
 }
 

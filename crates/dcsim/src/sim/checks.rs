@@ -134,16 +134,16 @@ impl Simulation {
     /// Whether the model guarantees that lossless priorities never drop: PFC or PAUSE
     /// on, headroom computed by the model, XOFF placed by the model.
     fn lossless_guaranteed(&self) -> Result<(), &'static str> {
-        if self.pfc.plan.mode == FlowControl::None {
+        if self.models.pfc.plan.mode == FlowControl::None {
             return Err("no PFC or PAUSE in this run");
         }
-        if let Headroom::Fixed(_) = self.pfc.plan.headroom {
+        if let Headroom::Fixed(_) = self.models.pfc.plan.headroom {
             return Err("not checked: the headroom is fixed by the scenario (switch.pfc.headroom)");
         }
-        if self.pfc.plan.xoff.is_some() {
+        if self.models.pfc.plan.xoff.is_some() {
             return Err("not checked: XOFF is fixed by the scenario (switch.pfc.xoff)");
         }
-        if self.rx.xoff_fixed {
+        if self.models.rx.xoff_fixed {
             return Err("not checked: XOFF of the NIC receive buffers is fixed by the scenario (host.rx_buffer.xoff)");
         }
         Ok(())
@@ -161,7 +161,7 @@ impl Simulation {
             }
             // A switch queue in a pause storm ignores the pauses of the NIC behind it (the
             // PFC watchdog's purpose), so that NIC's receive buffer may overflow.
-            if self.pfc_watchdog.plan.is_some() && self.fx.nodes[self.fx.ports[port].node.idx()].is_host {
+            if self.models.pfc_watchdog.plan.is_some() && self.fx.nodes[self.fx.ports[port].node.idx()].is_host {
                 continue;
             }
             drops += n;
@@ -184,12 +184,12 @@ impl Simulation {
         let list = |m: u8| (0..8u8).filter(|q| m & (1 << q) != 0).map(|q| q.to_string()).collect::<Vec<_>>().join(", ");
         let used = self.flows.iter().fold(0u8, |m, f| m | 1 << f.prio);
         let lossy_used = (0..8u8).filter(|&q| used & (1 << q) != 0 && !self.is_lossless(q)).fold(0u8, |m, q| m | 1 << q);
-        let mut text = match self.pfc.plan.mode {
+        let mut text = match self.models.pfc.plan.mode {
             FlowControl::None => "no priority: switch.pfc.mode = \"off\"".to_string(),
             FlowControl::Pause => "every priority (switch.pfc.mode = \"pause\")".to_string(),
             FlowControl::IbCredits => "every priority (switch.pfc.mode = \"ib_credits\")".to_string(),
-            FlowControl::Pfc if self.pfc.plan.lossless == 0 => "no priority: switch.pfc.lossless = []".to_string(),
-            FlowControl::Pfc => format!("priorities [{}] (switch.pfc.lossless)", list(self.pfc.plan.lossless)),
+            FlowControl::Pfc if self.models.pfc.plan.lossless == 0 => "no priority: switch.pfc.lossless = []".to_string(),
+            FlowControl::Pfc => format!("priorities [{}] (switch.pfc.lossless)", list(self.models.pfc.plan.lossless)),
         };
         if lossy_used != 0 {
             text += &format!("; flows on lossy priorities [{}] are not covered", list(lossy_used));

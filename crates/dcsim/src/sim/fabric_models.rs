@@ -16,19 +16,19 @@ impl Simulation {
     /// `ports` (port ids; `None`: every switch port). Frames queued from now on are
     /// judged by them; nothing already marked changes.
     pub fn set_ecn(&mut self, kmin: u64, kmax: u64, pmax: f64, ports: Option<&[u32]>) -> crate::error::Result<()> {
-        self.marking.check_thresholds(&self.fx, kmin, kmax, pmax, ports)?;
+        self.models.marking.check_thresholds(&self.fx, kmin, kmax, pmax, ports)?;
         let th = crate::models::ecn::marker::Thresholds { kmin, kmax, pmax };
-        self.marking.apply_thresholds(&self.fx, th, ports);
+        self.models.marking.apply_thresholds(&self.fx, th, ports);
         // Each partition of a parallel run marks at its own ports.
         for other in self.par.iter_mut().flat_map(|p| p.others.iter_mut()) {
-            other.marking.apply_thresholds(&other.fx, th, ports);
+            other.models.marking.apply_thresholds(&other.fx, th, ports);
         }
         Ok(())
     }
 
     /// The RED thresholds port `p` uses now, if ECN marking is on.
     pub fn ecn_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
-        self.marking.thresholds(p)
+        self.models.marking.thresholds(p)
     }
 
     /// Does what the hooks since `mark` asked of the world (`Fabric::after`), in order:
@@ -50,24 +50,24 @@ impl Simulation {
     pub(crate) fn send_pfc(&mut self, port: PortId, class: u8, xoff: bool) {
         // An XON must not end a remote-PFC pause this switch sent the host behind `port`
         // (models/remote_pfc/tor.rs): it becomes a pause for what is left.
-        let xon_quanta = if !xoff && self.rpfc.on {
+        let xon_quanta = if !xoff && self.models.rpfc.on {
             let rate = self.fx.ports[port.idx()].rate();
-            self.rpfc.tor.remaining(port.idx(), class, self.fx.now(), rate).unwrap_or(0)
+            self.models.rpfc.tor.remaining(port.idx(), class, self.fx.now(), rate).unwrap_or(0)
         } else {
             0
         };
         let mark = self.fx.after.len();
-        self.pfc.send(&mut self.fx, port, class, xoff, xon_quanta);
+        self.models.pfc.send(&mut self.fx, port, class, xoff, xon_quanta);
         self.run_after(mark);
     }
 
     /// While still congested, re-send XOFF before the upstream pause runs out.
     pub(super) fn on_pfc_refresh(&mut self, port: PortId, class: u8, gen: u32) {
-        if !self.pfc.refresh_due(&self.fx, port, class, gen) {
+        if !self.models.pfc.refresh_due(&self.fx, port, class, gen) {
             return;
         }
-        let resume = if self.rx.on && self.fx.nodes[self.fx.ports[port.idx()].node.idx()].is_host {
-            self.rx.under_xon(&self.fx, port)
+        let resume = if self.models.rx.on && self.fx.nodes[self.fx.ports[port.idx()].node.idx()].is_host {
+            self.models.rx.under_xon(&self.fx, port)
         } else {
             self.fx.mmu.under_xon(port, class)
         };
@@ -76,13 +76,13 @@ impl Simulation {
 
     pub(super) fn on_pfc_frame(&mut self, p: PortId, id: PktId) {
         let mark = self.fx.after.len();
-        self.pfc.on_frame(&mut self.fx, &mut self.pfc_watchdog, p, id);
+        self.models.pfc.on_frame(&mut self.fx, &mut self.models.pfc_watchdog, p, id);
         self.run_after(mark);
     }
 
     pub(super) fn on_pause_expire(&mut self, p: PortId, prio: u8, gen: u32) {
         let mark = self.fx.after.len();
-        self.pfc.on_expire(&mut self.fx, p, prio, gen);
+        self.models.pfc.on_expire(&mut self.fx, p, prio, gen);
         self.run_after(mark);
     }
 
@@ -98,7 +98,7 @@ impl Simulation {
     /// port order; a queue entering a storm with the "drop" action drops what it holds,
     /// and each port's transmitter then picks its next frame.
     pub(crate) fn pfc_watchdog_poll(&mut self) {
-        let Some((now, w)) = self.pfc_watchdog.begin_poll() else { return };
+        let Some((now, w)) = self.models.pfc_watchdog.begin_poll() else { return };
         for p in 0..self.fx.ports.len() {
             let port = &self.fx.ports[p];
             if self.fx.nodes[port.node.idx()].is_host || !self.owns(port.node) {
@@ -106,11 +106,11 @@ impl Simulation {
             }
             let pid = PortId(p as u32);
             for c in 0..8u8 {
-                if self.pfc.plan.lossless & (1 << c) == 0 {
+                if self.models.pfc.plan.lossless & (1 << c) == 0 {
                     continue;
                 }
                 let mark = self.fx.after.len();
-                let started = self.pfc_watchdog.poll_queue(&mut self.fx, pid, c, now, &w);
+                let started = self.models.pfc_watchdog.poll_queue(&mut self.fx, pid, c, now, &w);
                 self.run_after(mark);
                 while started && w.action == WatchdogAction::Drop && self.fx.egress.queue(pid, c).pkts > 0 {
                     let item = self.dequeue_egress(pid, c);
@@ -134,13 +134,13 @@ impl Simulation {
     /// IB credits: a data frame of `wire` bytes and VL `vl` starts on port `p`.
     #[inline]
     pub(crate) fn ib_on_send(&mut self, p: PortId, vl: u8, wire: u64) {
-        self.ib.on_send(&mut self.fx, p, vl, wire);
+        self.models.ib.on_send(&mut self.fx, p, vl, wire);
     }
 
     /// IB credits: a data frame of `wire` bytes and VL `vl` left port `p`'s input buffer.
     pub(crate) fn ib_on_free(&mut self, p: PortId, vl: u8, wire: u64) {
         let mark = self.fx.after.len();
-        self.ib.on_free(&mut self.fx, p, vl, wire);
+        self.models.ib.on_free(&mut self.fx, p, vl, wire);
         self.run_after(mark);
     }
 
@@ -148,26 +148,26 @@ impl Simulation {
     /// PFC watchdog): its input-buffer space is free again, and its credits go back.
     #[inline]
     pub(crate) fn ib_on_dropped(&mut self, p: PortId, pkt: &Packet) {
-        if self.ib.on && !pkt.is_control() {
+        if self.models.ib.on && !pkt.is_control() {
             self.ib_on_free(p, pkt.prio, pkt.frame as u64 + self.fx.preamble as u64);
         }
     }
 
     /// IB credits: a data frame for port `p`'s input buffer was lost on the wire.
     pub(crate) fn ib_on_lost(&mut self, p: PortId, vl: u8, wire: u64) {
-        self.ib.on_lost(p, vl, wire);
+        self.models.ib.on_lost(p, vl, wire);
     }
 
     /// The periodic FCPs: every port, every VL in use, in order.
     pub(crate) fn on_ib_tick(&mut self) {
-        let period = self.ib.period.expect("scheduled only with a period");
+        let period = self.models.ib.period.expect("scheduled only with a period");
         for p in 0..self.fx.ports.len() {
             for vl in 0..8u8 {
                 if self.used_prios & (1 << vl) == 0 {
                     continue;
                 }
                 let mark = self.fx.after.len();
-                self.ib.on_tick(&mut self.fx, PortId(p as u32), vl);
+                self.models.ib.on_tick(&mut self.fx, PortId(p as u32), vl);
                 self.run_after(mark);
             }
         }
@@ -180,13 +180,13 @@ impl Simulation {
     /// An FCP reached port `p`.
     pub(crate) fn on_fcp(&mut self, p: PortId, id: PktId) {
         let mark = self.fx.after.len();
-        self.ib.on_fcp(&mut self.fx, p, id);
+        self.models.ib.on_fcp(&mut self.fx, p, id);
         self.run_after(mark);
     }
 
     /// A frame reached host port `p` of a run with NIC receive buffers.
     pub(crate) fn rx_arrive(&mut self, p: PortId, id: PktId) {
-        match self.rx.arrive(&mut self.fx, p, id) {
+        match self.models.rx.arrive(&mut self.fx, p, id) {
             RxIn::Direct => self.nic_consume(p, id),
             RxIn::Dropped(pkt) => {
                 self.count_drop(&pkt);
@@ -198,7 +198,7 @@ impl Simulation {
 
     /// A NIC finished processing its head frame: XON if it drained, then the transport.
     pub(crate) fn on_rx_done(&mut self, k: u32) {
-        let (p, id, resume) = self.rx.done(&mut self.fx, k);
+        let (p, id, resume) = self.models.rx.done(&mut self.fx, k);
         if resume {
             self.rx_send_pause(p, false);
         }
@@ -207,8 +207,8 @@ impl Simulation {
 
     /// Sends XOFF (or XON) for every lossless class from a NIC's port `port` to its switch.
     fn rx_send_pause(&mut self, port: PortId, xoff: bool) {
-        let classes = match self.pfc.plan.mode {
-            FlowControl::Pfc => self.pfc.plan.lossless,
+        let classes = match self.models.pfc.plan.mode {
+            FlowControl::Pfc => self.models.pfc.plan.lossless,
             FlowControl::Pause => 1, // one PAUSE frame stops every priority
             FlowControl::None | FlowControl::IbCredits => return,
         };
@@ -248,7 +248,7 @@ impl Simulation {
         self.flow_stats[f.idx()].marked_rx += 1;
         let mark = self.fx.after.len();
         let flow = self.cnp_flow(f);
-        if self.cnp.on_marked(&mut self.fx, f, flow) {
+        if self.models.cnp.on_marked(&mut self.fx, f, flow) {
             self.flow_stats[f.idx()].cnps_sent += 1;
         }
         self.run_after(mark);
@@ -257,7 +257,7 @@ impl Simulation {
     pub(crate) fn on_cnp_deferred(&mut self, f: FlowId) {
         let mark = self.fx.after.len();
         let flow = self.cnp_flow(f);
-        if self.cnp.on_deferred(&mut self.fx, f, flow) {
+        if self.models.cnp.on_deferred(&mut self.fx, f, flow) {
             self.flow_stats[f.idx()].cnps_sent += 1;
         }
         self.run_after(mark);

@@ -175,7 +175,7 @@ impl Simulation {
                 self.fx.pool.get_mut(id).flags |= FLAG_INT;
                 self.fx.pool.int_mut(id).clear();
             }
-            if self.l2.tags {
+            if self.models.l2.tags {
                 self.fx.pool.set_tag(id, self.ccs[f.idx()].regulator_cp());
             }
             if tcp != NO_TCP {

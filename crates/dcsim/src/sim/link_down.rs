@@ -11,7 +11,7 @@ impl Simulation {
     /// Step `k` of the link failures is due.
     pub(crate) fn on_link_step(&mut self, k: u32) {
         let mark = self.fx.after.len();
-        let down = self.link_faults.on_step(&mut self.fx, k);
+        let down = self.models.link_faults.on_step(&mut self.fx, k);
         self.run_after(mark);
         for p in down.into_iter().flatten() {
             self.port_down(p);
@@ -27,12 +27,12 @@ impl Simulation {
             port.pause_gen[prio as usize] = port.pause_gen[prio as usize].wrapping_add(1);
             self.unpause(p, prio);
         }
-        self.link_faults.flush_control(&mut self.fx, p);
+        self.models.link_faults.flush_control(&mut self.fx, p);
         for prio in 0..8u8 {
             while self.fx.egress.queue(p, prio).pkts > 0 {
                 let item = self.dequeue_egress(p, prio);
                 self.release_ingress(self.ingress_of(p, &item), prio, item.frame as u64);
-                self.link_faults.dropped_at_down_port += 1;
+                self.models.link_faults.dropped_at_down_port += 1;
                 self.lose_data(item.id);
             }
         }
@@ -47,25 +47,25 @@ impl Simulation {
     /// A frame routed to an unusable port (`link_unusable`) is dropped.
     #[cold]
     pub(crate) fn drop_at_unusable(&mut self, out: PortId, id: PktId) {
-        if self.link_faults.drop_at_unusable(&mut self.fx, out, id) {
+        if self.models.link_faults.drop_at_unusable(&mut self.fx, out, id) {
             self.lose_data(id);
         }
     }
 
     #[cold]
     pub(crate) fn flush_down_port(&mut self, p: PortId) {
-        self.link_faults.flush_control(&mut self.fx, p);
+        self.models.link_faults.flush_control(&mut self.fx, p);
     }
 
     /// Whether the frame `id` arriving at port `p` was lost on the wire of a failed link;
     /// if so it is dropped (with IB credits, its buffer space goes back as credits).
     #[inline]
     pub(crate) fn lost_on_wire(&mut self, p: PortId, id: PktId) -> bool {
-        if !self.link_faults.lost_on_wire(&self.fx, p, id) {
+        if !self.models.link_faults.lost_on_wire(&self.fx, p, id) {
             return false;
         }
         if self.fx.pool.get(id).kind == PktKind::Data {
-            if self.ib.on {
+            if self.models.ib.on {
                 let k = *self.fx.pool.get(id);
                 self.ib_on_lost(p, k.prio, k.frame as u64 + self.fx.preamble as u64);
             }
@@ -81,7 +81,7 @@ impl Simulation {
     fn lose_data(&mut self, id: PktId) {
         let pkt = *self.fx.pool.get(id);
         if self.count_drop(&pkt) {
-            self.link_faults.lost(pkt.flow);
+            self.models.link_faults.lost(pkt.flow);
         }
         self.fx.pool.free(id);
     }

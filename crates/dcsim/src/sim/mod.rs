@@ -50,8 +50,8 @@ pub struct Simulation {
     pub(crate) seed: u64,
     pub(crate) end: SimTime,
     pub(crate) host: HostPlan,
-    /// PFC / PAUSE: parameters, XOFF refresh generations, the event log (models/pfc).
-    pub(crate) pfc: crate::models::pfc::Pfc,
+    /// The fabric models' state (the `fabric_models!` list of `models/mod.rs`).
+    pub(crate) models: crate::models::FabricModels,
     pub(crate) stats_cfg: StatsPlan,
     pub(crate) egress_limit: Option<u64>,
     pub(crate) links: Vec<LinkPlan>,
@@ -98,10 +98,6 @@ pub struct Simulation {
     /// Packets that finished crossing a link (every frame kind).
     pub(crate) hops: u64,
 
-    // Congestion management (switch side): marking, detection, congestion points.
-    pub(crate) marking: crate::models::ecn::marking::Marking,
-    /// RoCEv2 notification points: CNPs for CE-marked packets (models/ecn/cnp.rs).
-    pub(crate) cnp: crate::models::ecn::cnp::NotificationPoints,
     /// Rate changes of queue pairs: (time, flow, rate).
     pub(crate) rate_log: CappedLog<(SimTime, u32, Rate)>,
     /// `stats.trace_flows`: (time, flow, window bytes or u64::MAX for none, rate), and the
@@ -117,13 +113,6 @@ pub struct Simulation {
     /// 802.1Qau congestion points, remote PFC, NetworkCC): one test per frame for all.
     pub(crate) enqueue_hooks: bool,
     pub(crate) processing_delay: SimTime,
-    pub(crate) l2: crate::models::l2cm::L2State,
-    /// Remote PFC: congestion points and source ToRs (models/remote_pfc).
-    pub(crate) rpfc: crate::models::remote_pfc::RemotePfc,
-    /// InfiniBand credits (models/ib_credits), if that is the link flow control.
-    pub(crate) ib: crate::models::ib_credits::IbCredits,
-    /// NetworkCC congestion points (`[switch.network_cc]`).
-    pub(crate) netcc: crate::models::network_cc::switch::NetCcState,
     /// Key of the random draws handed to congestion-control hooks (with flow and hook).
     pub(crate) cc_key: u64,
     /// Service-rate changes: (port, new rate), scheduled as `PortRate(index)`.
@@ -133,12 +122,6 @@ pub struct Simulation {
     pub(crate) drops_by_flow: Vec<u64>,
     /// Events at one picosecond, counted so that a clock that stops advancing ends the run.
     pub(crate) watchdog: checks::Watchdog,
-    pub(crate) deadlocks: crate::models::pfc::deadlock::DeadlockDetector,
-    pub(crate) pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog,
-    pub(crate) link_faults: crate::models::link_failure::LinkFaults,
-    pub(crate) pause_storms: crate::models::pfc::storm::PauseStorms,
-    /// NIC receive buffers (models/rx_buffer); `rx.on` false when no NIC has one.
-    pub(crate) rx: crate::models::rx_buffer::RxBuffers,
     /// Frames reaching a host take the slow path (NIC receive buffers or IB credits).
     pub(crate) nic_rx_extras: bool,
     /// RoCE senders arm their retransmission timer on lossless priorities too (a run
@@ -213,7 +196,7 @@ impl Simulation {
     /// `run_until` on this world (a whole run, or one partition of a parallel one).
     pub(crate) fn run_local_until(&mut self, t: SimTime) -> bool {
         let stop = t.min(self.end);
-        if self.watchdog.stalled.is_some() || self.deadlocks.stopped_at.is_some() {
+        if self.watchdog.stalled.is_some() || self.models.deadlocks.stopped_at.is_some() {
             return false;
         }
         loop {
@@ -268,7 +251,7 @@ impl Simulation {
 
     /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.
     pub(crate) fn periodic_due(&self) -> SimTime {
-        self.next_sample.min(self.pfc_watchdog.next).min(self.io_next).min(self.deadlocks.next)
+        self.next_sample.min(self.models.pfc_watchdog.next).min(self.io_next).min(self.models.deadlocks.next)
     }
 
     /// The samples, watchdog polls, storage KPI rows and deadlock checks due at `t`, in
@@ -281,17 +264,17 @@ impl Simulation {
         if self.next_sample == t {
             self.take_sample();
         }
-        if self.pfc_watchdog.next == t {
+        if self.models.pfc_watchdog.next == t {
             self.pfc_watchdog_poll();
         }
         if self.io_next == t {
             self.take_io_kpi();
         }
-        if self.deadlocks.next != t {
+        if self.models.deadlocks.next != t {
             return false;
         }
         let fabrics = [&self.fx];
-        self.deadlocks.check(&crate::models::pfc::deadlock::Worlds { fabrics: &fabrics, part: &[] })
+        self.models.deadlocks.check(&crate::models::pfc::deadlock::Worlds { fabrics: &fabrics, part: &[] })
     }
 
     #[inline(always)]
@@ -312,16 +295,16 @@ impl Simulation {
                 let (p, rate) = self.rate_schedule[k as usize];
                 self.fx.ports[p.idx()].line = LinkRate::new(rate);
             }
-            Event::FecnTick => self.l2.on_fecn_tick(&mut self.fx, self.end),
+            Event::FecnTick => self.models.l2.on_fecn_tick(&mut self.fx, self.end),
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
             Event::Link(k) => self.on_link_step(k),
             Event::PauseStorm(k) => {
                 let mark = self.fx.after.len();
-                self.pause_storms.on_storm(&mut self.fx, &self.pfc.plan, k, self.end);
+                self.models.pause_storms.on_storm(&mut self.fx, &self.models.pfc.plan, k, self.end);
                 self.run_after(mark);
             }
             Event::RxDone(k) => self.on_rx_done(k),
-            Event::RxRate(k) => self.rx.on_rate(&mut self.fx, k),
+            Event::RxRate(k) => self.models.rx.on_rate(&mut self.fx, k),
             Event::IbTick => self.on_ib_tick(),
             Event::SwBurst(f) => self.sw_post(f),
         }
@@ -479,7 +462,7 @@ impl Simulation {
     /// The NIC hands a received frame to the transport; with IB credits its input buffer
     /// space goes back to the sender as credits now.
     pub(crate) fn nic_consume(&mut self, p: PortId, pkt: PktId) {
-        if self.ib.on {
+        if self.models.ib.on {
             let k = *self.fx.pool.get(pkt);
             if !k.is_control() {
                 self.ib_on_free(p, k.prio, k.frame as u64 + self.fx.preamble as u64);
@@ -490,7 +473,7 @@ impl Simulation {
 
     #[inline]
     fn on_arrive(&mut self, p: PortId, pkt: PktId) {
-        if self.link_faults.active && self.lost_on_wire(p, pkt) {
+        if self.models.link_faults.active && self.lost_on_wire(p, pkt) {
             return;
         }
         self.hops += 1;
@@ -535,7 +518,7 @@ impl Simulation {
                 let c = &mut self.fx.prio_stats[p.idx() * 8 + prio as usize];
                 c.tx_bytes += frame as u64;
                 c.tx_pkts += 1;
-                if self.ib.on {
+                if self.models.ib.on {
                     self.ib_on_send(p, prio, wire as u64);
                 }
             }
@@ -597,13 +580,13 @@ impl Simulation {
     /// MMU accounting class of a priority: itself under PFC, one class under PAUSE.
     #[inline]
     pub(crate) fn class_of(&self, prio: u8) -> u8 {
-        self.pfc.class_of(prio)
+        self.models.pfc.class_of(prio)
     }
 
     /// Whether a priority is protected by PFC/PAUSE.
     #[inline]
     pub(crate) fn is_lossless(&self, prio: u8) -> bool {
-        self.pfc.is_lossless(prio)
+        self.models.pfc.is_lossless(prio)
     }
 }
 

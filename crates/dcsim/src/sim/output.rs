@@ -31,10 +31,10 @@ fn canonical_logs(s: &mut Simulation) {
         *v = ix.iter().take(max).map(|&i| v[i]).collect();
     }
     let max = s.stats_cfg.max_rows.min(usize::MAX as u64) as usize;
-    s.pfc.log.finish();
+    s.models.pfc.log.finish();
     s.rate_log.finish();
     s.cc_trace.finish();
-    s.marking.intervals.finish();
+    s.models.marking.intervals.finish();
     s.goodput.finish();
     let sm = &mut s.samples;
     let n = sm.time.len();
@@ -52,7 +52,7 @@ fn canonical_logs(s: &mut Simulation) {
 
 pub(super) fn finish(s: &mut Simulation) -> Results {
     // A run stopped at a deadlock ends there.
-    let end = if s.deadlocks.stopped_at.is_some() { s.clock.min(s.end) } else { s.end };
+    let end = if s.models.deadlocks.stopped_at.is_some() { s.clock.min(s.end) } else { s.end };
     // Close what is still open at the end: pauses and goodput bins.
     for (p, port) in s.fx.ports.iter().enumerate() {
         for prio in 0..8 {
@@ -61,8 +61,8 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             }
         }
     }
-    s.marking.close(&s.fx, end);
-    s.rx.finish(end);
+    s.models.marking.close(&s.fx, end);
+    s.models.rx.finish(end);
     for f in s.flow_stats.iter_mut() {
         if let Some(since) = f.limited_since.take() {
             f.limited_ps += (end - since).0;
@@ -246,37 +246,6 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         tables.push(("tcp".to_string(), t));
     }
 
-    // remote_pfc: one row per node, only when remote PFC runs (other runs' tables are
-    // unchanged). Switches: messages their queues sent, messages they consumed as a
-    // source's ToR and the PFC frames they sent for them. Hosts: the remote-pause time
-    // their ToR granted them (overlaps once) and the time their port was paused on any
-    // priority by any PFC frame.
-    if s.rpfc.on {
-        let host_port = |n: &super::Node| n.ports.start as usize;
-        let mut t = Table::default();
-        t.push("node", Column::Str(s.fx.nodes.iter().map(|n| n.name.clone()).collect()));
-        t.push("kind", Column::Str(s.fx.nodes.iter().map(|n| if n.is_host { "host" } else { "switch" }.to_string()).collect()));
-        t.push("messages_sent", Column::U64(s.rpfc.cp.sent.clone()));
-        t.push("messages_consumed", Column::U64(s.rpfc.tor.consumed.clone()));
-        t.push("pauses_sent", Column::U64(s.rpfc.tor.pauses.clone()));
-        t.push(
-            "pause_granted_ps",
-            Column::U64(
-                s.fx.nodes.iter().map(|n| if n.is_host { s.rpfc.tor.granted_ps[s.fx.ports[host_port(n)].peer.idx()] } else { 0 }).collect(),
-            ),
-        );
-        t.push(
-            "paused_ps",
-            Column::U64(
-                s.fx.nodes
-                    .iter()
-                    .map(|n| if n.is_host { (0..8).map(|k| s.fx.prio_stats[host_port(n) * 8 + k].paused_ps).sum() } else { 0 })
-                    .collect(),
-            ),
-        );
-        tables.push(("remote_pfc".to_string(), t));
-    }
-
     // ports: one row per (port, priority in use)
     let mut cols: Vec<(&str, Vec<u64>)> = Vec::new();
     let mut node_col = Vec::new();
@@ -386,64 +355,8 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("paused_fraction", Column::F64(paused_frac));
     tables.push(("ports".to_string(), t));
 
-    // pfc_events
-    let mut t = Table::default();
-    let log = s.pfc.log.rows();
-    t.push("time_ps", Column::U64(log.iter().map(|e| e.time.0).collect()));
-    t.push("node", Column::Str(log.iter().map(|e| name(s.fx.ports[e.port as usize].node)).collect()));
-    t.push("port_id", Column::U64(log.iter().map(|e| e.port as u64).collect()));
-    t.push("port", Column::U64(log.iter().map(|e| s.fx.ports[e.port as usize].local as u64).collect()));
-    t.push("priority", Column::I64(log.iter().map(|e| if e.prio == 255 { -1 } else { e.prio as i64 }).collect()));
-    t.push("event", Column::Str(log.iter().map(|e| ["resume", "pause", "expire"][e.kind as usize].to_string()).collect()));
-    tables.push(("pfc_events".to_string(), t));
-
-    // deadlocks
-    let mut t = Table::default();
-    let dl = &s.deadlocks.found;
-    let port_name = |p: &crate::ids::PortId| {
-        let port = &s.fx.ports[p.idx()];
-        format!("{}->{}", name(port.node), name(s.fx.ports[port.peer.idx()].node))
-    };
-    let join = |v: Vec<String>| v.join(" ");
-    t.push("time_ps", Column::U64(dl.iter().map(|d| d.time.0).collect()));
-    t.push("priority", Column::U64(dl.iter().map(|d| d.prio as u64).collect()));
-    t.push("switches", Column::Str(dl.iter().map(|d| join(d.ports.iter().map(|p| name(s.fx.ports[p.idx()].node)).collect())).collect()));
-    t.push("ports", Column::Str(dl.iter().map(|d| join(d.ports.iter().map(port_name).collect())).collect()));
-    t.push("flows", Column::Str(dl.iter().map(|d| join(d.flows.iter().map(|f| f.to_string()).collect())).collect()));
-    t.push("queued_bytes", Column::U64(dl.iter().map(|d| d.bytes).collect()));
-    tables.push(("deadlocks".to_string(), t));
-
-    // link_events: one row per step of a link failure, only when the run has failures
-    // (other runs' tables are unchanged).
-    if s.link_faults.active {
-        let log = &s.link_faults.log;
-        let step = |k: u32| &s.link_faults.steps[k as usize];
-        let node_of = |p: crate::ids::PortId| name(s.fx.ports[p.idx()].node);
-        let mut t = Table::default();
-        t.push("time_ps", Column::U64(log.iter().map(|e| e.0 .0).collect()));
-        t.push("failure", Column::U64(log.iter().map(|e| step(e.1).failure as u64).collect()));
-        t.push("a", Column::Str(log.iter().map(|e| node_of(step(e.1).ports[0])).collect()));
-        t.push("b", Column::Str(log.iter().map(|e| node_of(step(e.1).ports[1])).collect()));
-        t.push("event", Column::Str(log.iter().map(|e| step(e.1).action.name().to_string()).collect()));
-        tables.push(("link_events".to_string(), t));
-    }
-
-    // rx_buffers: one row per NIC with a receive buffer, only in runs with them.
-    if s.rx.on {
-        let nics = &s.rx.nics;
-        let mut t = Table::default();
-        t.push("host", Column::Str(nics.iter().map(|n| name(s.fx.ports[n.port.idx()].node)).collect()));
-        t.push("size_bytes", Column::U64(nics.iter().map(|_| s.rx.size).collect()));
-        t.push("xoff_bytes", Column::U64(nics.iter().map(|n| n.xoff).collect()));
-        t.push("xon_bytes", Column::U64(nics.iter().map(|n| n.xon).collect()));
-        t.push("max_bytes", Column::U64(nics.iter().map(|n| n.stats.max_used).collect()));
-        t.push("held_bytes", Column::U64(nics.iter().map(|n| n.used).collect()));
-        t.push("frames", Column::U64(nics.iter().map(|n| n.stats.frames).collect()));
-        t.push("drops", Column::U64(nics.iter().map(|n| n.stats.drops).collect()));
-        t.push("pauses", Column::U64(nics.iter().map(|n| n.stats.pauses).collect()));
-        t.push("paused_ps", Column::U64(nics.iter().map(|n| n.stats.paused_ps).collect()));
-        tables.push(("rx_buffers".to_string(), t));
-    }
+    // The fabric models' own tables (`FabricModel::tables`).
+    s.models.tables(&s.fx, &mut tables);
 
     // samples
     let sm = &s.samples;
@@ -469,7 +382,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     tables.push(("goodput".to_string(), t));
 
     // congestion points: every (switch port, priority) that was ever congested or marked
-    let m = &s.marking;
+    let m = &s.models.marking;
     let mut pairs: Vec<Vec<u32>> = vec![Vec::new(); m.cps.len()];
     for &(ci, f) in &m.pairs {
         pairs[ci as usize].push(f);
@@ -612,12 +525,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "ecn_marked": sum(|c| c.ecn_marked),
             "cnps_sent": s.flow_stats.iter().map(|f| f.cnps_sent).sum::<u64>(),
             "cnps_received": s.flow_stats.iter().map(|f| f.cnps_rx).sum::<u64>(),
-            "l2_feedback_sent": s.l2.feedback_sent,
-            "deadlocks_detected": s.deadlocks.found.len(),
             "pfc_storms": sum(|c| c.pfc_storms),
             "pfc_storm_drops": sum(|c| c.pfc_storm_drops),
         },
-        "stopped_by_deadlock_ps": s.deadlocks.stopped_at.map(|t| t.0),
         "latency_ps": {
             "what": "one-way delay of data packets, first bit sent at the NIC to last bit received",
             "count": lat.count,
@@ -641,11 +551,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         },
         "outputs": {
             "rows": rows,
-            "pfc_events_not_logged": s.pfc.log.dropped(),
             "samples_not_kept": s.samples_dropped,
             "goodput_bins_not_kept": s.goodput.dropped(),
             "rate_changes_not_kept": s.rate_log.dropped(),
-            "congestion_intervals_not_kept": s.marking.intervals.dropped(),
         },
         "checks": s.run_checks(),
     });
@@ -663,56 +571,14 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     if let Some((_, st)) = storage {
         summary["storage"] = st;
     }
-    if s.rpfc.on {
-        summary["remote_pfc"] = json!({
-            "messages_sent": s.rpfc.cp.sent.iter().sum::<u64>(),
-            "messages_consumed": s.rpfc.tor.consumed.iter().sum::<u64>(),
-            "pauses_sent": s.rpfc.tor.pauses.iter().sum::<u64>(),
-            "pause_granted_ps": s.rpfc.tor.granted_ps.iter().sum::<u64>(),
-        });
-    }
     if !s.stats_cfg.trace_flows.is_empty() {
         summary["outputs"]["cc_trace_rows_not_kept"] = json!(s.cc_trace.dropped());
     }
     if s.stats_cfg.class_interval.is_some() {
         summary["outputs"]["class_bins_not_kept"] = json!(s.class_dropped);
     }
-    // NetworkCC runs only (other summaries unchanged).
-    if s.netcc.active {
-        summary["network_cc"] = json!({ "notifications_sent": s.netcc.sent });
-    }
-    // Runs with injected pause storms only.
-    if !s.pause_storms.storms.is_empty() {
-        summary["pause_storms"] = json!({
-            "injected": s.pause_storms.storms.len(),
-            "pause_frames_sent": s.pause_storms.frames_sent,
-        });
-    }
-    // Runs with NIC receive buffers only.
-    if s.rx.on {
-        let n = &s.rx.nics;
-        summary["rx_buffers"] = json!({
-            "nics": n.len(),
-            "pauses": n.iter().map(|x| x.stats.pauses).sum::<u64>(),
-            "paused_ps": n.iter().map(|x| x.stats.paused_ps).sum::<u64>(),
-            "drops": n.iter().map(|x| x.stats.drops).sum::<u64>(),
-            "max_bytes": n.iter().map(|x| x.stats.max_used).max().unwrap_or(0),
-        });
-    }
-    // Runs with link failures only: what the failures cost.
-    if s.link_faults.active {
-        let l = &s.link_faults;
-        summary["link_failures"] = json!({
-            "failures": l.steps.iter().map(|st| st.failure + 1).max().unwrap_or(0),
-            "frames_lost_in_flight": l.lost_in_flight,
-            "data_dropped_at_down_port": l.dropped_at_down_port,
-            "data_dropped_no_route": l.dropped_no_route,
-            "control_frames_dropped": l.control_dropped,
-            "data_lost": l.lost_by_flow.iter().sum::<u64>(),
-            "flows_hit": l.lost_by_flow.iter().filter(|&&n| n > 0).count(),
-            "route_updates": l.log.iter().filter(|e| matches!(l.steps[e.1 as usize].action, crate::models::link_failure::Action::RoutesDown | crate::models::link_failure::Action::RoutesUp)).count(),
-        });
-    }
+    // The fabric models' parts (`FabricModel::summary`).
+    s.models.summary(&s.fx, &mut summary);
     // Runs with a pcap capture only: whether its limit cut it short.
     if let Some(c) = s.pcap.as_deref() {
         summary["pcap"] = c.summary();

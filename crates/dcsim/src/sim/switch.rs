@@ -14,17 +14,17 @@ impl Simulation {
         let node = self.fx.ports[in_port.idx()].node;
         let pkt = *self.fx.pool.get(id);
         let out = self.fx.routing.route(node, pkt.dst, pkt.flow.0);
-        if self.link_faults.active && self.link_unusable(out) {
+        if self.models.link_faults.active && self.link_unusable(out) {
             self.ib_on_dropped(in_port, &pkt);
             self.drop_at_unusable(out, id);
             return;
         }
         if pkt.is_control() {
             if pkt.kind == PktKind::Probe {
-                self.l2.stamp_probe(&mut self.fx, out, id);
+                self.models.l2.stamp_probe(&mut self.fx, out, id);
             } else if pkt.kind == PktKind::RemotePfc {
                 let mark = self.fx.after.len();
-                self.rpfc.forward(&mut self.fx, node, out, id);
+                self.models.rpfc.forward(&mut self.fx, node, out, id);
                 self.run_after(mark);
                 return;
             }
@@ -33,15 +33,15 @@ impl Simulation {
             return;
         }
         let prio = pkt.prio;
-        if self.pfc_watchdog.drops(out, prio) {
+        if self.models.pfc_watchdog.drops(out, prio) {
             self.ib_on_dropped(in_port, &pkt);
             self.storm_drop(out, prio, id);
             return;
         }
         let class = self.class_of(prio);
         let size = pkt.frame as u64;
-        if !self.l2.fecn.is_empty() {
-            self.l2.on_offer(&self.fx, out, pkt.frame as u32);
+        if !self.models.l2.fecn.is_empty() {
+            self.models.l2.on_offer(&self.fx, out, pkt.frame as u32);
         }
         let lossless = self.is_lossless(prio);
         if let (Some(limit), false) = (self.egress_limit, lossless) {
@@ -63,7 +63,7 @@ impl Simulation {
         }
 
         // Credits need no XOFF: the sender cannot overrun the input buffer.
-        if lossless && !self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.over_xoff(in_port, class) && !self.ib.on {
+        if lossless && !self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.over_xoff(in_port, class) && !self.models.ib.on {
             self.send_pfc(in_port, class, true);
         }
         self.switch_try_send(out);
@@ -74,25 +74,25 @@ impl Simulation {
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn on_enqueue_hooks(&mut self, out: PortId, prio: u8, id: PktId, local: u32, q_before: u64, pkt: &Packet, lossless: bool) {
-        if self.marking.at_enqueue {
-            self.marking.on_enqueue(&mut self.fx, out, prio, id, local, q_before);
+        if self.models.marking.at_enqueue {
+            self.models.marking.on_enqueue(&mut self.fx, out, prio, id, local, q_before);
         }
-        if !matches!(self.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {
+        if !matches!(self.models.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {
             let mark = self.fx.after.len();
             let flows = &self.flows;
-            self.l2.on_enqueue(&mut self.fx, out, prio, id, q_before + pkt.frame as u64, |f| flows[f.idx()].src);
+            self.models.l2.on_enqueue(&mut self.fx, out, prio, id, q_before + pkt.frame as u64, |f| flows[f.idx()].src);
             self.run_after(mark);
         }
-        if self.rpfc.on && lossless && pkt.kind == PktKind::Data {
+        if self.models.rpfc.on && lossless && pkt.kind == PktKind::Data {
             let src = self.flows[pkt.flow.idx()].src;
             let mark = self.fx.after.len();
-            self.rpfc.on_enqueue(&mut self.fx, out, prio, pkt.flow, src, q_before + pkt.frame as u64);
+            self.models.rpfc.on_enqueue(&mut self.fx, out, prio, pkt.flow, src, q_before + pkt.frame as u64);
             self.run_after(mark);
         }
-        if self.netcc.active && pkt.kind == PktKind::Data {
+        if self.models.netcc.active && pkt.kind == PktKind::Data {
             let mark = self.fx.after.len();
             let flows = &self.flows;
-            self.netcc.on_enqueue(&mut self.fx, out, prio, id, q_before, |f| flows[f.idx()].src);
+            self.models.netcc.on_enqueue(&mut self.fx, out, prio, id, q_before, |f| flows[f.idx()].src);
             self.run_after(mark);
         }
     }
@@ -137,14 +137,14 @@ impl Simulation {
         let quiet = self.fx.egress.nonempty(p) & !self.fx.ports[p.idx()].paused == 0;
         let (id, in_port, frame) = (item.id, self.ingress_of(p, &item), item.frame);
         let size = frame as u64;
-        if self.marking.active {
+        if self.models.marking.active {
             let q_after = self.fx.egress.queue(p, prio).bytes;
             if q_after > 0 {
                 if let Some(next) = self.fx.egress.next_up(p, prio) {
                     self.fx.pool.prefetch(next);
                 }
             }
-            self.marking.on_dequeue(&mut self.fx, p, prio, &item, q_after);
+            self.models.marking.on_dequeue(&mut self.fx, p, prio, &item, q_after);
         }
         if self.fx.pool.int_on() {
             crate::models::hpcc::int::stamp(&mut self.fx, p, id);
@@ -180,7 +180,7 @@ impl Simulation {
     pub(crate) fn release_ingress(&mut self, in_port: PortId, prio: u8, size: u64) {
         let class = self.class_of(prio);
         self.fx.mmu.release(in_port, class, size);
-        if self.ib.on {
+        if self.models.ib.on {
             self.ib_on_free(in_port, prio, size + self.fx.preamble as u64);
         }
         if self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.under_xon(in_port, class) {

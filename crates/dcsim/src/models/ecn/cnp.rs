@@ -120,3 +120,6 @@ impl NotificationPoints {
         true
     }
 }
+
+/// No table or summary of its own; nothing to merge.
+impl crate::models::fabric_model::FabricModel for NotificationPoints {}

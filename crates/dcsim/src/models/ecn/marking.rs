@@ -297,3 +297,27 @@ impl Marking {
         }
     }
 }
+
+impl crate::models::fabric_model::FabricModel for Marking {
+    /// The `congestion` tables are made by the world (`sim/output.rs`): they name the
+    /// flows' ends, which the fabric does not hold.
+    fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
+        summary["outputs"]["congestion_intervals_not_kept"] = serde_json::json!(self.intervals.dropped());
+    }
+
+    /// Each port's congestion points are its partition's; the (point, flow) pairs and
+    /// the intervals are pooled.
+    fn merge(&mut self, other: &mut Self, fx: &Fabric, theirs: &dyn Fn(crate::ids::NodeId) -> bool) {
+        if !self.cps.is_empty() {
+            for p in 0..fx.ports.len() {
+                if theirs(fx.ports[p].node) {
+                    let r = p * 8..p * 8 + 8;
+                    self.cps[r.clone()].copy_from_slice(&other.cps[r]);
+                    self.port[p].congested = other.port[p].congested;
+                }
+            }
+        }
+        self.pairs.extend(other.pairs.drain());
+        self.intervals.absorb(&mut other.intervals);
+    }
+}

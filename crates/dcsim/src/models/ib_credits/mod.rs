@@ -65,6 +65,9 @@ impl IbCredits {
     }
 }
 
+/// No table or summary of its own; nothing to merge.
+impl crate::models::fabric_model::FabricModel for IbCredits {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -107,6 +107,19 @@ impl NetCcState {
     }
 }
 
+impl crate::models::fabric_model::FabricModel for NetCcState {
+    /// NetworkCC runs only (other summaries unchanged).
+    fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
+        if self.active {
+            summary["network_cc"] = serde_json::json!({ "notifications_sent": self.sent });
+        }
+    }
+
+    fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(crate::ids::NodeId) -> bool) {
+        self.sent += other.sent;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,9 +151,9 @@ mod tests {
             s.fx.q.set_now(SimTime(k * gap.0));
             let id = s.fx.pool.alloc(Packet::data(FlowId(0), dst, 0, 1000, frame, 3, SimTime::ZERO));
             let src = s.flows[0].src;
-            s.netcc.on_enqueue(&mut s.fx, out, 3, id, q, |_| src);
+            s.models.netcc.on_enqueue(&mut s.fx, out, 3, id, q, |_| src);
             if k > 0 && k % 30 == 0 {
-                after.push(s.netcc.rcp[out.idx() * 8 + 3].rate().0 as f64);
+                after.push(s.models.netcc.rcp[out.idx() * 8 + 3].rate().0 as f64);
             }
         }
         // From the second update on every interval holds exactly 30 frames in 30 gaps.

@@ -8,6 +8,7 @@
 pub mod deadlock;
 pub mod frames;
 pub mod headroom;
+mod output;
 pub mod params;
 pub mod storm;
 pub mod watchdog;

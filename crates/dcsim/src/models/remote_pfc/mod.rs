@@ -10,7 +10,9 @@
 
 pub mod cp;
 pub mod keys;
+mod output;
 pub mod params;
+
 #[cfg(test)]
 mod tests;
 pub mod tor;

@@ -3,7 +3,8 @@
 //! hosts) and adds up what all of them counted, so that the result tables are built from
 //! one world as after a one-thread run. Its egress queues take the other partitions'
 //! counters only (their frames stay in the other pools); the frames still in flight are
-//! copied into its pool for the conservation check.
+//! copied into its pool for the conservation check. Each fabric model merges its own
+//! state (`FabricModel::merge`).
 
 use std::mem::swap;
 
@@ -25,10 +26,6 @@ impl Simulation {
                 swap(&mut self.fx.ports[p], &mut o.fx.ports[p]);
                 let r = p * 8..p * 8 + 8;
                 self.fx.prio_stats[r.clone()].copy_from_slice(&o.fx.prio_stats[r.clone()]);
-                if !self.marking.cps.is_empty() {
-                    self.marking.cps[r.clone()].copy_from_slice(&o.marking.cps[r.clone()]);
-                    self.marking.port[p].congested = o.marking.port[p].congested;
-                }
                 self.fx.egress.adopt_counters(&o.fx.egress, PortId(p as u32));
                 self.fx.mmu.adopt_port(&o.fx.mmu, p);
             }
@@ -53,7 +50,7 @@ impl Simulation {
             }
             self.latency.absorb(&o.latency);
             self.msg_latency.absorb(&o.msg_latency);
-            self.pfc.log.absorb(&mut o.pfc.log);
+            self.models.merge(&mut o.models, &self.fx, &|n| part[n.idx()] == me);
             self.samples.append(&mut o.samples);
             self.samples_dropped += o.samples_dropped;
             self.goodput.absorb(&mut o.goodput);
@@ -65,29 +62,6 @@ impl Simulation {
                 }
             }
             self.class_dropped += o.class_dropped;
-            self.marking.pairs.extend(o.marking.pairs.drain());
-            self.marking.intervals.absorb(&mut o.marking.intervals);
-            // Remote PFC and NetworkCC count per node or port, each where it ran.
-            let add = |a: &mut Vec<u64>, b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-            add(&mut self.rpfc.cp.sent, &o.rpfc.cp.sent);
-            add(&mut self.rpfc.tor.consumed, &o.rpfc.tor.consumed);
-            add(&mut self.rpfc.tor.pauses, &o.rpfc.tor.pauses);
-            add(&mut self.rpfc.tor.granted_ps, &o.rpfc.tor.granted_ps);
-            self.netcc.sent += o.netcc.sent;
-            self.l2.feedback_sent += o.l2.feedback_sent;
-            self.pause_storms.frames_sent += o.pause_storms.frames_sent;
-            for k in 0..self.rx.nics.len() {
-                if part[self.fx.ports[self.rx.nics[k].port.idx()].node.idx()] == me {
-                    swap(&mut self.rx.nics[k], &mut o.rx.nics[k]);
-                }
-            }
-            if !self.pfc_watchdog.storm.is_empty() {
-                for p in 0..self.fx.ports.len() {
-                    if part[self.fx.ports[p].node.idx()] == me {
-                        self.pfc_watchdog.storm[p] = o.pfc_watchdog.storm[p];
-                    }
-                }
-            }
             self.hops += o.hops;
             // Raw: its ports, moved here above, are in this world's `quiet_ahead`.
             self.fx.q.add_processed(o.fx.q.processed());

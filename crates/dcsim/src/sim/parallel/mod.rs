@@ -128,7 +128,7 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
     for _ in 1..parts {
         others.push(super::build::build(plan)?);
     }
-    let deadlock_next = sim.deadlocks.next;
+    let deadlock_next = sim.models.deadlocks.next;
     for (i, s) in std::iter::once(&mut *sim).chain(others.iter_mut()).enumerate() {
         s.owned = part.iter().map(|&p| p as usize == i).collect();
         for p in 0..s.fx.ports.len() {
@@ -138,7 +138,7 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
         let (owners, owned) = (&s.owners, &s.owned);
         s.fx.q.retain(|ev| owned[owners.of(ev) as usize]);
         // The deadlock check runs between rounds, over all partitions.
-        s.deadlocks.next = SimTime::MAX;
+        s.models.deadlocks.next = SimTime::MAX;
     }
     if debug() {
         let counts: Vec<usize> = (0..parts).map(|i| part.iter().filter(|&&p| p as usize == i).count()).collect();
@@ -166,7 +166,7 @@ impl Simulation {
     /// `run_until` of a parallel run, on its first partition.
     pub(super) fn run_parallel(&mut self, t: SimTime) -> bool {
         let stop = t.min(self.end);
-        if self.watchdog.stalled.is_some() || self.deadlocks.stopped_at.is_some() {
+        if self.watchdog.stalled.is_some() || self.models.deadlocks.stopped_at.is_some() {
             return false;
         }
         let mut par = self.par.take().expect("a parallel run");
@@ -294,7 +294,7 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
             // The PFC watchdog's polls send frames too (a restored queue transmits): a
             // round starts no later than the next one, or a frame it sends could reach
             // another partition in that partition's past.
-            let next = s.fx.q.next_time().map_or(u64::MAX, |t| t.0).min(s.pfc_watchdog.next.0);
+            let next = s.fx.q.next_time().map_or(u64::MAX, |t| t.0).min(s.models.pfc_watchdog.next.0);
             shared.next[me].store(next, Ordering::Relaxed);
         }
         timing.time(true, || shared.barrier.wait());
@@ -323,10 +323,10 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
                 let (first, rest) = guards.split_first_mut().unwrap();
                 let first: &mut Simulation = first;
                 let fabrics: Vec<&crate::net::fabric::Fabric> = std::iter::once(&first.fx).chain(rest.iter().map(|g| &g.fx)).collect();
-                first.deadlocks.next = SimTime(check);
-                let stopped = first.deadlocks.check(&crate::models::pfc::deadlock::Worlds { fabrics: &fabrics, part });
-                shared.deadlock_next.store(first.deadlocks.next.0, Ordering::Relaxed);
-                first.deadlocks.next = SimTime::MAX;
+                first.models.deadlocks.next = SimTime(check);
+                let stopped = first.models.deadlocks.check(&crate::models::pfc::deadlock::Worlds { fabrics: &fabrics, part });
+                shared.deadlock_next.store(first.models.deadlocks.next.0, Ordering::Relaxed);
+                first.models.deadlocks.next = SimTime::MAX;
                 if stopped {
                     // As one world ends such a run: at the check.
                     first.clock = SimTime(check);

@@ -1,0 +1,97 @@
+//! What PFC and its companions add to the results: the `pfc_events` and `deadlocks`
+//! tables, their summary keys, and the merge of a parallel run's partitions.
+
+use std::mem::swap;
+
+use serde_json::json;
+
+use super::deadlock::DeadlockDetector;
+use super::frames::Pfc;
+use super::storm::PauseStorms;
+use super::watchdog::PfcWatchdog;
+use crate::ids::{NodeId, PortId};
+use crate::models::fabric_model::{FabricModel, Tables};
+use crate::net::fabric::Fabric;
+use crate::results::{Column, Table};
+
+fn node_name(fx: &Fabric, n: NodeId) -> String {
+    fx.nodes[n.idx()].name.clone()
+}
+
+impl FabricModel for Pfc {
+    fn tables(&self, fx: &Fabric, out: &mut Tables) {
+        let mut t = Table::default();
+        let log = self.log.rows();
+        t.push("time_ps", Column::U64(log.iter().map(|e| e.time.0).collect()));
+        t.push("node", Column::Str(log.iter().map(|e| node_name(fx, fx.ports[e.port as usize].node)).collect()));
+        t.push("port_id", Column::U64(log.iter().map(|e| e.port as u64).collect()));
+        t.push("port", Column::U64(log.iter().map(|e| fx.ports[e.port as usize].local as u64).collect()));
+        t.push("priority", Column::I64(log.iter().map(|e| if e.prio == 255 { -1 } else { e.prio as i64 }).collect()));
+        t.push("event", Column::Str(log.iter().map(|e| ["resume", "pause", "expire"][e.kind as usize].to_string()).collect()));
+        out.push(("pfc_events".to_string(), t));
+    }
+
+    fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
+        summary["outputs"]["pfc_events_not_logged"] = json!(self.log.dropped());
+    }
+
+    fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {
+        self.log.absorb(&mut other.log);
+    }
+}
+
+impl FabricModel for DeadlockDetector {
+    /// One row per cycle found (the check runs over all partitions at once: nothing to
+    /// merge).
+    fn tables(&self, fx: &Fabric, out: &mut Tables) {
+        let mut t = Table::default();
+        let dl = &self.found;
+        let port_name = |p: &PortId| {
+            let port = &fx.ports[p.idx()];
+            format!("{}->{}", node_name(fx, port.node), node_name(fx, fx.ports[port.peer.idx()].node))
+        };
+        let join = |v: Vec<String>| v.join(" ");
+        t.push("time_ps", Column::U64(dl.iter().map(|d| d.time.0).collect()));
+        t.push("priority", Column::U64(dl.iter().map(|d| d.prio as u64).collect()));
+        t.push(
+            "switches",
+            Column::Str(dl.iter().map(|d| join(d.ports.iter().map(|p| node_name(fx, fx.ports[p.idx()].node)).collect())).collect()),
+        );
+        t.push("ports", Column::Str(dl.iter().map(|d| join(d.ports.iter().map(port_name).collect())).collect()));
+        t.push("flows", Column::Str(dl.iter().map(|d| join(d.flows.iter().map(|f| f.to_string()).collect())).collect()));
+        t.push("queued_bytes", Column::U64(dl.iter().map(|d| d.bytes).collect()));
+        out.push(("deadlocks".to_string(), t));
+    }
+
+    fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
+        summary["counters"]["deadlocks_detected"] = json!(self.found.len());
+        summary["stopped_by_deadlock_ps"] = json!(self.stopped_at.map(|t| t.0));
+    }
+}
+
+impl FabricModel for PauseStorms {
+    /// Runs with injected pause storms only.
+    fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
+        if !self.storms.is_empty() {
+            summary["pause_storms"] = json!({ "injected": self.storms.len(), "pause_frames_sent": self.frames_sent });
+        }
+    }
+
+    fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {
+        self.frames_sent += other.frames_sent;
+    }
+}
+
+impl FabricModel for PfcWatchdog {
+    /// Each port's storm state is its partition's.
+    fn merge(&mut self, other: &mut Self, fx: &Fabric, theirs: &dyn Fn(NodeId) -> bool) {
+        if self.storm.is_empty() {
+            return;
+        }
+        for p in 0..fx.ports.len() {
+            if theirs(fx.ports[p].node) {
+                swap(&mut self.storm[p], &mut other.storm[p]);
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! What remote PFC adds to the results (only when it runs: other runs' tables are
+//! unchanged) and the merge of a parallel run's partitions.
+
+use serde_json::json;
+
+use super::RemotePfc;
+use crate::ids::NodeId;
+use crate::models::fabric_model::{FabricModel, Tables};
+use crate::net::fabric::Fabric;
+use crate::results::{Column, Table};
+
+impl FabricModel for RemotePfc {
+    /// `remote_pfc`: one row per node. Switches: messages their queues sent, messages
+    /// they consumed as a source's ToR and the PFC frames they sent for them. Hosts: the
+    /// remote-pause time their ToR granted them (overlaps once) and the time their port
+    /// was paused on any priority by any PFC frame.
+    fn tables(&self, fx: &Fabric, out: &mut Tables) {
+        if !self.on {
+            return;
+        }
+        let host_port = |n: &crate::net::port::Node| n.ports.start as usize;
+        let mut t = Table::default();
+        t.push("node", Column::Str(fx.nodes.iter().map(|n| n.name.clone()).collect()));
+        t.push("kind", Column::Str(fx.nodes.iter().map(|n| if n.is_host { "host" } else { "switch" }.to_string()).collect()));
+        t.push("messages_sent", Column::U64(self.cp.sent.clone()));
+        t.push("messages_consumed", Column::U64(self.tor.consumed.clone()));
+        t.push("pauses_sent", Column::U64(self.tor.pauses.clone()));
+        let granted = |n: &crate::net::port::Node| if n.is_host { self.tor.granted_ps[fx.ports[host_port(n)].peer.idx()] } else { 0 };
+        t.push("pause_granted_ps", Column::U64(fx.nodes.iter().map(granted).collect()));
+        let paused =
+            |n: &crate::net::port::Node| if n.is_host { (0..8).map(|k| fx.prio_stats[host_port(n) * 8 + k].paused_ps).sum() } else { 0 };
+        t.push("paused_ps", Column::U64(fx.nodes.iter().map(paused).collect()));
+        out.push(("remote_pfc".to_string(), t));
+    }
+
+    fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
+        if self.on {
+            summary["remote_pfc"] = json!({
+                "messages_sent": self.cp.sent.iter().sum::<u64>(),
+                "messages_consumed": self.tor.consumed.iter().sum::<u64>(),
+                "pauses_sent": self.tor.pauses.iter().sum::<u64>(),
+                "pause_granted_ps": self.tor.granted_ps.iter().sum::<u64>(),
+            });
+        }
+    }
+
+    /// Counts per node or port, each where it ran: sums.
+    fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {
+        let add = |a: &mut Vec<u64>, b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        add(&mut self.cp.sent, &other.cp.sent);
+        add(&mut self.tor.consumed, &other.tor.consumed);
+        add(&mut self.tor.pauses, &other.tor.pauses);
+        add(&mut self.tor.granted_ps, &other.tor.granted_ps);
+    }
+}

@@ -1,0 +1,57 @@
+//! What NIC receive buffers add to the results, in runs with them only (other runs'
+//! tables and summaries are unchanged).
+
+use std::mem::swap;
+
+use serde_json::json;
+
+use super::RxBuffers;
+use crate::ids::NodeId;
+use crate::models::fabric_model::{FabricModel, Tables};
+use crate::net::fabric::Fabric;
+use crate::results::{Column, Table};
+
+impl FabricModel for RxBuffers {
+    /// `rx_buffers`: one row per NIC with a receive buffer.
+    fn tables(&self, fx: &Fabric, out: &mut Tables) {
+        if !self.on {
+            return;
+        }
+        let nics = &self.nics;
+        let mut t = Table::default();
+        t.push("host", Column::Str(nics.iter().map(|n| fx.nodes[fx.ports[n.port.idx()].node.idx()].name.clone()).collect()));
+        t.push("size_bytes", Column::U64(nics.iter().map(|_| self.size).collect()));
+        t.push("xoff_bytes", Column::U64(nics.iter().map(|n| n.xoff).collect()));
+        t.push("xon_bytes", Column::U64(nics.iter().map(|n| n.xon).collect()));
+        t.push("max_bytes", Column::U64(nics.iter().map(|n| n.stats.max_used).collect()));
+        t.push("held_bytes", Column::U64(nics.iter().map(|n| n.used).collect()));
+        t.push("frames", Column::U64(nics.iter().map(|n| n.stats.frames).collect()));
+        t.push("drops", Column::U64(nics.iter().map(|n| n.stats.drops).collect()));
+        t.push("pauses", Column::U64(nics.iter().map(|n| n.stats.pauses).collect()));
+        t.push("paused_ps", Column::U64(nics.iter().map(|n| n.stats.paused_ps).collect()));
+        out.push(("rx_buffers".to_string(), t));
+    }
+
+    fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
+        if !self.on {
+            return;
+        }
+        let n = &self.nics;
+        summary["rx_buffers"] = json!({
+            "nics": n.len(),
+            "pauses": n.iter().map(|x| x.stats.pauses).sum::<u64>(),
+            "paused_ps": n.iter().map(|x| x.stats.paused_ps).sum::<u64>(),
+            "drops": n.iter().map(|x| x.stats.drops).sum::<u64>(),
+            "max_bytes": n.iter().map(|x| x.stats.max_used).max().unwrap_or(0),
+        });
+    }
+
+    /// Each NIC is its host's partition's.
+    fn merge(&mut self, other: &mut Self, fx: &Fabric, theirs: &dyn Fn(NodeId) -> bool) {
+        for k in 0..self.nics.len() {
+            if theirs(fx.ports[self.nics[k].port.idx()].node) {
+                swap(&mut self.nics[k], &mut other.nics[k]);
+            }
+        }
+    }
+}
