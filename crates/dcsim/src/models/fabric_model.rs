@@ -1,16 +1,54 @@
 //! What every fabric model of the `fabric_models!` list (`models/mod.rs`) gives the
-//! world beside its hooks: its result tables, its part of `summary.json`, and how a
-//! parallel run's partitions of it become one. Every method has a default that does
-//! nothing, so a model states only what it has.
+//! world beside its hooks: how it is built, its result tables, its part of
+//! `summary.json`, and how a parallel run's partitions of it become one. Every method
+//! but `new` has a default that does nothing, so a model states only what it has.
 
+use crate::event::EventQueue;
 use crate::ids::NodeId;
 use crate::net::fabric::Fabric;
+use crate::net::packet::PacketPool;
+use crate::net::port::{Node, Port};
+use crate::net::routing::RouteInputs;
+use crate::plan::Plan;
 use crate::results::Table;
+use crate::units::{Rate, SimTime};
+
+/// What a fabric model is built from: the plan and the fabric as far as it is built.
+pub(crate) struct BuildCtx<'a> {
+    pub plan: &'a Plan,
+    pub nodes: &'a [Node],
+    pub ports: &'a [Port],
+    /// For a model's first events.
+    pub q: &'a mut EventQueue,
+    /// For a model whose frames carry extra records (`PacketPool::enable_tags`).
+    pub pool: &'a mut PacketPool,
+    /// The largest base round trip among the run's flows.
+    pub base_rtt: SimTime,
+    /// The largest data frame on the wire, preamble and gap included.
+    pub max_wire: u32,
+    /// What the routes were computed from (for a model that recomputes them).
+    pub routes: &'a RouteInputs,
+}
+
+impl BuildCtx<'_> {
+    /// Each port's line rate.
+    pub fn port_rates(&self) -> Vec<Rate> {
+        self.ports.iter().map(|p| p.rate()).collect()
+    }
+
+    /// The port of host `h` (its first and only one).
+    pub fn host_port(&self, h: u32) -> crate::ids::PortId {
+        crate::ids::PortId(self.nodes[h as usize].ports.start)
+    }
+}
 
 /// The result tables of a run, in the order they are made.
 pub(crate) type Tables = Vec<(String, Table)>;
 
-pub(crate) trait FabricModel {
+pub(crate) trait FabricModel: Sized {
+    /// The model's state for a run of `ctx.plan` (inert if the plan does not use it).
+    fn new(ctx: &mut BuildCtx) -> Self;
+
     /// Appends the model's result tables. `fx` is the fabric at the end of the run.
     fn tables(&self, _fx: &Fabric, _out: &mut Tables) {}
 

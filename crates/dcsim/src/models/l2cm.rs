@@ -134,6 +134,19 @@ impl L2State {
 }
 
 impl crate::models::fabric_model::FabricModel for L2State {
+    /// FECN probes carry a record of their own (`PacketPool::enable_tags`); FECN's
+    /// periodic rate computation is one event.
+    fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
+        let l2 = L2State::new(ctx.plan, &ctx.port_rates());
+        if l2.tags {
+            ctx.pool.enable_tags();
+        }
+        if let Some(t) = l2.first_tick() {
+            ctx.q.schedule(t, crate::event::Event::FecnTick);
+        }
+        l2
+    }
+
     fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
         summary["counters"]["l2_feedback_sent"] = serde_json::json!(self.feedback_sent);
     }

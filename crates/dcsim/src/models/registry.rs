@@ -193,6 +193,10 @@ macro_rules! fabric_models {
         }
 
         impl FabricModels {
+            /// Every model's state for a run, built in the list's order.
+            pub fn new(ctx: &mut $crate::models::fabric_model::BuildCtx) -> Self {
+                FabricModels { $( $name: $crate::models::fabric_model::FabricModel::new(ctx), )* }
+            }
             /// Every model's result tables, in the list's order.
             pub fn tables(&self, fx: &$crate::net::fabric::Fabric, out: &mut $crate::models::fabric_model::Tables) {
                 $( $crate::models::fabric_model::FabricModel::tables(&self.$name, fx, out); )*

@@ -18,6 +18,19 @@ use crate::rng::mix64;
 
 use super::up_down::UpDown;
 
+/// What the routes are computed from: the graph, the overrides, the seed of ECMP hashing
+/// and the up-down root (kept by models that recompute routes, such as link failures).
+#[derive(Clone)]
+pub struct RouteInputs {
+    pub is_host: Vec<bool>,
+    pub node_ports: Vec<std::ops::Range<u32>>,
+    pub peer_node: Vec<NodeId>,
+    pub overrides: Vec<Override>,
+    pub seed: u64,
+    /// Root switch of up-down routing (levels are recomputed over the live links).
+    pub up_down: Option<NodeId>,
+}
+
 pub struct Routing {
     /// Destination group of each node (u32::MAX for switches).
     group: Vec<u32>,

@@ -6,9 +6,7 @@ use crate::error::try_vec;
 use crate::error::Result;
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::models::ecn::cnp::NotificationPoints;
-use crate::models::ecn::marking::Marking;
-use crate::models::link_failure::{LinkFaults, RouteInputs};
+use crate::models::fabric_model::BuildCtx;
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
 use crate::models::FabricModels;
 use crate::models::{Cc, NicSpec};
@@ -16,7 +14,7 @@ use crate::net::capped_log::CappedLog;
 use crate::net::mmu::{Mmu, Model, PortBuffer};
 use crate::net::packet::{PacketPool, PktFifo};
 use crate::net::queue::EgressQueues;
-use crate::net::routing::{Graph, Override, Routing};
+use crate::net::routing::{Graph, Override, RouteInputs, Routing};
 use crate::net::stats::{Histogram, PrioCounters};
 use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan, Transport};
 use crate::units::{LinkRate, Rate, SimTime};
@@ -87,6 +85,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let up_down = plan.switch.up_down_root.map(NodeId);
     let routing =
         Routing::build(&Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node }, plan.seed, &overrides, up_down);
+    let routes = RouteInputs { is_host, node_ports, peer_node, overrides, seed: plan.seed, up_down };
 
     // Buffers.
     let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
@@ -96,7 +95,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         FlowControl::Pause => 1,
         _ => pfc.lossless.count_ones().max(1) as u64,
     };
-    let host_rate = ports.iter().filter(|p| is_host[p.node.idx()]).map(|p| p.rate()).min().unwrap_or(Rate(1));
+    let host_rate = ports.iter().filter(|p| routes.is_host[p.node.idx()]).map(|p| p.rate()).min().unwrap_or(Rate(1));
     let mut switch_of = vec![u32::MAX; n];
     let mut n_sw = 0u32;
     for (i, nd) in nodes.iter().enumerate() {
@@ -107,7 +106,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     }
     let mut port_buf = try_vec(n_ports, "ports")?;
     for p in &ports {
-        if is_host[p.node.idx()] {
+        if routes.is_host[p.node.idx()] {
             port_buf.push(None);
             continue;
         }
@@ -146,8 +145,6 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     };
     let mmu = Mmu::new(model, pfc.resume_offset, &port_buf, &totals, n_classes);
     let radix: Vec<u32> = ports.iter().map(|p| nodes[p.node.idx()].ports.len() as u32).collect();
-    let port_rates: Vec<Rate> = ports.iter().map(|p| p.rate()).collect();
-    let port_nodes: Vec<u32> = ports.iter().map(|p| p.node.0).collect();
     let egress = EgressQueues::new(&radix, plan.switch.arbitration, plan.switch.scheduler.clone(), max_wire);
 
     // Flows.
@@ -259,19 +256,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         }
     }
 
-    let l2 = crate::models::l2cm::L2State::new(plan, &port_rates);
-    let n_nodes_for_rpfc = plan.nodes.len();
-    let port_switch: Vec<Option<u32>> = ports.iter().map(|p| (!nodes[p.node.idx()].is_host).then_some(p.node.0)).collect();
-    let netcc = crate::models::network_cc::switch::NetCcState::new(plan, &port_rates, &port_switch, base_rtt);
     let mut pool = PacketPool::default();
-    if l2.tags {
-        pool.enable_tags();
-    }
     if int_on {
         pool.enable_int();
-    }
-    if let Some(t) = l2.first_tick() {
-        q.schedule(t, Event::FecnTick);
     }
     // Rate schedule: one event per step.
     let mut rate_steps = Vec::new();
@@ -279,71 +266,23 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         let port = nodes[st.node as usize]
             .ports
             .clone()
-            .find(|&pp| peer_node[pp as usize].0 == st.peer)
+            .find(|&pp| routes.peer_node[pp as usize].0 == st.peer)
             .expect("validated plan: a rate-schedule step names a switch port");
         rate_steps.push((PortId(port), st.rate));
         if st.at <= plan.duration {
             q.schedule(st.at, Event::PortRate(k as u32));
         }
     }
-    let pause_storms = crate::models::pfc::storm::PauseStorms::new(plan, &mut q, |h| PortId(nodes[h as usize].ports.start));
-    let mut ib = crate::models::ib_credits::IbCredits::new(
-        plan.switch.pfc.mode == FlowControl::IbCredits,
-        n_ports,
-        plan.switch.pfc.ib_buffer,
-        plan.switch.pfc.ib_update,
-        max_wire as u64,
-    );
-    ib.period = plan.switch.pfc.ib_period.filter(|_| ib.on);
-    if let Some(t) = ib.period.filter(|&t| t <= plan.duration) {
-        q.schedule(t, Event::IbTick);
-    }
-    let rx = crate::models::rx_buffer::RxBuffers::new(plan, &mut q, |h| PortId(nodes[h as usize].ports.start));
-    let link_faults = if plan.switch.link_failures.is_empty() {
-        LinkFaults::default()
-    } else {
-        let graph = RouteInputs {
-            is_host: is_host.clone(),
-            node_ports: node_ports.clone(),
-            peer_node: peer_node.clone(),
-            overrides: overrides.clone(),
-            seed: plan.seed,
-            up_down,
-        };
-        let toward = |a: u32, b: u32| {
-            let p = node_ports[a as usize].clone().find(|&p| peer_node[p as usize].0 == b);
-            PortId(p.expect("validated plan: a failed link exists"))
-        };
-        LinkFaults::new(plan, &mut q, graph, toward, |p| ports[p.idx()].peer)
-    };
-
-    let failures = link_faults.active;
-    let nic_rx_extras = rx.on || plan.switch.pfc.mode == FlowControl::IbCredits;
+    let mut ctx = BuildCtx { plan, nodes: &nodes, ports: &ports, q: &mut q, pool: &mut pool, base_rtt, max_wire, routes: &routes };
+    let models = FabricModels::new(&mut ctx);
+    let failures = models.link_faults.active;
+    let nic_rx_extras = models.rx.on || plan.switch.pfc.mode == FlowControl::IbCredits;
     let mut sim = Simulation {
         name: plan.name.clone(),
         seed: plan.seed,
         end: plan.duration,
         host: plan.host.clone(),
-        models: FabricModels {
-            pfc: crate::models::pfc::Pfc::new(&plan.switch.pfc, n_ports, plan.stats.max_pfc_events),
-            marking: Marking::new(plan, &port_rates, &port_nodes, &radix),
-            cnp: NotificationPoints::new(plan.host.cnp.clone(), plan.flows.len(), n),
-            l2,
-            rpfc: crate::models::remote_pfc::RemotePfc::new(plan, &port_rates, n_nodes_for_rpfc),
-            ib,
-            netcc,
-            rx,
-            link_faults,
-            pause_storms,
-            pfc_watchdog: crate::models::pfc::watchdog::PfcWatchdog::new(
-                plan.switch.pfc.watchdog.clone().filter(|_| plan.switch.pfc.mode != FlowControl::None),
-                n_ports,
-            ),
-            deadlocks: crate::models::pfc::deadlock::DeadlockDetector::new(
-                plan.switch.pfc.deadlock_check.filter(|_| plan.switch.pfc.mode != FlowControl::None),
-                plan.switch.pfc.deadlock_stop,
-            ),
-        },
+        models,
         stats_cfg: plan.stats.clone(),
         egress_limit: plan.switch.egress_limit,
         links: plan.links.clone(),

@@ -122,4 +122,8 @@ impl NotificationPoints {
 }
 
 /// No table or summary of its own; nothing to merge.
-impl crate::models::fabric_model::FabricModel for NotificationPoints {}
+impl crate::models::fabric_model::FabricModel for NotificationPoints {
+    fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
+        NotificationPoints::new(ctx.plan.host.cnp.clone(), ctx.plan.flows.len(), ctx.nodes.len())
+    }
+}

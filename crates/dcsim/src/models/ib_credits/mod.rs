@@ -66,7 +66,19 @@ impl IbCredits {
 }
 
 /// No table or summary of its own; nothing to merge.
-impl crate::models::fabric_model::FabricModel for IbCredits {}
+impl crate::models::fabric_model::FabricModel for IbCredits {
+    /// The periodic FCPs are one event for every port.
+    fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
+        let pfc = &ctx.plan.switch.pfc;
+        let on = pfc.mode == crate::plan::FlowControl::IbCredits;
+        let mut ib = IbCredits::new(on, ctx.ports.len(), pfc.ib_buffer, pfc.ib_update, ctx.max_wire as u64);
+        ib.period = pfc.ib_period.filter(|_| ib.on);
+        if let Some(t) = ib.period.filter(|&t| t <= ctx.plan.duration) {
+            ctx.q.schedule(t, crate::event::Event::IbTick);
+        }
+        ib
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -11,11 +11,11 @@
 //! `steps.rs` holds the hooks (they take the fabric; the world empties a failed port,
 //! `sim/link_down.rs`); this file the state and what is counted.
 
-mod output;
+mod model;
 pub mod steps;
 
-use crate::ids::{NodeId, PortId};
-use crate::net::routing::Override;
+use crate::ids::PortId;
+use crate::net::routing::RouteInputs;
 use crate::units::SimTime;
 
 /// What happens at a scheduled step of a failure.
@@ -49,17 +49,6 @@ pub struct Step {
     pub ports: [PortId; 2],
     pub action: Action,
     pub failure: u32,
-}
-
-/// The graph the routes are recomputed from (kept only when the run has failures).
-pub struct RouteInputs {
-    pub is_host: Vec<bool>,
-    pub node_ports: Vec<std::ops::Range<u32>>,
-    pub peer_node: Vec<NodeId>,
-    pub overrides: Vec<Override>,
-    pub seed: u64,
-    /// Root switch of up-down routing (levels are recomputed over the live links).
-    pub up_down: Option<NodeId>,
 }
 
 /// Link-failure state (`Simulation::link_faults`).

@@ -8,7 +8,7 @@
 pub mod deadlock;
 pub mod frames;
 pub mod headroom;
-mod output;
+mod model;
 pub mod params;
 pub mod storm;
 pub mod watchdog;

@@ -10,7 +10,7 @@
 
 pub mod cp;
 pub mod keys;
-mod output;
+mod model;
 pub mod params;
 
 #[cfg(test)]

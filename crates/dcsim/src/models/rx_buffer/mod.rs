@@ -16,7 +16,7 @@
 //! `keys.rs` reads and checks the scenario keys, `world.rs` runs it.
 
 pub mod keys;
-mod output;
+mod model;
 pub mod world;
 
 use std::collections::VecDeque;

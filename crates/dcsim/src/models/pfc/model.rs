@@ -1,5 +1,5 @@
-//! What PFC and its companions add to the results: the `pfc_events` and `deadlocks`
-//! tables, their summary keys, and the merge of a parallel run's partitions.
+//! PFC and its companions in the fabric-model list: how each is built, the `pfc_events`
+//! and `deadlocks` tables, their summary keys, and the merge of a parallel run.
 
 use std::mem::swap;
 
@@ -9,8 +9,9 @@ use super::deadlock::DeadlockDetector;
 use super::frames::Pfc;
 use super::storm::PauseStorms;
 use super::watchdog::PfcWatchdog;
+use super::FlowControl;
 use crate::ids::{NodeId, PortId};
-use crate::models::fabric_model::{FabricModel, Tables};
+use crate::models::fabric_model::{BuildCtx, FabricModel, Tables};
 use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
@@ -19,6 +20,10 @@ fn node_name(fx: &Fabric, n: NodeId) -> String {
 }
 
 impl FabricModel for Pfc {
+    fn new(ctx: &mut BuildCtx) -> Self {
+        Pfc::new(&ctx.plan.switch.pfc, ctx.ports.len(), ctx.plan.stats.max_pfc_events)
+    }
+
     fn tables(&self, fx: &Fabric, out: &mut Tables) {
         let mut t = Table::default();
         let log = self.log.rows();
@@ -41,6 +46,11 @@ impl FabricModel for Pfc {
 }
 
 impl FabricModel for DeadlockDetector {
+    fn new(ctx: &mut BuildCtx) -> Self {
+        let pfc = &ctx.plan.switch.pfc;
+        DeadlockDetector::new(pfc.deadlock_check.filter(|_| pfc.mode != FlowControl::None), pfc.deadlock_stop)
+    }
+
     /// One row per cycle found (the check runs over all partitions at once: nothing to
     /// merge).
     fn tables(&self, fx: &Fabric, out: &mut Tables) {
@@ -70,6 +80,11 @@ impl FabricModel for DeadlockDetector {
 }
 
 impl FabricModel for PauseStorms {
+    fn new(ctx: &mut BuildCtx) -> Self {
+        let port_of: Vec<PortId> = (0..ctx.nodes.len() as u32).map(|h| ctx.host_port(h)).collect();
+        PauseStorms::new(ctx.plan, ctx.q, |h| port_of[h as usize])
+    }
+
     /// Runs with injected pause storms only.
     fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
         if !self.storms.is_empty() {
@@ -83,6 +98,11 @@ impl FabricModel for PauseStorms {
 }
 
 impl FabricModel for PfcWatchdog {
+    fn new(ctx: &mut BuildCtx) -> Self {
+        let pfc = &ctx.plan.switch.pfc;
+        PfcWatchdog::new(pfc.watchdog.clone().filter(|_| pfc.mode != FlowControl::None), ctx.ports.len())
+    }
+
     /// Each port's storm state is its partition's.
     fn merge(&mut self, other: &mut Self, fx: &Fabric, theirs: &dyn Fn(NodeId) -> bool) {
         if self.storm.is_empty() {

@@ -1,5 +1,5 @@
-//! What NIC receive buffers add to the results, in runs with them only (other runs'
-//! tables and summaries are unchanged).
+//! NIC receive buffers in the fabric-model list: how they are built, what they add to the
+//! results in runs with them only, and the merge of a parallel run.
 
 use std::mem::swap;
 
@@ -7,11 +7,16 @@ use serde_json::json;
 
 use super::RxBuffers;
 use crate::ids::NodeId;
-use crate::models::fabric_model::{FabricModel, Tables};
+use crate::models::fabric_model::{BuildCtx, FabricModel, Tables};
 use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
 impl FabricModel for RxBuffers {
+    fn new(ctx: &mut BuildCtx) -> Self {
+        let port_of: Vec<crate::ids::PortId> = (0..ctx.nodes.len() as u32).map(|h| ctx.host_port(h)).collect();
+        RxBuffers::new(ctx.plan, ctx.q, |h| port_of[h as usize])
+    }
+
     /// `rx_buffers`: one row per NIC with a receive buffer.
     fn tables(&self, fx: &Fabric, out: &mut Tables) {
         if !self.on {

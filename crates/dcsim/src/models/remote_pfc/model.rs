@@ -1,15 +1,19 @@
-//! What remote PFC adds to the results (only when it runs: other runs' tables are
-//! unchanged) and the merge of a parallel run's partitions.
+//! Remote PFC in the fabric-model list: how it is built, what it adds to the results
+//! (only when it runs: other runs' tables are unchanged) and the merge of a parallel run.
 
 use serde_json::json;
 
 use super::RemotePfc;
 use crate::ids::NodeId;
-use crate::models::fabric_model::{FabricModel, Tables};
+use crate::models::fabric_model::{BuildCtx, FabricModel, Tables};
 use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
 impl FabricModel for RemotePfc {
+    fn new(ctx: &mut BuildCtx) -> Self {
+        RemotePfc::new(ctx.plan, &ctx.port_rates(), ctx.plan.nodes.len())
+    }
+
     /// `remote_pfc`: one row per node. Switches: messages their queues sent, messages
     /// they consumed as a source's ToR and the PFC frames they sent for them. Hosts: the
     /// remote-pause time their ToR granted them (overlaps once) and the time their port

@@ -1,14 +1,28 @@
-//! What link failures add to the results, in runs with failures only (other runs'
-//! tables and summaries are unchanged).
+//! Link failures in the fabric-model list: how they are built, and what they add to the
+//! results in runs with failures only (other runs' tables and summaries are unchanged).
 
 use serde_json::json;
 
 use super::{Action, LinkFaults};
-use crate::models::fabric_model::{FabricModel, Tables};
+use crate::ids::PortId;
+use crate::models::fabric_model::{BuildCtx, FabricModel, Tables};
 use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
 impl FabricModel for LinkFaults {
+    fn new(ctx: &mut BuildCtx) -> Self {
+        if ctx.plan.switch.link_failures.is_empty() {
+            return LinkFaults::default();
+        }
+        let g = ctx.routes;
+        let toward = |a: u32, b: u32| {
+            let p = g.node_ports[a as usize].clone().find(|&p| g.peer_node[p as usize].0 == b);
+            PortId(p.expect("validated plan: a failed link exists"))
+        };
+        let ports = ctx.ports;
+        LinkFaults::new(ctx.plan, ctx.q, g.clone(), toward, |p| ports[p.idx()].peer)
+    }
+
     /// `link_events`: one row per step of a failure.
     fn tables(&self, fx: &Fabric, out: &mut Tables) {
         if !self.active {
