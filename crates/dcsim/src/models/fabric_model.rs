@@ -4,9 +4,9 @@
 //! but `new` has a default that does nothing, so a model states only what it has.
 
 use crate::event::EventQueue;
-use crate::ids::NodeId;
+use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::fabric::Fabric;
-use crate::net::packet::PacketPool;
+use crate::net::packet::{Packet, PacketPool};
 use crate::net::port::{Node, Port};
 use crate::net::routing::RouteInputs;
 use crate::plan::Plan;
@@ -45,9 +45,32 @@ impl BuildCtx<'_> {
 /// The result tables of a run, in the order they are made.
 pub(crate) type Tables = Vec<(String, Table)>;
 
+/// A frame of a data class just queued at a switch egress: port `out`, priority `prio`,
+/// from the switch's ingress port `in_local`; the queue held `q_before` bytes before it.
+pub(crate) struct Enqueued<'a> {
+    pub out: PortId,
+    pub prio: u8,
+    pub id: PktId,
+    pub pkt: &'a Packet,
+    pub in_local: u32,
+    pub q_before: u64,
+    pub lossless: bool,
+}
+
 pub(crate) trait FabricModel: Sized {
     /// The model's state for a run of `ctx.plan` (inert if the plan does not use it).
     fn new(ctx: &mut BuildCtx) -> Self;
+
+    /// Whether `enqueued` acts in this run: the world tests the models' answers once per
+    /// frame, as one flag.
+    fn wants_enqueued(&self) -> bool {
+        false
+    }
+
+    /// A frame was queued at a switch egress (`Enqueued`). `src(flow)` is a flow's source
+    /// host, as its frames' headers say. What the hook asks of the world (`Fabric::kick`)
+    /// is done after every model's hook has run.
+    fn enqueued<S: Fn(FlowId) -> NodeId>(&mut self, _fx: &mut Fabric, _e: &Enqueued, _src: &S) {}
 
     /// Appends the model's result tables. `fx` is the fabric at the end of the run.
     fn tables(&self, _fx: &Fabric, _out: &mut Tables) {}

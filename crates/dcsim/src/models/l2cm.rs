@@ -13,7 +13,7 @@ use super::qcn::QcnCp;
 use super::{Feedback, L2Cm};
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::fabric::Fabric;
-use crate::net::packet::Packet;
+use crate::net::packet::{Packet, PktKind};
 use crate::net::queue::FxHasher;
 use crate::plan::Plan;
 use crate::rng::Rng;
@@ -134,6 +134,18 @@ impl L2State {
 }
 
 impl crate::models::fabric_model::FabricModel for L2State {
+    fn wants_enqueued(&self) -> bool {
+        !matches!(self.kind, L2Cm::None)
+    }
+
+    /// Congestion points sample data frames, with the queue they join included.
+    #[inline]
+    fn enqueued<S: Fn(FlowId) -> NodeId>(&mut self, fx: &mut Fabric, e: &crate::models::fabric_model::Enqueued, src: &S) {
+        if !matches!(self.kind, L2Cm::None) && e.pkt.kind == PktKind::Data {
+            self.on_enqueue(fx, e.out, e.prio, e.id, e.q_before + e.pkt.frame as u64, src);
+        }
+    }
+
     /// FECN probes carry a record of their own (`PacketPool::enable_tags`); FECN's
     /// periodic rate computation is one event.
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {

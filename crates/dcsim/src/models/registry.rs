@@ -197,6 +197,20 @@ macro_rules! fabric_models {
             pub fn new(ctx: &mut $crate::models::fabric_model::BuildCtx) -> Self {
                 FabricModels { $( $name: $crate::models::fabric_model::FabricModel::new(ctx), )* }
             }
+            /// Whether some model acts on frames queued at a switch egress.
+            pub fn wants_enqueued(&self) -> bool {
+                false $( || $crate::models::fabric_model::FabricModel::wants_enqueued(&self.$name) )*
+            }
+            /// A frame was queued at a switch egress: every model's hook, in the list's order.
+            #[inline]
+            pub fn enqueued<S: Fn($crate::ids::FlowId) -> $crate::ids::NodeId>(
+                &mut self,
+                fx: &mut $crate::net::fabric::Fabric,
+                e: &$crate::models::fabric_model::Enqueued,
+                src: &S,
+            ) {
+                $( $crate::models::fabric_model::FabricModel::enqueued(&mut self.$name, fx, e, src); )*
+            }
             /// Every model's result tables, in the list's order.
             pub fn tables(&self, fx: &$crate::net::fabric::Fabric, out: &mut $crate::models::fabric_model::Tables) {
                 $( $crate::models::fabric_model::FabricModel::tables(&self.$name, fx, out); )*

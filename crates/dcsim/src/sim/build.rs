@@ -364,10 +364,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     // Rounds node by node need every event to be one node's and every link to take time.
     sim.round_len = sim.fx.ports.iter().map(|p| p.delay).min().filter(|l| l.0 > 0 && plan.not_node_local().is_none());
     sim.set_node_rounds(true);
-    sim.enqueue_hooks = sim.models.marking.at_enqueue
-        || !matches!(sim.models.l2.kind, crate::plan::L2Cm::None)
-        || sim.models.rpfc.on
-        || sim.models.netcc.active;
+    sim.enqueue_hooks = sim.models.wants_enqueued();
     Ok(sim)
 }
 

@@ -4,10 +4,10 @@
 
 use super::Simulation;
 use crate::ids::{PktId, PortId};
+use crate::models::fabric_model::Enqueued;
 use crate::net::mmu::DropReason;
 use crate::net::packet::{Packet, PktKind};
 use crate::net::queue::Queued;
-use crate::plan::L2Cm;
 
 impl Simulation {
     pub(crate) fn switch_receive(&mut self, in_port: PortId, id: PktId) {
@@ -59,7 +59,11 @@ impl Simulation {
         let item = Queued { id, frame: pkt.frame, in_local: local };
         self.fx.egress.enqueue(out, prio, item, pkt.flow);
         if self.enqueue_hooks {
-            self.on_enqueue_hooks(out, prio, id, local as u32, q_before, &pkt, lossless);
+            let e = Enqueued { out, prio, id, pkt: &pkt, in_local: local as u32, q_before, lossless };
+            let mark = self.fx.after.len();
+            let flows = &self.flows;
+            self.models.enqueued(&mut self.fx, &e, &|f| flows[f.idx()].src);
+            self.run_after(mark);
         }
 
         // Credits need no XOFF: the sender cannot overrun the input buffer.
@@ -67,34 +71,6 @@ impl Simulation {
             self.send_pfc(in_port, class, true);
         }
         self.switch_try_send(out);
-    }
-
-    /// The models that act on a data frame queued at `out` (the queue held `q_before`
-    /// bytes before it), in a fixed order.
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn on_enqueue_hooks(&mut self, out: PortId, prio: u8, id: PktId, local: u32, q_before: u64, pkt: &Packet, lossless: bool) {
-        if self.models.marking.at_enqueue {
-            self.models.marking.on_enqueue(&mut self.fx, out, prio, id, local, q_before);
-        }
-        if !matches!(self.models.l2.kind, L2Cm::None) && pkt.kind == PktKind::Data {
-            let mark = self.fx.after.len();
-            let flows = &self.flows;
-            self.models.l2.on_enqueue(&mut self.fx, out, prio, id, q_before + pkt.frame as u64, |f| flows[f.idx()].src);
-            self.run_after(mark);
-        }
-        if self.models.rpfc.on && lossless && pkt.kind == PktKind::Data {
-            let src = self.flows[pkt.flow.idx()].src;
-            let mark = self.fx.after.len();
-            self.models.rpfc.on_enqueue(&mut self.fx, out, prio, pkt.flow, src, q_before + pkt.frame as u64);
-            self.run_after(mark);
-        }
-        if self.models.netcc.active && pkt.kind == PktKind::Data {
-            let mark = self.fx.after.len();
-            let flows = &self.flows;
-            self.models.netcc.on_enqueue(&mut self.fx, out, prio, id, q_before, |f| flows[f.idx()].src);
-            self.run_after(mark);
-        }
     }
 
     fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {

@@ -299,6 +299,22 @@ impl Marking {
 }
 
 impl crate::models::fabric_model::FabricModel for Marking {
+    fn wants_enqueued(&self) -> bool {
+        self.at_enqueue
+    }
+
+    #[inline]
+    fn enqueued<S: Fn(crate::ids::FlowId) -> crate::ids::NodeId>(
+        &mut self,
+        fx: &mut Fabric,
+        e: &crate::models::fabric_model::Enqueued,
+        _src: &S,
+    ) {
+        if self.at_enqueue {
+            self.on_enqueue(fx, e.out, e.prio, e.id, e.in_local, e.q_before);
+        }
+    }
+
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
         let port_nodes: Vec<u32> = ctx.ports.iter().map(|p| p.node.0).collect();
         let radix: Vec<u32> = ctx.ports.iter().map(|p| ctx.nodes[p.node.idx()].ports.len() as u32).collect();

@@ -108,6 +108,17 @@ impl NetCcState {
 }
 
 impl crate::models::fabric_model::FabricModel for NetCcState {
+    fn wants_enqueued(&self) -> bool {
+        self.active
+    }
+
+    #[inline]
+    fn enqueued<S: Fn(FlowId) -> NodeId>(&mut self, fx: &mut Fabric, e: &crate::models::fabric_model::Enqueued, src: &S) {
+        if self.active && e.pkt.kind == crate::net::packet::PktKind::Data {
+            self.on_enqueue(fx, e.out, e.prio, e.id, e.q_before, src);
+        }
+    }
+
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
         let port_switch: Vec<Option<u32>> = ctx.ports.iter().map(|p| (!ctx.nodes[p.node.idx()].is_host).then_some(p.node.0)).collect();
         NetCcState::new(ctx.plan, &ctx.port_rates(), &port_switch, ctx.base_rtt)

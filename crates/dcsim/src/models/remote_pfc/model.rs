@@ -4,12 +4,25 @@
 use serde_json::json;
 
 use super::RemotePfc;
-use crate::ids::NodeId;
-use crate::models::fabric_model::{BuildCtx, FabricModel, Tables};
+use crate::ids::{FlowId, NodeId};
+use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, Tables};
 use crate::net::fabric::Fabric;
+use crate::net::packet::PktKind;
 use crate::results::{Column, Table};
 
 impl FabricModel for RemotePfc {
+    fn wants_enqueued(&self) -> bool {
+        self.on
+    }
+
+    /// Only data frames joining a lossless queue count toward the threshold.
+    #[inline]
+    fn enqueued<S: Fn(FlowId) -> NodeId>(&mut self, fx: &mut Fabric, e: &Enqueued, src: &S) {
+        if self.on && e.lossless && e.pkt.kind == PktKind::Data {
+            self.on_enqueue(fx, e.out, e.prio, e.pkt.flow, src(e.pkt.flow), e.q_before + e.pkt.frame as u64);
+        }
+    }
+
     fn new(ctx: &mut BuildCtx) -> Self {
         RemotePfc::new(ctx.plan, &ctx.port_rates(), ctx.plan.nodes.len())
     }
