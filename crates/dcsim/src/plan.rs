@@ -23,6 +23,8 @@ pub struct Plan {
     pub flows: Vec<FlowPlan>,
     pub host: HostPlan,
     pub switch: SwitchPlan,
+    /// The `[fabric.<model>]` tables, resolved (`models::FabricSpec`).
+    pub fabric: crate::models::FabricPlan,
     pub stats: StatsPlan,
     /// Reaction-point algorithms; `FlowPlan::cc` indexes this list. Entry 0 is the
     /// hosts' default (`[host.cc]`).
@@ -474,6 +476,7 @@ impl Plan {
             flows: Vec::new(),
             host: HostPlan::default(),
             switch: SwitchPlan::default(),
+            fabric: Default::default(),
             stats: StatsPlan::default(),
             ccs: vec![CcPlan::None(())],
             memory_limit: DEFAULT_MEMORY_LIMIT,

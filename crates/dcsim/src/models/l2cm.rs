@@ -134,6 +134,8 @@ impl L2State {
 }
 
 impl crate::models::fabric_model::FabricModel for L2State {
+    type Keys = crate::models::fabric_model::NoSection;
+
     fn wants_enqueued(&self) -> bool {
         !matches!(self.kind, L2Cm::None)
     }

@@ -47,6 +47,8 @@ pub mod dcqcn;
 pub mod dctcp;
 pub mod ecn;
 #[cfg(test)]
+mod every_nth;
+#[cfg(test)]
 mod example;
 pub mod external;
 pub(crate) mod fabric_model;
@@ -161,4 +163,7 @@ fabric_models! {
     pfc_watchdog: pfc::watchdog::PfcWatchdog,
     /// Cyclic-pause (deadlock) detection (`pfc/deadlock.rs`).
     deadlocks: pfc::deadlock::DeadlockDetector,
+    /// The worked example of "How to add a fabric model" (unit tests only).
+    #[cfg(test)]
+    every_nth: every_nth::EveryNth,
 }

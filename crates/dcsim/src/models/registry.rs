@@ -182,24 +182,60 @@ macro_rules! congestion_points {
     };
 }
 
-/// `name: Type,` per fabric model, after its doc comment: the world's `FabricModels`
-/// (one field per model) and the loops over their outputs (`FabricModel`). The hooks are
-/// called directly from `sim/` where a frame or timer meets the model (static calls).
+/// `name: Type,` per fabric model, after its doc comment and optionally one
+/// `#[cfg(...)]`: the world's `FabricModels` (one field per model), the loops over their
+/// `FabricModel` impls (construction, the enqueue hook, tables, summary, merge) and the
+/// `[fabric]` scenario table (`FabricSpec`, a `name` table per model, into
+/// `FabricPlan`, `Plan::fabric`). Hooks are static calls: no dynamic dispatch.
 macro_rules! fabric_models {
-    ($( $(#[doc = $doc:literal])* $name:ident: $Ty:ty, )*) => {
+    ($( $(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])? $name:ident: $Ty:ty, )*) => {
         /// The state of every fabric model of a run (`Simulation::models`).
         pub(crate) struct FabricModels {
-            $( $(#[doc = $doc])* pub $name: $Ty, )*
+            $( $(#[doc = $doc])* $(#[cfg($cfg)])? pub $name: $Ty, )*
+        }
+
+        /// `[fabric]`: one optional table per fabric model that takes its keys there.
+        #[derive(Clone, Debug, Default, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct FabricSpec {
+            $( $(#[cfg($cfg)])? pub(crate) $name: Option<<$Ty as $crate::models::fabric_model::FabricModel>::Keys>, )*
+        }
+
+        /// The resolved `[fabric]` tables (`None`: the table is absent).
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct FabricPlan {
+            $( $(#[cfg($cfg)])? pub(crate) $name: Option<<<$Ty as $crate::models::fabric_model::FabricModel>::Keys as $crate::keys::Keys>::Out>, )*
+        }
+
+        impl FabricSpec {
+            /// Units parsed and defaults applied; errors name `fabric.<name>.<key>`.
+            pub fn build(&self, ctx: &$crate::keys::KeyCtx) -> $crate::Result<FabricPlan> {
+                use $crate::keys::Keys;
+                Ok(FabricPlan {
+                    $( $(#[cfg($cfg)])? $name: self.$name.as_ref().map(|k| k.build(concat!("fabric.", stringify!($name)), ctx)).transpose()?, )*
+                })
+            }
+        }
+
+        impl FabricPlan {
+            /// The checks of every table given.
+            pub fn check(&self, ctx: &$crate::keys::KeyCtx) -> $crate::Result<()> {
+                use $crate::keys::Check;
+                $( $(#[cfg($cfg)])? if let Some(p) = &self.$name { p.check(concat!("fabric.", stringify!($name)), ctx)?; } )*
+                Ok(())
+            }
         }
 
         impl FabricModels {
             /// Every model's state for a run, built in the list's order.
             pub fn new(ctx: &mut $crate::models::fabric_model::BuildCtx) -> Self {
-                FabricModels { $( $name: $crate::models::fabric_model::FabricModel::new(ctx), )* }
+                FabricModels { $( $(#[cfg($cfg)])? $name: $crate::models::fabric_model::FabricModel::new(ctx), )* }
             }
             /// Whether some model acts on frames queued at a switch egress.
             pub fn wants_enqueued(&self) -> bool {
-                false $( || $crate::models::fabric_model::FabricModel::wants_enqueued(&self.$name) )*
+                let mut any = false;
+                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_enqueued(&self.$name); } )*
+                any
             }
             /// A frame was queued at a switch egress: every model's hook, in the list's order.
             #[inline]
@@ -209,19 +245,19 @@ macro_rules! fabric_models {
                 e: &$crate::models::fabric_model::Enqueued,
                 src: &S,
             ) {
-                $( $crate::models::fabric_model::FabricModel::enqueued(&mut self.$name, fx, e, src); )*
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::enqueued(&mut self.$name, fx, e, src); )*
             }
             /// Every model's result tables, in the list's order.
             pub fn tables(&self, fx: &$crate::net::fabric::Fabric, out: &mut $crate::models::fabric_model::Tables) {
-                $( $crate::models::fabric_model::FabricModel::tables(&self.$name, fx, out); )*
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::tables(&self.$name, fx, out); )*
             }
             /// Every model's part of the summary.
             pub fn summary(&self, fx: &$crate::net::fabric::Fabric, summary: &mut serde_json::Value) {
-                $( $crate::models::fabric_model::FabricModel::summary(&self.$name, fx, summary); )*
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::summary(&self.$name, fx, summary); )*
             }
             /// Takes from another partition's models what that partition ran.
             pub fn merge(&mut self, other: &mut FabricModels, fx: &$crate::net::fabric::Fabric, theirs: &dyn Fn($crate::ids::NodeId) -> bool) {
-                $( $crate::models::fabric_model::FabricModel::merge(&mut self.$name, &mut other.$name, fx, theirs); )*
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::merge(&mut self.$name, &mut other.$name, fx, theirs); )*
             }
         }
     };

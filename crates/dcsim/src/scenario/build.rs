@@ -90,6 +90,7 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     plan.switch.convergence = s.switch.convergence.as_ref().map(|t| t.time("switch.convergence")).transpose()?;
     plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
     let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan) };
+    plan.fabric = s.fabric.build(&ctx)?;
     if let Some(n) = &s.switch.network_cc {
         let nodes = &plan.nodes;
         plan.switch.network_cc = Some(n.build("switch.network_cc", |name| {

@@ -33,6 +33,10 @@ pub struct Scenario {
     pub topology: TopologySpec,
     #[serde(default)]
     pub switch: SwitchSpec,
+    /// `[fabric.<model>]`: the keys of the fabric models that take them there (the
+    /// `fabric_models!` list of `models/mod.rs`).
+    #[serde(default)]
+    pub fabric: crate::models::FabricSpec,
     /// Each entry produces flows; `FlowPlan::group` is the entry's index. The keys
     /// every type shares are in `traffic_common` (same index), taken out of each entry
     /// by `deserialize` before the entry is read by its type.

@@ -123,6 +123,8 @@ impl NotificationPoints {
 
 /// No table or summary of its own; nothing to merge.
 impl crate::models::fabric_model::FabricModel for NotificationPoints {
+    type Keys = crate::models::fabric_model::NoSection;
+
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
         NotificationPoints::new(ctx.plan.host.cnp.clone(), ctx.plan.flows.len(), ctx.nodes.len())
     }

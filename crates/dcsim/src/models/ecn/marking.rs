@@ -299,6 +299,8 @@ impl Marking {
 }
 
 impl crate::models::fabric_model::FabricModel for Marking {
+    type Keys = crate::models::fabric_model::NoSection;
+
     fn wants_enqueued(&self) -> bool {
         self.at_enqueue
     }

@@ -10,6 +10,8 @@ use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
 impl FabricModel for LinkFaults {
+    type Keys = crate::models::fabric_model::NoSection;
+
     fn new(ctx: &mut BuildCtx) -> Self {
         if ctx.plan.switch.link_failures.is_empty() {
             return LinkFaults::default();

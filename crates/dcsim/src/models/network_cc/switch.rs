@@ -108,6 +108,8 @@ impl NetCcState {
 }
 
 impl crate::models::fabric_model::FabricModel for NetCcState {
+    type Keys = crate::models::fabric_model::NoSection;
+
     fn wants_enqueued(&self) -> bool {
         self.active
     }

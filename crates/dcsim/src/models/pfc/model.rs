@@ -20,6 +20,8 @@ fn node_name(fx: &Fabric, n: NodeId) -> String {
 }
 
 impl FabricModel for Pfc {
+    type Keys = crate::models::fabric_model::NoSection;
+
     fn new(ctx: &mut BuildCtx) -> Self {
         Pfc::new(&ctx.plan.switch.pfc, ctx.ports.len(), ctx.plan.stats.max_pfc_events)
     }
@@ -46,6 +48,8 @@ impl FabricModel for Pfc {
 }
 
 impl FabricModel for DeadlockDetector {
+    type Keys = crate::models::fabric_model::NoSection;
+
     fn new(ctx: &mut BuildCtx) -> Self {
         let pfc = &ctx.plan.switch.pfc;
         DeadlockDetector::new(pfc.deadlock_check.filter(|_| pfc.mode != FlowControl::None), pfc.deadlock_stop)
@@ -80,6 +84,8 @@ impl FabricModel for DeadlockDetector {
 }
 
 impl FabricModel for PauseStorms {
+    type Keys = crate::models::fabric_model::NoSection;
+
     fn new(ctx: &mut BuildCtx) -> Self {
         let port_of: Vec<PortId> = (0..ctx.nodes.len() as u32).map(|h| ctx.host_port(h)).collect();
         PauseStorms::new(ctx.plan, ctx.q, |h| port_of[h as usize])
@@ -98,6 +104,8 @@ impl FabricModel for PauseStorms {
 }
 
 impl FabricModel for PfcWatchdog {
+    type Keys = crate::models::fabric_model::NoSection;
+
     fn new(ctx: &mut BuildCtx) -> Self {
         let pfc = &ctx.plan.switch.pfc;
         PfcWatchdog::new(pfc.watchdog.clone().filter(|_| pfc.mode != FlowControl::None), ctx.ports.len())

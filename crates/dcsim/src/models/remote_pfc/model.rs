@@ -11,6 +11,8 @@ use crate::net::packet::PktKind;
 use crate::results::{Column, Table};
 
 impl FabricModel for RemotePfc {
+    type Keys = crate::models::fabric_model::NoSection;
+
     fn wants_enqueued(&self) -> bool {
         self.on
     }

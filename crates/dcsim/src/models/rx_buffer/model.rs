@@ -12,6 +12,8 @@ use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
 impl FabricModel for RxBuffers {
+    type Keys = crate::models::fabric_model::NoSection;
+
     fn new(ctx: &mut BuildCtx) -> Self {
         let port_of: Vec<crate::ids::PortId> = (0..ctx.nodes.len() as u32).map(|h| ctx.host_port(h)).collect();
         RxBuffers::new(ctx.plan, ctx.q, |h| port_of[h as usize])
