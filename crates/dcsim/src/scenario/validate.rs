@@ -77,7 +77,7 @@ pub fn validate_pause_storms(p: &Plan) -> Result<()> {
         }
         match p.switch.pfc.mode {
             FlowControl::None => return Err(Error::scenario(format!("{at}.host"), "switch.pfc.mode is off: switches ignore pause frames")),
-            FlowControl::Pfc if p.switch.pfc.lossless & (1 << st.priority) == 0 => {
+            _ if !p.switch.pfc.is_lossless(st.priority) => {
                 return Err(Error::scenario(
                     format!("{at}.priority"),
                     format!("priority {} is not lossless (switch.pfc.lossless)", st.priority),
@@ -266,7 +266,7 @@ fn validate_egress_limit(p: &Plan) -> Result<()> {
     let s = &p.switch;
     // A drop-tail cap on a lossless queue would have to pause, not drop: the limit is
     // for lossy priorities, and with every flow on a lossless one it could never act.
-    if s.egress_limit.is_some() && !p.flows.is_empty() && p.flows.iter().all(|f| lossless_priority(p, f.priority)) {
+    if s.egress_limit.is_some() && !p.flows.is_empty() && p.flows.iter().all(|f| p.switch.pfc.is_lossless(f.priority)) {
         let how = if s.pfc.mode == FlowControl::Pfc { "switch.pfc.lossless" } else { "switch.pfc.mode" };
         return Err(Error::scenario(
             "switch.egress_limit",
@@ -274,15 +274,6 @@ fn validate_egress_limit(p: &Plan) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// Whether switches treat priority `prio` as lossless (pause instead of drop).
-fn lossless_priority(p: &Plan, prio: u8) -> bool {
-    match p.switch.pfc.mode {
-        FlowControl::Pfc => p.switch.pfc.lossless & (1 << prio) != 0,
-        FlowControl::Pause | FlowControl::IbCredits => true,
-        FlowControl::None => false,
-    }
 }
 
 fn check_k(kmin: u64, kmax: u64, path: &str) -> Result<()> {
@@ -390,7 +381,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
             ));
         }
         let pfc = &p.switch.pfc;
-        let lossless = lossless_priority(p, f.priority);
+        let lossless = p.switch.pfc.is_lossless(f.priority);
         let ecn = p.switch.ecn.mode != EcnMode::Off && p.switch.ecn.priorities & (1 << f.priority) != 0;
         if lossless && !ecn {
             return Err(Error::scenario(
@@ -471,7 +462,7 @@ pub fn validate_remote_pfc(p: &Plan) -> Result<()> {
             }
         }
     }
-    let lossless = |prio: u8| pfc.mode == FlowControl::Pause || pfc.lossless & (1 << prio) != 0;
+    let lossless = |prio: u8| pfc.is_lossless(prio);
     // A host's one link leads to its ToR (hosts have exactly one link).
     let mut peer = vec![u32::MAX; p.nodes.len()];
     for l in &p.links {
@@ -506,7 +497,7 @@ fn validate_network_cc(p: &Plan, ctx: &KeyCtx) -> Result<()> {
             }
         }
         for prio in (0..8u8).filter(|q| n.priorities & (1 << q) != 0) {
-            if !is_lossless(p, prio) && n.rule.is_none() {
+            if !p.switch.pfc.is_lossless(prio) && n.rule.is_none() {
                 return Err(Error::scenario(
                     format!("{path}.priorities"),
                     format!(
@@ -543,7 +534,7 @@ fn validate_network_cc(p: &Plan, ctx: &KeyCtx) -> Result<()> {
 pub fn warnings(p: &Plan) -> Vec<String> {
     let mut seen: Vec<(u32, u8)> = Vec::new();
     let mut out = Vec::new();
-    for f in p.flows.iter().filter(|f| f.transport == Transport::Roce && !is_lossless(p, f.priority)) {
+    for f in p.flows.iter().filter(|f| f.transport == Transport::Roce && !p.switch.pfc.is_lossless(f.priority)) {
         if seen.contains(&(f.group, f.priority)) {
             continue;
         }
@@ -562,16 +553,6 @@ pub fn warnings(p: &Plan) -> Vec<String> {
         ));
     }
     out
-}
-
-/// Whether `prio` is protected by PFC or PAUSE.
-fn is_lossless(p: &Plan, prio: u8) -> bool {
-    let pfc = &p.switch.pfc;
-    match pfc.mode {
-        FlowControl::Pfc => pfc.lossless & (1 << prio) != 0,
-        FlowControl::Pause | FlowControl::IbCredits => true,
-        FlowControl::None => false,
-    }
 }
 
 /// The largest frame on the wire: MTU + header (+ preamble and gap if counted).

@@ -299,11 +299,8 @@ fn frames(p: &Plan, w: &mut Work) -> Vec<u64> {
     // What the senders' links carry bounds every run; what the receivers' links carry
     // bounds it too when no frame is dropped on the way (every flow lossless), with the
     // frames the switch buffers can hold at the end, each some hops on its way.
-    let lossless = |prio: u8| match p.switch.pfc.mode {
-        FlowControl::None => false,
-        FlowControl::Pfc => p.switch.pfc.lossless & 1u8.checked_shl(prio as u32).unwrap_or(0) != 0,
-        _ => true,
-    };
+    // The estimate runs before validation: a priority above 7 is no class.
+    let lossless = |prio: u8| prio < 8 && p.switch.pfc.is_lossless(prio);
     let frame_hops = if p.flows.iter().all(|f| lossless(f.priority)) {
         let is_switch = |i: u32| p.nodes.get(i as usize).is_some_and(|n| n.kind == NodeKind::Switch);
         let switches = p.nodes.iter().filter(|n| n.kind == NodeKind::Switch).count() as u64;
