@@ -2,8 +2,9 @@
 
     dcsim run SCENARIO [--out DIR] [--overwrite] [--set path=value ...] [--data-root DIR ...] [--csv] [--quiet]
     dcsim validate SCENARIO [--set path=value ...] [--data-root DIR ...] [--max-events N]
-    dcsim sweep SCENARIO --grid path=v1,v2 [--out FILE] [--jobs N] [--point-memory SIZE]
-    dcsim plot [fct] RUN_DIR... [--queue NODE:PEER] [--out FILE]
+    dcsim sweep SCENARIO --grid path=v1,v2 [--variants] [--out FILE] [--store DIR] [--jobs N] [--groups G]
+    dcsim compare SCENARIO... [--seeds N] [--grid path=v1,v2] [--out FILE] [--store DIR] [--groups G]
+    dcsim plot [fct] RUN_DIR... [--queue NODE:PEER] [--groups G] [--out FILE]
     dcsim report RUN_DIR|STORE_DIR|SWEEP.csv [-o OUT.html] [--png-dir DIR]
     dcsim bench
     dcsim tune [train|evaluate|all] [--out DIR] [--quick]
@@ -66,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     r.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
     r.add_argument("--max-events", type=_event_count, default=None, metavar="N", help=max_events_help)
+    r.add_argument("--variant", metavar="NAME", default=None, help="apply the scenario's [variants.NAME] (before any --set)")
     r.add_argument("--csv", action="store_true", help="write CSV instead of Parquet")
     r.add_argument(
         "--overwrite",
@@ -88,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     v.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
     v.add_argument("--max-events", type=_event_count, default=None, metavar="N", help=max_events_help)
+    v.add_argument("--variant", metavar="NAME", default=None, help="apply the scenario's [variants.NAME] (before any --set)")
     v.set_defaults(func=cmd_validate)
 
     w = sub.add_parser("sweep", help="run a scenario over a grid of settings, one CSV row per point")
@@ -109,71 +112,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the scenario's [variants.NAME] (all, or these) as one more dimension, column 'variant'; "
         "e.g. --variants --grid simulation.seed=1,2,3 compares schemes over seeds",
     )
-    w.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
-    w.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
-    w.add_argument("--max-events", type=_event_count, default=None, metavar="N", help=max_events_help)
-    w.add_argument(
-        "--out",
-        metavar="FILE",
-        help="CSV file, written when every point has run; rows are journaled in FILE.partial.jsonl "
-        "meanwhile, and running the same sweep again reuses the points that ran "
-        "(default: standard output, no resume)",
-    )
-    w.add_argument("--per-flow", action="store_true", help="add each flow's steady-state goodput")
-    w.add_argument(
-        "--jobs",
-        "-j",
-        type=_positive_int,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="points run at once, each in its own process (default: all cores)",
-    )
-    w.add_argument(
-        "--store",
-        metavar="DIR",
-        default=None,
-        help="also write every point to this results store (DuckDB over Parquet, see "
-        "docs/store.md); points it holds without error are reused",
-    )
-    w.add_argument(
-        "--backend",
-        choices=("process", "ray"),
-        default="process",
-        help="where points run: local forked processes (default) or Ray tasks (pip install 'dcsim[ray]')",
-    )
-    w.add_argument(
-        "--ray-address",
-        metavar="ADDR",
-        default=None,
-        help="Ray cluster to run on with --backend ray (ray.init(address=ADDR); default: a local Ray)",
-    )
-    w.add_argument(
-        "--mode",
-        choices=("grid", "zip", "random"),
-        default="grid",
-        help="grid: every combination of the --grid values (default); zip: the i-th value of each; "
-        "random: --samples distinct combinations drawn with --sample-seed",
-    )
-    w.add_argument("--samples", type=_positive_int, default=None, metavar="N", help="points drawn with --mode random")
-    w.add_argument(
-        "--sample-seed", type=int, default=0, metavar="S", help="seed of --mode random (default 0): the same seed draws the same points"
-    )
-    w.add_argument(
-        "--point-timeout",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="stop a point that runs longer and record it as failed (default: no limit)",
-    )
-    w.add_argument(
-        "--point-memory",
-        type=_size,
-        default=None,
-        metavar="SIZE",
-        help="memory a point's process may take beyond its start, e.g. 4GiB; a point "
-        "over it fails alone (default: no limit but the scenario's memory_limit)",
-    )
+    _point_options(w, set_help, root_help, max_events_help)
     w.set_defaults(func=cmd_sweep)
+
+    c = sub.add_parser(
+        "compare",
+        help="run scenario files (or a file's [variants.NAME]) over seeds as one sweep, each a category, and print a table per category",
+        description="dcsim compare A.toml B.toml ... --seeds N runs each file with seeds 1..N (and any --grid) "
+        "as one sweep; the file's name (without .toml) is the 'variant' column, so dcsim report draws "
+        "the files as categories. A file with [variants.NAME] tables is one category per variant "
+        "(NAME alone, FILE.NAME among several files). Prints the headline metrics per category "
+        "(mean over the seeds); --out FILE writes every point as CSV.",
+    )
+    c.add_argument("files", nargs="+", metavar="SCENARIO", help="scenario files (TOML), one category each")
+    c.add_argument("--seeds", default="3", metavar="N|S,S,...", help="seeds 1..N, or a list of seeds (default 3)")
+    c.add_argument("--grid", dest="grid", metavar="PATH=V1,V2,...", action="append", default=[], help="more settings to sweep")
+    _point_options(c, set_help, root_help, max_events_help)
+    c.set_defaults(func=cmd_compare)
 
     pl = sub.add_parser(
         "plot",
@@ -185,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument(
         "--edges", metavar="BYTES,BYTES,...", help="fct: fixed flow-size bin edges in bytes instead of bins of 5 %% of the flows"
     )
+    pl.add_argument("--groups", metavar="GROUPS", default=None, help=groups_help("fct figure"))
     pl.add_argument("--queue", metavar="NODE:PEER", help="the egress queue to plot, e.g. CS:DU")
     pl.add_argument("--title", dest="titles", action="append", help="column titles, one per run: --title A,B,C or --title A --title B")
     pl.add_argument("--out", metavar="FILE", default="dcsim.png", help="PNG file (default dcsim.png)")
@@ -250,6 +206,118 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     t.set_defaults(func=cmd_tune)
     return p
+
+
+def _point_options(w: argparse.ArgumentParser, set_help: str, root_help: str, max_events_help: str) -> None:
+    """The options of ``dcsim sweep`` and ``dcsim compare`` (``sweeps.Options``)."""
+    w.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
+    w.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
+    w.add_argument("--max-events", type=_event_count, default=None, metavar="N", help=max_events_help)
+    w.add_argument(
+        "--out",
+        metavar="FILE",
+        help="CSV file, written when every point has run; rows are journaled in FILE.partial.jsonl "
+        "meanwhile, and running the same sweep again reuses the points that ran "
+        "(default: standard output, no resume)",
+    )
+    w.add_argument("--per-flow", action="store_true", help="add each flow's steady-state goodput")
+    w.add_argument("--groups", metavar="GROUPS", default=None, help=groups_help("FCT columns"))
+    w.add_argument(
+        "--jobs",
+        "-j",
+        type=_positive_int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="points run at once, each in its own process (default: all cores)",
+    )
+    w.add_argument(
+        "--store",
+        metavar="DIR",
+        default=None,
+        help="also write every point to this results store (DuckDB over Parquet, see "
+        "docs/store.md); points it holds without error are reused",
+    )
+    w.add_argument(
+        "--backend",
+        choices=("process", "ray"),
+        default="process",
+        help="where points run: local forked processes (default) or Ray tasks (pip install 'dcsim[ray]')",
+    )
+    w.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        default=None,
+        help="Ray cluster to run on with --backend ray (ray.init(address=ADDR); default: a local Ray)",
+    )
+    w.add_argument(
+        "--mode",
+        choices=("grid", "zip", "random"),
+        default="grid",
+        help="grid: every combination of the --grid values (default); zip: the i-th value of each; "
+        "random: --samples distinct combinations drawn with --sample-seed",
+    )
+    w.add_argument("--samples", type=_positive_int, default=None, metavar="N", help="points drawn with --mode random")
+    w.add_argument(
+        "--sample-seed", type=int, default=0, metavar="S", help="seed of --mode random (default 0): the same seed draws the same points"
+    )
+    w.add_argument(
+        "--point-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop a point that runs longer and record it as failed (default: no limit)",
+    )
+    w.add_argument(
+        "--point-memory",
+        type=_size,
+        default=None,
+        metavar="SIZE",
+        help="memory a point's process may take beyond its start, e.g. 4GiB; a point "
+        "over it fails alone (default: no limit but the scenario's memory_limit)",
+    )
+
+
+def groups_help(what: str) -> str:
+    return (
+        f"traffic groups of the {what}, by name: NAME,NAME (each alone), all (every flow pooled), "
+        "LABEL=NAME+NAME (those pooled under LABEL); default: each group alone"
+    )
+
+
+def parse_groups(spec: Optional[str]) -> Any:
+    """``--groups``: ``None`` (each group), ``"all"``, or ``{label: [names]}`` for
+    ``analysis.Groups`` (``a,b`` -> each alone; ``bg=a+b`` -> a and b pooled as bg)."""
+    if spec is None or not spec.strip():
+        return None
+    if spec.strip() == "all":
+        return "all"
+    out: Dict[str, List[str]] = {}
+    for part in spec.split(","):
+        label, sep, members = part.strip().partition("=")
+        names = [m.strip() for m in (members if sep else label).split("+") if m.strip()]
+        if not label.strip() or not names:
+            raise ValueError(f"--groups {spec!r}: expected NAME,NAME or LABEL=NAME+NAME")
+        out[label.strip()] = names
+    return out
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from .sweeps import Options
+
+    return Options(
+        overrides=args.overrides,
+        per_flow=args.per_flow,
+        jobs=args.jobs,
+        point_memory=args.point_memory,
+        data_roots=args.data_roots,
+        backend=args.backend,
+        ray_address=args.ray_address,
+        point_timeout=args.point_timeout,
+        mode=args.mode,
+        samples=args.samples,
+        seed=args.sample_seed,
+        groups=parse_groups(args.groups),
+    )
 
 
 def _positive_int(s: str) -> int:
@@ -371,12 +439,24 @@ def result_table(res: Any, max_flows: int = 20) -> List[str]:
 # -- commands ---------------------------------------------------------------------------
 
 
+def _variant_sets(args: argparse.Namespace) -> List[str]:
+    """``--variant NAME``: the overrides of the scenario's ``[variants.NAME]``."""
+    if args.variant is None:
+        return []
+    from .sweeps import variants_of
+
+    have = variants_of(args.scenario)
+    if args.variant not in have:
+        raise ValueError(f"--variant: no [variants.{args.variant}] in {args.scenario} (it has {', '.join(have) or 'none'})")
+    return have[args.variant]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import dcsim
 
     from .output import Staging
 
-    overrides = list(args.overrides)
+    overrides = _variant_sets(args) + list(args.overrides)
     if args.pcap is not None:
         # A TOML string: json's escaping of a path is valid TOML basic-string escaping.
         overrides.append(f"stats.pcap.file={json.dumps(str(Path(args.pcap).resolve()))}")
@@ -436,7 +516,7 @@ def _on_signal(signum: int, frame: Any) -> None:
 def cmd_validate(args: argparse.Namespace) -> int:
     import dcsim
 
-    plan = dcsim.load(args.scenario, overrides=args.overrides, data_roots=args.data_roots).plan
+    plan = dcsim.load(args.scenario, overrides=_variant_sets(args) + list(args.overrides), data_roots=args.data_roots).plan
     print(f"ok: {plan.name} ({plan.num_nodes} nodes, {plan.num_links} links, {plan.num_flows} flows)")
     gib = 1 << 30
     print(f"memory: about {plan.memory_estimate / gib:.2f} GiB for {plan.memory_counts}; the limit is {plan.memory_limit / gib:.2f} GiB")
@@ -458,24 +538,26 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print("error: --ray-address: only used with --backend ray", file=sys.stderr)
         return EXIT_USAGE
     try:
-        return sweeps.cli(
-            args.scenario,
-            args.grid,
-            args.overrides,
-            args.out,
-            args.per_flow,
-            jobs=args.jobs,
-            point_memory=args.point_memory,
-            data_roots=args.data_roots,
-            store=args.store,
-            backend=args.backend,
-            ray_address=args.ray_address,
-            point_timeout=args.point_timeout,
-            mode=args.mode,
-            samples=args.samples,
-            seed=args.sample_seed,
-            variants=args.variants,
-        )
+        return sweeps.cli(args.scenario, args.grid, args.out, _options(args), args.store, variants=args.variants)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from . import sweeps
+
+    if args.ray_address is not None and args.backend != "ray":
+        print("error: --ray-address: only used with --backend ray", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        opts = _options(args)
+        seeds = sweeps.seed_list(args.seeds)
+        labels, build = sweeps.scenario_files(args.files, opts.data_roots)
+        if any(g.partition("=")[0].strip() == "simulation.seed" for g in args.grid):
+            raise ValueError("--grid simulation.seed: give the seeds with --seeds")
+        grid = ["simulation.seed=" + ",".join(map(str, seeds)), *args.grid]
+        return sweeps.cli(build, grid, args.out, opts, args.store, first=(sweeps.VARIANT, labels), summary=True)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -507,8 +589,10 @@ def cmd_plot(args: argparse.Namespace) -> int:
         if fct:
             pct = [float(x) for x in args.percentiles.split(",") if x.strip()]
             edges = [float(x) for x in args.edges.split(",") if x.strip()] if args.edges else None
-            path = plot.render_fct(runs, args.out, args.titles, pct, edges)
+            path = plot.render_fct(runs, args.out, args.titles, pct, edges, groups=parse_groups(args.groups))
         else:
+            if args.groups is not None:
+                raise ValueError("--groups: only used with dcsim plot fct")
             path = plot.render(runs, args.out, args.queue, args.titles)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -266,11 +266,12 @@ def fct_panel(ax: Any, table: Any, percentiles: Sequence[float]) -> None:
     ax.set_xlabel("flow size (bytes, upper edge of the bin)")
 
 
-def fct_table(res: Any, percentiles: Sequence[float], edges: Optional[Sequence[float]] = None) -> Any:
-    """The rows of ``fct_by_size`` that ``fct_panel`` can draw (finished flows, size > 0)."""
+def fct_table(res: Any, percentiles: Sequence[float], edges: Optional[Sequence[float]] = None, groups: Any = None) -> Any:
+    """The rows of ``fct_by_size`` that ``fct_panel`` can draw (finished flows, size > 0),
+    of the traffic groups ``groups`` chooses and pools (``analysis.Groups``)."""
     from .analysis import fct_by_size
 
-    t = fct_by_size(res, edges=edges, percentiles=percentiles)
+    t = fct_by_size(res, edges=edges, percentiles=percentiles, groups=groups)
     return t[(t["finished"] > 0) & (t["size_hi"] > 0)]
 
 
@@ -311,11 +312,14 @@ def render_fct(
     titles: Optional[List[str]] = None,
     percentiles: Sequence[float] = (50, 95, 99),
     edges: Optional[Sequence[float]] = None,
+    groups: Any = None,
 ) -> Path:
     """Slowdown percentiles per flow-size bin, one column per run, log-log, axes shared.
-    x is the largest flow size of the bin (its upper edge with ``edges``)."""
+    x is the largest flow size of the bin (its upper edge with ``edges``). ``groups``
+    chooses the traffic groups drawn and pools them (``analysis.Groups``: ``"all"``
+    pools every flow)."""
     runs = [_load(d) for d in run_dirs]
-    usable = [fct_table(r, percentiles, edges) for r in runs]
+    usable = [fct_table(r, percentiles, edges, groups) for r in runs]
     if not any(len(t) for t in usable):
         raise NoData("nothing to plot: no finished flow of finite size in " + ", ".join(str(d) for d in run_dirs))
     plt = pyplot()

@@ -61,10 +61,11 @@ SWEEP_METRICS = (
     r"latency_p50_ps",
     r"latency_p99_ps",
     r"flows_finished",
-    r"fct_p50_ps_g\d+",
-    r"fct_p99_ps_g\d+",
-    r"slowdown_p50_g\d+",
-    r"slowdown_p99_g\d+",
+    # Per traffic group, by its name (not the per-size-bin columns, suffix _b<j>).
+    r"slowdown_p50_(?!.*_b\d+$).+",
+    r"slowdown_p99_(?!.*_b\d+$).+",
+    r"fct_p50_ps_(?!.*_b\d+$).+",
+    r"fct_p99_ps_(?!.*_b\d+$).+",
 )
 #: A sweep column that is a scenario setting: a path with at least one '.' or '[i]'.
 _SETTING = re.compile(r"[A-Za-z_]\w*(\[\d+\])?((\.[A-Za-z_]\w*)|(\[\d+\]))+")
@@ -527,7 +528,7 @@ def sweep_axes(ax: Any, ok: pd.DataFrame, metric: str, param: str, others: List[
         ax.set_xscale("log")
     ax.set_xlabel(param + (f" ({unit})" if unit else ""))
     pooled = [o for o in others if o in REPLICATES]
-    ax.set_ylabel(metric + (f" (mean over {', '.join(pooled)})" if pooled else ""))
+    ax.set_ylabel(metric + (f"\n(mean over {', '.join(p.split('.')[-1] + 's' for p in pooled)})" if pooled else ""))
     ax.grid(alpha=0.3)
     if series and n <= plot.MAX_LEGEND:
         ax.legend(fontsize=7, loc="best")
