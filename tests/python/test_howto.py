@@ -1,4 +1,5 @@
-"""The how-to guides run as written: every ```bash block of docs/howto/*.md runs, in
+"""The how-to guides (and the first-scenario tutorial) run as written: every ```bash
+block of docs/howto/*.md runs, in
 order, in a scratch directory that sees the repository's scenarios/ and data/, with
 `dcsim` the package under test; a ```text block right after a command's block is its
 expected standard output."""
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-GUIDES = sorted((REPO / "docs" / "howto").glob("*.md"))
+HOWTO = sorted((REPO / "docs" / "howto").glob("*.md"))
+GUIDES = HOWTO + [REPO / "docs" / "getting_started" / "first_scenario.md"]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.S | re.M)
 
 
@@ -30,7 +32,7 @@ def blocks(text: str):
 
 
 def test_the_guides_have_commands():
-    assert GUIDES
+    assert HOWTO
     for g in GUIDES:
         assert blocks(g.read_text()), f"{g.name}: no ```bash block"
 
