@@ -7,6 +7,7 @@
     dcsim plot [fct] RUN_DIR... [--queue NODE:PEER] [--groups G] [--out FILE]
     dcsim report RUN_DIR|STORE_DIR|SWEEP.csv [-o OUT.html] [--png-dir DIR]
     dcsim bench
+    dcsim tune SCENARIO --param KEY=LOW:HIGH ... --objective OBJ [--trials N] [--seeds N] [--out DIR]
     dcsim tune [train|evaluate|all] [--out DIR] [--quick]
 
 Errors are one line, ``error: path: reason``, on stderr with exit status 1; Ctrl-C exits
@@ -185,24 +186,56 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser(
         "tune",
-        help="seed 004's ECN tuning on storage scenes: train the scene classifier and "
-        "the settings per scene, evaluate on held-out scenes (docs/tuning.md)",
+        help="tune the settings of a scenario for an objective (Optuna), or seed 004's ECN tuning on storage scenes",
+        description="dcsim tune SCENARIO --param KEY=LOW:HIGH ... --objective OBJ searches the settings of your "
+        "scenario for the objective (docs/howto/tune_your_fabric.md); dcsim tune [train|evaluate|all] runs "
+        "seed 004's ECN tuning on storage scenes (docs/tuning.md).",
     )
     t.add_argument(
         "step",
         nargs="?",
-        choices=["train", "evaluate", "all"],
         default="all",
-        help="train (classifier and settings), evaluate (held-out scenes), or all (default)",
+        metavar="SCENARIO|train|evaluate|all",
+        help="a scenario file to tune; or seed 004's study: train (classifier and settings), evaluate (held-out scenes), all (default)",
     )
+    t.add_argument(
+        "--param",
+        dest="params",
+        action="append",
+        default=[],
+        metavar="KEY=LOW:HIGH[:log]",
+        help="a setting to search and its range, e.g. switch.ecn.kmax=50KB:2MB (log scale over a decade; repeatable)",
+    )
+    t.add_argument(
+        "--objective",
+        dest="objectives",
+        action="append",
+        default=[],
+        metavar="OBJ",
+        help="a metric to minimise (max:METRIC to maximise), an alias (small_p99, goodput, pause, drops) or a "
+        "weighted mix relative to the defaults, e.g. 0.7*small_p99+0.3*pause; several make a multi-objective study",
+    )
+    t.add_argument("--trials", type=_positive_int, default=20, metavar="N", help="trials in all, the defaults not counted (default 20)")
+    t.add_argument("--seeds", type=_positive_int, default=1, metavar="N", help="seeds each trial runs (mean over them; default 1)")
+    t.add_argument("--sampler-seed", type=int, default=0, metavar="S", help="seed of the sampler (default 0)")
+    t.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
+    t.add_argument("--variant", metavar="NAME", default=None, help="tune the scenario's [variants.NAME]")
+    t.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
+    t.add_argument("--store", metavar="DIR", default=None, help="results store of the trials (default OUT/store); a rerun resumes from it")
+    t.add_argument("--jobs", "-j", type=_positive_int, default=os.cpu_count() or 1, metavar="N", help="runs at once (default: all cores)")
+    t.add_argument("--backend", choices=("process", "ray"), default="process", help="where runs go: forked processes or Ray tasks")
+    t.add_argument("--ray-address", metavar="ADDR", default=None, help="Ray cluster with --backend ray (default: a local Ray)")
+    t.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS", help="a run over this fails its trial")
+    t.add_argument("--point-memory", type=_size, default=None, metavar="SIZE", help="memory a run may take beyond its start")
     t.add_argument(
         "--out",
         "-o",
         metavar="DIR",
-        default="out/tune",
-        help="directory of the model (model.pkl, settings.json) and the report (default out/tune)",
+        default=None,
+        help="directory of the report (tune.md, trials.csv) and the store; for seed 004's study, of the model "
+        "(model.pkl, settings.json) and its report (default out/tune, or out/tune-SCENARIO)",
     )
-    t.add_argument("--quick", action="store_true", help="a small study (3 profiles, short runs) for tests")
+    t.add_argument("--quick", action="store_true", help="seed 004's study: a small study (3 profiles, short runs) for tests")
     t.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     t.set_defaults(func=cmd_tune)
     return p
@@ -620,10 +653,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench.run(args.only, args.overrides, args.json, args.every)
 
 
+SEED004_STEPS = ("train", "evaluate", "all")
+
+
 def cmd_tune(args: argparse.Namespace) -> int:
+    if args.step not in SEED004_STEPS:
+        return cmd_tune_scenario(args)
     from . import tuning
 
-    out = Path(args.out)
+    if args.params or args.objectives:
+        print("error: --param and --objective tune a scenario: dcsim tune SCENARIO --param ... --objective ...", file=sys.stderr)
+        return EXIT_USAGE
+    out = Path(args.out or "out/tune")
     log = None if args.quiet else (lambda m: print(m, file=sys.stderr))
     if args.step in ("train", "all"):
         model = tuning.train(tuning.QUICK if args.quick else tuning.FULL, log=log)
@@ -634,10 +675,60 @@ def cmd_tune(args: argparse.Namespace) -> int:
         model = tuning.load(out)
     if args.step in ("evaluate", "all"):
         ev = tuning.evaluate(model, log=log)
-        command = f"dcsim tune{' --quick' if args.quick else ''} --out {args.out}"
+        command = f"dcsim tune{' --quick' if args.quick else ''} --out {out}"
         text = tuning.report(model, ev, command)
         tuning.write_evaluation(ev, text, out)
         print(text)
+    return EXIT_OK
+
+
+def cmd_tune_scenario(args: argparse.Namespace) -> int:
+    """``dcsim tune SCENARIO --param ... --objective ...`` (``tuning/optimize.py``)."""
+    import shlex
+
+    import dcsim
+
+    from .sweeps import Options
+    from .tuning import optimize
+
+    if args.ray_address is not None and args.backend != "ray":
+        print("error: --ray-address: only used with --backend ray", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        params = [optimize.parse_param(p) for p in args.params]
+        objectives = [optimize.parse_objective(o) for o in args.objectives]
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    args.scenario = args.step
+    sc = dcsim.Scenario.from_file(args.step, data_roots=args.data_roots)
+    opts = Options(
+        overrides=_variant_sets(args) + list(args.overrides),
+        jobs=args.jobs,
+        point_memory=args.point_memory,
+        data_roots=args.data_roots,
+        backend=args.backend,
+        ray_address=args.ray_address,
+        point_timeout=args.point_timeout,
+    )
+    out = Path(args.out or f"out/tune-{Path(args.step).stem}")
+    log = None if args.quiet else (lambda m: print(m, file=sys.stderr))
+    result = optimize.tune(
+        sc,
+        params,
+        objectives,
+        trials=args.trials,
+        seeds=args.seeds,
+        store=args.store or out / "store",
+        opts=opts,
+        sampler_seed=args.sampler_seed,
+        log=log,
+    )
+    command = "dcsim tune " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if sys.argv[1:2] == ["tune"] else "dcsim tune ..."
+    text = optimize.report(result, command)
+    optimize.write(result, text, out)
+    print(text)
+    print(f"wrote {out / 'tune.md'} and {out / 'trials.csv'}; the runs are in {args.store or out / 'store'}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -61,6 +61,7 @@ SWEEP_METRICS = (
     r"latency_p50_ps",
     r"latency_p99_ps",
     r"flows_finished",
+    r"small_flow_slowdown_p99",
     # Per traffic group, by its name (not the per-size-bin columns, suffix _b<j>).
     r"slowdown_p50_(?!.*_b\d+$).+",
     r"slowdown_p99_(?!.*_b\d+$).+",

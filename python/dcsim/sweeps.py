@@ -83,6 +83,9 @@ def jain(xs: Sequence[float]) -> float:
 #: Equal-count flow-size bins of the sweep's per-bin slowdown columns (5 % of the flows
 #: each, the HPCC study's convention, as ``fct_by_size``'s default).
 SIZE_BINS = 20
+#: Flows up to this size are "small" (``small_flow_slowdown_p99``; the HPCC study's
+#: short flows are of this order).
+SMALL_FLOW_BYTES = 100_000
 #: Slowdown percentiles reported per size bin.
 BIN_PERCENTILES: Sequence[float] = (50, 99)
 
@@ -98,7 +101,9 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups
     and index, ``_cdf_0``), and per flow-size bin of the group (suffix
     ``_<name>_b<j>``: ``res.fct_by_size(bins=size_bins)``, its largest flow size,
     finished flows, slowdown p50 and p99). ``groups`` chooses and pools the groups as
-    ``analysis.fct_by_group`` does (``"all"``: one pool, suffix ``_all``)."""
+    ``analysis.fct_by_group`` does (``"all"``: one pool, suffix ``_all``).
+    ``small_flow_slowdown_p99`` is the p99 slowdown of the finished flows of at most
+    ``SMALL_FLOW_BYTES``, every group pooled (NaN without any)."""
     from . import analysis
 
     c = res.summary["counters"]
@@ -128,6 +133,9 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups
             "scenario_hash": res.summary.get("scenario_hash", ""),
         }
     )
+    f = res.flows
+    small = f[(f["size_bytes"] >= 0) & (f["size_bytes"] <= SMALL_FLOW_BYTES) & (f["fct_ps"] >= 0)] if len(f) else f
+    row["small_flow_slowdown_p99"] = float(small["slowdown"].quantile(0.99)) if len(small) else float("nan")
     for g in analysis.fct_by_group(res, groups=groups).itertuples(index=False):
         k = f"_{g.group_name}"
         row["flows" + k] = g.flows
