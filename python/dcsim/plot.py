@@ -25,7 +25,8 @@ __all__ = ["NoData", "fct_panel", "fct_table", "largest_queues", "pyplot", "queu
 #: Line styles and markers cycled together, so that lines drawn on top of each other
 #: stay distinguishable (dashes and markers of the lower line show through).
 STYLES: Sequence[Tuple[Any, str]] = (("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1, 1, 1)), "v"), ((0, (1, 2)), "x"))
-MAX_LEGEND = 12
+#: At most this many legend entries (``style.MAX_LEGEND``).
+MAX_LEGEND = 8
 
 
 class NoData(ValueError):
@@ -189,12 +190,10 @@ def _queue(res: Any, queue: Optional[str]) -> Optional[Tuple[str, np.ndarray, np
 
 
 def _save(fig: Any, out: str) -> Path:
-    import matplotlib.pyplot as plt
+    """The PNG at ``out``, with SVG and PDF copies beside it (``style.save``)."""
+    from . import style
 
-    path = Path(out)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return style.save(fig, out)
 
 
 def pyplot() -> Any:
@@ -204,6 +203,9 @@ def pyplot() -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from . import style
+
+    style.apply()
     return plt
 
 
@@ -219,7 +221,7 @@ def rate_panel(ax: Any, res: Any, lines: List[Tuple[str, np.ndarray, np.ndarray]
         ax.text(0.5, 0.5, "no rate or goodput data", ha="center", va="center", transform=ax.transAxes)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    if lines and len(lines) <= MAX_LEGEND:
+    if lines and len(lines) + (fair is not None) <= MAX_LEGEND:
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, legend_y), ncol=min(4, len(lines) + 1), frameon=False)
 
 
@@ -258,7 +260,7 @@ def fct_panel(ax: Any, table: Any, percentiles: Sequence[float]) -> None:
             i += 1
     if not len(table):
         ax.text(0.5, 0.5, "no finished flows", ha="center", va="center", transform=ax.transAxes)
-    else:
+    elif i <= MAX_LEGEND:
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(4, i), frameon=False)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -268,9 +270,16 @@ def fct_panel(ax: Any, table: Any, percentiles: Sequence[float]) -> None:
 
 def fct_table(res: Any, percentiles: Sequence[float], edges: Optional[Sequence[float]] = None, groups: Any = None) -> Any:
     """The rows of ``fct_by_size`` that ``fct_panel`` can draw (finished flows, size > 0),
-    of the traffic groups ``groups`` chooses and pools (``analysis.Groups``)."""
-    from .analysis import fct_by_size
+    of the traffic groups ``groups`` chooses and pools (``analysis.Groups``); by default
+    each group on its own, or all pooled when that would draw more than ``MAX_LEGEND``
+    lines."""
+    from .analysis import fct_by_size, group_names
 
+    if groups is None:
+        # More lines than a legend can name: every flow pooled, one line per percentile.
+        present = set(res.flows["group"][res.flows["size_bytes"] >= 0]) if len(res.flows) else set()
+        if len(present) * len(percentiles) > MAX_LEGEND and len(group_names(res)) > 1:
+            groups = "all"
     t = fct_by_size(res, edges=edges, percentiles=percentiles, groups=groups)
     return t[(t["finished"] > 0) & (t["size_hi"] > 0)]
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import math
 import re
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from . import plot
+from . import plot, style
 from .errors import OutputError, output_error, path_arg
 
 __all__ = ["write_report"]
@@ -113,13 +112,19 @@ def _figure(height: float = 3.4, width: float = 8.0) -> Tuple[Any, Any]:
     return plt.subplots(figsize=(width, height), layout="constrained")
 
 
-def _png(fig: Any) -> bytes:
-    import matplotlib.pyplot as plt
+class Rendered(bytes):
+    """A plot's PNG bytes, with its vector copies (``vectors``: format -> bytes)."""
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI)
-    plt.close(fig)
-    return buf.getvalue()
+    vectors: Dict[str, bytes]
+
+
+def _png(fig: Any) -> bytes:
+    from . import style
+
+    png, vectors = style.render(fig, DPI)
+    out = Rendered(png)
+    out.vectors = vectors
+    return out
 
 
 def _port_label(node: Any, peer: Any, prio: Any) -> str:
@@ -500,6 +505,10 @@ def sweep_axes(ax: Any, ok: pd.DataFrame, metric: str, param: str, others: List[
     (``REPLICATES``) are pooled: mean over them, their range as error bars."""
     values = list(dict.fromkeys(ok[param].tolist()))
     xs, unit = _numeric_axis(values)
+    xlabel, xscale = style.setting_axis(param, unit, xs if xs is not None else [])
+    if xs is not None:
+        xs = xs * xscale
+    ylabel, yscale = style.metric_axis(metric, pd.to_numeric(ok[metric], errors="coerce").tolist())
     series = [o for o in others if o not in REPLICATES]
     groups = list(ok.groupby(series, sort=False, dropna=False)) if series else [((), ok)]
     n = 0
@@ -507,7 +516,7 @@ def sweep_axes(ax: Any, ok: pd.DataFrame, metric: str, param: str, others: List[
     for gi, (key, g) in enumerate(groups):
         keyt = key if isinstance(key, tuple) else (key,)
         label = ", ".join(f"{o}={k}" for o, k in zip(series, keyt)) or None
-        y = pd.to_numeric(g[metric], errors="coerce")
+        y = pd.to_numeric(g[metric], errors="coerce") * yscale
         by = y.groupby(g[param].astype(str), sort=False)
         stats = pd.DataFrame({"mean": by.mean(), "lo": by.min(), "hi": by.max()})
         if xs is None:
@@ -525,13 +534,16 @@ def sweep_axes(ax: Any, ok: pd.DataFrame, metric: str, param: str, others: List[
         n += 1
     if xs is None:
         ax.set_xticks(range(len(values)), [str(v) for v in values], fontsize=8)
-    elif len(xs) > 2 and xs.min() > 0 and xs.max() / xs.min() >= 50:
-        ax.set_xscale("log")
-    ax.set_xlabel(param + (f" ({unit})" if unit else ""))
+    elif len(xs) > 2:
+        style.log_if_wide(ax, "x", xs)
+    if xs is not None:
+        # Lines: a log scale when the means span more than a decade.
+        style.log_if_wide(ax, "y", [ln for line in ax.get_lines() for ln in line.get_ydata()])
+    ax.set_xlabel(xlabel)
     pooled = [o for o in others if o in REPLICATES]
-    ax.set_ylabel(metric + (f"\n(mean over {', '.join(p.split('.')[-1] + 's' for p in pooled)})" if pooled else ""))
+    ax.set_ylabel(ylabel + (f"\n(mean over {', '.join(p.split('.')[-1] + 's' for p in pooled)})" if pooled else ""))
     ax.grid(alpha=0.3)
-    if series and n <= plot.MAX_LEGEND:
+    if series and n <= style.MAX_LEGEND:
         ax.legend(fontsize=7, loc="best")
     return n
 
@@ -702,6 +714,8 @@ def write_report(path: Any, out: Any = None, png_dir: Any = None) -> Tuple[Path,
             f = pngs / f"{p.id}.png"
             try:
                 f.write_bytes(p.png)
+                for fmt, data in getattr(p.png, "vectors", {}).items():
+                    f.with_suffix(f".{fmt}").write_bytes(data)
             except OSError as e:
                 raise output_error(e, f) from None
     try:
