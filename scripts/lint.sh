@@ -9,4 +9,4 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 ruff format --check python scripts tests
 ruff check python scripts tests
-NO_MKDOCS_2_WARNING=1 mkdocs build --strict --quiet --site-dir "$(mktemp -d)"
+NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --quiet --site-dir "$(mktemp -d)"

@@ -125,26 +125,70 @@ def _fair_share(res: Any) -> Optional[Tuple[np.ndarray, np.ndarray]]:
 
 
 def _rate_lines(res: Any) -> Tuple[str, List[Tuple[str, np.ndarray, np.ndarray]]]:
-    """The top panel's series: rate changes if any, else per-flow goodput bins."""
+    """The top panel's series: rate changes if any, else per-flow goodput bins. More
+    flows than a legend can name (``MAX_LEGEND``) are summed per traffic group (or, with
+    more groups than that, over every flow)."""
     end_ms = res.summary["duration_ps"] / 1e9
     names = {int(r.flow_id): f"{r.src}->{r.dst}" for r in res.flows.itertuples()}
     # A rate holds until the flow's next change, its finish (or stop) or the end.
     until = {int(r.flow_id): (r.finish_ps / 1e9 if r.finish_ps >= 0 else end_ms) for r in res.flows.itertuples()}
-    lines = []
+    series: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}
     rates = res.rates
     if len(rates):
         for fid, g in rates.groupby("flow_id"):
             t = g["time_ps"].to_numpy(dtype=float) / 1e9
             t = np.append(t, max(t[-1], min(end_ms, until.get(int(fid), end_ms))))
             v = np.append(g["rate_gbps"].to_numpy(dtype=float), g["rate_gbps"].iloc[-1])
-            lines.append((names.get(int(fid), str(fid)), t, v))
-        return "source rate (Gb/s)", lines
-    gp = res.goodput
-    if len(gp):
-        for fid, g in gp.groupby("flow_id"):
-            lines.append((names.get(int(fid), str(fid)), g["time_ps"].to_numpy(dtype=float) / 1e9, g["gbps"].to_numpy(dtype=float)))
-        return "goodput (Gb/s)", lines
-    return "", []
+            series[int(fid)] = (t, v)
+        ylabel = "source rate (Gb/s)"
+    elif len(res.goodput):
+        for fid, g in res.goodput.groupby("flow_id"):
+            series[int(fid)] = (g["time_ps"].to_numpy(dtype=float) / 1e9, g["gbps"].to_numpy(dtype=float))
+        ylabel = "goodput (Gb/s)"
+    else:
+        return "", []
+    if len(series) <= MAX_LEGEND:
+        return ylabel, [(names.get(fid, str(fid)), t, v) for fid, (t, v) in series.items()]
+    from .analysis import group_names
+
+    gnames = group_names(res)
+    group = {int(r.flow_id): int(r.group) for r in res.flows.itertuples()}
+    pools: Dict[str, List[int]] = {}
+    by_group = len({group.get(f, -1) for f in series}) <= MAX_LEGEND
+    for fid in series:
+        g = group.get(fid, -1)
+        pools.setdefault(gnames[g] if by_group and 0 <= g < len(gnames) else "all flows", []).append(fid)
+    lines = []
+    for label, fids in pools.items():
+        if len(rates):
+            t, v = _sum_steps([series[f] for f in fids])
+        else:  # goodput bins: a flow adds to the bins it has
+            import pandas as pd
+
+            s = pd.concat([pd.Series(series[f][1], index=series[f][0]) for f in fids]).groupby(level=0).sum()
+            t, v = s.index.to_numpy(dtype=float), s.to_numpy(dtype=float)
+        lines.append((f"{label} ({len(fids)} flows)", t, v))
+    return ylabel.replace(" (Gb/s)", ", summed per traffic group (Gb/s)" if by_group else ", summed over all flows (Gb/s)"), lines
+
+
+def _sum_steps(steps: List[Tuple[np.ndarray, np.ndarray]]) -> Tuple[np.ndarray, np.ndarray]:
+    """The sum of rate series (each holds a value from its time to the next, is zero
+    before its first point and from its last point on: the flow's end)."""
+    times, deltas = [], []
+    for t, v in steps:
+        if len(t) < 2:
+            continue
+        times += [t[:-1], t[-1:]]
+        deltas += [np.diff(np.concatenate([[0.0], v[:-1]])), np.array([-v[-2]])]
+    if not times:
+        return np.array([]), np.array([])
+    t_all = np.concatenate(times)
+    d_all = np.concatenate(deltas)
+    order = np.argsort(t_all, kind="stable")
+    t_s, total = t_all[order], np.cumsum(d_all[order])
+    # One point per time: the sum after every change at that time.
+    keep = np.append(t_s[1:] != t_s[:-1], True)
+    return t_s[keep], total[keep]
 
 
 def largest_queues(res: Any, n: int) -> List[Tuple[str, np.ndarray, np.ndarray]]:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
 from . import pool
 from ._native import DcsimError, scenario_hash
 from ._toml import format_value
@@ -103,7 +105,7 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups
     finished flows, slowdown p50 and p99). ``groups`` chooses and pools the groups as
     ``analysis.fct_by_group`` does (``"all"``: one pool, suffix ``_all``).
     ``small_flow_slowdown_p99`` is the p99 slowdown of the finished flows of at most
-    ``SMALL_FLOW_BYTES``, every group pooled (NaN without any)."""
+    ``SMALL_FLOW_BYTES``, every group pooled (left out without any)."""
     from . import analysis
 
     c = res.summary["counters"]
@@ -135,7 +137,8 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups
     )
     f = res.flows
     small = f[(f["size_bytes"] >= 0) & (f["size_bytes"] <= SMALL_FLOW_BYTES) & (f["fct_ps"] >= 0)] if len(f) else f
-    row["small_flow_slowdown_p99"] = float(small["slowdown"].quantile(0.99)) if len(small) else float("nan")
+    if len(small):
+        row["small_flow_slowdown_p99"] = float(np.percentile(small["slowdown"].to_numpy(dtype=float), 99))
     for g in analysis.fct_by_group(res, groups=groups).itertuples(index=False):
         k = f"_{g.group_name}"
         row["flows" + k] = g.flows

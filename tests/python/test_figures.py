@@ -20,7 +20,7 @@ SCENARIO = """
 duration = "300us"
 [topology]
 type = "star"
-hosts = 6
+hosts = 7
 rate = "40Gbps"
 delay = "1us"
 [switch.ecn]
@@ -38,7 +38,7 @@ sample_interval = "5us"
 type = "incast"
 name = "burst{i}"
 receiver = "h0"
-senders = ["h{i + 1}", "h{i + 2}"]
+senders = ["h{i + 1}", "h{i + 2}", "h{i + 3}"]
 size = "{20 * (i + 1)}KB"
 start = "{20 * i}us"
 """
@@ -137,3 +137,20 @@ def test_check_finds_what_breaks_the_style():
     assert any("legend of 9 entries" in p for p in problems)
     assert any("outside the canvas" in p for p in problems)
     plt.close(fig)
+
+
+def test_many_flows_are_summed_per_group_not_drawn_one_by_one(run_dir):
+    res = dcsim.load_run(run_dir)
+    assert len(res.flows) > plot.MAX_LEGEND
+    ylabel, lines = plot._rate_lines(res)
+    assert "summed per traffic group" in ylabel
+    assert sorted(label for label, _, _ in lines) == [f"burst{i} (3 flows)" for i in range(GROUPS)]
+
+
+def test_sum_steps_adds_rates_and_ends_each_at_its_last_point():
+    import numpy as np
+
+    a = (np.array([0.0, 1.0, 3.0]), np.array([10.0, 5.0, 5.0]))  # 10 then 5, ends at 3
+    b = (np.array([2.0, 4.0]), np.array([7.0, 7.0]))  # 7 from 2 to 4
+    t, v = plot._sum_steps([a, b])
+    assert list(t) == [0.0, 1.0, 2.0, 3.0, 4.0] and list(v) == [10.0, 5.0, 12.0, 7.0, 0.0]
