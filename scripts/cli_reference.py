@@ -39,14 +39,14 @@ def render() -> str:
     for name, sp in sub.choices.items():
         pos = [a for a in sp._actions if not a.option_strings]
         opts = [a for a in sp._actions if a.option_strings and a.dest != "help"]
-        synopsis = " ".join(f"{(a.metavar or a.dest).upper()}{'...' if a.nargs in ('+', '*') else ''}" for a in pos)
+        synopsis = " ".join(f"{a.metavar or a.dest.upper()}{'...' if a.nargs in ('+', '*') else ''}" for a in pos)
         out += [f"## dcsim {name}", "", f"`dcsim {name} {synopsis}`".replace(" `", "`"), ""]
         desc = sp.description or helps.get(name) or ""
         if desc:
             out += [_cell(desc), ""]
         out += ["| argument | value | default | meaning |", "|---|---|---|---|"]
         for a in pos + opts:
-            names = ", ".join(f"`{s}`" for s in a.option_strings) or f"`{(a.metavar or a.dest).upper()}`"
+            names = ", ".join(f"`{s}`" for s in a.option_strings) or f"`{a.metavar or a.dest.upper()}`"
             if a.choices:
                 value = " \\| ".join(f"`{c}`" for c in a.choices)
             elif a.nargs == 0:

@@ -159,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--png-dir", metavar="DIR", default=None, help="directory for the PNGs of the plots (default: OUT_png/ beside the HTML)"
     )
+    rp.add_argument("--vectors", action="store_true", help="also write an SVG and a PDF beside each PNG (about 3x the drawing time)")
     rp.set_defaults(func=cmd_report)
 
     b = sub.add_parser("bench", help="run the fixed benchmark scenarios (one process each)")
@@ -637,7 +638,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import write_report
 
-    out, pngs, plots = write_report(args.path, args.out, args.png_dir)
+    out, pngs, plots = write_report(args.path, args.out, args.png_dir, vectors=args.vectors)
     drawn = sum(p.png is not None for p in plots)
     print(f"wrote {out} ({drawn} of {len(plots)} plots drawn; PNGs in {pngs})")
     return EXIT_OK

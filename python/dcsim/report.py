@@ -118,10 +118,15 @@ class Rendered(bytes):
     vectors: Dict[str, bytes]
 
 
+#: Whether plots are also rendered as SVG and PDF (``write_report(vectors=True)``,
+#: ``dcsim report --vectors``): about three times the drawing time, so asked for.
+_VECTORS = [False]
+
+
 def _png(fig: Any) -> bytes:
     from . import style
 
-    png, vectors = style.render(fig, DPI)
+    png, vectors = style.render(fig, DPI, style.VECTOR_FORMATS if _VECTORS[0] else ())
     out = Rendered(png)
     out.vectors = vectors
     return out
@@ -677,16 +682,26 @@ def _page(title: str, meta: str, sections: List[Section], png_dir: Path) -> str:
     )
 
 
-def write_report(path: Any, out: Any = None, png_dir: Any = None) -> Tuple[Path, Path, List[Plot]]:
+def write_report(path: Any, out: Any = None, png_dir: Any = None, vectors: bool = False) -> Tuple[Path, Path, List[Plot]]:
     """Writes the report of ``path`` (a run directory, a results store directory or a
     sweep CSV) to ``out`` (default: ``PATH.html`` beside it) and its PNGs to ``png_dir``
-    (default: ``OUT_png/`` beside the HTML). Returns (HTML file, PNG directory, plots).
+    (default: ``OUT_png/`` beside the HTML), with ``vectors`` an SVG and a PDF beside
+    each PNG. Returns (HTML file, PNG directory, plots).
     A ``path`` that is none of these is an ``OutputError`` naming it."""
     src = path_arg(path, "PATH")
     kind = _kind(src)
     name = src.resolve().name
     html_file = path_arg(out, "--out") if out is not None else src.resolve().with_name((src.stem if kind == "csv" else name) + ".html")
     pngs = path_arg(png_dir, "--png-dir") if png_dir is not None else html_file.with_name(html_file.stem + "_png")
+    _VECTORS[0] = bool(vectors)
+    try:
+        title, meta, sections = _sections(src, kind, name)
+    finally:
+        _VECTORS[0] = False
+    return _write(html_file, pngs, title, meta, sections)
+
+
+def _sections(src: Path, kind: str, name: str) -> Tuple[str, str, List[Section]]:
     if kind == "run":
         from .results import load_run
 
@@ -703,6 +718,10 @@ def write_report(path: Any, out: Any = None, png_dir: Any = None) -> Tuple[Path,
         title = f"dcsim sweep report: {name}"
         meta = f"{len(df)} points from {'the results store' if kind == 'store' else 'the sweep CSV'} {src}"
         sections = sweep_sections(df)
+    return title, meta, sections
+
+
+def _write(html_file: Path, pngs: Path, title: str, meta: str, sections: List[Section]) -> Tuple[Path, Path, List[Plot]]:
     plots = [p for s in sections for p in s.plots]
     for d in (pngs, html_file.parent):
         try:

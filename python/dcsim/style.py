@@ -132,12 +132,12 @@ def save(fig: Any, path: Any) -> Path:
     return p
 
 
-def render(fig: Any, dpi: int = DPI) -> Tuple[bytes, Dict[str, bytes]]:
-    """``fig`` as PNG bytes and vector bytes by format, closed."""
+def render(fig: Any, dpi: int = DPI, formats: Iterable[str] = VECTOR_FORMATS) -> Tuple[bytes, Dict[str, bytes]]:
+    """``fig`` as PNG bytes and bytes by vector format (``formats``), closed."""
     import matplotlib.pyplot as plt
 
     out = {}
-    for fmt in ("png", *VECTOR_FORMATS):
+    for fmt in ("png", *formats):
         buf = io.BytesIO()
         fig.savefig(buf, format=fmt, dpi=dpi, bbox_inches="tight")
         out[fmt] = buf.getvalue()

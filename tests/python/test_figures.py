@@ -86,12 +86,15 @@ def test_fct_pools_groups_a_legend_could_not_name(run_dir):
 
 
 def test_report_figures_pass_the_style_and_come_with_vectors(run_dir, tmp_path, checked):
-    out, pngs, plots = report.write_report(run_dir, tmp_path / "r.html")
+    out, pngs, plots = report.write_report(run_dir, tmp_path / "r.html", vectors=True)
     drawn = [p for p in plots if p.png is not None]
     assert drawn and checked == []
     for p in drawn:
         for ext in ("svg", "pdf"):
             assert (pngs / f"{p.id}.{ext}").stat().st_size > 0
+    # Without asking: PNGs only (vectors triple the drawing time of a report).
+    _, pngs2, _ = report.write_report(run_dir, tmp_path / "r2.html")
+    assert list(pngs2.glob("*.png")) and not list(pngs2.glob("*.svg"))
 
 
 def test_sweep_axes_have_units_log_scales_and_short_legends():
