@@ -51,7 +51,7 @@ def one(jobs: int, scenario: str, sets: list[str], points: int, store: str) -> d
     err, sys.stderr = sys.stderr, devnull  # the progress bar
     out, sys.stdout = sys.stdout, devnull
     try:
-        rc = sweeps.cli(scenario, grid, sets, None, False, jobs=jobs, store=store)
+        rc = sweeps.cli(scenario, grid, None, sweeps.Options(overrides=sets, jobs=jobs), store)
     finally:
         sys.stderr, sys.stdout = err, out
     wall = time.perf_counter() - t0

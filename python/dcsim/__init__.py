@@ -23,7 +23,7 @@ from .results import Results, load_run, run_id
 from .scenario import Scenario
 from .stepper import Stepper
 from .store import Store, open_store
-from .sweeps import jain, sweep
+from .sweeps import compare, jain, sweep
 
 __version__: str = _native.__version__
 
@@ -46,6 +46,7 @@ __all__ = [
     "open_store",
     "run",
     "sweep",
+    "compare",
     "jain",
 ]
 

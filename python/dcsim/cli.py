@@ -2,10 +2,12 @@
 
     dcsim run SCENARIO [--out DIR] [--overwrite] [--set path=value ...] [--data-root DIR ...] [--csv] [--quiet]
     dcsim validate SCENARIO [--set path=value ...] [--data-root DIR ...] [--max-events N]
-    dcsim sweep SCENARIO --grid path=v1,v2 [--out FILE] [--jobs N] [--point-memory SIZE]
-    dcsim plot [fct] RUN_DIR... [--queue NODE:PEER] [--out FILE]
+    dcsim sweep SCENARIO --grid path=v1,v2 [--variants] [--out FILE] [--store DIR] [--jobs N] [--groups G]
+    dcsim compare SCENARIO... [--seeds N] [--grid path=v1,v2] [--out FILE] [--store DIR] [--groups G]
+    dcsim plot [fct] RUN_DIR... [--queue NODE:PEER] [--groups G] [--out FILE]
     dcsim report RUN_DIR|STORE_DIR|SWEEP.csv [-o OUT.html] [--png-dir DIR]
     dcsim bench
+    dcsim tune SCENARIO --param KEY=LOW:HIGH ... --objective OBJ [--trials N] [--seeds N] [--out DIR]
     dcsim tune [train|evaluate|all] [--out DIR] [--quick]
 
 Errors are one line, ``error: path: reason``, on stderr with exit status 1; Ctrl-C exits
@@ -66,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     r.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
     r.add_argument("--max-events", type=_event_count, default=None, metavar="N", help=max_events_help)
+    r.add_argument("--variant", metavar="NAME", default=None, help="apply the scenario's [variants.NAME] (before any --set)")
     r.add_argument("--csv", action="store_true", help="write CSV instead of Parquet")
     r.add_argument(
         "--overwrite",
@@ -88,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     v.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
     v.add_argument("--max-events", type=_event_count, default=None, metavar="N", help=max_events_help)
+    v.add_argument("--variant", metavar="NAME", default=None, help="apply the scenario's [variants.NAME] (before any --set)")
     v.set_defaults(func=cmd_validate)
 
     w = sub.add_parser("sweep", help="run a scenario over a grid of settings, one CSV row per point")
@@ -109,6 +113,137 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the scenario's [variants.NAME] (all, or these) as one more dimension, column 'variant'; "
         "e.g. --variants --grid simulation.seed=1,2,3 compares schemes over seeds",
     )
+    _point_options(w, set_help, root_help, max_events_help)
+    w.set_defaults(func=cmd_sweep)
+
+    c = sub.add_parser(
+        "compare",
+        help="run scenario files (or a file's [variants.NAME]) over seeds as one sweep, each a category, and print a table per category",
+        description="dcsim compare A.toml B.toml ... --seeds N runs each file with seeds 1..N (and any --grid) "
+        "as one sweep; the file's name (without .toml) is the 'variant' column, so dcsim report draws "
+        "the files as categories. A file with [variants.NAME] tables is one category per variant "
+        "(NAME alone, FILE.NAME among several files). Prints the headline metrics per category "
+        "(mean over the seeds); --out FILE writes every point as CSV.",
+    )
+    c.add_argument("files", nargs="+", metavar="SCENARIO", help="scenario files (TOML), one category each")
+    c.add_argument("--seeds", default="3", metavar="N|S,S,...", help="seeds 1..N, or a list of seeds (default 3)")
+    c.add_argument("--grid", dest="grid", metavar="PATH=V1,V2,...", action="append", default=[], help="more settings to sweep")
+    _point_options(c, set_help, root_help, max_events_help)
+    c.set_defaults(func=cmd_compare)
+
+    pl = sub.add_parser(
+        "plot",
+        help="PNG of source rates and a queue over time (or, with `fct`, slowdown per flow-size bin), one column per run",
+        description="dcsim plot RUN_DIR... draws rates and a queue; dcsim plot fct RUN_DIR... draws FCT slowdown per flow-size bin.",
+    )
+    pl.add_argument("runs", nargs="+", metavar="RUN_DIR", help="output directories of `dcsim run`, after `fct` for the FCT figure")
+    pl.add_argument("--percentiles", metavar="P,P,...", default="50,95,99", help="fct: slowdown percentiles to draw (default 50,95,99)")
+    pl.add_argument(
+        "--edges", metavar="BYTES,BYTES,...", help="fct: fixed flow-size bin edges in bytes instead of bins of 5 %% of the flows"
+    )
+    pl.add_argument("--groups", metavar="GROUPS", default=None, help=groups_help("fct figure"))
+    pl.add_argument("--queue", metavar="NODE:PEER", help="the egress queue to plot, e.g. CS:DU")
+    pl.add_argument("--title", dest="titles", action="append", help="column titles, one per run: --title A,B,C or --title A --title B")
+    pl.add_argument("--out", metavar="FILE", default="dcsim.png", help="PNG file (default dcsim.png)")
+    pl.set_defaults(func=cmd_plot)
+
+    rp = sub.add_parser(
+        "report",
+        help="one self-contained HTML file (plots, tables) of a run or a sweep, plus PNGs",
+        description="dcsim report PATH writes an HTML report of a run directory (dcsim run --out), "
+        "a results store (dcsim sweep --store) or a sweep CSV (dcsim sweep --out); "
+        "see docs/report.md.",
+    )
+    rp.add_argument("path", metavar="PATH", help="run directory, results store directory or sweep CSV")
+    rp.add_argument("--out", "-o", metavar="OUT.html", default=None, help="HTML file to write (default: PATH.html beside PATH)")
+    rp.add_argument(
+        "--png-dir", metavar="DIR", default=None, help="directory for the PNGs of the plots (default: OUT_png/ beside the HTML)"
+    )
+    rp.add_argument("--vectors", action="store_true", help="also write an SVG and a PDF beside each PNG (about 3x the drawing time)")
+    rp.set_defaults(func=cmd_report)
+
+    b = sub.add_parser("bench", help="run the fixed benchmark scenarios (one process each)")
+    b.add_argument("--only", metavar="NAME", help="only benchmarks whose name contains NAME")
+    b.add_argument(
+        "--set",
+        dest="overrides",
+        metavar="PATH=VALUE",
+        action="append",
+        default=[],
+        type=_override,
+        help="override a setting of every benchmark, e.g. simulation.duration=10ms",
+    )
+    b.add_argument("--json", action="store_true", help="one JSON object per benchmark")
+    b.add_argument(
+        "--every",
+        metavar="DURATION",
+        type=_sim_time,
+        help="report wall time, link hops, ns per hop and packets in flight for every DURATION "
+        "simulated (e.g. 10ms), on stderr as the run goes and as 'intervals' in --json "
+        "(default: every tenth of the run on a terminal)",
+    )
+    b.add_argument("--list", action="store_true", help="list the benchmark scenarios and exit")
+    b.set_defaults(func=cmd_bench)
+
+    t = sub.add_parser(
+        "tune",
+        help="tune the settings of a scenario for an objective (Optuna), or seed 004's ECN tuning on storage scenes",
+        description="dcsim tune SCENARIO --param KEY=LOW:HIGH ... --objective OBJ searches the settings of your "
+        "scenario for the objective (docs/howto/tune_your_fabric.md); dcsim tune [train|evaluate|all] runs "
+        "seed 004's ECN tuning on storage scenes (docs/tuning.md).",
+    )
+    t.add_argument(
+        "step",
+        nargs="?",
+        default="all",
+        metavar="SCENARIO|train|evaluate|all",
+        help="a scenario file to tune; or seed 004's study: train (classifier and settings), evaluate (held-out scenes), all (default)",
+    )
+    t.add_argument(
+        "--param",
+        dest="params",
+        action="append",
+        default=[],
+        metavar="KEY=LOW:HIGH[:log]",
+        help="a setting to search and its range, e.g. switch.ecn.kmax=50KB:2MB (log scale over a decade; repeatable)",
+    )
+    t.add_argument(
+        "--objective",
+        dest="objectives",
+        action="append",
+        default=[],
+        metavar="OBJ",
+        help="a metric to minimise (max:METRIC to maximise), an alias (small_p99, goodput, pause, drops) or a "
+        "weighted mix relative to the defaults, e.g. 0.7*small_p99+0.3*pause; several make a multi-objective study",
+    )
+    t.add_argument("--trials", type=_positive_int, default=20, metavar="N", help="trials in all, the defaults not counted (default 20)")
+    t.add_argument("--seeds", type=_positive_int, default=1, metavar="N", help="seeds each trial runs (mean over them; default 1)")
+    t.add_argument("--sampler-seed", type=int, default=0, metavar="S", help="seed of the sampler (default 0)")
+    t.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
+    t.add_argument("--variant", metavar="NAME", default=None, help="tune the scenario's [variants.NAME]")
+    t.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
+    t.add_argument("--store", metavar="DIR", default=None, help="results store of the trials (default OUT/store); a rerun resumes from it")
+    t.add_argument("--jobs", "-j", type=_positive_int, default=os.cpu_count() or 1, metavar="N", help="runs at once (default: all cores)")
+    t.add_argument("--backend", choices=("process", "ray"), default="process", help="where runs go: forked processes or Ray tasks")
+    t.add_argument("--ray-address", metavar="ADDR", default=None, help="Ray cluster with --backend ray (default: a local Ray)")
+    t.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS", help="a run over this fails its trial")
+    t.add_argument("--point-memory", type=_size, default=None, metavar="SIZE", help="memory a run may take beyond its start")
+    t.add_argument(
+        "--out",
+        "-o",
+        metavar="DIR",
+        default=None,
+        help="directory of the report (tune.md, trials.csv) and the store; for seed 004's study, of the model "
+        "(model.pkl, settings.json) and its report (default out/tune, or out/tune-SCENARIO)",
+    )
+    t.add_argument("--quick", action="store_true", help="seed 004's study: a small study (3 profiles, short runs) for tests")
+    t.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    t.set_defaults(func=cmd_tune)
+    return p
+
+
+def _point_options(w: argparse.ArgumentParser, set_help: str, root_help: str, max_events_help: str) -> None:
+    """The options of ``dcsim sweep`` and ``dcsim compare`` (``sweeps.Options``)."""
     w.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     w.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
     w.add_argument("--max-events", type=_event_count, default=None, metavar="N", help=max_events_help)
@@ -120,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: standard output, no resume)",
     )
     w.add_argument("--per-flow", action="store_true", help="add each flow's steady-state goodput")
+    w.add_argument("--groups", metavar="GROUPS", default=None, help=groups_help("FCT columns"))
     w.add_argument(
         "--jobs",
         "-j",
@@ -173,83 +309,49 @@ def build_parser() -> argparse.ArgumentParser:
         help="memory a point's process may take beyond its start, e.g. 4GiB; a point "
         "over it fails alone (default: no limit but the scenario's memory_limit)",
     )
-    w.set_defaults(func=cmd_sweep)
 
-    pl = sub.add_parser(
-        "plot",
-        help="PNG of source rates and a queue over time (or, with `fct`, slowdown per flow-size bin), one column per run",
-        description="dcsim plot RUN_DIR... draws rates and a queue; dcsim plot fct RUN_DIR... draws FCT slowdown per flow-size bin.",
-    )
-    pl.add_argument("runs", nargs="+", metavar="RUN_DIR", help="output directories of `dcsim run`, after `fct` for the FCT figure")
-    pl.add_argument("--percentiles", metavar="P,P,...", default="50,95,99", help="fct: slowdown percentiles to draw (default 50,95,99)")
-    pl.add_argument(
-        "--edges", metavar="BYTES,BYTES,...", help="fct: fixed flow-size bin edges in bytes instead of bins of 5 %% of the flows"
-    )
-    pl.add_argument("--queue", metavar="NODE:PEER", help="the egress queue to plot, e.g. CS:DU")
-    pl.add_argument("--title", dest="titles", action="append", help="column titles, one per run: --title A,B,C or --title A --title B")
-    pl.add_argument("--out", metavar="FILE", default="dcsim.png", help="PNG file (default dcsim.png)")
-    pl.set_defaults(func=cmd_plot)
 
-    rp = sub.add_parser(
-        "report",
-        help="one self-contained HTML file (plots, tables) of a run or a sweep, plus PNGs",
-        description="dcsim report PATH writes an HTML report of a run directory (dcsim run --out), "
-        "a results store (dcsim sweep --store) or a sweep CSV (dcsim sweep --out); "
-        "see docs/report.md.",
+def groups_help(what: str) -> str:
+    return (
+        f"traffic groups of the {what}, by name: NAME,NAME (each alone), all (every flow pooled), "
+        "LABEL=NAME+NAME (those pooled under LABEL); default: each group alone"
     )
-    rp.add_argument("path", metavar="PATH", help="run directory, results store directory or sweep CSV")
-    rp.add_argument("--out", "-o", metavar="OUT.html", default=None, help="HTML file to write (default: PATH.html beside PATH)")
-    rp.add_argument(
-        "--png-dir", metavar="DIR", default=None, help="directory for the PNGs of the plots (default: OUT_png/ beside the HTML)"
-    )
-    rp.set_defaults(func=cmd_report)
 
-    b = sub.add_parser("bench", help="run the fixed benchmark scenarios (one process each)")
-    b.add_argument("--only", metavar="NAME", help="only benchmarks whose name contains NAME")
-    b.add_argument(
-        "--set",
-        dest="overrides",
-        metavar="PATH=VALUE",
-        action="append",
-        default=[],
-        type=_override,
-        help="override a setting of every benchmark, e.g. simulation.duration=10ms",
-    )
-    b.add_argument("--json", action="store_true", help="one JSON object per benchmark")
-    b.add_argument(
-        "--every",
-        metavar="DURATION",
-        type=_sim_time,
-        help="report wall time, link hops, ns per hop and packets in flight for every DURATION "
-        "simulated (e.g. 10ms), on stderr as the run goes and as 'intervals' in --json "
-        "(default: every tenth of the run on a terminal)",
-    )
-    b.add_argument("--list", action="store_true", help="list the benchmark scenarios and exit")
-    b.set_defaults(func=cmd_bench)
 
-    t = sub.add_parser(
-        "tune",
-        help="seed 004's ECN tuning on storage scenes: train the scene classifier and "
-        "the settings per scene, evaluate on held-out scenes (docs/tuning.md)",
+def parse_groups(spec: Optional[str]) -> Any:
+    """``--groups``: ``None`` (each group), ``"all"``, or ``{label: [names]}`` for
+    ``analysis.Groups`` (``a,b`` -> each alone; ``bg=a+b`` -> a and b pooled as bg)."""
+    if spec is None or not spec.strip():
+        return None
+    if spec.strip() == "all":
+        return "all"
+    out: Dict[str, List[str]] = {}
+    for part in spec.split(","):
+        label, sep, members = part.strip().partition("=")
+        names = [m.strip() for m in (members if sep else label).split("+") if m.strip()]
+        if not label.strip() or not names:
+            raise ValueError(f"--groups {spec!r}: expected NAME,NAME or LABEL=NAME+NAME")
+        out[label.strip()] = names
+    return out
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from .sweeps import Options
+
+    return Options(
+        overrides=args.overrides,
+        per_flow=args.per_flow,
+        jobs=args.jobs,
+        point_memory=args.point_memory,
+        data_roots=args.data_roots,
+        backend=args.backend,
+        ray_address=args.ray_address,
+        point_timeout=args.point_timeout,
+        mode=args.mode,
+        samples=args.samples,
+        seed=args.sample_seed,
+        groups=parse_groups(args.groups),
     )
-    t.add_argument(
-        "step",
-        nargs="?",
-        choices=["train", "evaluate", "all"],
-        default="all",
-        help="train (classifier and settings), evaluate (held-out scenes), or all (default)",
-    )
-    t.add_argument(
-        "--out",
-        "-o",
-        metavar="DIR",
-        default="out/tune",
-        help="directory of the model (model.pkl, settings.json) and the report (default out/tune)",
-    )
-    t.add_argument("--quick", action="store_true", help="a small study (3 profiles, short runs) for tests")
-    t.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
-    t.set_defaults(func=cmd_tune)
-    return p
 
 
 def _positive_int(s: str) -> int:
@@ -371,12 +473,24 @@ def result_table(res: Any, max_flows: int = 20) -> List[str]:
 # -- commands ---------------------------------------------------------------------------
 
 
+def _variant_sets(args: argparse.Namespace) -> List[str]:
+    """``--variant NAME``: the overrides of the scenario's ``[variants.NAME]``."""
+    if args.variant is None:
+        return []
+    from .sweeps import variants_of
+
+    have = variants_of(args.scenario)
+    if args.variant not in have:
+        raise ValueError(f"--variant: no [variants.{args.variant}] in {args.scenario} (it has {', '.join(have) or 'none'})")
+    return have[args.variant]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import dcsim
 
     from .output import Staging
 
-    overrides = list(args.overrides)
+    overrides = _variant_sets(args) + list(args.overrides)
     if args.pcap is not None:
         # A TOML string: json's escaping of a path is valid TOML basic-string escaping.
         overrides.append(f"stats.pcap.file={json.dumps(str(Path(args.pcap).resolve()))}")
@@ -436,7 +550,7 @@ def _on_signal(signum: int, frame: Any) -> None:
 def cmd_validate(args: argparse.Namespace) -> int:
     import dcsim
 
-    plan = dcsim.load(args.scenario, overrides=args.overrides, data_roots=args.data_roots).plan
+    plan = dcsim.load(args.scenario, overrides=_variant_sets(args) + list(args.overrides), data_roots=args.data_roots).plan
     print(f"ok: {plan.name} ({plan.num_nodes} nodes, {plan.num_links} links, {plan.num_flows} flows)")
     gib = 1 << 30
     print(f"memory: about {plan.memory_estimate / gib:.2f} GiB for {plan.memory_counts}; the limit is {plan.memory_limit / gib:.2f} GiB")
@@ -458,24 +572,26 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print("error: --ray-address: only used with --backend ray", file=sys.stderr)
         return EXIT_USAGE
     try:
-        return sweeps.cli(
-            args.scenario,
-            args.grid,
-            args.overrides,
-            args.out,
-            args.per_flow,
-            jobs=args.jobs,
-            point_memory=args.point_memory,
-            data_roots=args.data_roots,
-            store=args.store,
-            backend=args.backend,
-            ray_address=args.ray_address,
-            point_timeout=args.point_timeout,
-            mode=args.mode,
-            samples=args.samples,
-            seed=args.sample_seed,
-            variants=args.variants,
-        )
+        return sweeps.cli(args.scenario, args.grid, args.out, _options(args), args.store, variants=args.variants)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from . import sweeps
+
+    if args.ray_address is not None and args.backend != "ray":
+        print("error: --ray-address: only used with --backend ray", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        opts = _options(args)
+        seeds = sweeps.seed_list(args.seeds)
+        labels, build = sweeps.scenario_files(args.files, opts.data_roots)
+        if any(g.partition("=")[0].strip() == "simulation.seed" for g in args.grid):
+            raise ValueError("--grid simulation.seed: give the seeds with --seeds")
+        grid = ["simulation.seed=" + ",".join(map(str, seeds)), *args.grid]
+        return sweeps.cli(build, grid, args.out, opts, args.store, first=(sweeps.VARIANT, labels), summary=True)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -507,8 +623,10 @@ def cmd_plot(args: argparse.Namespace) -> int:
         if fct:
             pct = [float(x) for x in args.percentiles.split(",") if x.strip()]
             edges = [float(x) for x in args.edges.split(",") if x.strip()] if args.edges else None
-            path = plot.render_fct(runs, args.out, args.titles, pct, edges)
+            path = plot.render_fct(runs, args.out, args.titles, pct, edges, groups=parse_groups(args.groups))
         else:
+            if args.groups is not None:
+                raise ValueError("--groups: only used with dcsim plot fct")
             path = plot.render(runs, args.out, args.queue, args.titles)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -520,7 +638,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import write_report
 
-    out, pngs, plots = write_report(args.path, args.out, args.png_dir)
+    out, pngs, plots = write_report(args.path, args.out, args.png_dir, vectors=args.vectors)
     drawn = sum(p.png is not None for p in plots)
     print(f"wrote {out} ({drawn} of {len(plots)} plots drawn; PNGs in {pngs})")
     return EXIT_OK
@@ -536,10 +654,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench.run(args.only, args.overrides, args.json, args.every)
 
 
+SEED004_STEPS = ("train", "evaluate", "all")
+
+
 def cmd_tune(args: argparse.Namespace) -> int:
+    if args.step not in SEED004_STEPS:
+        return cmd_tune_scenario(args)
     from . import tuning
 
-    out = Path(args.out)
+    if args.params or args.objectives:
+        print("error: --param and --objective tune a scenario: dcsim tune SCENARIO --param ... --objective ...", file=sys.stderr)
+        return EXIT_USAGE
+    out = Path(args.out or "out/tune")
     log = None if args.quiet else (lambda m: print(m, file=sys.stderr))
     if args.step in ("train", "all"):
         model = tuning.train(tuning.QUICK if args.quick else tuning.FULL, log=log)
@@ -550,10 +676,60 @@ def cmd_tune(args: argparse.Namespace) -> int:
         model = tuning.load(out)
     if args.step in ("evaluate", "all"):
         ev = tuning.evaluate(model, log=log)
-        command = f"dcsim tune{' --quick' if args.quick else ''} --out {args.out}"
+        command = f"dcsim tune{' --quick' if args.quick else ''} --out {out}"
         text = tuning.report(model, ev, command)
         tuning.write_evaluation(ev, text, out)
         print(text)
+    return EXIT_OK
+
+
+def cmd_tune_scenario(args: argparse.Namespace) -> int:
+    """``dcsim tune SCENARIO --param ... --objective ...`` (``tuning/optimize.py``)."""
+    import shlex
+
+    import dcsim
+
+    from .sweeps import Options
+    from .tuning import optimize
+
+    if args.ray_address is not None and args.backend != "ray":
+        print("error: --ray-address: only used with --backend ray", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        params = [optimize.parse_param(p) for p in args.params]
+        objectives = [optimize.parse_objective(o) for o in args.objectives]
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    args.scenario = args.step
+    sc = dcsim.Scenario.from_file(args.step, data_roots=args.data_roots)
+    opts = Options(
+        overrides=_variant_sets(args) + list(args.overrides),
+        jobs=args.jobs,
+        point_memory=args.point_memory,
+        data_roots=args.data_roots,
+        backend=args.backend,
+        ray_address=args.ray_address,
+        point_timeout=args.point_timeout,
+    )
+    out = Path(args.out or f"out/tune-{Path(args.step).stem}")
+    log = None if args.quiet else (lambda m: print(m, file=sys.stderr))
+    result = optimize.tune(
+        sc,
+        params,
+        objectives,
+        trials=args.trials,
+        seeds=args.seeds,
+        store=args.store or out / "store",
+        opts=opts,
+        sampler_seed=args.sampler_seed,
+        log=log,
+    )
+    command = "dcsim tune " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if sys.argv[1:2] == ["tune"] else "dcsim tune ..."
+    text = optimize.report(result, command)
+    optimize.write(result, text, out)
+    print(text)
+    print(f"wrote {out / 'tune.md'} and {out / 'trials.csv'}; the runs are in {args.store or out / 'store'}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -25,7 +25,8 @@ __all__ = ["NoData", "fct_panel", "fct_table", "largest_queues", "pyplot", "queu
 #: Line styles and markers cycled together, so that lines drawn on top of each other
 #: stay distinguishable (dashes and markers of the lower line show through).
 STYLES: Sequence[Tuple[Any, str]] = (("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1, 1, 1)), "v"), ((0, (1, 2)), "x"))
-MAX_LEGEND = 12
+#: At most this many legend entries (``style.MAX_LEGEND``).
+MAX_LEGEND = 8
 
 
 class NoData(ValueError):
@@ -124,26 +125,70 @@ def _fair_share(res: Any) -> Optional[Tuple[np.ndarray, np.ndarray]]:
 
 
 def _rate_lines(res: Any) -> Tuple[str, List[Tuple[str, np.ndarray, np.ndarray]]]:
-    """The top panel's series: rate changes if any, else per-flow goodput bins."""
+    """The top panel's series: rate changes if any, else per-flow goodput bins. More
+    flows than a legend can name (``MAX_LEGEND``) are summed per traffic group (or, with
+    more groups than that, over every flow)."""
     end_ms = res.summary["duration_ps"] / 1e9
     names = {int(r.flow_id): f"{r.src}->{r.dst}" for r in res.flows.itertuples()}
     # A rate holds until the flow's next change, its finish (or stop) or the end.
     until = {int(r.flow_id): (r.finish_ps / 1e9 if r.finish_ps >= 0 else end_ms) for r in res.flows.itertuples()}
-    lines = []
+    series: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}
     rates = res.rates
     if len(rates):
         for fid, g in rates.groupby("flow_id"):
             t = g["time_ps"].to_numpy(dtype=float) / 1e9
             t = np.append(t, max(t[-1], min(end_ms, until.get(int(fid), end_ms))))
             v = np.append(g["rate_gbps"].to_numpy(dtype=float), g["rate_gbps"].iloc[-1])
-            lines.append((names.get(int(fid), str(fid)), t, v))
-        return "source rate (Gb/s)", lines
-    gp = res.goodput
-    if len(gp):
-        for fid, g in gp.groupby("flow_id"):
-            lines.append((names.get(int(fid), str(fid)), g["time_ps"].to_numpy(dtype=float) / 1e9, g["gbps"].to_numpy(dtype=float)))
-        return "goodput (Gb/s)", lines
-    return "", []
+            series[int(fid)] = (t, v)
+        ylabel = "source rate (Gb/s)"
+    elif len(res.goodput):
+        for fid, g in res.goodput.groupby("flow_id"):
+            series[int(fid)] = (g["time_ps"].to_numpy(dtype=float) / 1e9, g["gbps"].to_numpy(dtype=float))
+        ylabel = "goodput (Gb/s)"
+    else:
+        return "", []
+    if len(series) <= MAX_LEGEND:
+        return ylabel, [(names.get(fid, str(fid)), t, v) for fid, (t, v) in series.items()]
+    from .analysis import group_names
+
+    gnames = group_names(res)
+    group = {int(r.flow_id): int(r.group) for r in res.flows.itertuples()}
+    pools: Dict[str, List[int]] = {}
+    by_group = len({group.get(f, -1) for f in series}) <= MAX_LEGEND
+    for fid in series:
+        g = group.get(fid, -1)
+        pools.setdefault(gnames[g] if by_group and 0 <= g < len(gnames) else "all flows", []).append(fid)
+    lines = []
+    for label, fids in pools.items():
+        if len(rates):
+            t, v = _sum_steps([series[f] for f in fids])
+        else:  # goodput bins: a flow adds to the bins it has
+            import pandas as pd
+
+            s = pd.concat([pd.Series(series[f][1], index=series[f][0]) for f in fids]).groupby(level=0).sum()
+            t, v = s.index.to_numpy(dtype=float), s.to_numpy(dtype=float)
+        lines.append((f"{label} ({len(fids)} flows)", t, v))
+    return ylabel.replace(" (Gb/s)", ", summed per traffic group (Gb/s)" if by_group else ", summed over all flows (Gb/s)"), lines
+
+
+def _sum_steps(steps: List[Tuple[np.ndarray, np.ndarray]]) -> Tuple[np.ndarray, np.ndarray]:
+    """The sum of rate series (each holds a value from its time to the next, is zero
+    before its first point and from its last point on: the flow's end)."""
+    times, deltas = [], []
+    for t, v in steps:
+        if len(t) < 2:
+            continue
+        times += [t[:-1], t[-1:]]
+        deltas += [np.diff(np.concatenate([[0.0], v[:-1]])), np.array([-v[-2]])]
+    if not times:
+        return np.array([]), np.array([])
+    t_all = np.concatenate(times)
+    d_all = np.concatenate(deltas)
+    order = np.argsort(t_all, kind="stable")
+    t_s, total = t_all[order], np.cumsum(d_all[order])
+    # One point per time: the sum after every change at that time.
+    keep = np.append(t_s[1:] != t_s[:-1], True)
+    return t_s[keep], total[keep]
 
 
 def largest_queues(res: Any, n: int) -> List[Tuple[str, np.ndarray, np.ndarray]]:
@@ -189,12 +234,10 @@ def _queue(res: Any, queue: Optional[str]) -> Optional[Tuple[str, np.ndarray, np
 
 
 def _save(fig: Any, out: str) -> Path:
-    import matplotlib.pyplot as plt
+    """The PNG at ``out``, with SVG and PDF copies beside it (``style.save``)."""
+    from . import style
 
-    path = Path(out)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return style.save(fig, out)
 
 
 def pyplot() -> Any:
@@ -204,6 +247,9 @@ def pyplot() -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from . import style
+
+    style.apply()
     return plt
 
 
@@ -219,7 +265,7 @@ def rate_panel(ax: Any, res: Any, lines: List[Tuple[str, np.ndarray, np.ndarray]
         ax.text(0.5, 0.5, "no rate or goodput data", ha="center", va="center", transform=ax.transAxes)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    if lines and len(lines) <= MAX_LEGEND:
+    if lines and len(lines) + (fair is not None) <= MAX_LEGEND:
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, legend_y), ncol=min(4, len(lines) + 1), frameon=False)
 
 
@@ -258,7 +304,7 @@ def fct_panel(ax: Any, table: Any, percentiles: Sequence[float]) -> None:
             i += 1
     if not len(table):
         ax.text(0.5, 0.5, "no finished flows", ha="center", va="center", transform=ax.transAxes)
-    else:
+    elif i <= MAX_LEGEND:
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(4, i), frameon=False)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -266,11 +312,19 @@ def fct_panel(ax: Any, table: Any, percentiles: Sequence[float]) -> None:
     ax.set_xlabel("flow size (bytes, upper edge of the bin)")
 
 
-def fct_table(res: Any, percentiles: Sequence[float], edges: Optional[Sequence[float]] = None) -> Any:
-    """The rows of ``fct_by_size`` that ``fct_panel`` can draw (finished flows, size > 0)."""
-    from .analysis import fct_by_size
+def fct_table(res: Any, percentiles: Sequence[float], edges: Optional[Sequence[float]] = None, groups: Any = None) -> Any:
+    """The rows of ``fct_by_size`` that ``fct_panel`` can draw (finished flows, size > 0),
+    of the traffic groups ``groups`` chooses and pools (``analysis.Groups``); by default
+    each group on its own, or all pooled when that would draw more than ``MAX_LEGEND``
+    lines."""
+    from .analysis import fct_by_size, group_names
 
-    t = fct_by_size(res, edges=edges, percentiles=percentiles)
+    if groups is None:
+        # More lines than a legend can name: every flow pooled, one line per percentile.
+        present = set(res.flows["group"][res.flows["size_bytes"] >= 0]) if len(res.flows) else set()
+        if len(present) * len(percentiles) > MAX_LEGEND and len(group_names(res)) > 1:
+            groups = "all"
+    t = fct_by_size(res, edges=edges, percentiles=percentiles, groups=groups)
     return t[(t["finished"] > 0) & (t["size_hi"] > 0)]
 
 
@@ -311,11 +365,14 @@ def render_fct(
     titles: Optional[List[str]] = None,
     percentiles: Sequence[float] = (50, 95, 99),
     edges: Optional[Sequence[float]] = None,
+    groups: Any = None,
 ) -> Path:
     """Slowdown percentiles per flow-size bin, one column per run, log-log, axes shared.
-    x is the largest flow size of the bin (its upper edge with ``edges``)."""
+    x is the largest flow size of the bin (its upper edge with ``edges``). ``groups``
+    chooses the traffic groups drawn and pools them (``analysis.Groups``: ``"all"``
+    pools every flow)."""
     runs = [_load(d) for d in run_dirs]
-    usable = [fct_table(r, percentiles, edges) for r in runs]
+    usable = [fct_table(r, percentiles, edges, groups) for r in runs]
     if not any(len(t) for t in usable):
         raise NoData("nothing to plot: no finished flow of finite size in " + ", ".join(str(d) for d in run_dirs))
     plt = pyplot()

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import math
 import re
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from . import plot
+from . import plot, style
 from .errors import OutputError, output_error, path_arg
 
 __all__ = ["write_report"]
@@ -61,10 +60,12 @@ SWEEP_METRICS = (
     r"latency_p50_ps",
     r"latency_p99_ps",
     r"flows_finished",
-    r"fct_p50_ps_g\d+",
-    r"fct_p99_ps_g\d+",
-    r"slowdown_p50_g\d+",
-    r"slowdown_p99_g\d+",
+    r"small_flow_slowdown_p99",
+    # Per traffic group, by its name (not the per-size-bin columns, suffix _b<j>).
+    r"slowdown_p50_(?!.*_b\d+$).+",
+    r"slowdown_p99_(?!.*_b\d+$).+",
+    r"fct_p50_ps_(?!.*_b\d+$).+",
+    r"fct_p99_ps_(?!.*_b\d+$).+",
 )
 #: A sweep column that is a scenario setting: a path with at least one '.' or '[i]'.
 _SETTING = re.compile(r"[A-Za-z_]\w*(\[\d+\])?((\.[A-Za-z_]\w*)|(\[\d+\]))+")
@@ -111,13 +112,24 @@ def _figure(height: float = 3.4, width: float = 8.0) -> Tuple[Any, Any]:
     return plt.subplots(figsize=(width, height), layout="constrained")
 
 
-def _png(fig: Any) -> bytes:
-    import matplotlib.pyplot as plt
+class Rendered(bytes):
+    """A plot's PNG bytes, with its vector copies (``vectors``: format -> bytes)."""
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI)
-    plt.close(fig)
-    return buf.getvalue()
+    vectors: Dict[str, bytes]
+
+
+#: Whether plots are also rendered as SVG and PDF (``write_report(vectors=True)``,
+#: ``dcsim report --vectors``): about three times the drawing time, so asked for.
+_VECTORS = [False]
+
+
+def _png(fig: Any) -> bytes:
+    from . import style
+
+    png, vectors = style.render(fig, DPI, style.VECTOR_FORMATS if _VECTORS[0] else ())
+    out = Rendered(png)
+    out.vectors = vectors
+    return out
 
 
 def _port_label(node: Any, peer: Any, prio: Any) -> str:
@@ -498,6 +510,10 @@ def sweep_axes(ax: Any, ok: pd.DataFrame, metric: str, param: str, others: List[
     (``REPLICATES``) are pooled: mean over them, their range as error bars."""
     values = list(dict.fromkeys(ok[param].tolist()))
     xs, unit = _numeric_axis(values)
+    xlabel, xscale = style.setting_axis(param, unit, xs if xs is not None else [])
+    if xs is not None:
+        xs = xs * xscale
+    ylabel, yscale = style.metric_axis(metric, pd.to_numeric(ok[metric], errors="coerce").tolist())
     series = [o for o in others if o not in REPLICATES]
     groups = list(ok.groupby(series, sort=False, dropna=False)) if series else [((), ok)]
     n = 0
@@ -505,7 +521,7 @@ def sweep_axes(ax: Any, ok: pd.DataFrame, metric: str, param: str, others: List[
     for gi, (key, g) in enumerate(groups):
         keyt = key if isinstance(key, tuple) else (key,)
         label = ", ".join(f"{o}={k}" for o, k in zip(series, keyt)) or None
-        y = pd.to_numeric(g[metric], errors="coerce")
+        y = pd.to_numeric(g[metric], errors="coerce") * yscale
         by = y.groupby(g[param].astype(str), sort=False)
         stats = pd.DataFrame({"mean": by.mean(), "lo": by.min(), "hi": by.max()})
         if xs is None:
@@ -523,13 +539,16 @@ def sweep_axes(ax: Any, ok: pd.DataFrame, metric: str, param: str, others: List[
         n += 1
     if xs is None:
         ax.set_xticks(range(len(values)), [str(v) for v in values], fontsize=8)
-    elif len(xs) > 2 and xs.min() > 0 and xs.max() / xs.min() >= 50:
-        ax.set_xscale("log")
-    ax.set_xlabel(param + (f" ({unit})" if unit else ""))
+    elif len(xs) > 2:
+        style.log_if_wide(ax, "x", xs)
+    if xs is not None:
+        # Lines: a log scale when the means span more than a decade.
+        style.log_if_wide(ax, "y", [ln for line in ax.get_lines() for ln in line.get_ydata()])
+    ax.set_xlabel(xlabel)
     pooled = [o for o in others if o in REPLICATES]
-    ax.set_ylabel(metric + (f" (mean over {', '.join(pooled)})" if pooled else ""))
+    ax.set_ylabel(ylabel + (f"\n(mean over {', '.join(p.split('.')[-1] + 's' for p in pooled)})" if pooled else ""))
     ax.grid(alpha=0.3)
-    if series and n <= plot.MAX_LEGEND:
+    if series and n <= style.MAX_LEGEND:
         ax.legend(fontsize=7, loc="best")
     return n
 
@@ -663,16 +682,26 @@ def _page(title: str, meta: str, sections: List[Section], png_dir: Path) -> str:
     )
 
 
-def write_report(path: Any, out: Any = None, png_dir: Any = None) -> Tuple[Path, Path, List[Plot]]:
+def write_report(path: Any, out: Any = None, png_dir: Any = None, vectors: bool = False) -> Tuple[Path, Path, List[Plot]]:
     """Writes the report of ``path`` (a run directory, a results store directory or a
     sweep CSV) to ``out`` (default: ``PATH.html`` beside it) and its PNGs to ``png_dir``
-    (default: ``OUT_png/`` beside the HTML). Returns (HTML file, PNG directory, plots).
+    (default: ``OUT_png/`` beside the HTML), with ``vectors`` an SVG and a PDF beside
+    each PNG. Returns (HTML file, PNG directory, plots).
     A ``path`` that is none of these is an ``OutputError`` naming it."""
     src = path_arg(path, "PATH")
     kind = _kind(src)
     name = src.resolve().name
     html_file = path_arg(out, "--out") if out is not None else src.resolve().with_name((src.stem if kind == "csv" else name) + ".html")
     pngs = path_arg(png_dir, "--png-dir") if png_dir is not None else html_file.with_name(html_file.stem + "_png")
+    _VECTORS[0] = bool(vectors)
+    try:
+        title, meta, sections = _sections(src, kind, name)
+    finally:
+        _VECTORS[0] = False
+    return _write(html_file, pngs, title, meta, sections)
+
+
+def _sections(src: Path, kind: str, name: str) -> Tuple[str, str, List[Section]]:
     if kind == "run":
         from .results import load_run
 
@@ -689,6 +718,10 @@ def write_report(path: Any, out: Any = None, png_dir: Any = None) -> Tuple[Path,
         title = f"dcsim sweep report: {name}"
         meta = f"{len(df)} points from {'the results store' if kind == 'store' else 'the sweep CSV'} {src}"
         sections = sweep_sections(df)
+    return title, meta, sections
+
+
+def _write(html_file: Path, pngs: Path, title: str, meta: str, sections: List[Section]) -> Tuple[Path, Path, List[Plot]]:
     plots = [p for s in sections for p in s.plots]
     for d in (pngs, html_file.parent):
         try:
@@ -700,6 +733,8 @@ def write_report(path: Any, out: Any = None, png_dir: Any = None) -> Tuple[Path,
             f = pngs / f"{p.id}.png"
             try:
                 f.write_bytes(p.png)
+                for fmt, data in getattr(p.png, "vectors", {}).items():
+                    f.with_suffix(f".{fmt}").write_bytes(data)
             except OSError as e:
                 raise output_error(e, f) from None
     try:

@@ -14,13 +14,58 @@ import json
 import math
 import os
 import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
 
 from . import pool
 from ._native import DcsimError, scenario_hash
 from ._toml import format_value
 from .errors import ArgumentError, OutputError, bool_arg, int_arg, output_error, path_arg, path_list, str_list
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a sweep's points are run and reported, whichever way it is started: the
+    API (``sweep``), ``dcsim sweep`` and ``dcsim compare`` (``cli``) all build one, and
+    ``run_points`` takes it, so a new option is added here once. See ``sweep`` for each."""
+
+    overrides: Sequence[str] = ()
+    per_flow: bool = False
+    jobs: int = 1
+    point_memory: Optional[int] = None
+    data_roots: Sequence[Any] = ()
+    backend: str = "process"
+    ray_address: Optional[str] = None
+    point_timeout: Optional[float] = None
+    mode: str = "grid"
+    samples: Optional[int] = None
+    seed: int = 0
+    groups: Any = None
+
+    def check(self) -> None:
+        """Every option's type and range (``ArgumentError`` naming it)."""
+        str_list(self.overrides, "overrides")
+        bool_arg(self.per_flow, "per_flow")
+        int_arg(self.jobs, "jobs", 1)
+        if self.point_memory is not None:
+            int_arg(self.point_memory, "point_memory", 1)
+        _check_backend(self.backend, self.point_timeout)
+
+
+@contextmanager
+def _ray(opts: Options) -> Iterator[None]:
+    """Ray started (and shut down after) for ``backend="ray"``: Ray missing or
+    unreachable fails here, before any file or store is made."""
+    started = opts.backend == "ray" and pool.ray_init(opts.ray_address, opts.jobs)
+    try:
+        yield
+    finally:
+        if started:
+            pool.ray_shutdown()
 
 
 def jain(xs: Sequence[float]) -> float:
@@ -40,6 +85,9 @@ def jain(xs: Sequence[float]) -> float:
 #: Equal-count flow-size bins of the sweep's per-bin slowdown columns (5 % of the flows
 #: each, the HPCC study's convention, as ``fct_by_size``'s default).
 SIZE_BINS = 20
+#: Flows up to this size are "small" (``small_flow_slowdown_p99``; the HPCC study's
+#: short flows are of this order).
+SMALL_FLOW_BYTES = 100_000
 #: Slowdown percentiles reported per size bin.
 BIN_PERCENTILES: Sequence[float] = (50, 99)
 
@@ -55,7 +103,9 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups
     and index, ``_cdf_0``), and per flow-size bin of the group (suffix
     ``_<name>_b<j>``: ``res.fct_by_size(bins=size_bins)``, its largest flow size,
     finished flows, slowdown p50 and p99). ``groups`` chooses and pools the groups as
-    ``analysis.fct_by_group`` does (``"all"``: one pool, suffix ``_all``)."""
+    ``analysis.fct_by_group`` does (``"all"``: one pool, suffix ``_all``).
+    ``small_flow_slowdown_p99`` is the p99 slowdown of the finished flows of at most
+    ``SMALL_FLOW_BYTES``, every group pooled (left out without any)."""
     from . import analysis
 
     c = res.summary["counters"]
@@ -85,6 +135,10 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups
             "scenario_hash": res.summary.get("scenario_hash", ""),
         }
     )
+    f = res.flows
+    small = f[(f["size_bytes"] >= 0) & (f["size_bytes"] <= SMALL_FLOW_BYTES) & (f["fct_ps"] >= 0)] if len(f) else f
+    if len(small):
+        row["small_flow_slowdown_p99"] = float(np.percentile(small["slowdown"].to_numpy(dtype=float), 99))
     for g in analysis.fct_by_group(res, groups=groups).itertuples(index=False):
         k = f"_{g.group_name}"
         row["flows" + k] = g.flows
@@ -257,7 +311,9 @@ def _limit_memory(budget: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (vm + budget, vm + budget))
 
 
-def _point(spec: _Spec, sets: List[str], per_flow: bool, memory: Optional[int], store: Optional[str] = None) -> Tuple[str, Any]:
+def _point(
+    spec: _Spec, sets: List[str], per_flow: bool, memory: Optional[int], store: Optional[str] = None, groups: Any = None
+) -> Tuple[str, Any]:
     """Runs one point in a worker (``dcsim.pool``): ("ok", row) or ("error", message).
     With ``store`` the run's tables are written there (the parent writes the row, which
     makes the point visible)."""
@@ -267,7 +323,7 @@ def _point(spec: _Spec, sets: List[str], per_flow: bool, memory: Optional[int], 
         from . import run
 
         res = run(_scenario(spec), overrides=sets)
-        row = metrics(res, per_flow)
+        row = metrics(res, per_flow, groups=groups)
         row["run_id"] = res.summary["run_id"]
         if store is not None:
             from .store import Store
@@ -313,21 +369,11 @@ def _key(point: Mapping[str, Any]) -> Tuple[str, ...]:
 def run_points(
     scenario: Any,
     grid: Mapping[str, Sequence[Any]],
-    overrides: Sequence[str] = (),
-    per_flow: bool = False,
+    opts: Options = Options(),
     on_row: Optional[Callable[[Dict[str, Any]], None]] = None,
     *,
-    jobs: int = 1,
-    point_memory: Optional[int] = None,
-    data_roots: Sequence[Any] = (),
     reuse: Optional[Mapping[Tuple[str, ...], Dict[str, Any]]] = None,
     store: Any = None,
-    backend: str = "process",
-    ray_address: Optional[str] = None,
-    point_timeout: Optional[float] = None,
-    mode: str = "grid",
-    samples: Optional[int] = None,
-    seed: int = 0,
 ) -> List[Dict[str, Any]]:
     """Runs every point of ``grid``, each in its own process, at most ``jobs`` at a time,
     and returns the rows in grid order. A point whose process dies (a crash, the memory
@@ -337,20 +383,16 @@ def run_points(
     is instead of running the point again. ``on_row`` sees each new row as it comes.
     With ``store`` (a ``dcsim.store.Store``) each new point, failed or not, is written
     there as it finishes, and a point the store holds without error is reused.
-    ``backend`` is "process" (forked processes) or "ray" (Ray tasks, on the cluster at
-    ``ray_address`` or a local Ray); a point running longer than ``point_timeout``
-    seconds is stopped and recorded as failed. ``mode``, ``samples`` and ``seed`` pick
-    the points (``points``). ``scenario`` may be a callable that builds the point's
+    ``opts`` says how the points run (``Options``; each option is described at
+    ``sweep``). ``scenario`` may be a callable that builds the point's
     ``Scenario`` from its settings dict (then the settings are not applied as overrides)."""
     grid = _check_grid(grid)
-    base = str_list(overrides, "overrides")
-    int_arg(jobs, "jobs", 1)
-    if point_memory is not None:
-        int_arg(point_memory, "point_memory", 1)
-    _check_backend(backend, point_timeout)
-    pts = list(points(grid, mode, samples, seed))
-    plans = [_plan(scenario, p, base, data_roots) for p in pts] if callable(scenario) else None
-    one = _spec(scenario, data_roots) if plans is None else None
+    opts.check()
+    base = str_list(opts.overrides, "overrides")
+    jobs, point_memory, point_timeout = opts.jobs, opts.point_memory, opts.point_timeout
+    pts = list(points(grid, opts.mode, opts.samples, opts.seed))
+    plans = [_plan(scenario, p, base, opts.data_roots) for p in pts] if callable(scenario) else None
+    one = _spec(scenario, opts.data_roots) if plans is None else None
     variants = variants_of(_scenario(one)) if one is not None and VARIANT in grid else {}
 
     def sets_of(k: str, v: Any) -> List[str]:
@@ -425,9 +467,9 @@ def run_points(
     for i, e in invalid:
         done(i, "error", e)
     todo = [i for i in todo if i not in bad]
-    tasks = [(i, (*plan(i), per_flow, point_memory, where)) for i in todo]
-    if backend == "ray":
-        pool.run_ray(_point, tasks, done, jobs=jobs, timeout=point_timeout, address=ray_address)
+    tasks = [(i, (*plan(i), opts.per_flow, point_memory, where, opts.groups)) for i in todo]
+    if opts.backend == "ray":
+        pool.run_ray(_point, tasks, done, jobs=jobs, timeout=point_timeout, address=opts.ray_address)
     else:
         pool.run_processes(_point, tasks, done, jobs=jobs, timeout=point_timeout, memory=point_memory)
     return [r for r in rows if r is not None]
@@ -498,69 +540,173 @@ def sweep(
     scenario: Any,
     grid: Mapping[str, Sequence[Any]],
     *,
-    overrides: Sequence[str] = (),
-    per_flow: bool = False,
-    jobs: int = 1,
-    point_memory: Optional[int] = None,
-    data_roots: Sequence[Any] = (),
     store: Optional[Any] = None,
-    backend: str = "process",
-    ray_address: Optional[str] = None,
-    point_timeout: Optional[float] = None,
-    mode: str = "grid",
-    samples: Optional[int] = None,
-    seed: int = 0,
+    **options: Any,
 ) -> Any:
     """Runs ``scenario`` once per point of ``grid`` (setting path -> values) and returns a
     DataFrame: the point's settings, the columns of ``metrics`` (aggregate goodput, link
     utilisation, PFC pause time, long-lived flows' goodput spread, drops, PFC, ECN and
     CNP counts, latency percentiles, FCT and slowdowns per traffic group, the scenario
-    hash) and an ``error`` column (empty for a point that ran). Each point runs in its
-    own process (``jobs`` at a time); a point that fails or whose process dies (for
-    instance at ``point_memory`` bytes) has its error in the row, and the others run.
-    With ``store`` (a directory) every point also lands in that results store
-    (``dcsim.open_store``), and the points it already holds without error are reused.
-    ``backend="ray"`` runs the points as Ray tasks (``ray_address``: a cluster, else a
-    local Ray); a point over ``point_timeout`` seconds is stopped and recorded failed.
-    ``mode`` is "grid" (cross product), "zip" or "random" (``samples`` points drawn
-    with ``seed``); ``scenario`` may also be a callable building each point's
-    ``Scenario`` from its settings dict."""
+    hash) and an ``error`` column (empty for a point that ran). With ``store`` (a
+    directory) every point also lands in that results store (``dcsim.open_store``), and
+    the points it already holds without error are reused. ``scenario`` may also be a
+    callable building each point's ``Scenario`` from its settings dict.
+
+    The options (``Options``), all keywords:
+
+    * ``overrides``: ``path=value`` settings applied at every point;
+    * ``per_flow``: add each flow's steady-state goodput (``goodput_SRC->DST``);
+    * ``jobs``: points run at once, each in its own process; a point that fails or
+      whose process dies (for instance at ``point_memory`` bytes) has its error in the
+      row, and the others run;
+    * ``data_roots``: directories the scenario's files may be in;
+    * ``backend``: ``"process"`` (forked processes) or ``"ray"`` (Ray tasks;
+      ``ray_address``: a cluster, else a local Ray); a point over ``point_timeout``
+      seconds is stopped and recorded failed;
+    * ``mode``: ``"grid"`` (cross product), ``"zip"`` or ``"random"`` (``samples``
+      points drawn with ``seed``);
+    * ``groups``: which traffic groups get FCT columns, pooled how
+      (``analysis.Groups``: ``"all"``, a list of names, ``{label: [names]}``)."""
     import pandas as pd
 
     from .store import Store
 
+    unknown = sorted(set(options) - set(Options.__dataclass_fields__))
+    if unknown:
+        raise ArgumentError(f"sweep() got an unexpected keyword argument {unknown[0]!r}")
+    opts = Options(**options)
     grid = _check_grid(grid)
-    list(points(grid, mode, samples, seed))  # bad sampling arguments fail before the store is made
+    list(points(grid, opts.mode, opts.samples, opts.seed))  # bad sampling arguments fail before the store is made
     if not callable(scenario):
-        _spec(scenario, data_roots)  # as does a scenario that cannot be read
-    _check_backend(backend, point_timeout)
-    int_arg(jobs, "jobs", 1)
-    # Ray missing or unreachable fails before the store is made.
-    started = backend == "ray" and pool.ray_init(ray_address, jobs)
-    try:
+        _spec(scenario, opts.data_roots)  # as does a scenario that cannot be read
+    opts.check()
+    with _ray(opts):
         st = Store(store, create=True, name="store") if store is not None else None
         if st is not None:
             st.discard_temporaries()
-        rows = run_points(
-            scenario,
-            grid,
-            overrides,
-            bool_arg(per_flow, "per_flow"),
-            jobs=jobs,
-            point_memory=point_memory,
-            data_roots=data_roots,
-            store=st,
-            backend=backend,
-            ray_address=ray_address,
-            point_timeout=point_timeout,
-            mode=mode,
-            samples=samples,
-            seed=seed,
-        )
-    finally:
-        if started:
-            pool.ray_shutdown()
+        rows = run_points(scenario, grid, opts, store=st)
     return pd.DataFrame(_ordered(rows))
+
+
+def scenario_files(files: Sequence[Any], data_roots: Sequence[Any] = ()) -> Tuple[List[str], Callable[[Dict[str, Any]], Any]]:
+    """``dcsim compare``'s categories and the builder of a point's scenario (its
+    category's scenario with the point's other settings as overrides). A file is one
+    category named by its stem, or, when it has ``[variants.NAME]``, one per variant:
+    named ``NAME`` when it is the only file, ``STEM.NAME`` among several. Every
+    category is read and validated here, once, before any point runs."""
+    from . import Scenario
+
+    paths = path_list(files, "files")
+    if len(paths) < 1:
+        raise ArgumentError("compare: give at least one scenario file")
+    scs: Dict[str, Any] = {}
+    for f in paths:
+        sc = Scenario.from_file(f, data_roots=data_roots)
+        vs = variants_of(sc)
+        cats = {(n if len(paths) == 1 else f"{f.stem}.{n}"): sc.with_overrides(sets) for n, sets in vs.items()} or {f.stem: sc}
+        for label, cat in cats.items():
+            if label in scs:
+                raise ArgumentError(f"compare: two categories are named {label!r} ({scs[label].path} and {f}); rename a file")
+            cat.validate()
+            scs[label] = cat
+
+    def build(point: Dict[str, Any]) -> Any:
+        sc = scs[str(point[VARIANT])]
+        return sc.with_overrides([f"{k}={format_value(v, k)}" for k, v in point.items() if k != VARIANT])
+
+    return list(scs), build
+
+
+#: The headline columns of ``summary_table`` (regular expressions, in this order).
+SUMMARY_METRICS = (
+    r"goodput_total_gbps",
+    r"slowdown_p50_(?!.*_b\d+$).+",
+    r"slowdown_p99_(?!.*_b\d+$).+",
+    r"pause_fraction_mean",
+    r"drops",
+)
+
+
+def summary_table(rows: Sequence[Mapping[str, Any]], by: str = VARIANT) -> List[str]:
+    """Lines of a table of the headline metrics per value of ``by`` (a category): the
+    mean over its points that ran (the seeds), with the range when they differ."""
+    import re
+
+    ok = [r for r in rows if not r.get("error")]
+    cols: List[str] = []
+    for pat in SUMMARY_METRICS:
+        for r in ok:
+            for c in r:
+                if re.fullmatch(pat, c) and c not in cols:
+                    cols.append(c)
+    cats = list(dict.fromkeys(str(r.get(by, "")) for r in rows))
+    head = [by, "points"] + cols
+    table = [head]
+    for cat in cats:
+        mine = [r for r in ok if str(r.get(by, "")) == cat]
+        failed = sum(1 for r in rows if str(r.get(by, "")) == cat and r.get("error"))
+        line = [cat, f"{len(mine)}" + (f" ({failed} failed)" if failed else "")]
+        for c in cols:
+            xs = []
+            for r in mine:
+                try:
+                    x = float(r.get(c, "nan"))
+                except (TypeError, ValueError):
+                    continue
+                if not math.isnan(x):
+                    xs.append(x)
+            if not xs:
+                line.append("-")
+                continue
+            mean = sum(xs) / len(xs)
+            cell = f"{mean:.4g}"
+            if max(xs) > min(xs):
+                cell += f" [{min(xs):.3g}, {max(xs):.3g}]"
+            line.append(cell)
+        table.append(line)
+    widths = [max(len(t[i]) for t in table) for i in range(len(head))]
+    out = ["  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(t, widths))) for t in table]
+    out.insert(1, "-" * len(out[0]))
+    out.append("(mean over the seeds that ran, [min, max] when they differ)")
+    return out
+
+
+def compare(
+    files: Sequence[Any],
+    seeds: Any = 3,
+    grid: Optional[Mapping[str, Sequence[Any]]] = None,
+    *,
+    store: Optional[Any] = None,
+    **options: Any,
+) -> Any:
+    """Runs each scenario file over ``seeds`` (a count N: seeds 1..N, or a list) and the
+    settings of ``grid``, as one sweep whose first dimension is the file (column
+    ``variant``: the file's stem), and returns its DataFrame; options as ``sweep``."""
+    labels, build = scenario_files(files, options.get("data_roots", ()))
+    g: Dict[str, Sequence[Any]] = {VARIANT: labels, "simulation.seed": seed_list(seeds)}
+    g.update(grid or {})
+    return sweep(build, g, store=store, **options)
+
+
+def seed_list(seeds: Any) -> List[int]:
+    """``--seeds``: a count N (seeds 1..N) or a list of seeds."""
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        int_arg(seeds, "seeds", 1)
+        return list(range(1, seeds + 1))
+    if isinstance(seeds, str):
+        try:
+            vals = [int(x) for x in seeds.split(",") if x.strip()]
+        except ValueError:
+            raise ArgumentError(f"--seeds: a count or a list of integers, not {seeds!r}") from None
+        if len(vals) == 1 and "," not in seeds:
+            return seed_list(vals[0])
+        return seed_list(vals)
+    vals = list(seeds)
+    for v in vals:
+        int_arg(v, "seeds[]", 0)
+    if not vals:
+        raise ArgumentError("seeds: no seeds")
+    return vals
 
 
 def _columns(rows: Sequence[Mapping[str, Any]]) -> List[str]:
@@ -631,26 +777,21 @@ def _write_csv(rows: Sequence[Mapping[str, Any]], fh: Any) -> None:
 
 
 def cli(
-    scenario: str,
+    scenario: Any,
     grid_specs: Sequence[str],
-    overrides: Sequence[str],
     out: Optional[str],
-    per_flow: bool,
-    jobs: int = 1,
-    point_memory: Optional[int] = None,
-    data_roots: Sequence[str] = (),
+    opts: Options = Options(),
     store: Optional[str] = None,
-    backend: str = "process",
-    ray_address: Optional[str] = None,
-    point_timeout: Optional[float] = None,
-    mode: str = "grid",
-    samples: Optional[int] = None,
-    seed: int = 0,
     variants: Optional[str] = None,
+    first: Optional[Tuple[str, List[str]]] = None,
+    summary: bool = False,
 ) -> int:
-    """``dcsim sweep``: every point runs in its own process, even after a failure.
-    ``variants`` (``"all"`` or comma-separated names) adds the scenario's
-    ``[variants.NAME]`` as the first dimension, column ``variant``.
+    """``dcsim sweep`` and ``dcsim compare``: every point runs in its own process, even
+    after a failure. ``variants`` (``"all"`` or comma-separated names) adds the
+    scenario's ``[variants.NAME]`` as the first dimension, column ``variant``; ``first``
+    (a key and its values) is a first dimension given by the caller (``compare``'s
+    files, with ``scenario`` the builder of ``scenario_files``). With ``summary`` the
+    first dimension's table (``summary_table``) goes to standard output, not the CSV.
 
     With ``--out FILE`` each finished point is appended to ``FILE.partial.jsonl`` as it
     comes, and ``FILE`` is written (under a temporary name, then renamed) only when every
@@ -663,56 +804,22 @@ def cli(
     grid = parse_grid(grid_specs)
     if variants is not None:
         grid = {VARIANT: choose_variants(scenario, variants), **grid}
+    if first is not None:
+        grid = {first[0]: first[1], **{k: v for k, v in grid.items() if k != first[0]}}
     if not grid:
         raise ValueError("give --grid PATH=V1,V2,... or --variants")
     _check_grid(grid)
-    n = len(list(points(grid, mode, samples, seed)))
-    _check_backend(backend, point_timeout)
-    _spec(scenario, data_roots)  # a scenario that cannot be read fails before any file is made
+    n = len(list(points(grid, opts.mode, opts.samples, opts.seed)))
+    opts.check()
+    if not callable(scenario):
+        _spec(scenario, opts.data_roots)  # a scenario that cannot be read fails before any file is made
     target = path_arg(out, "--out") if out is not None else None
-    # Ray missing or unreachable fails before any file is made.
-    started = backend == "ray" and pool.ray_init(ray_address, jobs)
-    try:
-        return _cli(
-            scenario,
-            grid,
-            n,
-            overrides,
-            target,
-            per_flow,
-            jobs,
-            point_memory,
-            data_roots,
-            store,
-            backend,
-            ray_address,
-            point_timeout,
-            mode,
-            samples,
-            seed,
-        )
-    finally:
-        if started:
-            pool.ray_shutdown()
+    with _ray(opts):
+        return _cli(scenario, grid, n, target, opts, store, list(grid)[0] if summary else None)
 
 
 def _cli(
-    scenario: str,
-    grid: Dict[str, List[Any]],
-    n: int,
-    overrides: Sequence[str],
-    target: Optional[Path],
-    per_flow: bool,
-    jobs: int,
-    point_memory: Optional[int],
-    data_roots: Sequence[str],
-    store: Optional[str],
-    backend: str,
-    ray_address: Optional[str],
-    point_timeout: Optional[float],
-    mode: str,
-    samples: Optional[int],
-    seed: int,
+    scenario: Any, grid: Dict[str, List[Any]], n: int, target: Optional[Path], opts: Options, store: Optional[str], summary: Optional[str]
 ) -> int:
     import time
 
@@ -752,24 +859,7 @@ def _cli(
 
     todo = n
     try:
-        rows = run_points(
-            scenario,
-            grid,
-            overrides,
-            per_flow,
-            on_row,
-            jobs=jobs,
-            point_memory=point_memory,
-            data_roots=data_roots,
-            reuse=previous,
-            store=st,
-            backend=backend,
-            ray_address=ray_address,
-            point_timeout=point_timeout,
-            mode=mode,
-            samples=samples,
-            seed=seed,
-        )
+        rows = run_points(scenario, grid, opts, on_row, reuse=previous, store=st)
     finally:
         if jfh is not None:
             jfh.close()
@@ -787,8 +877,10 @@ def _cli(
             tmp.unlink(missing_ok=True)
             raise output_error(e, target) from None
         journal.unlink(missing_ok=True)
-    else:
+    elif summary is None:
         _write_csv(rows, sys.stdout)
+    if summary is not None:
+        print("\n".join(summary_table(rows, summary)))
     failed = sum(1 for r in rows if r.get("error"))
     if failed:
         print(f"{failed} of {n} points failed (see the error column)", file=sys.stderr)

@@ -113,7 +113,8 @@ def test_a_numeric_setting_is_one_line_per_scheme():
     n = report.sweep_axes(ax, ok, "m", "switch.ecn.kmax", ["variant", "simulation.seed"])
     assert n == 2 and len(_lines(ax)) == 2
     for ln in _lines(ax):
-        assert list(ln.get_xdata()) == [20e3, 200e3, 1600e3]  # 200KB before 1600KB
+        assert list(ln.get_xdata()) == pytest.approx([0.02, 0.2, 1.6])  # MB: 200KB before 1600KB
+    assert ax.get_xlabel() == "switch.ecn.kmax (MB)"
 
 
 def test_rerunning_replaces_the_failed_rows_of_a_point_and_the_report_lists_failures(tmp_path):
