@@ -8,6 +8,7 @@ use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::fabric::Fabric;
 use crate::net::packet::{Packet, PacketPool};
 use crate::net::port::{Node, Port};
+use crate::net::queue::Queued;
 use crate::net::routing::RouteInputs;
 use crate::plan::Plan;
 use crate::results::Table;
@@ -96,6 +97,15 @@ pub(crate) trait FabricModel: Sized {
     /// host, as its frames' headers say. What the hook asks of the world (`Fabric::kick`)
     /// is done after every model's hook has run.
     fn enqueued<S: Fn(FlowId) -> NodeId>(&mut self, _fx: &mut Fabric, _e: &Enqueued, _src: &S) {}
+
+    /// Whether `dequeued` acts in this run (one flag for all models, as for `enqueued`).
+    fn wants_dequeued(&self) -> bool {
+        false
+    }
+
+    /// Frame `item` left switch egress (`out`, `prio`) for the wire; the queue holds
+    /// `q_after` bytes behind it.
+    fn dequeued(&mut self, _fx: &mut Fabric, _out: PortId, _prio: u8, _item: &Queued, _q_after: u64) {}
 
     /// Appends the model's result tables. `fx` is the fabric at the end of the run.
     fn tables(&self, _fx: &Fabric, _out: &mut Tables) {}

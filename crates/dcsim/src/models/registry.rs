@@ -247,6 +247,17 @@ macro_rules! fabric_models {
             ) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::enqueued(&mut self.$name, fx, e, src); )*
             }
+            /// Whether some model acts on frames leaving a switch egress.
+            pub fn wants_dequeued(&self) -> bool {
+                let mut any = false;
+                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_dequeued(&self.$name); } )*
+                any
+            }
+            /// A frame left a switch egress for the wire: every model's hook, in order.
+            #[inline]
+            pub fn dequeued(&mut self, fx: &mut $crate::net::fabric::Fabric, out: $crate::ids::PortId, prio: u8, item: &$crate::net::queue::Queued, q_after: u64) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::dequeued(&mut self.$name, fx, out, prio, item, q_after); )*
+            }
             /// Every model's result tables, in the list's order.
             pub fn tables(&self, fx: &$crate::net::fabric::Fabric, out: &mut $crate::models::fabric_model::Tables) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::tables(&self.$name, fx, out); )*

@@ -318,6 +318,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         drops_by_flow: vec![0; plan.flows.len()],
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         enqueue_hooks: false,
+        dequeue_hooks: false,
         storage: None,
         io_next: SimTime::MAX,
         sw,
@@ -365,6 +366,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     sim.round_len = sim.fx.ports.iter().map(|p| p.delay).min().filter(|l| l.0 > 0 && plan.not_node_local().is_none());
     sim.set_node_rounds(true);
     sim.enqueue_hooks = sim.models.wants_enqueued();
+    sim.dequeue_hooks = sim.models.wants_dequeued();
     Ok(sim)
 }
 

@@ -112,6 +112,8 @@ pub struct Simulation {
     /// Some model acts on each data frame a switch queues (ECN marking or detection,
     /// 802.1Qau congestion points, remote PFC, NetworkCC): one test per frame for all.
     pub(crate) enqueue_hooks: bool,
+    /// Some model acts on each frame leaving a switch egress (ECN marking at dequeue).
+    pub(crate) dequeue_hooks: bool,
     pub(crate) processing_delay: SimTime,
     /// Key of the random draws handed to congestion-control hooks (with flow and hook).
     pub(crate) cc_key: u64,

@@ -113,14 +113,16 @@ impl Simulation {
         let quiet = self.fx.egress.nonempty(p) & !self.fx.ports[p.idx()].paused == 0;
         let (id, in_port, frame) = (item.id, self.ingress_of(p, &item), item.frame);
         let size = frame as u64;
-        if self.models.marking.active {
+        if self.dequeue_hooks {
             let q_after = self.fx.egress.queue(p, prio).bytes;
             if q_after > 0 {
                 if let Some(next) = self.fx.egress.next_up(p, prio) {
                     self.fx.pool.prefetch(next);
                 }
             }
-            self.models.marking.on_dequeue(&mut self.fx, p, prio, &item, q_after);
+            let mark = self.fx.after.len();
+            self.models.dequeued(&mut self.fx, p, prio, &item, q_after);
+            self.run_after(mark);
         }
         if self.fx.pool.int_on() {
             crate::models::hpcc::int::stamp(&mut self.fx, p, id);

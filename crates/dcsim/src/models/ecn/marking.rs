@@ -305,6 +305,17 @@ impl crate::models::fabric_model::FabricModel for Marking {
         self.at_enqueue
     }
 
+    fn wants_dequeued(&self) -> bool {
+        self.active
+    }
+
+    #[inline]
+    fn dequeued(&mut self, fx: &mut Fabric, out: PortId, prio: u8, item: &Queued, q_after: u64) {
+        if self.active {
+            self.on_dequeue(fx, out, prio, item, q_after);
+        }
+    }
+
     #[inline]
     fn enqueued<S: Fn(crate::ids::FlowId) -> crate::ids::NodeId>(
         &mut self,
