@@ -1,0 +1,281 @@
+//! A job's iteration as a graph of chunks on queue pairs.
+//!
+//! Each algorithm lists its sends (source rank, destination rank, channel, packets, and
+//! the send whose arrival it waits for); sends of one (source, destination, channel) go
+//! on one queue pair, in the order of the iteration's collectives and, within one, in
+//! step order. A chunk is posted when its rank has started its collective and, if it
+//! waits for one, when that chunk has arrived at its rank (the queue pair keeps the order:
+//! a chunk is posted after the ones before it). Chunks are whole packets (a size is
+//! rounded up to the MTU payload). Pipelining: chunk j of step s waits for chunk j of
+//! step s - 1 only, so a ring forwards a chunk as soon as it has it.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use super::plan::{CollKind, JobPlan};
+use crate::error::{Error, Result};
+use crate::net::queue::FxHasher;
+
+/// No chunk.
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// Packets of its queue pair up to and including this chunk, within one iteration.
+    pub end: u32,
+    /// Collective of the iteration it belongs to.
+    pub coll: u16,
+    /// It waits for the arrival of another chunk (the one whose `feeds` names it).
+    pub waits: bool,
+    /// The chunk posted by its receiver when this one has arrived (`NONE`: none).
+    pub feeds: u32,
+}
+
+/// The graph of one iteration of a job; iterations repeat it on the same queue pairs.
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    /// Per queue pair: source and destination rank.
+    pub qps: Vec<(u32, u32)>,
+    /// Per queue pair: its chunks are `chunks[first[q]..first[q + 1]]`.
+    pub first: Vec<u32>,
+    pub chunks: Vec<Chunk>,
+    /// Per chunk: its queue pair.
+    pub qp_of: Vec<u32>,
+    /// Per (rank, collective): chunks the rank receives in one iteration.
+    pub inbound: Vec<u32>,
+    /// Per rank: its outgoing queue pairs are `out[out_first[r]..out_first[r + 1]]`.
+    pub out_first: Vec<u32>,
+    pub out: Vec<u32>,
+}
+
+impl Graph {
+    /// Packets of queue pair `q` per iteration.
+    pub fn qp_pkts(&self, q: usize) -> u32 {
+        let (a, b) = (self.first[q] as usize, self.first[q + 1] as usize);
+        if b > a {
+            self.chunks[b - 1].end
+        } else {
+            0
+        }
+    }
+}
+
+struct Send {
+    src: u32,
+    dst: u32,
+    ch: u32,
+    coll: u16,
+    pkts: u32,
+    dep: u32,
+}
+
+/// Packets of each chunk of `bytes` cut into chunks of at most `chunk` bytes, each a
+/// whole number of `mtu` packets, as even as can be (at least one packet).
+pub fn split(bytes: u64, chunk: u64, mtu: u64) -> Vec<u32> {
+    let pkts = bytes.div_ceil(mtu).max(1);
+    let per = chunk.div_ceil(mtu).max(1);
+    let m = pkts.div_ceil(per);
+    (0..m).map(|j| (pkts / m + u64::from(j < pkts % m)) as u32).collect()
+}
+
+/// The graph of `job`'s iteration with packets of `mtu` payload bytes. Errors name
+/// `path` (a queue pair with more packets than the engine numbers).
+pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
+    let n = job.ranks.len() as u32;
+    let mut sends: Vec<Send> = Vec::new();
+    for (ci, c) in job.colls.iter().enumerate() {
+        let ci = ci as u16;
+        let per_ch = c.bytes / c.channels as u64;
+        for ch in 0..c.channels {
+            let push = |sends: &mut Vec<Send>, src: u32, dst: u32, pkts: u32, dep: u32| {
+                sends.push(Send { src, dst, ch, coll: ci, pkts, dep });
+                sends.len() as u32 - 1
+            };
+            match c.kind {
+                CollKind::AllReduceRing | CollKind::AllGather | CollKind::ReduceScatter => {
+                    let steps = if c.kind == CollKind::AllReduceRing { 2 * (n - 1) } else { n - 1 };
+                    let parts = split(per_ch / n as u64, c.chunk, mtu);
+                    let m = parts.len() as u32;
+                    let base = sends.len() as u32;
+                    // Send id of (step s, rank r, chunk j): base + (s n + r) m + j.
+                    for s in 0..steps {
+                        for r in 0..n {
+                            for (j, &p) in parts.iter().enumerate() {
+                                let prev = (r + n - 1) % n;
+                                let dep = if s == 0 { NONE } else { base + ((s - 1) * n + prev) * m + j as u32 };
+                                push(&mut sends, r, (r + 1) % n, p, dep);
+                            }
+                        }
+                    }
+                }
+                CollKind::AllReduceHd => {
+                    let l = n.trailing_zeros();
+                    let mut prev: Vec<u32> = vec![NONE; n as usize];
+                    // Halving (reduce-scatter), then doubling (all-gather); one chunk per
+                    // step, which waits for the whole previous step from its partner.
+                    for k in 0..2 * l {
+                        let (d, share) = if k < l { (n >> (k + 1), 1u64 << (k + 1)) } else { (1 << (k - l), 1u64 << (2 * l - k)) };
+                        let pkts = (per_ch / share).div_ceil(mtu).max(1) as u32;
+                        let mut now = vec![NONE; n as usize];
+                        for r in 0..n {
+                            // Rank r's send of step k waits for what it received in step
+                            // k - 1: the send of its partner then.
+                            let dep = if k == 0 { NONE } else { prev[(r ^ if k - 1 < l { n >> k } else { 1 << (k - 1 - l) }) as usize] };
+                            now[r as usize] = push(&mut sends, r, r ^ d, pkts, dep);
+                        }
+                        prev = now;
+                    }
+                }
+                CollKind::Broadcast => {
+                    let parts = split(per_ch, c.chunk, mtu);
+                    let m = parts.len() as u32;
+                    let base = sends.len() as u32;
+                    for pos in 0..n - 1 {
+                        let (src, dst) = ((c.root + pos) % n, (c.root + pos + 1) % n);
+                        for (j, &p) in parts.iter().enumerate() {
+                            let dep = if pos == 0 { NONE } else { base + (pos - 1) * m + j as u32 };
+                            push(&mut sends, src, dst, p, dep);
+                        }
+                    }
+                }
+                CollKind::AllToAll => {
+                    let parts = split(per_ch / n as u64, c.chunk, mtu);
+                    for d in 1..n {
+                        for r in 0..n {
+                            for &p in &parts {
+                                push(&mut sends, r, (r + d) % n, p, NONE);
+                            }
+                        }
+                    }
+                }
+                CollKind::SendRecv => {
+                    let parts = split(per_ch, c.chunk, mtu);
+                    for r in 0..n - 1 {
+                        for &p in &parts {
+                            push(&mut sends, r, r + 1, p, NONE);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Queue pairs in the order of their first send; chunks grouped by queue pair.
+    let mut qp_index: HashMap<(u32, u32, u32), u32, BuildHasherDefault<FxHasher>> = HashMap::default();
+    let mut qps = Vec::new();
+    let mut qp_of_send = Vec::with_capacity(sends.len());
+    for s in &sends {
+        let q = *qp_index.entry((s.src, s.dst, s.ch)).or_insert_with(|| {
+            qps.push((s.src, s.dst));
+            qps.len() as u32 - 1
+        });
+        qp_of_send.push(q);
+    }
+    let mut first = vec![0u32; qps.len() + 1];
+    for &q in &qp_of_send {
+        first[q as usize + 1] += 1;
+    }
+    for q in 0..qps.len() {
+        first[q + 1] += first[q];
+    }
+    let mut fill = first.clone();
+    let mut chunk_of_send = vec![0u32; sends.len()];
+    let mut chunks = vec![Chunk { end: 0, coll: 0, waits: false, feeds: NONE }; sends.len()];
+    let mut qp_of = vec![0u32; sends.len()];
+    let mut ends = vec![0u64; qps.len()];
+    for (i, s) in sends.iter().enumerate() {
+        let q = qp_of_send[i] as usize;
+        let k = fill[q] as usize;
+        fill[q] += 1;
+        ends[q] += s.pkts as u64;
+        if ends[q] >= u32::MAX as u64 / 2 {
+            return Err(Error::scenario(
+                path,
+                "a queue pair would carry more than 2^31 packets per iteration; use fewer or smaller collectives",
+            ));
+        }
+        chunk_of_send[i] = k as u32;
+        qp_of[k] = q as u32;
+        chunks[k] = Chunk { end: ends[q] as u32, coll: s.coll, waits: s.dep != NONE, feeds: NONE };
+    }
+    for (i, s) in sends.iter().enumerate() {
+        if s.dep != NONE {
+            chunks[chunk_of_send[s.dep as usize] as usize].feeds = chunk_of_send[i];
+        }
+    }
+    let nc = job.colls.len();
+    let mut inbound = vec![0u32; n as usize * nc];
+    for s in &sends {
+        inbound[s.dst as usize * nc + s.coll as usize] += 1;
+    }
+    let mut out_first = vec![0u32; n as usize + 1];
+    for &(src, _) in &qps {
+        out_first[src as usize + 1] += 1;
+    }
+    for r in 0..n as usize {
+        out_first[r + 1] += out_first[r];
+    }
+    let mut at = out_first.clone();
+    let mut out = vec![0u32; qps.len()];
+    for (q, &(src, _)) in qps.iter().enumerate() {
+        out[at[src as usize] as usize] = q as u32;
+        at[src as usize] += 1;
+    }
+    Ok(Graph { qps, first, chunks, qp_of, inbound, out_first, out })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collectives::plan::{CollPlan, Op};
+    use crate::units::SimTime;
+
+    fn job(kind: CollKind, n: u32, bytes: u64, channels: u32, chunk: u64) -> JobPlan {
+        JobPlan {
+            name: "j".into(),
+            group: 0,
+            ranks: (0..n).collect(),
+            start: SimTime::ZERO,
+            iterations: 1,
+            colls: vec![CollPlan { kind, bytes, channels, chunk, root: 0 }],
+            ops: vec![Op::Coll(0)],
+            overlap: false,
+            first_flow: 0,
+            flows: 0,
+        }
+    }
+
+    #[test]
+    fn split_is_even_and_whole() {
+        assert_eq!(split(10_000, 4_000, 1000), vec![4, 3, 3]);
+        assert_eq!(split(1, 4_000, 1000), vec![1]);
+        assert_eq!(split(8_000, 8_000, 1000), vec![8]);
+    }
+
+    #[test]
+    fn ring_all_reduce_shape() {
+        let g = build(&job(CollKind::AllReduceRing, 4, 4 * 2 * 8000, 2, 4000), 1000, "t").unwrap();
+        // 4 ring edges x 2 channels; 6 steps x 2 chunks of 4 packets each.
+        assert_eq!(g.qps.len(), 8);
+        assert!((0..8).all(|q| g.qp_pkts(q) == 6 * 8));
+        assert_eq!(g.inbound, vec![2 * 6 * 2; 4]);
+        // Every chunk but the last step's feeds one; every chunk but step 0's waits.
+        let feeds = g.chunks.iter().filter(|c| c.feeds != NONE).count();
+        let waits = g.chunks.iter().filter(|c| c.waits).count();
+        assert_eq!((feeds, waits), (8 * 5 * 2, 8 * 5 * 2));
+        for (i, c) in g.chunks.iter().enumerate().filter(|(_, c)| c.feeds != NONE) {
+            let (a, b) = (g.qps[g.qp_of[i] as usize], g.qps[g.qp_of[c.feeds as usize] as usize]);
+            assert_eq!(a.1, b.0, "a chunk feeds a send of its receiver");
+        }
+    }
+
+    #[test]
+    fn halving_doubling_partners() {
+        let g = build(&job(CollKind::AllReduceHd, 8, 8 * 1000 * 8, 1, 1 << 20), 1000, "t").unwrap();
+        // Each rank talks to 3 partners; each pair carries one halving and one doubling step.
+        assert_eq!(g.qps.len(), 24);
+        assert!(g.qps.iter().all(|&(a, b)| (a ^ b).is_power_of_two()));
+        let total: u32 = (0..g.qps.len()).map(|q| g.qp_pkts(q)).sum();
+        // 2 (n-1)/n S per rank: 2 * 7/8 * 64 packets * 8 ranks.
+        assert_eq!(total, 2 * 7 * 8 * 8);
+    }
+}
