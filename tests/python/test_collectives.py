@@ -1,0 +1,33 @@
+"""Collectives and jobs reach Python as the engine's other tables do: DataFrames on
+Results, Parquet files in a run directory and views in the results store."""
+
+import dcsim
+from conftest import REPO, run_cli
+
+RING = REPO / "scenarios" / "ai_ring_allreduce.toml"
+
+
+def test_collectives_and_jobs_tables_as_frames():
+    r = dcsim.run(RING)
+    c = r.table("collectives")
+    j = r.table("jobs")
+    assert len(c) == 6 and len(j) == 3
+    assert set(c["kind"]) == {"all_reduce"} and set(c["algorithm"]) == {"ring"}
+    assert (c["duration_ps"] == c["finish_ps"] - c["start_ps"]).all()
+    # nccl-tests: busbw = algbw x 2 (n - 1) / n for all-reduce.
+    assert ((c["busbw_bps"] / c["algbw_bps"] - 2 * 15 / 16).abs() < 1e-12).all()
+    assert (j["exposed_ps"] == j["iteration_ps"] - j["compute_ps"]).all()
+    assert (j["slowdown"] > 1).all()
+    s = r.summary["jobs"][0]
+    assert s["job"] == "dp16" and s["iterations_done"] == 3
+
+
+def test_collectives_in_the_store(tmp_path):
+    store = tmp_path / "store"
+    p = run_cli("run", str(RING), "--store", str(store), "-o", str(tmp_path / "out"))
+    assert p.returncode == 0, p.stderr
+    st = dcsim.store.open_store(store)
+    assert {"collectives", "jobs"} <= set(st.table_names())
+    n = st.sql("SELECT count(*) AS n, max(iteration) AS last FROM jobs").iloc[0]
+    assert (n["n"], n["last"]) == (3, 2)
+    assert (tmp_path / "out" / "collectives.parquet").exists()
