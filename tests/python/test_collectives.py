@@ -31,3 +31,17 @@ def test_collectives_in_the_store(tmp_path):
     n = st.sql("SELECT count(*) AS n, max(iteration) AS last FROM jobs").iloc[0]
     assert (n["n"], n["last"]) == (3, 2)
     assert (tmp_path / "out" / "collectives.parquet").exists()
+
+
+def test_plot_and_report_draw_the_jobs(tmp_path):
+    out = tmp_path / "run"
+    assert run_cli("run", str(RING), "-o", str(out)).returncode == 0
+    p = run_cli("plot", "jobs", str(out), "--out", str(tmp_path / "jobs.png"))
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "jobs.png").stat().st_size > 1000
+    p = run_cli("report", str(out), "--out", str(tmp_path / "r.html"))
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "r_png" / "jobs.png").exists() and (tmp_path / "r_png" / "collectives.png").exists()
+    # A run without jobs has nothing for the jobs figure.
+    p = run_cli("plot", "jobs", str(tmp_path / "none"), "--out", str(tmp_path / "x.png"))
+    assert p.returncode != 0
