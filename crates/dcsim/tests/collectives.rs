@@ -374,3 +374,38 @@ fn halving_doubling_all_reduce() {
     let wire = 2.0 * 7.0 / 8.0 * (8u64 << 20) as f64 * 8.0 / payload_bps() * 1e12;
     within(got, wire + 6.0 * step_latency_ps(), 0.02, "halving-doubling n=8");
 }
+
+/// An ASTRA-sim 1.0 / SimAI workload file: the forward pass, then the backward pass
+/// with each weight-gradient all-reduce issued without waiting; the iteration ends when
+/// the last one (layer 0's, queued behind layer 1's on the same queue pairs) is done.
+#[test]
+fn workload_file_data_parallel_loop() {
+    let dir = std::env::temp_dir().join(format!("dcsim_workload_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("w.txt"),
+        "DATA\n2\nl0 -1 10000 NONE 0 20000 NONE 0 30000 ALLREDUCE 1048576 1\nl1 -1 11000 NONE 0 21000 NONE 0 31000 ALLREDUCE 2097152 1\n",
+    )
+    .unwrap();
+    let t = "[[traffic]]\ntype = \"job\"\nname = \"w\"\nrank_count = 4\niterations = 2\nworkload = \"w.txt\"\npriority = 3\n";
+    let plan = dcsim::scenario::load_str(&star(4, t, ""), &dir, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let r = dcsim::sim::run(&plan).unwrap();
+    let it = u64s(&r, "jobs", "iteration_ps");
+    assert_eq!(it.len(), 2);
+    // fwd 10 + 11, ig 21, wg 31 us: layer 1's all-reduce is issued at 73 us; both
+    // all-reduces then take 1.5 x 3 MiB of wire time. Their steps are one chunk each
+    // (S / n <= the 512 KiB default), so each waits for the previous step: 5 step
+    // latencies per all-reduce, and a final one (layer 0's first step follows layer 1's
+    // last on the queue pairs without waiting).
+    let want = 73e6 + 1.5 * (3u64 << 20) as f64 * 8.0 / payload_bps() * 1e12 + 11.0 * step_latency_ps();
+    within(it[0] as f64, want, 0.02, "workload iteration");
+    assert_eq!(u64s(&r, "collectives", "size_bytes"), &[2097152, 1048576, 2097152, 1048576]);
+    let e = dcsim::scenario::load_str(&star(4, &t.replace("rank_count = 4", "rank_count = 4\ncompute = \"1us\""), ""), &dir, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("traffic[0].workload: give either workload or compute and layers"), "{e}");
+    std::fs::write(dir.join("bad.txt"), "DATA\n1\nl0 -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 64 1 7\n").unwrap();
+    let e = dcsim::scenario::load_str(&star(4, &t.replace("w.txt", "bad.txt"), ""), &dir, &[]).unwrap_err().to_string();
+    assert!(e.contains("traffic[0].workload") && e.contains("line 3: 13 fields"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -8,6 +8,7 @@ use super::schema::JobSpec;
 use crate::error::{Error, Result};
 use crate::plan::{FlowPlan, NodeKind, Plan, Transport};
 use crate::rng::Rng;
+use crate::scenario::files::{in_file, FileScope};
 use crate::units::SimTime;
 
 /// NCCL's Simple-protocol step (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8).
@@ -23,6 +24,8 @@ pub struct Entry<'a> {
     pub name: String,
     pub priority: u8,
     pub start: SimTime,
+    /// Where a `workload` file may be.
+    pub files: &'a FileScope,
 }
 
 /// Builds the job, appends its queue pairs to `flows` and marks its hosts in `used`.
@@ -37,6 +40,22 @@ pub fn build(s: &JobSpec, e: &Entry, plan: &Plan, used: &mut [bool], flows: &mut
     let mut ops = Vec::new();
     if let Some(c) = &s.compute {
         ops.push(Op::Compute(c.time(&format!("{p}.compute"))?));
+    }
+    if let Some(w) = &s.workload {
+        if !s.layers.is_empty() || s.compute.is_some() {
+            return Err(Error::scenario(format!("{p}.workload"), "give either workload or compute and layers, not both"));
+        }
+        let unit = match &s.time_unit {
+            Some(u) => u.time(&format!("{p}.time_unit"))?.0,
+            None => 1000,
+        };
+        let origin = format!("{p}.workload");
+        let (path, text) = e.files.read(w, &origin)?;
+        let (ops, colls) = super::workload::parse(&text, n, unit, &origin).map_err(|x| in_file(x, &path))?;
+        return finish(s, e, plan, ranks, iterations, ops, colls, flows);
+    }
+    if s.time_unit.is_some() {
+        return Err(Error::scenario(format!("{p}.time_unit"), "only with workload"));
     }
     if s.layers.is_empty() {
         return Err(Error::scenario(format!("{p}.layers"), "is empty: give at least one layer with its collective"));
@@ -118,6 +137,22 @@ pub fn build(s: &JobSpec, e: &Entry, plan: &Plan, used: &mut [bool], flows: &mut
         ops.push(Op::Coll(colls.len() as u16));
         colls.push(CollPlan { kind, bytes, channels, chunk, root });
     }
+    finish(s, e, plan, ranks, iterations, ops, colls, flows)
+}
+
+/// The job of `ops` and `colls`, and its queue pairs appended to `flows`.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    s: &JobSpec,
+    e: &Entry,
+    plan: &Plan,
+    ranks: Vec<u32>,
+    iterations: u32,
+    ops: Vec<Op>,
+    colls: Vec<CollPlan>,
+    flows: &mut Vec<FlowPlan>,
+) -> Result<JobPlan> {
+    let p = e.path;
     let mut job = JobPlan {
         name: e.name.clone(),
         group: e.group,

@@ -61,12 +61,27 @@ impl Graph {
 }
 
 struct Send {
-    src: u32,
-    dst: u32,
-    ch: u32,
+    qp: u32,
     coll: u16,
     pkts: u32,
     dep: u32,
+}
+
+/// Queue pairs by (source, destination, channel), numbered in order of first use.
+#[derive(Default)]
+struct Qps {
+    index: HashMap<(u32, u32, u32), u32, BuildHasherDefault<FxHasher>>,
+    list: Vec<(u32, u32)>,
+}
+
+impl Qps {
+    fn id(&mut self, src: u32, dst: u32, ch: u32) -> u32 {
+        let list = &mut self.list;
+        *self.index.entry((src, dst, ch)).or_insert_with(|| {
+            list.push((src, dst));
+            list.len() as u32 - 1
+        })
+    }
 }
 
 /// Packets of each chunk of `bytes` cut into chunks of at most `chunk` bytes, each a
@@ -83,12 +98,13 @@ pub fn split(bytes: u64, chunk: u64, mtu: u64) -> Vec<u32> {
 pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
     let n = job.ranks.len() as u32;
     let mut sends: Vec<Send> = Vec::new();
+    let mut qps = Qps::default();
     for (ci, c) in job.colls.iter().enumerate() {
         let ci = ci as u16;
         let per_ch = c.bytes / c.channels as u64;
         for ch in 0..c.channels {
-            let push = |sends: &mut Vec<Send>, src: u32, dst: u32, pkts: u32, dep: u32| {
-                sends.push(Send { src, dst, ch, coll: ci, pkts, dep });
+            let push = |sends: &mut Vec<Send>, qp: u32, pkts: u32, dep: u32| {
+                sends.push(Send { qp, coll: ci, pkts, dep });
                 sends.len() as u32 - 1
             };
             match c.kind {
@@ -97,13 +113,15 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                     let parts = split(per_ch / n as u64, c.chunk, mtu);
                     let m = parts.len() as u32;
                     let base = sends.len() as u32;
+                    let ring: Vec<u32> = (0..n).map(|r| qps.id(r, (r + 1) % n, ch)).collect();
+                    sends.reserve(steps as usize * n as usize * parts.len());
                     // Send id of (step s, rank r, chunk j): base + (s n + r) m + j.
                     for s in 0..steps {
                         for r in 0..n {
                             for (j, &p) in parts.iter().enumerate() {
                                 let prev = (r + n - 1) % n;
                                 let dep = if s == 0 { NONE } else { base + ((s - 1) * n + prev) * m + j as u32 };
-                                push(&mut sends, r, (r + 1) % n, p, dep);
+                                push(&mut sends, ring[r as usize], p, dep);
                             }
                         }
                     }
@@ -121,7 +139,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                             // Rank r's send of step k waits for what it received in step
                             // k - 1: the send of its partner then.
                             let dep = if k == 0 { NONE } else { prev[(r ^ if k - 1 < l { n >> k } else { 1 << (k - 1 - l) }) as usize] };
-                            now[r as usize] = push(&mut sends, r, r ^ d, pkts, dep);
+                            now[r as usize] = push(&mut sends, qps.id(r, r ^ d, ch), pkts, dep);
                         }
                         prev = now;
                     }
@@ -131,10 +149,10 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                     let m = parts.len() as u32;
                     let base = sends.len() as u32;
                     for pos in 0..n - 1 {
-                        let (src, dst) = ((c.root + pos) % n, (c.root + pos + 1) % n);
+                        let q = qps.id((c.root + pos) % n, (c.root + pos + 1) % n, ch);
                         for (j, &p) in parts.iter().enumerate() {
                             let dep = if pos == 0 { NONE } else { base + (pos - 1) * m + j as u32 };
-                            push(&mut sends, src, dst, p, dep);
+                            push(&mut sends, q, p, dep);
                         }
                     }
                 }
@@ -142,8 +160,9 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                     let parts = split(per_ch / n as u64, c.chunk, mtu);
                     for d in 1..n {
                         for r in 0..n {
+                            let q = qps.id(r, (r + d) % n, ch);
                             for &p in &parts {
-                                push(&mut sends, r, (r + d) % n, p, NONE);
+                                push(&mut sends, q, p, NONE);
                             }
                         }
                     }
@@ -151,28 +170,20 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                 CollKind::SendRecv => {
                     let parts = split(per_ch, c.chunk, mtu);
                     for r in 0..n - 1 {
+                        let q = qps.id(r, r + 1, ch);
                         for &p in &parts {
-                            push(&mut sends, r, r + 1, p, NONE);
+                            push(&mut sends, q, p, NONE);
                         }
                     }
                 }
             }
         }
     }
-    // Queue pairs in the order of their first send; chunks grouped by queue pair.
-    let mut qp_index: HashMap<(u32, u32, u32), u32, BuildHasherDefault<FxHasher>> = HashMap::default();
-    let mut qps = Vec::new();
-    let mut qp_of_send = Vec::with_capacity(sends.len());
-    for s in &sends {
-        let q = *qp_index.entry((s.src, s.dst, s.ch)).or_insert_with(|| {
-            qps.push((s.src, s.dst));
-            qps.len() as u32 - 1
-        });
-        qp_of_send.push(q);
-    }
+    // Chunks grouped by queue pair (numbered in the order of their first send).
+    let qps = qps.list;
     let mut first = vec![0u32; qps.len() + 1];
-    for &q in &qp_of_send {
-        first[q as usize + 1] += 1;
+    for s in &sends {
+        first[s.qp as usize + 1] += 1;
     }
     for q in 0..qps.len() {
         first[q + 1] += first[q];
@@ -183,7 +194,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
     let mut qp_of = vec![0u32; sends.len()];
     let mut ends = vec![0u64; qps.len()];
     for (i, s) in sends.iter().enumerate() {
-        let q = qp_of_send[i] as usize;
+        let q = s.qp as usize;
         let k = fill[q] as usize;
         fill[q] += 1;
         ends[q] += s.pkts as u64;
@@ -205,7 +216,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
     let nc = job.colls.len();
     let mut inbound = vec![0u32; n as usize * nc];
     for s in &sends {
-        inbound[s.dst as usize * nc + s.coll as usize] += 1;
+        inbound[qps[s.qp as usize].1 as usize * nc + s.coll as usize] += 1;
     }
     let mut out_first = vec![0u32; n as usize + 1];
     for &(src, _) in &qps {

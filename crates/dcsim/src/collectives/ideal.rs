@@ -23,9 +23,9 @@ pub fn iteration(job: &JobPlan, payload_bps: f64) -> f64 {
     for op in &job.ops {
         match *op {
             Op::Compute(c) => t += c.0 as f64,
-            Op::Coll(k) => {
+            Op::Coll(k) | Op::Issue(k) => {
                 comm_end = t.max(comm_end) + collective(&job.colls[k as usize], n, payload_bps) * 1e12;
-                if !job.overlap {
+                if !job.overlap && matches!(op, Op::Coll(_)) {
                     t = comm_end;
                 }
             }

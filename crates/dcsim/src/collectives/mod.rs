@@ -16,6 +16,7 @@ pub mod ideal;
 pub(crate) mod output;
 pub mod plan;
 pub mod schema;
+pub mod workload;
 pub(crate) mod world;
 
 pub use plan::{CollKind, CollPlan, JobPlan, Op};

@@ -72,8 +72,10 @@ pub struct CollPlan {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Compute(SimTime),
-    /// Its part of the iteration's collective k.
+    /// Its part of the iteration's collective k, waited for (unless the job overlaps).
     Coll(u16),
+    /// Its part of collective k, not waited for: the iteration's end waits for it.
+    Issue(u16),
 }
 
 /// A training job: ranks on hosts, running `iterations` of `ops`.
@@ -101,7 +103,7 @@ impl JobPlan {
     pub fn compute(&self) -> SimTime {
         self.ops.iter().fold(SimTime::ZERO, |t, o| match o {
             Op::Compute(c) => t + *c,
-            Op::Coll(_) => t,
+            Op::Coll(_) | Op::Issue(_) => t,
         })
     }
 }

@@ -42,7 +42,13 @@ pub struct JobSpec {
     /// A layer's collective runs beside the next layer's compute (default false: a rank
     /// waits for its collective before it computes again).
     pub overlap: Option<bool>,
+    #[serde(default)]
     pub layers: Vec<LayerSpec>,
+    /// An ASTRA-sim 1.0 / SimAI workload text file instead of `compute` and `layers`
+    /// (`collectives/workload.rs`).
+    pub workload: Option<String>,
+    /// The workload file's unit of time (default "1ns": a cycle at 1 GHz).
+    pub time_unit: Option<TimeStr>,
 }
 
 /// `type = "collective"`: one collective over ranks, `iterations` times back to back
@@ -72,6 +78,8 @@ impl CollectiveSpec {
             iterations: self.iterations,
             compute: None,
             overlap: None,
+            workload: None,
+            time_unit: None,
             layers: vec![LayerSpec {
                 compute: None,
                 kind: self.kind.clone(),

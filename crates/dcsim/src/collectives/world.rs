@@ -215,7 +215,7 @@ impl Simulation {
                     return;
                 }
                 Op::Compute(_) => {}
-                Op::Coll(c) => {
+                Op::Coll(c) | Op::Issue(c) => {
                     let i = jb.rci(rank, c as usize, it);
                     let nc = jb.nc();
                     jb.coll_start[i] = now;
@@ -224,7 +224,7 @@ impl Simulation {
                         jb.coll_done[i] = now;
                     }
                     let done = jb.coll_done[i] != SimTime::MAX;
-                    let wait = !jb.plan.overlap && !done;
+                    let wait = !jb.plan.overlap && !done && matches!(op, Op::Coll(_));
                     let (a, b) = (jb.graph.out_first[rank], jb.graph.out_first[rank + 1]);
                     for k in a..b {
                         let q = self.jobs_mut().jobs[j].graph.out[k as usize];

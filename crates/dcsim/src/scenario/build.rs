@@ -1078,6 +1078,7 @@ pub fn build_traffic(
                         Some(t) => t.time(&format!("{p}.start"))?,
                         None => SimTime::ZERO,
                     },
+                    files,
                 };
                 jobs.push(crate::collectives::build::build(&spec, &entry, plan, &mut used, &mut flows)?);
             }
