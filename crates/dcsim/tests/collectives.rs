@@ -409,3 +409,33 @@ fn workload_file_data_parallel_loop() {
     assert!(e.contains("traffic[0].workload") && e.contains("line 3: 13 fields"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The shipped two-job scenario (jobs, WebSearch background, DCQCN) split over threads:
+/// the same results, bit for bit.
+#[test]
+fn shipped_two_jobs_scenario_partitioned() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let run = |threads: u32| {
+        let o = ["simulation.duration=800us".to_string(), "traffic[2].stop=800us".to_string(), format!("simulation.threads={threads}")];
+        let plan = dcsim::scenario::load_file(&root.join("scenarios/ai_two_jobs_moe.toml"), &o).unwrap();
+        let mut sim = dcsim::Simulation::new(&plan).unwrap();
+        while sim.run_until(sim.end()) {}
+        let r = sim.finish();
+        assert!(r.checks_passed());
+        assert!(r.table("collectives").unwrap().rows() >= 2, "collectives finished");
+        format!("{:016x}", r.digest())
+    };
+    let one = run(1);
+    assert_eq!(run(2), one);
+}
+
+#[test]
+fn huge_jobs_are_refused_before_allocation() {
+    let t =
+        "[[traffic]]\ntype = \"collective\"\nkind = \"all_to_all\"\nrank_count = 1024\nsize = \"1GiB\"\nchunk = \"1KiB\"\npriority = 3\n";
+    let e = error(&fat_tree(16, t, 1));
+    assert!(e.contains("traffic[0].layers: ") && e.contains("chunks per iteration are more than"), "{e}");
+    let t = "[[traffic]]\ntype = \"collective\"\nkind = \"all_reduce\"\nrank_count = 1024\nsize = \"1MiB\"\niterations = 100000\npriority = 3\n";
+    let e = error(&fat_tree(16, t, 1));
+    assert!(e.contains("traffic[0].iterations: ") && e.contains("records"), "{e}");
+}

@@ -14,6 +14,12 @@ use crate::units::SimTime;
 /// NCCL's Simple-protocol step (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8).
 pub const DEFAULT_CHUNK: u64 = 512 * 1024;
 
+/// At most this many (rank, collective, iteration) records per job (20 bytes each).
+pub const MAX_RECORDS: u64 = 50_000_000;
+/// At most this many chunks in one iteration's graph (about 40 bytes each with the run's
+/// state).
+pub const MAX_CHUNKS: u64 = 50_000_000;
+
 /// What the entry's common keys say.
 pub struct Entry<'a> {
     /// `traffic[i]`.
@@ -165,7 +171,22 @@ fn finish(
         first_flow: flows.len() as u32,
         flows: 0,
     };
+    // The run keeps a start, an end and a count per (rank, collective, iteration).
+    let records = job.ranks.len() as u64 * job.colls.len().max(1) as u64 * iterations as u64;
+    if records > MAX_RECORDS {
+        return Err(Error::scenario(
+            format!("{p}.iterations"),
+            format!("{records} (rank, collective, iteration) records are more than {MAX_RECORDS}: use fewer iterations or layers"),
+        ));
+    }
     let mtu = plan.host.mtu as u64;
+    let chunks = graph::count(&job, mtu);
+    if chunks > MAX_CHUNKS {
+        return Err(Error::scenario(
+            format!("{p}.layers"),
+            format!("{chunks} chunks per iteration are more than {MAX_CHUNKS}: use larger chunks or fewer ranks"),
+        ));
+    }
     let g = graph::build(&job, mtu, &format!("{p}.layers"))?;
     job.flows = g.qps.len() as u32;
     for (q, &(a, b)) in g.qps.iter().enumerate() {

@@ -93,6 +93,31 @@ pub fn split(bytes: u64, chunk: u64, mtu: u64) -> Vec<u32> {
     (0..m).map(|j| (pkts / m + u64::from(j < pkts % m)) as u32).collect()
 }
 
+/// How many chunks `split` makes.
+fn parts(bytes: u64, chunk: u64, mtu: u64) -> u64 {
+    bytes.div_ceil(mtu).max(1).div_ceil(chunk.div_ceil(mtu).max(1))
+}
+
+/// The number of chunks `build` makes for one iteration, computed without building it
+/// (checked against a limit before anything of that size is allocated).
+pub fn count(job: &JobPlan, mtu: u64) -> u64 {
+    let n = job.ranks.len() as u64;
+    job.colls
+        .iter()
+        .map(|c| {
+            let per_ch = c.bytes / c.channels as u64;
+            let one = match c.kind {
+                CollKind::AllReduceRing => 2 * (n - 1) * n * parts(per_ch / n, c.chunk, mtu),
+                CollKind::AllGather | CollKind::ReduceScatter => (n - 1) * n * parts(per_ch / n, c.chunk, mtu),
+                CollKind::AllReduceHd => 2 * n.trailing_zeros() as u64 * n,
+                CollKind::Broadcast | CollKind::SendRecv => (n - 1) * parts(per_ch, c.chunk, mtu),
+                CollKind::AllToAll => n * (n - 1) * parts(per_ch / n, c.chunk, mtu),
+            };
+            c.channels as u64 * one
+        })
+        .fold(0u64, |a, b| a.saturating_add(b))
+}
+
 /// The graph of `job`'s iteration with packets of `mtu` payload bytes. Errors name
 /// `path` (a queue pair with more packets than the engine numbers).
 pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
@@ -269,6 +294,7 @@ mod tests {
         assert_eq!(g.qps.len(), 8);
         assert!((0..8).all(|q| g.qp_pkts(q) == 6 * 8));
         assert_eq!(g.inbound, vec![2 * 6 * 2; 4]);
+        assert_eq!(count(&job(CollKind::AllReduceRing, 4, 4 * 2 * 8000, 2, 4000), 1000), g.chunks.len() as u64);
         // Every chunk but the last step's feeds one; every chunk but step 0's waits.
         let feeds = g.chunks.iter().filter(|c| c.feeds != NONE).count();
         let waits = g.chunks.iter().filter(|c| c.waits).count();
@@ -288,5 +314,9 @@ mod tests {
         let total: u32 = (0..g.qps.len()).map(|q| g.qp_pkts(q)).sum();
         // 2 (n-1)/n S per rank: 2 * 7/8 * 64 packets * 8 ranks.
         assert_eq!(total, 2 * 7 * 8 * 8);
+        for kind in [CollKind::AllGather, CollKind::AllToAll, CollKind::Broadcast, CollKind::SendRecv, CollKind::AllReduceHd] {
+            let j = job(kind, 8, 8 * 3 * 1000 * 5 + 17, 3, 2000);
+            assert_eq!(count(&j, 1000), build(&j, 1000, "t").unwrap().chunks.len() as u64, "{kind:?}");
+        }
     }
 }
