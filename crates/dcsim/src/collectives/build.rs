@@ -93,8 +93,17 @@ pub fn build(s: &JobSpec, e: &Entry, plan: &Plan, used: &mut [bool], flows: &mut
                 }
                 CollKind::AllReduceHd
             }
+            ("all_reduce", Some("double_binary_tree")) => {
+                if n < 3 {
+                    return Err(Error::scenario(format!("{lp}.algorithm"), "double_binary_tree needs at least 3 ranks"));
+                }
+                CollKind::AllReduceTree
+            }
             ("all_reduce", Some(a)) => {
-                return Err(Error::scenario(format!("{lp}.algorithm"), format!("'{a}': all_reduce is \"ring\" or \"halving_doubling\"")))
+                return Err(Error::scenario(
+                    format!("{lp}.algorithm"),
+                    format!("'{a}': all_reduce is \"ring\", \"halving_doubling\" or \"double_binary_tree\""),
+                ))
             }
             ("all_gather", a) | ("reduce_scatter", a) if a.is_none_or(|a| a == "ring") => {
                 if l.kind == "all_gather" {

@@ -25,10 +25,11 @@ pub struct Chunk {
     pub end: u32,
     /// Collective of the iteration it belongs to.
     pub coll: u16,
-    /// It waits for the arrival of another chunk (the one whose `feeds` names it).
-    pub waits: bool,
-    /// The chunk posted by its receiver when this one has arrived (`NONE`: none).
-    pub feeds: u32,
+    /// The arrivals it waits for per iteration (0, 1, or 2 for a tree's reduction):
+    /// the chunks whose `feeds` name it.
+    pub waits: u8,
+    /// The chunks its arrival lets its receiver post (`NONE`: none).
+    pub feeds: [u32; 2],
 }
 
 /// The graph of one iteration of a job; iterations repeat it on the same queue pairs.
@@ -64,7 +65,7 @@ struct Send {
     qp: u32,
     coll: u16,
     pkts: u32,
-    dep: u32,
+    deps: [u32; 2],
 }
 
 /// Queue pairs by (source, destination, channel), numbered in order of first use.
@@ -93,6 +94,32 @@ pub fn split(bytes: u64, chunk: u64, mtu: u64) -> Vec<u32> {
     (0..m).map(|j| (pkts / m + u64::from(j < pkts % m)) as u32).collect()
 }
 
+/// The parent of each position in a balanced in-order binary tree over 0..n (the root
+/// in the middle of its range, `NONE` for the root).
+fn tree_parents(n: u32) -> Vec<u32> {
+    fn fill(lo: u32, hi: u32, up: u32, out: &mut [u32]) {
+        if lo >= hi {
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        out[mid as usize] = up;
+        fill(lo, mid, mid, out);
+        fill(mid + 1, hi, mid, out);
+    }
+    let mut out = vec![NONE; n as usize];
+    fill(0, n, NONE, &mut out);
+    out
+}
+
+fn depth(parent: &[u32], mut v: u32) -> u32 {
+    let mut d = 0;
+    while parent[v as usize] != NONE {
+        v = parent[v as usize];
+        d += 1;
+    }
+    d
+}
+
 /// How many chunks `split` makes.
 fn parts(bytes: u64, chunk: u64, mtu: u64) -> u64 {
     bytes.div_ceil(mtu).max(1).div_ceil(chunk.div_ceil(mtu).max(1))
@@ -110,6 +137,7 @@ pub fn count(job: &JobPlan, mtu: u64) -> u64 {
                 CollKind::AllReduceRing => 2 * (n - 1) * n * parts(per_ch / n, c.chunk, mtu),
                 CollKind::AllGather | CollKind::ReduceScatter => (n - 1) * n * parts(per_ch / n, c.chunk, mtu),
                 CollKind::AllReduceHd => 2 * n.trailing_zeros() as u64 * n,
+                CollKind::AllReduceTree => 2 * 2 * (n - 1) * parts(per_ch / 2, c.chunk, mtu),
                 CollKind::Broadcast | CollKind::SendRecv => (n - 1) * parts(per_ch, c.chunk, mtu),
                 CollKind::AllToAll => n * (n - 1) * parts(per_ch / n, c.chunk, mtu),
             };
@@ -129,7 +157,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
         let per_ch = c.bytes / c.channels as u64;
         for ch in 0..c.channels {
             let push = |sends: &mut Vec<Send>, qp: u32, pkts: u32, dep: u32| {
-                sends.push(Send { qp, coll: ci, pkts, dep });
+                sends.push(Send { qp, coll: ci, pkts, deps: [dep, NONE] });
                 sends.len() as u32 - 1
             };
             match c.kind {
@@ -167,6 +195,53 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                             now[r as usize] = push(&mut sends, qps.id(r, r ^ d, ch), pkts, dep);
                         }
                         prev = now;
+                    }
+                }
+                CollKind::AllReduceTree => {
+                    // Two trees, each with half the data; the second is the first with
+                    // the ranks shifted by one, so that a leaf of one is inside the other.
+                    let parts = split(per_ch / 2, c.chunk, mtu);
+                    let parent = tree_parents(n);
+                    for t in 0..2u32 {
+                        let rank = |v: u32| (v + t) % n;
+                        let qch = ch * 2 + t;
+                        for (j, &p) in parts.iter().enumerate() {
+                            let _ = j;
+                            // Up: each node sends its reduced chunk to its parent once its
+                            // children's have arrived; then down from the root.
+                            let mut up = vec![NONE; n as usize];
+                            let mut order: Vec<u32> = (0..n).collect();
+                            order.sort_by_key(|&v| std::cmp::Reverse(depth(&parent, v)));
+                            for &v in &order {
+                                if parent[v as usize] == NONE {
+                                    continue;
+                                }
+                                let kids: Vec<u32> = (0..n).filter(|&k| parent[k as usize] == v).map(|k| up[k as usize]).collect();
+                                let q = qps.id(rank(v), rank(parent[v as usize]), qch);
+                                let id = push(&mut sends, q, p, kids.first().copied().unwrap_or(NONE));
+                                sends[id as usize].deps[1] = kids.get(1).copied().unwrap_or(NONE);
+                                up[v as usize] = id;
+                            }
+                            let mut down = vec![NONE; n as usize];
+                            order.reverse();
+                            for &v in &order {
+                                let pv = parent[v as usize];
+                                if pv == NONE {
+                                    continue;
+                                }
+                                // The root sends down once both children's chunks are in;
+                                // another node once its parent's has arrived.
+                                let deps = if parent[pv as usize] == NONE {
+                                    let kids: Vec<u32> = (0..n).filter(|&k| parent[k as usize] == pv).map(|k| up[k as usize]).collect();
+                                    [kids[0], kids.get(1).copied().unwrap_or(NONE)]
+                                } else {
+                                    [down[pv as usize], NONE]
+                                };
+                                let id = push(&mut sends, qps.id(rank(pv), rank(v), qch), p, deps[0]);
+                                sends[id as usize].deps[1] = deps[1];
+                                down[v as usize] = id;
+                            }
+                        }
                     }
                 }
                 CollKind::Broadcast => {
@@ -215,7 +290,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
     }
     let mut fill = first.clone();
     let mut chunk_of_send = vec![0u32; sends.len()];
-    let mut chunks = vec![Chunk { end: 0, coll: 0, waits: false, feeds: NONE }; sends.len()];
+    let mut chunks = vec![Chunk { end: 0, coll: 0, waits: 0, feeds: [NONE; 2] }; sends.len()];
     let mut qp_of = vec![0u32; sends.len()];
     let mut ends = vec![0u64; qps.len()];
     for (i, s) in sends.iter().enumerate() {
@@ -231,11 +306,14 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
         }
         chunk_of_send[i] = k as u32;
         qp_of[k] = q as u32;
-        chunks[k] = Chunk { end: ends[q] as u32, coll: s.coll, waits: s.dep != NONE, feeds: NONE };
+        let waits = s.deps.iter().filter(|&&d| d != NONE).count() as u8;
+        chunks[k] = Chunk { end: ends[q] as u32, coll: s.coll, waits, feeds: [NONE; 2] };
     }
     for (i, s) in sends.iter().enumerate() {
-        if s.dep != NONE {
-            chunks[chunk_of_send[s.dep as usize] as usize].feeds = chunk_of_send[i];
+        for &d in s.deps.iter().filter(|&&d| d != NONE) {
+            let f = &mut chunks[chunk_of_send[d as usize] as usize].feeds;
+            let slot = f.iter().position(|&x| x == NONE).expect("a chunk feeds at most two");
+            f[slot] = chunk_of_send[i];
         }
     }
     let nc = job.colls.len();
@@ -265,7 +343,7 @@ mod tests {
     use crate::collectives::plan::{CollPlan, Op};
     use crate::units::SimTime;
 
-    fn job(kind: CollKind, n: u32, bytes: u64, channels: u32, chunk: u64) -> JobPlan {
+    pub(super) fn job(kind: CollKind, n: u32, bytes: u64, channels: u32, chunk: u64) -> JobPlan {
         JobPlan {
             name: "j".into(),
             group: 0,
@@ -296,11 +374,11 @@ mod tests {
         assert_eq!(g.inbound, vec![2 * 6 * 2; 4]);
         assert_eq!(count(&job(CollKind::AllReduceRing, 4, 4 * 2 * 8000, 2, 4000), 1000), g.chunks.len() as u64);
         // Every chunk but the last step's feeds one; every chunk but step 0's waits.
-        let feeds = g.chunks.iter().filter(|c| c.feeds != NONE).count();
-        let waits = g.chunks.iter().filter(|c| c.waits).count();
+        let feeds = g.chunks.iter().filter(|c| c.feeds[0] != NONE).count();
+        let waits = g.chunks.iter().filter(|c| c.waits == 1).count();
         assert_eq!((feeds, waits), (8 * 5 * 2, 8 * 5 * 2));
-        for (i, c) in g.chunks.iter().enumerate().filter(|(_, c)| c.feeds != NONE) {
-            let (a, b) = (g.qps[g.qp_of[i] as usize], g.qps[g.qp_of[c.feeds as usize] as usize]);
+        for (i, c) in g.chunks.iter().enumerate().filter(|(_, c)| c.feeds[0] != NONE) {
+            let (a, b) = (g.qps[g.qp_of[i] as usize], g.qps[g.qp_of[c.feeds[0] as usize] as usize]);
             assert_eq!(a.1, b.0, "a chunk feeds a send of its receiver");
         }
     }
@@ -314,9 +392,40 @@ mod tests {
         let total: u32 = (0..g.qps.len()).map(|q| g.qp_pkts(q)).sum();
         // 2 (n-1)/n S per rank: 2 * 7/8 * 64 packets * 8 ranks.
         assert_eq!(total, 2 * 7 * 8 * 8);
-        for kind in [CollKind::AllGather, CollKind::AllToAll, CollKind::Broadcast, CollKind::SendRecv, CollKind::AllReduceHd] {
+        for kind in [
+            CollKind::AllGather,
+            CollKind::AllToAll,
+            CollKind::Broadcast,
+            CollKind::SendRecv,
+            CollKind::AllReduceHd,
+            CollKind::AllReduceTree,
+        ] {
             let j = job(kind, 8, 8 * 3 * 1000 * 5 + 17, 3, 2000);
             assert_eq!(count(&j, 1000), build(&j, 1000, "t").unwrap().chunks.len() as u64, "{kind:?}");
         }
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn tests_job(kind: CollKind, n: u32, bytes: u64, channels: u32, chunk: u64) -> JobPlan {
+    tests::job(kind, n, bytes, channels, chunk)
+}
+
+#[cfg(test)]
+mod tree_tests {
+    use super::*;
+
+    #[test]
+    fn double_binary_tree_shape() {
+        assert_eq!(tree_parents(7), vec![1, 3, 1, NONE, 5, 3, 5]);
+        let j = crate::collectives::graph::tests_job(CollKind::AllReduceTree, 7, 2 * 3000, 1, 1000);
+        let g = build(&j, 1000, "t").unwrap();
+        // Per tree: 6 edges up and 6 down, 3 chunks each; the trees use their own queue pairs.
+        assert_eq!(g.qps.len(), 24);
+        assert_eq!(g.chunks.len(), 2 * 12 * 3);
+        // The root of tree 0 (rank 3) waits for two children before sending down.
+        assert_eq!(g.chunks.iter().filter(|c| c.waits == 2).count(), 2 * (2 * 3 + 2 * 3));
+        // Every rank receives its share of both trees.
+        assert!(g.inbound.iter().all(|&x| x > 0));
     }
 }

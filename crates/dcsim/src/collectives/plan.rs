@@ -11,6 +11,9 @@ pub enum CollKind {
     /// Recursive halving-doubling all-reduce (n a power of two): log2 n exchanges of
     /// halving size, then log2 n of doubling size.
     AllReduceHd,
+    /// Double binary tree (NCCL's tree): two pipelined reduce-then-broadcast trees, each
+    /// with half the data, the second the first with the ranks shifted by one.
+    AllReduceTree,
     AllGather,
     ReduceScatter,
     AllToAll,
@@ -23,7 +26,7 @@ pub enum CollKind {
 impl CollKind {
     pub fn name(self) -> &'static str {
         match self {
-            CollKind::AllReduceRing | CollKind::AllReduceHd => "all_reduce",
+            CollKind::AllReduceRing | CollKind::AllReduceHd | CollKind::AllReduceTree => "all_reduce",
             CollKind::AllGather => "all_gather",
             CollKind::ReduceScatter => "reduce_scatter",
             CollKind::AllToAll => "all_to_all",
@@ -35,6 +38,7 @@ impl CollKind {
     pub fn algorithm(self) -> &'static str {
         match self {
             CollKind::AllReduceHd => "halving_doubling",
+            CollKind::AllReduceTree => "double_binary_tree",
             CollKind::AllToAll | CollKind::SendRecv => "direct",
             CollKind::Broadcast => "chain",
             _ => "ring",
@@ -45,7 +49,7 @@ impl CollKind {
     pub fn bus_factor(self, n: usize) -> f64 {
         let n = n as f64;
         match self {
-            CollKind::AllReduceRing | CollKind::AllReduceHd => 2.0 * (n - 1.0) / n,
+            CollKind::AllReduceRing | CollKind::AllReduceHd | CollKind::AllReduceTree => 2.0 * (n - 1.0) / n,
             CollKind::AllGather | CollKind::ReduceScatter | CollKind::AllToAll => (n - 1.0) / n,
             CollKind::Broadcast | CollKind::SendRecv => 1.0,
         }

@@ -17,7 +17,8 @@ pub struct LayerSpec {
     pub kind: String,
     /// nccl-tests' size (docs/models/collectives.md).
     pub size: SizeStr,
-    /// all_reduce: "ring" (default) or "halving_doubling" (ranks a power of two).
+    /// all_reduce: "ring" (default), "halving_doubling" (ranks a power of two) or
+    /// "double_binary_tree".
     pub algorithm: Option<String>,
     /// Parallel rings (queue pairs per peer), each with size / channels (default 1).
     pub channels: Option<u32>,

@@ -40,7 +40,9 @@ struct RankRt {
 pub(crate) struct JobRt {
     pub plan: JobPlan,
     pub graph: Graph,
-    /// Per chunk: iterations in which the chunk it waits for has arrived.
+    /// Per chunk: arrivals of the chunks it waits for, all iterations together (a chunk's
+    /// inputs of iteration i + 1 cannot arrive before those of iteration i: each needs
+    /// ranks that finished iteration i).
     recv_sat: Vec<u32>,
     /// Per queue pair: the next chunk to post and to receive, as (iteration, index).
     post: Vec<(u32, u32)>,
@@ -252,7 +254,7 @@ impl Simulation {
         while it < jb.plan.iterations {
             let k = (lo + c) as usize;
             let ch = g.chunks[k];
-            if jb.started[src * nc + ch.coll as usize] <= it || (ch.waits && jb.recv_sat[k] <= it) {
+            if jb.started[src * nc + ch.coll as usize] <= it || jb.recv_sat[k] < ch.waits as u32 * (it + 1) {
                 break;
             }
             limit = Some(it * per + ch.end);
@@ -296,9 +298,10 @@ impl Simulation {
             let i = jb.rci(dst, ch.coll as usize, it as usize);
             jb.got[i] += 1;
             let complete = jb.got[i] == g.inbound[dst * nc + ch.coll as usize] && jb.started[dst * nc + ch.coll as usize] > it;
-            if ch.feeds != NONE {
-                jb.recv_sat[ch.feeds as usize] += 1;
-                let fq = jb.graph.qp_of[ch.feeds as usize] as usize;
+            for fed in ch.feeds.into_iter().filter(|&x| x != NONE) {
+                let jb = &mut self.jobs_mut().jobs[j];
+                jb.recv_sat[fed as usize] += 1;
+                let fq = jb.graph.qp_of[fed as usize] as usize;
                 self.coll_post(j, fq);
             }
             if complete {
