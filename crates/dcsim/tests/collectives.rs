@@ -448,6 +448,11 @@ fn huge_jobs_are_refused_before_allocation() {
     let t = "[[traffic]]\ntype = \"collective\"\nkind = \"all_reduce\"\nrank_count = 1024\nsize = \"1MiB\"\niterations = 100000\npriority = 3\n";
     let e = error(&fat_tree(16, t, 1));
     assert!(e.contains("traffic[0].iterations: ") && e.contains("records"), "{e}");
+    let t =
+        "[[traffic]]\ntype = \"collective\"\nkind = \"all_to_all\"\nrank_count = 128\nsize = \"64MiB\"\nchunk = \"1KiB\"\npriority = 3\n";
+    let text = fat_tree(8, t, 1);
+    let e = dcsim::scenario::load_str(&text, Path::new("."), &["simulation.memory_limit=\"300MiB\"".into()]).unwrap_err().to_string();
+    assert!(e.contains("traffic[0].layers: the job's chunk graph needs about"), "{e}");
 }
 
 /// Double binary tree all-reduce. With n = 7 (two full trees of depth 2) the busiest

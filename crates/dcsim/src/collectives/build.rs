@@ -196,6 +196,15 @@ fn finish(
             format!("{chunks} chunks per iteration are more than {MAX_CHUNKS}: use larger chunks or fewer ranks"),
         ));
     }
+    // What the graph and the records take, built once here and once per thread by the
+    // run (about 48 B per chunk while it is built, 20 B per record).
+    let bytes = chunks.saturating_mul(48).saturating_add(records.saturating_mul(20));
+    if bytes > plan.memory_limit {
+        return Err(Error::scenario(
+            format!("{p}.layers"),
+            format!("the job's chunk graph needs about {} MiB, above the memory limit of {} MiB", bytes >> 20, plan.memory_limit >> 20),
+        ));
+    }
     let g = graph::build(&job, mtu, &format!("{p}.layers"))?;
     job.flows = g.qps.len() as u32;
     for (q, &(a, b)) in g.qps.iter().enumerate() {
