@@ -55,7 +55,10 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups
     and index, ``_cdf_0``), and per flow-size bin of the group (suffix
     ``_<name>_b<j>``: ``res.fct_by_size(bins=size_bins)``, its largest flow size,
     finished flows, slowdown p50 and p99). ``groups`` chooses and pools the groups as
-    ``analysis.fct_by_group`` does (``"all"``: one pool, suffix ``_all``)."""
+    ``analysis.fct_by_group`` does (``"all"``: one pool, suffix ``_all``). A run with
+    training jobs adds per job (suffix ``_<job>``) ``iterations_done``,
+    ``iteration_mean_ps``, ``iteration_p99_ps`` and ``job_slowdown_mean``
+    (``summary.jobs``)."""
     from . import analysis
 
     c = res.summary["counters"]
@@ -103,6 +106,13 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups
         for p in BIN_PERCENTILES:
             col = f"slowdown_p{p:g}"
             row[col + k] = getattr(b, col)
+    # Training jobs (summary.jobs): iteration times and slowdown per job.
+    for j in res.summary.get("jobs") or []:
+        k = f"_{j['job']}"
+        row["iterations_done" + k] = j["iterations_done"]
+        row["iteration_mean_ps" + k] = j["iteration_mean_ps"]
+        row["iteration_p99_ps" + k] = j["iteration_p99_ps"]
+        row["job_slowdown_mean" + k] = j["slowdown_mean"]
     if per_flow:
         f = res.flows
         for r in f.itertuples(index=False):

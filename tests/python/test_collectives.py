@@ -20,6 +20,11 @@ def test_collectives_and_jobs_tables_as_frames():
     assert (j["slowdown"] > 1).all()
     s = r.summary["jobs"][0]
     assert s["job"] == "dp16" and s["iterations_done"] == 3
+    # Sweeps report each job's iteration times.
+    m = dcsim.sweeps.metrics(r)
+    assert m["iterations_done_dp16"] == 3
+    assert m["iteration_mean_ps_dp16"] == j["iteration_ps"].mean()
+    assert m["job_slowdown_mean_dp16"] > 1
 
 
 def test_collectives_in_the_store(tmp_path):
