@@ -4,7 +4,7 @@
     dcsim validate SCENARIO [--set path=value ...] [--data-root DIR ...] [--max-events N]
     dcsim sweep SCENARIO --grid path=v1,v2 [--variants] [--out FILE] [--store DIR] [--jobs N] [--groups G]
     dcsim compare SCENARIO... [--seeds N] [--grid path=v1,v2] [--out FILE] [--store DIR] [--groups G]
-    dcsim plot [fct] RUN_DIR... [--queue NODE:PEER] [--groups G] [--out FILE]
+    dcsim plot [fct|jobs] RUN_DIR... [--queue NODE:PEER] [--groups G] [--out FILE]
     dcsim report RUN_DIR|STORE_DIR|SWEEP.csv [-o OUT.html] [--png-dir DIR]
     dcsim bench
     dcsim tune SCENARIO --param KEY=LOW:HIGH ... --objective OBJ [--trials N] [--seeds N] [--out DIR]
@@ -133,8 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser(
         "plot",
-        help="PNG of source rates and a queue over time (or, with `fct`, slowdown per flow-size bin), one column per run",
-        description="dcsim plot RUN_DIR... draws rates and a queue; dcsim plot fct RUN_DIR... draws FCT slowdown per flow-size bin.",
+        help="PNG of source rates and a queue over time (or, with `fct`, slowdown per flow-size bin; with `jobs`, "
+        "iteration times per training job), one column per run",
+        description="dcsim plot RUN_DIR... draws rates and a queue; dcsim plot fct RUN_DIR... draws FCT slowdown per "
+        "flow-size bin; dcsim plot jobs RUN_DIR... draws each job's iteration times.",
     )
     pl.add_argument("runs", nargs="+", metavar="RUN_DIR", help="output directories of `dcsim run`, after `fct` for the FCT figure")
     pl.add_argument("--percentiles", metavar="P,P,...", default="50,95,99", help="fct: slowdown percentiles to draw (default 50,95,99)")
@@ -609,10 +611,11 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
     runs = list(args.runs)
     fct = runs[0] == "fct" and not Path("fct").is_dir()
-    if fct:
+    jobs = runs[0] == "jobs" and not Path("jobs").is_dir()
+    if fct or jobs:
         runs = runs[1:]
         if not runs:
-            print("error: dcsim plot fct: give at least one run directory", file=sys.stderr)
+            print(f"error: dcsim plot {'fct' if fct else 'jobs'}: give at least one run directory", file=sys.stderr)
             return EXIT_USAGE
     titles = split_titles(args.titles)
     if titles and len(titles) != len(runs):
@@ -624,6 +627,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
             pct = [float(x) for x in args.percentiles.split(",") if x.strip()]
             edges = [float(x) for x in args.edges.split(",") if x.strip()] if args.edges else None
             path = plot.render_fct(runs, args.out, args.titles, pct, edges, groups=parse_groups(args.groups))
+        elif jobs:
+            path = plot.render_jobs(runs, args.out, args.titles)
         else:
             if args.groups is not None:
                 raise ValueError("--groups: only used with dcsim plot fct")

@@ -8,6 +8,8 @@
   switch queue that grew largest) with Q_eq when ``[switch.l2cm]`` sets one.
 * ``dcsim plot fct RUN...``: slowdown percentiles per flow-size bin (``fct_by_size``),
   one column per run, log axes shared.
+* ``dcsim plot jobs RUN...``: each training job's iteration times (the ``jobs`` table)
+  against its ideal iteration, one column per run.
 
 A figure with nothing to draw is an error (``NoData``), not an empty PNG.
 """
@@ -20,7 +22,20 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["NoData", "fct_panel", "fct_table", "largest_queues", "pyplot", "queue_panel", "rate_panel", "render", "render_fct"]
+__all__ = [
+    "NoData",
+    "collectives_panel",
+    "fct_panel",
+    "fct_table",
+    "jobs_panel",
+    "largest_queues",
+    "pyplot",
+    "queue_panel",
+    "rate_panel",
+    "render",
+    "render_fct",
+    "render_jobs",
+]
 
 #: Line styles and markers cycled together, so that lines drawn on top of each other
 #: stay distinguishable (dashes and markers of the lower line show through).
@@ -384,4 +399,56 @@ def render_fct(
         fct_panel(ax, t, percentiles)
         if col == 0:
             ax.set_ylabel(fct_ylabel(edges))
+    return _save(fig, out)
+
+
+def _jobs_table(res: Any) -> Any:
+    return res.table("jobs") if "jobs" in res.names else None
+
+
+def jobs_panel(ax: Any, res: Any) -> None:
+    """Iteration time (ms) per iteration, one line per job, its ideal dashed."""
+    j = _jobs_table(res)
+    ideal = {x["job"]: x["ideal_iteration_ps"] for x in res.summary.get("jobs", [])}
+    for i, (name, g) in enumerate(j.groupby("job", sort=False, observed=True)):
+        ls, marker = STYLES[i % len(STYLES)]
+        line = ax.plot(g["iteration"], g["iteration_ps"] / 1e9, linestyle=ls, marker=marker, label=str(name))[0]
+        if name in ideal:
+            ax.axhline(ideal[name] / 1e9, color=line.get_color(), linestyle=":", linewidth=1)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("iteration time (ms); dotted: ideal")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+
+
+def collectives_panel(ax: Any, res: Any) -> None:
+    """Each collective instance as a bar from its start to its finish, one row per
+    (job, layer)."""
+    c = res.table("collectives")
+    keys = list(dict.fromkeys(zip(c["job"].astype(str), c["layer"])))
+    row = {k: i for i, k in enumerate(keys)}
+    for r in c.itertuples():
+        y = row[(str(r.job), r.layer)]
+        ax.barh(y, (r.finish_ps - r.start_ps) / 1e9, left=r.start_ps / 1e9, height=0.6, color=f"C{keys.index((str(r.job), r.layer)) % 10}")
+    ax.set_yticks(range(len(keys)), [f"{j} layer {k}" for j, k in keys], fontsize=8)
+    ax.set_xlabel("time (ms)")
+    ax.grid(alpha=0.3, axis="x")
+
+
+def render_jobs(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] = None) -> Path:
+    """Iteration times per job, one column per run, axes shared."""
+    runs = [_load(d) for d in run_dirs]
+    if not any(_jobs_table(r) is not None and len(_jobs_table(r)) for r in runs):
+        raise NoData("nothing to plot: no job finished an iteration in " + ", ".join(str(d) for d in run_dirs))
+    plt = pyplot()
+    n = len(runs)
+    fig, axes = plt.subplots(1, n, figsize=(4.5 * n + 1, 3.6), squeeze=False, sharey=True, layout="constrained")
+    for col, res in enumerate(runs):
+        ax = axes[0][col]
+        ax.set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))
+        if _jobs_table(res) is not None and len(_jobs_table(res)):
+            jobs_panel(ax, res)
     return _save(fig, out)

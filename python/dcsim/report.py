@@ -244,6 +244,25 @@ def _fct(res: Any) -> Plot:
     return p
 
 
+def _jobs(res: Any) -> List[Plot]:
+    p = Plot("jobs", "Iteration time per training job")
+    q = Plot("collectives", "Collectives over time, one row per (job, layer)")
+    if not len(res.table("jobs")):
+        p.why = "no job finished an iteration in this run"
+    else:
+        fig, ax = _figure(3.4)
+        plot.jobs_panel(ax, res)
+        p.png = _png(fig)
+    if not len(res.table("collectives")):
+        q.why = "no collective finished in this run"
+    else:
+        keys = res.table("collectives")[["job", "layer"]].drop_duplicates()
+        fig, ax = _figure(max(1.6, 0.9 + 0.3 * len(keys)))
+        plot.collectives_panel(ax, res)
+        q.png = _png(fig)
+    return [p, q]
+
+
 def _bars(labels: Sequence[str], series: Dict[str, np.ndarray], xlabel: str) -> bytes:
     """Grouped horizontal bars, one group per label, one bar per series."""
     fig, ax = _figure(max(1.6, 0.9 + 0.22 * len(labels) * len(series)))
@@ -423,7 +442,20 @@ def run_sections(res: Any) -> List[Section]:
     )
     if ev_cut:
         pfc.notes.append(f"{ev_cut} PFC events were not logged (stats.max_rows): later pauses are missing.")
-    return [
+    jobs = []
+    if "jobs" in res.names:
+        jobs = [
+            Section(
+                "Training jobs",
+                "jobs",
+                plots=_jobs(res),
+                notes=[
+                    "Each job's iteration times (dotted: the same iteration alone on an ideal fabric, "
+                    "summary.jobs), and each collective from its first rank's start to its last rank's end."
+                ],
+            )
+        ]
+    return jobs + [
         Section(
             "Summary",
             "summary",

@@ -105,7 +105,10 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups
     finished flows, slowdown p50 and p99). ``groups`` chooses and pools the groups as
     ``analysis.fct_by_group`` does (``"all"``: one pool, suffix ``_all``).
     ``small_flow_slowdown_p99`` is the p99 slowdown of the finished flows of at most
-    ``SMALL_FLOW_BYTES``, every group pooled (left out without any)."""
+    ``SMALL_FLOW_BYTES``, every group pooled (left out without any).
+    A run with training jobs adds per job (suffix ``_<job>``) ``iterations_done``,
+    ``iteration_mean_ps``, ``iteration_p99_ps`` and ``job_slowdown_mean``
+    (``summary.jobs``)."""
     from . import analysis
 
     c = res.summary["counters"]
@@ -157,6 +160,13 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups
         for p in BIN_PERCENTILES:
             col = f"slowdown_p{p:g}"
             row[col + k] = getattr(b, col)
+    # Training jobs (summary.jobs): iteration times and slowdown per job.
+    for j in res.summary.get("jobs") or []:
+        k = f"_{j['job']}"
+        row["iterations_done" + k] = j["iterations_done"]
+        row["iteration_mean_ps" + k] = j["iteration_mean_ps"]
+        row["iteration_p99_ps" + k] = j["iteration_p99_ps"]
+        row["job_slowdown_mean" + k] = j["slowdown_mean"]
     if per_flow:
         f = res.flows
         for r in f.itertuples(index=False):

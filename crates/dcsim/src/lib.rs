@@ -7,6 +7,7 @@
 //! loop); `results` (columnar output).
 
 pub mod alloc;
+pub mod collectives;
 pub mod error;
 pub mod event;
 pub mod ids;

@@ -37,6 +37,9 @@ pub struct Plan {
     pub max_events: u64,
     /// Storage I/O workloads (`[[traffic]] type = "storage"`), each over its own flows.
     pub storage: Vec<StoragePlan>,
+    /// Training jobs and collectives (`[[traffic]] type = "job"` / `"collective"`), each
+    /// over its own flows (`collectives/`).
+    pub jobs: Vec<crate::collectives::JobPlan>,
     /// Threads of the run (`simulation.threads`): above 1, the fabric is partitioned and
     /// run by the parallel engine, with the same results.
     pub threads: u32,
@@ -482,6 +485,7 @@ impl Plan {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             max_events: DEFAULT_MAX_EVENTS,
             storage: Vec::new(),
+            jobs: Vec::new(),
             threads: 1,
             group_names: Vec::new(),
         }

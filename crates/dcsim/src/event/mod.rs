@@ -68,6 +68,8 @@ pub enum Event {
     IbTick,
     /// A flow's software rate limiter (perftest's) may post its next burst.
     SwBurst(FlowId),
+    /// A job's rank k ends its compute (or its job starts): it takes its next step.
+    Rank(u32),
 }
 
 impl Event {
@@ -97,6 +99,7 @@ impl Event {
             Event::RxRate(k) => (17, k as u64, 0),
             Event::IbTick => (18, 0, 0),
             Event::SwBurst(f) => (19, f.0 as u64, 0),
+            Event::Rank(k) => (20, k as u64, 0),
         };
         // Cheap and injective enough for ordering: variant, then the fields.
         (v << 56) ^ (a << 24) ^ b.rotate_left(40)
@@ -505,6 +508,7 @@ mod tests {
             storm_port: Vec::new(),
             rx_nic_port: Vec::new(),
             rx_change_port: Vec::new(),
+            rank_node: Vec::new(),
         })
     }
 

@@ -21,6 +21,8 @@ pub struct Owners {
     storm: Vec<u32>,
     rx_nic: Vec<u32>,
     rx_change: Vec<u32>,
+    /// Per rank of a job: its host.
+    rank: Vec<u32>,
 }
 
 /// The ports and flows of a world, as `Owners::new` reads them.
@@ -37,6 +39,8 @@ pub struct OwnerTables {
     pub storm_port: Vec<u32>,
     pub rx_nic_port: Vec<u32>,
     pub rx_change_port: Vec<u32>,
+    /// The host of each job rank.
+    pub rank_node: Vec<u32>,
 }
 
 impl Owners {
@@ -48,6 +52,7 @@ impl Owners {
             storm: node(t.storm_port),
             rx_nic: node(t.rx_nic_port),
             rx_change: node(t.rx_change_port),
+            rank: t.rank_node,
             src: t.flow_src,
             dst: t.flow_dst,
             port: t.port_node,
@@ -76,6 +81,7 @@ impl Owners {
             Event::PauseStorm(k) => self.storm[k as usize],
             Event::RxDone(k) => self.rx_nic[k as usize],
             Event::RxRate(k) => self.rx_change[k as usize],
+            Event::Rank(k) => self.rank[k as usize],
             Event::FecnTick | Event::Link(_) | Event::IbTick => unreachable!("{ev:?} belongs to no node"),
         }
     }

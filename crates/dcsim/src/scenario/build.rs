@@ -104,7 +104,7 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
         Some(c) => c.build("host.cc", &ctx)?,
         None => CcPlan::None(()),
     }];
-    (plan.flows, plan.storage) = build_traffic(&s.traffic, &s.traffic_common, &plan, files)?;
+    (plan.flows, plan.storage, plan.jobs) = build_traffic(&s.traffic, &s.traffic_common, &plan, files)?;
     plan.group_names = group_names(&s.traffic, &s.traffic_common)?;
     // Each `[[traffic]]` entry with its own `cc` appends it to `ccs`; its flows use it.
     for (gi, e) in s.traffic_common.iter().enumerate() {
@@ -893,6 +893,8 @@ fn traffic_type(e: &TrafficSpec) -> &'static str {
         TrafficSpec::IbWriteLat(_) => "ib_write_lat",
         TrafficSpec::IbWriteBw(_) => "ib_write_bw",
         TrafficSpec::Storage(_) => "storage",
+        TrafficSpec::Job(_) => "job",
+        TrafficSpec::Collective(_) => "collective",
     }
 }
 
@@ -935,10 +937,13 @@ pub fn build_traffic(
     common: &[TrafficCommon],
     plan: &Plan,
     files: &FileScope,
-) -> Result<(Vec<FlowPlan>, Vec<StoragePlan>)> {
+) -> Result<(Vec<FlowPlan>, Vec<StoragePlan>, Vec<crate::collectives::JobPlan>)> {
     let idx = HostIndex::new(&plan.nodes);
     let mut flows = Vec::new();
     let mut storage = Vec::new();
+    let mut jobs = Vec::new();
+    // Hosts that are ranks of an earlier job (placement skips them).
+    let mut used = vec![false; plan.nodes.len()];
     let base = limits::plan_footprint(plan);
     // Before a generator makes `more` flows: the plan with them against the limit.
     // Then room for them (`reserve`, the expected count) is taken, and a failure is an
@@ -1053,6 +1058,30 @@ pub fn build_traffic(
                 let clients = s.clients.as_ref().map_or(s.client_count.unwrap_or(0) as u64, |c| c.len() as u64);
                 room(&mut flows, 2 * clients * per_client as u64, 2 * clients * per_client as u64, &format!("{p}.concurrency"))?;
                 storage.push(super::storage::build(s, c, plan, &idx, &p, g, &mut flows)?);
+            }
+            TrafficSpec::Job(_) | TrafficSpec::Collective(_) => {
+                let spec = match e {
+                    TrafficSpec::Collective(s) => s.job(),
+                    TrafficSpec::Job(s) => s.clone(),
+                    _ => unreachable!(),
+                };
+                if c.transport.is_some_and(|t| t != TransportSpec::Roce) {
+                    return Err(Error::scenario(format!("{p}.transport"), "collectives run on RoCE queue pairs: use \"roce\""));
+                }
+                let layers_at = matches!(e, TrafficSpec::Job(_)).then(|| format!("{p}.layers"));
+                let entry = crate::collectives::build::Entry {
+                    path: &p,
+                    layers_at: layers_at.as_deref(),
+                    group: g,
+                    name: c.name.as_deref().map_or_else(|| format!("{}_{gi}", traffic_type(e)), |n| n.trim().to_string()),
+                    priority: priority(c.priority, 3, &format!("{p}.priority"))?,
+                    start: match &c.start {
+                        Some(t) => t.time(&format!("{p}.start"))?,
+                        None => SimTime::ZERO,
+                    },
+                    files,
+                };
+                jobs.push(crate::collectives::build::build(&spec, &entry, plan, &mut used, &mut flows)?);
             }
             TrafficSpec::Permutation(s) => {
                 let prio = priority(c.priority, 3, &format!("{p}.priority"))?;
@@ -1184,5 +1213,5 @@ pub fn build_traffic(
             }
         }
     }
-    Ok((flows, storage))
+    Ok((flows, storage, jobs))
 }

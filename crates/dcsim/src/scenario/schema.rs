@@ -579,6 +579,8 @@ pub enum TrafficSpec {
     IbWriteLat(IbWriteLatSpec),
     IbWriteBw(IbWriteBwSpec),
     Storage(StorageSpec),
+    Job(crate::collectives::schema::JobSpec),
+    Collective(crate::collectives::schema::CollectiveSpec),
 }
 
 /// The keys a `[[traffic]]` entry of any type may have (`TRAFFIC_COMMON_KEYS`), each
@@ -619,12 +621,13 @@ pub fn common_keys_of(ty: &str) -> &'static [&'static str] {
         "csv" => &["name", "priority", "cc", "period", "count", "until"],
         "ib_write_lat" | "ib_write_bw" => &["name", "priority", "start", "cc", "period", "count", "until"],
         "cdf" | "storage" => &["name", "priority", "start", "cc"],
+        "job" | "collective" => &["name", "priority", "start", "cc", "transport"],
         _ => &["name", "priority"],
     }
 }
 
 pub const TRAFFIC_TYPES: &[&str] =
-    &["flows", "incast", "permutation", "all_to_all", "csv", "cdf", "ib_write_lat", "ib_write_bw", "storage"];
+    &["flows", "incast", "permutation", "all_to_all", "csv", "cdf", "ib_write_lat", "ib_write_bw", "storage", "job", "collective"];
 
 /// Closed-loop storage I/O (seed 004's workloads, docs/scenarios.md): clients keep
 /// `concurrency` reads and writes outstanding against the servers.
@@ -895,6 +898,8 @@ fn check_traffic(ty: &str, v: toml::Value, p: &str) -> Option<(String, String)> 
         "ib_write_lat" => de_at::<IbWriteLatSpec>(v, p).err(),
         "ib_write_bw" => de_at::<IbWriteBwSpec>(v, p).err(),
         "storage" => de_at::<StorageSpec>(v, p).err(),
+        "job" => de_at::<crate::collectives::schema::JobSpec>(v, p).err(),
+        "collective" => de_at::<crate::collectives::schema::CollectiveSpec>(v, p).err(),
         _ => None,
     }
 }

@@ -209,6 +209,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             lossy: !pfc.is_lossless(fp.priority),
             tcp,
             io: super::NO_IO,
+            coll: super::NO_COLL,
         });
         senders.push(Sender {
             state: QpState::Idle,
@@ -320,6 +321,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         enqueue_hooks: false,
         dequeue_hooks: false,
         storage: None,
+        jobs: None,
         io_next: SimTime::MAX,
         sw,
         par: None,
@@ -361,6 +363,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         sim.storage = Some(Box::new(st));
         sim.storage_start();
     }
+    sim.jobs_init(plan)?;
     sim.owners = owners(&sim);
     // Rounds node by node need every event to be one node's and every link to take time.
     sim.round_len = sim.fx.ports.iter().map(|p| p.delay).min().filter(|l| l.0 > 0 && plan.not_node_local().is_none());
@@ -382,6 +385,7 @@ fn owners(sim: &Simulation) -> crate::event::owners::Owners {
         storm_port: sim.models.pause_storms.storms.iter().map(|s| port(s.port)).collect(),
         rx_nic_port: sim.models.rx.nics.iter().map(|n| port(n.port)).collect(),
         rx_change_port: sim.models.rx.changes.iter().map(|c| port(sim.models.rx.nics[c.0 as usize].port)).collect(),
+        rank_node: sim.jobs.as_ref().map_or(Vec::new(), |j| j.rank_hosts()),
     })
 }
 

@@ -36,6 +36,9 @@ pub(crate) struct FlowHeader {
     /// Storage: the I/O slot the queue pair belongs to (`NO_IO`: none). Its messages'
     /// size (`size`, `npkts`, `last_payload`) changes per I/O (`sim/storage.rs`).
     pub io: u32,
+    /// A job's queue pair (`collectives/world.rs`; `NO_COLL`: none): its chunks are
+    /// posted as their dependencies are met, and their arrivals are counted.
+    pub coll: u32,
 }
 
 /// `FlowHeader::tcp` of a flow that is not TCP.

@@ -6,7 +6,7 @@
 //! writes only `senders`, the receiving side only `receivers`; both count in `flow_stats`.
 
 use super::flow::OOO_WINDOW;
-use super::{QpState, Simulation, NO_IO, NO_SW, NO_TCP};
+use super::{QpState, Simulation, NO_COLL, NO_IO, NO_SW, NO_TCP};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::Ack;
@@ -329,6 +329,9 @@ impl Simulation {
         if io_done {
             self.io_delivered(f);
         }
+        if in_order && self.flows[f.idx()].coll != NO_COLL {
+            self.coll_received(f);
+        }
     }
 
     /// Selective repeat: after `rcv_next` advanced, delivers the held packets that now
@@ -411,6 +414,9 @@ impl Simulation {
             return self.sw_acked(f);
         }
         if s.snd_una >= s.msg_limit && !s.done {
+            if self.flows[f.idx()].coll != NO_COLL && s.msg_limit < self.flows[f.idx()].npkts {
+                return; // a job's queue pair: more chunks will be posted (collectives/)
+            }
             if self.flows[f.idx()].io != NO_IO {
                 // Storage: the next leg is posted by the I/O's progress, not here.
                 return self.io_acked(f);

@@ -21,6 +21,7 @@ mod tcp;
 
 use std::collections::VecDeque;
 
+pub(crate) use crate::collectives::world::NO_COLL;
 pub(crate) use flow::{FlowHeader, FlowStats, QpState, Receiver, Sender, NO_TCP};
 pub use storage::IoKpi;
 pub(crate) use storage::NO_IO;
@@ -133,6 +134,8 @@ pub struct Simulation {
     /// (`SimTime::MAX`: none).
     pub(crate) storage: Option<Box<storage::Storage>>,
     pub(crate) io_next: SimTime,
+    /// Training jobs and collectives (`collectives/world.rs`), if the run has any.
+    pub(crate) jobs: Option<Box<crate::collectives::world::Jobs>>,
     /// perftest's software rate limiters (`sim/sw_limiter.rs`), one per flow that has one.
     pub(crate) sw: Vec<sw_limiter::SwLimiter>,
 
@@ -309,6 +312,7 @@ impl Simulation {
             Event::RxRate(k) => self.models.rx.on_rate(&mut self.fx, k),
             Event::IbTick => self.on_ib_tick(),
             Event::SwBurst(f) => self.sw_post(f),
+            Event::Rank(k) => self.on_rank(k),
         }
     }
 

@@ -490,6 +490,13 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         tables.push(("io".to_string(), t.clone()));
     }
 
+    // collectives and jobs: only in runs with jobs (other runs' tables are unchanged).
+    let jobs = s.job_outputs();
+    if let Some((c, j, _)) = &jobs {
+        tables.push(("collectives".to_string(), c.clone()));
+        tables.push(("jobs".to_string(), j.clone()));
+    }
+
     // summary
     let mut drops = serde_json::Map::new();
     let mut drops_total = 0;
@@ -570,6 +577,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     }
     if let Some((_, st)) = storage {
         summary["storage"] = st;
+    }
+    if let Some((_, _, j)) = jobs {
+        summary["jobs"] = j;
     }
     if !s.stats_cfg.trace_flows.is_empty() {
         summary["outputs"]["cc_trace_rows_not_kept"] = json!(s.cc_trace.dropped());

@@ -62,6 +62,9 @@ impl Simulation {
                 }
             }
             self.class_dropped += o.class_dropped;
+            if let (Some(a), Some(b)) = (self.jobs.as_deref_mut(), o.jobs.as_deref()) {
+                a.absorb(b, |h| part[h as usize] == me);
+            }
             self.hops += o.hops;
             // Raw: its ports, moved here above, are in this world's `quiet_ahead`.
             self.fx.q.add_processed(o.fx.q.processed());

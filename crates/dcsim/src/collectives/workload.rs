@@ -1,0 +1,146 @@
+//! Import of ASTRA-sim 1.0 / SimAI workload text files (the format SimAI's AICB writes
+//! and ASTRA-sim 1.0 reads; docs/models/collectives.md gives the mapping).
+//!
+//! ```text
+//! DATA                                  (or HYBRID_*, with `model_parallel_NPU_group: 1`)
+//! 2                                     layers
+//! name dep fwd_t fwd_type fwd_size ig_t ig_type ig_size wg_t wg_type wg_size wg_update
+//! ```
+//!
+//! Times are in `time_unit` (ASTRA-sim counts cycles; SimAI nanoseconds), sizes in
+//! bytes. One iteration is the data-parallel training loop: the forward pass (layer 0
+//! first: its compute, then its forward collective, waited for), then the backward pass
+//! (the last layer first: input-gradient compute and collective, waited for; weight-
+//! gradient compute, then its collective, issued without waiting). The iteration ends
+//! when every collective is done, which is when ASTRA-sim's next forward pass may start
+//! its first layer (the weight-gradient collectives run in order, layer 0's last).
+
+use super::build::DEFAULT_CHUNK;
+use super::plan::{CollKind, CollPlan, Op};
+use crate::error::{Error, Result};
+use crate::units::SimTime;
+
+/// The iteration of a workload file for `ranks` ranks: its ops and collectives.
+/// Errors are `origin: line N: reason`, never quoting the file.
+pub fn parse(text: &str, ranks: usize, unit_ps: u64, origin: &str) -> Result<(Vec<Op>, Vec<CollPlan>)> {
+    let err = |ln: usize, m: String| Error::scenario(origin, format!("line {ln}: {m}"));
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty());
+    let (hl, header) = lines.next().ok_or_else(|| Error::scenario(origin, "empty workload file"))?;
+    let mut head = header.split_whitespace();
+    let policy = head.next().unwrap_or("");
+    let mut mp = 1u64;
+    let rest: Vec<&str> = head.collect();
+    for kv in rest.chunks(2) {
+        let key = kv[0].trim_end_matches(':');
+        let val = kv.get(1).and_then(|v| v.parse::<u64>().ok()).ok_or_else(|| err(hl, format!("'{key}:' needs an integer value")))?;
+        match key {
+            "model_parallel_NPU_group" => mp = val,
+            "all_gpus" if val as usize != ranks => {
+                return Err(err(hl, format!("all_gpus: {val}, but the job has {ranks} ranks")));
+            }
+            "ep" | "pp" if val != 1 => {
+                return Err(err(hl, format!("{key}: {val}: expert and pipeline groups are not imported (only 1)")));
+            }
+            "all_gpus" | "ep" | "pp" | "vpp" | "ga" | "checkpoints" | "checkpoint_initiates" => {}
+            _ => return Err(err(hl, format!("unknown header key '{key}:'"))),
+        }
+    }
+    let hybrid = policy.starts_with("HYBRID_") || policy == "MODEL";
+    if !(policy == "DATA" || hybrid) {
+        return Err(err(hl, "the first word must be the parallelism: DATA, HYBRID_... or MODEL".into()));
+    }
+    if hybrid && mp != 1 {
+        return Err(err(
+            hl,
+            format!("model_parallel_NPU_group: {mp}: model-parallel groups inside a server are not imported (one rank per host); use 1"),
+        ));
+    }
+    let (cl, count) = lines.next().ok_or_else(|| Error::scenario(origin, "no layer count (second line)"))?;
+    let count: usize = count.parse().map_err(|_| err(cl, "the second line is the number of layers".into()))?;
+    let (mut ops, mut colls) = (Vec::new(), Vec::new());
+    let mut layers = Vec::new();
+    for (ln, l) in lines {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        if f.len() != 12 {
+            return Err(err(ln, format!("{} fields; a layer has 12 (name, dependency, then compute, type, size for forward, input and weight gradient, and the update time)", f.len())));
+        }
+        let int = |i: usize, what: &str| f[i].parse::<u64>().map_err(|_| err(ln, format!("{what}: not a non-negative integer")));
+        let kind = |i: usize| match f[i] {
+            "NONE" => Ok(None),
+            "ALLREDUCE" => Ok(Some(CollKind::AllReduceRing)),
+            "ALLGATHER" => Ok(Some(CollKind::AllGather)),
+            "REDUCESCATTER" => Ok(Some(CollKind::ReduceScatter)),
+            "ALLTOALL" => Ok(Some(CollKind::AllToAll)),
+            _ => Err(err(ln, format!("field {}: not NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER or ALLTOALL", i + 1))),
+        };
+        let t = |i: usize, what: &str| int(i, what).map(|v| SimTime(v.saturating_mul(unit_ps)));
+        let phase = |ti: usize, ki: usize, si: usize, what: &str| -> Result<(SimTime, Option<(CollKind, u64)>)> {
+            let time = t(ti, &format!("{what} compute time"))?;
+            let size = int(si, &format!("{what} communication size"))?;
+            // The forward and input-gradient collectives of a hybrid policy are over the
+            // model-parallel group, of one rank here: nothing to send.
+            let model_group = hybrid && what != "weight gradient";
+            Ok((time, kind(ki)?.filter(|_| size > 0 && !model_group).map(|k| (k, size))))
+        };
+        layers.push((phase(2, 3, 4, "forward")?, phase(5, 6, 7, "input gradient")?, phase(8, 9, 10, "weight gradient")?));
+        int(11, "update time")?;
+    }
+    if layers.len() != count {
+        return Err(Error::scenario(origin, format!("the second line says {count} layers, the file has {}", layers.len())));
+    }
+    if layers.is_empty() {
+        return Err(Error::scenario(origin, "no layers"));
+    }
+    let mut coll = |ops: &mut Vec<Op>, c: Option<(CollKind, u64)>, wait: bool| {
+        if let Some((kind, bytes)) = c {
+            ops.push(if wait { Op::Coll(colls.len() as u16) } else { Op::Issue(colls.len() as u16) });
+            colls.push(CollPlan { kind, bytes, channels: 1, chunk: DEFAULT_CHUNK, root: 0 });
+        }
+    };
+    for &((t, c), _, _) in &layers {
+        ops.push(Op::Compute(t));
+        coll(&mut ops, c, true);
+    }
+    for &(_, (ti, ci), (tw, cw)) in layers.iter().rev() {
+        ops.push(Op::Compute(ti));
+        coll(&mut ops, ci, true);
+        ops.push(Op::Compute(tw));
+        coll(&mut ops, cw, false);
+    }
+    if colls.len() > u16::MAX as usize {
+        return Err(Error::scenario(origin, format!("at most {} collectives per iteration", u16::MAX)));
+    }
+    Ok((ops, colls))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_parallel_loop() {
+        let text = "DATA\n2\nl0 -1 10 NONE 0 20 NONE 0 30 ALLREDUCE 4096 1\nl1 -1 11 NONE 0 21 NONE 0 31 ALLREDUCE 8192 1\n";
+        let (ops, colls) = parse(text, 4, 1000, "w").unwrap();
+        let ns = |v: u64| Op::Compute(SimTime::ns(v));
+        assert_eq!(ops, vec![ns(10), ns(11), ns(21), ns(31), Op::Issue(0), ns(20), ns(30), Op::Issue(1)]);
+        assert_eq!((colls[0].bytes, colls[1].bytes), (8192, 4096));
+    }
+
+    #[test]
+    fn simai_header_and_errors() {
+        let h = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 ep: 1 pp: 1 vpp: 8 ga: 1 all_gpus: 4 checkpoints: 0 checkpoint_initiates: 0\n1\n";
+        let (ops, colls) = parse(&format!("{h}emb -1 5 ALLREDUCE 64 5 NONE 0 5 ALLREDUCE 128 1\n"), 4, 1000, "w").unwrap();
+        assert_eq!(colls.len(), 1, "the forward all-reduce is over a model-parallel group of one");
+        assert_eq!(ops.len(), 4);
+        let e = parse(&h.replace("all_gpus: 4", "all_gpus: 8"), 4, 1000, "w").unwrap_err().to_string();
+        assert!(e.contains("w: line 1: all_gpus: 8, but the job has 4 ranks"), "{e}");
+        let e = parse(&h.replace("model_parallel_NPU_group: 1", "model_parallel_NPU_group: 8"), 4, 1, "w").unwrap_err().to_string();
+        assert!(e.contains("model_parallel_NPU_group: 8"), "{e}");
+        let e = parse("DATA\n1\nl0 -1 10 NONE 0 20 NONE 0 30 BCAST 4096 1\n", 4, 1, "w").unwrap_err().to_string();
+        assert!(e.contains("w: line 3: field 10: not NONE"), "{e}");
+        let e = parse("DATA\n2\nl0 -1 10 NONE 0 20 NONE 0 30 NONE 0 1\n", 4, 1, "w").unwrap_err().to_string();
+        assert!(e.contains("says 2 layers, the file has 1"), "{e}");
+        let e = parse("DATA bogus: 3\n1\n", 4, 1, "w").unwrap_err().to_string();
+        assert!(e.contains("unknown header key 'bogus:'"), "{e}");
+    }
+}

@@ -1,0 +1,505 @@
+//! Collectives against their analytic times (docs/models/collectives.md).
+//!
+//! The fabric is a star (one switch, one link per host): every ring edge has its own
+//! links, nothing contends. B is the payload rate as the engine frames data: a full
+//! packet of MTU payload takes MTU + header (62 B) + preamble/IFG (20 B) on the wire, and
+//! each host link also carries the ACKs of the flows arriving there (66 B + 20 B every
+//! `ack_every` = 1 packet), control frames served first. So
+//! B = R x MTU / (MTU + 62 + 20 + (66 + 20) / ack_every).
+//! A step's latency L (the last packet of a chunk leaving its sender to its arrival at
+//! the next rank) is one store-and-forward switch hop: 2 x delay + one frame's
+//! serialization at the switch.
+
+use std::path::Path;
+
+use dcsim::results::Column;
+
+const MTU: f64 = 1024.0;
+const RATE: f64 = 100e9;
+const DELAY_PS: f64 = 1e6;
+
+fn payload_bps() -> f64 {
+    RATE * MTU / (MTU + 62.0 + 20.0 + 86.0)
+}
+
+fn step_latency_ps() -> f64 {
+    2.0 * DELAY_PS + (MTU + 62.0 + 20.0) * 8.0 / RATE * 1e12
+}
+
+fn star(hosts: u32, traffic: &str, extra: &str) -> String {
+    format!(
+        r#"
+name = "collective_test"
+[simulation]
+duration = "50ms"
+seed = 3
+{extra}
+[host]
+mtu = "1024B"
+[topology]
+type = "star"
+hosts = {hosts}
+rate = "100Gbps"
+delay = "1us"
+[switch.pfc]
+mode = "pfc"
+lossless = [3]
+[stats]
+sample_interval = "off"
+{traffic}
+"#
+    )
+}
+
+fn run(text: &str) -> dcsim::Results {
+    let plan = dcsim::scenario::load_str(text, Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let r = dcsim::sim::run(&plan).unwrap();
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
+    r
+}
+
+fn u64s<'a>(r: &'a dcsim::Results, t: &str, c: &str) -> &'a [u64] {
+    match r.table(t).unwrap_or_else(|| panic!("no {t}")).get(c) {
+        Some(Column::U64(v)) => v,
+        _ => panic!("{t}.{c}"),
+    }
+}
+
+fn f64s<'a>(r: &'a dcsim::Results, t: &str, c: &str) -> &'a [f64] {
+    match r.table(t).unwrap().get(c) {
+        Some(Column::F64(v)) => v,
+        _ => panic!("{t}.{c}"),
+    }
+}
+
+fn collective(kind: &str, n: u32, bytes: u64, chunk: u64, channels: u32) -> (f64, dcsim::Results) {
+    let t = format!(
+        "[[traffic]]\ntype = \"collective\"\nkind = \"{kind}\"\nrank_count = {n}\nsize = \"{bytes}B\"\nchunk = \"{chunk}B\"\nchannels = {channels}\npriority = 3\n"
+    );
+    let r = run(&star(n, &t, ""));
+    let d = u64s(&r, "collectives", "duration_ps");
+    assert_eq!(d.len(), 1, "the collective finished");
+    (d[0] as f64, r)
+}
+
+fn within(got: f64, want: f64, tol: f64, what: &str) {
+    let e = (got - want).abs() / want;
+    eprintln!("{what}: simulated {got:.0} ps, analytic {want:.0} ps, error {:.3} %", 100.0 * e);
+    assert!(e < tol, "{what}: simulated {got} ps vs analytic {want} ps ({:.2} % off)", 100.0 * e);
+}
+
+/// One chunk per step (chunk = S / n) on one channel: each step waits for the previous
+/// one to arrive, so T = 2(n-1)/n S/B + 2(n-1) L. The simulated time is a little
+/// shorter: the ACKs of a step's last packets cross the link while it waits for the next
+/// step, so they take less of its time than B counts (1 % for 128-packet steps).
+#[test]
+fn ring_all_reduce_unchunked_takes_the_ring_time() {
+    for &(n, mib, channels) in &[(2u32, 1u64, 1u32), (4, 4, 1), (8, 8, 1), (16, 16, 1), (16, 2, 1)] {
+        let s = mib << 20;
+        let chunk = s / (n as u64 * channels as u64);
+        let (got, _) = collective("all_reduce", n, s, chunk, channels);
+        let nf = n as f64;
+        let want = 2.0 * (nf - 1.0) / nf * s as f64 * 8.0 / payload_bps() * 1e12 + 2.0 * (nf - 1.0) * step_latency_ps();
+        within(got, want, 0.02, &format!("ring all-reduce n={n} S={mib}MiB c={channels} unchunked"));
+    }
+}
+
+/// Several chunks per step: a rank forwards a chunk as soon as it has it, so the step
+/// latencies overlap with the next chunks and only the last one shows:
+/// T = 2(n-1)/n S/B + L (when a step's other chunks take longer than L to send).
+#[test]
+fn ring_all_reduce_chunked_hides_the_step_latency() {
+    for &(n, mib, chunk_kib, channels) in &[(4u32, 8u64, 64u64, 1u32), (8, 16, 128, 2), (8, 32, 512, 1), (16, 32, 64, 4)] {
+        let s = mib << 20;
+        let (got, r) = collective("all_reduce", n, s, chunk_kib << 10, channels);
+        let nf = n as f64;
+        let want = 2.0 * (nf - 1.0) / nf * s as f64 * 8.0 / payload_bps() * 1e12 + step_latency_ps();
+        within(got, want, 0.02, &format!("ring all-reduce n={n} S={mib}MiB chunk={chunk_kib}KiB c={channels}"));
+        // nccl-tests' bus bandwidth is the payload rate for large S.
+        let bus = f64s(&r, "collectives", "busbw_bps")[0];
+        within(bus, payload_bps(), 0.02, &format!("busbw n={n} S={mib}MiB"));
+    }
+}
+
+/// All-gather and reduce-scatter: n - 1 ring steps, (n-1)/n S/B + L when chunked.
+#[test]
+fn all_gather_and_reduce_scatter() {
+    for kind in ["all_gather", "reduce_scatter"] {
+        let (n, s) = (8u32, 16u64 << 20);
+        let (got, _) = collective(kind, n, s, 64 << 10, 1);
+        let want = (n as f64 - 1.0) / n as f64 * s as f64 * 8.0 / payload_bps() * 1e12 + step_latency_ps();
+        within(got, want, 0.02, kind);
+    }
+}
+
+/// Broadcast down a chain of n ranks, chunked: S/B + (n - 1) (L + one chunk's time
+/// pipelined through each rank). With chunk c and n-1 hops: S/B + (n-2) c/B + (n-1) L.
+#[test]
+fn broadcast_chain_pipelines_chunks() {
+    let (n, s, c) = (8u32, 8u64 << 20, 64u64 << 10);
+    let (got, _) = collective("broadcast", n, s, c, 1);
+    let want = (s as f64 + (n as f64 - 2.0) * c as f64) * 8.0 / payload_bps() * 1e12 + (n as f64 - 1.0) * step_latency_ps();
+    within(got, want, 0.02, "broadcast chain");
+}
+
+/// Several channels of one chunk per step: while one channel waits for its step, the
+/// others send, so the channels drift apart and fill each other's gaps. The time lies
+/// between the latency-hidden bound and the one-channel formula, and below the latter.
+#[test]
+fn ring_channels_fill_each_others_gaps() {
+    let (n, s) = (16u32, 16u64 << 20);
+    let nf = n as f64;
+    let wire = 2.0 * (nf - 1.0) / nf * s as f64 * 8.0 / payload_bps() * 1e12;
+    let (one, _) = collective("all_reduce", n, s, s / 16, 1);
+    let (four, _) = collective("all_reduce", n, s, s / 64, 4);
+    eprintln!("one channel {one} ps, four channels {four} ps, wire time {wire} ps");
+    assert!(four < one * 0.99, "four channels hide part of the step latency");
+    assert!(four > wire, "no collective beats the wire");
+}
+
+fn fat_tree(k: u32, traffic: &str, threads: u32) -> String {
+    format!(
+        r#"
+name = "collective_fat_tree"
+[simulation]
+duration = "20ms"
+seed = 5
+threads = {threads}
+[host]
+mtu = "1024B"
+[topology]
+type = "fat_tree"
+k = {k}
+host_rate = "100Gbps"
+fabric_rate = "100Gbps"
+delay = "1us"
+[switch.pfc]
+mode = "pfc"
+lossless = [3]
+[stats]
+sample_interval = "off"
+{traffic}
+"#
+    )
+}
+
+/// All-to-all: each rank sends (n-1)/n S, so no schedule beats (n-1)/n S/B; on a
+/// full-bisection fat tree nothing but ECMP collisions of whole flows stands in the way.
+/// Within one switch (the star) it is the bound plus one latency; on the k = 4 fat tree
+/// (16 ranks, 3 racks of 4 away) per-flow ECMP puts unequal numbers of flows on the
+/// uplinks, which costs a bounded share.
+#[test]
+fn all_to_all_against_its_bound() {
+    let (n, s) = (8u32, 8u64 << 20);
+    let bound = (n as f64 - 1.0) / n as f64 * s as f64 * 8.0 / payload_bps() * 1e12;
+    let (got, _) = collective("all_to_all", n, s, 64 << 10, 1);
+    within(got, bound + step_latency_ps(), 0.02, "all-to-all on one switch");
+    let t =
+        "[[traffic]]\ntype = \"collective\"\nkind = \"all_to_all\"\nrank_count = 16\nsize = \"16MiB\"\nchunk = \"64KiB\"\npriority = 3\n";
+    let r = run(&fat_tree(4, t, 1));
+    let got = u64s(&r, "collectives", "duration_ps")[0] as f64;
+    let bound = 15.0 / 16.0 * (16u64 << 20) as f64 * 8.0 / payload_bps() * 1e12;
+    eprintln!("all-to-all on the k=4 fat tree: {got} ps, bound {bound} ps ({:.3})", got / bound);
+    assert!(got >= bound, "faster than the NICs allow");
+    assert!(got < 1.5 * bound, "more than 1.5 times the bound");
+}
+
+/// A job's iterations: compute, then an all-reduce it waits for. The iteration takes
+/// the compute plus the collective's time; `exposed` is the collective; `slowdown` is
+/// against compute + the ideal wire time.
+#[test]
+fn job_iterations_add_compute_and_communication() {
+    let t = r#"
+[[traffic]]
+type = "job"
+name = "dp"
+rank_count = 8
+iterations = 3
+compute = "100us"
+priority = 3
+[[traffic.layers]]
+kind = "all_reduce"
+size = "8MiB"
+chunk = "128KiB"
+"#;
+    let r = run(&star(8, t, ""));
+    let it = u64s(&r, "jobs", "iteration_ps");
+    assert_eq!(it.len(), 3);
+    let wire = 2.0 * 7.0 / 8.0 * (8u64 << 20) as f64 * 8.0 / payload_bps() * 1e12;
+    for &x in it {
+        within(x as f64, 100e6 + wire + step_latency_ps(), 0.02, "iteration");
+    }
+    let exposed = u64s(&r, "jobs", "exposed_ps");
+    assert!(exposed.iter().zip(it).all(|(e, i)| *e == i - 100_000_000));
+    let slow = f64s(&r, "jobs", "slowdown");
+    within(slow[0], (100e6 + wire + step_latency_ps()) / (100e6 + wire), 0.02, "slowdown");
+    assert_eq!(u64s(&r, "collectives", "iteration"), &[0, 1, 2]);
+    assert_eq!(r.summary["jobs"][0]["iterations_done"], 3);
+}
+
+/// With overlap, a layer's all-reduce runs beside the next layer's compute.
+#[test]
+fn overlap_hides_communication_behind_compute() {
+    let job = |overlap: bool| {
+        format!(
+            r#"
+[[traffic]]
+type = "job"
+rank_count = 4
+iterations = 2
+overlap = {overlap}
+priority = 3
+[[traffic.layers]]
+compute = "200us"
+kind = "all_reduce"
+size = "1MiB"
+chunk = "64KiB"
+[[traffic.layers]]
+compute = "200us"
+kind = "all_reduce"
+size = "1MiB"
+chunk = "64KiB"
+"#
+        )
+    };
+    let a = run(&star(4, &job(false), ""));
+    let b = run(&star(4, &job(true), ""));
+    let (ta, tb) = (u64s(&a, "jobs", "iteration_ps")[1] as f64, u64s(&b, "jobs", "iteration_ps")[1] as f64);
+    let ar = |mib: u64| 1.5 * (mib << 20) as f64 * 8.0 / payload_bps() * 1e12 + step_latency_ps();
+    within(ta, 400e6 + 2.0 * ar(1), 0.02, "without overlap");
+    // The first layer's all-reduce (about 150 us) hides behind the second compute.
+    within(tb, 400e6 + ar(1), 0.02, "with overlap");
+}
+
+/// Two jobs and background flows on a fat tree split over threads: the same results,
+/// bit for bit, as one thread.
+#[test]
+fn partitioned_runs_are_identical() {
+    let t = r#"
+[[traffic]]
+type = "job"
+name = "dp"
+rank_count = 8
+placement = "spread"
+iterations = 2
+compute = "20us"
+priority = 3
+[[traffic.layers]]
+kind = "all_reduce"
+size = "2MiB"
+chunk = "64KiB"
+channels = 2
+[[traffic]]
+type = "job"
+name = "moe"
+rank_count = 8
+placement = "random"
+iterations = 2
+compute = "10us"
+priority = 3
+[[traffic.layers]]
+kind = "all_to_all"
+size = "1MiB"
+[[traffic.layers]]
+kind = "broadcast"
+size = "512KiB"
+chunk = "64KiB"
+root = 2
+"#;
+    let digest = |threads: u32| {
+        let plan = dcsim::scenario::load_str(&fat_tree(4, t, threads), Path::new("."), &[]).unwrap();
+        let mut sim = dcsim::Simulation::new(&plan).unwrap();
+        while sim.run_until(sim.end()) {}
+        let r = sim.finish();
+        assert!(r.checks_passed());
+        assert_eq!(r.table("jobs").unwrap().rows(), 4, "both jobs finish both iterations");
+        (format!("{:016x}", r.digest()), r.table("collectives").unwrap().rows())
+    };
+    let one = digest(1);
+    assert_eq!(one.1, 6);
+    assert_eq!(digest(2), one);
+    assert_eq!(digest(3), one);
+}
+
+fn error(text: &str) -> String {
+    dcsim::scenario::load_str(text, Path::new("."), &[]).unwrap_err().to_string()
+}
+
+#[test]
+fn bad_input_names_the_field() {
+    let job = |body: &str| star(16, &format!("[[traffic]]\ntype = \"collective\"\nkind = \"all_reduce\"\nsize = \"1MiB\"\n{body}\n"), "");
+    let e = error(&job("ranks = [0, 1, 2, 3, 4, 300]"));
+    assert!(e.contains("traffic[0].ranks[5]: host 300 does not exist (the fabric has 16 hosts)"), "{e}");
+    let e = error(&job("ranks = [3]"));
+    assert!(e.contains("traffic[0].ranks: a job needs at least 2 ranks (got 1)"), "{e}");
+    let e = error(&job("rank_count = 4\nchunk = \"2MiB\""));
+    assert!(e.contains("traffic[0].chunk: 2097152 B is larger than the message (1048576 B)"), "{e}");
+    let e = error(&job("rank_count = 4\nchunks = 3"));
+    assert!(e.contains("traffic[0]") && e.contains("chunks"), "{e}");
+    let e = error(&job("rank_count = 17"));
+    assert!(e.contains("traffic[0].rank_count: 17 ranks do not fit"), "{e}");
+    let e = error(&job("rank_count = 6\nalgorithm = \"halving_doubling\""));
+    assert!(e.contains("traffic[0].algorithm: halving_doubling needs a power of two"), "{e}");
+    let e = error(&job("rank_count = 4\ntransport = \"tcp\""));
+    assert!(e.contains("traffic[0].transport"), "{e}");
+    let e = error(&star(
+        4,
+        "[[traffic]]\ntype = \"job\"\nrank_count = 4\n[[traffic.layers]]\nkind = \"all_reduce\"\nsize = \"1MiB\"\ncolor = 1\n",
+        "",
+    ));
+    assert!(e.contains("traffic[0].layers[0]") && e.contains("color"), "{e}");
+    let e = error(&star(4, "[[traffic]]\ntype = \"job\"\nrank_count = 4\n[[traffic.layers]]\nkind = \"all_sum\"\nsize = \"1MiB\"\n", ""));
+    assert!(e.contains("traffic[0].layers[0].kind: 'all_sum' is not one of"), "{e}");
+}
+
+/// CPU seconds this thread has used (Linux: /proc/thread-self/stat, 10 ms ticks), so
+/// that other processes on a shared machine do not count.
+fn thread_cpu_s() -> f64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+    let f: Vec<&str> = stat.rsplit(')').next().unwrap().split_whitespace().collect();
+    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the command name.
+    (f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()) as f64 / 100.0
+}
+
+/// A 1024-rank job on the k = 16 fat tree loads and validates in under a second of CPU
+/// time (dev profile; wall time on a shared machine also counts the other processes).
+#[test]
+fn a_1024_rank_job_validates_quickly() {
+    let t = "[[traffic]]\ntype = \"job\"\nrank_count = 1024\niterations = 2\ncompute = \"1ms\"\npriority = 3\n[[traffic.layers]]\nkind = \"all_reduce\"\nsize = \"16MiB\"\n[[traffic.layers]]\nkind = \"all_gather\"\nsize = \"16MiB\"\n";
+    let text = fat_tree(16, t, 1);
+    let (c0, t0) = (thread_cpu_s(), std::time::Instant::now());
+    let plan = dcsim::scenario::load_str(&text, Path::new("."), &[]).unwrap();
+    let (cpu, wall) = (thread_cpu_s() - c0, t0.elapsed());
+    eprintln!("1024-rank job: {} flows, loaded and validated in {cpu:.2} s of CPU ({wall:?} wall)", plan.flows.len());
+    assert_eq!(plan.jobs[0].ranks.len(), 1024);
+    assert!(cpu < 1.0, "{cpu} s");
+}
+
+/// Halving-doubling all-reduce sends the ring's volume in 2 log2 n steps.
+#[test]
+fn halving_doubling_all_reduce() {
+    let t = "[[traffic]]\ntype = \"collective\"\nkind = \"all_reduce\"\nalgorithm = \"halving_doubling\"\nrank_count = 8\nsize = \"8MiB\"\npriority = 3\n";
+    let r = run(&star(8, t, ""));
+    let got = u64s(&r, "collectives", "duration_ps")[0] as f64;
+    let wire = 2.0 * 7.0 / 8.0 * (8u64 << 20) as f64 * 8.0 / payload_bps() * 1e12;
+    within(got, wire + 6.0 * step_latency_ps(), 0.02, "halving-doubling n=8");
+}
+
+/// An ASTRA-sim 1.0 / SimAI workload file: the forward pass, then the backward pass
+/// with each weight-gradient all-reduce issued without waiting; the iteration ends when
+/// the last one (layer 0's, queued behind layer 1's on the same queue pairs) is done.
+#[test]
+fn workload_file_data_parallel_loop() {
+    let dir = std::env::temp_dir().join(format!("dcsim_workload_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("w.txt"),
+        "DATA\n2\nl0 -1 10000 NONE 0 20000 NONE 0 30000 ALLREDUCE 1048576 1\nl1 -1 11000 NONE 0 21000 NONE 0 31000 ALLREDUCE 2097152 1\n",
+    )
+    .unwrap();
+    let t = "[[traffic]]\ntype = \"job\"\nname = \"w\"\nrank_count = 4\niterations = 2\nworkload = \"w.txt\"\npriority = 3\n";
+    let plan = dcsim::scenario::load_str(&star(4, t, ""), &dir, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let r = dcsim::sim::run(&plan).unwrap();
+    let it = u64s(&r, "jobs", "iteration_ps");
+    assert_eq!(it.len(), 2);
+    // fwd 10 + 11, ig 21, wg 31 us: layer 1's all-reduce is issued at 73 us; both
+    // all-reduces then take 1.5 x 3 MiB of wire time. Their steps are one chunk each
+    // (S / n <= the 512 KiB default), so each waits for the previous step: 5 step
+    // latencies per all-reduce, and a final one (layer 0's first step follows layer 1's
+    // last on the queue pairs without waiting).
+    let want = 73e6 + 1.5 * (3u64 << 20) as f64 * 8.0 / payload_bps() * 1e12 + 11.0 * step_latency_ps();
+    within(it[0] as f64, want, 0.02, "workload iteration");
+    assert_eq!(u64s(&r, "collectives", "size_bytes"), &[2097152, 1048576, 2097152, 1048576]);
+    let e = dcsim::scenario::load_str(&star(4, &t.replace("rank_count = 4", "rank_count = 4\ncompute = \"1us\""), ""), &dir, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("traffic[0].workload: give either workload or compute and layers"), "{e}");
+    std::fs::write(dir.join("bad.txt"), "DATA\n1\nl0 -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 64 1 7\n").unwrap();
+    let e = dcsim::scenario::load_str(&star(4, &t.replace("w.txt", "bad.txt"), ""), &dir, &[]).unwrap_err().to_string();
+    assert!(e.contains("traffic[0].workload") && e.contains("line 3: 13 fields"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The shipped two-job scenario (jobs, WebSearch background, DCQCN) split over threads:
+/// the same results, bit for bit.
+#[test]
+fn shipped_two_jobs_scenario_partitioned() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let run = |threads: u32| {
+        let o = ["simulation.duration=800us".to_string(), "traffic[2].stop=800us".to_string(), format!("simulation.threads={threads}")];
+        let plan = dcsim::scenario::load_file(&root.join("scenarios/ai_two_jobs_moe.toml"), &o).unwrap();
+        let mut sim = dcsim::Simulation::new(&plan).unwrap();
+        while sim.run_until(sim.end()) {}
+        let r = sim.finish();
+        assert!(r.checks_passed());
+        assert!(r.table("collectives").unwrap().rows() >= 2, "collectives finished");
+        format!("{:016x}", r.digest())
+    };
+    let one = run(1);
+    assert_eq!(run(2), one);
+}
+
+#[test]
+fn huge_jobs_are_refused_before_allocation() {
+    let t =
+        "[[traffic]]\ntype = \"collective\"\nkind = \"all_to_all\"\nrank_count = 1024\nsize = \"1GiB\"\nchunk = \"1KiB\"\npriority = 3\n";
+    let e = error(&fat_tree(16, t, 1));
+    assert!(e.contains("traffic[0].layers: ") && e.contains("chunks per iteration are more than"), "{e}");
+    let t = "[[traffic]]\ntype = \"collective\"\nkind = \"all_reduce\"\nrank_count = 1024\nsize = \"1MiB\"\niterations = 100000\npriority = 3\n";
+    let e = error(&fat_tree(16, t, 1));
+    assert!(e.contains("traffic[0].iterations: ") && e.contains("records"), "{e}");
+    let t =
+        "[[traffic]]\ntype = \"collective\"\nkind = \"all_to_all\"\nrank_count = 128\nsize = \"64MiB\"\nchunk = \"1KiB\"\npriority = 3\n";
+    let text = fat_tree(8, t, 1);
+    let e = dcsim::scenario::load_str(&text, Path::new("."), &["simulation.memory_limit=\"300MiB\"".into()]).unwrap_err().to_string();
+    assert!(e.contains("traffic[0].layers: the job's chunk graph needs about"), "{e}");
+}
+
+/// Double binary tree all-reduce. With n = 7 (two full trees of depth 2) the busiest
+/// ranks are inside one tree (half the data up, twice down) and a leaf of the other:
+/// 4 x S/2 = 2S through their NIC, so T >= 2S/B; the pipeline's filling and draining
+/// (4 hops of a chunk) hide behind the other tree's traffic on those NICs, so T is that
+/// bound. At small S the tree's few hops beat the ring's 2(n-1) steps, which is why
+/// NCCL uses it there.
+#[test]
+fn double_binary_tree_all_reduce() {
+    let alg = |n: u32, s: u64, chunk: u64, algorithm: &str| {
+        let t = format!(
+            "[[traffic]]\ntype = \"collective\"\nkind = \"all_reduce\"\nalgorithm = \"{algorithm}\"\nrank_count = {n}\nsize = \"{s}B\"\nchunk = \"{chunk}B\"\npriority = 3\n"
+        );
+        let r = run(&star(n, &t, ""));
+        u64s(&r, "collectives", "duration_ps")[0] as f64
+    };
+    let s = 16u64 << 20;
+    let got = alg(7, s, 64 << 10, "double_binary_tree");
+    let bound = 2.0 * s as f64 * 8.0 / payload_bps() * 1e12;
+    assert!(got >= bound, "faster than the busiest NIC allows");
+    within(got, bound, 0.02, "double binary tree n=7 16 MiB");
+    let (tree, ring) = (alg(15, 64 << 10, 32 << 10, "double_binary_tree"), alg(15, 64 << 10, 64 << 10, "ring"));
+    eprintln!("64 KiB over 15 ranks: tree {tree} ps, ring {ring} ps");
+    assert!(tree < 0.7 * ring, "the tree's few hops beat the ring's 28 steps at small sizes");
+}
+
+/// On a lossy priority with short egress queues, an incast into rank 0's host makes
+/// the all-to-all lose frames; selective repeat repairs them and the collective still
+/// finishes, later than without loss. (With go-back-N and no congestion control the
+/// same fabric collapses: every drop resends all that followed it, into the same
+/// overloaded port; plain all_to_all flows do the same.)
+#[test]
+fn collectives_finish_through_losses() {
+    let t = "[[traffic]]\ntype = \"collective\"\nkind = \"all_to_all\"\nrank_count = 8\nsize = \"8MiB\"\nchunk = \"64KiB\"\niterations = 2\npriority = 1\n[[traffic]]\ntype = \"incast\"\nreceiver = \"h0\"\nsenders = [\"h8\"]\nsize = \"1MB\"\npriority = 1\n";
+    let lossy = star(9, t, "")
+        .replace(
+            "[switch.pfc]\nmode = \"pfc\"\nlossless = [3]",
+            "[switch.pfc]\nmode = \"off\"\nlossless = []\n[switch]\negress_limit = \"100KB\"",
+        )
+        .replace("mtu = \"1024B\"", "mtu = \"1024B\"\nretransmission = \"selective\"");
+    let r = run(&lossy);
+    let drops = r.summary["counters"]["drops_total"].as_u64().unwrap();
+    let d = u64s(&r, "collectives", "duration_ps");
+    eprintln!("all-to-all with {drops} drops: {d:?}");
+    assert!(drops > 0, "the small lossy buffer drops");
+    assert_eq!(d.len(), 2, "both iterations finish");
+    let (lossless, _) = collective("all_to_all", 8, 8 << 20, 64 << 10, 1);
+    assert!(d[0] as f64 > lossless);
+}
