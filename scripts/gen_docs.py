@@ -596,6 +596,58 @@ def dcqcn_2to1() -> str:
     return "\n".join(["| quantity | expected | dcsim |", "|---|---|---|"] + rows) + "\n"
 
 
+#: CNP generation delays of the NIC-timing table (docs/models/dcqcn.md) and its seeds.
+CNP_DELAYS = ("0us", "2us", "5us", "10us", "20us", "50us")
+CNP_DELAY_SEEDS = (1, 2, 3, 4, 5)
+
+
+def dcqcn_cnp_delay() -> str:
+    """docs/models/dcqcn.md: the 4-to-1 100G -> 25G incast against the receiver's CNP
+    generation delay, means over five seeds (min-max of the XOFF count)."""
+    rows = [
+        "| CNP delay | XOFF frames sent by the switch (min-max) | pause per sender us | first XOFF us (runs with one) | "
+        "largest queue to h0 KB | mean queue to h0 KB | queue to h0 p99 KB | goodput Gb/s | CNPs |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for d in CNP_DELAYS:
+        xs: List[Dict[str, float]] = []
+        for seed in CNP_DELAY_SEEDS:
+            res = run("dcqcn_cnp_delay_incast.toml", f'host.cnp.delay="{d}"', f"simulation.seed={seed}")
+            if int(res.summary["counters"]["drops_total"]) != 0:
+                raise SystemExit(f"dcqcn_cnp_delay: drops with delay {d}")
+            p = res.ports[res.ports["priority"] == 3]
+            sw = p[p["node"] == "s0"]
+            pid = port_into(res, "h0")
+            s = res.samples
+            q = s[(s["port_id"] == pid) & (s["priority"] == 3)]["egress_bytes"] / 1e3
+            ev = res.pfc_events
+            xoffs = ev[(ev["peer"] == "s0") & (ev["event"] == "pause")] if len(ev) else ev
+            xs.append(
+                {
+                    "xoff": float(sw["pfc_xoff_sent"].sum()),
+                    "paused": float(p[p["node"] != "s0"]["paused_ps"].sum()) / 4 / 1e6,
+                    "first": float(xoffs["time_ps"].min()) / 1e6 if len(xoffs) else math.nan,
+                    "maxq": float(sw[sw["port_id"] == pid]["max_egress_bytes"].iloc[0]) / 1e3,
+                    "meanq": float(q.mean()),
+                    "p99q": float(q.quantile(0.99)),
+                    "goodput": float(res.flows["goodput_gbps"].sum()),
+                    "cnps": float(res.flows["cnps_received"].sum()),
+                }
+            )
+
+        def m(k: str, xs: List[Dict[str, float]] = xs) -> float:
+            return sum(x[k] for x in xs) / len(xs)
+
+        firsts = [x["first"] for x in xs if not math.isnan(x["first"])]
+        first = f"{sum(firsts) / len(firsts):.0f} ({len(firsts)} of {len(xs)})" if firsts else "none"
+        lo, hi = min(x["xoff"] for x in xs), max(x["xoff"] for x in xs)
+        rows.append(
+            f"| {d.replace('us', ' us')} | {m('xoff'):.1f} ({lo:.0f}-{hi:.0f}) | {m('paused'):.1f} | {first} | {m('maxq'):.0f} | "
+            f"{m('meanq'):.0f} | {m('p99q'):.0f} | {m('goodput'):.2f} | {m('cnps'):.0f} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
 def dcqcn_windows() -> str:
     """docs/models/dcqcn.md: goodput per 10 ms window of the 2-to-1 incast."""
     res = run("dcqcn_2to1.toml")
@@ -1394,6 +1446,7 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "cubic_long_rtt": (cubic_long_rtt, True),
     "dcqcn_windows": (dcqcn_windows, True),
     "dcqcn_seeds": (dcqcn_seeds, False),
+    "dcqcn_cnp_delay": (dcqcn_cnp_delay, True),
     "rcm_table2": (rcm_table2, True),
     "rcm_variants": (rcm_variants, True),
     "rcm_sweep_20KB": (lambda: rcm_sweep("20KB"), False),

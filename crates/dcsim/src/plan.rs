@@ -207,6 +207,8 @@ pub struct HostPlan {
     pub acks_in_data: bool,
     /// Notification point: how a receiving NIC answers CE-marked packets.
     pub cnp: CnpPlan,
+    /// The NIC's own delays: doorbell to wire, CNP generation, ACK coalescing by time.
+    pub timing: crate::models::nic_timing::NicTiming,
     /// The TCP transport (`[host.tcp]`): timers, delayed ACKs.
     pub tcp: crate::models::tcp::TcpParams,
     /// Malfunctioning NICs that keep pausing their switch (`models/pfc/storm.rs`).
@@ -364,6 +366,7 @@ impl Default for HostPlan {
             selective_repeat: false,
             acks_in_data: false,
             cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
+            timing: Default::default(),
             tcp: crate::models::tcp::TcpParams::default(),
             pause_storms: Vec::new(),
             rx_buffer: None,

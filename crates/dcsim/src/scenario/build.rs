@@ -135,6 +135,12 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
     if let Some(v) = h.ack_every {
         p.ack_every = v;
     }
+    if let Some(v) = &h.ack_interval {
+        p.timing.ack_interval = v.time("host.ack_interval")?;
+    }
+    if let Some(v) = &h.doorbell {
+        p.timing.doorbell = v.time("host.doorbell")?;
+    }
     if let Some(v) = &h.rto {
         p.rto = v.time("host.rto")?;
     }
@@ -164,6 +170,9 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
         }
         if let Some(v) = &c.nic_gap {
             p.cnp.nic_gap = v.time("host.cnp.nic_gap")?;
+        }
+        if let Some(v) = &c.delay {
+            p.timing.cnp_delay = v.time("host.cnp.delay")?;
         }
         if let Some(v) = &c.size {
             p.cnp.bytes = to_u32(v.bytes("host.cnp.size")?, "host.cnp.size")?;

@@ -151,6 +151,8 @@ pub(crate) struct Receiver {
     pub highest: u32,
     pub nak_for: u32,
     pub since_ack: u32,
+    /// Arrival of the oldest in-order packet not yet acknowledged (`host.ack_interval`).
+    pub ack_oldest: SimTime,
     pub last_cnp: Option<SimTime>,
     pub marked_since_cnp: u32,
     pub cnp_pending: bool,
@@ -163,7 +165,17 @@ pub(crate) const OOO_WINDOW: u32 = 4096;
 impl Receiver {
     pub fn new(selective: bool) -> Self {
         let ooo = if selective { vec![0; (OOO_WINDOW / 64) as usize] } else { Vec::new() };
-        Receiver { rcv_next: 0, ooo, highest: 0, nak_for: u32::MAX, since_ack: 0, last_cnp: None, marked_since_cnp: 0, cnp_pending: false }
+        Receiver {
+            rcv_next: 0,
+            ooo,
+            highest: 0,
+            nak_for: u32::MAX,
+            since_ack: 0,
+            ack_oldest: SimTime::ZERO,
+            last_cnp: None,
+            marked_since_cnp: 0,
+            cnp_pending: false,
+        }
     }
     /// Selective repeat: whether packet `seq` is held.
     #[inline]

@@ -2,6 +2,7 @@
 //! CNPs, at most one per queue pair per `cnp.interval` (a mark inside the window yields
 //! one CNP at its end, dcqcn.md 4.3 variant A) and at most one per `cnp.nic_gap` from the
 //! NIC. The CNP is a real frame to the sender; its reaction point is the flow's `Cc`.
+//! With `cnp.delay` (models/nic_timing) it reaches the NIC's send queue that much later.
 
 use crate::event::Event;
 use crate::ids::{FlowId, PortId};
@@ -54,10 +55,7 @@ impl Simulation {
     /// it back (then it goes out as soon as the NIC may send one).
     fn send_cnp(&mut self, f: FlowId) {
         let now = self.now_t();
-        let (src, dst, prio) = {
-            let fl = &self.flows[f.idx()];
-            (fl.src, fl.dst, fl.prio)
-        };
+        let dst = self.flows[f.idx()].dst;
         let next = self.nic_next_cnp[dst.idx()];
         if now < next {
             self.receivers[f.idx()].marked_since_cnp += 1;
@@ -69,6 +67,22 @@ impl Simulation {
         flow.last_cnp = Some(now);
         flow.marked_since_cnp = 0;
         self.flow_stats[f.idx()].cnps_sent += 1;
+        let delay = self.host.timing.cnp_delay;
+        if delay.0 != 0 {
+            // The NIC takes `delay` to build it (host.cnp.delay): the rate limits above
+            // count from the decision, the frame leaves later.
+            self.fx.q.schedule(now + delay, Event::CnpOut(f));
+            return;
+        }
+        self.cnp_out(f);
+    }
+
+    /// Queues a CNP for flow `f` at its receiver's NIC, ahead of data.
+    pub(crate) fn cnp_out(&mut self, f: FlowId) {
+        let (src, dst, prio) = {
+            let fl = &self.flows[f.idx()];
+            (fl.src, fl.dst, fl.prio)
+        };
         let cnp = &self.host.cnp;
         let id = self.fx.pool.alloc(Packet::cnp(f, src, cnp.bytes, cnp.priority.unwrap_or(prio), cnp.priority.is_none()));
         // The NIC sends CNPs ahead of data, whatever their priority on the fabric.
