@@ -254,6 +254,9 @@ pub enum BufferPlan {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwitchPlan {
+    /// Buffer cell size in bytes (`switch.cell`): every MMU charge rounds up to whole
+    /// cells. `None`: byte accounting.
+    pub cell: Option<u32>,
     pub buffer: BufferPlan,
     pub pfc: PfcPlan,
     pub scheduler: SchedulerPlan,
@@ -377,6 +380,7 @@ impl Default for HostPlan {
 impl Default for SwitchPlan {
     fn default() -> Self {
         SwitchPlan {
+            cell: None,
             buffer: BufferPlan::Shared { total: 32 << 20, reserve: 4 * 1024, alpha_shift: 3 },
             pfc: PfcPlan::default(),
             scheduler: SchedulerPlan { kind: SchedulerKind::Strict, weights: [1; 8], strict_mask: 0, unit: EtsUnit::Bytes },

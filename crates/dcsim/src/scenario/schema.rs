@@ -269,6 +269,8 @@ pub struct HpccSpec {
 pub struct SwitchSpec {
     /// fifo | per_port | per_flow (default fifo).
     pub arbitration: Option<ArbitrationSpec>,
+    /// Buffer cell size: every MMU charge is whole cells; thresholds may be in cells.
+    pub cell: Option<SizeStr>,
     /// Lossy drop-tail limit per egress (port, priority); none by default.
     pub egress_limit: Option<SizeStr>,
     pub buffer: Option<BufferSpec>,
