@@ -247,9 +247,32 @@ def build_parser() -> argparse.ArgumentParser:
         help="directory of the model (model.pkl, settings.json) and the report (default out/tune)",
     )
     t.add_argument("--quick", action="store_true", help="a small study (3 profiles, short runs) for tests")
+    t.add_argument(
+        "--seeds",
+        type=_seed_list,
+        help="evaluate on these held-out seeds (comma-separated, 2 or more), one evaluation "
+        "each, and report the gains as means with 95 %% confidence intervals (report_seeds.md)",
+    )
+    t.add_argument(
+        "--ios",
+        type=_positive_int,
+        default=150,
+        help="held-out scenes run for at least this many I/Os' worth of blocks through the bottleneck (default 150)",
+    )
+    t.add_argument("--most-us", type=_positive_int, default=20_000, help="longest held-out scene in us (default 20000)")
     t.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     t.set_defaults(func=cmd_tune)
     return p
+
+
+def _seed_list(s: str) -> List[int]:
+    try:
+        v = [int(x) for x in s.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{s}' is not a comma-separated list of integers") from None
+    if len(v) < 2 or len(set(v)) != len(v):
+        raise argparse.ArgumentTypeError(f"'{s}': at least two different seeds")
+    return v
 
 
 def _positive_int(s: str) -> int:
@@ -548,8 +571,18 @@ def cmd_tune(args: argparse.Namespace) -> int:
         if not (out / "model.pkl").is_file():
             raise OSError(f"{out / 'model.pkl'}: no model; run dcsim tune train --out {out} first")
         model = tuning.load(out)
-    if args.step in ("evaluate", "all"):
-        ev = tuning.evaluate(model, log=log)
+    if args.step in ("evaluate", "all") and args.seeds:
+        evs = {}
+        for sd in args.seeds:
+            evs[sd] = tuning.evaluate(model, log=log, seeds=[sd], ios=args.ios, most_us=args.most_us)
+            (out / f"evaluation_s{sd}.json").write_text(json.dumps(evs[sd], indent=1))
+        seeds = ",".join(str(s) for s in args.seeds)
+        command = f"dcsim tune evaluate{' --quick' if args.quick else ''} --out {args.out} --seeds {seeds} --ios {args.ios} --most-us {args.most_us}"
+        text = tuning.seeds_report(evs, command)
+        (out / "report_seeds.md").write_text(text)
+        print(text)
+    elif args.step in ("evaluate", "all"):
+        ev = tuning.evaluate(model, log=log, ios=args.ios, most_us=args.most_us)
         command = f"dcsim tune{' --quick' if args.quick else ''} --out {args.out}"
         text = tuning.report(model, ev, command)
         tuning.write_evaluation(ev, text, out)
