@@ -958,7 +958,7 @@ NETCC_PAPER = "NIC CC, DCQCN paper thresholds"
 
 
 def _netcc_label(row: str) -> str:
-    return "NIC CC (paper)" if row == NETCC_PAPER else row
+    return {NETCC_PAPER: "NIC CC (paper)", "NIC CC": "NIC CC (Huawei, shipped)"}.get(row, row)
 
 
 _netcc: Dict[Tuple[int, str, int], Dict[str, float]] = {}
@@ -1160,7 +1160,7 @@ def network_cc_bursty() -> str:
     out = ["| load | streams start | CC | " + NETCC_HEAD.replace("\n|", "\n|---|---|")]
     for load in NETCC_LOADS:
         for start in ("aligned", "staggered"):
-            for row in (NETCC_PAPER, "NetworkCC"):
+            for row in (NETCC_PAPER, "NIC CC", "NetworkCC"):
                 out.append(f"| {load} % | {start} | {_netcc_label(row)} | {_netcc_cells(netcc_bursty_point(load, row, start))} |")
     return "\n".join(out) + "\n"
 
@@ -1183,6 +1183,7 @@ def network_cc_bursty_variants() -> str:
 #: NIC CC's ECN thresholds beside the DCQCN paper's in the probes-alone table.
 NETCC_ALONE_NIC = (
     "NIC CC, Kmin 5KB Kmax 200KB Pmax 0.01",
+    "NIC CC",
     "NIC CC, Kmin 5KB Kmax 200KB Pmax 0.1",
     "NIC CC, Kmin 5KB Kmax 50KB Pmax 0.1",
     "NIC CC, Kmin 5KB Kmax 20KB Pmax 0.1",
@@ -1197,7 +1198,7 @@ def network_cc_probes_alone() -> str:
     def cell(net: Dict[str, float], nic: Dict[str, float], k: str) -> str:
         return f"{100 * (net[k + '_avg'] / nic[k + '_avg'] - 1):+.0f} % / {100 * (net[k + '_p999'] / nic[k + '_p999'] - 1):+.0f} %"
 
-    heads = [r.replace("NIC CC, Kmin 5KB ", "") for r in NETCC_ALONE_NIC]
+    heads = ["Kmin 7KB Kmax 200KB Pmax 0.1 (Huawei)" if r == "NIC CC" else r.replace("NIC CC, Kmin 5KB ", "") for r in NETCC_ALONE_NIC]
     out = [
         "| streams start | load | probe | NetworkCC avg us | p99.9 us | p99.9/avg | NIC CC (paper) avg us | p99.9 us | p99.9/avg | "
         + " | ".join(f"vs {h}" for h in heads)
