@@ -596,6 +596,58 @@ def dcqcn_2to1() -> str:
     return "\n".join(["| quantity | expected | dcsim |", "|---|---|---|"] + rows) + "\n"
 
 
+#: CNP generation delays of the NIC-timing table (docs/models/dcqcn.md) and its seeds.
+CNP_DELAYS = ("0us", "2us", "5us", "10us", "20us", "50us")
+CNP_DELAY_SEEDS = (1, 2, 3, 4, 5)
+
+
+def dcqcn_cnp_delay() -> str:
+    """docs/models/dcqcn.md: the 4-to-1 100G -> 25G incast against the receiver's CNP
+    generation delay, means over five seeds (min-max of the XOFF count)."""
+    rows = [
+        "| CNP delay | XOFF frames sent by the switch (min-max) | pause per sender us | first XOFF us (runs with one) | "
+        "largest queue to h0 KB | mean queue to h0 KB | queue to h0 p99 KB | goodput Gb/s | CNPs |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for d in CNP_DELAYS:
+        xs: List[Dict[str, float]] = []
+        for seed in CNP_DELAY_SEEDS:
+            res = run("dcqcn_cnp_delay_incast.toml", f'host.cnp.delay="{d}"', f"simulation.seed={seed}")
+            if int(res.summary["counters"]["drops_total"]) != 0:
+                raise SystemExit(f"dcqcn_cnp_delay: drops with delay {d}")
+            p = res.ports[res.ports["priority"] == 3]
+            sw = p[p["node"] == "s0"]
+            pid = port_into(res, "h0")
+            s = res.samples
+            q = s[(s["port_id"] == pid) & (s["priority"] == 3)]["egress_bytes"] / 1e3
+            ev = res.pfc_events
+            xoffs = ev[(ev["peer"] == "s0") & (ev["event"] == "pause")] if len(ev) else ev
+            xs.append(
+                {
+                    "xoff": float(sw["pfc_xoff_sent"].sum()),
+                    "paused": float(p[p["node"] != "s0"]["paused_ps"].sum()) / 4 / 1e6,
+                    "first": float(xoffs["time_ps"].min()) / 1e6 if len(xoffs) else math.nan,
+                    "maxq": float(sw[sw["port_id"] == pid]["max_egress_bytes"].iloc[0]) / 1e3,
+                    "meanq": float(q.mean()),
+                    "p99q": float(q.quantile(0.99)),
+                    "goodput": float(res.flows["goodput_gbps"].sum()),
+                    "cnps": float(res.flows["cnps_received"].sum()),
+                }
+            )
+
+        def m(k: str, xs: List[Dict[str, float]] = xs) -> float:
+            return sum(x[k] for x in xs) / len(xs)
+
+        firsts = [x["first"] for x in xs if not math.isnan(x["first"])]
+        first = f"{sum(firsts) / len(firsts):.0f} ({len(firsts)} of {len(xs)})" if firsts else "none"
+        lo, hi = min(x["xoff"] for x in xs), max(x["xoff"] for x in xs)
+        rows.append(
+            f"| {d.replace('us', ' us')} | {m('xoff'):.1f} ({lo:.0f}-{hi:.0f}) | {m('paused'):.1f} | {first} | {m('maxq'):.0f} | "
+            f"{m('meanq'):.0f} | {m('p99q'):.0f} | {m('goodput'):.2f} | {m('cnps'):.0f} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
 def dcqcn_windows() -> str:
     """docs/models/dcqcn.md: goodput per 10 ms window of the 2-to-1 incast."""
     res = run("dcqcn_2to1.toml")
@@ -855,8 +907,11 @@ def qcn_feedback() -> str:
 
 NETCC_LOADS = (50, 60, 70, 80, 90)
 #: row label -> (scenario, overrides): the shipped files and the variants the page compares.
+#: NIC CC's ECN thresholds as overrides: the shipped file has Huawei CloudEngine's.
+NETCC_PAPER_ECN = ('switch.ecn.kmin="5KB"', 'switch.ecn.kmax="200KB"', "switch.ecn.pmax=0.01")
 NETCC_ROWS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     "NIC CC": ("seed004_network_cc_nic.toml", ()),
+    "NIC CC, DCQCN paper thresholds": ("seed004_network_cc_nic.toml", NETCC_PAPER_ECN),
     "NetworkCC": ("seed004_network_cc_switch.toml", ()),
     "NetworkCC, lower only": ("seed004_network_cc_switch.toml", ('switch.network_cc.trigger="queue"', 'host.cc.reaction="lower"')),
     "NetworkCC, d = 5 us, floor 1 Mb/s": (
@@ -886,7 +941,31 @@ NETCC_VARIANTS.update(
         )
     }
 )
+#: NIC CC with published ECN settings (the sensitivity table): label -> (Kmin, Kmax, Pmax, source).
+NETCC_VENDORS: Dict[str, Tuple[str, str, float, str]] = {
+    "DCQCN paper": ("5KB", "200KB", 0.01, "Zhu et al., SIGCOMM 2015, parameter table"),
+    "Huawei CloudEngine, 25GE RoCE (shipped)": ("7KB", "200KB", 0.1, "CloudEngine static ECN guide, Table 2-12"),
+    "HPCC simulator, 25 Gb/s port": ("100KB", "400KB", 0.2, "HPCC-SIM run.py / mix config"),
+    "NVIDIA Cumulus Linux / Onyx RoCE default": ("150KB", "1500KB", 1.0, "Cumulus traffic.conf; Onyx `roce`"),
+}
+NETCC_VARIANTS_ALL: Dict[str, Tuple[str, Tuple[str, ...]]] = {
+    f"NIC CC, {k}": ("seed004_network_cc_nic.toml", (f'switch.ecn.kmin="{a}"', f'switch.ecn.kmax="{b}"', f"switch.ecn.pmax={c}"))
+    for k, (a, b, c, _) in NETCC_VENDORS.items()
+}
+#: the row of the tables written for the DCQCN paper's thresholds (the shipped file before
+#: it took Huawei's), and its label there.
+NETCC_PAPER = "NIC CC, DCQCN paper thresholds"
+
+
+def _netcc_label(row: str) -> str:
+    return {NETCC_PAPER: "NIC CC (paper)", "NIC CC": "NIC CC (Huawei, shipped)"}.get(row, row)
+
+
 _netcc: Dict[Tuple[int, str, int], Dict[str, float]] = {}
+
+
+def _netcc_row(row: str) -> Tuple[str, Tuple[str, ...]]:
+    return {**NETCC_ROWS, **NETCC_VARIANTS, **NETCC_VARIANTS_ALL}[row]
 
 
 def netcc_point(load: int, row: str, streams: int = 1) -> Dict[str, float]:
@@ -894,7 +973,7 @@ def netcc_point(load: int, row: str, streams: int = 1) -> Dict[str, float]:
     and p99.9 message latency (us) of one run of the sweep. The load is each stream's
     share of its link, or with ``streams = 5`` the five streams' sum on the bottleneck."""
     if (load, row, streams) not in _netcc:
-        scen, sets = {**NETCC_ROWS, **NETCC_VARIANTS}[row]
+        scen, sets = _netcc_row(row)
         rate = f"{25 * load / 100 / streams:g}Gbps"
         res = run(scen, f'traffic[0].rate="{rate}"', *sets)
         _netcc[(load, row, streams)] = _netcc_read(res, 1, f"{row} at {load} %")
@@ -953,8 +1032,8 @@ def network_cc_aggregate() -> str:
     paces)."""
     out = ["| load | CC | " + NETCC_HEAD.replace("\n|", "\n|---|")]
     for load in NETCC_LOADS:
-        for row in ("NIC CC", "NetworkCC"):
-            out.append(f"| {load} % | {row} | {_netcc_cells(netcc_point(load, row, streams=5))} |")
+        for row in (NETCC_PAPER, "NetworkCC"):
+            out.append(f"| {load} % | {_netcc_label(row)} | {_netcc_cells(netcc_point(load, row, streams=5))} |")
     return "\n".join(out) + "\n"
 
 
@@ -981,19 +1060,50 @@ def network_cc_load_alone() -> str:
     probe per run: the link's goodput and each probe's average, median and p99.9 with
     NIC CC and NetworkCC."""
     out = [
-        "| load | probe | all flows Gb/s, NIC CC / NetworkCC | NIC CC avg us | p50 us | p99.9 us | p99.9/avg | NetworkCC avg us | p50 us | p99.9 us | p99.9/avg "
+        "| load | probe | all flows Gb/s, NIC CC (paper) / NetworkCC | NIC CC (paper) avg us | p50 us | p99.9 us | p99.9/avg | NetworkCC avg us | p50 us | p99.9 us | p99.9/avg "
         "| NetworkCC vs NIC CC, avg / p99.9 |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for load in NETCC_LOADS:
         for k in ("8B", "8KB"):
-            nic, net = (netcc_alone_point(load, row, k) for row in ("NIC CC", "NetworkCC"))
+            nic, net = (netcc_alone_point(load, row, k) for row in (NETCC_PAPER, "NetworkCC"))
             cells = " | ".join(
                 f"{x[k + '_avg']:.2f} | {x[k + '_p50']:.2f} | {x[k + '_p999']:.2f} | {x[k + '_p999'] / x[k + '_avg']:.2f}"
                 for x in (nic, net)
             )
             diff = f"{100 * (net[k + '_avg'] / nic[k + '_avg'] - 1):+.0f} % / {100 * (net[k + '_p999'] / nic[k + '_p999'] - 1):+.0f} %"
             out.append(f"| {load} % | {'8 B' if k == '8B' else '8 KB'} | {nic['all']:.2f} / {net['all']:.2f} | {cells} | {diff} |")
+    return "\n".join(out) + "\n"
+
+
+def network_cc_nic_thresholds() -> str:
+    """At 80 % load (shipped reading): NIC CC with the published ECN settings of
+    ``NETCC_VENDORS``, both probes in one run and each probe in its own run, with
+    NetworkCC's difference from each (negative: lower with NetworkCC)."""
+
+    def diff(net: Dict[str, float], nic: Dict[str, float], k: str) -> str:
+        return f"{100 * (net[k + '_avg'] / nic[k + '_avg'] - 1):+.0f} % / {100 * (net[k + '_p999'] / nic[k + '_p999'] - 1):+.0f} %"
+
+    out = [
+        "| ECN settings | Kmin / Kmax / Pmax | all flows Gb/s | 8 B avg us | 8 B p99.9 us | 8 KB avg us | 8 KB p99.9 us "
+        "| NetworkCC vs this, 8 B avg / p99.9 | 8 KB | one probe per run: NetworkCC vs this, 8 B | 8 KB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    net = netcc_point(80, "NetworkCC")
+    net_alone = {k: netcc_alone_point(80, "NetworkCC", k) for k in ("8B", "8KB")}
+    for label, (kmin, kmax, pmax, _) in NETCC_VENDORS.items():
+        row = f"NIC CC, {label}"
+        x = netcc_point(80, row)
+        alone = {k: netcc_alone_point(80, row, k) for k in ("8B", "8KB")}
+        out.append(
+            f"| {label} | {kmin} / {kmax} / {100 * pmax:g} % | {x['all']:.2f} | {x['8B_avg']:.2f} | {x['8B_p999']:.2f} | "
+            f"{x['8KB_avg']:.2f} | {x['8KB_p999']:.2f} | {diff(net, x, '8B')} | {diff(net, x, '8KB')} | "
+            f"{diff(net_alone['8B'], alone['8B'], '8B')} | {diff(net_alone['8KB'], alone['8KB'], '8KB')} |"
+        )
+    out.append(
+        f"| NetworkCC (shipped) | no ECN | {net['all']:.2f} | {net['8B_avg']:.2f} | {net['8B_p999']:.2f} | "
+        f"{net['8KB_avg']:.2f} | {net['8KB_p999']:.2f} | | | | |"
+    )
     return "\n".join(out) + "\n"
 
 
@@ -1032,7 +1142,7 @@ def netcc_bursty_point(load: int, row: str, start: str, streams: int = 5, probe:
 def _netcc_scenario(row: str, probe: str) -> Tuple[Dict[str, Any], List[Dict[str, Any]], Tuple[str, ...]]:
     """The scenario of a seed 004 row as a table, its probe entries ("both", or only
     "8B" or "8KB") and the row's overrides."""
-    scen, sets = {**NETCC_ROWS, **NETCC_VARIANTS}[row]
+    scen, sets = _netcc_row(row)
     d = _toml_loads((SCEN / scen).read_text(encoding="utf-8"))
     return d, [t for t in d["traffic"][1:] if probe in ("both", t["size"])], sets
 
@@ -1050,8 +1160,8 @@ def network_cc_bursty() -> str:
     out = ["| load | streams start | CC | " + NETCC_HEAD.replace("\n|", "\n|---|---|")]
     for load in NETCC_LOADS:
         for start in ("aligned", "staggered"):
-            for row in ("NIC CC", "NetworkCC"):
-                out.append(f"| {load} % | {start} | {row} | {_netcc_cells(netcc_bursty_point(load, row, start))} |")
+            for row in (NETCC_PAPER, "NIC CC", "NetworkCC"):
+                out.append(f"| {load} % | {start} | {_netcc_label(row)} | {_netcc_cells(netcc_bursty_point(load, row, start))} |")
     return "\n".join(out) + "\n"
 
 
@@ -1063,14 +1173,17 @@ def network_cc_bursty_variants() -> str:
     for start in ("aligned", "staggered"):
         for row in rows:
             out.append(f"| five at 16 % of the link, {start} | {row} | {_netcc_cells(netcc_bursty_point(80, row, start))} |")
-    for row in ("NIC CC", "NetworkCC"):
-        out.append(f"| each at 80 % of its link | {row} | {_netcc_cells(netcc_bursty_point(80, row, 'aligned', streams=1))} |")
+    for row in (NETCC_PAPER, "NetworkCC"):
+        out.append(
+            f"| each at 80 % of its link | {_netcc_label(row)} | {_netcc_cells(netcc_bursty_point(80, row, 'aligned', streams=1))} |"
+        )
     return "\n".join(out) + "\n"
 
 
 #: NIC CC's ECN thresholds beside the DCQCN paper's in the probes-alone table.
 NETCC_ALONE_NIC = (
     "NIC CC, Kmin 5KB Kmax 200KB Pmax 0.01",
+    "NIC CC",
     "NIC CC, Kmin 5KB Kmax 200KB Pmax 0.1",
     "NIC CC, Kmin 5KB Kmax 50KB Pmax 0.1",
     "NIC CC, Kmin 5KB Kmax 20KB Pmax 0.1",
@@ -1085,7 +1198,7 @@ def network_cc_probes_alone() -> str:
     def cell(net: Dict[str, float], nic: Dict[str, float], k: str) -> str:
         return f"{100 * (net[k + '_avg'] / nic[k + '_avg'] - 1):+.0f} % / {100 * (net[k + '_p999'] / nic[k + '_p999'] - 1):+.0f} %"
 
-    heads = [r.replace("NIC CC, Kmin 5KB ", "") for r in NETCC_ALONE_NIC]
+    heads = ["Kmin 7KB Kmax 200KB Pmax 0.1 (Huawei)" if r == "NIC CC" else r.replace("NIC CC, Kmin 5KB ", "") for r in NETCC_ALONE_NIC]
     out = [
         "| streams start | load | probe | NetworkCC avg us | p99.9 us | p99.9/avg | NIC CC (paper) avg us | p99.9 us | p99.9/avg | "
         + " | ".join(f"vs {h}" for h in heads)
@@ -1334,6 +1447,7 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "cubic_long_rtt": (cubic_long_rtt, True),
     "dcqcn_windows": (dcqcn_windows, True),
     "dcqcn_seeds": (dcqcn_seeds, False),
+    "dcqcn_cnp_delay": (dcqcn_cnp_delay, True),
     "rcm_table2": (rcm_table2, True),
     "rcm_variants": (rcm_variants, True),
     "rcm_sweep_20KB": (lambda: rcm_sweep("20KB"), False),
@@ -1347,6 +1461,7 @@ GENERATORS: Dict[str, Tuple[Callable[[], str], bool]] = {
     "network_cc_load": (network_cc_load, True),
     "network_cc_variants": (network_cc_variants, True),
     "network_cc_load_alone": (network_cc_load_alone, True),
+    "network_cc_nic_thresholds": (network_cc_nic_thresholds, True),
     "network_cc_aggregate": (network_cc_aggregate, True),
     "network_cc_bursty": (network_cc_bursty, False),
     "network_cc_bursty_variants": (network_cc_bursty_variants, False),

@@ -221,6 +221,19 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--trials", type=_positive_int, default=20, metavar="N", help="trials in all, the defaults not counted (default 20)")
     t.add_argument("--seeds", type=_positive_int, default=1, metavar="N", help="seeds each trial runs (mean over them; default 1)")
     t.add_argument("--sampler-seed", type=int, default=0, metavar="S", help="seed of the sampler (default 0)")
+    t.add_argument(
+        "--eval-seeds",
+        type=_seed_list,
+        help="seed 004's study: evaluate on these held-out seeds (comma-separated, 2 or more), one evaluation "
+        "each, and report the gains as means with 95 %% confidence intervals (report_seeds.md)",
+    )
+    t.add_argument(
+        "--ios",
+        type=_positive_int,
+        default=150,
+        help="seed 004's study: held-out scenes run for at least this many I/Os' worth of blocks through the bottleneck (default 150)",
+    )
+    t.add_argument("--most-us", type=_positive_int, default=20_000, help="seed 004's study: longest held-out scene in us (default 20000)")
     t.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
     t.add_argument("--variant", metavar="NAME", default=None, help="tune the scenario's [variants.NAME]")
     t.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
@@ -354,6 +367,16 @@ def _options(args: argparse.Namespace) -> Any:
         seed=args.sample_seed,
         groups=parse_groups(args.groups),
     )
+
+
+def _seed_list(s: str) -> List[int]:
+    try:
+        v = [int(x) for x in s.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{s}' is not a comma-separated list of integers") from None
+    if len(v) < 2 or len(set(v)) != len(v):
+        raise argparse.ArgumentTypeError(f"'{s}': at least two different seeds")
+    return v
 
 
 def _positive_int(s: str) -> int:
@@ -679,8 +702,18 @@ def cmd_tune(args: argparse.Namespace) -> int:
         if not (out / "model.pkl").is_file():
             raise OSError(f"{out / 'model.pkl'}: no model; run dcsim tune train --out {out} first")
         model = tuning.load(out)
-    if args.step in ("evaluate", "all"):
-        ev = tuning.evaluate(model, log=log)
+    if args.step in ("evaluate", "all") and args.eval_seeds:
+        evs = {}
+        for sd in args.eval_seeds:
+            evs[sd] = tuning.evaluate(model, log=log, seeds=[sd], ios=args.ios, most_us=args.most_us)
+            (out / f"evaluation_s{sd}.json").write_text(json.dumps(evs[sd], indent=1))
+        seeds = ",".join(str(s) for s in args.eval_seeds)
+        command = f"dcsim tune evaluate{' --quick' if args.quick else ''} --out {out} --eval-seeds {seeds} --ios {args.ios} --most-us {args.most_us}"
+        text = tuning.seeds_report(evs, command)
+        (out / "report_seeds.md").write_text(text)
+        print(text)
+    elif args.step in ("evaluate", "all"):
+        ev = tuning.evaluate(model, log=log, ios=args.ios, most_us=args.most_us)
         command = f"dcsim tune{' --quick' if args.quick else ''} --out {out}"
         text = tuning.report(model, ev, command)
         tuning.write_evaluation(ev, text, out)

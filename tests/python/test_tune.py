@@ -106,3 +106,32 @@ def test_phase_2_follows_a_scene_change(tmp_path, cli):
     assert during.count("oltp_data") >= 5, named
     assert named[-2:] == ["web_server_log", "web_server_log"], named
     assert res.summary["storage"]["ios"] > 0
+
+
+def test_mean_ci_is_students_t_interval():
+    """The 95 % interval of the seeds table: mean +- t(n-1) s / sqrt(n)."""
+    from dcsim.tuning.pipeline import mean_ci
+
+    m, h = mean_ci([10.0, 12.0, 14.0, 16.0, 18.0])  # s = sqrt(10), t(4) = 2.776
+    assert m == pytest.approx(14.0) and h == pytest.approx(2.776 * 10**0.5 / 5**0.5)
+    m, h = mean_ci([1.0, 3.0])  # s = sqrt(2), t(1) = 12.706
+    assert h == pytest.approx(12.706 * 2**0.5 / 2**0.5)
+    with pytest.raises(ValueError):
+        mean_ci([1.0])
+
+
+def test_seeds_report_takes_each_seeds_largest_gain(cli):
+    """Per seed the largest IOPS gain is that seed's best scene; the last row their mean."""
+    from dcsim.tuning.pipeline import seeds_report
+
+    def row(scene, d, a):
+        m = lambda v: {"iops": v, "latency_mean_us": 1000 / v, "latency_p99_us": 2000 / v}  # noqa: E731
+        return {"profile": scene, "load_kib": 512, "ios": 1000, "default": m(d), "adaptive": m(a), "true_class_settings": m(a)}
+
+    evs = {101: {"scenes": [row("a", 100, 150), row("b", 100, 110)]}, 102: {"scenes": [row("a", 100, 120), row("b", 100, 130)]}}
+    text = seeds_report(evs, "cmd")
+    assert "| 101 | 1000 |" in text and "+50.0 % (a 512 KiB)" in text and "+30.0 % (b 512 KiB)" in text
+    # largest gains 50 and 30: mean 40, half-width 12.706 * sqrt(200) / sqrt(2) = 127.06
+    assert "+40.0 ± 127.1 %" in text
+    p = cli("tune", "evaluate", "--eval-seeds", "101")
+    assert p.returncode != 0 and "at least two different seeds" in p.stderr

@@ -171,6 +171,17 @@ impl SizeStr {
     pub fn bytes(&self, path: &str) -> Result<u64> {
         parse_bytes(&self.0).map_err(|e| Error::scenario(path, e.0))
     }
+    /// A switch buffer size or threshold: a size, or a whole number of cells
+    /// (`"97cells"`, `"1 cell"`) of the switch's `cell` bytes, as vendors write them.
+    pub fn bytes_or_cells(&self, path: &str, cell: Option<u64>) -> Result<u64> {
+        let s = self.0.trim();
+        let Some(n) = s.strip_suffix("cells").or_else(|| s.strip_suffix("cell")) else { return self.bytes(path) };
+        let Some(cell) = cell else {
+            return Err(Error::scenario(path, format!("{s:?} is in cells: set switch.cell (the cell size) first")));
+        };
+        let n: u64 = n.trim().parse().map_err(|_| Error::scenario(path, format!("{s:?}: a whole number of cells, like \"100cells\"")))?;
+        n.checked_mul(cell).ok_or_else(|| Error::scenario(path, format!("{s:?} is too large")))
+    }
     /// `"inf"` is `None` (a long-lived flow); otherwise a size > 0.
     pub fn size_or_inf(&self, path: &str) -> Result<Option<u64>> {
         let s = self.0.trim();

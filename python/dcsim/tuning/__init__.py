@@ -19,7 +19,7 @@ from types import ModuleType
 
 from ..errors import DcsimError
 
-__all__ = ["Config", "Model", "QUICK", "FULL", "train", "evaluate", "report", "save", "load", "write_evaluation"]
+__all__ = ["Config", "Model", "QUICK", "FULL", "train", "evaluate", "report", "seeds_report", "mean_ci", "save", "load", "write_evaluation"]
 
 
 def _require(name: str) -> ModuleType:
@@ -30,4 +30,4 @@ def _require(name: str) -> ModuleType:
         raise DcsimError(f"dcsim tune needs {name}: install the extra with pip install 'dcsim[tune]' ({e})") from None
 
 
-from .pipeline import FULL, QUICK, Config, Model, evaluate, load, report, save, train, write_evaluation  # noqa: E402
+from .pipeline import FULL, QUICK, Config, Model, evaluate, load, mean_ci, report, save, seeds_report, train, write_evaluation  # noqa: E402

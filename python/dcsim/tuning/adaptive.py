@@ -16,12 +16,19 @@ Ecn = Tuple[int, int, float]
 
 
 def adaptive_run(
-    scene: Scene, classifier: Any, settings: Dict[str, Ecn], duration_us: int, interval_us: int, snapshot_us: int
+    scene: Scene,
+    classifier: Any,
+    settings: Dict[str, Ecn],
+    duration_us: int,
+    interval_us: int,
+    snapshot_us: int,
+    ios: int = 150,
+    most_us: int = 20_000,
 ) -> Tuple[Results, List[str]]:
-    """Runs ``scene`` (for ``scene.duration_us(duration_us)``) from the default settings,
-    reconfiguring every ``snapshot_us``;
+    """Runs ``scene`` (for ``scene.duration_us(duration_us, ios, most_us)``) from the
+    default settings, reconfiguring every ``snapshot_us``;
     returns the results and the class named at each snapshot."""
-    return adaptive(scene.scenario(DEFAULT_ECN, duration_us, interval_us), classifier, settings, snapshot_us)
+    return adaptive(scene.scenario(DEFAULT_ECN, duration_us, interval_us, ios, most_us), classifier, settings, snapshot_us)
 
 
 def adaptive(scenario: Scenario, classifier: Any, settings: Dict[str, Ecn], snapshot_us: int) -> Tuple[Results, List[str]]:

@@ -49,8 +49,8 @@ QUICK = Config(
 FULL = Config(profiles=PROFILES, train_loads=(256, 2048), train_seeds=(1, 2), test_loads=(512, 4096), test_seeds=(101,), trials=12)
 
 
-def _storage(scene: Scene, ecn: Ecn, cfg: Config) -> Tuple[Dict[str, Any], Any]:
-    res = run_scenario(scene.scenario(ecn, cfg.duration_us, cfg.interval_us))
+def _storage(scene: Scene, ecn: Ecn, cfg: Config, ios: int = 150, most_us: int = 20_000) -> Tuple[Dict[str, Any], Any]:
+    res = run_scenario(scene.scenario(ecn, cfg.duration_us, cfg.interval_us, ios, most_us))
     return res.summary["storage"], res.table("io")
 
 
@@ -114,30 +114,33 @@ def _metrics(st: Dict[str, Any]) -> Dict[str, float]:
     return {"iops": float(st["iops"]), "latency_mean_us": us(st["latency_mean_ps"]), "latency_p99_us": us(st["latency_p99_ps"])}
 
 
-def evaluate(model: Model, log: Any = None) -> Dict[str, Any]:
+def evaluate(model: Model, log: Any = None, seeds: Optional[Sequence[int]] = None, ios: int = 150, most_us: int = 20_000) -> Dict[str, Any]:
     """Phase 2 on the held-out scenes: static defaults, the adaptive run, and (for
-    reference) the true class's settings applied from the start."""
+    reference) the true class's settings applied from the start. ``seeds``: the held-out
+    seeds (default the config's); ``ios``, ``most_us``: each scene runs for at least
+    ``ios`` I/Os' worth of blocks through the bottleneck, at most ``most_us``."""
     cfg = model.config
     say = log or (lambda m: None)
-    held_out = scenes(cfg.profiles, cfg.test_loads, cfg.test_seeds)
+    held_out = scenes(cfg.profiles, cfg.test_loads, tuple(seeds) if seeds else cfg.test_seeds)
     rows = []
     right = total = 0
     for s in held_out:
-        st, io = _storage(s, DEFAULT_ECN, cfg)
+        st, io = _storage(s, DEFAULT_ECN, cfg, ios, most_us)
         xs = _rows(io, cfg)
         pred = list(model.classifier.predict(xs)) if xs else []
         right += sum(1 for p in pred if p == s.profile)
         total += len(pred)
         base = _metrics(st)
-        res, named = adaptive_run(s, model.classifier, model.settings, cfg.duration_us, cfg.interval_us, cfg.snapshot_us)
+        res, named = adaptive_run(s, model.classifier, model.settings, cfg.duration_us, cfg.interval_us, cfg.snapshot_us, ios, most_us)
         adapt = _metrics(res.summary["storage"])
-        oracle = _metrics(_storage(s, model.settings[s.profile], cfg)[0])
+        oracle = _metrics(_storage(s, model.settings[s.profile], cfg, ios, most_us)[0])
         row = {
             "scene": s.name,
             "profile": s.profile,
             "load_kib": s.load_kib,
             "concurrency": s.concurrency,
             "seed": s.seed,
+            "ios": int(st["ios"]),
             "default": base,
             "adaptive": adapt,
             "true_class_settings": oracle,
@@ -201,6 +204,99 @@ def report(model: Model, ev: Dict[str, Any], command: str) -> str:
         f"{(_gmean_ratio(rows, 'adaptive', 'latency_p99_us') - 1) * 100:+.1f} %; largest IOPS gain "
         f"{_pct(best['adaptive']['iops'], best['default']['iops'])} ({best['scene']}).",
     ]
+    return "\n".join(out) + "\n"
+
+
+#: Student's t, two-sided 95 %, by degrees of freedom (1..29).
+_T95: Tuple[float, ...] = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+)
+
+
+def mean_ci(xs: Sequence[float]) -> Tuple[float, float]:
+    """The mean of ``xs`` and the half-width of its 95 % confidence interval (Student's
+    t with n - 1 degrees of freedom; the samples independent, e.g. one per seed)."""
+    n = len(xs)
+    if n < 2 or n > len(_T95) + 1:
+        raise ValueError(f"need 2..{len(_T95) + 1} samples (got {n})")
+    m = sum(xs) / n
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
+    return m, _T95[n - 2] * sd / math.sqrt(n)
+
+
+def seeds_report(evs: Dict[int, Dict[str, Any]], command: str) -> str:
+    """Held-out gains over several seeds (one evaluation per seed): per seed the
+    geometric means and the largest gains, then every figure and every scene's gain as a
+    mean with its 95 % confidence interval over the seeds."""
+    seeds = sorted(evs)
+
+    def gain(r: Dict[str, Any], key: str) -> float:
+        return (r["adaptive"][key] / r["default"][key] - 1) * 100
+
+    per: Dict[str, List[float]] = {k: [] for k in ("iops", "lat", "p99", "best_iops", "best_lat")}
+    out = [
+        f"Reproduce with `{command}`.",
+        "",
+        "| seed | I/Os per scene (median) | IOPS (geo. mean) | mean latency | p99 latency | largest IOPS gain | largest mean-latency cut |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
+    for sd in seeds:
+        rows = [r for r in evs[sd]["scenes"] if r["default"]["iops"] > 0]
+        g = {
+            k: (_gmean_ratio(rows, "adaptive", m) - 1) * 100
+            for k, m in (("iops", "iops"), ("lat", "latency_mean_us"), ("p99", "latency_p99_us"))
+        }
+        bi = max(rows, key=lambda r: gain(r, "iops"))
+        bl = min(rows, key=lambda r: gain(r, "latency_mean_us"))
+        ios = sorted(r["ios"] for r in rows)
+        for k in ("iops", "lat", "p99"):
+            per[k].append(g[k])
+        per["best_iops"].append(gain(bi, "iops"))
+        per["best_lat"].append(gain(bl, "latency_mean_us"))
+        out.append(
+            f"| {sd} | {ios[len(ios) // 2]} | {g['iops']:+.1f} % | {g['lat']:+.1f} % | {g['p99']:+.1f} % | "
+            f"{gain(bi, 'iops'):+.1f} % ({bi['profile']} {bi['load_kib']} KiB) | {gain(bl, 'latency_mean_us'):+.1f} % ({bl['profile']} {bl['load_kib']} KiB) |"
+        )
+    cells = {k: "{:+.1f} ± {:.1f} %".format(*mean_ci(v)) for k, v in per.items()}
+    out.append(f"| mean ± 95 % CI | | {cells['iops']} | {cells['lat']} | {cells['p99']} | {cells['best_iops']} | {cells['best_lat']} |")
+    out += ["", "Per held-out scene over the seeds (adaptive vs defaults, mean ± 95 % CI):", ""]
+    out += ["| scene | IOPS | mean latency | p99 latency | IOPS, true class's settings |", "|---|---:|---:|---:|---:|"]
+    names = [(r["profile"], r["load_kib"]) for r in evs[seeds[0]]["scenes"]]
+    for prof, load in names:
+        rs = [r for sd in seeds for r in evs[sd]["scenes"] if (r["profile"], r["load_kib"]) == (prof, load) and r["default"]["iops"] > 0]
+        if len(rs) < 2:
+            continue
+        f = [mean_ci([gain(r, k) for r in rs]) for k in ("iops", "latency_mean_us", "latency_p99_us")]
+        o = mean_ci([(r["true_class_settings"]["iops"] / r["default"]["iops"] - 1) * 100 for r in rs])
+        out.append(f"| {prof} {load} KiB | " + " | ".join(f"{m:+.1f} ± {h:.1f} %" for m, h in [*f, o]) + " |")
     return "\n".join(out) + "\n"
 
 

@@ -99,20 +99,23 @@ class Scene:
     def name(self) -> str:
         return f"{self.profile}_{self.load_kib}k_s{self.seed}"
 
-    def duration_us(self, least: int) -> int:
+    def duration_us(self, least: int, ios: int = 150, most: int = 20_000) -> int:
         """A run long enough for steady-state IOPS and latency: at least ``least``, ten
-        mean latencies (outstanding bytes over the 100 Gb/s bottleneck) and 150 I/Os'
-        worth of blocks through it; at most 20 ms."""
+        mean latencies (outstanding bytes over the 100 Gb/s bottleneck) and ``ios`` I/Os'
+        worth of blocks through it; at most ``most`` (us)."""
         bottleneck = 12.5e9  # bytes/s
         outstanding = 8 * self.concurrency * mean_block(self.profile)
         latency_us = outstanding / bottleneck * 1e6
-        ios_us = 150 * mean_block(self.profile) / bottleneck * 1e6
-        return int(min(max(least, 10 * latency_us, ios_us), 20_000))
+        ios_us = ios * mean_block(self.profile) / bottleneck * 1e6
+        return int(min(max(least, 10 * latency_us, ios_us), most))
 
-    def scenario(self, ecn: Tuple[int, int, float] = DEFAULT_ECN, least_us: int = 3000, interval_us: int = 100) -> Scenario:
-        """The scene's scenario, run for ``duration_us(least_us)``; its summary's IOPS and
-        latencies count the I/Os completed in the last 90 % (``stats.steady_start``)."""
-        duration_us = self.duration_us(least_us)
+    def scenario(
+        self, ecn: Tuple[int, int, float] = DEFAULT_ECN, least_us: int = 3000, interval_us: int = 100, ios: int = 150, most_us: int = 20_000
+    ) -> Scenario:
+        """The scene's scenario, run for ``duration_us(least_us, ios, most_us)``; its
+        summary's IOPS and latencies count the I/Os completed in the last 90 %
+        (``stats.steady_start``)."""
+        duration_us = self.duration_us(least_us, ios, most_us)
         warmup_us = duration_us // 10
         kmin, kmax, pmax = ecn
         text = _TEMPLATE.format(

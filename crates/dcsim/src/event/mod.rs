@@ -48,6 +48,8 @@ pub enum Event {
     CcTimer(FlowId, u8, u32),
     /// A receiver may send the CNP it held back for a flow (interval or NIC limit).
     CnpDeferred(FlowId),
+    /// A CNP the receiver generated `host.cnp.delay` ago reaches its NIC's send queue.
+    CnpOut(FlowId),
     /// A switch finished processing a frame that arrived on the port: forward it.
     Forward(PortId, PktId),
     /// Entry k of the switches' rate schedule takes effect.
@@ -100,6 +102,7 @@ impl Event {
             Event::IbTick => (18, 0, 0),
             Event::SwBurst(f) => (19, f.0 as u64, 0),
             Event::Rank(k) => (20, k as u64, 0),
+            Event::CnpOut(f) => (21, f.0 as u64, 0),
         };
         // Cheap and injective enough for ordering: variant, then the fields.
         (v << 56) ^ (a << 24) ^ b.rotate_left(40)

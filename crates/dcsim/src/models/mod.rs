@@ -60,6 +60,7 @@ pub mod l2cm;
 pub mod link_failure;
 pub mod network_cc;
 pub mod newreno;
+pub mod nic_timing;
 pub mod pfc;
 pub mod qcn;
 pub mod rcm;

@@ -8,6 +8,10 @@
 //!   headroom, and a shared pool with dynamic threshold alpha x free space.
 //!
 //! A "class" is the priority under PFC and 0 for every priority under 802.3x PAUSE.
+//!
+//! With a cell size (`switch.cell`), every charge is the frame rounded up to whole cells,
+//! as a switch that stores frames in fixed cells uses its buffer; thresholds stay in
+//! bytes (a threshold written in cells is converted when the scenario is read).
 
 use crate::ids::PortId;
 
@@ -35,6 +39,10 @@ pub enum Model {
 pub struct Mmu {
     model: Model,
     resume_offset: u64,
+    /// Cell size in bytes (0: byte accounting), and per port the frame bytes (not
+    /// rounded) charged, so that the run check can compare them with the queues.
+    cell: u64,
+    frame_bytes: Vec<u64>,
     /// Per port: all bytes charged to the port (static model).
     port_bytes: Vec<u64>,
     /// Per switch: buffer size, the part set aside for reserves and headroom, and the
@@ -93,6 +101,18 @@ impl Mmu {
     /// `ports[p]` is `None` for host ports. `switch_total[s]` is the shared buffer of
     /// switch s (shared model).
     pub fn new(model: Model, resume_offset: u64, ports: &[Option<PortBuffer>], switch_total: &[u64], lossless_classes: u64) -> Self {
+        Self::with_cells(model, resume_offset, ports, switch_total, lossless_classes, 0)
+    }
+
+    /// `new` with every charge rounded up to cells of `cell` bytes (0: bytes).
+    pub fn with_cells(
+        model: Model,
+        resume_offset: u64,
+        ports: &[Option<PortBuffer>],
+        switch_total: &[u64],
+        lossless_classes: u64,
+        cell: u64,
+    ) -> Self {
         let mut pools: Vec<Pool> = switch_total.iter().map(|&total| Pool { total, ..Default::default() }).collect();
         if let Model::Shared { reserve } = model {
             for pb in ports.iter().flatten() {
@@ -119,13 +139,17 @@ impl Mmu {
                 [ch; 8]
             })
             .collect();
-        Mmu { model, resume_offset, port_bytes: vec![0; ports.len()], pools, charge }
+        let frame_bytes = if cell != 0 { vec![0; ports.len()] } else { Vec::new() };
+        Mmu { model, resume_offset, cell, frame_bytes, port_bytes: vec![0; ports.len()], pools, charge }
     }
 
     /// A parallel run's merge: port `p`'s charges, and its switch's pool, as `other`
     /// (the partition that ran the switch) has them.
     pub fn adopt_port(&mut self, other: &Mmu, p: usize) {
         self.port_bytes[p] = other.port_bytes[p];
+        if self.cell != 0 {
+            self.frame_bytes[p] = other.frame_bytes[p];
+        }
         self.charge[p * 8..p * 8 + 8].copy_from_slice(&other.charge[p * 8..p * 8 + 8]);
         let sw = self.charge[p * 8].switch;
         if sw != u32::MAX {
@@ -152,6 +176,8 @@ impl Mmu {
     pub fn admit(&mut self, port: PortId, class: u8, size: u64, lossless: bool) -> Result<(), DropReason> {
         let p = port.idx();
         let i = p * 8 + class as usize;
+        let frame = size;
+        let size = self.charge_of(size);
         match self.model {
             Model::Static { port_buffer } => {
                 let c = &self.charge[i];
@@ -186,11 +212,24 @@ impl Mmu {
         }
         let ch = &mut self.charge[i];
         ch.peak = ch.peak.max(ch.ingress + ch.hdrm);
+        if self.cell != 0 {
+            self.frame_bytes[p] = self.frame_bytes[p].wrapping_add(frame);
+        }
         Ok(())
     }
 
+    /// What a frame of `size` bytes takes of the buffer: itself, or whole cells.
+    #[inline(always)]
+    pub fn charge_of(&self, size: u64) -> u64 {
+        if self.cell == 0 {
+            size
+        } else {
+            size.div_ceil(self.cell) * self.cell
+        }
+    }
+
     /// Bytes charged in all (the sum over (port, class) of ingress and headroom
-    /// charges, wrapping), and what is wrong with the counters: a value that wrapped
+    /// charges, wrapping; in cells, the frame bytes behind them), and what is wrong with the counters: a value that wrapped
     /// below zero, a static port total that differs from its classes' charges, a shared
     /// pool using more than it has.
     pub fn audit(&self) -> (u64, Vec<String>) {
@@ -202,6 +241,15 @@ impl Mmu {
                 bad.push(format!("MMU charge of port {} class {} is negative", i / 8, i % 8));
             }
             total = total.wrapping_add(c.ingress).wrapping_add(c.hdrm);
+        }
+        if self.cell != 0 {
+            // In cells: every charge whole cells, at least the frames' bytes; the frame
+            // bytes are what the queues must hold.
+            let frames = self.frame_bytes.iter().fold(0u64, |a, &b| a.wrapping_add(b));
+            if !total.is_multiple_of(self.cell) || total < frames {
+                bad.push(format!("MMU charges {total} B in cells of {} B for {frames} B of frames", self.cell));
+            }
+            total = frames;
         }
         if let Model::Static { .. } = self.model {
             for (p, &b) in self.port_bytes.iter().enumerate() {
@@ -224,6 +272,10 @@ impl Mmu {
     pub fn release(&mut self, port: PortId, class: u8, size: u64) {
         let p = port.idx();
         let i = p * 8 + class as usize;
+        if self.cell != 0 {
+            self.frame_bytes[p] = self.frame_bytes[p].wrapping_sub(size);
+        }
+        let size = self.charge_of(size);
         match self.model {
             Model::Static { .. } => {
                 self.charge[i].ingress -= size;
@@ -321,6 +373,24 @@ mod tests {
     fn one_port(model: Model, headroom: u64, xoff: u64, xon: u64) -> Mmu {
         let pb = PortBuffer { switch: 0, headroom, xoff, xon, shift: 3 };
         Mmu::new(model, 3 * 1024, &[Some(pb)], &[1 << 20], 1)
+    }
+
+    #[test]
+    fn a_frame_takes_whole_cells() {
+        let pb = PortBuffer { switch: 0, headroom: 0, xoff: 10_000, xon: 5_000, shift: 3 };
+        for model in [Model::Static { port_buffer: 1 << 20 }, Model::Shared { reserve: 0 }] {
+            let mut m = Mmu::with_cells(model, 0, &[Some(pb)], &[1 << 20], 1, 208);
+            m.admit(PortId(0), 3, 65, true).unwrap();
+            assert_eq!(m.occupancy(PortId(0), 3), 208);
+            m.admit(PortId(0), 3, 209, true).unwrap();
+            assert_eq!(m.occupancy(PortId(0), 3), 208 + 416);
+            // The audit sees the frames' bytes behind the cells.
+            assert_eq!(m.audit(), (65 + 209, vec![]));
+            m.release(PortId(0), 3, 65);
+            m.release(PortId(0), 3, 209);
+            assert_eq!(m.occupancy(PortId(0), 3), 0);
+            assert_eq!(m.audit(), (0, vec![]));
+        }
     }
 
     #[test]

@@ -136,6 +136,12 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
     if let Some(v) = h.ack_every {
         p.ack_every = v;
     }
+    if let Some(v) = &h.ack_interval {
+        p.timing.ack_interval = v.time("host.ack_interval")?;
+    }
+    if let Some(v) = &h.doorbell {
+        p.timing.doorbell = v.time("host.doorbell")?;
+    }
     if let Some(v) = &h.rto {
         p.rto = v.time("host.rto")?;
     }
@@ -165,6 +171,9 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
         }
         if let Some(v) = &c.nic_gap {
             p.cnp.nic_gap = v.time("host.cnp.nic_gap")?;
+        }
+        if let Some(v) = &c.delay {
+            p.timing.cnp_delay = v.time("host.cnp.delay")?;
         }
         if let Some(v) = &c.size {
             p.cnp.bytes = to_u32(v.bytes("host.cnp.size")?, "host.cnp.size")?;
@@ -327,6 +336,14 @@ fn link_failures(s: &SwitchSpec, plan: &Plan) -> Result<Vec<LinkFailure>> {
 
 fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     let mut p = SwitchPlan::default();
+    if let Some(v) = &s.cell {
+        let c = v.bytes("switch.cell")?;
+        if c == 0 || c > u16::MAX as u64 {
+            return Err(Error::scenario("switch.cell", format!("must be 1..=65535 B (got {c} B)")));
+        }
+        p.cell = Some(c as u32);
+    }
+    let cell = p.cell.map(u64::from);
     if let Some(d) = &s.processing_delay {
         p.processing_delay = d.time("switch.processing_delay")?;
     }
@@ -342,12 +359,12 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
         };
     }
     if let Some(v) = &s.egress_limit {
-        p.egress_limit = Some(v.bytes("switch.egress_limit")?);
+        p.egress_limit = Some(v.bytes_or_cells("switch.egress_limit", cell)?);
     }
     match &s.buffer {
         None => {}
         Some(BufferSpec::Static(b)) => {
-            p.buffer = BufferPlan::Static { port_buffer: b.size.bytes("switch.buffer.size")? };
+            p.buffer = BufferPlan::Static { port_buffer: b.size.bytes_or_cells("switch.buffer.size", cell)? };
         }
         Some(BufferSpec::Shared(b)) => {
             let (mut total, mut reserve, mut alpha_shift) = match p.buffer {
@@ -355,10 +372,10 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
                 _ => unreachable!(),
             };
             if let Some(v) = &b.size {
-                total = v.bytes("switch.buffer.size")?;
+                total = v.bytes_or_cells("switch.buffer.size", cell)?;
             }
             if let Some(v) = &b.reserve {
-                reserve = v.bytes("switch.buffer.reserve")?;
+                reserve = v.bytes_or_cells("switch.buffer.reserve", cell)?;
             }
             if let Some(v) = b.alpha_shift {
                 if v > 15 {
@@ -369,8 +386,8 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
             p.buffer = BufferPlan::Shared { total, reserve, alpha_shift };
         }
     }
-    p.pfc = pfc(&s.pfc)?;
-    p.ecn = ecn(&s.ecn)?;
+    p.pfc = pfc(&s.pfc, cell)?;
+    p.ecn = ecn(&s.ecn, cell)?;
     if s.congestion.nodes.is_some() {
         return Err(Error::scenario("switch.congestion.nodes", "only in [[switch.congestion_override]]"));
     }
@@ -409,7 +426,12 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
                         }
                         EtsUnit::Cells(c as u32)
                     }
-                    (Some("cells"), None) => return Err(Error::scenario("switch.scheduler.cell", "required with unit = \"cells\"")),
+                    (Some("cells"), None) => match cell {
+                        Some(c) => EtsUnit::Cells(c as u32),
+                        None => {
+                            return Err(Error::scenario("switch.scheduler.cell", "required with unit = \"cells\" (or set switch.cell)"))
+                        }
+                    },
                     (Some("bytes" | "packets"), Some(_)) | (None, Some(_)) => {
                         return Err(Error::scenario("switch.scheduler.cell", "only with unit = \"cells\""))
                     }
@@ -427,7 +449,7 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     Ok(p)
 }
 
-fn ecn(s: &EcnSpec) -> Result<EcnPlan> {
+fn ecn(s: &EcnSpec, cell: Option<u64>) -> Result<EcnPlan> {
     let mut p = EcnPlan::default();
     if let Some(m) = s.mode {
         p.mode = match m {
@@ -438,10 +460,10 @@ fn ecn(s: &EcnSpec) -> Result<EcnPlan> {
         };
     }
     if let Some(v) = &s.kmin {
-        p.kmin = Some(v.bytes("switch.ecn.kmin")?);
+        p.kmin = Some(v.bytes_or_cells("switch.ecn.kmin", cell)?);
     }
     if let Some(v) = &s.kmax {
-        p.kmax = Some(v.bytes("switch.ecn.kmax")?);
+        p.kmax = Some(v.bytes_or_cells("switch.ecn.kmax", cell)?);
     }
     if let Some(v) = s.pmax {
         p.pmax = v;
@@ -461,9 +483,9 @@ fn ecn(s: &EcnSpec) -> Result<EcnPlan> {
     for (i, e) in s.by_speed.iter().flatten().enumerate() {
         let at = |k: &str| format!("switch.ecn.by_speed[{i}].{k}");
         let rate = e.rate.rate(&at("rate"))?;
-        let kmin = e.kmin.bytes(&at("kmin"))?;
+        let kmin = e.kmin.bytes_or_cells(&at("kmin"), cell)?;
         let kmax = match &e.kmax {
-            Some(v) => v.bytes(&at("kmax"))?,
+            Some(v) => v.bytes_or_cells(&at("kmax"), cell)?,
             // Step marking only uses kmin.
             None if p.mode == EcnMode::Step => kmin,
             None => return Err(Error::scenario(at("kmax"), "missing; needed unless switch.ecn.mode = \"step\"")),
@@ -506,7 +528,7 @@ fn detection(s: &CongestionSpec, path: &str) -> Result<Detection> {
     })
 }
 
-fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
+fn pfc(s: &PfcSpec, cell: Option<u64>) -> Result<PfcPlan> {
     let mut p = PfcPlan::default();
     if let Some(m) = s.mode {
         p.mode = match m {
@@ -563,7 +585,7 @@ fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
             let h = if other == "hpcc" {
                 Headroom::Hpcc
             } else {
-                let b = SizeStr::new(other).bytes("switch.pfc.headroom").map_err(|e| match e {
+                let b = SizeStr::new(other).bytes_or_cells("switch.pfc.headroom", cell).map_err(|e| match e {
                     Error::Scenario { path, msg } => {
                         Error::scenario(path, format!("expected \"formula\", \"hpcc\" or a size like \"40KB\": {msg}"))
                     }
@@ -578,13 +600,13 @@ fn pfc(s: &PfcSpec) -> Result<PfcPlan> {
         }
     };
     if let Some(v) = &s.xoff {
-        p.xoff = Some(v.bytes("switch.pfc.xoff")?);
+        p.xoff = Some(v.bytes_or_cells("switch.pfc.xoff", cell)?);
     }
     if let Some(v) = &s.xon {
-        p.xon = Some(v.bytes("switch.pfc.xon")?);
+        p.xon = Some(v.bytes_or_cells("switch.pfc.xon", cell)?);
     }
     if let Some(v) = &s.resume_offset {
-        p.resume_offset = v.bytes("switch.pfc.resume_offset")?;
+        p.resume_offset = v.bytes_or_cells("switch.pfc.resume_offset", cell)?;
     }
     if let Some(t) = &s.deadlock_check {
         p.deadlock_check = t.time_or_off("switch.pfc.deadlock_check")?;

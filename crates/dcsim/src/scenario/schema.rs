@@ -85,6 +85,11 @@ pub struct HostSpec {
     pub ack_bytes: Option<SizeStr>,
     /// ACK every n-th packet (>= 1), default 1.
     pub ack_every: Option<u32>,
+    /// ACK also once this long has passed since the oldest unacknowledged packet
+    /// arrived, default "0us" (by count only).
+    pub ack_interval: Option<TimeStr>,
+    /// Doorbell to first byte on the wire for each posted message, default "0us".
+    pub doorbell: Option<TimeStr>,
     /// Go-back-N retransmission timeout, default "1ms".
     pub rto: Option<TimeStr>,
     /// RoCE loss recovery: "go_back_n" (default) or "selective".
@@ -122,6 +127,8 @@ pub struct CnpSpec {
     pub interval: Option<TimeStr>,
     /// Minimum time between CNPs of one NIC, default "0us" (no limit).
     pub nic_gap: Option<TimeStr>,
+    /// CNP generation delay: marked packet to CNP queued at the NIC, default "0us".
+    pub delay: Option<TimeStr>,
     /// CNP frame size, 64..=65535 B, default "78B".
     pub size: Option<SizeStr>,
     /// "control" (default) or a priority 0..7.
@@ -266,6 +273,8 @@ pub struct HpccSpec {
 pub struct SwitchSpec {
     /// fifo | per_port | per_flow (default fifo).
     pub arbitration: Option<ArbitrationSpec>,
+    /// Buffer cell size: every MMU charge is whole cells; thresholds may be in cells.
+    pub cell: Option<SizeStr>,
     /// Lossy drop-tail limit per egress (port, priority); none by default.
     pub egress_limit: Option<SizeStr>,
     pub buffer: Option<BufferSpec>,

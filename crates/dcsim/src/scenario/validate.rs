@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::keys::{Check, KeyCtx};
-use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
+use crate::models::pfc::headroom::{headroom_charged, PREAMBLE_IFG};
 use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind, SwLimit, Transport};
 use crate::units::{Rate, SimTime, MAX_RATE, MAX_TIME};
 
@@ -779,7 +779,8 @@ pub fn validate_buffers(p: &Plan) -> Result<()> {
     };
     let links = p.node_links();
     let switches = || p.nodes.iter().zip(&links).filter(|(nd, _)| nd.kind == NodeKind::Switch);
-    let headroom = |k: usize| headroom_bytes(&pfc.headroom, p.links[k].rate, p.links[k].delay, max_wire, pfc.reaction_quanta);
+    let headroom =
+        |k: usize| headroom_charged(&pfc.headroom, p.links[k].rate, p.links[k].delay, max_wire, pfc.reaction_quanta, p.switch.cell);
     match p.switch.buffer {
         BufferPlan::Static { port_buffer } => {
             if pfc.xoff.is_some() || pfc.mode == FlowControl::None {

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::models::fabric_model::BuildCtx;
-use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
+use crate::models::pfc::headroom::{headroom_charged, PREAMBLE_IFG};
 use crate::models::FabricModels;
 use crate::models::{Cc, NicSpec};
 use crate::net::capped_log::CappedLog;
@@ -110,7 +110,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             port_buf.push(None);
             continue;
         }
-        let headroom = headroom_bytes(&pfc.headroom, p.rate(), p.delay, max_wire, pfc.reaction_quanta);
+        let headroom = headroom_charged(&pfc.headroom, p.rate(), p.delay, max_wire, pfc.reaction_quanta, plan.switch.cell);
         let (xoff, xon) = match plan.switch.buffer {
             BufferPlan::Static { port_buffer } => {
                 let share = port_buffer / n_classes;
@@ -143,7 +143,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         BufferPlan::Static { port_buffer } => (Model::Static { port_buffer }, vec![0; n_sw as usize]),
         BufferPlan::Shared { total, reserve, .. } => (Model::Shared { reserve }, vec![total; n_sw as usize]),
     };
-    let mmu = Mmu::new(model, pfc.resume_offset, &port_buf, &totals, n_classes);
+    let mmu = Mmu::with_cells(model, pfc.resume_offset, &port_buf, &totals, n_classes, plan.switch.cell.map_or(0, u64::from));
     let radix: Vec<u32> = ports.iter().map(|p| nodes[p.node.idx()].ports.len() as u32).collect();
     let egress = EgressQueues::new(&radix, plan.switch.arbitration, plan.switch.scheduler.clone(), max_wire);
 

@@ -263,6 +263,14 @@ impl Simulation {
         self.run_after(mark);
     }
 
+    /// A CNP decided `host.cnp.delay` ago leaves its NIC.
+    pub(crate) fn cnp_out(&mut self, f: FlowId) {
+        let mark = self.fx.after.len();
+        let flow = self.cnp_flow(f);
+        self.models.cnp.out(&mut self.fx, f, flow);
+        self.run_after(mark);
+    }
+
     fn cnp_flow(&self, f: FlowId) -> CnpFlow {
         let h = &self.flows[f.idx()];
         CnpFlow { src: h.src, dst: h.dst, prio: h.prio }

@@ -154,6 +154,8 @@ pub(crate) struct Receiver {
     pub highest: u32,
     pub nak_for: u32,
     pub since_ack: u32,
+    /// Arrival of the oldest in-order packet not yet acknowledged (`host.ack_interval`).
+    pub ack_oldest: SimTime,
 }
 
 /// Selective repeat: how far above `rcv_next` a receiver keeps packets (a packet beyond
@@ -163,7 +165,7 @@ pub(crate) const OOO_WINDOW: u32 = 4096;
 impl Receiver {
     pub fn new(selective: bool) -> Self {
         let ooo = if selective { vec![0; (OOO_WINDOW / 64) as usize] } else { Vec::new() };
-        Receiver { rcv_next: 0, ooo, highest: 0, nak_for: u32::MAX, since_ack: 0 }
+        Receiver { rcv_next: 0, ooo, highest: 0, nak_for: u32::MAX, since_ack: 0, ack_oldest: SimTime::ZERO }
     }
     /// Selective repeat: whether packet `seq` is held.
     #[inline]

@@ -9,7 +9,7 @@ use super::flow::OOO_WINDOW;
 use super::{QpState, Simulation, NO_COLL, NO_IO, NO_SW, NO_TCP};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
-use crate::models::Ack;
+use crate::models::{nic_timing, Ack};
 use crate::net::packet::{IntStack, Packet, PktKind, FLAG_CE, FLAG_ECE, FLAG_INT};
 use crate::net::stats::GoodputRow;
 use crate::units::SimTime;
@@ -24,6 +24,7 @@ impl Simulation {
         let s = &mut self.senders[f.idx()];
         s.started = true;
         s.msg_start = self.fx.q.now();
+        s.next_tx = nic_timing::first_send(s.msg_start, s.next_tx, self.host.timing.doorbell);
         let sw = s.sw != NO_SW;
         if s.cc_dynamic {
             self.cc_hook(f, |cc, ctx| cc.on_start(ctx));
@@ -282,12 +283,20 @@ impl Simulation {
                 return;
             }
             r.since_ack += 1;
+            if r.since_ack == 1 {
+                r.ack_oldest = now;
+            }
+            let t = &self.host.timing;
             if hole {
                 // Selective repeat: the next hole is a loss too (a flow's packets stay
                 // in order on its path); name it at once.
                 r.since_ack = 0;
                 Some(PktKind::Nak)
-            } else if jumped || r.since_ack >= self.host.ack_every || r.rcv_next.is_multiple_of(hdr.npkts) || hdr.int {
+            } else if jumped
+                || nic_timing::ack_due(r.since_ack, self.host.ack_every, r.ack_oldest, now, t.ack_interval)
+                || r.rcv_next.is_multiple_of(hdr.npkts)
+                || hdr.int
+            {
                 r.since_ack = 0;
                 Some(PktKind::Ack)
             } else {
@@ -432,6 +441,7 @@ impl Simulation {
             if s.messages == 0 || s.msgs_done < s.messages {
                 s.msg_start = now;
                 s.msg_limit = s.msg_limit.saturating_add(self.flows[f.idx()].npkts);
+                s.next_tx = nic_timing::first_send(now, s.next_tx, self.host.timing.doorbell);
                 self.activate(f);
                 return;
             }

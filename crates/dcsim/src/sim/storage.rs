@@ -226,6 +226,7 @@ impl Simulation {
         s.rto_mark = 0;
         s.msg_limit = np as u32;
         s.msg_start = now;
+        s.next_tx = crate::models::nic_timing::first_send(now, s.next_tx, self.host.timing.doorbell);
         let r = &mut self.receivers[f.idx()];
         r.rcv_next = 0;
         r.nak_for = u32::MAX;

@@ -102,6 +102,10 @@ impl Simulation {
             self.fx.q.schedule(t, Event::SwBurst(f));
         }
         if posted > 0 {
+            if s.next_seq >= s.msg_limit {
+                // Nothing left to send: the NIC starts on these after the doorbell delay.
+                s.next_tx = crate::models::nic_timing::first_send(now, s.next_tx, self.host.timing.doorbell);
+            }
             s.msg_limit = s.msg_limit.saturating_add(posted.saturating_mul(pkts));
             self.activate(f);
         }

@@ -2,6 +2,7 @@
 //! CNPs, at most one per queue pair per `cnp.interval` (a mark inside the window yields
 //! one CNP at its end, dcqcn.md 4.3 variant A) and at most one per `cnp.nic_gap` from the
 //! NIC. The CNP is a real frame to the sender; its reaction point is the flow's `Cc`.
+//! With `cnp.delay` (models/nic_timing) it reaches the NIC's send queue that much later.
 
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PortId};
@@ -46,13 +47,15 @@ pub(crate) struct CnpFlow {
 /// earliest time it may send another CNP. Only a flow's destination NIC writes its entry.
 pub(crate) struct NotificationPoints {
     cfg: CnpPlan,
+    /// The NIC's CNP generation time (`host.cnp.delay`; zero: none).
+    delay: SimTime,
     qps: Vec<QpNp>,
     nic_next: Vec<SimTime>,
 }
 
 impl NotificationPoints {
-    pub fn new(cfg: CnpPlan, flows: usize, nodes: usize) -> Self {
-        NotificationPoints { cfg, qps: vec![QpNp::default(); flows], nic_next: vec![SimTime::ZERO; nodes] }
+    pub fn new(cfg: CnpPlan, delay: SimTime, flows: usize, nodes: usize) -> Self {
+        NotificationPoints { cfg, delay, qps: vec![QpNp::default(); flows], nic_next: vec![SimTime::ZERO; nodes] }
     }
 
     /// The receiver of flow `f` got a CE-marked data packet. Returns whether a CNP went
@@ -111,13 +114,24 @@ impl NotificationPoints {
         let qp = &mut self.qps[f.idx()];
         qp.last_cnp = Some(now);
         qp.marked_since_cnp = 0;
+        if self.delay.0 != 0 {
+            // The NIC takes `delay` to build it: the rate limits above count from the
+            // decision, the frame leaves later (`out`).
+            fx.q.schedule(now + self.delay, Event::CnpOut(f));
+            return true;
+        }
+        self.out(fx, f, flow);
+        true
+    }
+
+    /// The CNP decided for flow `f` reaches its receiver's NIC: queued ahead of data.
+    pub fn out(&self, fx: &mut Fabric, f: FlowId, flow: CnpFlow) {
         let c = &self.cfg;
         let id = fx.pool.alloc(Packet::cnp(f, flow.src, c.bytes, c.priority.unwrap_or(flow.prio), c.priority.is_none()));
         // The NIC sends CNPs ahead of data, whatever their priority on the fabric.
         let p = PortId(fx.nodes[flow.dst.idx()].ports.start);
         fx.ports[p.idx()].ctrl.push(&mut fx.pool, id);
         fx.kick(p);
-        true
     }
 }
 
@@ -126,6 +140,6 @@ impl crate::models::fabric_model::FabricModel for NotificationPoints {
     type Keys = crate::models::fabric_model::NoSection;
 
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
-        NotificationPoints::new(ctx.plan.host.cnp.clone(), ctx.plan.flows.len(), ctx.nodes.len())
+        NotificationPoints::new(ctx.plan.host.cnp.clone(), ctx.plan.host.timing.cnp_delay, ctx.plan.flows.len(), ctx.nodes.len())
     }
 }

@@ -47,9 +47,34 @@ pub fn headroom_bytes(model: &Headroom, rate: Rate, delay: SimTime, max_wire: u3
     }
 }
 
+/// `headroom_bytes` for a switch that stores frames in cells of `cell` bytes: the bytes
+/// in flight arrive as frames of at most `max_wire` bytes, each charged whole cells, so
+/// the formula's (and the HPCC rule's) bytes become that many frames' cells. A fixed
+/// headroom is taken as written.
+pub fn headroom_charged(model: &Headroom, rate: Rate, delay: SimTime, max_wire: u32, reaction_quanta: u32, cell: Option<u32>) -> u64 {
+    let h = headroom_bytes(model, rate, delay, max_wire, reaction_quanta);
+    match (cell, model) {
+        (None, _) | (_, Headroom::Fixed(_)) => h,
+        (Some(c), _) => {
+            let (c, w) = (c as u64, max_wire as u64);
+            h.div_ceil(w) * w.div_ceil(c) * c
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headroom_in_cells_counts_whole_cells_per_frame() {
+        let f = Headroom::Formula { phy_delay: SimTime::ZERO };
+        let h = headroom_bytes(&f, Rate::gbps(100), SimTime::us(1), 1106, 0);
+        // 1106 B frames take 6 cells of 208 B (1248 B) each.
+        assert_eq!(headroom_charged(&f, Rate::gbps(100), SimTime::us(1), 1106, 0, Some(208)), h.div_ceil(1106) * 1248);
+        assert_eq!(headroom_charged(&f, Rate::gbps(100), SimTime::us(1), 1106, 0, None), h);
+        assert_eq!(headroom_charged(&Headroom::Fixed(5000), Rate::gbps(100), SimTime::us(1), 1106, 0, Some(208)), 5000);
+    }
 
     #[test]
     fn quantum_is_512_bit_times() {
