@@ -13,8 +13,9 @@ A generated block sits between two HTML comments in the Markdown:
     ...
     <!-- end of generated block -->
 
-and is replaced by what the generator NAME returns: a function of one of the model
-modules here (``rcm``, ``dcqcn``, ``queueing``, ...) registered with ``@block``. Generators marked ``SHORT`` run
-in a few seconds each; ``tests/python/test_docs.py`` checks those against the committed
+and is replaced by what the generator NAME returns: a function of one of the modules
+here (one per model or study: ``rcm``, ``dcqcn``, ``queueing``, ...) declared with
+``@block(short=...)``. Short generators run in a few seconds each;
+``tests/python/test_docs.py`` checks those against the committed
 text on every test run.
 """
