@@ -3,24 +3,14 @@ print now (short ones on every run), and the docs name only files the repository
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 
+from dcsim.docgen import render as GEN
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def gen_docs():
-    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-GEN = gen_docs()
 PAGES = {rel: (ROOT / rel).read_text(encoding="utf-8") for rel in GEN.DOCS}
 SHORT = sorted(n for n, (_, short) in GEN.GENERATORS.items() if short)
 
@@ -38,7 +28,7 @@ def test_every_generator_has_a_block():
 def test_generated_block_is_current(name):
     want = GEN.GENERATORS[name][0]()
     for rel, body in committed(name):
-        assert body == want, f"{rel}: block '{name}' is stale; run `python scripts/gen_docs.py` (committed:\n{body}\nnow:\n{want})"
+        assert body == want, f"{rel}: block '{name}' is stale; run `python -m dcsim.docgen` (committed:\n{body}\nnow:\n{want})"
 
 
 def test_readme_run_block_is_what_dcsim_run_prints(tmp_path):

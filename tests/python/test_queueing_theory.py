@@ -6,30 +6,16 @@ those of the page's generated tables."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def gen_docs():
-    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-GEN = gen_docs()
+from dcsim.docgen import queueing
 
 
 def test_the_formulas():
     # Pollaczek-Khinchine with deterministic service, and Cobham's two classes by hand.
-    assert GEN.cobham({3: 0.5}) == pytest.approx({3: 0.5})
-    assert GEN.cobham({3: 0.8}) == pytest.approx({3: 2.0})
-    assert GEN.cobham({4: 0.3, 3: 0.4}) == pytest.approx({4: 0.35 / 0.7, 3: 0.35 / (0.7 * 0.3)})
+    assert queueing.cobham({3: 0.5}) == pytest.approx({3: 0.5})
+    assert queueing.cobham({3: 0.8}) == pytest.approx({3: 2.0})
+    assert queueing.cobham({4: 0.3, 3: 0.4}) == pytest.approx({4: 0.35 / 0.7, 3: 0.35 / (0.7 * 0.3)})
 
 
 def test_mixed_sizes_raise_the_wait_by_the_second_moment():
@@ -37,7 +23,7 @@ def test_mixed_sizes_raise_the_wait_by_the_second_moment():
     # sizes 146..1082 B, so the wait is that factor above equal frames' at the same load.
     n = 1082 - 146 + 1
     factor = 1 + (n * n - 1) / 12 / ((146 + 1082) / 2) ** 2
-    assert GEN.cobham({3: 0.5}, GEN.MIXED)[3] == pytest.approx(0.5 * factor)
+    assert queueing.cobham({3: 0.5}, queueing.MIXED)[3] == pytest.approx(0.5 * factor)
 
 
 # 100,000 arrivals: seeds 1-3 spread by 1-3 % around theory at these loads.
@@ -47,26 +33,26 @@ def test_mixed_sizes_raise_the_wait_by_the_second_moment():
     ids=["md1-0.5", "md1-0.8", "strict-0.3+0.4", "mg1-0.8"],
 )
 def test_mean_wait_matches_theory(loads, sizes):
-    got, want = GEN.md1_waits(loads, sizes), GEN.cobham(loads, sizes)
+    got, want = queueing.md1_waits(loads, sizes), queueing.cobham(loads, sizes)
     for p in loads:
         assert got[p] == pytest.approx(want[p], rel=0.05), f"priority {p}: wait {got[p]:.3f} S, theory {want[p]:.3f} S"
 
 
 @pytest.mark.parametrize("rho", [0.5, 0.8])
 def test_round_robin_over_flows_is_processor_sharing(rho):
-    x = GEN.ps_point(rho, "per_flow")
+    x = queueing.ps_point(rho, "per_flow")
     assert x["all"] == pytest.approx(1 / (1 - rho), rel=0.05), x
     # Insensitive to the flow size up to frame granularity.
     assert x["small"] < 1.15 * x["large"], x
 
 
 def test_one_fifo_makes_small_flows_wait_behind_large_ones():
-    x = GEN.ps_point(0.8, "fifo")
+    x = queueing.ps_point(0.8, "fifo")
     assert x["all"] == pytest.approx(5.0, rel=0.05), x
     assert x["small"] > 3 * x["large"], x
 
 
 def test_queue_samples_obey_littles_law():
     # Both sides come from one run: only the 1 us sampling separates them.
-    sampled, little = GEN.md1_little({3: 0.8}, GEN.MIXED)
+    sampled, little = queueing.md1_little({3: 0.8}, queueing.MIXED)
     assert sampled == pytest.approx(little, rel=0.02)

@@ -1,0 +1,5 @@
+import sys
+
+from dcsim.docgen.render import main
+
+sys.exit(main())

@@ -1,0 +1,104 @@
+"""What every generator uses: the shipped scenarios' runs (cached), the port into a host,
+the number formats of the pages, and the registry of generated blocks."""
+
+from __future__ import annotations
+
+import bisect
+import math
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+#: The repository checkout whose docs are rewritten (python/dcsim/docgen/common.py).
+ROOT = Path(__file__).resolve().parents[3]
+SCEN = ROOT / "scenarios"
+FIGURES = ROOT / "docs" / "figures"
+
+_runs: Dict[Tuple[str, Tuple[str, ...]], Any] = {}
+
+
+def run(scenario: str, *overrides: str) -> Any:
+    """The results of a shipped scenario (cached: several blocks quote the same run)."""
+    import dcsim
+
+    key = (scenario, tuple(overrides))
+    if key not in _runs:
+        _runs[key] = dcsim.run(SCEN / scenario, overrides=list(overrides))
+    return _runs[key]
+
+
+def port_into(res: Any, host: str) -> int:
+    """The id of the switch port that sends to ``host`` (its link's far end)."""
+    ports = res.ports
+    return int(ports[(ports["peer"] == host) & (ports["node"] != host)]["port_id"].iloc[0])
+
+
+# -- formatting -------------------------------------------------------------------------
+
+
+def gbps(x: float, digits: int = 2) -> str:
+    return "-" if x is None or math.isnan(x) else f"{x:.{digits}f}"
+
+
+def thousands(n: int) -> str:
+    return f"{int(n):,}"
+
+
+def spaced(n: int) -> str:
+    """12 345: thousands separated by a space, as the model pages write them."""
+    return f"{int(n):,}".replace(",", " ")
+
+
+def steady(res: Any) -> List[float]:
+    return [float(x) for x in res.flows["goodput_steady_gbps"]]
+
+
+def drops(res: Any) -> str:
+    n = int(res.summary["counters"]["drops_total"])
+    return "no drops" if n == 0 else "1 drop" if n == 1 else f"{thousands(n)} drops"
+
+
+def window_goodput(res: Any, t0_ms: float, t1_ms: float) -> Dict[str, float]:
+    """Per source (flow ``src``), mean goodput over [t0, t1) from the goodput table, empty
+    bins counted as 0."""
+    g, f = res.goodput, res.flows
+    lo, hi = t0_ms * 1e9, t1_ms * 1e9
+    sel = g[(g["time_ps"] >= lo) & (g["time_ps"] < hi)]
+    by_flow = sel.groupby("flow_id")["bytes"].sum()
+    out = {}
+    for r in f.itertuples(index=False):
+        out[r.src] = float(by_flow.get(r.flow_id, 0)) * 8 / ((hi - lo) / 1e12) / 1e9
+    return out
+
+
+def bin_width(g: Any) -> int:
+    t = sorted(set(int(x) for x in g["time_ps"]))
+    return min(b - a for a, b in zip(t, t[1:])) if len(t) > 1 else 1
+
+
+def jain(xs: Sequence[float]) -> float:
+    from dcsim import jain as j
+
+    return j(list(xs))
+
+
+def last_at(times: Sequence[float], t: float) -> int:
+    """Index of the last entry of the sorted ``times`` at or before ``t``."""
+    return bisect.bisect_right(times, t) - 1
+
+
+#: block name -> (generator, short: checked by the test suite on every run), filled by
+#: ``@block`` as the model modules are imported (``render`` imports them all).
+BLOCKS: Dict[str, Tuple[Callable[[], str], bool]] = {}
+
+
+def block(short: bool, name: Optional[str] = None) -> Callable[[Callable[[], str]], Callable[[], str]]:
+    """Register a generator of the generated block ``name`` (default: the function's name)."""
+
+    def add(fn: Callable[[], str]) -> Callable[[], str]:
+        key = name or fn.__name__
+        if key in BLOCKS:
+            raise ValueError(f"generated block {key!r} defined twice")
+        BLOCKS[key] = (fn, short)
+        return fn
+
+    return add
