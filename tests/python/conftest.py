@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+# The docs generator (dcsim.docgen) works on this checkout, whichever way dcsim is installed.
+os.environ.setdefault("DCSIM_ROOT", str(REPO))
 
 
 def run_cli(*args, cwd=None, timeout=300):

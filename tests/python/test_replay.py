@@ -29,6 +29,8 @@ def _overrides(path: Path) -> list:
         "ib_write_bw": 'traffic[0].start="1us"',
         "permutation": 'traffic[0].start="1us"',
         "storage": 'traffic[0].start="1us"',
+        "job": 'traffic[0].start="1us"',
+        "collective": 'traffic[0].start="1us"',
     }[traffic["type"]]
     return ['simulation.duration="200us"', 'stats.steady_start="100us"', "simulation.seed=7", indexed]
 

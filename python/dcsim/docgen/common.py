@@ -5,11 +5,30 @@ from __future__ import annotations
 
 import bisect
 import math
+import os
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-#: The repository checkout whose docs are rewritten (python/dcsim/docgen/common.py).
-ROOT = Path(__file__).resolve().parents[3]
+
+def _root() -> Path:
+    """The checkout the docs belong to: ``DCSIM_ROOT`` if set, else the checkout this
+    package sits in (an editable install), else the working directory or one above it
+    that has ``scenarios/`` and ``docs/`` (a regular install run from a checkout)."""
+    env = os.environ.get("DCSIM_ROOT")
+    if env:
+        return Path(env).resolve()
+    here = Path(__file__).resolve().parents[3]
+    if (here / "scenarios").is_dir():
+        return here
+    cwd = Path.cwd().resolve()
+    for p in (cwd, *cwd.parents):
+        if (p / "scenarios").is_dir() and (p / "docs").is_dir():
+            return p
+    return here
+
+
+#: The repository checkout whose docs are rewritten.
+ROOT = _root()
 SCEN = ROOT / "scenarios"
 FIGURES = ROOT / "docs" / "figures"
 

@@ -112,7 +112,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--figures", action="store_true", help="also redraw docs/figures/*.png")
     args = ap.parse_args(argv)
     if not (ROOT / "scenarios").is_dir():
-        raise SystemExit(f"dcsim.docgen: no scenarios/ in {ROOT}: run it from an editable install of a dcsim checkout")
+        raise SystemExit(f"dcsim.docgen: no scenarios/ in {ROOT}: run it from a dcsim checkout (or set DCSIM_ROOT)")
     cache: Dict[str, str] = {}
     stale = []
     for rel in DOCS:
