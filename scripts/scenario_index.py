@@ -87,15 +87,9 @@ def render() -> str:
 
 
 def main(argv: List[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if not PAGE.exists() or PAGE.read_text(encoding="utf-8") != text:
-            print(f"{PAGE.relative_to(ROOT)} is stale: run python scripts/scenario_index.py", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(text, encoding="utf-8")
-    print(f"wrote {PAGE.relative_to(ROOT)}")
-    return 0
+    from dcsim.docgen.common import write_page
+
+    return write_page(PAGE, render(), argv, "scripts/scenario_index.py")
 
 
 if __name__ == "__main__":

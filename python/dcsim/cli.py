@@ -590,11 +590,18 @@ def _print_warnings(warnings: Sequence[str]) -> None:
         print(f"warning: {w}", file=sys.stderr)
 
 
+def _ray_address_fits(args: argparse.Namespace) -> bool:
+    """``--ray-address`` goes with ``--backend ray`` only (sweep, compare, tune)."""
+    if args.ray_address is not None and args.backend != "ray":
+        print("error: --ray-address: only used with --backend ray", file=sys.stderr)
+        return False
+    return True
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from . import sweeps
 
-    if args.ray_address is not None and args.backend != "ray":
-        print("error: --ray-address: only used with --backend ray", file=sys.stderr)
+    if not _ray_address_fits(args):
         return EXIT_USAGE
     try:
         return sweeps.cli(args.scenario, args.grid, args.out, _options(args), args.store, variants=args.variants)
@@ -606,8 +613,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from . import sweeps
 
-    if args.ray_address is not None and args.backend != "ray":
-        print("error: --ray-address: only used with --backend ray", file=sys.stderr)
+    if not _ray_address_fits(args):
         return EXIT_USAGE
     try:
         opts = _options(args)
@@ -730,8 +736,7 @@ def cmd_tune_scenario(args: argparse.Namespace) -> int:
     from .sweeps import Options
     from .tuning import optimize
 
-    if args.ray_address is not None and args.backend != "ray":
-        print("error: --ray-address: only used with --backend ray", file=sys.stderr)
+    if not _ray_address_fits(args):
         return EXIT_USAGE
     try:
         params = [optimize.parse_param(p) for p in args.params]

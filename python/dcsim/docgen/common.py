@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import math
 import os
+import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -121,3 +122,18 @@ def block(short: bool, name: Optional[str] = None) -> Callable[[Callable[[], str
         return fn
 
     return add
+
+
+def write_page(page: Path, text: str, argv: Sequence[str], script: str) -> int:
+    """A page a script writes whole (``scripts/cli_reference.py``,
+    ``scripts/scenario_index.py``): with ``--check`` in ``argv``, 1 and a message if the
+    committed page differs from ``text``; else writes it."""
+    rel = page.relative_to(ROOT) if page.is_relative_to(ROOT) else page
+    if "--check" in argv:
+        if not page.exists() or page.read_text(encoding="utf-8") != text:
+            print(f"{rel} is stale: run python {script}", file=sys.stderr)
+            return 1
+        return 0
+    page.write_text(text, encoding="utf-8")
+    print(f"wrote {rel}")
+    return 0
