@@ -19,6 +19,8 @@ pub(crate) struct BuildCtx<'a> {
     pub plan: &'a Plan,
     pub nodes: &'a [Node],
     pub ports: &'a [Port],
+    /// Each port's line rate.
+    pub port_rates: &'a [Rate],
     /// For a model's first events.
     pub q: &'a mut EventQueue,
     /// For a model whose frames carry extra records (`PacketPool::enable_tags`).
@@ -32,11 +34,6 @@ pub(crate) struct BuildCtx<'a> {
 }
 
 impl BuildCtx<'_> {
-    /// Each port's line rate.
-    pub fn port_rates(&self) -> Vec<Rate> {
-        self.ports.iter().map(|p| p.rate()).collect()
-    }
-
     /// The port of host `h` (its first and only one).
     pub fn host_port(&self, h: u32) -> crate::ids::PortId {
         crate::ids::PortId(self.nodes[h as usize].ports.start)

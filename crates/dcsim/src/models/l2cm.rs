@@ -151,7 +151,7 @@ impl crate::models::fabric_model::FabricModel for L2State {
     /// FECN probes carry a record of their own (`PacketPool::enable_tags`); FECN's
     /// periodic rate computation is one event.
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
-        let l2 = L2State::new(ctx.plan, &ctx.port_rates());
+        let l2 = L2State::new(ctx.plan, ctx.port_rates);
         if l2.tags {
             ctx.pool.enable_tags();
         }

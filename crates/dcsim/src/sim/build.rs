@@ -274,7 +274,18 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             q.schedule(st.at, Event::PortRate(k as u32));
         }
     }
-    let mut ctx = BuildCtx { plan, nodes: &nodes, ports: &ports, q: &mut q, pool: &mut pool, base_rtt, max_wire, routes: &routes };
+    let port_rates: Vec<Rate> = ports.iter().map(|p| p.rate()).collect();
+    let mut ctx = BuildCtx {
+        plan,
+        nodes: &nodes,
+        ports: &ports,
+        port_rates: &port_rates,
+        q: &mut q,
+        pool: &mut pool,
+        base_rtt,
+        max_wire,
+        routes: &routes,
+    };
     let models = FabricModels::new(&mut ctx);
     let failures = models.link_faults.active;
     let nic_rx_extras = models.rx.on || plan.switch.pfc.mode == FlowControl::IbCredits;

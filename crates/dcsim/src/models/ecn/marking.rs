@@ -331,7 +331,7 @@ impl crate::models::fabric_model::FabricModel for Marking {
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
         let port_nodes: Vec<u32> = ctx.ports.iter().map(|p| p.node.0).collect();
         let radix: Vec<u32> = ctx.ports.iter().map(|p| ctx.nodes[p.node.idx()].ports.len() as u32).collect();
-        Marking::new(ctx.plan, &ctx.port_rates(), &port_nodes, &radix)
+        Marking::new(ctx.plan, ctx.port_rates, &port_nodes, &radix)
     }
 
     /// The `congestion` tables are made by the world (`sim/output.rs`): they name the

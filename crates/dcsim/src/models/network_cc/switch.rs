@@ -123,7 +123,7 @@ impl crate::models::fabric_model::FabricModel for NetCcState {
 
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
         let port_switch: Vec<Option<u32>> = ctx.ports.iter().map(|p| (!ctx.nodes[p.node.idx()].is_host).then_some(p.node.0)).collect();
-        NetCcState::new(ctx.plan, &ctx.port_rates(), &port_switch, ctx.base_rtt)
+        NetCcState::new(ctx.plan, ctx.port_rates, &port_switch, ctx.base_rtt)
     }
 
     /// NetworkCC runs only (other summaries unchanged).

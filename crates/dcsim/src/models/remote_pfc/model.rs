@@ -26,7 +26,7 @@ impl FabricModel for RemotePfc {
     }
 
     fn new(ctx: &mut BuildCtx) -> Self {
-        RemotePfc::new(ctx.plan, &ctx.port_rates(), ctx.plan.nodes.len())
+        RemotePfc::new(ctx.plan, ctx.port_rates, ctx.plan.nodes.len())
     }
 
     /// `remote_pfc`: one row per node. Switches: messages their queues sent, messages
