@@ -4,7 +4,7 @@
     dcsim validate SCENARIO [--set path=value ...] [--data-root DIR ...] [--max-events N]
     dcsim sweep SCENARIO --grid path=v1,v2 [--variants] [--out FILE] [--store DIR] [--jobs N] [--groups G]
     dcsim compare SCENARIO... [--seeds N] [--grid path=v1,v2] [--out FILE] [--store DIR] [--groups G]
-    dcsim plot [fct|jobs] RUN_DIR... [--queue NODE:PEER] [--groups G] [--out FILE]
+    dcsim plot [fct|jobs|cdf|pauses] RUN_DIR... [--queue NODE:PEER] [--groups G] [--out FILE]
     dcsim report RUN_DIR|STORE_DIR|SWEEP.csv [-o OUT.html] [--png-dir DIR]
     dcsim bench
     dcsim tune SCENARIO --param KEY=LOW:HIGH ... --objective OBJ [--trials N] [--seeds N] [--out DIR]
@@ -134,16 +134,19 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser(
         "plot",
         help="PNG of source rates and a queue over time (or, with `fct`, slowdown per flow-size bin; with `jobs`, "
-        "iteration times per training job), one column per run",
+        "iteration times per training job; with `cdf`, the CDF of FCT slowdown; with `pauses`, PFC pause per switch), "
+        "one column per run",
         description="dcsim plot RUN_DIR... draws rates and a queue; dcsim plot fct RUN_DIR... draws FCT slowdown per "
-        "flow-size bin; dcsim plot jobs RUN_DIR... draws each job's iteration times.",
+        "flow-size bin; dcsim plot jobs RUN_DIR... draws each job's iteration times; dcsim plot cdf RUN_DIR... draws "
+        "the CDF of FCT slowdown per traffic group; dcsim plot pauses RUN_DIR... draws the share of time each switch "
+        "was paused.",
     )
     pl.add_argument("runs", nargs="+", metavar="RUN_DIR", help="output directories of `dcsim run`, after `fct` for the FCT figure")
     pl.add_argument("--percentiles", metavar="P,P,...", default="50,95,99", help="fct: slowdown percentiles to draw (default 50,95,99)")
     pl.add_argument(
         "--edges", metavar="BYTES,BYTES,...", help="fct: fixed flow-size bin edges in bytes instead of bins of 5 %% of the flows"
     )
-    pl.add_argument("--groups", metavar="GROUPS", default=None, help=groups_help("fct figure"))
+    pl.add_argument("--groups", metavar="GROUPS", default=None, help=groups_help("fct and cdf figures"))
     pl.add_argument("--queue", metavar="NODE:PEER", help="the egress queue to plot, e.g. CS:DU")
     pl.add_argument("--title", dest="titles", action="append", help="column titles, one per run: --title A,B,C or --title A --title B")
     pl.add_argument("--out", metavar="FILE", default="dcsim.png", help="PNG file (default dcsim.png)")
@@ -639,12 +642,12 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from . import plot
 
     runs = list(args.runs)
-    fct = runs[0] == "fct" and not Path("fct").is_dir()
-    jobs = runs[0] == "jobs" and not Path("jobs").is_dir()
-    if fct or jobs:
+    # A figure's name first, unless a run directory of that name is meant.
+    kind = runs[0] if runs[0] in ("fct", "jobs", "cdf", "pauses") and not Path(runs[0]).is_dir() else "rates"
+    if kind != "rates":
         runs = runs[1:]
         if not runs:
-            print(f"error: dcsim plot {'fct' if fct else 'jobs'}: give at least one run directory", file=sys.stderr)
+            print(f"error: dcsim plot {kind}: give at least one run directory", file=sys.stderr)
             return EXIT_USAGE
     titles = split_titles(args.titles)
     if titles and len(titles) != len(runs):
@@ -652,15 +655,19 @@ def cmd_plot(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     args.titles = titles
     try:
-        if fct:
+        if args.groups is not None and kind not in ("fct", "cdf"):
+            raise ValueError("--groups: only used with dcsim plot fct and dcsim plot cdf")
+        if kind == "fct":
             pct = [float(x) for x in args.percentiles.split(",") if x.strip()]
             edges = [float(x) for x in args.edges.split(",") if x.strip()] if args.edges else None
             path = plot.render_fct(runs, args.out, args.titles, pct, edges, groups=parse_groups(args.groups))
-        elif jobs:
+        elif kind == "cdf":
+            path = plot.render_cdf(runs, args.out, args.titles, groups=parse_groups(args.groups))
+        elif kind == "jobs":
             path = plot.render_jobs(runs, args.out, args.titles)
+        elif kind == "pauses":
+            path = plot.render_pauses(runs, args.out, args.titles)
         else:
-            if args.groups is not None:
-                raise ValueError("--groups: only used with dcsim plot fct")
             path = plot.render(runs, args.out, args.queue, args.titles)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

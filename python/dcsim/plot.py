@@ -10,6 +10,10 @@
   one column per run, log axes shared.
 * ``dcsim plot jobs RUN...``: each training job's iteration times (the ``jobs`` table)
   against its ideal iteration, one column per run.
+* ``dcsim plot cdf RUN...``: the CDF of FCT slowdown per traffic group (pooled when the
+  groups are more than a legend can name), log x, one column per run.
+* ``dcsim plot pauses RUN...``: the share of time each switch's (port, priority) rows
+  spent paused (``pause_by_switch``), the most paused switches first, one column per run.
 
 A figure with nothing to draw is an error (``NoData``), not an empty PNG.
 """
@@ -34,7 +38,9 @@ __all__ = [
     "rate_panel",
     "render",
     "render_fct",
+    "render_cdf",
     "render_jobs",
+    "render_pauses",
 ]
 
 #: Line styles and markers cycled together, so that lines drawn on top of each other
@@ -451,4 +457,97 @@ def render_jobs(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] =
         ax.set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))
         if _jobs_table(res) is not None and len(_jobs_table(res)):
             jobs_panel(ax, res)
+    return _save(fig, out)
+
+
+#: Switches drawn by ``render_pauses``; the rest are counted in the title.
+MAX_SWITCHES = 16
+
+
+def _columns(run_dirs: Sequence[str], titles: Optional[List[str]], height: float, sharey: Any = True) -> Tuple[Any, Any, List[Any]]:
+    """Loaded runs and a figure of one column each, titled."""
+    runs = [_load(d) for d in run_dirs]
+    plt = pyplot()
+    n = len(runs)
+    fig, axes = plt.subplots(1, n, figsize=(4.5 * n + 1, height), squeeze=False, sharey=sharey, layout="constrained")
+    for col, res in enumerate(runs):
+        axes[0][col].set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))
+    return fig, axes[0], runs
+
+
+def cdf_panel(ax: Any, res: Any, groups: Any = None) -> int:
+    """The empirical CDF of FCT slowdown over the finished flows of each traffic group
+    (``analysis.Groups``; pooled when there are more groups than ``MAX_LEGEND``), log x.
+    Returns the number of lines drawn."""
+    from .analysis import group_names, select_groups
+
+    f = res.flows
+    f = f[(f["size_bytes"] >= 0) & (f["fct_ps"] >= 0)] if len(f) else f
+    if not len(f):
+        return 0
+    if groups is None and f["group"].nunique() > MAX_LEGEND and len(group_names(res)) > 1:
+        groups = "all"
+    drawn = 0
+    for i, (_, label, g) in enumerate(select_groups(res, f, groups)):
+        sd = np.sort(g["slowdown"].to_numpy(dtype=float))
+        if not len(sd):
+            continue
+        ls, _ = STYLES[i % len(STYLES)]
+        ax.step(sd, np.arange(1, len(sd) + 1) / len(sd), where="post", linestyle=ls, linewidth=1.3, label=f"{label} ({len(sd)} flows)")
+        drawn += 1
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("FCT slowdown")
+    ax.grid(alpha=0.3, which="both")
+    if drawn:
+        ax.legend(fontsize=7, loc="lower right")
+    return drawn
+
+
+def render_cdf(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] = None, groups: Any = None) -> Path:
+    """The CDF of FCT slowdown per traffic group, one column per run, axes shared."""
+    fig, axes, runs = _columns(run_dirs, titles, 3.6)
+    drawn = [cdf_panel(ax, res, groups) for ax, res in zip(axes, runs)]
+    if not any(drawn):
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        raise NoData("nothing to plot: no finished flow of finite size in " + ", ".join(str(d) for d in run_dirs))
+    axes[0].set_ylabel("fraction of flows")
+    return _save(fig, out)
+
+
+def pauses_panel(ax: Any, res: Any) -> bool:
+    """Horizontal bars: the share (%) of its (port, priority) rows' time each switch spent
+    paused, the ``MAX_SWITCHES`` most paused. False when no switch was paused."""
+    from .analysis import pause_by_switch
+
+    t = pause_by_switch(res)
+    paused = t[t["paused_ps"] > 0]
+    if not len(paused):
+        ax.text(0.5, 0.5, "no switch was paused", ha="center", va="center", transform=ax.transAxes)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        return False
+    top = paused.head(MAX_SWITCHES).iloc[::-1]
+    ax.barh(range(len(top)), 100 * top["pause_fraction"].to_numpy(dtype=float), color="C3")
+    ax.set_yticks(range(len(top)), top["node"].tolist(), fontsize=8)
+    ax.set_xlabel("time paused (% of port-priority time)")
+    ax.grid(alpha=0.3, axis="x")
+    rest = len(t) - len(top)
+    if rest:
+        more = f"{rest} more switch" + ("es" if rest > 1 else "")
+        ax.set_title(f"{ax.get_title()}\n({more}, {len(paused) - len(top)} of them paused)", fontsize=9)
+    return True
+
+
+def render_pauses(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] = None) -> Path:
+    """PFC pause per switch, one column per run (each its own switches)."""
+    fig, axes, runs = _columns(run_dirs, titles, 0.6 + 0.25 * MAX_SWITCHES, sharey=False)
+    drawn = [pauses_panel(ax, res) for ax, res in zip(axes, runs)]
+    if not any(drawn):
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        raise NoData("nothing to plot: no switch was paused in " + ", ".join(str(d) for d in run_dirs))
     return _save(fig, out)

@@ -71,7 +71,12 @@ def checked(monkeypatch):
 
 
 def test_plot_figures_pass_the_style_and_come_with_vectors(run_dir, tmp_path, checked):
-    for argv, out in ((["plot", str(run_dir)], "rates.png"), (["plot", "fct", str(run_dir)], "fct.png")):
+    figures = (
+        (["plot", str(run_dir)], "rates.png"),
+        (["plot", "fct", str(run_dir)], "fct.png"),
+        (["plot", "cdf", str(run_dir)], "cdf.png"),
+    )
+    for argv, out in figures:
         assert cli.main([*argv, "--out", str(tmp_path / out)]) == 0
         for ext in ("png", "svg", "pdf"):
             assert (tmp_path / out).with_suffix(f".{ext}").stat().st_size > 0
@@ -83,6 +88,18 @@ def test_fct_pools_groups_a_legend_could_not_name(run_dir):
     t = plot.fct_table(res, [50, 95, 99])  # 4 groups x 3 percentiles > 8 lines
     assert set(t["group_name"]) == {"all"}
     assert set(plot.fct_table(res, [99])["group_name"]) == {f"burst{i}" for i in range(GROUPS)}  # 4 lines: each group
+
+
+def test_cdf_draws_one_line_per_group_up_to_one(run_dir):
+    res = dcsim.load_run(run_dir)
+    fig, ax = plot.pyplot().subplots()
+    assert plot.cdf_panel(ax, res) == GROUPS
+    for line in ax.get_lines():
+        y = line.get_ydata()
+        assert y[-1] == pytest.approx(1.0) and (y[1:] >= y[:-1]).all()
+    assert ax.get_xscale() == "log"
+    fig2, ax2 = plot.pyplot().subplots()
+    assert plot.cdf_panel(ax2, res, groups="all") == 1
 
 
 def test_report_figures_pass_the_style_and_come_with_vectors(run_dir, tmp_path, checked):

@@ -75,6 +75,28 @@ def test_no_data_is_an_error(tmp_path):
     assert p.returncode == 1 and "no finished flow" in p.stderr and not png.exists()
 
 
+def test_pauses_plot_ranks_the_paused_switches(tmp_path, monkeypatch):
+    from dcsim import analysis, style
+
+    d = run_dir(tmp_path, "seed000_parking_lot_pfc.toml", "simulation.duration=2ms", "stats.steady_start=1ms")
+    res = dcsim.load_run(d)
+    t = analysis.pause_by_switch(res)
+    assert (t["paused_ps"] > 0).any()
+    problems = []
+    orig = style.save
+    monkeypatch.setattr(style, "save", lambda fig, *a, **k: (problems.extend(style.check(fig)), orig(fig, *a, **k))[1])
+    p = dcsim_cli("plot", "pauses", d, "--out", tmp_path / "pauses.png")
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "pauses.png").read_bytes()[:8] == PNG
+    fig, ax = plot.pyplot().subplots()
+    assert plot.pauses_panel(ax, res)
+    labels = [x.get_text() for x in ax.get_yticklabels()]
+    paused = t[t["paused_ps"] > 0]["node"].tolist()
+    assert labels == paused[: plot.MAX_SWITCHES][::-1]  # most paused on top
+    plot.render_pauses([str(d)], str(tmp_path / "p2.png"))
+    assert problems == []
+
+
 def test_fct_plot_of_two_runs(tmp_path):
     a = run_dir(tmp_path, "leaf_spine_websearch.toml", "simulation.duration=1500us", name="a")
     b = run_dir(tmp_path, "leaf_spine_websearch.toml", "simulation.duration=1500us", "switch.arbitration=per_flow", name="b")
