@@ -202,6 +202,18 @@ def _pfc_timeline(res: Any) -> Plot:
     return p
 
 
+def _pause_by_switch(res: Any) -> Plot:
+    p = Plot("pfc-switches", "PFC pause per switch")
+    paused = int((res.pause_by_switch()["paused_ps"] > 0).sum())
+    if not paused:
+        p.why = "no switch was paused in this run"
+        return p
+    fig, ax = _figure(0.9 + 0.25 * min(plot.MAX_SWITCHES, paused))
+    plot.pauses_panel(ax, res)
+    p.png = _png(fig)
+    return p
+
+
 def _congestion(res: Any) -> Plot:
     p = Plot("congestion", "Congestion points: root and victim time per port")
     c = res.congestion
@@ -240,6 +252,19 @@ def _fct(res: Any) -> Plot:
     fig, ax = _figure(3.8)
     plot.fct_panel(ax, t, FCT_PERCENTILES)
     ax.set_ylabel(plot.fct_ylabel(None))
+    p.png = _png(fig)
+    return p
+
+
+def _fct_cdf(res: Any) -> Plot:
+    p = Plot("fct-cdf", "CDF of FCT slowdown per traffic group")
+    f = res.flows
+    if not len(f) or not ((f["size_bytes"] >= 0) & (f["fct_ps"] >= 0)).any():
+        p.why = "no flow of finite size finished in this run"
+        return p
+    fig, ax = _figure(3.4)
+    plot.cdf_panel(ax, res)
+    ax.set_ylabel("fraction of flows")
     p.png = _png(fig)
     return p
 
@@ -434,7 +459,7 @@ def run_sections(res: Any) -> List[Section]:
     pfc = Section(
         "PFC timeline",
         "pfc",
-        plots=[_pfc_timeline(res)],
+        plots=[_pfc_timeline(res), _pause_by_switch(res)],
         notes=[
             f"The {MAX_BARS} (port, priority) pairs paused longest. Each bar is one pause: "
             "from the XOFF that stopped the port to the XON or the pause's expiry."
@@ -487,8 +512,11 @@ def run_sections(res: Any) -> List[Section]:
         Section(
             "FCT slowdown by flow size",
             "fct",
-            plots=[_fct(res)],
-            notes=["Slowdown percentiles (FCT / ideal FCT) per bin of 5 % of the finite flows, at the bin's largest flow size."],
+            plots=[_fct(res), _fct_cdf(res)],
+            notes=[
+                "Slowdown percentiles (FCT / ideal FCT) per bin of 5 % of the finite flows, at the bin's largest flow size; "
+                "below, the slowdown's CDF per traffic group."
+            ],
         ),
         Section(
             "ECN marks and notifications",

@@ -21,7 +21,7 @@ from dcsim import report
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
-RUN_PLOTS = ("rates", "queues", "pfc-timeline", "congestion", "fct", "ecn-marks", "notifications")
+RUN_PLOTS = ("rates", "queues", "pfc-timeline", "pfc-switches", "congestion", "fct", "fct-cdf", "ecn-marks", "notifications")
 CHROMIUM = next((b for b in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if b), None)
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="no chromium, chromium-browser or google-chrome on PATH: the HTML is checked, not rendered"
@@ -120,7 +120,7 @@ def build(run_dir: Path, tmp_path: Path):
 
 def test_seed000_report(runs, tmp_path):
     _, page = build(runs["seed000"], tmp_path)
-    assert set(page.plots) == {"rates", "queues", "pfc-timeline"}
+    assert set(page.plots) == {"rates", "queues", "pfc-timeline", "pfc-switches"}
     assert "no PFC pauses" not in str(page.missing)
     assert "no congestion points" in page.missing["congestion"]
     assert "only long-lived flows" in page.missing["fct"]
@@ -137,7 +137,7 @@ def test_seed002_report(runs, tmp_path):
 
 def test_websearch_dcqcn_report_has_fct_congestion_and_marks(runs, tmp_path):
     _, page = build(runs["websearch"], tmp_path)
-    assert {"fct", "congestion", "ecn-marks", "notifications", "queues"} <= set(page.plots)
+    assert {"fct", "fct-cdf", "congestion", "ecn-marks", "notifications", "queues"} <= set(page.plots)
 
 
 def test_pause_intervals_add_up_to_paused_time(runs):

@@ -490,3 +490,33 @@ fn collectives_finish_through_losses() {
     let (lossless, _) = collective("all_to_all", 8, 8 << 20, 64 << 10, 1);
     assert!(d[0] as f64 > lossless);
 }
+
+/// A job's graph and records count in the plan's memory with the rest of the world, once
+/// per thread: a job that fits the limit on one thread is refused on two threads when
+/// the copies of its graph do not fit.
+#[test]
+fn job_memory_counts_once_per_thread() {
+    use dcsim::scenario::limits::plan_footprint;
+    let t =
+        "[[traffic]]\ntype = \"collective\"\nkind = \"all_to_all\"\nrank_count = 128\nsize = \"16MiB\"\nchunk = \"1KiB\"\npriority = 3\n";
+    // (Logs capped small: their caps must fit a limit the user sets.)
+    let small_logs = "stats.max_rows=1000".to_string();
+    let load = |threads: u32, sets: &[String]| dcsim::scenario::load_str(&fat_tree(8, t, threads), Path::new("."), sets);
+    let (f1, f2) = (
+        plan_footprint(&load(1, std::slice::from_ref(&small_logs)).unwrap()),
+        plan_footprint(&load(2, std::slice::from_ref(&small_logs)).unwrap()),
+    );
+    // 128 x 127 queue pairs, each 16 MiB / 128 = 128 packets of 1 KiB, one a chunk;
+    // records: (rank, collective) and (rank, iteration) of one iteration.
+    assert_eq!(f1.job_chunks, 128 * 127 * 128);
+    assert_eq!(f1.job_records, 128 * 2);
+    assert!(f2.bytes() - f1.bytes() >= f1.job_chunks * 24, "each thread holds a copy of the graph");
+    // Above what one thread needs (and what building the graph takes: 48 B a chunk),
+    // below what two need.
+    let one = f1.bytes().max(f1.job_chunks * 48 + f1.job_records * 20);
+    assert!(one < f2.bytes());
+    let sets = [format!("simulation.memory_limit=\"{one}B\""), small_logs];
+    let e = load(2, &sets).map(|_| ()).unwrap_err().to_string();
+    assert!(e.starts_with("traffic: ") && e.contains("records of training jobs"), "{e}");
+    load(1, &sets).map(|_| ()).unwrap();
+}

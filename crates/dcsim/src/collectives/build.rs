@@ -196,9 +196,10 @@ fn finish(
             format!("{chunks} chunks per iteration are more than {MAX_CHUNKS}: use larger chunks or fewer ranks"),
         ));
     }
-    // What the graph and the records take, built once here and once per thread by the
-    // run (about 48 B per chunk while it is built, 20 B per record).
-    let bytes = chunks.saturating_mul(48).saturating_add(records.saturating_mul(20));
+    // What the graph and the records take while built here; the run's copies (one per
+    // thread) count in the plan's footprint with the rest of the world.
+    use crate::scenario::limits::{CHUNK_BUILD_BYTES, COLL_RECORD_BYTES};
+    let bytes = chunks.saturating_mul(CHUNK_BUILD_BYTES).saturating_add(records.saturating_mul(COLL_RECORD_BYTES));
     if bytes > plan.memory_limit {
         return Err(Error::scenario(
             format!("{p}.layers"),

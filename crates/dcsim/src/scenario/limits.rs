@@ -38,6 +38,13 @@ const FLOW_BYTES: u64 = 1024;
 const PACKET_BYTES: u64 = 80;
 const SAMPLE_ROW_BYTES: u64 = 48;
 const GOODPUT_ROW_BYTES: u64 = 32;
+/// A training job's chunk in each world (`collectives::graph::Chunk`, its queue pair,
+/// its arrivals), and while its graph is built.
+pub const CHUNK_BYTES: u64 = 24;
+pub const CHUNK_BUILD_BYTES: u64 = 48;
+/// A job's record per (rank, collective, iteration), or per (rank, iteration): chunks
+/// received, start and end.
+pub const COLL_RECORD_BYTES: u64 = 20;
 /// A row of the PFC event log, and of the logs capped by `stats.max_rows` (rate
 /// changes, congestion intervals, samples and goodput bins together).
 pub const PFC_EVENT_ROW_BYTES: u64 = 48;
@@ -130,6 +137,10 @@ pub struct Footprint {
     /// Rows of the sample and goodput tables.
     pub sample_rows: u64,
     pub goodput_rows: u64,
+    /// Training jobs: chunks of one iteration's graph, and records per (rank,
+    /// collective, iteration) and per (rank, iteration), summed over the jobs.
+    pub job_chunks: u64,
+    pub job_records: u64,
     /// Copies of the world (`simulation.threads`; 0 counts as 1): each partition of a
     /// parallel run builds every node, link, route and flow; the packets are split.
     pub worlds: u64,
@@ -144,6 +155,8 @@ impl Footprint {
             (self.links, LINK_BYTES),
             (self.switches.saturating_mul(self.hosts), ROUTE_BYTES),
             (self.flows, FLOW_BYTES),
+            (self.job_chunks, CHUNK_BYTES),
+            (self.job_records, COLL_RECORD_BYTES),
         ]);
         let once = sum(&[(self.packets, PACKET_BYTES), (self.sample_rows, SAMPLE_ROW_BYTES), (self.goodput_rows, GOODPUT_ROW_BYTES)]);
         world.saturating_mul(self.worlds.max(1)).saturating_add(once)
@@ -155,6 +168,9 @@ impl Footprint {
         s += &format!(", {} routing rows", self.switches.saturating_mul(self.hosts));
         if self.flows > 0 {
             s += &format!(", {} flows", self.flows);
+        }
+        if self.job_chunks + self.job_records > 0 {
+            s += &format!(", {} chunks and {} records of training jobs", self.job_chunks, self.job_records);
         }
         if self.packets > 0 {
             s += &format!(", up to {} packets in flight", self.packets);
@@ -269,6 +285,12 @@ pub fn plan_footprint(p: &Plan) -> Footprint {
     });
     let flows = p.flows.len() as u64;
     let (sample_rows, goodput_rows) = output_rows(p, switch_ports, flows);
+    let mtu = p.host.mtu as u64;
+    let job_chunks = p.jobs.iter().fold(0u64, |a, j| a.saturating_add(crate::collectives::graph::count(j, mtu)));
+    let job_records = p.jobs.iter().fold(0u64, |a, j| {
+        let ranks_iters = (j.ranks.len() as u64).saturating_mul(j.iterations as u64);
+        a.saturating_add(ranks_iters.saturating_mul(j.colls.len() as u64 + 1))
+    });
     Footprint {
         hosts,
         switches,
@@ -277,6 +299,8 @@ pub fn plan_footprint(p: &Plan) -> Footprint {
         packets: buffer_packets(&p.switch.buffer, switches, switch_ports, max_wire).saturating_add(on_links),
         sample_rows,
         goodput_rows,
+        job_chunks,
+        job_records,
         worlds: p.threads.min(crate::scenario::validate::MAX_THREADS) as u64,
     }
 }

@@ -103,7 +103,7 @@ pub fn validate_pause_storms(p: &Plan) -> Result<()> {
 /// The memory the plan needs against `Plan::memory_limit` (`scenario::limits`).
 pub fn validate_memory(p: &Plan) -> Result<()> {
     let f = crate::scenario::limits::plan_footprint(p);
-    let without_flows = crate::scenario::limits::Footprint { flows: 0, goodput_rows: 0, ..f };
+    let without_flows = crate::scenario::limits::Footprint { flows: 0, goodput_rows: 0, job_chunks: 0, job_records: 0, ..f };
     without_flows.check(p.memory_limit, "topology")?;
     f.check(p.memory_limit, "traffic")?;
     // The logs whose length the run decides (PFC events, rate changes, congestion
