@@ -333,7 +333,12 @@ def _pct_name(p: float) -> str:
 
 
 def _finite(f: pd.DataFrame) -> pd.DataFrame:
-    return f[f["size_bytes"] >= 0]
+    """Flows with an FCT to compare: of finite size, not a training job's queue pair
+    (``ideal_fct_ps`` is -1 for both: a job's times are in its own tables)."""
+    keep = f["size_bytes"] >= 0
+    if "ideal_fct_ps" in f.columns:  # (tables built by hand may not have it)
+        keep &= f["ideal_fct_ps"] >= 0
+    return f[keep]
 
 
 #: What ``groups=`` takes: None (each traffic group on its own), ``"all"`` (every flow

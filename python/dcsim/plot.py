@@ -342,7 +342,9 @@ def fct_table(res: Any, percentiles: Sequence[float], edges: Optional[Sequence[f
 
     if groups is None:
         # More lines than a legend can name: every flow pooled, one line per percentile.
-        present = set(res.flows["group"][res.flows["size_bytes"] >= 0]) if len(res.flows) else set()
+        from .analysis import _finite
+
+        present = set(_finite(res.flows)["group"]) if len(res.flows) else set()
         if len(present) * len(percentiles) > MAX_LEGEND and len(group_names(res)) > 1:
             groups = "all"
     t = fct_by_size(res, edges=edges, percentiles=percentiles, groups=groups)
@@ -479,10 +481,10 @@ def cdf_panel(ax: Any, res: Any, groups: Any = None) -> int:
     """The empirical CDF of FCT slowdown over the finished flows of each traffic group
     (``analysis.Groups``; pooled when there are more groups than ``MAX_LEGEND``), log x.
     Returns the number of lines drawn."""
-    from .analysis import group_names, select_groups
+    from .analysis import _finite, group_names, select_groups
 
     f = res.flows
-    f = f[(f["size_bytes"] >= 0) & (f["fct_ps"] >= 0)] if len(f) else f
+    f = _finite(f)[lambda d: d["fct_ps"] >= 0] if len(f) else f
     if not len(f):
         return 0
     if groups is None and f["group"].nunique() > MAX_LEGEND and len(group_names(res)) > 1:

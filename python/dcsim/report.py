@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from . import plot, style
+from . import analysis, plot, style
 from .errors import OutputError, output_error, path_arg
 
 __all__ = ["write_report"]
@@ -242,8 +242,8 @@ def _congestion(res: Any) -> Plot:
 def _fct(res: Any) -> Plot:
     p = Plot("fct", "FCT slowdown by flow size (bins of 5 % of the flows)")
     f = res.flows
-    if not len(f) or not (f["size_bytes"] >= 0).any():
-        p.why = "only long-lived flows in this run: no flow completion times"
+    if not len(f) or not len(analysis._finite(f)):
+        p.why = "only long-lived flows (or jobs' queue pairs) in this run: no flow completion times"
         return p
     t = plot.fct_table(res, FCT_PERCENTILES)
     if not len(t):
@@ -258,8 +258,7 @@ def _fct(res: Any) -> Plot:
 
 def _fct_cdf(res: Any) -> Plot:
     p = Plot("fct-cdf", "CDF of FCT slowdown per traffic group")
-    f = res.flows
-    if not len(f) or not ((f["size_bytes"] >= 0) & (f["fct_ps"] >= 0)).any():
+    if not len(res.flows) or not (analysis._finite(res.flows)["fct_ps"] >= 0).any():
         p.why = "no flow of finite size finished in this run"
         return p
     fig, ax = _figure(3.4)

@@ -139,7 +139,8 @@ def metrics(res: Any, per_flow: bool = False, size_bins: int = SIZE_BINS, groups
         }
     )
     f = res.flows
-    small = f[(f["size_bytes"] >= 0) & (f["size_bytes"] <= SMALL_FLOW_BYTES) & (f["fct_ps"] >= 0)] if len(f) else f
+    f = analysis._finite(f) if len(f) else f
+    small = f[(f["size_bytes"] <= SMALL_FLOW_BYTES) & (f["fct_ps"] >= 0)] if len(f) else f
     if len(small):
         row["small_flow_slowdown_p99"] = float(np.percentile(small["slowdown"].to_numpy(dtype=float), 99))
     for g in analysis.fct_by_group(res, groups=groups).itertuples(index=False):

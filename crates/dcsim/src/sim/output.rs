@@ -108,13 +108,17 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("start_ps", Column::U64(fl.iter().map(|f| f.h.start.0).collect()));
     t.push("finish_ps", Column::I64(fl.iter().map(|f| f.st.finish.map_or(-1, |x| x.0 as i64)).collect()));
     t.push("fct_ps", Column::I64(fl.iter().map(|f| f.st.finish.map_or(-1, |x| (x - f.h.start).0 as i64)).collect()));
-    t.push("ideal_fct_ps", Column::I64(fl.iter().map(|f| if f.h.size == u64::MAX { -1 } else { f.st.ideal_fct.0 as i64 }).collect()));
+    // A job's queue pair carries every iteration's chunks with compute between them: its
+    // times are the jobs' and collectives' tables', not a transfer's FCT to compare
+    // with one alone.
+    let no_ideal = |f: &Flow| f.h.size == u64::MAX || f.h.coll != super::NO_COLL;
+    t.push("ideal_fct_ps", Column::I64(fl.iter().map(|f| if no_ideal(f) { -1 } else { f.st.ideal_fct.0 as i64 }).collect()));
     t.push(
         "slowdown",
         Column::F64(
             fl.iter()
                 .map(|f| match f.st.finish {
-                    Some(x) if f.st.ideal_fct.0 > 0 => (x - f.h.start).0 as f64 / f.st.ideal_fct.0 as f64,
+                    Some(x) if f.st.ideal_fct.0 > 0 && !no_ideal(f) => (x - f.h.start).0 as f64 / f.st.ideal_fct.0 as f64,
                     _ => f64::NAN,
                 })
                 .collect(),
