@@ -32,6 +32,10 @@ STUDIES: List[Tuple[str, str]] = [
     ("dcqcn_", "Zhu et al., *Congestion Control for Large-Scale RDMA Deployments* (DCQCN), SIGCOMM 2015"),
     ("dctcp_", "Alizadeh et al., *Data Center TCP (DCTCP)*, SIGCOMM 2010"),
     ("swift_", "Kumar et al., *Swift: Delay is Simple and Effective for Congestion Control in the Datacenter*, SIGCOMM 2020"),
+    (
+        "ai_astra_sim_",
+        "ASTRA-sim's ns-3 backend (Won et al., *ASTRA-sim2.0*, ISPASS 2023): ring all-reduce times published in kredd2506/Astro (2026)",
+    ),
     ("tcp_", "TCP's analytic behaviour: Reno's sawtooth, CUBIC's window curve (RFC 9438)"),
 ]
 OTHER = "Demonstrations (no published number to match)"

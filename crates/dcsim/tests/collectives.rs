@@ -520,3 +520,76 @@ fn job_memory_counts_once_per_thread() {
     assert!(e.starts_with("traffic: ") && e.contains("records of training jobs"), "{e}");
     load(1, &sets).map(|_| ()).unwrap();
 }
+
+/// ASTRA-sim's ns-3 backend, ring all-reduce over 8 NPUs on one switch (400 Gb/s, 500 ns),
+/// as published (kredd2506/Astro, experiments/results/ns3.csv): (job, size, time in ns).
+const ASTRA_NS3_SWITCH: [(&str, u64, f64); 6] = [
+    ("16KiB", 16 << 10, 113_944.0),
+    ("64KiB", 64 << 10, 116_436.0),
+    ("256KiB", 256 << 10, 123_996.0),
+    ("1MiB", 1 << 20, 154_096.0),
+    ("4MiB", 4 << 20, 279_564.0),
+    ("16MiB", 16 << 20, 784_628.0),
+];
+
+fn job_times(r: &dcsim::Results) -> Vec<(String, u64)> {
+    let jobs = match r.table("jobs").unwrap().get("job") {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!("jobs.job"),
+    };
+    jobs.into_iter().zip(u64s(r, "jobs", "iteration_ps").iter().copied()).collect()
+}
+
+/// The shipped `ai_astra_sim_ns3_switch.toml` against the published times
+/// (docs/models/collectives.md, "ASTRA-sim's ns-3 backend"). Each size S is 4 chunks run
+/// one after the other, each a ring of 2(n-1) = 14 messages of m = S/32 bytes: 56 steps.
+/// Per step, what ASTRA-sim adds and dcsim does not model: the receiver learns of a
+/// message when the sender's queue pair completes (the last ACK back at the sender, its
+/// ns-3 `qp_finish`): one ACK return, 2 x 500 ns + the 48 B ACK on two 400 Gb/s links;
+/// its endpoint delay (10 ns per message through its memory bus); and, for the 7 of each
+/// chunk's 14 messages that it reduces, 3m / 1600 GB/s of local memory (write, read,
+/// read at `local-mem-bw`). What dcsim adds: a chunk is whole packets, so the last
+/// packet of a step is sent full (1000 B). With those terms, the published time must be
+/// within -0.5 % and +2 % of the prediction: the ns-3 model's own per-message costs
+/// left untraced come to 0 to 1.3 % here, always making ASTRA-sim slower.
+#[test]
+fn astra_sim_ns3_switch_figure() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let file = root.join("scenarios/ai_astra_sim_ns3_switch.toml");
+    let run = |o: &[String]| {
+        let plan = dcsim::scenario::load_file(&file, o).unwrap();
+        let r = dcsim::sim::run(&plan).unwrap();
+        assert!(r.checks_passed(), "{:?}", r.failed_checks());
+        job_times(&r)
+    };
+    let all = run(&[]);
+    assert_eq!(all.len(), 6, "every size finished once");
+    let ps_per_byte = 8.0 / 400e9 * 1e12;
+    let ack_return_ps = 2.0 * 500e3 + 2.0 * 48.0 * ps_per_byte;
+    for (job, size, published_ns) in ASTRA_NS3_SWITCH {
+        let got = all.iter().find(|(j, _)| j == job).unwrap_or_else(|| panic!("job {job}")).1 as f64;
+        let published = published_ns * 1e3;
+        let m = size / 32;
+        let pkts = m.div_ceil(1000);
+        let rounding_ps = 56.0 * ((pkts * 1000 - m) + (1000 - (m - (pkts - 1) * 1000))) as f64 * ps_per_byte;
+        let astra_ps = 56.0 * (ack_return_ps + 10e3) + 28.0 * 3.0 * m as f64 / 1600e9 * 1e12;
+        let predicted = got - rounding_ps + astra_ps;
+        eprintln!(
+            "{job}: published {:.1} us, dcsim {:.1} us ({:.3}), dcsim - whole packets + ASTRA-sim's per-step terms {:.1} us ({:.4})",
+            published / 1e6,
+            got / 1e6,
+            published / got,
+            predicted / 1e6,
+            published / predicted
+        );
+        assert!(got < published, "{job}: dcsim {got} ps is not below the published {published} ps");
+        let r = published / predicted;
+        assert!((0.995..1.02).contains(&r), "{job}: published / predicted = {r:.4}");
+    }
+    // The six jobs share one switch and no link: each alone takes the same time.
+    let later = |keep: usize| (0..6).filter(|&i| i != keep).map(|i| format!("traffic[{i}].start=1s")).collect::<Vec<_>>();
+    for keep in [0, 5] {
+        let alone = run(&later(keep));
+        assert_eq!(alone, vec![all[keep].clone()], "job {keep} alone");
+    }
+}
