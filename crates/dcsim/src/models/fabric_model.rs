@@ -43,6 +43,10 @@ impl BuildCtx<'_> {
 /// The result tables of a run, in the order they are made.
 pub(crate) type Tables = Vec<(String, Table)>;
 
+/// A flow's source and destination hosts, as its frames' headers say (for tables that
+/// name the flows a model saw).
+pub(crate) type FlowEnds<'a> = &'a dyn Fn(FlowId) -> (NodeId, NodeId);
+
 /// The `Keys` of a model that has no `[fabric.<name>]` table (its keys are in `[switch]`
 /// or `[host]`, older than the list): naming the table is an error that says so.
 #[derive(Clone, Debug)]
@@ -105,7 +109,7 @@ pub(crate) trait FabricModel: Sized {
     fn dequeued(&mut self, _fx: &mut Fabric, _out: PortId, _prio: u8, _item: &Queued, _q_after: u64) {}
 
     /// Appends the model's result tables. `fx` is the fabric at the end of the run.
-    fn tables(&self, _fx: &Fabric, _out: &mut Tables) {}
+    fn tables(&self, _fx: &Fabric, _ends: FlowEnds, _out: &mut Tables) {}
 
     /// Adds the model's part of `summary.json`: a top-level section, or keys inside
     /// `counters` or `outputs` (the summary already has both).

@@ -259,8 +259,8 @@ macro_rules! fabric_models {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::dequeued(&mut self.$name, fx, out, prio, item, q_after); )*
             }
             /// Every model's result tables, in the list's order.
-            pub fn tables(&self, fx: &$crate::net::fabric::Fabric, out: &mut $crate::models::fabric_model::Tables) {
-                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::tables(&self.$name, fx, out); )*
+            pub fn tables(&self, fx: &$crate::net::fabric::Fabric, ends: $crate::models::fabric_model::FlowEnds, out: &mut $crate::models::fabric_model::Tables) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::tables(&self.$name, fx, ends, out); )*
             }
             /// Every model's part of the summary.
             pub fn summary(&self, fx: &$crate::net::fabric::Fabric, summary: &mut serde_json::Value) {

@@ -3,7 +3,6 @@
 use serde_json::json;
 
 use super::Simulation;
-use crate::models::rcm::detection::victim_by_time;
 use crate::net::mmu::DROP_REASONS;
 use crate::results::{Column, Results, Table};
 use crate::units::SimTime;
@@ -360,7 +359,8 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     tables.push(("ports".to_string(), t));
 
     // The fabric models' own tables (`FabricModel::tables`).
-    s.models.tables(&s.fx, &mut tables);
+    let ends = |f: crate::ids::FlowId| (s.flows[f.idx()].src, s.flows[f.idx()].dst);
+    s.models.tables(&s.fx, &ends, &mut tables);
 
     // samples
     let sm = &s.samples;
@@ -384,73 +384,6 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("bytes", Column::U64(g.iter().map(|r| r.bytes).collect()));
     t.push("gbps", Column::F64(g.iter().map(|r| gbps(r.bytes, iv)).collect()));
     tables.push(("goodput".to_string(), t));
-
-    // congestion points: every (switch port, priority) that was ever congested or marked
-    let m = &s.models.marking;
-    let mut pairs: Vec<Vec<u32>> = vec![Vec::new(); m.cps.len()];
-    for &(ci, f) in &m.pairs {
-        pairs[ci as usize].push(f);
-    }
-    let mut t = Table::default();
-    let (mut node, mut port, mut peer, mut prio, mut role, mut who) = (vec![], vec![], vec![], vec![], vec![], vec![]);
-    let (mut cong, mut root, mut victim, mut nint, mut marked, mut crossed, mut pid) =
-        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
-    for (ci, cp) in m.cps.iter().enumerate() {
-        if cp.intervals == 0 && cp.marked == 0 {
-            continue;
-        }
-        let p = &s.fx.ports[ci / 8];
-        pid.push((ci / 8) as u64);
-        node.push(name(p.node));
-        port.push(p.local as u64);
-        peer.push(name(s.fx.ports[p.peer.idx()].node));
-        prio.push((ci % 8) as u64);
-        cong.push(cp.congested_ps());
-        root.push(cp.root_ps);
-        victim.push(cp.victim_ps);
-        role.push(if victim_by_time(cp.root_ps, cp.victim_ps) { "victim" } else { "root" }.to_string());
-        nint.push(cp.intervals);
-        marked.push(cp.marked);
-        crossed.push(cp.pkts_while_congested);
-        let mut names: Vec<String> = pairs[ci]
-            .iter()
-            .map(|&f| {
-                let fl = &s.flows[f as usize];
-                format!("{}->{}", name(fl.src), name(fl.dst))
-            })
-            .collect();
-        names.sort();
-        names.dedup();
-        who.push(names.join(" "));
-    }
-    t.push("port_id", Column::U64(pid));
-    t.push("node", Column::Str(node));
-    t.push("port", Column::U64(port));
-    t.push("peer", Column::Str(peer));
-    t.push("priority", Column::U64(prio));
-    t.push("role", Column::Str(role));
-    t.push("congested_ps", Column::U64(cong));
-    t.push("root_ps", Column::U64(root));
-    t.push("victim_ps", Column::U64(victim));
-    t.push("intervals", Column::U64(nint));
-    t.push("marked", Column::U64(marked));
-    t.push("pkts_while_congested", Column::U64(crossed));
-    t.push("pairs", Column::Str(who));
-    tables.push(("congestion".to_string(), t));
-
-    let iv = m.intervals.rows();
-    let mut t = Table::default();
-    t.push("node", Column::Str(iv.iter().map(|i| name(s.fx.ports[i.port as usize].node)).collect()));
-    t.push("port", Column::U64(iv.iter().map(|i| s.fx.ports[i.port as usize].local as u64).collect()));
-    t.push("peer", Column::Str(iv.iter().map(|i| name(s.fx.ports[s.fx.ports[i.port as usize].peer.idx()].node)).collect()));
-    t.push("priority", Column::U64(iv.iter().map(|i| i.prio as u64).collect()));
-    t.push("start_ps", Column::U64(iv.iter().map(|i| i.start.0).collect()));
-    t.push("end_ps", Column::U64(iv.iter().map(|i| i.end.0).collect()));
-    t.push(
-        "role",
-        Column::Str(iv.iter().map(|i| if victim_by_time(i.root_ps, i.victim_ps) { "victim" } else { "root" }.to_string()).collect()),
-    );
-    tables.push(("congestion_intervals".to_string(), t));
 
     let mut t = Table::default();
     t.push("time_ps", Column::U64(s.rate_log.rows().iter().map(|r| r.0 .0).collect()));

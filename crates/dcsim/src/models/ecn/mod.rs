@@ -1,12 +1,14 @@
 //! ECN at switch egress queues and the RoCEv2 notification point: the marking functions
 //! (`marker.rs`: instantaneous RED/WRED, DCTCP step, averaged RED, thresholds per link
 //! speed), the marking and congestion detection in the world (`marking.rs`, which also runs
-//! the RCM detection rules of `models/rcm`), the CNP generator of the receiving NIC
+//! the RCM detection rules of `models/rcm`; `model.rs`: its hooks, tables and merge as a
+//! fabric model), the CNP generator of the receiving NIC
 //! (`cnp.rs`) and the resolved parameters (`params.rs`).
 
 pub mod cnp;
 pub mod marker;
 pub mod marking;
+mod model;
 pub mod params;
 
 pub use params::{Detection, EcnMode, EcnPlan, EcnSpeedPlan, MarkPoint};

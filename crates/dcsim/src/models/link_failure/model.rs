@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::{Action, LinkFaults};
 use crate::ids::PortId;
-use crate::models::fabric_model::{BuildCtx, FabricModel, Tables};
+use crate::models::fabric_model::{BuildCtx, FabricModel, FlowEnds, Tables};
 use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
@@ -26,7 +26,7 @@ impl FabricModel for LinkFaults {
     }
 
     /// `link_events`: one row per step of a failure.
-    fn tables(&self, fx: &Fabric, out: &mut Tables) {
+    fn tables(&self, fx: &Fabric, _ends: FlowEnds, out: &mut Tables) {
         if !self.active {
             return;
         }

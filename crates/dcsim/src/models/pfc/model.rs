@@ -11,7 +11,7 @@ use super::storm::PauseStorms;
 use super::watchdog::PfcWatchdog;
 use super::FlowControl;
 use crate::ids::{NodeId, PortId};
-use crate::models::fabric_model::{BuildCtx, FabricModel, Tables};
+use crate::models::fabric_model::{BuildCtx, FabricModel, FlowEnds, Tables};
 use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
@@ -26,7 +26,7 @@ impl FabricModel for Pfc {
         Pfc::new(&ctx.plan.switch.pfc, ctx.ports.len(), ctx.plan.stats.max_pfc_events)
     }
 
-    fn tables(&self, fx: &Fabric, out: &mut Tables) {
+    fn tables(&self, fx: &Fabric, _ends: FlowEnds, out: &mut Tables) {
         let mut t = Table::default();
         let log = self.log.rows();
         t.push("time_ps", Column::U64(log.iter().map(|e| e.time.0).collect()));
@@ -57,7 +57,7 @@ impl FabricModel for DeadlockDetector {
 
     /// One row per cycle found (the check runs over all partitions at once: nothing to
     /// merge).
-    fn tables(&self, fx: &Fabric, out: &mut Tables) {
+    fn tables(&self, fx: &Fabric, _ends: FlowEnds, out: &mut Tables) {
         let mut t = Table::default();
         let dl = &self.found;
         let port_name = |p: &PortId| {

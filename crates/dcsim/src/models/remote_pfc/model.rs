@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::RemotePfc;
 use crate::ids::{FlowId, NodeId};
-use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, Tables};
+use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, FlowEnds, Tables};
 use crate::net::fabric::Fabric;
 use crate::net::packet::PktKind;
 use crate::results::{Column, Table};
@@ -33,7 +33,7 @@ impl FabricModel for RemotePfc {
     /// they consumed as a source's ToR and the PFC frames they sent for them. Hosts: the
     /// remote-pause time their ToR granted them (overlaps once) and the time their port
     /// was paused on any priority by any PFC frame.
-    fn tables(&self, fx: &Fabric, out: &mut Tables) {
+    fn tables(&self, fx: &Fabric, _ends: FlowEnds, out: &mut Tables) {
         if !self.on {
             return;
         }

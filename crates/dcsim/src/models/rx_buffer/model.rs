@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::RxBuffers;
 use crate::ids::NodeId;
-use crate::models::fabric_model::{BuildCtx, FabricModel, Tables};
+use crate::models::fabric_model::{BuildCtx, FabricModel, FlowEnds, Tables};
 use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
@@ -20,7 +20,7 @@ impl FabricModel for RxBuffers {
     }
 
     /// `rx_buffers`: one row per NIC with a receive buffer.
-    fn tables(&self, fx: &Fabric, out: &mut Tables) {
+    fn tables(&self, fx: &Fabric, _ends: FlowEnds, out: &mut Tables) {
         if !self.on {
             return;
         }
