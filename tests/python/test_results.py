@@ -116,3 +116,18 @@ def test_write_keeps_unmergeable_scenario_text(tmp_path, example_raw):
     sc = dcsim.Scenario("not toml at all", overrides=["a=1"])
     written = Results(example_raw, scenario=sc).write(tmp_path)
     assert written["scenario"].read_text() == "# --set a=1\nnot toml at all"
+
+
+def test_wall_clock_chunks_do_not_change_the_summary():
+    """A run is served in chunks sized by the wall clock; rounds node by node are never
+    cut by a chunk, so what depends on the serving order within a round (the packet
+    pool's peak in summary.json) does not depend on the machine's load."""
+    from pathlib import Path
+
+    from dcsim import _native
+
+    path = Path(__file__).resolve().parents[2] / "scenarios" / "hpcc_fat_tree_hadoop_hpcc.toml"
+    plan = dcsim.Scenario.from_file(path, overrides=['simulation.duration="200us"', "simulation.seed=7", "traffic[0].load=0.25"]).validate()
+    runs = [_native.run(plan, chunk_ps=c) for c in (None, 77_777, 333_333, 1_234_567)]
+    summaries = [r["summary"] if isinstance(r["summary"], dict) else json.loads(r["summary"]) for r in runs]
+    assert len({s["memory"]["peak_packets"] for s in summaries}) == 1, [s["memory"] for s in summaries]

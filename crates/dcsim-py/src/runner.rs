@@ -164,8 +164,12 @@ pub fn run_plan_checked(
     let mut chunk = fixed_chunk_ps.unwrap_or(FIRST_CHUNK_PS).max(1);
     let mut t: u64 = guard(|| sim.now())?.0;
 
+    // With rounds node by node, a chunk ends on a round's boundary: a round cut short
+    // is served in another order (the same results), and what depends on the serving
+    // order within a round (the packet pool's peak) would depend on the wall clock.
+    let round = guard(|| sim.node_rounds())?.map_or(1, |l| l.0.max(1));
     let outcome: PyResult<()> = (|| loop {
-        let target = t.saturating_add(chunk).min(end);
+        let target = t.saturating_add(chunk).div_ceil(round).saturating_mul(round).min(end);
         let chunk_start = Instant::now();
         let sim_ref = &mut sim;
         let more = py.allow_threads(move || guard(move || sim_ref.run_until(SimTime(target))))?;
