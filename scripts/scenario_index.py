@@ -32,6 +32,7 @@ STUDIES: List[Tuple[str, str]] = [
     ("dcqcn_", "Zhu et al., *Congestion Control for Large-Scale RDMA Deployments* (DCQCN), SIGCOMM 2015"),
     ("dctcp_", "Alizadeh et al., *Data Center TCP (DCTCP)*, SIGCOMM 2010"),
     ("swift_", "Kumar et al., *Swift: Delay is Simple and Effective for Congestion Control in the Datacenter*, SIGCOMM 2020"),
+    ("uet_", "Ultra Ethernet Consortium, *Ultra Ethernet Specification 1.0* (2025), NSCC, against the UEC htsim model"),
     ("tcp_", "TCP's analytic behaviour: Reno's sawtooth, CUBIC's window curve (RFC 9438)"),
 ]
 OTHER = "Demonstrations (no published number to match)"
