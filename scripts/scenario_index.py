@@ -36,6 +36,7 @@ STUDIES: List[Tuple[str, str]] = [
         "ai_astra_sim_",
         "ASTRA-sim's ns-3 backend (Won et al., *ASTRA-sim2.0*, ISPASS 2023): ring all-reduce times published in kredd2506/Astro (2026)",
     ),
+    ("uet_", "Ultra Ethernet Consortium, *Ultra Ethernet Specification 1.0* (2025), NSCC, against the UEC htsim model"),
     ("tcp_", "TCP's analytic behaviour: Reno's sawtooth, CUBIC's window curve (RFC 9438)"),
 ]
 OTHER = "Demonstrations (no published number to match)"

@@ -19,6 +19,7 @@
 //! | `bcn/`        | BCN congestion point                 | BCN rate regulator             |
 //! | `fecn/`       | FECN / E-FECN rate allocation        | FECN source, probes            |
 //! | `network_cc/` | RCP rate, notifications with rate    | explicit rate, DCQCN recovery  |
+//! | `nscc/`       | (ECN marking)                        | UET NSCC window, ECN and delay |
 //! | `fixed_rate/` |                                      | line rate, constant rate       |
 //! | `remote_pfc/` | threshold check, message; ToR pause  | (standard PFC, as `pfc/`)      |
 //! | `rx_buffer/`  | (pauses from the NIC, as `pfc/`)     | receive buffer, slow receiver  |
@@ -61,6 +62,7 @@ pub mod link_failure;
 pub mod network_cc;
 pub mod newreno;
 pub mod nic_timing;
+pub mod nscc;
 pub mod pfc;
 pub mod qcn;
 pub mod rcm;
@@ -113,6 +115,8 @@ reaction_points! {
     Bbr = "bbr" => bbr::Bbr, bbr::BbrKeys;
     /// NetworkCC: takes the rate switches send it, recovers as DCQCN.
     NetworkCc = "network_cc" => network_cc::NetworkCc, network_cc::NetworkCcKeys;
+    /// NSCC: the Ultra Ethernet transport's window from ECN and delay (UEC 1.0).
+    Nscc = "nscc" => nscc::Nscc, nscc::NsccKeys;
     /// The worked example of "How to add a model" (unit tests only).
     #[cfg(test)]
     ExampleHalving = "example_halving" => example::Halving, example::HalvingKeys;

@@ -808,7 +808,8 @@ fn bad_host_cc() {
     e(&["byte_counter=100"], &["host.cc.byte_counter:", "needs a unit"]);
     e(&["rate=\"1Gbps\""], &["host.cc.rate: only for type = \"fixed_rate\""]);
     e(&["gap=true"], &["host.cc.gap: only for type = \"rcm_linear\""]);
-    e(&["alpha=0.5"], &["host.cc: unknown field 'alpha'"]);
+    e(&["alpha=0.5"], &["host.cc.alpha: only for type = \"nscc\""]);
+    e(&["alfa=0.5"], &["host.cc: unknown field 'alfa'"]);
     // The bound of rate_min is the smallest host link rate (25 Gb/s here, not 40 or 10).
     expect(MIXED, &["host.cc.type=dcqcn", "host.cc.rate_min=\"30Gbps\""], &["host.cc.rate_min:", "25Gbps"]);
     assert!(load(MIXED, &["host.cc.type=dcqcn", "host.cc.rate_min=\"25Gbps\""]).is_ok());
