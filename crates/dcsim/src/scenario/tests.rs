@@ -1016,6 +1016,11 @@ fn lossless_contradictions_and_warnings() {
     // UDP on a lossy priority is what it is made for.
     let udp = load(BASE, &["traffic[0].priority=0", "traffic[0].flows[0].priority=0", "traffic[0].transport=\"udp\""]).unwrap();
     assert!(validate::warnings(&udp).is_empty());
+    // NSCC with ACKs held for several packets: a small window stalls.
+    let nscc = load(BASE, &["host.cc.type=\"nscc\"", "host.ack_every=4"]).unwrap();
+    let w = validate::warnings(&nscc);
+    assert!(w.len() == 1 && w[0].starts_with("host.ack_every: 4 with NSCC"), "{w:?}");
+    assert!(validate::warnings(&load(BASE, &["host.cc.type=\"nscc\""]).unwrap()).is_empty());
 }
 
 const STAR: &str = "[simulation]\nduration = \"5ms\"\n[topology]\ntype = \"star\"\nhosts = 4\nrate = \"40Gbps\"\ndelay = \"1us\"\n";

@@ -552,6 +552,14 @@ pub fn warnings(p: &Plan) -> Vec<String> {
             f.group, f.priority
         ));
     }
+    // A window-limited sender whose window is below `ack_every` packets waits for the
+    // retransmission timer: the receiver holds its ACK for packets that cannot come.
+    if p.host.ack_every > 1 && p.ccs.iter().any(|c| matches!(c, crate::models::CcPlan::Nscc(_))) {
+        out.push(format!(
+            "host.ack_every: {} with NSCC: a window below {} packets stalls until the retransmission timer (the receiver holds its ACK); use 1",
+            p.host.ack_every, p.host.ack_every
+        ));
+    }
     out
 }
 
