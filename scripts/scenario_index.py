@@ -33,6 +33,11 @@ STUDIES: List[Tuple[str, str]] = [
     ("dctcp_", "Alizadeh et al., *Data Center TCP (DCTCP)*, SIGCOMM 2010"),
     ("swift_", "Kumar et al., *Swift: Delay is Simple and Effective for Congestion Control in the Datacenter*, SIGCOMM 2020"),
     ("tcp_", "TCP's analytic behaviour: Reno's sawtooth, CUBIC's window curve (RFC 9438)"),
+    (
+        "trimming_",
+        "Handley et al., *Re-architecting datacenter networks and stacks for low latency and high performance* "
+        "(NDP, packet trimming), SIGCOMM 2017",
+    ),
 ]
 OTHER = "Demonstrations (no published number to match)"
 

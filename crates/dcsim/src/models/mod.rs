@@ -70,6 +70,7 @@ pub mod rx_buffer;
 pub mod swift;
 pub mod tcp;
 pub mod timely;
+pub mod trimming;
 pub mod window_cap;
 #[macro_use]
 mod registry;
@@ -164,6 +165,8 @@ fabric_models! {
     pfc_watchdog: pfc::watchdog::PfcWatchdog,
     /// Cyclic-pause (deadlock) detection (`pfc/deadlock.rs`).
     deadlocks: pfc::deadlock::DeadlockDetector,
+    /// Packet trimming: full queues cut data frames to headers (`trimming/`).
+    trimming: trimming::Trimming,
     /// The worked example of "How to add a fabric model" (unit tests only).
     #[cfg(test)]
     every_nth: every_nth::EveryNth,
