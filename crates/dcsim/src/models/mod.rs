@@ -22,6 +22,7 @@
 //! | `fixed_rate/` |                                      | line rate, constant rate       |
 //! | `remote_pfc/` | threshold check, message; ToR pause  | (standard PFC, as `pfc/`)      |
 //! | `rx_buffer/`  | (pauses from the NIC, as `pfc/`)     | receive buffer, slow receiver  |
+//! | `trimming/`   | cut to header instead of a drop      | (NAK per header: `sim/`)       |
 //! | `external/`   |                                      | hooks written in Python        |
 //!
 //! The contract between a sender and the network is `reaction.rs` (the hooks a reaction
