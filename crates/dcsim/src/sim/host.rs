@@ -511,6 +511,9 @@ impl Simulation {
                 // IRN: resend the first unacknowledged packet only; the receiver names
                 // the next hole below what it holds once that one arrives.
                 self.flow_stats[f.idx()].retransmits += 1;
+                if let Some(r) = s.resend.filter(|&r| r != s.snd_una && self.models.trimming.on) {
+                    self.models.trimming.queue_resend(f, r); // a NAKed resend still pending
+                }
                 s.resend = Some(s.snd_una);
             } else {
                 // Go back to the first unacknowledged packet.
