@@ -213,6 +213,7 @@ fn encode_ip(p: &Packet, len: u32, c: &FrameCtx, b: &mut Buf) {
         PktKind::Probe => (0xc0, 0, false),
         PktKind::ProbeReply => (0xc1, 0, false),
         PktKind::RemotePfc => (0xc2, 0, false),
+        PktKind::Trimmed => (0xc4, p.seq(), false),
         _ => (0xc3, 0, false),
     };
     // BTH: opcode, SE|M|pad|TVer, P_Key, FECN/BECN+resv, dest QP, AckReq+resv, PSN.
