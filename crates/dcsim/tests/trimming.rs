@@ -75,6 +75,9 @@ fn incast_with_trimming_completes_near_its_ideal_time() {
     let s = &r.summary["trimming"];
     assert!(s["trimmed"].as_u64().unwrap() > 1000, "the incast trims: {s}");
     assert_eq!(s["headers_dropped"], 0, "the header queue never overflows here: {s}");
+    // Each trimmed packet is resent once, alone: no other retransmission, no timeout.
+    assert_eq!(s["resent_after_trim"], s["trimmed"], "{s}");
+    assert_eq!(u64s(&r, "flows", "retransmits").iter().sum::<u64>(), s["trimmed"].as_u64().unwrap());
     let (trim_gbn, _) = ratio(&["host.retransmission=go_back_n"]);
     let (drop_sr, _) = ratio(&["fabric.trimming.enabled=false"]);
     let (drop_gbn, _) = ratio(&["fabric.trimming.enabled=false", "host.retransmission=go_back_n"]);

@@ -9,6 +9,9 @@ use crate::ids::{PktId, PortId};
 use crate::net::mmu::DropReason;
 use crate::net::packet::{Packet, PktKind};
 
+// A NAK carries a trimmed packet's offset in 16 bits: within the out-of-order window.
+const _: () = assert!(super::flow::OOO_WINDOW <= u16::MAX as u32);
+
 impl Simulation {
     /// A frame of a lossy priority would take egress (`out`, `prio`) to `bytes`, above
     /// the world's limit (`switch.egress_limit`, or trimming's lower `threshold`).
@@ -87,10 +90,11 @@ impl Simulation {
             r.nak_for = r.rcv_next;
             0
         } else {
-            let Ok(off) = u16::try_from(seq - r.rcv_next) else { return }; // beyond any window
-            if r.held(seq) && seq - r.rcv_next < super::flow::OOO_WINDOW {
+            // Beyond the out-of-order window the packet could not be kept anyway.
+            if seq - r.rcv_next >= super::flow::OOO_WINDOW || r.held(seq) {
                 return;
             }
+            let off = (seq - r.rcv_next) as u16;
             r.set_trim_nacked(seq, true);
             if seq == r.rcv_next {
                 r.nak_for = seq;
