@@ -38,6 +38,11 @@ STUDIES: List[Tuple[str, str]] = [
     ),
     ("uet_", "Ultra Ethernet Consortium, *Ultra Ethernet Specification 1.0* (2025), NSCC, against the UEC htsim model"),
     ("tcp_", "TCP's analytic behaviour: Reno's sawtooth, CUBIC's window curve (RFC 9438)"),
+    (
+        "trimming_",
+        "Handley et al., *Re-architecting datacenter networks and stacks for low latency and high performance* "
+        "(NDP, packet trimming), SIGCOMM 2017",
+    ),
 ]
 OTHER = "Demonstrations (no published number to match)"
 

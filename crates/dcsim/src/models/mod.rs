@@ -23,6 +23,7 @@
 //! | `fixed_rate/` |                                      | line rate, constant rate       |
 //! | `remote_pfc/` | threshold check, message; ToR pause  | (standard PFC, as `pfc/`)      |
 //! | `rx_buffer/`  | (pauses from the NIC, as `pfc/`)     | receive buffer, slow receiver  |
+//! | `trimming/`   | cut to header instead of a drop      | (NAK per header: `sim/`)       |
 //! | `external/`   |                                      | hooks written in Python        |
 //!
 //! The contract between a sender and the network is `reaction.rs` (the hooks a reaction
@@ -72,6 +73,7 @@ pub mod rx_buffer;
 pub mod swift;
 pub mod tcp;
 pub mod timely;
+pub mod trimming;
 pub mod window_cap;
 #[macro_use]
 mod registry;
@@ -168,6 +170,8 @@ fabric_models! {
     pfc_watchdog: pfc::watchdog::PfcWatchdog,
     /// Cyclic-pause (deadlock) detection (`pfc/deadlock.rs`).
     deadlocks: pfc::deadlock::DeadlockDetector,
+    /// Packet trimming: full queues cut data frames to headers (`trimming/`).
+    trimming: trimming::Trimming,
     /// The worked example of "How to add a fabric model" (unit tests only).
     #[cfg(test)]
     every_nth: every_nth::EveryNth,

@@ -60,6 +60,9 @@ pub enum PktKind {
     /// InfiniBand flow-control packet (models/ib_credits): the VL (`prio`) and the
     /// receiver's cumulative credit limit in 64-byte blocks.
     IbFcp,
+    /// A data frame a switch cut to its header (models/trimming): the data frame's
+    /// sequence number and send time, no payload, at the header priority.
+    Trimmed,
 }
 
 /// Congestion experienced (IP ECN = 11), set by a switch on a data packet.
@@ -79,6 +82,9 @@ pub const NO_RATE: u32 = u32::MAX;
 /// data frame as it starts transmission; on an ACK, the stack copied from the data frame.
 /// (Its own bit: a TCP frame with CWR set in a run with HPCC flows must not carry INT.)
 pub const FLAG_INT: u8 = 16;
+/// On a NAK: it answers a trimmed header and names the one packet to resend
+/// (models/trimming).
+pub const FLAG_TRIM: u8 = 32;
 
 /// Most INT hop records a frame carries (5: enough for a 3-tier fat tree).
 pub const MAX_INT_HOPS: usize = 5;
@@ -176,6 +182,33 @@ impl Packet {
         let off = sack.map_or(0, |s| s.wrapping_sub(cum)).try_into().unwrap_or(0u16);
         Packet { payload: off, ..Packet::new(PktKind::TcpAck, flow, dst, frame, prio, flags, cum, echo.0) }
     }
+    /// Cuts a data frame to its header of `frame` bytes, moved to priority `prio`
+    /// (models/trimming): its sequence number and send time stay.
+    #[inline]
+    pub fn trim(&mut self, frame: u32, prio: u8) {
+        debug_assert_eq!(self.kind, PktKind::Data);
+        self.kind = PktKind::Trimmed;
+        self.payload = 0;
+        self.frame = frame as u16;
+        self.prio = prio;
+        self.flags &= !FLAG_CE;
+    }
+    /// A NAK answering a trimmed header `off` packets above the cumulative ACK it
+    /// carries (models/trimming): it names that packet (`nak_seq`).
+    #[inline]
+    pub fn with_nak_offset(mut self, off: u16) -> Packet {
+        debug_assert_eq!(self.kind, PktKind::Nak);
+        self.payload = off;
+        self.flags |= FLAG_TRIM;
+        self
+    }
+    /// NAK: the packet to resend (selective repeat) or to resend from (go-back-N): the
+    /// cumulative ACK, plus the offset of a trimmed header's packet above it.
+    #[inline]
+    pub fn nak_seq(&self) -> u32 {
+        debug_assert_eq!(self.kind, PktKind::Nak);
+        self.word + self.payload as u32
+    }
     /// TCP ACK: the SACKed segment, if any.
     #[inline]
     pub fn sack(&self) -> Option<u32> {
@@ -238,17 +271,17 @@ impl Packet {
         (self.flow.0 as u64) << 32 | self.word as u64
     }
 
-    /// Data, ACK, NAK, TCP ACK: the sequence number.
+    /// Data, trimmed header, ACK, NAK, TCP ACK: the sequence number.
     #[inline]
     pub fn seq(&self) -> u32 {
-        debug_assert!(matches!(self.kind, PktKind::Data | PktKind::Ack | PktKind::Nak | PktKind::TcpAck));
+        debug_assert!(matches!(self.kind, PktKind::Data | PktKind::Trimmed | PktKind::Ack | PktKind::Nak | PktKind::TcpAck));
         self.word
     }
     /// Data: when the sender NIC started sending it. ACK, NAK: that time of the data
     /// frame they answer.
     #[inline]
     pub fn sent(&self) -> SimTime {
-        debug_assert!(matches!(self.kind, PktKind::Data | PktKind::Ack | PktKind::Nak | PktKind::TcpAck));
+        debug_assert!(matches!(self.kind, PktKind::Data | PktKind::Trimmed | PktKind::Ack | PktKind::Nak | PktKind::TcpAck));
         SimTime(self.stamp)
     }
     /// PFC: (class-enable vector, pause quanta).
@@ -456,7 +489,7 @@ mod tests {
 
     #[test]
     fn flags_are_distinct_bits() {
-        let flags = [FLAG_CE, FLAG_CTRL, FLAG_ECE, FLAG_CWR, FLAG_INT];
+        let flags = [FLAG_CE, FLAG_CTRL, FLAG_ECE, FLAG_CWR, FLAG_INT, FLAG_TRIM];
         for (i, a) in flags.iter().enumerate() {
             assert_eq!(a.count_ones(), 1);
             for b in &flags[i + 1..] {

@@ -147,9 +147,10 @@ pub fn encode(p: &Packet, len: u32, c: &FrameCtx, out: &mut [u8; MAX_HDR]) -> us
 
 fn encode_ip(p: &Packet, len: u32, c: &FrameCtx, b: &mut Buf) {
     let data = p.kind == PktKind::Data;
-    // Data travels from the flow's source; every other kind toward `p.dst` from the
-    // flow's other end.
-    let (src, dst) = if data || p.kind == PktKind::Probe { (c.flow_src, c.flow_dst) } else { (c.flow_dst, c.flow_src) };
+    // Data (and its trimmed header) travels from the flow's source; every other kind
+    // toward `p.dst` from the flow's other end.
+    let from_src = data || matches!(p.kind, PktKind::Probe | PktKind::Trimmed);
+    let (src, dst) = if from_src { (c.flow_src, c.flow_dst) } else { (c.flow_dst, c.flow_src) };
     b.put(&mac(c.rx_node));
     b.put(&mac(c.tx_node));
     if data {
@@ -212,6 +213,7 @@ fn encode_ip(p: &Packet, len: u32, c: &FrameCtx, b: &mut Buf) {
         PktKind::Probe => (0xc0, 0, false),
         PktKind::ProbeReply => (0xc1, 0, false),
         PktKind::RemotePfc => (0xc2, 0, false),
+        PktKind::Trimmed => (0xc4, p.seq(), false),
         _ => (0xc3, 0, false),
     };
     // BTH: opcode, SE|M|pad|TVer, P_Key, FECN/BECN+resv, dest QP, AckReq+resv, PSN.

@@ -33,6 +33,7 @@ pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_pcap(plan)?;
     validate_threads(plan)?;
     crate::models::rx_buffer::keys::check(plan)?;
+    crate::models::trimming::keys::check(plan)?;
     crate::scenario::work::plan_work(plan).check(plan.max_events)
 }
 

@@ -381,6 +381,14 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     sim.set_node_rounds(true);
     sim.enqueue_hooks = sim.models.wants_enqueued();
     sim.dequeue_hooks = sim.models.wants_dequeued();
+    if sim.models.trimming.on {
+        // Trimming: headers show in the ports table; a trimming threshold below the
+        // egress limit is where the world's limit test catches frames (sim/trimming.rs).
+        sim.used_prios |= 1 << sim.models.trimming.header_prio;
+        if sim.models.trimming.threshold < sim.egress_limit.unwrap_or(u64::MAX) {
+            sim.egress_limit = Some(sim.models.trimming.threshold);
+        }
+    }
     Ok(sim)
 }
 

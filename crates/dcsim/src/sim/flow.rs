@@ -173,6 +173,28 @@ impl Receiver {
         let i = seq % OOO_WINDOW;
         self.ooo[(i / 64) as usize] & (1 << (i % 64)) != 0
     }
+    /// Trimming (selective repeat): whether packet `seq`'s header was answered by a NAK
+    /// (a second bitmap after the held one, added at the first header).
+    #[inline]
+    pub fn trim_nacked(&self, seq: u32) -> bool {
+        let i = seq % OOO_WINDOW;
+        self.ooo.get(((OOO_WINDOW + i) / 64) as usize).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    pub fn set_trim_nacked(&mut self, seq: u32, on: bool) {
+        if self.ooo.len() < (2 * OOO_WINDOW / 64) as usize {
+            if !on {
+                return;
+            }
+            self.ooo.resize((2 * OOO_WINDOW / 64) as usize, 0);
+        }
+        let i = seq % OOO_WINDOW;
+        let w = &mut self.ooo[((OOO_WINDOW + i) / 64) as usize];
+        if on {
+            *w |= 1 << (i % 64);
+        } else {
+            *w &= !(1 << (i % 64));
+        }
+    }
     #[inline]
     pub fn set_held(&mut self, seq: u32, on: bool) {
         let i = seq % OOO_WINDOW;

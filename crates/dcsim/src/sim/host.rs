@@ -10,7 +10,7 @@ use super::{QpState, Simulation, NO_COLL, NO_IO, NO_SW, NO_TCP};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::{nic_timing, Ack};
-use crate::net::packet::{IntStack, Packet, PktKind, FLAG_CE, FLAG_ECE, FLAG_INT};
+use crate::net::packet::{IntStack, Packet, PktKind, FLAG_CE, FLAG_ECE, FLAG_INT, FLAG_TRIM};
 use crate::net::stats::GoodputRow;
 use crate::units::SimTime;
 
@@ -142,7 +142,8 @@ impl Simulation {
             if !resend {
                 s.next_seq = seq + 1;
             } else if tcp == NO_TCP {
-                s.resend = None;
+                // Trimming: the next packet a NAK named while this one was pending.
+                s.resend = if self.models.trimming.on { self.models.trimming.next_resend(f, s.snd_una) } else { None };
             }
             let wire = frame + self.fx.preamble;
             s.last_tx = now;
@@ -155,7 +156,7 @@ impl Simulation {
             }
             let cc_active = s.cc_dynamic && s.cc_sends;
             // A TCP flow stays in the ring; its next turn asks its window again.
-            let more = s.next_seq < s.msg_limit || tcp != NO_TCP;
+            let more = s.next_seq < s.msg_limit || tcp != NO_TCP || s.resend.is_some();
             let (dst, prio, lossy, udp) = (hdr.dst, hdr.prio, hdr.lossy, hdr.udp);
             if more {
                 self.nics[node.idx()].ready.push_back(f);
@@ -204,6 +205,7 @@ impl Simulation {
                 }
             }
             PktKind::Ack | PktKind::Nak => self.receive_ack(&pkt, int.as_ref()),
+            PktKind::Trimmed => self.receive_trimmed(&pkt),
             PktKind::TcpAck => self.tcp_receive_ack(&pkt),
             PktKind::Cnp => self.on_cnp_received(pkt.flow),
             PktKind::QcnCnm | PktKind::Bcn | PktKind::Bcn00 | PktKind::SwitchCnp => self.on_feedback_frame(&pkt),
@@ -309,7 +311,7 @@ impl Simulation {
                 r.set_held(pkt.seq(), true);
                 r.highest = r.highest.max(pkt.seq());
             }
-            if r.nak_for != r.rcv_next {
+            if r.nak_for != r.rcv_next && !r.trim_nacked(r.rcv_next) {
                 r.nak_for = r.rcv_next;
                 Some(PktKind::Nak)
             } else {
@@ -348,6 +350,8 @@ impl Simulation {
     /// has not been NAKed yet).
     fn deliver_held(&mut self, f: FlowId) -> (bool, bool) {
         let mut jumped = false;
+        let r = &mut self.receivers[f.idx()];
+        r.set_trim_nacked(r.rcv_next.wrapping_sub(1), false); // trimming: it arrived
         loop {
             let (hdr, r) = (&self.flows[f.idx()], &mut self.receivers[f.idx()]);
             let seq = r.rcv_next;
@@ -355,13 +359,15 @@ impl Simulation {
                 break;
             }
             r.set_held(seq, false);
+            r.set_trim_nacked(seq, false);
             r.rcv_next = seq + 1;
             let payload = if (seq + 1).is_multiple_of(hdr.npkts) { hdr.last_payload } else { self.host.mtu };
             self.count_delivery(f, payload as u64);
             jumped = true;
         }
         let r = &mut self.receivers[f.idx()];
-        let hole = r.highest >= r.rcv_next && r.nak_for != r.rcv_next;
+        // A packet whose trimmed header was NAKed is being resent: not a hole to NAK.
+        let hole = r.highest >= r.rcv_next && r.nak_for != r.rcv_next && !r.trim_nacked(r.rcv_next);
         if hole {
             r.nak_for = r.rcv_next;
         }
@@ -382,15 +388,28 @@ impl Simulation {
         let old_una = s.snd_una;
         if pkt.seq() > s.snd_una {
             s.snd_una = pkt.seq();
+            // Go-back-N from a trimmed packet: packets above it sent before may arrive.
+            s.next_seq = s.next_seq.max(s.snd_una);
         }
-        if pkt.kind == PktKind::Nak && pkt.seq() >= s.snd_una && s.next_seq > pkt.seq() {
-            if self.host.selective_repeat {
-                // Resend only the packet the receiver is missing.
+        if pkt.kind == PktKind::Nak && pkt.nak_seq() >= s.snd_una && s.next_seq > pkt.nak_seq() {
+            let seq = pkt.nak_seq();
+            let n = if self.host.selective_repeat {
+                // Resend only the packet the receiver is missing (with trimming, after
+                // those named before it).
                 self.flow_stats[f.idx()].retransmits += 1;
-                s.resend = Some(pkt.seq());
+                match s.resend {
+                    Some(r) if r != seq && self.models.trimming.on => self.models.trimming.queue_resend(f, seq),
+                    _ => s.resend = Some(seq),
+                }
+                1
             } else {
-                self.flow_stats[f.idx()].retransmits += (s.next_seq - pkt.seq()) as u64;
-                s.next_seq = pkt.seq();
+                let n = (s.next_seq - seq) as u64;
+                self.flow_stats[f.idx()].retransmits += n;
+                s.next_seq = seq;
+                n
+            };
+            if pkt.flags & FLAG_TRIM != 0 {
+                self.models.trimming.count_resent(f, n);
             }
             self.activate(f);
         }
@@ -492,6 +511,9 @@ impl Simulation {
                 // IRN: resend the first unacknowledged packet only; the receiver names
                 // the next hole below what it holds once that one arrives.
                 self.flow_stats[f.idx()].retransmits += 1;
+                if let Some(r) = s.resend.filter(|&r| r != s.snd_una && self.models.trimming.on) {
+                    self.models.trimming.queue_resend(f, r); // a NAKed resend still pending
+                }
                 s.resend = Some(s.snd_una);
             } else {
                 // Go back to the first unacknowledged packet.

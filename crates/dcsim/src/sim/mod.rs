@@ -18,6 +18,7 @@ mod storage;
 mod sw_limiter;
 mod switch;
 mod tcp;
+mod trimming;
 
 use std::collections::VecDeque;
 

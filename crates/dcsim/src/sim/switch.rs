@@ -45,13 +45,13 @@ impl Simulation {
         }
         let lossless = self.is_lossless(prio);
         if let (Some(limit), false) = (self.egress_limit, lossless) {
-            if self.fx.egress.queue(out, prio).bytes + size > limit {
-                self.drop_packet(in_port, prio, id, DropReason::EgressFull);
+            let bytes = self.fx.egress.queue(out, prio).bytes + size;
+            if bytes > limit && self.over_egress_limit(in_port, out, prio, id, bytes) {
                 return;
             }
         }
         if let Err(reason) = self.fx.mmu.admit(in_port, class, size, lossless) {
-            self.drop_packet(in_port, prio, id, reason);
+            self.drop_or_trim(in_port, out, prio, id, reason);
             return;
         }
         let local = self.fx.ports[in_port.idx()].local;
@@ -73,7 +73,7 @@ impl Simulation {
         self.switch_try_send(out);
     }
 
-    fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {
+    pub(crate) fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {
         let pkt = *self.fx.pool.get(id);
         self.ib_on_dropped(in_port, &pkt);
         self.fx.prio_stats[in_port.idx() * 8 + prio as usize].drops[reason as usize] += 1;

@@ -1,0 +1,174 @@
+//! Packet trimming (NDP, Handley et al. 2017; the Ultra Ethernet transport's trimming):
+//! a switch that would drop a data frame of a trimming priority (its egress queue at
+//! `switch.egress_limit` or at `threshold`, or the buffer refusing it) cuts it to its
+//! header and queues the header at `header_priority`; the receiver answers a header
+//! with a NAK naming that packet (`sim/trimming.rs`). This state holds the parameters,
+//! the counters (per (port, priority) and per flow) and each sender's queue of packets
+//! to resend that a NAK named while another resend was pending.
+
+pub mod keys;
+
+use std::collections::VecDeque;
+
+use crate::ids::{FlowId, NodeId, PortId};
+use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, Tables};
+use crate::net::fabric::Fabric;
+use crate::net::packet::PktKind;
+use crate::results::Column;
+
+/// The run-time state; inert (`on` false, no arrays) without `[fabric.trimming]`.
+#[derive(Default)]
+pub struct Trimming {
+    pub on: bool,
+    pub header_prio: u8,
+    pub header_bytes: u32,
+    /// The priorities that trim, one bit each.
+    mask: u8,
+    /// Trim above this many queued bytes (`u64::MAX`: only where a drop would happen).
+    pub threshold: u64,
+    /// `switch.egress_limit` (`u64::MAX`: none): above it, a frame not trimmed is dropped.
+    pub egress_limit: u64,
+    /// Per (port, priority): data frames trimmed at that egress, headers queued at it,
+    /// headers dropped at it.
+    trimmed: Vec<u64>,
+    headers: Vec<u64>,
+    headers_dropped: Vec<u64>,
+    /// Per flow: its frames trimmed (at any switch), and its packets resent on a NAK
+    /// that answered a header.
+    flow_trimmed: Vec<u64>,
+    flow_resent: Vec<u64>,
+    /// Per flow (selective repeat): packets named by NAKs while a resend was pending.
+    resends: Vec<VecDeque<u32>>,
+}
+
+impl Trimming {
+    /// Whether data frames of `prio` are trimmed instead of dropped.
+    #[inline]
+    pub fn trims(&self, prio: u8) -> bool {
+        self.mask & (1 << prio) != 0
+    }
+
+    /// A data frame of `flow` was cut to its header at egress (`out`, `prio`).
+    pub fn count_trim(&mut self, out: PortId, prio: u8, flow: FlowId) {
+        self.trimmed[out.idx() * 8 + prio as usize] += 1;
+        self.flow_trimmed[flow.idx()] += 1;
+    }
+
+    /// A header found its queue (`out`, `prio`) full and was dropped.
+    pub fn count_header_drop(&mut self, out: PortId, prio: u8) {
+        self.headers_dropped[out.idx() * 8 + prio as usize] += 1;
+    }
+
+    /// The sender of `flow` resends `n` packets on a NAK that answered a header.
+    pub fn count_resent(&mut self, flow: FlowId, n: u64) {
+        self.flow_resent[flow.idx()] += n;
+    }
+
+    /// Selective repeat: a NAK named `seq` while another resend was pending.
+    pub fn queue_resend(&mut self, flow: FlowId, seq: u32) {
+        let q = &mut self.resends[flow.idx()];
+        if !q.contains(&seq) {
+            q.push_back(seq);
+        }
+    }
+
+    /// The next packet of `flow` to resend, skipping those acknowledged since (below
+    /// `snd_una`).
+    pub fn next_resend(&mut self, flow: FlowId, snd_una: u32) -> Option<u32> {
+        let q = &mut self.resends[flow.idx()];
+        while let Some(s) = q.pop_front() {
+            if s >= snd_una {
+                return Some(s);
+            }
+        }
+        None
+    }
+}
+
+/// The sum of `a` and `b`, element by element, into `a`.
+fn add(a: &mut [u64], b: &[u64]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+impl FabricModel for Trimming {
+    type Keys = keys::TrimmingKeys;
+
+    fn new(ctx: &mut BuildCtx) -> Self {
+        let Some(p) = ctx.plan.fabric.trimming.as_ref().filter(|p| p.enabled) else { return Trimming::default() };
+        let (np, nf) = (ctx.ports.len() * 8, ctx.plan.flows.len());
+        let pfc = &ctx.plan.switch.pfc;
+        Trimming {
+            on: true,
+            header_prio: p.header_priority as u8,
+            header_bytes: p.header_bytes as u32,
+            mask: p.mask(|q| pfc.is_lossless(q)),
+            threshold: p.threshold.unwrap_or(u64::MAX),
+            egress_limit: ctx.plan.switch.egress_limit.unwrap_or(u64::MAX),
+            trimmed: vec![0; np],
+            headers: vec![0; np],
+            headers_dropped: vec![0; np],
+            flow_trimmed: vec![0; nf],
+            flow_resent: vec![0; nf],
+            resends: vec![VecDeque::new(); nf],
+        }
+    }
+
+    fn wants_enqueued(&self) -> bool {
+        self.on
+    }
+
+    fn enqueued<S: Fn(FlowId) -> NodeId>(&mut self, _fx: &mut Fabric, e: &Enqueued, _src: &S) {
+        if e.pkt.kind == PktKind::Trimmed {
+            self.headers[e.out.idx() * 8 + e.prio as usize] += 1;
+        }
+    }
+
+    /// Columns added to the `ports` and `flows` tables (only in runs with trimming, so
+    /// other runs' tables are unchanged).
+    fn tables(&self, _fx: &Fabric, out: &mut Tables) {
+        if !self.on {
+            return;
+        }
+        for (name, t) in out.iter_mut() {
+            if name == "ports" {
+                let (Some(Column::U64(port)), Some(Column::U64(prio))) = (t.get("port_id"), t.get("priority")) else { continue };
+                let ix: Vec<usize> = port.iter().zip(prio).map(|(&p, &q)| (p * 8 + q) as usize).collect();
+                for (col, v) in
+                    [("trimmed", &self.trimmed), ("headers_forwarded", &self.headers), ("headers_dropped", &self.headers_dropped)]
+                {
+                    t.push(col, Column::U64(ix.iter().map(|&i| v[i]).collect()));
+                }
+            } else if name == "flows" {
+                let Some(Column::U64(ids)) = t.get("flow_id") else { continue };
+                let ids: Vec<usize> = ids.iter().map(|&f| f as usize).collect();
+                t.push("pkts_trimmed", Column::U64(ids.iter().map(|&f| self.flow_trimmed[f]).collect()));
+                t.push("resent_after_trim", Column::U64(ids.iter().map(|&f| self.flow_resent[f]).collect()));
+            }
+        }
+    }
+
+    fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
+        if self.on {
+            let sum = |v: &[u64]| v.iter().sum::<u64>();
+            summary["trimming"] = serde_json::json!({
+                "trimmed": sum(&self.trimmed),
+                "headers_forwarded": sum(&self.headers),
+                "headers_dropped": sum(&self.headers_dropped),
+                "resent_after_trim": sum(&self.flow_resent),
+            });
+        }
+    }
+
+    /// Every counter is written by one partition only (a port's by its switch, a flow's
+    /// trims by the switches on its path, its resends by its source): the sums are the
+    /// one-thread counts.
+    fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {
+        add(&mut self.trimmed, &other.trimmed);
+        add(&mut self.headers, &other.headers);
+        add(&mut self.headers_dropped, &other.headers_dropped);
+        add(&mut self.flow_trimmed, &other.flow_trimmed);
+        add(&mut self.flow_resent, &other.flow_resent);
+    }
+}
