@@ -11,7 +11,7 @@ pub mod keys;
 use std::collections::VecDeque;
 
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, Tables};
+use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, FlowEnds, Tables};
 use crate::net::fabric::Fabric;
 use crate::net::packet::PktKind;
 use crate::results::Column;
@@ -127,7 +127,7 @@ impl FabricModel for Trimming {
 
     /// Columns added to the `ports` and `flows` tables (only in runs with trimming, so
     /// other runs' tables are unchanged).
-    fn tables(&self, _fx: &Fabric, out: &mut Tables) {
+    fn tables(&self, _fx: &Fabric, _ends: FlowEnds, out: &mut Tables) {
         if !self.on {
             return;
         }
