@@ -58,6 +58,7 @@ pub mod hpcc;
 pub mod ib_credits;
 pub mod l2cm;
 pub mod link_failure;
+pub mod load_balancing;
 pub mod network_cc;
 pub mod newreno;
 pub mod nic_timing;
@@ -164,6 +165,8 @@ fabric_models! {
     pfc_watchdog: pfc::watchdog::PfcWatchdog,
     /// Cyclic-pause (deadlock) detection (`pfc/deadlock.rs`).
     deadlocks: pfc::deadlock::DeadlockDetector,
+    /// Load balancing at switches: spraying, flowlets, adaptive, entropy (`load_balancing/`).
+    load_balancing: load_balancing::LoadBalancing,
     /// The worked example of "How to add a fabric model" (unit tests only).
     #[cfg(test)]
     every_nth: every_nth::EveryNth,

@@ -368,6 +368,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
     // queue never drops, so without marks TCP would only see delay and fill the buffer).
     p.host.tcp.check("host.tcp", &ctx)?;
     p.fabric.check(&ctx)?;
+    crate::models::load_balancing::validate(p)?;
     for f in p.flows.iter().filter(|f| f.transport == Transport::Tcp) {
         if let Some(cc) = p.ccs.get(f.cc as usize).filter(|cc| !cc.windowed()) {
             let path = if f.cc == 0 { "host.cc".to_string() } else { format!("traffic[{}].cc", f.group) };

@@ -179,6 +179,9 @@ impl Simulation {
             if self.models.l2.tags {
                 self.fx.pool.set_tag(id, self.ccs[f.idx()].regulator_cp());
             }
+            if self.models.load_balancing.entropy_on {
+                self.fx.pool.get_mut(id).entropy = self.models.load_balancing.next_entropy(f);
+            }
             if tcp != NO_TCP {
                 self.tcp_sent(f, tcp, id, seq, resend);
             }
