@@ -40,9 +40,13 @@ pub struct LoadBalancing {
     /// Per node, per priority.
     modes: Vec<[Mode; 8]>,
     salt: u64,
-    /// `spray_rr`: per port, the turn of the next-hop set whose first port it is (one
-    /// counter per switch and set of next-hop ports).
-    rr: Vec<u32>,
+    /// `spray_rr`: the turn of each (switch, destination host), at
+    /// `rr_row[switch] + rr_col[host]` (one counter per switch and destination: a counter
+    /// shared by destinations could pin a flow to one port when its frames and the
+    /// others' reach the switch in a fixed interleaving).
+    rr: Vec<u16>,
+    rr_row: Vec<u32>,
+    rr_col: Vec<u32>,
     /// `flowlet`: per node, the first entry of its table (`u32::MAX`: none).
     flowlet_at: Vec<u32>,
     flowlets: Vec<Flowlet>,
@@ -55,7 +59,7 @@ pub struct LoadBalancing {
     decisions: [u64; 6],
     /// Flowlets started (a frame that found its entry idle longer than the gap).
     flowlets_started: u64,
-    /// `adaptive`: frames sent elsewhere than their flow's ECMP port.
+    /// `adaptive`: frames sent elsewhere than the random start (a shorter queue won).
     diverted: u64,
 }
 
@@ -84,9 +88,9 @@ impl LoadBalancing {
             Mode::Ecmp => unreachable!(),
             Mode::Spray => among(keyed(self.salt, &[flow << 32 | pkt.seq() as u64, fx.now().0, node.0 as u64]), n),
             Mode::SprayRr => {
-                let c = &mut self.rr[hops[0].idx()];
+                let c = &mut self.rr[(self.rr_row[node.idx()] + self.rr_col[pkt.dst.idx()]) as usize];
                 let i = *c as usize % n;
-                *c = if i + 1 == n { 0 } else { i as u32 + 1 };
+                *c = if i + 1 == n { 0 } else { i as u16 + 1 };
                 i
             }
             Mode::Flowlet => {
@@ -101,9 +105,9 @@ impl LoadBalancing {
                 e.pick as usize % n
             }
             Mode::Adaptive => {
-                // The least bytes queued for the frame's priority; on a tie the flow's
-                // ECMP port, then the ports after it in the set's order.
-                let first = fx.routing.ecmp_index(node, pkt.flow.0, n);
+                // The least bytes queued for the frame's priority; on a tie the first
+                // at or after a random start in the set's order (a spray among equals).
+                let first = among(keyed(self.salt ^ 0xAD, &[flow << 32 | pkt.seq() as u64, fx.now().0, node.0 as u64]), n);
                 let (mut best, mut least) = (first, fx.egress.queue(hops[first], pkt.prio).bytes);
                 for k in 1..n {
                     let j = if first + k >= n { first + k - n } else { first + k };
@@ -154,6 +158,19 @@ impl FabricModel for LoadBalancing {
                 }
             }
         }
+        let (mut rr_row, mut rr_col, mut rr) = (Vec::new(), Vec::new(), Vec::new());
+        if uses(Mode::SprayRr) {
+            let hosts = ctx.nodes.iter().filter(|n| n.is_host).count() as u32;
+            let (mut h, mut s) = (0u32, 0u32);
+            for (ms, node) in modes.iter().zip(ctx.nodes) {
+                rr_col.push(if node.is_host { h } else { 0 });
+                h += node.is_host as u32;
+                let row = !node.is_host && ms.contains(&Mode::SprayRr);
+                rr_row.push(if row { s * hosts } else { 0 });
+                s += row as u32;
+            }
+            rr = vec![0; (s * hosts) as usize];
+        }
         let entropy_on = uses(Mode::Entropy);
         let ev_values = p.map_or(1, |p| p.entropy_values as u16);
         let next_ev = if entropy_on {
@@ -164,7 +181,9 @@ impl FabricModel for LoadBalancing {
         LoadBalancing {
             on,
             entropy_on,
-            rr: if uses(Mode::SprayRr) { vec![0; ctx.ports.len()] } else { Vec::new() },
+            rr,
+            rr_row,
+            rr_col,
             modes,
             salt,
             flowlet_at,
