@@ -206,3 +206,81 @@ fn by_hand() {
         eprintln!("{k}: {}", res.summary.pointer(k).map_or("-".into(), |v| v.to_string()));
     }
 }
+
+/// Every mode gives the same results on two threads as on one (per-switch state stays
+/// with the partition owning the switch; draws are keyed by the frame and the switch),
+/// and the same seed gives the same results.
+#[test]
+fn every_mode_is_deterministic_and_parallel_safe() {
+    for mode in ["spray", "spray_rr", "flowlet", "adaptive", "entropy"] {
+        let digest = |threads: &str| {
+            let plan = load(
+                PERMUTATION,
+                &[
+                    &format!("fabric.load_balancing.mode={mode}"),
+                    "simulation.duration=100us",
+                    "stats.steady_start=10us",
+                    threads,
+                    "host.reorder_tolerance=64",
+                    "fabric.load_balancing.flowlet_gap=500ns",
+                ],
+            )
+            .unwrap();
+            let res = dcsim::sim::run(&plan).unwrap();
+            assert!(res.checks_passed(), "{mode}: {:?}", res.failed_checks());
+            res.digest()
+        };
+        let one = digest("simulation.threads=1");
+        assert_eq!(one, digest("simulation.threads=1"), "{mode}: same seed, same results");
+        assert_eq!(one, digest("simulation.threads=2"), "{mode}: two threads differ from one");
+    }
+}
+
+/// Rules pick the mode per switch and priority; the last rule that names a (switch,
+/// priority) wins.
+#[test]
+fn rules_select_switches_and_priorities() {
+    let text = format!(
+        "{PERMUTATION}[fabric.load_balancing]\nmode = \"spray\"\n[[fabric.load_balancing.rule]]\nswitches = [\"edge*\"]\nmode = \"ecmp\"\n\
+         [[fabric.load_balancing.rule]]\nswitches = [\"agg0_0\"]\npriorities = [3]\nmode = \"adaptive\"\n"
+    );
+    let plan = load(&text, &["simulation.duration=50us", "stats.steady_start=10us", "host.reorder_tolerance=64"]).unwrap();
+    let res = dcsim::sim::run(&plan).unwrap();
+    let d = &res.summary["load_balancing"]["decisions"];
+    assert!(d["spray"].as_u64().unwrap() > 0 && d["adaptive"].as_u64().unwrap() > 0, "{d}");
+    // Only the priority-3 traffic of one aggregation switch is adaptive.
+    assert!(d["adaptive"].as_u64().unwrap() * 4 < d["spray"].as_u64().unwrap(), "{d}");
+}
+
+#[test]
+fn bad_input_names_the_field() {
+    let err = |text: &str, o: &[&str]| load(text, o).expect_err("must be refused").to_string();
+    let star = "[simulation]\nduration = \"1ms\"\n[topology]\ntype = \"star\"\nhosts = 4\nrate = \"100Gbps\"\ndelay = \"1us\"\n\
+                [[traffic]]\ntype = \"permutation\"\nsize = \"inf\"\n";
+    let e = err(star, &["fabric.load_balancing.mode=spray"]);
+    assert!(e.contains("fabric.load_balancing.mode") && e.contains("more than one next hop"), "{e}");
+    let e = err(PERMUTATION, &["fabric.load_balancing.mode=entropy", "fabric.load_balancing.entropy_values=0"]);
+    assert!(e.contains("fabric.load_balancing.entropy_values: must be in 1..=256"), "{e}");
+    let e = err(PERMUTATION, &["fabric.load_balancing.mode=flowlet", "fabric.load_balancing.flowlet_gap=0us"]);
+    assert!(e.contains("fabric.load_balancing.flowlet_gap: must be > 0"), "{e}");
+    let e = err(PERMUTATION, &["fabric.load_balancing.mode=random"]);
+    assert!(e.contains("fabric.load_balancing.mode: unknown mode 'random'"), "{e}");
+    let e = err(PERMUTATION, &["fabric.load_balancing.flowlet_slots=1000"]);
+    assert!(e.contains("fabric.load_balancing.flowlet_slots: must be a power of two"), "{e}");
+    let rule = format!("{PERMUTATION}[fabric.load_balancing]\n[[fabric.load_balancing.rule]]\nswitches = [\"spine*\"]\nmode = \"spray\"\n");
+    let e = err(&rule, &[]);
+    assert!(e.contains("fabric.load_balancing.rule[0].switches[0]: no switch named 'spine*'"), "{e}");
+    let rule = format!("{PERMUTATION}[fabric.load_balancing]\n[[fabric.load_balancing.rule]]\npriorities = [8]\nmode = \"spray\"\n");
+    let e = err(&rule, &[]);
+    assert!(e.contains("fabric.load_balancing.rule[0].priorities[0]: a priority is 0..7"), "{e}");
+    // Core switches reach every destination over one port: spraying there alone is refused.
+    let rule = format!("{PERMUTATION}[fabric.load_balancing]\n[[fabric.load_balancing.rule]]\nswitches = [\"core*\"]\nmode = \"spray\"\n");
+    let e = err(&rule, &[]);
+    assert!(e.contains("fabric.load_balancing.rule[0].mode: \"spray\" needs a choice of paths"), "{e}");
+    let e = err(PERMUTATION, &["host.retransmission=go_back_n", "host.reorder_tolerance=4"]);
+    assert!(e.contains("host.reorder_tolerance: needs host.retransmission = \"selective\""), "{e}");
+    let e = err(PERMUTATION, &["host.ooo_window=100"]);
+    assert!(e.contains("host.ooo_window: must be a multiple of 64"), "{e}");
+    let e = err(PERMUTATION, &["host.reorder_tolerance=4096"]);
+    assert!(e.contains("host.reorder_tolerance: must be below host.ooo_window"), "{e}");
+}
