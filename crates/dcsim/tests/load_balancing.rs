@@ -284,3 +284,19 @@ fn bad_input_names_the_field() {
     let e = err(PERMUTATION, &["host.reorder_tolerance=4096"]);
     assert!(e.contains("host.reorder_tolerance: must be below host.ooo_window"), "{e}");
 }
+
+/// A shipped scenario (`SCEN`, from the repository root) with the overrides of `LB`, by
+/// hand: each job iteration's time (the docs' table of collectives per mode).
+#[test]
+#[ignore]
+fn jobs_by_hand() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let plan = dcsim::scenario::load_file(&root.join(std::env::var("SCEN").unwrap()), &ENV).unwrap();
+    let res = dcsim::sim::run(&plan).unwrap();
+    let jobs = res.table("jobs").unwrap();
+    let (Some(Column::Str(job)), it) = (jobs.get("job"), u64s(jobs, "iteration_ps")) else { panic!("no jobs table") };
+    for (j, t) in job.iter().zip(it) {
+        eprintln!("job {j} iteration_us {:.1}", t as f64 * 1e-6);
+    }
+    eprintln!("counters {}", res.summary["counters"]);
+}
