@@ -265,7 +265,7 @@ fn bad_input_names_the_field() {
     assert!(e.contains("fabric.load_balancing.flowlet_gap: must be > 0"), "{e}");
     let e = err(PERMUTATION, &["fabric.load_balancing.mode=random"]);
     assert!(e.contains("fabric.load_balancing.mode: unknown mode 'random'"), "{e}");
-    let e = err(PERMUTATION, &["fabric.load_balancing.flowlet_slots=1000"]);
+    let e = err(PERMUTATION, &["fabric.load_balancing.flowlet_slots=100000"]);
     assert!(e.contains("fabric.load_balancing.flowlet_slots: must be a power of two"), "{e}");
     let rule = format!("{PERMUTATION}[fabric.load_balancing]\n[[fabric.load_balancing.rule]]\nswitches = [\"spine*\"]\nmode = \"spray\"\n");
     let e = err(&rule, &[]);

@@ -146,8 +146,8 @@ impl Check for LoadBalancingParams {
             ));
         }
         let s = self.flowlet_slots;
-        if !(1..=1 << 20).contains(&s) || s & (s - 1) != 0 {
-            return Err(Error::scenario(at(path, "flowlet_slots"), format!("must be a power of two in 1..=1048576 (got {s})")));
+        if !(1..=1 << 16).contains(&s) || s & (s - 1) != 0 {
+            return Err(Error::scenario(at(path, "flowlet_slots"), format!("must be a power of two in 1..=65536 (got {s})")));
         }
         if !(1..=256).contains(&self.entropy_values) {
             return Err(Error::scenario(
@@ -227,6 +227,19 @@ pub fn validate(plan: &Plan) -> Result<()> {
     let Some(p) = &plan.fabric.load_balancing else { return Ok(()) };
     let path = "fabric.load_balancing";
     let (modes, from) = p.modes(plan, path)?;
+    // The flowlet tables (16 B an entry, per switch using `flowlet`) and the round-robin
+    // turns (2 B per switch and host) are the model's memory; the world's estimate
+    // (`scenario/limits.rs`) does not know them.
+    let hosts = plan.nodes.iter().filter(|n| n.kind == NodeKind::Host).count() as u64;
+    let using = |m: Mode| modes.iter().filter(|ms| ms.contains(&m)).count() as u64;
+    let bytes = using(Mode::Flowlet) * p.flowlet_slots as u64 * 16 + using(Mode::SprayRr) * hosts * 2;
+    if bytes > plan.memory_limit / 4 {
+        let key = if using(Mode::Flowlet) > 0 { "flowlet_slots" } else { "mode" };
+        return Err(Error::scenario(
+            at(path, key),
+            format!("the load balancer's tables need {bytes} B, over a quarter of the memory limit ({} B)", plan.memory_limit),
+        ));
+    }
     // Fields that set a mode other than ECMP somewhere, and whether a switch they set it
     // on has a choice.
     let mut fields: Vec<(Option<usize>, bool)> = Vec::new();
