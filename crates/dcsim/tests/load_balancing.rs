@@ -236,6 +236,17 @@ fn every_mode_is_deterministic_and_parallel_safe() {
     }
 }
 
+/// `mode = "ecmp"` (the default) is the run without the table, bit for bit.
+#[test]
+fn ecmp_mode_is_the_run_without_the_table() {
+    let o = ["simulation.duration=100us", "stats.steady_start=10us"];
+    let without = dcsim::sim::run(&load(PERMUTATION, &o).unwrap()).unwrap();
+    let with = dcsim::sim::run(&load(&format!("{PERMUTATION}[fabric.load_balancing]\nmode = \"ecmp\"\n"), &o).unwrap()).unwrap();
+    assert_eq!(without.digest(), with.digest());
+    let spray = dcsim::sim::run(&load(PERMUTATION, &[o[0], o[1], "fabric.load_balancing.mode=spray"]).unwrap()).unwrap();
+    assert_ne!(without.digest(), spray.digest(), "spraying moves the results");
+}
+
 /// Rules pick the mode per switch and priority; the last rule that names a (switch,
 /// priority) wins.
 #[test]
