@@ -206,6 +206,12 @@ pub struct HostPlan {
     /// packets, a NAK names the missing one, the sender resends only it) instead of
     /// go-back-N.
     pub selective_repeat: bool,
+    /// Selective repeat: how far above `rcv_next` a receiver holds packets (a multiple
+    /// of 64; a packet beyond is dropped, as a NIC without buffer for it would).
+    pub ooo_window: u32,
+    /// Selective repeat: a hole is NAKed once a packet more than this many sequence
+    /// numbers above it arrives (0: at once); reordering up to it costs no resend.
+    pub reorder_tolerance: u32,
     /// RoCE ACK/NAK frames cross switches in their flow's priority, queued behind its
     /// data (charged to the MMU, paused by PFC, never ECN-marked), as in the HPCC
     /// study's simulator, instead of the control class. The receiving NIC still sends
@@ -357,6 +363,8 @@ impl Default for HostPlan {
             ack_every: 1,
             rto: SimTime::ms(1),
             selective_repeat: false,
+            ooo_window: 4096,
+            reorder_tolerance: 0,
             acks_in_data: false,
             cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
             timing: Default::default(),

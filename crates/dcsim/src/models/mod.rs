@@ -60,6 +60,7 @@ pub mod hpcc;
 pub mod ib_credits;
 pub mod l2cm;
 pub mod link_failure;
+pub mod load_balancing;
 pub mod network_cc;
 pub mod newreno;
 pub mod nic_timing;
@@ -172,6 +173,8 @@ fabric_models! {
     deadlocks: pfc::deadlock::DeadlockDetector,
     /// Packet trimming: full queues cut data frames to headers (`trimming/`).
     trimming: trimming::Trimming,
+    /// Load balancing at switches: spraying, flowlets, adaptive, entropy (`load_balancing/`).
+    load_balancing: load_balancing::LoadBalancing,
     /// The worked example of "How to add a fabric model" (unit tests only).
     #[cfg(test)]
     every_nth: every_nth::EveryNth,

@@ -149,13 +149,17 @@ pub struct Packet {
     pub kind: PktKind,
     pub prio: u8,
     pub flags: u8,
+    /// A data frame's entropy value, set by its sender (`models/load_balancing`,
+    /// `mode = "entropy"`: switches hash it with the flow); 0 otherwise. It fills the
+    /// byte the layout left free, so the packet stays 32 bytes.
+    pub entropy: u8,
     stamp: u64,
 }
 
 impl Packet {
     #[allow(clippy::too_many_arguments)] // one field each: private, called by the typed constructors
     fn new(kind: PktKind, flow: FlowId, dst: NodeId, frame: u32, prio: u8, flags: u8, word: u32, stamp: u64) -> Packet {
-        Packet { flow, word, dst, next: PktId::NONE, payload: 0, frame: frame as u16, kind, prio, flags, stamp }
+        Packet { flow, word, dst, next: PktId::NONE, payload: 0, frame: frame as u16, kind, prio, flags, entropy: 0, stamp }
     }
 
     /// A data frame of `flow` with sequence number `seq`, sent at `sent`.

@@ -286,6 +286,21 @@ impl Routing {
         &self.ports[off as usize..off as usize + len as usize]
     }
 
+    /// Which of `len` equal-cost next hops flow `flow` takes at switch `sw` (`route`'s
+    /// seeded hash of (flow, switch)).
+    #[inline(always)]
+    pub fn ecmp_index(&self, sw: NodeId, flow: u32, len: usize) -> usize {
+        let h = mix64(self.salt ^ ((flow as u64) << 32) ^ sw.0 as u64);
+        ((h as u128 * len as u128) >> 64) as usize
+    }
+
+    /// Whether switch `sw` has more than one next hop toward some destination.
+    pub fn multipath(&self, sw: NodeId) -> bool {
+        let row = &self.rows[self.switch_index[sw.idx()] as usize];
+        let many = |e: &(u32, u16)| e.1 > 1 && e.1 != LOCAL;
+        many(&row.default) || self.entries[row.at as usize..(row.at + row.hi - row.lo) as usize].iter().any(many)
+    }
+
     /// The port a flow's packets take at switch `sw` toward `dst`.
     #[inline(always)]
     pub fn route(&self, sw: NodeId, dst: NodeId, flow: u32) -> PortId {
@@ -294,10 +309,7 @@ impl Routing {
             1 => self.ports[off as usize],
             0 => PortId::NONE, // unreachable after link failures
             LOCAL => self.local[dst.idx()],
-            _ => {
-                let h = mix64(self.salt ^ ((flow as u64) << 32) ^ sw.0 as u64);
-                self.ports[off as usize + ((h as u128 * len as u128) >> 64) as usize]
-            }
+            _ => self.ports[off as usize + self.ecmp_index(sw, flow, len as usize)],
         }
     }
 }

@@ -154,6 +154,12 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
             }
         };
     }
+    if let Some(v) = h.ooo_window {
+        p.ooo_window = v;
+    }
+    if let Some(v) = h.reorder_tolerance {
+        p.reorder_tolerance = v;
+    }
     if let Some(v) = &h.ack_queue {
         p.acks_in_data = match v.as_str() {
             "control" => false,

@@ -94,6 +94,12 @@ pub struct HostSpec {
     pub rto: Option<TimeStr>,
     /// RoCE loss recovery: "go_back_n" (default) or "selective".
     pub retransmission: Option<String>,
+    /// Selective repeat: packets above `rcv_next` a receiver can hold, a multiple of 64,
+    /// default 4096.
+    pub ooo_window: Option<u32>,
+    /// Selective repeat: a hole is NAKed once a packet more than this many sequence
+    /// numbers above it arrives, default 0 (at once).
+    pub reorder_tolerance: Option<u32>,
     /// Where switches queue RoCE ACK/NAK frames: "control" (default) or "data" (the
     /// flow's priority, behind its data).
     pub ack_queue: Option<String>,

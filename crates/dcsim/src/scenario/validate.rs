@@ -157,6 +157,24 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     if h.rto == SimTime::ZERO {
         return Err(Error::scenario("host.rto", "must be > 0"));
     }
+    if h.ooo_window == 0 || !h.ooo_window.is_multiple_of(64) || h.ooo_window > 1 << 20 {
+        return Err(Error::scenario("host.ooo_window", format!("must be a multiple of 64 in 64..=1048576 packets (got {})", h.ooo_window)));
+    }
+    if h.reorder_tolerance > 0 && !h.selective_repeat {
+        return Err(Error::scenario(
+            "host.reorder_tolerance",
+            "needs host.retransmission = \"selective\" (go-back-N discards what arrives above a hole)",
+        ));
+    }
+    if h.reorder_tolerance >= h.ooo_window {
+        return Err(Error::scenario(
+            "host.reorder_tolerance",
+            format!(
+                "must be below host.ooo_window ({}): a packet beyond the window is dropped (got {})",
+                h.ooo_window, h.reorder_tolerance
+            ),
+        ));
+    }
     let cnp = &h.cnp;
     if !(64..=65_535).contains(&cnp.bytes) {
         return Err(Error::scenario("host.cnp.size", format!("must be 64..=65535 B (got {} B)", cnp.bytes)));
@@ -369,6 +387,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
     // queue never drops, so without marks TCP would only see delay and fill the buffer).
     p.host.tcp.check("host.tcp", &ctx)?;
     p.fabric.check(&ctx)?;
+    crate::models::load_balancing::validate(p)?;
     for f in p.flows.iter().filter(|f| f.transport == Transport::Tcp) {
         if let Some(cc) = p.ccs.get(f.cc as usize).filter(|cc| !cc.windowed()) {
             let path = if f.cc == 0 { "host.cc".to_string() } else { format!("traffic[{}].cc", f.group) };

@@ -247,7 +247,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 None => super::NO_SW,
             },
         });
-        receivers.push(Receiver::new(plan.host.selective_repeat && fp.transport == crate::plan::Transport::Roce));
+        let selective = plan.host.selective_repeat && fp.transport == crate::plan::Transport::Roce;
+        receivers.push(Receiver::new(if selective { plan.host.ooo_window } else { 0 }));
         flow_stats.push(FlowStats { ideal_fct: ideal[i], min_rate: host_rate, ..FlowStats::default() });
         if fp.start <= plan.duration {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));

@@ -149,28 +149,49 @@ impl Default for CcTimers {
 pub(crate) struct Receiver {
     pub rcv_next: u32,
     /// Selective repeat: packets received above `rcv_next`, one bit per sequence number
-    /// modulo the bitmap's size (`OOO_WINDOW`; empty with go-back-N), and the highest.
+    /// modulo the bitmap's size (`host.ooo_window`; empty with go-back-N), and the highest.
     pub ooo: Vec<u64>,
     pub highest: u32,
     pub nak_for: u32,
     pub since_ack: u32,
     /// Arrival of the oldest in-order packet not yet acknowledged (`host.ack_interval`).
     pub ack_oldest: SimTime,
+    /// Reorder statistics (the flows table): packets held now and at most; data frames
+    /// that arrived above `rcv_next`; and frames that arrived when the receiver already
+    /// had them (delivered or held: a retransmission whose original had arrived).
+    pub held_now: u32,
+    pub held_peak: u32,
+    pub ooo_rx: u32,
+    pub dup_rx: u32,
 }
-
-/// Selective repeat: how far above `rcv_next` a receiver keeps packets (a packet beyond
-/// is dropped, as a NIC without buffer for it would).
-pub(crate) const OOO_WINDOW: u32 = 4096;
+const _: () = assert!(std::mem::size_of::<Receiver>() == 64);
 
 impl Receiver {
-    pub fn new(selective: bool) -> Self {
-        let ooo = if selective { vec![0; (OOO_WINDOW / 64) as usize] } else { Vec::new() };
-        Receiver { rcv_next: 0, ooo, highest: 0, nak_for: u32::MAX, since_ack: 0, ack_oldest: SimTime::ZERO }
+    /// `window`: selective repeat's `host.ooo_window` (a multiple of 64), or 0 for
+    /// go-back-N.
+    pub fn new(window: u32) -> Self {
+        Receiver {
+            rcv_next: 0,
+            ooo: vec![0; (window / 64) as usize],
+            highest: 0,
+            nak_for: u32::MAX,
+            since_ack: 0,
+            ack_oldest: SimTime::ZERO,
+            held_now: 0,
+            held_peak: 0,
+            ooo_rx: 0,
+            dup_rx: 0,
+        }
+    }
+    /// Selective repeat: how far above `rcv_next` packets are held (`host.ooo_window`).
+    #[inline]
+    pub fn window(&self) -> u32 {
+        self.ooo.len() as u32 * 64
     }
     /// Selective repeat: whether packet `seq` is held.
     #[inline]
     pub fn held(&self, seq: u32) -> bool {
-        let i = seq % OOO_WINDOW;
+        let i = seq % self.window();
         self.ooo[(i / 64) as usize] & (1 << (i % 64)) != 0
     }
     /// Trimming (selective repeat): whether packet `seq`'s header was answered by a NAK
@@ -197,7 +218,7 @@ impl Receiver {
     }
     #[inline]
     pub fn set_held(&mut self, seq: u32, on: bool) {
-        let i = seq % OOO_WINDOW;
+        let i = seq % self.window();
         let w = &mut self.ooo[(i / 64) as usize];
         if on {
             *w |= 1 << (i % 64);

@@ -5,7 +5,6 @@
 //! retransmission with a NAK when a lossy fabric dropped something. The sending side
 //! writes only `senders`, the receiving side only `receivers`; both count in `flow_stats`.
 
-use super::flow::OOO_WINDOW;
 use super::{QpState, Simulation, NO_COLL, NO_IO, NO_SW, NO_TCP};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
@@ -180,6 +179,9 @@ impl Simulation {
             if self.models.l2.tags {
                 self.fx.pool.set_tag(id, self.ccs[f.idx()].regulator_cp());
             }
+            if self.models.load_balancing.entropy_on {
+                self.fx.pool.get_mut(id).entropy = self.models.load_balancing.next_entropy(f);
+            }
             if tcp != NO_TCP {
                 self.tcp_sent(f, tcp, id, seq, resend);
             }
@@ -305,19 +307,29 @@ impl Simulation {
                 None
             }
         } else if pkt.seq() > r.rcv_next {
-            // A gap: something was dropped. Ask once per gap for go-back-N (or, with
-            // selective repeat, for the missing packet; this one is kept).
-            if !r.ooo.is_empty() && pkt.seq() - r.rcv_next < OOO_WINDOW && !r.held(pkt.seq()) {
-                r.set_held(pkt.seq(), true);
-                r.highest = r.highest.max(pkt.seq());
+            // A gap: something was dropped or is late. Ask once per gap for go-back-N
+            // (or, with selective repeat, for the missing packet once a packet more than
+            // `host.reorder_tolerance` above it arrived; this one is kept).
+            r.ooo_rx = r.ooo_rx.saturating_add(1);
+            let d = pkt.seq() - r.rcv_next;
+            if !r.ooo.is_empty() && d < r.window() {
+                if r.held(pkt.seq()) {
+                    r.dup_rx = r.dup_rx.saturating_add(1);
+                } else {
+                    r.set_held(pkt.seq(), true);
+                    r.highest = r.highest.max(pkt.seq());
+                    r.held_now += 1;
+                    r.held_peak = r.held_peak.max(r.held_now);
+                }
             }
-            if r.nak_for != r.rcv_next && !r.trim_nacked(r.rcv_next) {
+            if r.nak_for != r.rcv_next && !r.trim_nacked(r.rcv_next) && d > self.host.reorder_tolerance {
                 r.nak_for = r.rcv_next;
                 Some(PktKind::Nak)
             } else {
                 None
             }
         } else {
+            r.dup_rx = r.dup_rx.saturating_add(1);
             Some(PktKind::Ack) // duplicate: repeat the cumulative ACK
         };
         // Storage: a leg's last packet arrived in order (one test per packet).
@@ -360,6 +372,7 @@ impl Simulation {
             }
             r.set_held(seq, false);
             r.set_trim_nacked(seq, false);
+            r.held_now -= 1;
             r.rcv_next = seq + 1;
             let payload = if (seq + 1).is_multiple_of(hdr.npkts) { hdr.last_payload } else { self.host.mtu };
             self.count_delivery(f, payload as u64);
@@ -367,7 +380,10 @@ impl Simulation {
         }
         let r = &mut self.receivers[f.idx()];
         // A packet whose trimmed header was NAKed is being resent: not a hole to NAK.
-        let hole = r.highest >= r.rcv_next && r.nak_for != r.rcv_next && !r.trim_nacked(r.rcv_next);
+        let hole = r.highest >= r.rcv_next
+            && r.nak_for != r.rcv_next
+            && !r.trim_nacked(r.rcv_next)
+            && r.highest - r.rcv_next > self.host.reorder_tolerance;
         if hole {
             r.nak_for = r.rcv_next;
         }

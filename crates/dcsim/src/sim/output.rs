@@ -157,6 +157,14 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     );
     t.push("pkts_sent", Column::U64(fl.iter().map(|f| f.st.pkts_sent).collect()));
     t.push("retransmits", Column::U64(fl.iter().map(|f| f.st.retransmits).collect()));
+    // Reordering, as the RoCE receiver saw it (0 for TCP and UDP flows); in runs where
+    // it can matter: selective repeat, or a load-balancing mode other than ECMP.
+    let reorder = s.host.selective_repeat || s.models.load_balancing.on;
+    if reorder {
+        t.push("ooo_arrivals", Column::U64(s.receivers.iter().map(|r| r.ooo_rx as u64).collect()));
+        t.push("reorder_peak", Column::U64(s.receivers.iter().map(|r| r.held_peak as u64).collect()));
+        t.push("spurious_retransmits", Column::U64(s.receivers.iter().map(|r| r.dup_rx as u64).collect()));
+    }
     t.push("pkts_received", Column::U64(fl.iter().map(|f| f.st.pkts_rx).collect()));
     t.push(
         "latency_mean_ps",
@@ -511,6 +519,14 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "lost_retransmissions": s.tcp_tx.iter().map(|t| t.board.lost_resent).sum::<u64>(),
             "message_latency_p95_ps": s.msg_latency.quantile(0.95).map(|v| v as f64),
         });
+    }
+    // Runs where reordering can matter (as the flows table's columns): the receivers'
+    // totals, and the largest reorder buffer any flow needed.
+    if reorder {
+        let c = &mut summary["counters"];
+        c["ooo_arrivals"] = json!(s.receivers.iter().map(|r| r.ooo_rx as u64).sum::<u64>());
+        c["reorder_peak_max"] = json!(s.receivers.iter().map(|r| r.held_peak).max().unwrap_or(0));
+        c["spurious_retransmits"] = json!(s.receivers.iter().map(|r| r.dup_rx as u64).sum::<u64>());
     }
     if let Some((_, st)) = storage {
         summary["storage"] = st;

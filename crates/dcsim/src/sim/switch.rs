@@ -13,7 +13,11 @@ impl Simulation {
     pub(crate) fn switch_receive(&mut self, in_port: PortId, id: PktId) {
         let node = self.fx.ports[in_port.idx()].node;
         let pkt = *self.fx.pool.get(id);
-        let out = self.fx.routing.route(node, pkt.dst, pkt.flow.0);
+        let out = if self.models.load_balancing.on && pkt.kind == PktKind::Data {
+            self.models.load_balancing.route(&self.fx, node, &pkt)
+        } else {
+            self.fx.routing.route(node, pkt.dst, pkt.flow.0)
+        };
         if self.models.link_faults.active && self.link_unusable(out) {
             self.ib_on_dropped(in_port, &pkt);
             self.drop_at_unusable(out, id);
