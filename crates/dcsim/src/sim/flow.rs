@@ -183,48 +183,45 @@ impl Receiver {
             dup_rx: 0,
         }
     }
-    /// Selective repeat: how far above `rcv_next` packets are held (`host.ooo_window`).
-    #[inline]
-    pub fn window(&self) -> u32 {
-        self.ooo.len() as u32 * 64
-    }
+    // The bitmaps take `w`, selective repeat's window (`host.ooo_window`, a multiple of
+    // 64): the held packets' bits come first, then (trimming, added at the first header)
+    // the bits of packets whose trimmed header was NAKed.
+
     /// Selective repeat: whether packet `seq` is held.
     #[inline]
-    pub fn held(&self, seq: u32) -> bool {
-        let i = seq % self.window();
+    pub fn held(&self, seq: u32, w: u32) -> bool {
+        let i = seq % w;
         self.ooo[(i / 64) as usize] & (1 << (i % 64)) != 0
     }
-    /// Trimming (selective repeat): whether packet `seq`'s header was answered by a NAK
-    /// (a second bitmap after the held one, added at the first header).
     #[inline]
-    pub fn trim_nacked(&self, seq: u32) -> bool {
-        let i = seq % OOO_WINDOW;
-        self.ooo.get(((OOO_WINDOW + i) / 64) as usize).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    pub fn set_held(&mut self, seq: u32, on: bool, w: u32) {
+        let i = seq % w;
+        set_bit(&mut self.ooo[(i / 64) as usize], i % 64, on);
     }
-    pub fn set_trim_nacked(&mut self, seq: u32, on: bool) {
-        if self.ooo.len() < (2 * OOO_WINDOW / 64) as usize {
+    /// Trimming (selective repeat): whether packet `seq`'s header was answered by a NAK.
+    #[inline]
+    pub fn trim_nacked(&self, seq: u32, w: u32) -> bool {
+        let i = seq % w;
+        self.ooo.get(((w + i) / 64) as usize).is_some_and(|x| x & (1 << (i % 64)) != 0)
+    }
+    pub fn set_trim_nacked(&mut self, seq: u32, on: bool, w: u32) {
+        if self.ooo.len() < (2 * w / 64) as usize {
             if !on {
                 return;
             }
-            self.ooo.resize((2 * OOO_WINDOW / 64) as usize, 0);
+            self.ooo.resize((2 * w / 64) as usize, 0);
         }
-        let i = seq % OOO_WINDOW;
-        let w = &mut self.ooo[((OOO_WINDOW + i) / 64) as usize];
-        if on {
-            *w |= 1 << (i % 64);
-        } else {
-            *w &= !(1 << (i % 64));
-        }
+        let i = seq % w;
+        set_bit(&mut self.ooo[((w + i) / 64) as usize], i % 64, on);
     }
-    #[inline]
-    pub fn set_held(&mut self, seq: u32, on: bool) {
-        let i = seq % self.window();
-        let w = &mut self.ooo[(i / 64) as usize];
-        if on {
-            *w |= 1 << (i % 64);
-        } else {
-            *w &= !(1 << (i % 64));
-        }
+}
+
+#[inline]
+fn set_bit(word: &mut u64, bit: u32, on: bool) {
+    if on {
+        *word |= 1 << bit;
+    } else {
+        *word &= !(1 << bit);
     }
 }
 

@@ -261,6 +261,7 @@ impl Simulation {
     }
 
     fn receive_data(&mut self, pkt: &Packet, int: Option<&IntStack>) {
+        let w = self.host.ooo_window;
         let now = self.now_t();
         let f = pkt.flow;
         self.count_arrival(pkt);
@@ -312,17 +313,17 @@ impl Simulation {
             // `host.reorder_tolerance` above it arrived; this one is kept).
             r.ooo_rx = r.ooo_rx.saturating_add(1);
             let d = pkt.seq() - r.rcv_next;
-            if !r.ooo.is_empty() && d < r.window() {
-                if r.held(pkt.seq()) {
+            if !r.ooo.is_empty() && d < w {
+                if r.held(pkt.seq(), w) {
                     r.dup_rx = r.dup_rx.saturating_add(1);
                 } else {
-                    r.set_held(pkt.seq(), true);
+                    r.set_held(pkt.seq(), true, w);
                     r.highest = r.highest.max(pkt.seq());
                     r.held_now += 1;
                     r.held_peak = r.held_peak.max(r.held_now);
                 }
             }
-            if r.nak_for != r.rcv_next && !r.trim_nacked(r.rcv_next) && d > self.host.reorder_tolerance {
+            if r.nak_for != r.rcv_next && !r.trim_nacked(r.rcv_next, w) && d > self.host.reorder_tolerance {
                 r.nak_for = r.rcv_next;
                 Some(PktKind::Nak)
             } else {
@@ -361,17 +362,18 @@ impl Simulation {
     /// follow in order. Returns (any delivered, a hole remains below a held packet and
     /// has not been NAKed yet).
     fn deliver_held(&mut self, f: FlowId) -> (bool, bool) {
+        let w = self.host.ooo_window;
         let mut jumped = false;
         let r = &mut self.receivers[f.idx()];
-        r.set_trim_nacked(r.rcv_next.wrapping_sub(1), false); // trimming: it arrived
+        r.set_trim_nacked(r.rcv_next.wrapping_sub(1), false, w); // trimming: it arrived
         loop {
             let (hdr, r) = (&self.flows[f.idx()], &mut self.receivers[f.idx()]);
             let seq = r.rcv_next;
-            if seq > r.highest || !r.held(seq) {
+            if seq > r.highest || !r.held(seq, w) {
                 break;
             }
-            r.set_held(seq, false);
-            r.set_trim_nacked(seq, false);
+            r.set_held(seq, false, w);
+            r.set_trim_nacked(seq, false, w);
             r.held_now -= 1;
             r.rcv_next = seq + 1;
             let payload = if (seq + 1).is_multiple_of(hdr.npkts) { hdr.last_payload } else { self.host.mtu };
@@ -382,7 +384,7 @@ impl Simulation {
         // A packet whose trimmed header was NAKed is being resent: not a hole to NAK.
         let hole = r.highest >= r.rcv_next
             && r.nak_for != r.rcv_next
-            && !r.trim_nacked(r.rcv_next)
+            && !r.trim_nacked(r.rcv_next, w)
             && r.highest - r.rcv_next > self.host.reorder_tolerance;
         if hole {
             r.nak_for = r.rcv_next;

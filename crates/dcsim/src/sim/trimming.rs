@@ -9,9 +9,6 @@ use crate::ids::{PktId, PortId};
 use crate::net::mmu::DropReason;
 use crate::net::packet::{Packet, PktKind};
 
-// A NAK carries a trimmed packet's offset in 16 bits: within the out-of-order window.
-const _: () = assert!(super::flow::OOO_WINDOW <= u16::MAX as u32);
-
 impl Simulation {
     /// A frame of a lossy priority would take egress (`out`, `prio`) to `bytes`, above
     /// the world's limit (`switch.egress_limit`, or trimming's lower `threshold`).
@@ -74,6 +71,7 @@ impl Simulation {
     /// first missing packet, as a gap does (a header overtakes the data queued before
     /// it, which may still arrive: `receive_ack` keeps `next_seq` above what is ACKed).
     pub(crate) fn receive_trimmed(&mut self, pkt: &Packet) {
+        let w = self.host.ooo_window;
         let f = pkt.flow;
         let seq = pkt.seq();
         let r = &mut self.receivers[f.idx()];
@@ -90,12 +88,13 @@ impl Simulation {
             r.nak_for = r.rcv_next;
             0
         } else {
-            // Beyond the out-of-order window the packet could not be kept anyway.
-            if seq - r.rcv_next >= super::flow::OOO_WINDOW || r.held(seq) {
+            // Beyond the out-of-order window the packet could not be kept anyway (nor
+            // named by the NAK's 16-bit offset).
+            if seq - r.rcv_next >= w.min(1 << 16) || r.held(seq, w) {
                 return;
             }
             let off = (seq - r.rcv_next) as u16;
-            r.set_trim_nacked(seq, true);
+            r.set_trim_nacked(seq, true, w);
             if seq == r.rcv_next {
                 r.nak_for = seq;
             }
