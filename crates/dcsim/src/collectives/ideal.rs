@@ -9,9 +9,10 @@
 use super::plan::{CollPlan, JobPlan, Op};
 use crate::units::SimTime;
 
-/// The ideal time of collective `c` over `n` ranks at `payload_bps`.
+/// The ideal time of collective `c` over a job of `n` ranks at `payload_bps`: its groups
+/// run at the same time on their own ranks, each in the time of one group.
 pub fn collective(c: &CollPlan, n: usize, payload_bps: f64) -> f64 {
-    c.kind.bus_factor(n) * c.bytes as f64 * 8.0 / payload_bps
+    c.kind.bus_factor(c.groups.size(n)) * c.bytes as f64 * 8.0 / payload_bps
 }
 
 /// One iteration of `job` on the ideal fabric (ps): the ranks run in step; a collective

@@ -16,7 +16,7 @@
 //! its first layer (the weight-gradient collectives run in order, layer 0's last).
 
 use super::build::DEFAULT_CHUNK;
-use super::plan::{CollKind, CollPlan, Op};
+use super::plan::{CollKind, CollPlan, Groups, Op};
 use crate::error::{Error, Result};
 use crate::units::SimTime;
 
@@ -45,16 +45,32 @@ pub fn parse(text: &str, ranks: usize, unit_ps: u64, origin: &str) -> Result<(Ve
             _ => return Err(err(hl, format!("unknown header key '{key}:'"))),
         }
     }
-    let hybrid = policy.starts_with("HYBRID_") || policy == "MODEL";
-    if !(policy == "DATA" || hybrid) {
-        return Err(err(hl, "the first word must be the parallelism: DATA, HYBRID_... or MODEL".into()));
+    let n = ranks as u32;
+    if mp == 0 || ranks % mp as usize != 0 {
+        return Err(err(hl, format!("model_parallel_NPU_group: {mp} does not divide the job's {ranks} ranks")));
     }
-    if hybrid && mp != 1 {
-        return Err(err(
-            hl,
-            format!("model_parallel_NPU_group: {mp}: model-parallel groups inside a server are not imported (one rank per host); use 1"),
-        ));
-    }
+    let k = mp as u32;
+    // The groups of the forward and input-gradient collectives (model-parallel) and of
+    // the weight-gradient ones (data-parallel), as ASTRA-sim's decode_involved_dimensions
+    // assigns its dimensions, dimension 0 varying fastest over the ranks.
+    let (model, data) = match policy {
+        "DATA" => (Groups::All, Groups::All),
+        "MODEL" => (Groups::All, Groups::Strided(n)),
+        "HYBRID_TRANSFORMER" | "HYBRID_TRANSFORMER_FWD_IN_BCKWD" | "HYBRID_DATA_MODEL" => (Groups::Blocks(k), Groups::Strided(k)),
+        "HYBRID_MODEL_DATA" => (Groups::Strided(n / k), Groups::Blocks(n / k)),
+        "HYBRID_DLRM" | "HYBRID_DLRM_ENHANCED" | "HYBRID_CUSTOMIZED" | "MICRO" | "DISTRIBUTED_INFERENCE" => {
+            return Err(err(hl, format!("{policy}: this loop is not imported (DATA, MODEL, HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA are)")));
+        }
+        _ => return Err(err(hl, "the first word must be the parallelism: DATA, MODEL, HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD, HYBRID_DATA_MODEL or HYBRID_MODEL_DATA".into())),
+    };
+    // A group of all the ranks is `All` (the graph a DATA file always had); a group of
+    // one rank has nothing to send.
+    let norm = |g: Groups| match g.size(ranks) {
+        1 => None,
+        s if s == ranks => Some(Groups::All),
+        _ => Some(g),
+    };
+    let (model, data) = (norm(model), norm(data));
     let (cl, count) = lines.next().ok_or_else(|| Error::scenario(origin, "no layer count (second line)"))?;
     let count: usize = count.parse().map_err(|_| err(cl, "the second line is the number of layers".into()))?;
     let (mut ops, mut colls) = (Vec::new(), Vec::new());
@@ -74,15 +90,18 @@ pub fn parse(text: &str, ranks: usize, unit_ps: u64, origin: &str) -> Result<(Ve
             _ => Err(err(ln, format!("field {}: not NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER or ALLTOALL", i + 1))),
         };
         let t = |i: usize, what: &str| int(i, what).map(|v| SimTime(v.saturating_mul(unit_ps)));
-        let phase = |ti: usize, ki: usize, si: usize, what: &str| -> Result<(SimTime, Option<(CollKind, u64)>)> {
+        type Phase = (SimTime, Option<(CollKind, u64, Groups)>);
+        let phase = |ti: usize, ki: usize, si: usize, what: &str, groups: Option<Groups>| -> Result<Phase> {
             let time = t(ti, &format!("{what} compute time"))?;
             let size = int(si, &format!("{what} communication size"))?;
-            // The forward and input-gradient collectives of a hybrid policy are over the
-            // model-parallel group, of one rank here: nothing to send.
-            let model_group = hybrid && what != "weight gradient";
-            Ok((time, kind(ki)?.filter(|_| size > 0 && !model_group).map(|k| (k, size))))
+            let c = kind(ki)?.filter(|_| size > 0);
+            Ok((time, c.and_then(|k| groups.map(|g| (k, size, g)))))
         };
-        layers.push((phase(2, 3, 4, "forward")?, phase(5, 6, 7, "input gradient")?, phase(8, 9, 10, "weight gradient")?));
+        layers.push((
+            phase(2, 3, 4, "forward", model)?,
+            phase(5, 6, 7, "input gradient", model)?,
+            phase(8, 9, 10, "weight gradient", data)?,
+        ));
         int(11, "update time")?;
     }
     if layers.len() != count {
@@ -91,10 +110,10 @@ pub fn parse(text: &str, ranks: usize, unit_ps: u64, origin: &str) -> Result<(Ve
     if layers.is_empty() {
         return Err(Error::scenario(origin, "no layers"));
     }
-    let mut coll = |ops: &mut Vec<Op>, c: Option<(CollKind, u64)>, wait: bool| {
-        if let Some((kind, bytes)) = c {
+    let mut coll = |ops: &mut Vec<Op>, c: Option<(CollKind, u64, Groups)>, wait: bool| {
+        if let Some((kind, bytes, groups)) = c {
             ops.push(if wait { Op::Coll(colls.len() as u16) } else { Op::Issue(colls.len() as u16) });
-            colls.push(CollPlan { kind, bytes, channels: 1, chunk: DEFAULT_CHUNK, root: 0 });
+            colls.push(CollPlan { kind, bytes, channels: 1, chunk: DEFAULT_CHUNK, root: 0, groups });
         }
     };
     for &((t, c), _, _) in &layers {
@@ -124,6 +143,31 @@ mod tests {
         let ns = |v: u64| Op::Compute(SimTime::ns(v));
         assert_eq!(ops, vec![ns(10), ns(11), ns(21), ns(31), Op::Issue(0), ns(20), ns(30), Op::Issue(1)]);
         assert_eq!((colls[0].bytes, colls[1].bytes), (8192, 4096));
+    }
+
+    #[test]
+    fn hybrid_groups_per_policy() {
+        let body = "1\nl0 -1 1 ALLREDUCE 64 2 ALLGATHER 64 3 ALLREDUCE 128 1\n";
+        let parse8 = |head: &str| parse(&format!("{head}\n{body}"), 8, 1000, "w");
+        let groups = |head: &str| parse8(head).unwrap().1.iter().map(|c| c.groups).collect::<Vec<_>>();
+        let (b2, s2) = (Groups::Blocks(2), Groups::Strided(2));
+        for p in ["HYBRID_TRANSFORMER", "HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_DATA_MODEL"] {
+            assert_eq!(groups(&format!("{p} model_parallel_NPU_group: 2 all_gpus: 8")), vec![b2, b2, s2], "{p}");
+        }
+        // Data parallelism on the first dimension: data groups of 4 consecutive ranks.
+        assert_eq!(
+            groups("HYBRID_MODEL_DATA model_parallel_NPU_group: 2"),
+            vec![Groups::Strided(4), Groups::Strided(4), Groups::Blocks(4)]
+        );
+        // MODEL: forward and input gradient over all ranks, no weight-gradient group.
+        assert_eq!(groups("MODEL"), vec![Groups::All, Groups::All]);
+        assert_eq!(groups("DATA"), vec![Groups::All; 3]);
+        // A model-parallel group of all ranks leaves data groups of one: nothing sent.
+        assert_eq!(groups("HYBRID_TRANSFORMER model_parallel_NPU_group: 8"), vec![Groups::All, Groups::All]);
+        let e = parse8("HYBRID_TRANSFORMER model_parallel_NPU_group: 3").unwrap_err().to_string();
+        assert!(e.contains("w: line 1: model_parallel_NPU_group: 3 does not divide the job's 8 ranks"), "{e}");
+        let e = parse8("HYBRID_DLRM").unwrap_err().to_string();
+        assert!(e.contains("w: line 1: HYBRID_DLRM: this loop is not imported"), "{e}");
     }
 
     #[test]
