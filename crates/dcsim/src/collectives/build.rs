@@ -174,7 +174,7 @@ pub fn build(s: &JobSpec, e: &Entry, plan: &Plan, used: &mut [bool], flows: &mut
 /// The groups of layer `l` (at `lp`) of job `s` (at `p`) over `n` ranks.
 fn layer_groups(s: &JobSpec, p: &str, l: &LayerSpec, lp: &str, n: usize) -> Result<Groups> {
     let k = match s.model_parallel {
-        Some(k) if k == 0 || n % k as usize != 0 => {
+        Some(k) if k == 0 || !n.is_multiple_of(k as usize) => {
             return Err(Error::scenario(format!("{p}.model_parallel"), format!("{k} does not divide the {n} ranks")));
         }
         k => k,
@@ -184,10 +184,7 @@ fn layer_groups(s: &JobSpec, p: &str, l: &LayerSpec, lp: &str, n: usize) -> Resu
         (Some("model"), Some(k)) => (Groups::Blocks(k), "model-parallel"),
         (Some("data"), Some(k)) => (Groups::Strided(k), "data-parallel"),
         (Some("model" | "data"), None) => {
-            return Err(Error::scenario(
-                format!("{lp}.groups"),
-                format!("needs the job's model_parallel (ranks per model-parallel group)"),
-            ));
+            return Err(Error::scenario(format!("{lp}.groups"), "needs the job's model_parallel (ranks per model-parallel group)"));
         }
         (Some(o), _) => return Err(Error::scenario(format!("{lp}.groups"), format!("'{o}' is not one of all, model, data"))),
     };

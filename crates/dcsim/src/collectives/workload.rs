@@ -46,7 +46,7 @@ pub fn parse(text: &str, ranks: usize, unit_ps: u64, origin: &str) -> Result<(Ve
         }
     }
     let n = ranks as u32;
-    if mp == 0 || ranks % mp as usize != 0 {
+    if mp == 0 || !ranks.is_multiple_of(mp as usize) {
         return Err(err(hl, format!("model_parallel_NPU_group: {mp} does not divide the job's {ranks} ranks")));
     }
     let k = mp as u32;
