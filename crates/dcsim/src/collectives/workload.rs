@@ -2,14 +2,17 @@
 //! and ASTRA-sim 1.0 reads; docs/models/collectives.md gives the mapping).
 //!
 //! ```text
-//! DATA                                  (or HYBRID_*, with `model_parallel_NPU_group: 1`)
+//! HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 8   (or DATA, MODEL, ...)
 //! 2                                     layers
 //! name dep fwd_t fwd_type fwd_size ig_t ig_type ig_size wg_t wg_type wg_size wg_update
 //! ```
 //!
 //! Times are in `time_unit` (ASTRA-sim counts cycles; SimAI nanoseconds), sizes in
-//! bytes. One iteration is the data-parallel training loop: the forward pass (layer 0
-//! first: its compute, then its forward collective, waited for), then the backward pass
+//! bytes. The first word and `model_parallel_NPU_group` give the groups of ranks of the
+//! forward and input-gradient collectives (model-parallel) and of the weight-gradient
+//! ones (data-parallel), as ASTRA-sim assigns them. One iteration is the training loop:
+//! the forward pass (layer 0 first: its compute, then its forward collective, waited
+//! for), then the backward pass
 //! (the last layer first: input-gradient compute and collective, waited for; weight-
 //! gradient compute, then its collective, issued without waiting). The iteration ends
 //! when every collective is done, which is when ASTRA-sim's next forward pass may start
