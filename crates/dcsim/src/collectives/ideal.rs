@@ -21,15 +21,19 @@ pub fn collective(c: &CollPlan, n: usize, payload_bps: f64) -> f64 {
 pub fn iteration(job: &JobPlan, payload_bps: f64) -> f64 {
     let n = job.ranks.len();
     let (mut t, mut comm_end) = (0.0f64, 0.0f64);
+    let mut ends = vec![0.0f64; job.colls.len()];
     for op in &job.ops {
         match *op {
             Op::Compute(c) => t += c.0 as f64,
             Op::Coll(k) | Op::Issue(k) => {
                 comm_end = t.max(comm_end) + collective(&job.colls[k as usize], n, payload_bps) * 1e12;
+                ends[k as usize] = comm_end;
                 if !job.overlap && matches!(op, Op::Coll(_)) {
                     t = comm_end;
                 }
             }
+            Op::Wait(k) if !job.overlap => t = t.max(ends[k as usize]),
+            Op::Wait(_) => {}
         }
     }
     t.max(comm_end)

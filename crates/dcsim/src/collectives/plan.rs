@@ -117,6 +117,9 @@ pub enum Op {
     Coll(u16),
     /// Its part of collective k, not waited for: the iteration's end waits for it.
     Issue(u16),
+    /// Waits for its part of collective k, issued earlier in the iteration (unless the
+    /// job overlaps).
+    Wait(u16),
 }
 
 /// A training job: ranks on hosts, running `iterations` of `ops`.
@@ -144,7 +147,7 @@ impl JobPlan {
     pub fn compute(&self) -> SimTime {
         self.ops.iter().fold(SimTime::ZERO, |t, o| match o {
             Op::Compute(c) => t + *c,
-            Op::Coll(_) | Op::Issue(_) => t,
+            Op::Coll(_) | Op::Issue(_) | Op::Wait(_) => t,
         })
     }
 }

@@ -56,8 +56,10 @@ pub fn parse(text: &str, ranks: usize, unit_ps: u64, origin: &str) -> Result<(Ve
     // The groups of the forward and input-gradient collectives (model-parallel) and of
     // the weight-gradient ones (data-parallel), as ASTRA-sim's decode_involved_dimensions
     // assigns its dimensions, dimension 0 varying fastest over the ranks.
+    // `Strided(n)`: groups of one rank, no collective (DATA's loop issues no forward or
+    // input-gradient collective, MODEL's no weight-gradient one).
     let (model, data) = match policy {
-        "DATA" => (Groups::All, Groups::All),
+        "DATA" => (Groups::Strided(n), Groups::All),
         "MODEL" => (Groups::All, Groups::Strided(n)),
         "HYBRID_TRANSFORMER" | "HYBRID_TRANSFORMER_FWD_IN_BCKWD" | "HYBRID_DATA_MODEL" => (Groups::Blocks(k), Groups::Strided(k)),
         "HYBRID_MODEL_DATA" => (Groups::Strided(n / k), Groups::Blocks(n / k)),
@@ -74,6 +76,11 @@ pub fn parse(text: &str, ranks: usize, unit_ps: u64, origin: &str) -> Result<(Ve
         _ => Some(g),
     };
     let (model, data) = (norm(model), norm(data));
+    // ASTRA-sim's Transformer loops wait for each input-gradient collective before the
+    // weight-gradient compute; its model, data-model and model-data loops issue it
+    // without waiting (none for layer 0), compute the weight gradient beside it, issue
+    // the weight-gradient collective and then wait for it.
+    let deferred = matches!(policy, "MODEL" | "HYBRID_DATA_MODEL" | "HYBRID_MODEL_DATA");
     let (cl, count) = lines.next().ok_or_else(|| Error::scenario(origin, "no layer count (second line)"))?;
     let count: usize = count.parse().map_err(|_| err(cl, "the second line is the number of layers".into()))?;
     let (mut ops, mut colls) = (Vec::new(), Vec::new());
@@ -113,21 +120,31 @@ pub fn parse(text: &str, ranks: usize, unit_ps: u64, origin: &str) -> Result<(Ve
     if layers.is_empty() {
         return Err(Error::scenario(origin, "no layers"));
     }
+    // Appends the collective (if any) and its op; its index.
     let mut coll = |ops: &mut Vec<Op>, c: Option<(CollKind, u64, Groups)>, wait: bool| {
-        if let Some((kind, bytes, groups)) = c {
-            ops.push(if wait { Op::Coll(colls.len() as u16) } else { Op::Issue(colls.len() as u16) });
+        c.map(|(kind, bytes, groups)| {
+            let k = colls.len() as u16;
+            ops.push(if wait { Op::Coll(k) } else { Op::Issue(k) });
             colls.push(CollPlan { kind, bytes, channels: 1, chunk: DEFAULT_CHUNK, root: 0, groups });
-        }
+            k
+        })
     };
     for &((t, c), _, _) in &layers {
         ops.push(Op::Compute(t));
         coll(&mut ops, c, true);
     }
-    for &(_, (ti, ci), (tw, cw)) in layers.iter().rev() {
+    for (l, &(_, (ti, ci), (tw, cw))) in layers.iter().enumerate().rev() {
         ops.push(Op::Compute(ti));
-        coll(&mut ops, ci, true);
+        if !deferred {
+            coll(&mut ops, ci, true);
+            ops.push(Op::Compute(tw));
+            coll(&mut ops, cw, false);
+            continue;
+        }
+        let ig = coll(&mut ops, ci.filter(|_| l > 0), false);
         ops.push(Op::Compute(tw));
         coll(&mut ops, cw, false);
+        ops.extend(ig.map(Op::Wait));
     }
     if colls.len() > u16::MAX as usize {
         return Err(Error::scenario(origin, format!("at most {} collectives per iteration", u16::MAX)));
@@ -154,23 +171,40 @@ mod tests {
         let parse8 = |head: &str| parse(&format!("{head}\n{body}"), 8, 1000, "w");
         let groups = |head: &str| parse8(head).unwrap().1.iter().map(|c| c.groups).collect::<Vec<_>>();
         let (b2, s2) = (Groups::Blocks(2), Groups::Strided(2));
-        for p in ["HYBRID_TRANSFORMER", "HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_DATA_MODEL"] {
+        for p in ["HYBRID_TRANSFORMER", "HYBRID_TRANSFORMER_FWD_IN_BCKWD"] {
             assert_eq!(groups(&format!("{p} model_parallel_NPU_group: 2 all_gpus: 8")), vec![b2, b2, s2], "{p}");
         }
+        // The other loops send no input-gradient collective for layer 0 (the only one).
+        assert_eq!(groups("HYBRID_DATA_MODEL model_parallel_NPU_group: 2"), vec![b2, s2]);
         // Data parallelism on the first dimension: data groups of 4 consecutive ranks.
-        assert_eq!(
-            groups("HYBRID_MODEL_DATA model_parallel_NPU_group: 2"),
-            vec![Groups::Strided(4), Groups::Strided(4), Groups::Blocks(4)]
-        );
-        // MODEL: forward and input gradient over all ranks, no weight-gradient group.
-        assert_eq!(groups("MODEL"), vec![Groups::All, Groups::All]);
-        assert_eq!(groups("DATA"), vec![Groups::All; 3]);
+        assert_eq!(groups("HYBRID_MODEL_DATA model_parallel_NPU_group: 2"), vec![Groups::Strided(4), Groups::Blocks(4)]);
+        // MODEL: forward (and input gradient) over all ranks, no weight-gradient group.
+        assert_eq!(groups("MODEL"), vec![Groups::All]);
+        // DATA: only the weight-gradient collective (ASTRA-sim's data-parallel loop).
+        assert_eq!(groups("DATA"), vec![Groups::All]);
         // A model-parallel group of all ranks leaves data groups of one: nothing sent.
         assert_eq!(groups("HYBRID_TRANSFORMER model_parallel_NPU_group: 8"), vec![Groups::All, Groups::All]);
         let e = parse8("HYBRID_TRANSFORMER model_parallel_NPU_group: 3").unwrap_err().to_string();
         assert!(e.contains("w: line 1: model_parallel_NPU_group: 3 does not divide the job's 8 ranks"), "{e}");
         let e = parse8("HYBRID_DLRM").unwrap_err().to_string();
         assert!(e.contains("w: line 1: HYBRID_DLRM: this loop is not imported"), "{e}");
+    }
+
+    #[test]
+    fn input_gradient_waits_per_loop() {
+        let text = |p: &str| {
+            format!("{p} model_parallel_NPU_group: 2\n2\nl0 -1 1 NONE 0 2 ALLREDUCE 64 3 ALLREDUCE 64 1\nl1 -1 4 NONE 0 5 ALLREDUCE 64 6 ALLREDUCE 64 1\n")
+        };
+        let ns = |v: u64| Op::Compute(SimTime::ns(v));
+        // Transformer: each input-gradient collective waited for, layer 0's too.
+        let (ops, _) = parse(&text("HYBRID_TRANSFORMER"), 4, 1000, "w").unwrap();
+        let want = [ns(1), ns(4), ns(5), Op::Coll(0), ns(6), Op::Issue(1), ns(2), Op::Coll(2), ns(3), Op::Issue(3)];
+        assert_eq!(ops, want);
+        // Data-model: issued, the weight gradient computed beside it, then waited for;
+        // none for layer 0.
+        let (ops, _) = parse(&text("HYBRID_DATA_MODEL"), 4, 1000, "w").unwrap();
+        let want = [ns(1), ns(4), ns(5), Op::Issue(0), ns(6), Op::Issue(1), Op::Wait(0), ns(2), ns(3), Op::Issue(2)];
+        assert_eq!(ops, want);
     }
 
     #[test]
