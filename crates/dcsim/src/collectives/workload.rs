@@ -10,13 +10,13 @@
 //! Times are in `time_unit` (ASTRA-sim counts cycles; SimAI nanoseconds), sizes in
 //! bytes. The first word and `model_parallel_NPU_group` give the groups of ranks of the
 //! forward and input-gradient collectives (model-parallel) and of the weight-gradient
-//! ones (data-parallel), as ASTRA-sim assigns them. One iteration is the training loop:
-//! the forward pass (layer 0 first: its compute, then its forward collective, waited
-//! for), then the backward pass
-//! (the last layer first: input-gradient compute and collective, waited for; weight-
-//! gradient compute, then its collective, issued without waiting). The iteration ends
-//! when every collective is done, which is when ASTRA-sim's next forward pass may start
-//! its first layer (the weight-gradient collectives run in order, layer 0's last).
+//! ones (data-parallel), as ASTRA-sim assigns them. One iteration is the training loop
+//! of ASTRA-sim's type: the forward pass (layer 0 first: its compute, then its forward
+//! collective, waited for), then the backward pass (the last layer first: input-gradient
+//! compute and collective, weight-gradient compute, then its collective, issued without
+//! waiting; the input-gradient collective is waited for before the weight-gradient
+//! compute in the Transformer loops, after the weight-gradient collective in the others,
+//! which send none for layer 0). The iteration ends when every collective is done.
 
 use super::build::DEFAULT_CHUNK;
 use super::plan::{CollKind, CollPlan, Groups, Op};
