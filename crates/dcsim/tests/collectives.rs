@@ -625,6 +625,10 @@ fn all_reduce_over_groups_takes_one_groups_ring_time() {
     assert!(e.contains("traffic[0].layers[0].groups: needs the job's model_parallel"), "{e}");
     let e = error(&star(8, &job("data", s / 4).replace("model_parallel = 4", "model_parallel = 8"), ""));
     assert!(e.contains("traffic[0].layers[0].groups: data-parallel groups of one rank send nothing"), "{e}");
+    // The same as one `collective` entry.
+    let t = format!("[[traffic]]\ntype = \"collective\"\nkind = \"all_reduce\"\nrank_count = 8\nmodel_parallel = 4\ngroups = \"model\"\nsize = \"{s}B\"\nchunk = \"{}B\"\npriority = 3\n", s / 4);
+    let r2 = run(&star(8, &t, ""));
+    assert_eq!(u64s(&r2, "collectives", "duration_ps"), &[got as u64]);
     let e = error(&star(8, &job("pipeline", s / 4), ""));
     assert!(e.contains("traffic[0].layers[0].groups: 'pipeline' is not one of all, model, data"), "{e}");
 }

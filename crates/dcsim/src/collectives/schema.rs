@@ -74,6 +74,8 @@ pub struct CollectiveSpec {
     pub channels: Option<u32>,
     pub chunk: Option<SizeStr>,
     pub root: Option<u32>,
+    pub model_parallel: Option<u32>,
+    pub groups: Option<String>,
 }
 
 impl CollectiveSpec {
@@ -88,7 +90,7 @@ impl CollectiveSpec {
             overlap: None,
             workload: None,
             time_unit: None,
-            model_parallel: None,
+            model_parallel: self.model_parallel,
             layers: vec![LayerSpec {
                 compute: None,
                 kind: self.kind.clone(),
@@ -97,7 +99,7 @@ impl CollectiveSpec {
                 channels: self.channels,
                 chunk: self.chunk.clone(),
                 root: self.root,
-                groups: None,
+                groups: self.groups.clone(),
             }],
         }
     }
