@@ -593,3 +593,124 @@ fn astra_sim_ns3_switch_figure() {
         assert_eq!(alone, vec![all[keep].clone()], "job {keep} alone");
     }
 }
+
+/// Model-parallel groups: 8 ranks, `model_parallel = 4`, an all-reduce over the model
+/// groups is two rings of 4 ranks at the same time, each in the ring time of 4 ranks
+/// (one chunk per step): 2(k-1)/k S/B + 2(k-1) L, and the same as a 4-rank collective
+/// alone to 0.1 %. Over the data groups (4 groups of 2) it is the ring time of 2 ranks.
+#[test]
+fn all_reduce_over_groups_takes_one_groups_ring_time() {
+    let s = 4u64 << 20;
+    let job = |groups: &str, chunk: u64| {
+        format!(
+            "[[traffic]]\ntype = \"job\"\nname = \"tp\"\nrank_count = 8\nmodel_parallel = 4\npriority = 3\n[[traffic.layers]]\nkind = \"all_reduce\"\nsize = \"{s}B\"\nchunk = \"{chunk}B\"\ngroups = \"{groups}\"\n"
+        )
+    };
+    let ring = |k: f64| 2.0 * (k - 1.0) / k * s as f64 * 8.0 / payload_bps() * 1e12 + 2.0 * (k - 1.0) * step_latency_ps();
+    let r = run(&star(8, &job("model", s / 4), ""));
+    let got = u64s(&r, "collectives", "duration_ps")[0] as f64;
+    within(got, ring(4.0), 0.02, "all-reduce over 2 model groups of 4");
+    let (alone, _) = collective("all_reduce", 4, s, s / 4, 1);
+    within(got, alone, 0.001, "2 model groups of 4 against one ring of 4 alone");
+    assert_eq!(u64s(&r, "collectives", "ranks"), &[4]);
+    // The ideal iteration counts a group's bus factor: 2(k-1)/k S/B with k = 4.
+    let ideal = u64s(&r, "jobs", "ideal_ps")[0] as f64;
+    within(ideal, 1.5 * s as f64 * 8.0 / payload_bps() * 1e12, 1e-6, "ideal over groups of 4");
+    let r = run(&star(8, &job("data", s / 2), ""));
+    within(u64s(&r, "collectives", "duration_ps")[0] as f64, ring(2.0), 0.02, "all-reduce over 4 data groups of 2");
+    assert_eq!(u64s(&r, "collectives", "ranks"), &[2]);
+    let e = error(&star(8, &job("model", s / 4).replace("model_parallel = 4", "model_parallel = 3"), ""));
+    assert!(e.contains("traffic[0].model_parallel: 3 does not divide the 8 ranks"), "{e}");
+    let e = error(&star(8, &job("model", s / 4).replace("model_parallel = 4\n", ""), ""));
+    assert!(e.contains("traffic[0].layers[0].groups: needs the job's model_parallel"), "{e}");
+    let e = error(&star(8, &job("data", s / 4).replace("model_parallel = 4", "model_parallel = 8"), ""));
+    assert!(e.contains("traffic[0].layers[0].groups: data-parallel groups of one rank send nothing"), "{e}");
+    // The same as one `collective` entry.
+    let t = format!("[[traffic]]\ntype = \"collective\"\nkind = \"all_reduce\"\nrank_count = 8\nmodel_parallel = 4\ngroups = \"model\"\nsize = \"{s}B\"\nchunk = \"{}B\"\npriority = 3\n", s / 4);
+    let r2 = run(&star(8, &t, ""));
+    assert_eq!(u64s(&r2, "collectives", "duration_ps"), &[got as u64]);
+    let e = error(&star(8, &job("pipeline", s / 4), ""));
+    assert!(e.contains("traffic[0].layers[0].groups: 'pipeline' is not one of all, model, data"), "{e}");
+}
+
+/// A hybrid workload file: 8 ranks, model-parallel groups of 2. HYBRID_TRANSFORMER:
+/// forward and input-gradient collectives over groups of 2 consecutive ranks, each
+/// waited for, weight-gradient ones over the 2 data groups of 4. Every step is one
+/// 512 KiB chunk, so each collective takes its wire time plus one step latency per
+/// step, one after the other: 123 us of compute, then 2 x (1 MiB/B + 2L) for the
+/// all-reduces over 2 ranks, 2 x (0.5 MiB/B + L) for the all-gather and reduce-scatter
+/// over 2, and 3 MiB/B + 6L for the weight-gradient all-reduce of 2 MiB over 4.
+/// HYBRID_MODEL_DATA (model groups of ranks 4 apart, data groups of 4 consecutive
+/// ranks) runs ASTRA-sim's other loop: layer 1's reduce-scatter (0.5 MiB/B + L, 51 us)
+/// runs beside its 31 us weight-gradient compute, and layer 0 sends no input-gradient
+/// all-reduce: 92 us + 5 MiB/B + 10 L.
+#[test]
+fn workload_file_hybrid_parallel_groups() {
+    let dir = std::env::temp_dir().join(format!("dcsim_hybrid_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let layers = "2\nl0 -1 10000 ALLREDUCE 1048576 20000 ALLREDUCE 1048576 30000 ALLREDUCE 2097152 1\nl1 -1 11000 ALLGATHER 1048576 21000 REDUCESCATTER 1048576 31000 NONE 0 1\n";
+    let t = "[[traffic]]\ntype = \"job\"\nname = \"h\"\nrank_count = 8\nworkload = \"w.txt\"\npriority = 3\n";
+    let mib = (1u64 << 20) as f64 * 8.0 / payload_bps() * 1e12;
+    // (type, iteration without step latencies, step latencies, group sizes)
+    let cases = [
+        ("HYBRID_TRANSFORMER", 123e6 + 6.0 * mib, 12.0, vec![2, 2, 2, 2, 4]),
+        ("HYBRID_MODEL_DATA", 92e6 + 5.0 * mib, 10.0, vec![2, 2, 2, 4]),
+    ];
+    for (policy, wire, steps, ranks) in cases {
+        let want = wire + steps * step_latency_ps();
+        std::fs::write(dir.join("w.txt"), format!("{policy} model_parallel_NPU_group: 2 all_gpus: 8\n{layers}")).unwrap();
+        let plan = dcsim::scenario::load_str(&star(8, t, ""), &dir, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let r = dcsim::sim::run(&plan).unwrap();
+        let it = u64s(&r, "jobs", "iteration_ps")[0] as f64;
+        within(it, want, 0.02, &format!("{policy} iteration"));
+        assert_eq!(u64s(&r, "collectives", "ranks"), &ranks[..]);
+        // The ideal iteration follows the same loop, without latencies.
+        within(u64s(&r, "jobs", "ideal_ps")[0] as f64, wire, 1e-6, &format!("{policy} ideal"));
+    }
+    std::fs::write(dir.join("w.txt"), format!("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 2 all_gpus: 8\n{layers}")).unwrap();
+    let e = dcsim::scenario::load_str(&star(8, t, ""), &dir, &[]).unwrap_err().to_string();
+    assert!(e.contains("traffic[0].workload") && e.contains("line 1: ep: 2"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `spread_pods`: consecutive ranks in different pods, then different racks of a pod
+/// (k = 4 fat tree: pods of 2 racks of 2 hosts, hosts h0-h3 in pod 0).
+#[test]
+fn spread_pods_places_one_pod_after_the_other() {
+    let names = |placement: &str| {
+        let t = format!("[[traffic]]\ntype = \"job\"\nrank_count = 8\nplacement = \"{placement}\"\npriority = 3\n[[traffic.layers]]\nkind = \"all_reduce\"\nsize = \"1MiB\"\n");
+        let plan = dcsim::scenario::load_str(&fat_tree(4, &t, 1), Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}"));
+        plan.jobs[0].ranks.iter().map(|&h| plan.nodes[h as usize].name.clone()).collect::<Vec<_>>().join(" ")
+    };
+    assert_eq!(names("spread_pods"), "h0 h4 h8 h12 h2 h6 h10 h14");
+    assert_eq!(names("spread"), "h0 h2 h4 h6 h8 h10 h12 h14");
+}
+
+/// A hybrid workload (model groups of 4, data groups of 4, input-gradient collectives
+/// waited for after the weight-gradient ones) spread over the pods of the k = 4 fat
+/// tree, split over threads: the same results, bit for bit.
+#[test]
+fn hybrid_groups_partitioned_runs_are_identical() {
+    let dir = std::env::temp_dir().join(format!("dcsim_hybrid_threads_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("w.txt"),
+        "HYBRID_DATA_MODEL model_parallel_NPU_group: 4 all_gpus: 16\n2\nl0 -1 5000 ALLREDUCE 262144 6000 ALLREDUCE 262144 7000 ALLREDUCE 524288 1\nl1 -1 5000 ALLGATHER 262144 6000 REDUCESCATTER 262144 7000 ALLREDUCE 524288 1\n",
+    )
+    .unwrap();
+    let t = "[[traffic]]\ntype = \"job\"\nname = \"h\"\nrank_count = 16\nplacement = \"spread_pods\"\niterations = 2\nworkload = \"w.txt\"\npriority = 3\n";
+    let digest = |threads: u32| {
+        let plan = dcsim::scenario::load_str(&fat_tree(4, t, threads), &dir, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = dcsim::Simulation::new(&plan).unwrap();
+        while sim.run_until(sim.end()) {}
+        let r = sim.finish();
+        assert!(r.checks_passed());
+        assert_eq!(r.table("jobs").unwrap().rows(), 2, "both iterations finish");
+        (format!("{:016x}", r.digest()), r.table("collectives").unwrap().rows())
+    };
+    let one = digest(1);
+    // Per iteration: 2 forward, 1 input-gradient (none for layer 0), 2 weight-gradient.
+    assert_eq!(one.1, 10);
+    assert_eq!(digest(2), one);
+    std::fs::remove_dir_all(&dir).ok();
+}

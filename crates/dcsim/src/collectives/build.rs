@@ -3,8 +3,8 @@
 //! carrying every iteration's chunks.
 
 use super::graph;
-use super::plan::{CollKind, CollPlan, JobPlan, Op};
-use super::schema::JobSpec;
+use super::plan::{CollKind, CollPlan, Groups, JobPlan, Op};
+use super::schema::{JobSpec, LayerSpec};
 use crate::error::{Error, Result};
 use crate::plan::{FlowPlan, NodeKind, Plan, Transport};
 use crate::rng::Rng;
@@ -55,6 +55,12 @@ pub fn build(s: &JobSpec, e: &Entry, plan: &Plan, used: &mut [bool], flows: &mut
             Some(u) => u.time(&format!("{p}.time_unit"))?.0,
             None => 1000,
         };
+        if s.model_parallel.is_some() {
+            return Err(Error::scenario(
+                format!("{p}.model_parallel"),
+                "not with workload (the file's model_parallel_NPU_group gives the groups)",
+            ));
+        }
         let origin = format!("{p}.workload");
         let (path, text) = e.files.read(w, &origin)?;
         let (ops, colls) = super::workload::parse(&text, n, unit, &origin).map_err(|x| in_file(x, &path))?;
@@ -70,6 +76,7 @@ pub fn build(s: &JobSpec, e: &Entry, plan: &Plan, used: &mut [bool], flows: &mut
         return Err(Error::scenario(format!("{p}.layers"), format!("at most {} layers", u16::MAX)));
     }
     let mut colls = Vec::new();
+    let ranks_n = n;
     for (j, l) in s.layers.iter().enumerate() {
         let lp = match e.layers_at {
             Some(at) => format!("{at}[{j}]"),
@@ -82,6 +89,9 @@ pub fn build(s: &JobSpec, e: &Entry, plan: &Plan, used: &mut [bool], flows: &mut
         if bytes == 0 {
             return Err(Error::scenario(format!("{lp}.size"), "must be > 0"));
         }
+        let groups = layer_groups(s, p, l, &lp, ranks_n)?;
+        // The algorithm runs within each group.
+        let n = groups.size(ranks_n);
         let kind = match (l.kind.as_str(), l.algorithm.as_deref()) {
             ("all_reduce", None | Some("ring")) => CollKind::AllReduceRing,
             ("all_reduce", Some("halving_doubling")) => {
@@ -147,12 +157,44 @@ pub fn build(s: &JobSpec, e: &Entry, plan: &Plan, used: &mut [bool], flows: &mut
             return Err(Error::scenario(format!("{lp}.root"), "only for kind = \"broadcast\""));
         }
         if root as usize >= n {
-            return Err(Error::scenario(format!("{lp}.root"), format!("rank {root} does not exist (the job has {n} ranks)")));
+            return Err(Error::scenario(
+                format!("{lp}.root"),
+                match groups {
+                    Groups::All => format!("rank {root} does not exist (the job has {n} ranks)"),
+                    _ => format!("position {root} does not exist (a group has {n} ranks)"),
+                },
+            ));
         }
         ops.push(Op::Coll(colls.len() as u16));
-        colls.push(CollPlan { kind, bytes, channels, chunk, root });
+        colls.push(CollPlan { kind, bytes, channels, chunk, root, groups });
     }
     finish(s, e, plan, ranks, iterations, ops, colls, flows)
+}
+
+/// The groups of layer `l` (at `lp`) of job `s` (at `p`) over `n` ranks.
+fn layer_groups(s: &JobSpec, p: &str, l: &LayerSpec, lp: &str, n: usize) -> Result<Groups> {
+    let k = match s.model_parallel {
+        Some(k) if k == 0 || !n.is_multiple_of(k as usize) => {
+            return Err(Error::scenario(format!("{p}.model_parallel"), format!("{k} does not divide the {n} ranks")));
+        }
+        k => k,
+    };
+    let (groups, what) = match (l.groups.as_deref(), k) {
+        (None | Some("all"), _) => return Ok(Groups::All),
+        (Some("model"), Some(k)) => (Groups::Blocks(k), "model-parallel"),
+        (Some("data"), Some(k)) => (Groups::Strided(k), "data-parallel"),
+        (Some("model" | "data"), None) => {
+            return Err(Error::scenario(format!("{lp}.groups"), "needs the job's model_parallel (ranks per model-parallel group)"));
+        }
+        (Some(o), _) => return Err(Error::scenario(format!("{lp}.groups"), format!("'{o}' is not one of all, model, data"))),
+    };
+    if groups.size(n) < 2 {
+        return Err(Error::scenario(
+            format!("{lp}.groups"),
+            format!("{what} groups of one rank send nothing (model_parallel = {} of {n} ranks)", k.unwrap_or(0)),
+        ));
+    }
+    Ok(groups)
 }
 
 /// The job of `ops` and `colls`, and its queue pairs appended to `flows`.
@@ -272,13 +314,19 @@ fn place(s: &JobSpec, e: &Entry, plan: &Plan, used: &mut [bool]) -> Result<Vec<u
             match s.placement.as_deref().unwrap_or("packed") {
                 "packed" => free[..k as usize].to_vec(),
                 "spread" => spread(&free, plan, k as usize),
+                "spread_pods" => spread_pods(&free, plan, k as usize),
                 "random" => {
                     let mut v = free;
                     Rng::stream(plan.seed, &format!("{p}.placement")).shuffle(&mut v);
                     v.truncate(k as usize);
                     v
                 }
-                o => return Err(Error::scenario(format!("{p}.placement"), format!("'{o}' is not one of packed, spread, random"))),
+                o => {
+                    return Err(Error::scenario(
+                        format!("{p}.placement"),
+                        format!("'{o}' is not one of packed, spread, spread_pods, random"),
+                    ))
+                }
             }
         }
     };
@@ -291,9 +339,9 @@ fn place(s: &JobSpec, e: &Entry, plan: &Plan, used: &mut [bool]) -> Result<Vec<u
     Ok(ranks)
 }
 
-/// `k` of the free hosts, one rack (the switch a host's first link reaches) after the
-/// other in turn, so that consecutive ranks sit in different racks.
-fn spread(free: &[u32], plan: &Plan, k: usize) -> Vec<u32> {
+/// The free hosts by rack (the switch a host's first link reaches), racks in order of
+/// their first free host.
+fn racks(free: &[u32], plan: &Plan) -> Vec<(u32, Vec<u32>)> {
     let mut tor = vec![u32::MAX; plan.nodes.len()];
     for l in plan.links.iter().rev() {
         tor[l.a as usize] = l.b;
@@ -306,17 +354,45 @@ fn spread(free: &[u32], plan: &Plan, k: usize) -> Vec<u32> {
             None => racks.push((tor[h as usize], vec![h])),
         }
     }
-    let mut out = Vec::with_capacity(k);
-    let mut i = 0;
-    while out.len() < k {
-        for (_, v) in &racks {
-            if let Some(&h) = v.get(i) {
-                if out.len() < k {
-                    out.push(h);
-                }
-            }
+    racks
+}
+
+/// Up to `k` items, the first of each list in turn, then the second, ...
+fn round_robin(lists: &[Vec<u32>], k: usize) -> Vec<u32> {
+    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+    (0..longest).flat_map(|i| lists.iter().filter_map(move |v| v.get(i).copied())).take(k).collect()
+}
+
+/// `k` of the free hosts, one rack after the other in turn, so that consecutive ranks
+/// sit in different racks.
+fn spread(free: &[u32], plan: &Plan, k: usize) -> Vec<u32> {
+    let lists: Vec<Vec<u32>> = racks(free, plan).into_iter().map(|(_, v)| v).collect();
+    round_robin(&lists, k)
+}
+
+/// `k` of the free hosts, one pod after the other in turn and, within a pod, one rack
+/// after the other, so that consecutive ranks sit in different pods. A pod is the racks
+/// whose switches have the same lowest-numbered switch neighbour (on a fat tree, the
+/// edge switches of a pod all reach its aggregation switches, and no other's); on a
+/// leaf-spine fabric all racks are one pod; a rack switch without switch neighbours is
+/// a pod of its own.
+fn spread_pods(free: &[u32], plan: &Plan, k: usize) -> Vec<u32> {
+    let mut up = vec![u32::MAX; plan.nodes.len()];
+    let switch = |x: u32| plan.nodes[x as usize].kind != NodeKind::Host;
+    for l in &plan.links {
+        if switch(l.a) && switch(l.b) {
+            up[l.a as usize] = up[l.a as usize].min(l.b);
+            up[l.b as usize] = up[l.b as usize].min(l.a);
         }
-        i += 1;
     }
-    out
+    let mut pods: Vec<(u32, Vec<Vec<u32>>)> = Vec::new();
+    for (tor, hosts) in racks(free, plan) {
+        let key = if up[tor as usize] == u32::MAX { tor } else { up[tor as usize] };
+        match pods.iter_mut().find(|(p, _)| *p == key) {
+            Some((_, v)) => v.push(hosts),
+            None => pods.push((key, vec![hosts])),
+        }
+    }
+    let lists: Vec<Vec<u32>> = pods.iter().map(|(_, r)| round_robin(r, usize::MAX)).collect();
+    round_robin(&lists, k)
 }

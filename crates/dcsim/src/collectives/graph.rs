@@ -128,10 +128,16 @@ fn parts(bytes: u64, chunk: u64, mtu: u64) -> u64 {
 /// The number of chunks `build` makes for one iteration, computed without building it
 /// (checked against a limit before anything of that size is allocated).
 pub fn count(job: &JobPlan, mtu: u64) -> u64 {
-    let n = job.ranks.len() as u64;
+    let total = job.ranks.len() as u64;
     job.colls
         .iter()
         .map(|c| {
+            // Every group the same size, each an instance of the collective.
+            let n = c.groups.size(total as usize) as u64;
+            if n < 2 {
+                return 0;
+            }
+            let instances = total / n;
             let per_ch = c.bytes / c.channels as u64;
             let one = match c.kind {
                 CollKind::AllReduceRing => 2 * (n - 1) * n * parts(per_ch / n, c.chunk, mtu),
@@ -141,7 +147,7 @@ pub fn count(job: &JobPlan, mtu: u64) -> u64 {
                 CollKind::Broadcast | CollKind::SendRecv => (n - 1) * parts(per_ch, c.chunk, mtu),
                 CollKind::AllToAll => n * (n - 1) * parts(per_ch / n, c.chunk, mtu),
             };
-            c.channels as u64 * one
+            instances * c.channels as u64 * one
         })
         .fold(0u64, |a, b| a.saturating_add(b))
 }
@@ -149,13 +155,23 @@ pub fn count(job: &JobPlan, mtu: u64) -> u64 {
 /// The graph of `job`'s iteration with packets of `mtu` payload bytes. Errors name
 /// `path` (a queue pair with more packets than the engine numbers).
 pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
-    let n = job.ranks.len() as u32;
+    let total = job.ranks.len() as u32;
     let mut sends: Vec<Send> = Vec::new();
     let mut qps = Qps::default();
     for (ci, c) in job.colls.iter().enumerate() {
         let ci = ci as u16;
         let per_ch = c.bytes / c.channels as u64;
-        for ch in 0..c.channels {
+        let groups = c.groups.members(total);
+        for (ch, members) in (0..c.channels).flat_map(|ch| groups.iter().map(move |m| (ch, m))) {
+            // The algorithm runs over the group's positions 0..n; `id` names the queue
+            // pair of the ranks at two positions (the identity for `Groups::All`, so a
+            // job without groups builds the graph it always did). A group of one rank
+            // sends nothing.
+            let n = members.len() as u32;
+            if n < 2 {
+                continue;
+            }
+            let mut id = |a: u32, b: u32, ch: u32| qps.id(members[a as usize], members[b as usize], ch);
             let push = |sends: &mut Vec<Send>, qp: u32, pkts: u32, dep: u32| {
                 sends.push(Send { qp, coll: ci, pkts, deps: [dep, NONE] });
                 sends.len() as u32 - 1
@@ -166,7 +182,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                     let parts = split(per_ch / n as u64, c.chunk, mtu);
                     let m = parts.len() as u32;
                     let base = sends.len() as u32;
-                    let ring: Vec<u32> = (0..n).map(|r| qps.id(r, (r + 1) % n, ch)).collect();
+                    let ring: Vec<u32> = (0..n).map(|r| id(r, (r + 1) % n, ch)).collect();
                     sends.reserve(steps as usize * n as usize * parts.len());
                     // Send id of (step s, rank r, chunk j): base + (s n + r) m + j.
                     for s in 0..steps {
@@ -192,7 +208,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                             // Rank r's send of step k waits for what it received in step
                             // k - 1: the send of its partner then.
                             let dep = if k == 0 { NONE } else { prev[(r ^ if k - 1 < l { n >> k } else { 1 << (k - 1 - l) }) as usize] };
-                            now[r as usize] = push(&mut sends, qps.id(r, r ^ d, ch), pkts, dep);
+                            now[r as usize] = push(&mut sends, id(r, r ^ d, ch), pkts, dep);
                         }
                         prev = now;
                     }
@@ -217,7 +233,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                                     continue;
                                 }
                                 let kids: Vec<u32> = (0..n).filter(|&k| parent[k as usize] == v).map(|k| up[k as usize]).collect();
-                                let q = qps.id(rank(v), rank(parent[v as usize]), qch);
+                                let q = id(rank(v), rank(parent[v as usize]), qch);
                                 let id = push(&mut sends, q, p, kids.first().copied().unwrap_or(NONE));
                                 sends[id as usize].deps[1] = kids.get(1).copied().unwrap_or(NONE);
                                 up[v as usize] = id;
@@ -237,7 +253,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                                 } else {
                                     [down[pv as usize], NONE]
                                 };
-                                let id = push(&mut sends, qps.id(rank(pv), rank(v), qch), p, deps[0]);
+                                let id = push(&mut sends, id(rank(pv), rank(v), qch), p, deps[0]);
                                 sends[id as usize].deps[1] = deps[1];
                                 down[v as usize] = id;
                             }
@@ -249,7 +265,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                     let m = parts.len() as u32;
                     let base = sends.len() as u32;
                     for pos in 0..n - 1 {
-                        let q = qps.id((c.root + pos) % n, (c.root + pos + 1) % n, ch);
+                        let q = id((c.root + pos) % n, (c.root + pos + 1) % n, ch);
                         for (j, &p) in parts.iter().enumerate() {
                             let dep = if pos == 0 { NONE } else { base + (pos - 1) * m + j as u32 };
                             push(&mut sends, q, p, dep);
@@ -260,7 +276,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                     let parts = split(per_ch / n as u64, c.chunk, mtu);
                     for d in 1..n {
                         for r in 0..n {
-                            let q = qps.id(r, (r + d) % n, ch);
+                            let q = id(r, (r + d) % n, ch);
                             for &p in &parts {
                                 push(&mut sends, q, p, NONE);
                             }
@@ -270,7 +286,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
                 CollKind::SendRecv => {
                     let parts = split(per_ch, c.chunk, mtu);
                     for r in 0..n - 1 {
-                        let q = qps.id(r, r + 1, ch);
+                        let q = id(r, r + 1, ch);
                         for &p in &parts {
                             push(&mut sends, q, p, NONE);
                         }
@@ -316,6 +332,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
             f[slot] = chunk_of_send[i];
         }
     }
+    let n = total;
     let nc = job.colls.len();
     let mut inbound = vec![0u32; n as usize * nc];
     for s in &sends {
@@ -340,7 +357,7 @@ pub fn build(job: &JobPlan, mtu: u64, path: &str) -> Result<Graph> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collectives::plan::{CollPlan, Op};
+    use crate::collectives::plan::{CollPlan, Groups, Op};
     use crate::units::SimTime;
 
     pub(super) fn job(kind: CollKind, n: u32, bytes: u64, channels: u32, chunk: u64) -> JobPlan {
@@ -350,12 +367,38 @@ mod tests {
             ranks: (0..n).collect(),
             start: SimTime::ZERO,
             iterations: 1,
-            colls: vec![CollPlan { kind, bytes, channels, chunk, root: 0 }],
+            colls: vec![CollPlan { kind, bytes, channels, chunk, root: 0, groups: Groups::All }],
             ops: vec![Op::Coll(0)],
             overlap: false,
             first_flow: 0,
             flows: 0,
         }
+    }
+
+    #[test]
+    fn groups_stay_within_their_ranks() {
+        for (groups, same) in
+            [(Groups::Blocks(4), (|a: u32, b: u32| a / 4 == b / 4) as fn(u32, u32) -> bool), (Groups::Strided(2), |a, b| a % 2 == b % 2)]
+        {
+            for kind in [CollKind::AllReduceRing, CollKind::AllToAll, CollKind::AllReduceTree, CollKind::AllReduceHd, CollKind::Broadcast] {
+                let mut j = job(kind, 8, 4 * 3 * 1000 * 5, 3, 2000);
+                j.colls[0].groups = groups;
+                let g = build(&j, 1000, "t").unwrap();
+                assert!(g.qps.iter().all(|&(a, b)| a != b && same(a, b)), "{groups:?} {kind:?}");
+                assert_eq!(count(&j, 1000), g.chunks.len() as u64, "{groups:?} {kind:?}");
+                // Every rank receives in its group's instance, but a broadcast's roots
+                // (one per group).
+                let idle = g.inbound.iter().filter(|&&x| x == 0).count();
+                assert_eq!(idle, if kind == CollKind::Broadcast { 2 } else { 0 }, "{groups:?} {kind:?}");
+            }
+        }
+        // Two groups of 4: twice the queue pairs and chunks of one ring of 4.
+        let mut j = job(CollKind::AllReduceRing, 8, 4 * 8000, 1, 1000);
+        j.colls[0].groups = Groups::Blocks(4);
+        let one = build(&job(CollKind::AllReduceRing, 4, 4 * 8000, 1, 1000), 1000, "t").unwrap();
+        let two = build(&j, 1000, "t").unwrap();
+        assert_eq!((two.qps.len(), two.chunks.len()), (2 * one.qps.len(), 2 * one.chunks.len()));
+        assert_eq!(Groups::Strided(2).members(6), vec![vec![0, 2, 4], vec![1, 3, 5]]);
     }
 
     #[test]

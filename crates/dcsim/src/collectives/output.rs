@@ -94,19 +94,22 @@ impl Simulation {
                     spans.push((a, b));
                     let secs = (b - a).as_secs_f64();
                     let alg = cp.bytes as f64 * 8.0 / secs;
+                    // One row for all the collective's groups; its ranks and bus
+                    // bandwidth are a group's.
+                    let gn = cp.groups.size(n);
                     c.job.push(p.name.clone());
                     c.iteration.push(it as u64);
                     c.layer.push(k as u64);
                     c.kind.push(cp.kind.name().into());
                     c.algorithm.push(cp.kind.algorithm().into());
                     c.size.push(cp.bytes);
-                    c.ranks.push(n as u64);
+                    c.ranks.push(gn as u64);
                     c.channels.push(cp.channels as u64);
                     c.start.push(a.0);
                     c.finish.push(b.0);
                     c.algbw.push(alg);
-                    c.busbw.push(alg * cp.kind.bus_factor(n));
-                    busbw[k].push(alg * cp.kind.bus_factor(n));
+                    c.busbw.push(alg * cp.kind.bus_factor(gn));
+                    busbw[k].push(alg * cp.kind.bus_factor(gn));
                 }
                 let end = (0..n).map(|r| jb.iter_end[jb.ri(r, it)]).max().unwrap_or(SimTime::MAX);
                 if end == SimTime::MAX {

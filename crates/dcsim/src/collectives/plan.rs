@@ -56,6 +56,41 @@ impl CollKind {
     }
 }
 
+/// Which of a job's ranks run a collective together: the ranks are cut into disjoint
+/// groups of equal size, each running its own instance of the collective at the same
+/// time (ASTRA-sim's model- and data-parallel groups; docs/models/collectives.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Groups {
+    /// One group of all the job's ranks.
+    #[default]
+    All,
+    /// Groups of `k` consecutive ranks: rank r is member r % k of group r / k.
+    Blocks(u32),
+    /// `k` groups of the ranks equal modulo `k`: rank r is member r / k of group r % k.
+    Strided(u32),
+}
+
+impl Groups {
+    /// The job ranks of each group, in the order of their positions in it, for `n` ranks
+    /// (`k` divides `n`, checked where the groups are made).
+    pub fn members(self, n: u32) -> Vec<Vec<u32>> {
+        match self {
+            Groups::All => vec![(0..n).collect()],
+            Groups::Blocks(k) => (0..n / k).map(|g| (g * k..(g + 1) * k).collect()).collect(),
+            Groups::Strided(k) => (0..k).map(|g| (g..n).step_by(k as usize).collect()).collect(),
+        }
+    }
+
+    /// Ranks per group, for `n` ranks.
+    pub fn size(self, n: usize) -> usize {
+        match self {
+            Groups::All => n,
+            Groups::Blocks(k) => k as usize,
+            Groups::Strided(k) => n / k as usize,
+        }
+    }
+}
+
 /// One collective of an iteration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CollPlan {
@@ -68,8 +103,10 @@ pub struct CollPlan {
     pub channels: u32,
     /// Largest chunk in bytes: each step's data is cut into chunks pipelined along the ring.
     pub chunk: u64,
-    /// Broadcast: the root rank.
+    /// Broadcast: the root rank (its position in each group).
     pub root: u32,
+    /// The groups that run it, each its own instance over `bytes`.
+    pub groups: Groups,
 }
 
 /// What a rank does, in order, in each iteration.
@@ -80,6 +117,9 @@ pub enum Op {
     Coll(u16),
     /// Its part of collective k, not waited for: the iteration's end waits for it.
     Issue(u16),
+    /// Waits for its part of collective k, issued earlier in the iteration (unless the
+    /// job overlaps).
+    Wait(u16),
 }
 
 /// A training job: ranks on hosts, running `iterations` of `ops`.
@@ -107,7 +147,7 @@ impl JobPlan {
     pub fn compute(&self) -> SimTime {
         self.ops.iter().fold(SimTime::ZERO, |t, o| match o {
             Op::Compute(c) => t + *c,
-            Op::Coll(_) | Op::Issue(_) => t,
+            Op::Coll(_) | Op::Issue(_) | Op::Wait(_) => t,
         })
     }
 }

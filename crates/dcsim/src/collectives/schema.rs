@@ -27,6 +27,11 @@ pub struct LayerSpec {
     pub chunk: Option<SizeStr>,
     /// broadcast: the root rank (default 0).
     pub root: Option<u32>,
+    /// Which ranks run it together: "all" (default), "model" (the job's model-parallel
+    /// groups of `model_parallel` consecutive ranks) or "data" (its data-parallel groups:
+    /// the ranks at the same position in their model-parallel group), each group its own
+    /// instance at the same time.
+    pub groups: Option<String>,
 }
 
 /// `type = "job"`: ranks that run `iterations` of compute and collectives.
@@ -50,6 +55,8 @@ pub struct JobSpec {
     pub workload: Option<String>,
     /// The workload file's unit of time (default "1ns": a cycle at 1 GHz).
     pub time_unit: Option<TimeStr>,
+    /// Ranks per model-parallel group (divides the rank count), for layers' `groups`.
+    pub model_parallel: Option<u32>,
 }
 
 /// `type = "collective"`: one collective over ranks, `iterations` times back to back
@@ -67,6 +74,8 @@ pub struct CollectiveSpec {
     pub channels: Option<u32>,
     pub chunk: Option<SizeStr>,
     pub root: Option<u32>,
+    pub model_parallel: Option<u32>,
+    pub groups: Option<String>,
 }
 
 impl CollectiveSpec {
@@ -81,6 +90,7 @@ impl CollectiveSpec {
             overlap: None,
             workload: None,
             time_unit: None,
+            model_parallel: self.model_parallel,
             layers: vec![LayerSpec {
                 compute: None,
                 kind: self.kind.clone(),
@@ -89,6 +99,7 @@ impl CollectiveSpec {
                 channels: self.channels,
                 chunk: self.chunk.clone(),
                 root: self.root,
+                groups: self.groups.clone(),
             }],
         }
     }

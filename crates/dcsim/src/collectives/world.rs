@@ -217,6 +217,12 @@ impl Simulation {
                     return;
                 }
                 Op::Compute(_) => {}
+                Op::Wait(c) => {
+                    if !jb.plan.overlap && jb.coll_done[jb.rci(rank, c as usize, it)] == SimTime::MAX {
+                        jobs.ranks[r as usize].wait = Wait::Coll(c);
+                        return;
+                    }
+                }
                 Op::Coll(c) | Op::Issue(c) => {
                     let i = jb.rci(rank, c as usize, it);
                     let nc = jb.nc();
