@@ -61,6 +61,7 @@ pub mod link_failure;
 pub mod network_cc;
 pub mod newreno;
 pub mod nic_timing;
+pub mod param_tables;
 pub mod pfc;
 pub mod qcn;
 pub mod rcm;

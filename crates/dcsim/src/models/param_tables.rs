@@ -1,0 +1,33 @@
+//! The Parameters tables of `docs/models/*.md`, from the models' `params!` declarations:
+//! `cargo run -p dcsim --example params -- --write` rewrites the blocks between
+//! `<!-- parameters: NAME -->` and `<!-- end of parameters -->`, and
+//! `tests/param_tables.rs` fails when a page differs from its declaration.
+
+use crate::keys::kind::Table;
+use crate::keys::Declared;
+use crate::models::{dcqcn, dctcp};
+
+/// (page under `docs/models/`, block name, table) of every declared model.
+pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
+    vec![
+        ("dcqcn.md", "dcqcn", dcqcn::DcqcnKeys::table()),
+        ("dctcp.md", "dctcp", dctcp::DctcpKeys::table()),
+        ("dctcp.md", "dctcp_rate", dctcp::DctcpRateKeys::table()),
+    ]
+}
+
+/// The marker that opens block `name`.
+pub fn begin(name: &str) -> String {
+    format!("<!-- parameters: {name} -->")
+}
+
+/// The marker that closes a block.
+pub const END: &str = "<!-- end of parameters -->";
+
+/// `page` with block `name` holding `table` (`None`: the page has no such block).
+pub fn replace(page: &str, name: &str, table: &Table) -> Option<String> {
+    let open = begin(name);
+    let start = page.find(&open)? + open.len();
+    let end = start + page[start..].find(END)?;
+    Some(format!("{}\n{}{}", &page[..start], table.markdown(), &page[end..]))
+}
