@@ -34,12 +34,6 @@ macro_rules! params {
     ) => {
         $crate::params!(@entry $hdr [$($done)* { auto [$($doc)*] $key $field [$kind] [$bound] [$($shown)?] }] $($rest)*);
     };
-    // `key: Kind, bound;`
-    (@entry $hdr:tt [$($done:tt)*]
-        $(#[doc = $doc:literal])* $key:ident : $kind:ty , $bound:expr $(, shown $shown:literal)? ; $($rest:tt)*
-    ) => {
-        $crate::params!(@entry $hdr [$($done)* { auto [$($doc)*] $key $key [$kind] [$bound] [$($shown)?] }] $($rest)*);
-    };
     // `key: by_hand(KeyType, "type", "default", "bounds");` (read by `build_more`)
     (@entry $hdr:tt [$($done:tt)*]
         $(#[doc = $doc:literal])* $key:ident : by_hand($kt:ty, $unit:literal, $shown:literal, $btext:literal) ; $($rest:tt)*
@@ -47,10 +41,16 @@ macro_rules! params {
         $crate::params!(@entry $hdr [$($done)* { by_hand [$($doc)*] $key $key [$kt] [($unit, $btext)] [$shown] }] $($rest)*);
     };
 
+    // `key: Kind, bound;`
+    (@entry $hdr:tt [$($done:tt)*]
+        $(#[doc = $doc:literal])* $key:ident : $kind:ty , $bound:expr $(, shown $shown:literal)? ; $($rest:tt)*
+    ) => {
+        $crate::params!(@entry $hdr [$($done)* { auto [$($doc)*] $key $key [$kind] [$bound] [$($shown)?] }] $($rest)*);
+    };
     // Everything read: generate.
     (@entry
         [ [$(#[$meta:meta])*] $Keys:ident [$P:ty] [$( [ $( ($set:literal, $setv:expr) ),+ ] )?] [$($base:path)?] [$($build_more:path)?] [$($check_more:path)?] ]
-        [$( { $tag:ident [$($doc:literal)*] $key:ident $field:ident [$kind:ty] [$bound:expr] [$($shown:literal)?] } )*]
+        [$( { $tag:ident [$($doc:literal)*] $key:ident $field:ident [$kind:ty] [$($bound:tt)*] [$($shown:literal)?] } )*]
     ) => {
         $(#[$meta])*
         #[derive(Clone, Debug, Default, serde::Deserialize)]
@@ -66,7 +66,7 @@ macro_rules! params {
                 let _ = ctx;
                 #[allow(unused_mut)]
                 let mut p: $P = $crate::params!(@or [$( $base(keys, path, ctx)? )?] [<$P as Default>::default()]);
-                $( $crate::params!(@build $tag keys p path $key $field [$kind] [$bound]); )*
+                $( $crate::params!(@build $tag keys p path $key $field [$kind] [$($bound)*]); )*
                 $( $build_more(keys, &mut p, path, ctx)?; )?
                 Ok(p)
             }
@@ -76,7 +76,7 @@ macro_rules! params {
             fn check(&self, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::error::Result<()> {
                 let p = self;
                 let _ = (p, path, ctx);
-                $( $crate::params!(@check $tag p path $key $field [$kind] [$bound]); )*
+                $( $crate::params!(@check $tag p path $key $field [$kind] [$($bound)*]); )*
                 $( $check_more(p, path, ctx)?; )?
                 Ok(())
             }
@@ -89,7 +89,7 @@ macro_rules! params {
                 let _ = &sets;
                 $crate::keys::kind::Table {
                     sets: sets.iter().map(|s| s.0).collect(),
-                    rows: vec![ $( $crate::params!(@row $tag sets [$($doc)*] $key $field [$kind] [$bound] [$($shown)?]), )* ],
+                    rows: vec![ $( $crate::params!(@row $tag sets [$($doc)*] $key $field [$kind] [$($bound)*] [$($shown)?]), )* ],
                 }
             }
         }

@@ -5,7 +5,7 @@
 
 use crate::keys::kind::Table;
 use crate::keys::Declared;
-use crate::models::{dcqcn, dctcp};
+use crate::models::{bbr, cubic, dcqcn, dctcp, newreno, rcm, tcp, timely};
 
 /// (page under `docs/models/`, block name, table) of every declared model.
 pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
@@ -13,6 +13,12 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("dcqcn.md", "dcqcn", dcqcn::DcqcnKeys::table()),
         ("dctcp.md", "dctcp", dctcp::DctcpKeys::table()),
         ("dctcp.md", "dctcp_rate", dctcp::DctcpRateKeys::table()),
+        ("timely.md", "timely", timely::TimelyKeys::table()),
+        ("rcm.md", "rcm_linear", rcm::RcmLinearKeys::table()),
+        ("tcp.md", "tcp", tcp::TcpKeys::table()),
+        ("tcp.md", "newreno", newreno::NewRenoKeys::table()),
+        ("tcp.md", "cubic", cubic::CubicKeys::table()),
+        ("tcp.md", "bbr", bbr::BbrKeys::table()),
     ]
 }
 
