@@ -5,7 +5,7 @@
 
 use crate::keys::kind::Table;
 use crate::keys::Declared;
-use crate::models::{bbr, cubic, dcqcn, dctcp, newreno, rcm, tcp, timely};
+use crate::models::{bbr, cubic, dcqcn, dctcp, hpcc, newreno, qcn, rcm, swift, tcp, timely};
 
 /// (page under `docs/models/`, block name, table) of every declared model.
 pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
@@ -14,6 +14,10 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("dctcp.md", "dctcp", dctcp::DctcpKeys::table()),
         ("dctcp.md", "dctcp_rate", dctcp::DctcpRateKeys::table()),
         ("timely.md", "timely", timely::TimelyKeys::table()),
+        ("swift.md", "swift", swift::SwiftKeys::table()),
+        ("hpcc.md", "hpcc", hpcc::HpccKeys::table()),
+        ("qcn.md", "qcn", qcn::QcnKeys::table()),
+        ("qcn.md", "qcn_cp", qcn::QcnCpKeys::table()),
         ("rcm.md", "rcm_linear", rcm::RcmLinearKeys::table()),
         ("tcp.md", "tcp", tcp::TcpKeys::table()),
         ("tcp.md", "newreno", newreno::NewRenoKeys::table()),
