@@ -59,16 +59,25 @@ macro_rules! params {
             $( $(#[doc = $doc])* pub $key: Option<$crate::params!(@key $tag $kind)>, )*
         }
 
-        impl $crate::keys::Keys for $Keys {
-            type Out = $P;
-            fn build(&self, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::error::Result<$P> {
+        impl $Keys {
+            /// `p` with each key given (then `build_more`) applied: `Keys::build` from
+            /// the base set, or another base (a variant's wrapper keys).
+            #[allow(unused_mut, dead_code)]
+            pub fn build_onto(&self, mut p: $P, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::error::Result<$P> {
                 let keys = self;
                 let _ = ctx;
-                #[allow(unused_mut)]
-                let mut p: $P = $crate::params!(@or [$( $base(keys, path, ctx)? )?] [<$P as Default>::default()]);
                 $( $crate::params!(@build $tag keys p path $key $field [$kind] [$($bound)*]); )*
                 $( $build_more(keys, &mut p, path, ctx)?; )?
                 Ok(p)
+            }
+        }
+
+        impl $crate::keys::Keys for $Keys {
+            type Out = $P;
+            fn build(&self, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::error::Result<$P> {
+                let _ = ctx;
+                let p: $P = $crate::params!(@or [$( $base(self, path, ctx)? )?] [<$P as Default>::default()]);
+                self.build_onto(p, path, ctx)
             }
         }
 

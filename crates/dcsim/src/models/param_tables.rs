@@ -5,7 +5,7 @@
 
 use crate::keys::kind::Table;
 use crate::keys::Declared;
-use crate::models::{bbr, cubic, dcqcn, dctcp, hpcc, newreno, qcn, rcm, swift, tcp, timely};
+use crate::models::{bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, newreno, qcn, rcm, swift, tcp, timely};
 
 /// (page under `docs/models/`, block name, table) of every declared model.
 pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
@@ -18,6 +18,10 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("hpcc.md", "hpcc", hpcc::HpccKeys::table()),
         ("qcn.md", "qcn", qcn::QcnKeys::table()),
         ("qcn.md", "qcn_cp", qcn::QcnCpKeys::table()),
+        ("bcn.md", "bcn", bcn::BcnKeys::table()),
+        ("bcn.md", "bcn_cp", bcn::BcnCpKeys::table()),
+        ("fecn.md", "fecn", fecn::FecnKeys::table()),
+        ("fecn.md", "fecn_switch", fecn::FecnSwitchKeys::table()),
         ("rcm.md", "rcm_linear", rcm::RcmLinearKeys::table()),
         ("tcp.md", "tcp", tcp::TcpKeys::table()),
         ("tcp.md", "newreno", newreno::NewRenoKeys::table()),
