@@ -5,7 +5,7 @@
 
 use crate::keys::kind::Table;
 use crate::keys::Declared;
-use crate::models::{bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, newreno, qcn, rcm, swift, tcp, timely};
+use crate::models::{bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, network_cc, newreno, qcn, rcm, remote_pfc, swift, tcp, timely};
 
 /// (page under `docs/models/`, block name, table) of every declared model.
 pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
@@ -22,6 +22,8 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("bcn.md", "bcn_cp", bcn::BcnCpKeys::table()),
         ("fecn.md", "fecn", fecn::FecnKeys::table()),
         ("fecn.md", "fecn_switch", fecn::FecnSwitchKeys::table()),
+        ("network_cc.md", "network_cc", network_cc::NetworkCcKeys::table()),
+        ("remote_pfc.md", "remote_pfc", remote_pfc::keys::RemotePfcKeys::table()),
         ("rcm.md", "rcm_linear", rcm::RcmLinearKeys::table()),
         ("tcp.md", "tcp", tcp::TcpKeys::table()),
         ("tcp.md", "newreno", newreno::NewRenoKeys::table()),
