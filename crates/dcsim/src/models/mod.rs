@@ -65,6 +65,7 @@ pub mod network_cc;
 pub mod newreno;
 pub mod nic_timing;
 pub mod nscc;
+pub mod param_tables;
 pub mod pfc;
 pub mod qcn;
 pub mod rcm;

@@ -5,7 +5,7 @@
 //! current rate: `scaled`. The sender checks it before each packet, besides pacing.
 
 use crate::error::{Error, Result};
-use crate::keys::SizeStr;
+use crate::keys::{kind, SizeStr};
 use crate::models::NicSpec;
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -54,6 +54,31 @@ pub fn scaled(win: u64, rate: f64, line: f64) -> u64 {
 #[inline]
 pub fn at_rate(win: Option<u64>, var: bool, rate: f64, line: f64) -> Option<u64> {
     win.map(|w| if var { scaled(w, rate, line) } else { w })
+}
+
+/// The `window` key's kind for `params!`: `"bdp"` or a size.
+pub struct Window;
+
+impl kind::Kind for Window {
+    type Key = String;
+    type Out = WindowCap;
+    const UNIT: &'static str = "\"bdp\" or size";
+    const GOT: bool = false;
+    fn parse(key: &String, _: &kind::Bound, path: &str) -> Result<WindowCap> {
+        WindowCap::parse(key, path)
+    }
+    fn show(v: &WindowCap) -> String {
+        match v {
+            WindowCap::Bdp => "\"bdp\"".into(),
+            WindowCap::Bytes(b) => <kind::Size as kind::Kind>::show(b),
+        }
+    }
+    fn num(v: &WindowCap) -> Option<f64> {
+        match v {
+            WindowCap::Bdp => None,
+            WindowCap::Bytes(b) => Some(*b as f64),
+        }
+    }
 }
 
 /// Checks `window` and `var_window` of an algorithm's keys; `k` names a key.

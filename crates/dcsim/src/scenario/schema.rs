@@ -940,6 +940,7 @@ pub fn deserialize(v: toml::Value) -> Result<Scenario> {
     let (rest, common) = split_traffic(&v)?;
     let at = |path: String, msg: String| {
         let (path, msg) = refine(&rest, &path).unwrap_or((path, msg));
+        let msg = with_common_keys(&v, &path, msg);
         let path = if path.is_empty() { "scenario".to_string() } else { path };
         Error::scenario(path, msg)
     };
@@ -954,6 +955,19 @@ pub fn deserialize(v: toml::Value) -> Result<Scenario> {
         s.traffic_common.push(common);
     }
     Ok(s)
+}
+
+/// An unknown key of `traffic[i]` is also compared with the shared keys its type takes
+/// (taken out before the entry is read), so that a misspelled `priority` is named.
+fn with_common_keys(v: &toml::Value, path: &str, msg: String) -> String {
+    let entry = path.strip_prefix("traffic[").and_then(|r| r.strip_suffix(']')).and_then(|n| n.parse::<usize>().ok());
+    let (Some(i), Some(rest)) = (entry, msg.strip_prefix("unknown field '")) else { return msg };
+    let Some((key, tail)) = rest.split_once('\'') else { return msg };
+    let Some(list) = tail.strip_prefix(", expected one of ").or_else(|| tail.strip_prefix(", expected ")) else { return msg };
+    let ty = v.get("traffic").and_then(|t| t.get(i)).and_then(|e| e.get("type")).and_then(|x| x.as_str()).unwrap_or("");
+    let common = common_keys_of(ty).iter().map(|k| format!("'{k}'"));
+    let all: Vec<String> = list.split(", ").map(str::to_string).chain(common).collect();
+    crate::keys::clean_msg(&format!("unknown field '{key}', expected one of {}", all.join(", ")))
 }
 
 /// Takes the common keys (`TrafficCommon`) out of each `[[traffic]]` table: the scenario

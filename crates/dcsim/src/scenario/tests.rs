@@ -324,6 +324,8 @@ fn unknown_keys_suggest_the_closest_key() {
     expect(BASE, &["traffic[0].cc.type=dcqcn", "traffic[0].cc.gg=2"], &["traffic[0].cc: unknown field 'gg' (did you mean 'g'?)"]);
     expect(BASE, &["host.cc.type=dcqcn", "host.cc.gg=2"], &["host.cc: unknown field 'gg' (did you mean 'g'?)"]);
     expect(BASE, &["switch.pfc.xof_quanta=1"], &["unknown field 'xof_quanta' (did you mean 'xoff_quanta'?)"]);
+    // A shared traffic key is read apart from the entry's own keys, yet still suggested.
+    expect(BASE, &["traffic[0].prioirty=3"], &["traffic[0]: unknown field 'prioirty' (did you mean 'priority'?)"]);
     // Nothing close: no guess.
     let e = load_str(BASE, Path::new("."), &["switch.pfc.zzzzzz=1".to_string()]).unwrap_err().to_string();
     assert!(e.contains("unknown field 'zzzzzz', expected one of") && !e.contains("did you mean"), "{e}");

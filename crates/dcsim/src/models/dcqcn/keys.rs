@@ -1,123 +1,67 @@
 //! Scenario keys of `type = "dcqcn"` (a variant's defaults, then any key given) and the
 //! checks of its parameters.
 
-use serde::Deserialize;
-
 use super::rp::{DcqcnParams, DcqcnVariant};
 use crate::error::{Error, Result};
-use crate::keys::{at, count_at_least, Check, KeyCtx, Keys, RateStr, SizeStr, TimeStr};
-use crate::models::window_cap::WindowCap;
-use crate::units::SimTime;
+use crate::keys::{at, at_most_line_rate, kind, KeyCtx};
+use crate::models::window_cap::{self, Window};
+use crate::units::Rate;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DcqcnKeys {
-    /// paper | mellanox (default paper): the base parameter set.
-    pub variant: Option<DcqcnVariant>,
-    pub g: Option<f64>,
-    pub alpha_init: Option<f64>,
-    pub alpha_period: Option<TimeStr>,
-    pub increase_period: Option<TimeStr>,
-    pub decrease_period: Option<TimeStr>,
-    pub byte_counter: Option<SizeStr>,
-    pub f: Option<i64>,
-    pub rate_ai: Option<RateStr>,
-    pub rate_hai: Option<RateStr>,
-    pub rate_min: Option<RateStr>,
-    pub clamp_target_rate: Option<bool>,
-    pub rate_on_first_cnp: Option<f64>,
-    /// "+win": "bdp" or a size (default none).
-    pub window: Option<String>,
-    /// Scale the window by RC / line rate (default false).
-    pub var_window: Option<bool>,
+crate::params! {
+    /// `type = "dcqcn"`: `variant` picks the base set, every other key overrides one value.
+    pub struct DcqcnKeys => DcqcnParams {
+        sets: ["paper" => DcqcnParams::paper(), "mellanox, 100 Gb/s" => DcqcnParams::mellanox(Rate::gbps(100))],
+        base: base,
+        check_more: check_more,
+    }
+    /// the base set
+    variant: kind::Enum<DcqcnVariant>, ANY;
+    /// alpha gain
+    g: kind::Fraction, in_oc(0.0, 1.0);
+    /// initial alpha (the Mellanox variant sets alpha = 1 at the first CNP anyway)
+    alpha_init: kind::Fraction, in_oc(0.0, 1.0);
+    /// paper: alpha timer K; mellanox: alpha_resume_interval
+    alpha_period: kind::Time, POSITIVE;
+    /// paper: increase timer T_inc; mellanox: rp_timer
+    increase_period: kind::Time, POSITIVE;
+    /// mellanox: rate_decrease_interval (unused by the paper variant)
+    decrease_period: kind::Time, POSITIVE;
+    /// paper: byte counter B (wire bytes); `"0B"` disables it
+    byte_counter: kind::Size, ANY;
+    /// fast-recovery threshold F; >= 1 with the paper variant
+    f: kind::Count, at_least(0.0);
+    /// additive increase (mellanox: 5 Mb/s x C / 25 Gb/s)
+    rate_ai: kind::Rate, POSITIVE;
+    /// hyper increase (mellanox: 50 Mb/s x C / 25 Gb/s)
+    rate_hai: kind::Rate, POSITIVE;
+    /// floor of RC, at most the smallest host link rate (mellanox: min(1 Gb/s, C / 10))
+    rate_min: kind::Rate, POSITIVE;
+    /// on a decrease, RT = RC always (`true`, as the paper) or only when stage != 0 (mellanox)
+    clamp_target_rate: kind::Bool, ANY;
+    /// mellanox: RC = RT = factor x RC on the first CNP (unused by the paper variant)
+    rate_on_first_cnp: kind::Fraction, in_oc(0.0, 1.0);
+    /// "+win" (the HPCC study's DCQCN+win): bytes in flight allowed besides pacing; `"bdp"` = line rate x the run's largest base RTT
+    window: kind::Opt<Window>, POSITIVE;
+    /// needs `window`; the cap follows RC: window x RC / C, rounded down, at least 1 B (the HPCC study's `VAR_WIN 1`)
+    var_window: kind::Bool, ANY;
 }
 
-impl Keys for DcqcnKeys {
-    type Out = DcqcnParams;
-    fn build(&self, path: &str, ctx: &KeyCtx) -> Result<DcqcnParams> {
-        let k = |key: &str| at(path, key);
-        let mut p = match self.variant.unwrap_or(DcqcnVariant::Paper) {
-            DcqcnVariant::Paper => DcqcnParams::paper(),
-            DcqcnVariant::Mellanox => match ctx.line_rate {
-                Some(r) => DcqcnParams::mellanox(r),
-                None => return Err(Error::scenario("topology", "has no hosts")),
-            },
-        };
-        set(&mut p.g, self.g);
-        set(&mut p.alpha_init, self.alpha_init);
-        for (v, dst, key) in [
-            (&self.alpha_period, &mut p.alpha_period, "alpha_period"),
-            (&self.increase_period, &mut p.increase_period, "increase_period"),
-            (&self.decrease_period, &mut p.decrease_period, "decrease_period"),
-        ] {
-            if let Some(v) = v {
-                *dst = v.time(&k(key))?;
-            }
-        }
-        if let Some(v) = &self.byte_counter {
-            p.byte_counter = v.bytes(&k("byte_counter"))?;
-        }
-        if let Some(v) = self.f {
-            p.f = count_at_least(v, 0, &k("f"))?;
-        }
-        for (v, dst, key) in [
-            (&self.rate_ai, &mut p.rate_ai, "rate_ai"),
-            (&self.rate_hai, &mut p.rate_hai, "rate_hai"),
-            (&self.rate_min, &mut p.rate_min, "rate_min"),
-        ] {
-            if let Some(v) = v {
-                *dst = v.rate(&k(key))?;
-            }
-        }
-        set(&mut p.clamp_target_rate, self.clamp_target_rate);
-        set(&mut p.rate_on_first_cnp, self.rate_on_first_cnp);
-        if let Some(w) = &self.window {
-            p.window = Some(WindowCap::parse(w, &k("window"))?);
-        }
-        set(&mut p.var_window, self.var_window);
-        Ok(p)
-    }
+/// The variant's parameter set; the Mellanox set scales with the smallest host link rate.
+fn base(k: &DcqcnKeys, _: &str, ctx: &KeyCtx) -> Result<DcqcnParams> {
+    Ok(match k.variant.unwrap_or(DcqcnVariant::Paper) {
+        DcqcnVariant::Paper => DcqcnParams::paper(),
+        DcqcnVariant::Mellanox => match ctx.line_rate {
+            Some(r) => DcqcnParams::mellanox(r),
+            None => return Err(Error::scenario("topology", "has no hosts")),
+        },
+    })
 }
 
-fn set<T>(dst: &mut T, v: Option<T>) {
-    if let Some(v) = v {
-        *dst = v;
+fn check_more(p: &DcqcnParams, path: &str, ctx: &KeyCtx) -> Result<()> {
+    let k = |key: &str| at(path, key);
+    window_cap::check_keys(&p.window, p.var_window, k)?;
+    if p.variant == DcqcnVariant::Paper && p.f < 1 {
+        return Err(Error::scenario(k("f"), "must be >= 1 with variant = \"paper\""));
     }
-}
-
-impl Check for DcqcnParams {
-    fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()> {
-        let k = |key: &str| at(path, key);
-        crate::models::window_cap::check_keys(&self.window, self.var_window, k)?;
-        for (key, v) in [("g", self.g), ("alpha_init", self.alpha_init)] {
-            if !(v > 0.0 && v <= 1.0) {
-                return Err(Error::scenario(k(key), format!("must be in (0, 1] (got {v})")));
-            }
-        }
-        for (key, v) in
-            [("alpha_period", self.alpha_period), ("increase_period", self.increase_period), ("decrease_period", self.decrease_period)]
-        {
-            if v == SimTime::ZERO {
-                return Err(Error::scenario(k(key), "must be > 0"));
-            }
-        }
-        if self.variant == DcqcnVariant::Paper && self.f < 1 {
-            return Err(Error::scenario(k("f"), "must be >= 1 with variant = \"paper\""));
-        }
-        for (key, v) in [("rate_ai", self.rate_ai), ("rate_hai", self.rate_hai), ("rate_min", self.rate_min)] {
-            if v.0 == 0 {
-                return Err(Error::scenario(k(key), "must be > 0"));
-            }
-        }
-        if let Some(lr) = ctx.line_rate {
-            if self.rate_min > lr {
-                return Err(Error::scenario(k("rate_min"), format!("must be <= the smallest host link rate ({} > {lr})", self.rate_min)));
-            }
-        }
-        let f = self.rate_on_first_cnp;
-        if !(f > 0.0 && f <= 1.0) {
-            return Err(Error::scenario(k("rate_on_first_cnp"), format!("must be in (0, 1] (got {f})")));
-        }
-        Ok(())
-    }
+    at_most_line_rate(p.rate_min, &k("rate_min"), ctx)
 }

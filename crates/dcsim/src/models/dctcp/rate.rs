@@ -18,10 +18,8 @@
 //! The HPCC study runs it with a window (`HAS_WIN 1, VAR_WIN 1`): `window = "bdp"` caps
 //! the bytes in flight, scaled by rate / line rate when `var_window` is on.
 
-use serde::Deserialize;
-
-use crate::error::{Error, Result};
-use crate::keys::{at, Check, KeyCtx, Keys, RateStr};
+use crate::error::Result;
+use crate::keys::{at, at_most_line_rate, kind, KeyCtx};
 use crate::models::window_cap::{self, WindowCap};
 use crate::models::{Ack, CcCtx, CongestionControl, NicSpec};
 use crate::units::Rate;
@@ -130,68 +128,27 @@ impl CongestionControl for DctcpRate {
     }
 }
 
-/// `type = "dctcp_rate"`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DctcpRateKeys {
-    pub g: Option<f64>,
-    pub alpha_init: Option<f64>,
-    pub rate_ai: Option<RateStr>,
-    pub rate_min: Option<RateStr>,
-    /// "bdp" or a size (default none).
-    pub window: Option<String>,
-    pub var_window: Option<bool>,
+crate::params! {
+    /// `type = "dctcp_rate"`.
+    pub struct DctcpRateKeys => DctcpRateParams {
+        check_more: check_more,
+    }
+    /// weight of a batch's marked fraction in alpha
+    g: kind::Fraction, in_oc(0.0, 1.0);
+    /// alpha at the start
+    alpha_init: kind::Fraction, in_cc(0.0, 1.0);
+    /// additive increase per batch without marks (the HPCC study's run script: one 1 KB MTU per 13 us)
+    rate_ai: kind::Rate, POSITIVE;
+    /// floor of the rate (the HPCC simulator's minimum rate); at most the smallest host link rate
+    rate_min: kind::Rate, POSITIVE;
+    /// "+win": `"bdp"` (line rate x the run's largest base RTT) or a size; bytes in flight allowed besides pacing
+    window: kind::Opt<window_cap::Window>, POSITIVE;
+    /// the window follows the rate: window x rate / line rate (`VAR_WIN 1`)
+    var_window: kind::Bool, ANY;
 }
 
-impl Keys for DctcpRateKeys {
-    type Out = DctcpRateParams;
-    fn build(&self, path: &str, _: &KeyCtx) -> Result<DctcpRateParams> {
-        let mut p = DctcpRateParams::default();
-        let k = |key: &str| at(path, key);
-        if let Some(v) = self.g {
-            p.g = v;
-        }
-        if let Some(v) = self.alpha_init {
-            p.alpha_init = v;
-        }
-        if let Some(v) = &self.rate_ai {
-            p.rate_ai = v.rate(&k("rate_ai"))?;
-        }
-        if let Some(v) = &self.rate_min {
-            p.rate_min = v.rate(&k("rate_min"))?;
-        }
-        if let Some(w) = &self.window {
-            p.window = Some(WindowCap::parse(w, &k("window"))?);
-        }
-        if let Some(v) = self.var_window {
-            p.var_window = v;
-        }
-        Ok(p)
-    }
-}
-
-impl Check for DctcpRateParams {
-    fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()> {
-        let k = |key: &str| at(path, key);
-        if !(self.g > 0.0 && self.g <= 1.0) {
-            return Err(Error::scenario(k("g"), format!("must be in (0, 1] (got {})", self.g)));
-        }
-        if !(0.0..=1.0).contains(&self.alpha_init) {
-            return Err(Error::scenario(k("alpha_init"), format!("must be in [0, 1] (got {})", self.alpha_init)));
-        }
-        if self.rate_min.0 == 0 {
-            return Err(Error::scenario(k("rate_min"), "must be > 0"));
-        }
-        if let Some(lr) = ctx.line_rate {
-            if self.rate_min > lr {
-                return Err(Error::scenario(k("rate_min"), format!("must be <= the smallest host link rate ({} > {lr})", self.rate_min)));
-            }
-        }
-        if let Some(w) = &self.window {
-            w.check(&k("window"))?;
-        }
-        Ok(())
-    }
+fn check_more(p: &DctcpRateParams, path: &str, ctx: &KeyCtx) -> Result<()> {
+    at_most_line_rate(p.rate_min, &at(path, "rate_min"), ctx)
 }
 
 #[cfg(test)]

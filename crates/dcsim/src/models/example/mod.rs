@@ -3,10 +3,7 @@
 //! compiled only in the unit tests. The algorithm: every CNP halves the rate (down to a
 //! floor); after `recover` without a CNP the rate goes back to the line rate.
 
-use serde::Deserialize;
-
-use crate::error::{Error, Result};
-use crate::keys::{at, Check, KeyCtx, Keys, TimeStr};
+use crate::keys::kind;
 use crate::models::{CcCtx, CongestionControl, TimerKind};
 use crate::units::{Rate, SimTime};
 
@@ -16,32 +13,17 @@ pub struct HalvingParams {
     pub recover: SimTime,
 }
 
-/// `type = "example_halving"` keys.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HalvingKeys {
-    /// Time without a CNP after which the rate returns to line rate (default "100us").
-    pub recover: Option<TimeStr>,
-}
-
-impl Keys for HalvingKeys {
-    type Out = HalvingParams;
-    fn build(&self, path: &str, _: &KeyCtx) -> Result<HalvingParams> {
-        let recover = match &self.recover {
-            Some(t) => t.time(&at(path, "recover"))?,
-            None => SimTime::us(100),
-        };
-        Ok(HalvingParams { recover })
+impl Default for HalvingParams {
+    fn default() -> Self {
+        HalvingParams { recover: SimTime::us(100) }
     }
 }
 
-impl Check for HalvingParams {
-    fn check(&self, path: &str, _: &KeyCtx) -> Result<()> {
-        if self.recover == SimTime::ZERO {
-            return Err(Error::scenario(at(path, "recover"), "must be > 0"));
-        }
-        Ok(())
-    }
+crate::params! {
+    /// `type = "example_halving"` keys.
+    pub struct HalvingKeys => HalvingParams {}
+    /// time without a CNP after which the rate returns to line rate
+    recover: kind::Time, POSITIVE;
 }
 
 const TIMER_RECOVER: TimerKind = 0;

@@ -8,35 +8,30 @@ use serde::Deserialize;
 use super::rp::{NetworkCcParams, Reaction};
 use super::{NetworkCcPlan, SnRule, SnTrigger};
 use crate::error::{Error, Result};
-use crate::keys::{at, Check, KeyCtx, Keys, RateStr, SizeStr, TimeStr};
-use crate::models::dcqcn::{DcqcnKeys, DcqcnParams};
+use crate::keys::{at, kind, Check, KeyCtx, Keys, RateStr, SizeStr, TimeStr};
+use crate::models::dcqcn::DcqcnKeys;
 
-/// `type = "network_cc"` reaction point.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NetworkCcKeys {
-    /// How a notified rate sets the current rate: "lower" (the default) or "follow".
-    pub reaction: Option<Reaction>,
-    /// The DCQCN parameters it recovers with (`{ variant = "mellanox", ... }`; default:
-    /// DCQCN's paper defaults).
-    pub dcqcn: Option<DcqcnKeys>,
+crate::params! {
+    /// `type = "network_cc"` reaction point.
+    pub struct NetworkCcKeys => NetworkCcParams {
+        build_more: build_more,
+        check_more: check_more,
+    }
+    /// how a notified rate sets the current rate: `"lower"` (only down) or `"follow"` (up and down)
+    reaction: kind::Enum<Reaction>, ANY;
+    /// the DCQCN parameters it recovers with, as the keys of `type = "dcqcn"` (`{ variant = "mellanox", ... }`)
+    dcqcn: by_hand(DcqcnKeys, "table", "DCQCN's paper set", "as `type = \"dcqcn\"`");
 }
 
-impl Keys for NetworkCcKeys {
-    type Out = NetworkCcParams;
-    fn build(&self, path: &str, ctx: &KeyCtx) -> Result<NetworkCcParams> {
-        let dcqcn = match &self.dcqcn {
-            Some(k) => k.build(&at(path, "dcqcn"), ctx)?,
-            None => DcqcnParams::paper(),
-        };
-        Ok(NetworkCcParams { reaction: self.reaction.unwrap_or(Reaction::Lower), dcqcn })
+fn build_more(k: &NetworkCcKeys, p: &mut NetworkCcParams, path: &str, ctx: &KeyCtx) -> Result<()> {
+    if let Some(d) = &k.dcqcn {
+        p.dcqcn = d.build(&at(path, "dcqcn"), ctx)?;
     }
+    Ok(())
 }
 
-impl Check for NetworkCcParams {
-    fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()> {
-        self.dcqcn.check(&at(path, "dcqcn"), ctx)
-    }
+fn check_more(p: &NetworkCcParams, path: &str, ctx: &KeyCtx) -> Result<()> {
+    p.dcqcn.check(&at(path, "dcqcn"), ctx)
 }
 
 /// `rule` of `[switch.network_cc]`.

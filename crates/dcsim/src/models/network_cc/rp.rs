@@ -38,6 +38,13 @@ pub struct NetworkCcParams {
     pub dcqcn: DcqcnParams,
 }
 
+impl Default for NetworkCcParams {
+    /// Lower only, recovering with DCQCN's paper set.
+    fn default() -> Self {
+        NetworkCcParams { reaction: Reaction::Lower, dcqcn: DcqcnParams::paper() }
+    }
+}
+
 /// No port has set the rate (`NetworkCc::cp`).
 const NO_CP: u32 = u32::MAX;
 

@@ -1,81 +1,52 @@
 //! Scenario keys of `[host.tcp]` and the checks of the TCP transport's parameters.
 
-use serde::Deserialize;
-
 use super::TcpParams;
 use crate::error::{Error, Result};
-use crate::keys::{at, count_at_least, Check, KeyCtx, Keys, TimeStr};
+use crate::keys::{at, count_at_least, kind, KeyCtx};
 
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TcpKeys {
-    pub min_rto: Option<TimeStr>,
-    pub initial_rto: Option<TimeStr>,
-    pub max_rto: Option<TimeStr>,
-    /// Delayed ACKs on or off (default off).
-    pub delayed_ack: Option<bool>,
-    /// Segments per ACK when delayed ACKs are on (default 2).
-    pub delayed_ack_count: Option<i64>,
-    /// The longest an ACK is held (default 200ms).
-    pub delayed_ack_timeout: Option<TimeStr>,
-    /// Duplicate ACKs / SACKed segments that start fast retransmit (default 3).
-    pub dupthresh: Option<i64>,
+crate::params! {
+    /// `[host.tcp]`.
+    pub struct TcpKeys => TcpParams {
+        build_more: build_more,
+        check_more: check_more,
+    }
+    /// lower bound of the RTO (RFC 6298: 1 s; Linux 200 ms; a datacenter choice)
+    min_rto: kind::Time, POSITIVE;
+    /// RTO before the first RTT sample (RFC 6298: 1 s; a datacenter setting here)
+    initial_rto: kind::Time, POSITIVE;
+    /// upper bound of the RTO (RFC 6298: at least 60 s); >= `min_rto`
+    max_rto: kind::Time, ANY;
+    /// delayed ACKs on (one ACK per `delayed_ack_count` in-order segments) or off
+    delayed_ack: by_hand(bool, "bool", "`false`", "");
+    /// segments per ACK when delayed ACKs are on; needs `delayed_ack = true`
+    delayed_ack_count: by_hand(i64, "count", "`2`", ">= 1");
+    /// the longest an ACK is held (ns-3 default)
+    delayed_ack_timeout: kind::Time, POSITIVE;
+    /// duplicate ACKs / SACKed segments above a hole that start fast retransmit (DupThresh)
+    dupthresh: kind::Count, at_least(1.0);
 }
 
-impl Keys for TcpKeys {
-    type Out = TcpParams;
-    fn build(&self, path: &str, _: &KeyCtx) -> Result<TcpParams> {
-        let mut p = TcpParams::default();
-        if let Some(v) = &self.min_rto {
-            p.min_rto = v.time(&at(path, "min_rto"))?;
-        }
-        if let Some(v) = &self.initial_rto {
-            p.initial_rto = v.time(&at(path, "initial_rto"))?;
-        }
-        if let Some(v) = &self.max_rto {
-            p.max_rto = v.time(&at(path, "max_rto"))?;
-        }
-        if self.delayed_ack == Some(true) {
-            p.delayed_ack = 2;
-        }
-        if let Some(v) = self.delayed_ack_count {
-            let n = count_at_least(v, 1, &at(path, "delayed_ack_count"))?;
-            if self.delayed_ack != Some(true) {
-                return Err(Error::scenario(at(path, "delayed_ack_count"), "needs delayed_ack = true"));
-            }
-            p.delayed_ack = n;
-        }
-        if let Some(v) = &self.delayed_ack_timeout {
-            p.delayed_ack_timeout = v.time(&at(path, "delayed_ack_timeout"))?;
-        }
-        if let Some(v) = self.dupthresh {
-            p.dupthresh = count_at_least(v, 1, &at(path, "dupthresh"))?;
-        }
-        Ok(p)
+/// `delayed_ack` and `delayed_ack_count` set one field: segments per ACK (1: off).
+fn build_more(k: &TcpKeys, p: &mut TcpParams, path: &str, _: &KeyCtx) -> Result<()> {
+    if k.delayed_ack == Some(true) {
+        p.delayed_ack = 2;
     }
+    if let Some(v) = k.delayed_ack_count {
+        let n = count_at_least(v, 1, &at(path, "delayed_ack_count"))?;
+        if k.delayed_ack != Some(true) {
+            return Err(Error::scenario(at(path, "delayed_ack_count"), "needs delayed_ack = true"));
+        }
+        p.delayed_ack = n;
+    }
+    Ok(())
 }
 
-impl Check for TcpParams {
-    fn check(&self, path: &str, _: &KeyCtx) -> Result<()> {
-        let pos = |v: crate::units::SimTime, k: &str| {
-            if v.0 == 0 {
-                Err(Error::scenario(at(path, k), "must be > 0"))
-            } else {
-                Ok(())
-            }
-        };
-        pos(self.min_rto, "min_rto")?;
-        pos(self.initial_rto, "initial_rto")?;
-        pos(self.delayed_ack_timeout, "delayed_ack_timeout")?;
-        if self.max_rto < self.min_rto {
-            return Err(Error::scenario(at(path, "max_rto"), format!("must be >= min_rto ({} < {})", self.max_rto, self.min_rto)));
-        }
-        if self.delayed_ack == 0 {
-            return Err(Error::scenario(at(path, "delayed_ack_count"), "must be >= 1"));
-        }
-        if self.dupthresh == 0 {
-            return Err(Error::scenario(at(path, "dupthresh"), "must be >= 1"));
-        }
-        Ok(())
+fn check_more(p: &TcpParams, path: &str, _: &KeyCtx) -> Result<()> {
+    if p.max_rto < p.min_rto {
+        return Err(Error::scenario(at(path, "max_rto"), format!("must be >= min_rto ({} < {})", p.max_rto, p.min_rto)));
     }
+    if p.delayed_ack == 0 {
+        return Err(Error::scenario(at(path, "delayed_ack_count"), "must be >= 1"));
+    }
+    Ok(())
 }

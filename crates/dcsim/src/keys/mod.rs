@@ -1,7 +1,11 @@
 //! What every model's scenario keys are made of: physical quantities written with their
 //! unit ("40Gbps", "1.5us", "32MiB"), the `Keys` trait that turns a model's TOML table
 //! into its resolved parameters (parsing units, applying defaults and checking every
-//! value in one place), and the helpers that name the field of an error.
+//! value in one place), the helpers that name the field of an error, and `params!`
+//! (`declare.rs`, `kind.rs`), which declares a model's keys once.
+
+mod declare;
+pub mod kind;
 
 use std::fmt;
 
@@ -34,6 +38,11 @@ pub trait Check {
     fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()>;
 }
 
+/// Keys declared with `params!`: the rows of the model's Parameters table.
+pub trait Declared {
+    fn table() -> kind::Table;
+}
+
 impl Check for () {
     fn check(&self, _: &str, _: &KeyCtx) -> Result<()> {
         Ok(())
@@ -43,6 +52,15 @@ impl Check for () {
 /// `path.key`.
 pub fn at(path: &str, key: &str) -> String {
     format!("{path}.{key}")
+}
+
+/// A rate at most the smallest host link rate (when the topology has hosts); the error
+/// names `path`.
+pub fn at_most_line_rate(r: Rate, path: &str, ctx: &KeyCtx) -> Result<()> {
+    match ctx.line_rate {
+        Some(lr) if r > lr => Err(Error::scenario(path, format!("must be <= the smallest host link rate ({r} > {lr})"))),
+        _ => Ok(()),
+    }
 }
 
 /// A finite number > 0.

@@ -1,0 +1,410 @@
+//! What a declared parameter is (`params!`): its kind (how its scenario key is written,
+//! parsed and shown), its bounds (checked on the resolved value, shown in the docs), and
+//! the row of its model's Parameters table.
+
+use std::fmt::Debug;
+use std::marker::PhantomData;
+
+use serde::de::DeserializeOwned;
+
+use super::{RateStr, SizeStr, TimeStr};
+use crate::error::{Error, Result};
+use crate::units::{self, SimTime};
+
+/// A kind of parameter: the key as written (`Key`), the resolved value (`Out`), the unit
+/// shown in the docs, and the number its bounds are checked on.
+pub trait Kind {
+    type Key: DeserializeOwned + Clone + Debug;
+    type Out;
+    /// The type column of the Parameters table.
+    const UNIT: &'static str;
+    /// The resolved value of a key; errors name `path`. Counts take their lower bound
+    /// from `bound` (a negative count cannot be resolved at all).
+    fn parse(key: &Self::Key, bound: &Bound, path: &str) -> Result<Self::Out>;
+    /// The value as a scenario would write it (the docs' default column).
+    fn show(v: &Self::Out) -> String;
+    /// The number the bounds are checked on (`None`: nothing to check).
+    fn num(v: &Self::Out) -> Option<f64>;
+    /// The value in the docs' default column (Markdown).
+    fn cell(v: &Self::Out) -> String {
+        format!("`{}`", Self::show(v))
+    }
+    /// Whether an error shows the value (`(got 0.5)`); times, sizes and rates do not.
+    const GOT: bool = true;
+}
+
+/// A duration (`"1.5us"`).
+pub struct Time;
+/// A size in bytes (`"32MiB"`).
+pub struct Size;
+/// A rate (`"40Gbps"`; zero is refused when parsed).
+pub struct Rate;
+/// A whole number (`u32`).
+pub struct Count;
+/// A real number.
+pub struct Real;
+/// A real number that is a fraction or a gain.
+pub struct Fraction;
+/// `true` or `false`.
+pub struct Bool;
+/// One of an enum's snake_case names.
+pub struct Enum<E>(PhantomData<E>);
+/// Any string (what it means is checked by the model).
+pub struct Str;
+/// An optional value: the key sets `Some`; the default may be `None`.
+pub struct Opt<K>(PhantomData<K>);
+
+impl Kind for Time {
+    type Key = TimeStr;
+    type Out = SimTime;
+    const UNIT: &'static str = "time";
+    const GOT: bool = false;
+    fn parse(key: &TimeStr, _: &Bound, path: &str) -> Result<SimTime> {
+        key.time(path)
+    }
+    fn show(v: &SimTime) -> String {
+        quoted(show_scaled(v.0 as f64, &[(1e12, "s"), (1e9, "ms"), (1e6, "us"), (1e3, "ns"), (1.0, "ps")]))
+    }
+    fn num(v: &SimTime) -> Option<f64> {
+        Some(v.0 as f64)
+    }
+}
+
+impl Kind for Size {
+    type Key = SizeStr;
+    type Out = u64;
+    const UNIT: &'static str = "size";
+    const GOT: bool = false;
+    fn parse(key: &SizeStr, _: &Bound, path: &str) -> Result<u64> {
+        key.bytes(path)
+    }
+    fn show(v: &u64) -> String {
+        quoted(show_scaled(*v as f64, &[(1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "B")]))
+    }
+    fn num(v: &u64) -> Option<f64> {
+        Some(*v as f64)
+    }
+}
+
+impl Kind for Rate {
+    type Key = RateStr;
+    type Out = units::Rate;
+    const UNIT: &'static str = "rate";
+    const GOT: bool = false;
+    fn parse(key: &RateStr, _: &Bound, path: &str) -> Result<units::Rate> {
+        key.rate(path)
+    }
+    fn show(v: &units::Rate) -> String {
+        quoted(show_scaled(v.0 as f64, &[(1e12, "Tbps"), (1e9, "Gbps"), (1e6, "Mbps"), (1e3, "Kbps"), (1.0, "bps")]))
+    }
+    fn num(v: &units::Rate) -> Option<f64> {
+        Some(v.0 as f64)
+    }
+}
+
+impl Kind for Count {
+    type Key = i64;
+    type Out = u32;
+    const UNIT: &'static str = "count";
+    fn parse(key: &i64, bound: &Bound, path: &str) -> Result<u32> {
+        let min = bound.low().map_or(0, |lo| lo.ceil() as i64).max(0);
+        super::count_at_least(*key, min, path)
+    }
+    fn show(v: &u32) -> String {
+        v.to_string()
+    }
+    fn num(v: &u32) -> Option<f64> {
+        Some(*v as f64)
+    }
+}
+
+impl Kind for Real {
+    type Key = f64;
+    type Out = f64;
+    const UNIT: &'static str = "number";
+    fn parse(key: &f64, _: &Bound, _: &str) -> Result<f64> {
+        Ok(*key)
+    }
+    fn show(v: &f64) -> String {
+        v.to_string()
+    }
+    fn num(v: &f64) -> Option<f64> {
+        Some(*v)
+    }
+}
+
+impl Kind for Fraction {
+    type Key = f64;
+    type Out = f64;
+    const UNIT: &'static str = "fraction";
+    fn parse(key: &f64, _: &Bound, _: &str) -> Result<f64> {
+        Ok(*key)
+    }
+    fn show(v: &f64) -> String {
+        v.to_string()
+    }
+    fn num(v: &f64) -> Option<f64> {
+        Some(*v)
+    }
+}
+
+impl Kind for Bool {
+    type Key = bool;
+    type Out = bool;
+    const UNIT: &'static str = "bool";
+    fn parse(key: &bool, _: &Bound, _: &str) -> Result<bool> {
+        Ok(*key)
+    }
+    fn show(v: &bool) -> String {
+        v.to_string()
+    }
+    fn num(_: &bool) -> Option<f64> {
+        None
+    }
+}
+
+impl<E: DeserializeOwned + Clone + Debug> Kind for Enum<E> {
+    type Key = E;
+    type Out = E;
+    const UNIT: &'static str = "enum";
+    fn parse(key: &E, _: &Bound, _: &str) -> Result<E> {
+        Ok(key.clone())
+    }
+    fn show(v: &E) -> String {
+        format!("\"{}\"", snake_case(&format!("{v:?}")))
+    }
+    fn num(_: &E) -> Option<f64> {
+        None
+    }
+}
+
+impl Kind for Str {
+    type Key = String;
+    type Out = String;
+    const UNIT: &'static str = "string";
+    fn parse(key: &String, _: &Bound, _: &str) -> Result<String> {
+        Ok(key.clone())
+    }
+    fn show(v: &String) -> String {
+        format!("\"{v}\"")
+    }
+    fn num(_: &String) -> Option<f64> {
+        None
+    }
+}
+
+impl<K: Kind> Kind for Opt<K> {
+    type Key = K::Key;
+    type Out = Option<K::Out>;
+    const UNIT: &'static str = K::UNIT;
+    const GOT: bool = K::GOT;
+    fn parse(key: &K::Key, bound: &Bound, path: &str) -> Result<Option<K::Out>> {
+        K::parse(key, bound, path).map(Some)
+    }
+    fn show(v: &Option<K::Out>) -> String {
+        v.as_ref().map_or_else(|| "none".to_string(), K::show)
+    }
+    fn cell(v: &Option<K::Out>) -> String {
+        v.as_ref().map_or_else(|| "none".to_string(), K::cell)
+    }
+    fn num(v: &Option<K::Out>) -> Option<f64> {
+        v.as_ref().and_then(K::num)
+    }
+}
+
+fn quoted(s: String) -> String {
+    format!("\"{s}\"")
+}
+
+/// `v` in the largest unit that writes it with at most three decimals.
+fn show_scaled(v: f64, units: &[(f64, &str)]) -> String {
+    if v == 0.0 {
+        return format!("0{}", units[units.len() - 1].1);
+    }
+    for &(scale, unit) in units {
+        let x = v / scale;
+        if x >= 1.0 && ((x * 1000.0).round() - x * 1000.0).abs() < 1e-6 {
+            return format!("{}{unit}", (x * 1000.0).round() / 1000.0);
+        }
+    }
+    let (scale, unit) = units[units.len() - 1];
+    format!("{}{unit}", v / scale)
+}
+
+/// `FooBar` -> `foo_bar` (serde's `rename_all = "snake_case"` of a unit variant).
+fn snake_case(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The values a parameter may take, checked on its resolved value.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Bound {
+    /// Anything its kind can write.
+    Any,
+    /// > 0.
+    Positive,
+    /// >= n (and finite).
+    AtLeast(f64),
+    /// (lo, hi].
+    OpenClosed(f64, f64),
+    /// (lo, hi).
+    Open(f64, f64),
+    /// [lo, hi].
+    Closed(f64, f64),
+    /// [lo, hi).
+    ClosedOpen(f64, f64),
+}
+
+pub const ANY: Bound = Bound::Any;
+pub const POSITIVE: Bound = Bound::Positive;
+pub const fn at_least(n: f64) -> Bound {
+    Bound::AtLeast(n)
+}
+pub const fn in_oc(lo: f64, hi: f64) -> Bound {
+    Bound::OpenClosed(lo, hi)
+}
+pub const fn in_oo(lo: f64, hi: f64) -> Bound {
+    Bound::Open(lo, hi)
+}
+pub const fn in_cc(lo: f64, hi: f64) -> Bound {
+    Bound::Closed(lo, hi)
+}
+pub const fn in_co(lo: f64, hi: f64) -> Bound {
+    Bound::ClosedOpen(lo, hi)
+}
+
+impl Bound {
+    /// The smallest value allowed, if any.
+    fn low(&self) -> Option<f64> {
+        match *self {
+            Bound::Any => None,
+            Bound::Positive => Some(f64::MIN_POSITIVE),
+            Bound::AtLeast(n) => Some(n),
+            Bound::OpenClosed(lo, _) | Bound::Open(lo, _) => Some(lo + f64::MIN_POSITIVE),
+            Bound::Closed(lo, _) | Bound::ClosedOpen(lo, _) => Some(lo),
+        }
+    }
+
+    fn holds(&self, v: f64) -> bool {
+        match *self {
+            Bound::Any => true,
+            Bound::Positive => v > 0.0 && v.is_finite(),
+            Bound::AtLeast(n) => v >= n && v.is_finite(),
+            Bound::OpenClosed(lo, hi) => v > lo && v <= hi,
+            Bound::Open(lo, hi) => v > lo && v < hi,
+            Bound::Closed(lo, hi) => v >= lo && v <= hi,
+            Bound::ClosedOpen(lo, hi) => v >= lo && v < hi,
+        }
+    }
+
+    /// The docs' bounds column, and an error's "must be ...".
+    pub fn text(&self) -> String {
+        match *self {
+            Bound::Any => String::new(),
+            Bound::Positive => "> 0".into(),
+            Bound::AtLeast(n) => format!(">= {n}"),
+            Bound::OpenClosed(lo, hi) => format!("in ({lo}, {hi}]"),
+            Bound::Open(lo, hi) => format!("in ({lo}, {hi})"),
+            Bound::Closed(lo, hi) => format!("in [{lo}, {hi}]"),
+            Bound::ClosedOpen(lo, hi) => format!("in [{lo}, {hi})"),
+        }
+    }
+
+    /// Checks a resolved value; the error names `path`.
+    pub fn check<K: Kind>(&self, v: &K::Out, path: &str) -> Result<()> {
+        let Some(x) = K::num(v) else { return Ok(()) };
+        if self.holds(x) {
+            return Ok(());
+        }
+        let got = if K::GOT { format!(" (got {x})") } else { String::new() };
+        Err(Error::scenario(path, format!("must be {}{got}", self.text())))
+    }
+}
+
+/// One row of a model's Parameters table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The scenario key.
+    pub key: &'static str,
+    /// The kind (`time`, `size`, `rate`, `count`, `number`, `fraction`, `bool`, `enum`,
+    /// `string`, or what a hand-built key says).
+    pub unit: &'static str,
+    /// The default in each base parameter set (one column per set).
+    pub defaults: Vec<String>,
+    pub bounds: String,
+    pub doc: String,
+}
+
+/// A model's declared parameters: its table's default columns and rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    /// One name per base parameter set (`["default"]` for a model with one).
+    pub sets: Vec<&'static str>,
+    pub rows: Vec<Row>,
+}
+
+impl Table {
+    /// The Markdown table of the docs' Parameters section.
+    pub fn markdown(&self) -> String {
+        let cell = |s: &str| s.replace('|', "\\|");
+        let mut head = "| Key | Type |".to_string();
+        for s in &self.sets {
+            head += &if self.sets.len() == 1 { " Default |".to_string() } else { format!(" Default ({s}) |") };
+        }
+        head += " Bounds | Meaning |\n";
+        let mut out = head;
+        out += &"|---".repeat(4 + self.sets.len());
+        out += "|\n";
+        for r in &self.rows {
+            out += &format!("| `{}` | {} |", r.key, r.unit);
+            for d in &r.defaults {
+                out += &format!(" {} |", cell(d));
+            }
+            out += &format!(" {} | {} |\n", cell(&r.bounds), cell(&r.doc));
+        }
+        out
+    }
+}
+
+/// The doc lines of a declaration joined into one cell.
+pub fn doc_line(lines: &[&str]) -> String {
+    lines.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_show_as_a_scenario_writes_them() {
+        assert_eq!(Time::show(&SimTime::us(55)), "\"55us\"");
+        assert_eq!(Time::show(&SimTime::ns(1500)), "\"1.5us\"");
+        assert_eq!(Time::show(&SimTime::ZERO), "\"0ps\"");
+        assert_eq!(Size::show(&10_000_000), "\"10MB\"");
+        assert_eq!(Rate::cell(&units::Rate::mbps(40)), "`\"40Mbps\"`");
+        assert_eq!(Enum::<crate::models::dcqcn::DcqcnVariant>::show(&crate::models::dcqcn::DcqcnVariant::Mellanox), "\"mellanox\"");
+        assert_eq!(Opt::<Time>::show(&None), "none");
+    }
+
+    #[test]
+    fn bounds_name_the_value() {
+        let e = in_oc(0.0, 1.0).check::<Real>(&1.5, "host.cc.g").unwrap_err().to_string();
+        assert!(e.contains("host.cc.g") && e.contains("must be in (0, 1] (got 1.5)"), "{e}");
+        let e = POSITIVE.check::<Time>(&SimTime::ZERO, "x.t").unwrap_err().to_string();
+        assert!(e.ends_with("must be > 0"), "{e}");
+        assert!(POSITIVE.check::<Opt<Time>>(&None, "x.t").is_ok());
+        let e = Count::parse(&-1, &at_least(1.0), "x.n").unwrap_err().to_string();
+        assert!(e.contains("must be >= 1 (got -1)"), "{e}");
+    }
+}

@@ -1,0 +1,49 @@
+//! The Parameters tables of `docs/models/*.md`, from the models' `params!` declarations:
+//! `cargo run -p dcsim --example params -- --write` rewrites the blocks between
+//! `<!-- parameters: NAME -->` and `<!-- end of parameters -->`, and
+//! `tests/param_tables.rs` fails when a page differs from its declaration.
+
+use crate::keys::kind::Table;
+use crate::keys::Declared;
+use crate::models::{bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, network_cc, newreno, qcn, rcm, remote_pfc, swift, tcp, timely};
+
+/// (page under `docs/models/`, block name, table) of every declared model.
+pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
+    vec![
+        ("dcqcn.md", "dcqcn", dcqcn::DcqcnKeys::table()),
+        ("dctcp.md", "dctcp", dctcp::DctcpKeys::table()),
+        ("dctcp.md", "dctcp_rate", dctcp::DctcpRateKeys::table()),
+        ("timely.md", "timely", timely::TimelyKeys::table()),
+        ("swift.md", "swift", swift::SwiftKeys::table()),
+        ("hpcc.md", "hpcc", hpcc::HpccKeys::table()),
+        ("qcn.md", "qcn", qcn::QcnKeys::table()),
+        ("qcn.md", "qcn_cp", qcn::QcnCpKeys::table()),
+        ("bcn.md", "bcn", bcn::BcnKeys::table()),
+        ("bcn.md", "bcn_cp", bcn::BcnCpKeys::table()),
+        ("fecn.md", "fecn", fecn::FecnKeys::table()),
+        ("fecn.md", "fecn_switch", fecn::FecnSwitchKeys::table()),
+        ("network_cc.md", "network_cc", network_cc::NetworkCcKeys::table()),
+        ("remote_pfc.md", "remote_pfc", remote_pfc::keys::RemotePfcKeys::table()),
+        ("rcm.md", "rcm_linear", rcm::RcmLinearKeys::table()),
+        ("tcp.md", "tcp", tcp::TcpKeys::table()),
+        ("tcp.md", "newreno", newreno::NewRenoKeys::table()),
+        ("tcp.md", "cubic", cubic::CubicKeys::table()),
+        ("tcp.md", "bbr", bbr::BbrKeys::table()),
+    ]
+}
+
+/// The marker that opens block `name`.
+pub fn begin(name: &str) -> String {
+    format!("<!-- parameters: {name} -->")
+}
+
+/// The marker that closes a block.
+pub const END: &str = "<!-- end of parameters -->";
+
+/// `page` with block `name` holding `table` (`None`: the page has no such block).
+pub fn replace(page: &str, name: &str, table: &Table) -> Option<String> {
+    let open = begin(name);
+    let start = page.find(&open)? + open.len();
+    let end = start + page[start..].find(END)?;
+    Some(format!("{}\n{}{}", &page[..start], table.markdown(), &page[end..]))
+}
