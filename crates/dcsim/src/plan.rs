@@ -483,6 +483,23 @@ impl Plan {
         out
     }
 
+    /// The static routes (`switch.routes`) as overrides in the world's port numbering
+    /// (`node_ports`: each node's ports; `peer_node`: the node at each port's other end).
+    /// A route whose next hop is no neighbour is left out (validation names it).
+    pub fn route_overrides(
+        &self,
+        node_ports: &[std::ops::Range<u32>],
+        peer_node: &[crate::ids::NodeId],
+    ) -> Vec<crate::net::routing::Override> {
+        use crate::ids::{NodeId, PortId};
+        let port_to = |r: &StaticRoute| node_ports[r.at as usize].clone().find(|&q| peer_node[q as usize].0 == r.via);
+        self.switch
+            .routes
+            .iter()
+            .filter_map(|r| Some(crate::net::routing::Override { at: NodeId(r.at), to: NodeId(r.to), port: PortId(port_to(r)?) }))
+            .collect()
+    }
+
     /// An empty plan with default settings; tests fill in nodes, links and flows.
     pub fn new(name: &str, duration: SimTime) -> Self {
         Plan {

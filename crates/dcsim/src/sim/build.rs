@@ -14,7 +14,7 @@ use crate::net::capped_log::CappedLog;
 use crate::net::mmu::{Mmu, Model, PortBuffer};
 use crate::net::packet::{PacketPool, PktFifo};
 use crate::net::queue::EgressQueues;
-use crate::net::routing::{Graph, Override, RouteInputs, Routing};
+use crate::net::routing::{Graph, RouteInputs, Routing};
 use crate::net::stats::{Histogram, PrioCounters};
 use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan, Transport};
 use crate::units::{LinkRate, Rate, SimTime};
@@ -73,15 +73,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         .collect();
     let is_host: Vec<bool> = nodes.iter().map(|n| n.is_host).collect();
     let node_ports: Vec<std::ops::Range<u32>> = nodes.iter().map(|n| n.ports.clone()).collect();
-    let overrides: Vec<Override> = plan
-        .switch
-        .routes
-        .iter()
-        .filter_map(|r| {
-            let port = node_ports[r.at as usize].clone().find(|&q| peer_node[q as usize].0 == r.via)?;
-            Some(Override { at: NodeId(r.at), to: NodeId(r.to), port: PortId(port) })
-        })
-        .collect();
+    let overrides = plan.route_overrides(&node_ports, &peer_node);
     let up_down = plan.switch.up_down_root.map(NodeId);
     let routing =
         Routing::build(&Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node }, plan.seed, &overrides, up_down);

@@ -5,9 +5,9 @@
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::ids::{NodeId, PortId};
+use crate::ids::NodeId;
 use crate::keys::{at, Check, KeyCtx, Keys, TimeStr};
-use crate::net::routing::{Graph, Override, Routing};
+use crate::net::routing::{Graph, Routing};
 use crate::plan::{NodeKind, Plan};
 use crate::units::SimTime;
 
@@ -207,15 +207,7 @@ fn routing_of(plan: &Plan) -> Routing {
         node_ports.push(start..peer_node.len() as u32);
     }
     let is_host: Vec<bool> = plan.nodes.iter().map(|x| x.kind == NodeKind::Host).collect();
-    let overrides: Vec<Override> = plan
-        .switch
-        .routes
-        .iter()
-        .filter_map(|r| {
-            let port = node_ports[r.at as usize].clone().find(|&q| peer_node[q as usize].0 == r.via)?;
-            Some(Override { at: NodeId(r.at), to: NodeId(r.to), port: PortId(port) })
-        })
-        .collect();
+    let overrides = plan.route_overrides(&node_ports, &peer_node);
     let g = Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node };
     Routing::build(&g, plan.seed, &overrides, plan.switch.up_down_root.map(NodeId))
 }
