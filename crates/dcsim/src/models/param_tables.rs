@@ -5,7 +5,7 @@
 
 use crate::keys::kind::Table;
 use crate::keys::Declared;
-use crate::models::{bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, network_cc, newreno, qcn, rcm, remote_pfc, swift, tcp, timely};
+use crate::models::{bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, network_cc, newreno, nscc, qcn, rcm, remote_pfc, swift, tcp, timely};
 
 /// (page under `docs/models/`, block name, table) of every declared model.
 pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
@@ -29,6 +29,7 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("tcp.md", "newreno", newreno::NewRenoKeys::table()),
         ("tcp.md", "cubic", cubic::CubicKeys::table()),
         ("tcp.md", "bbr", bbr::BbrKeys::table()),
+        ("uet.md", "nscc", nscc::NsccKeys::table()),
     ]
 }
 
