@@ -5,7 +5,9 @@
 
 use crate::keys::kind::Table;
 use crate::keys::Declared;
-use crate::models::{bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, network_cc, newreno, nscc, qcn, rcm, remote_pfc, swift, tcp, timely};
+use crate::models::{
+    bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, network_cc, newreno, nscc, qcn, rcm, remote_pfc, swift, tcp, timely, trimming,
+};
 
 /// (page under `docs/models/`, block name, table) of every declared model.
 pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
@@ -30,6 +32,7 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("tcp.md", "cubic", cubic::CubicKeys::table()),
         ("tcp.md", "bbr", bbr::BbrKeys::table()),
         ("uet.md", "nscc", nscc::NsccKeys::table()),
+        ("trimming.md", "trimming", trimming::keys::TrimmingKeys::table()),
     ]
 }
 

@@ -1,79 +1,64 @@
 //! `[fabric.trimming]`: the keys, their defaults and their checks; `check` holds the
 //! checks against the rest of the plan (PFC, the MTU).
 
-use serde::Deserialize;
-
 use crate::error::{Error, Result};
-use crate::keys::{at, Check, KeyCtx, Keys, SizeStr};
+use crate::keys::{at, kind, KeyCtx};
 use crate::plan::{FlowControl, Plan};
-
-/// `[fabric.trimming]`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TrimmingKeys {
-    /// Default true (the table turns trimming on).
-    pub enabled: Option<bool>,
-    /// The priority trimmed headers are queued at (default 7, the highest: first under
-    /// the default strict scheduler).
-    pub header_priority: Option<i64>,
-    /// A trimmed header's frame size (default 64 B, as NDP's and htsim's headers).
-    pub header: Option<SizeStr>,
-    /// Trim a frame that would take its egress queue above this many bytes (default:
-    /// none; a frame is trimmed where it would be dropped: `switch.egress_limit` or the
-    /// buffer's admission).
-    pub threshold: Option<SizeStr>,
-    /// The priorities whose data frames are trimmed (default: every lossy priority).
-    pub priorities: Option<Vec<i64>>,
-}
 
 /// Resolved parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrimmingParams {
     pub enabled: bool,
     /// Checked to be a priority (0..=7).
-    pub header_priority: i64,
+    pub header_priority: u32,
     pub header_bytes: u64,
     pub threshold: Option<u64>,
     /// `None`: every lossy priority.
     pub priorities: Option<Vec<i64>>,
 }
 
-impl Keys for TrimmingKeys {
-    type Out = TrimmingParams;
-    fn build(&self, path: &str, _: &KeyCtx) -> Result<TrimmingParams> {
-        let k = |key: &str| at(path, key);
-        Ok(TrimmingParams {
-            enabled: self.enabled.unwrap_or(true),
-            header_priority: self.header_priority.unwrap_or(7),
-            header_bytes: self.header.as_ref().map(|v| v.bytes(&k("header"))).transpose()?.unwrap_or(64),
-            threshold: self.threshold.as_ref().map(|v| v.bytes(&k("threshold"))).transpose()?,
-            priorities: self.priorities.clone(),
-        })
+impl Default for TrimmingParams {
+    /// Headers of 64 B, as NDP's and htsim's, at the highest priority (first under the
+    /// default strict scheduler); trimming where a frame would be dropped.
+    fn default() -> Self {
+        TrimmingParams { enabled: true, header_priority: 7, header_bytes: 64, threshold: None, priorities: None }
     }
 }
 
-impl Check for TrimmingParams {
-    fn check(&self, path: &str, _: &KeyCtx) -> Result<()> {
-        let k = |key: &str| at(path, key);
-        if !(0..=7).contains(&self.header_priority) {
-            return Err(Error::scenario(
-                k("header_priority"),
-                format!("no such priority: must be in 0..=7 (got {})", self.header_priority),
-            ));
-        }
-        if self.header_bytes == 0 {
-            return Err(Error::scenario(k("header"), "must be > 0"));
-        }
-        if self.threshold == Some(0) {
-            return Err(Error::scenario(k("threshold"), "must be > 0"));
-        }
-        if let Some(ps) = &self.priorities {
-            if let Some(p) = ps.iter().find(|p| !(0..=7).contains(*p)) {
-                return Err(Error::scenario(k("priorities"), format!("no such priority: must be in 0..=7 (got {p})")));
-            }
-        }
-        Ok(())
+crate::params! {
+    /// `[fabric.trimming]`.
+    pub struct TrimmingKeys => TrimmingParams {
+        build_more: build_more,
+        check_more: check_more,
     }
+    /// the table turns trimming on; `false` leaves it off
+    enabled: kind::Bool, ANY;
+    /// the priority trimmed headers are queued at (7: first under the default strict scheduler), 0..=7
+    header_priority: kind::Count, ANY;
+    /// a trimmed header's frame size; at most `host.mtu`
+    header => header_bytes: kind::Size, POSITIVE;
+    /// also trim a frame that would take its egress queue above this (below `switch.egress_limit`); none: trim only where a frame would be dropped
+    threshold: kind::Opt<kind::Size>, POSITIVE, shown "none";
+    /// the priorities whose RoCE data frames are trimmed; a lossless priority (`switch.pfc`) is an error
+    priorities: by_hand(Vec<i64>, "list of int", "every lossy priority", "0..=7 each");
+}
+
+fn build_more(k: &TrimmingKeys, p: &mut TrimmingParams, _: &str, _: &KeyCtx) -> Result<()> {
+    p.priorities = k.priorities.clone();
+    Ok(())
+}
+
+fn check_more(p: &TrimmingParams, path: &str, _: &KeyCtx) -> Result<()> {
+    let k = |key: &str| at(path, key);
+    if !(0..=7).contains(&p.header_priority) {
+        return Err(Error::scenario(k("header_priority"), format!("no such priority: must be in 0..=7 (got {})", p.header_priority)));
+    }
+    if let Some(ps) = &p.priorities {
+        if let Some(x) = ps.iter().find(|x| !(0..=7).contains(*x)) {
+            return Err(Error::scenario(k("priorities"), format!("no such priority: must be in 0..=7 (got {x})")));
+        }
+    }
+    Ok(())
 }
 
 impl TrimmingParams {
