@@ -271,6 +271,8 @@ fn bad_input_names_the_field() {
     let e = err(star, &["fabric.load_balancing.mode=spray"]);
     assert!(e.contains("fabric.load_balancing.mode") && e.contains("more than one next hop"), "{e}");
     let e = err(PERMUTATION, &["fabric.load_balancing.mode=entropy", "fabric.load_balancing.entropy_values=0"]);
+    assert!(e.contains("fabric.load_balancing.entropy_values: must be >= 1 (got 0)"), "{e}");
+    let e = err(PERMUTATION, &["fabric.load_balancing.mode=entropy", "fabric.load_balancing.entropy_values=300"]);
     assert!(e.contains("fabric.load_balancing.entropy_values: must be in 1..=256"), "{e}");
     let e = err(PERMUTATION, &["fabric.load_balancing.mode=flowlet", "fabric.load_balancing.flowlet_gap=0us"]);
     assert!(e.contains("fabric.load_balancing.flowlet_gap: must be > 0"), "{e}");

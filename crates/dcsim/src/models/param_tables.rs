@@ -6,7 +6,8 @@
 use crate::keys::kind::Table;
 use crate::keys::Declared;
 use crate::models::{
-    bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, network_cc, newreno, nscc, qcn, rcm, remote_pfc, swift, tcp, timely, trimming,
+    bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, load_balancing, network_cc, newreno, nscc, qcn, rcm, remote_pfc, swift, tcp, timely,
+    trimming,
 };
 
 /// (page under `docs/models/`, block name, table) of every declared model.
@@ -33,6 +34,7 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("tcp.md", "bbr", bbr::BbrKeys::table()),
         ("uet.md", "nscc", nscc::NsccKeys::table()),
         ("trimming.md", "trimming", trimming::keys::TrimmingKeys::table()),
+        ("load_balancing.md", "load_balancing", load_balancing::LoadBalancingKeys::table()),
     ]
 }
 

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::ids::NodeId;
-use crate::keys::{at, Check, KeyCtx, Keys, TimeStr};
+use crate::keys::{at, kind, KeyCtx};
 use crate::net::routing::{Graph, Routing};
 use crate::plan::{NodeKind, Plan};
 use crate::units::SimTime;
@@ -63,26 +63,6 @@ pub struct RuleKeys {
     pub mode: String,
 }
 
-/// `[fabric.load_balancing]`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LoadBalancingKeys {
-    /// Every switch and priority that no rule names (default "ecmp").
-    pub mode: Option<String>,
-    /// Rules applied in order over `mode`: a later rule wins where two name the same
-    /// (switch, priority).
-    pub rule: Option<Vec<RuleKeys>>,
-    /// `flowlet`: the idle time after which a flow's next frame may take a new path
-    /// (default 10 us).
-    pub flowlet_gap: Option<TimeStr>,
-    /// `flowlet`: entries of each switch's flowlet table, a power of two (default 1024);
-    /// flows whose ids hash to one entry share it, as in a switch's table.
-    pub flowlet_slots: Option<i64>,
-    /// `entropy`: the number of entropy values a sender cycles through, 1..=256
-    /// (default 256).
-    pub entropy_values: Option<i64>,
-}
-
 /// Per priority, the field that set a node's mode (`None`: `mode`; `Some(i)`: `rule[i]`).
 pub type SetBy = [Option<usize>; 8];
 
@@ -102,61 +82,66 @@ pub struct LoadBalancingParams {
     pub mode: Mode,
     pub rules: Vec<Rule>,
     pub flowlet_gap: SimTime,
-    pub flowlet_slots: i64,
-    pub entropy_values: i64,
+    pub flowlet_slots: u32,
+    pub entropy_values: u32,
 }
 
-impl Keys for LoadBalancingKeys {
-    type Out = LoadBalancingParams;
-    fn build(&self, path: &str, _: &KeyCtx) -> Result<LoadBalancingParams> {
-        let mode = self.mode.as_deref().map_or(Ok(Mode::Ecmp), |m| Mode::parse(m, &at(path, "mode")))?;
-        let mut rules = Vec::new();
-        for (i, r) in self.rule.iter().flatten().enumerate() {
-            let rp = format!("{path}.rule[{i}]");
-            let mut priorities = 0u8;
-            for (j, &p) in r.priorities.as_deref().unwrap_or(&[0, 1, 2, 3, 4, 5, 6, 7]).iter().enumerate() {
-                if !(0..8).contains(&p) {
-                    return Err(Error::scenario(format!("{rp}.priorities[{j}]"), format!("a priority is 0..7 (got {p})")));
-                }
-                priorities |= 1 << p;
+impl Default for LoadBalancingParams {
+    fn default() -> Self {
+        LoadBalancingParams { mode: Mode::Ecmp, rules: Vec::new(), flowlet_gap: SimTime::us(10), flowlet_slots: 1024, entropy_values: 256 }
+    }
+}
+
+crate::params! {
+    /// `[fabric.load_balancing]`.
+    pub struct LoadBalancingKeys => LoadBalancingParams {
+        build_more: build_more,
+        check_more: check_more,
+    }
+    /// how a switch picks a data frame's next hop among the equal-cost ones, for every switch and priority that no rule names
+    mode: by_hand(String, "string", "`\"ecmp\"`", "ecmp, spray, spray_rr, flowlet, adaptive, entropy");
+    /// `[[fabric.load_balancing.rule]]`: `switches` (names, or `prefix*`), `priorities`, `mode`; applied in order over `mode` (the last matching rule wins)
+    rule: by_hand(Vec<RuleKeys>, "list of tables", "none", "");
+    /// `flowlet`: idle time after which a flow's next frame may take a new path (a zero gap would make every packet a flowlet: that is `spray`)
+    flowlet_gap: kind::Time, POSITIVE;
+    /// `flowlet`: entries of each switch's flowlet table, a power of two at most 65536 (flows whose ids hash to one entry share it, as in a switch)
+    flowlet_slots: kind::Count, at_least(1.0);
+    /// `entropy`: the entropy values a sender cycles through, at most 256 (a frame's 8-bit entropy field)
+    entropy_values: kind::Count, at_least(1.0);
+}
+
+/// The mode names and the rules.
+fn build_more(k: &LoadBalancingKeys, p: &mut LoadBalancingParams, path: &str, _: &KeyCtx) -> Result<()> {
+    if let Some(m) = &k.mode {
+        p.mode = Mode::parse(m, &at(path, "mode"))?;
+    }
+    for (i, r) in k.rule.iter().flatten().enumerate() {
+        let rp = format!("{path}.rule[{i}]");
+        let mut priorities = 0u8;
+        for (j, &x) in r.priorities.as_deref().unwrap_or(&[0, 1, 2, 3, 4, 5, 6, 7]).iter().enumerate() {
+            if !(0..8).contains(&x) {
+                return Err(Error::scenario(format!("{rp}.priorities[{j}]"), format!("a priority is 0..7 (got {x})")));
             }
-            let switches = r.switches.clone().unwrap_or_default();
-            rules.push(Rule { switches, priorities, mode: Mode::parse(&r.mode, &at(&rp, "mode"))? });
+            priorities |= 1 << x;
         }
-        let flowlet_gap = match &self.flowlet_gap {
-            Some(t) => t.time(&at(path, "flowlet_gap"))?,
-            None => SimTime::us(10),
-        };
-        Ok(LoadBalancingParams {
-            mode,
-            rules,
-            flowlet_gap,
-            flowlet_slots: self.flowlet_slots.unwrap_or(1024),
-            entropy_values: self.entropy_values.unwrap_or(256),
-        })
+        let switches = r.switches.clone().unwrap_or_default();
+        p.rules.push(Rule { switches, priorities, mode: Mode::parse(&r.mode, &at(&rp, "mode"))? });
     }
+    Ok(())
 }
 
-impl Check for LoadBalancingParams {
-    fn check(&self, path: &str, _: &KeyCtx) -> Result<()> {
-        if self.flowlet_gap == SimTime::ZERO {
-            return Err(Error::scenario(
-                at(path, "flowlet_gap"),
-                "must be > 0 (a zero gap would make every packet a flowlet: use mode = \"spray\")",
-            ));
-        }
-        let s = self.flowlet_slots;
-        if !(1..=1 << 16).contains(&s) || s & (s - 1) != 0 {
-            return Err(Error::scenario(at(path, "flowlet_slots"), format!("must be a power of two in 1..=65536 (got {s})")));
-        }
-        if !(1..=256).contains(&self.entropy_values) {
-            return Err(Error::scenario(
-                at(path, "entropy_values"),
-                format!("must be in 1..=256, the values a frame's 8-bit entropy field holds (got {})", self.entropy_values),
-            ));
-        }
-        Ok(())
+fn check_more(p: &LoadBalancingParams, path: &str, _: &KeyCtx) -> Result<()> {
+    let s = p.flowlet_slots;
+    if !(1..=1 << 16).contains(&s) || !s.is_power_of_two() {
+        return Err(Error::scenario(at(path, "flowlet_slots"), format!("must be a power of two in 1..=65536 (got {s})")));
     }
+    if !(1..=256).contains(&p.entropy_values) {
+        return Err(Error::scenario(
+            at(path, "entropy_values"),
+            format!("must be in 1..=256, the values a frame's 8-bit entropy field holds (got {})", p.entropy_values),
+        ));
+    }
+    Ok(())
 }
 
 impl LoadBalancingParams {

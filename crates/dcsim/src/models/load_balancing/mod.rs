@@ -150,7 +150,7 @@ impl FabricModel for LoadBalancing {
         let salt = stream_key(plan.seed, "load_balancing");
         let (mut flowlet_at, mut flowlets, mut flowlet_mask) = (Vec::new(), Vec::new(), 0);
         if let (true, Some(p)) = (uses(Mode::Flowlet), p) {
-            flowlet_mask = p.flowlet_slots as u32 - 1;
+            flowlet_mask = p.flowlet_slots - 1;
             for ms in &modes {
                 flowlet_at.push(if ms.contains(&Mode::Flowlet) { flowlets.len() as u32 } else { u32::MAX });
                 if ms.contains(&Mode::Flowlet) {
