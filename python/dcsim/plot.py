@@ -398,15 +398,10 @@ def render_fct(
     usable = [fct_table(r, percentiles, edges, groups) for r in runs]
     if not any(len(t) for t in usable):
         raise NoData("nothing to plot: no finished flow of finite size in " + ", ".join(str(d) for d in run_dirs))
-    plt = pyplot()
-    n = len(runs)
-    fig, axes = plt.subplots(1, n, figsize=(4.5 * n + 1, 3.6), squeeze=False, sharex=True, sharey=True, layout="constrained")
-    for col, (res, t) in enumerate(zip(runs, usable)):
-        ax = axes[0][col]
-        ax.set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))
+    fig, axes = _columns(runs, run_dirs, titles, 3.6, sharex=True)
+    for ax, t in zip(axes, usable):
         fct_panel(ax, t, percentiles)
-        if col == 0:
-            ax.set_ylabel(fct_ylabel(edges))
+    axes[0].set_ylabel(fct_ylabel(edges))
     return _save(fig, out)
 
 
@@ -449,15 +444,12 @@ def collectives_panel(ax: Any, res: Any) -> None:
 def render_jobs(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] = None) -> Path:
     """Iteration times per job, one column per run, axes shared."""
     runs = [_load(d) for d in run_dirs]
-    if not any(_jobs_table(r) is not None and len(_jobs_table(r)) for r in runs):
+    has = [_jobs_table(r) is not None and len(_jobs_table(r)) > 0 for r in runs]
+    if not any(has):
         raise NoData("nothing to plot: no job finished an iteration in " + ", ".join(str(d) for d in run_dirs))
-    plt = pyplot()
-    n = len(runs)
-    fig, axes = plt.subplots(1, n, figsize=(4.5 * n + 1, 3.6), squeeze=False, sharey=True, layout="constrained")
-    for col, res in enumerate(runs):
-        ax = axes[0][col]
-        ax.set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))
-        if _jobs_table(res) is not None and len(_jobs_table(res)):
+    fig, axes = _columns(runs, run_dirs, titles, 3.6)
+    for ax, res, h in zip(axes, runs, has):
+        if h:
             jobs_panel(ax, res)
     return _save(fig, out)
 
@@ -466,15 +458,16 @@ def render_jobs(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] =
 MAX_SWITCHES = 16
 
 
-def _columns(run_dirs: Sequence[str], titles: Optional[List[str]], height: float, sharey: Any = True) -> Tuple[Any, Any, List[Any]]:
-    """Loaded runs and a figure of one column each, titled."""
-    runs = [_load(d) for d in run_dirs]
+def _columns(
+    runs: Sequence[Any], run_dirs: Sequence[str], titles: Optional[List[str]], height: float, sharex: Any = False, sharey: Any = True
+) -> Tuple[Any, Any]:
+    """A figure of one column per run, each titled (``titles``, or the run's name)."""
     plt = pyplot()
     n = len(runs)
-    fig, axes = plt.subplots(1, n, figsize=(4.5 * n + 1, height), squeeze=False, sharey=sharey, layout="constrained")
+    fig, axes = plt.subplots(1, n, figsize=(4.5 * n + 1, height), squeeze=False, sharex=sharex, sharey=sharey, layout="constrained")
     for col, res in enumerate(runs):
         axes[0][col].set_title(titles[col] if titles else res.summary.get("name", run_dirs[col]))
-    return fig, axes[0], runs
+    return fig, axes[0]
 
 
 def cdf_panel(ax: Any, res: Any, groups: Any = None) -> int:
@@ -508,7 +501,8 @@ def cdf_panel(ax: Any, res: Any, groups: Any = None) -> int:
 
 def render_cdf(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] = None, groups: Any = None) -> Path:
     """The CDF of FCT slowdown per traffic group, one column per run, axes shared."""
-    fig, axes, runs = _columns(run_dirs, titles, 3.6)
+    runs = [_load(d) for d in run_dirs]
+    fig, axes = _columns(runs, run_dirs, titles, 3.6)
     drawn = [cdf_panel(ax, res, groups) for ax, res in zip(axes, runs)]
     if not any(drawn):
         import matplotlib.pyplot as plt
@@ -519,12 +513,13 @@ def render_cdf(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] = 
     return _save(fig, out)
 
 
-def pauses_panel(ax: Any, res: Any) -> bool:
+def pauses_panel(ax: Any, res: Any, t: Any = None) -> bool:
     """Horizontal bars: the share (%) of its (port, priority) rows' time each switch spent
-    paused, the ``MAX_SWITCHES`` most paused. False when no switch was paused."""
+    paused, the ``MAX_SWITCHES`` most paused (``t``: ``pause_by_switch`` if already
+    made). False when no switch was paused."""
     from .analysis import pause_by_switch
 
-    t = pause_by_switch(res)
+    t = pause_by_switch(res) if t is None else t
     paused = t[t["paused_ps"] > 0]
     if not len(paused):
         ax.text(0.5, 0.5, "no switch was paused", ha="center", va="center", transform=ax.transAxes)
@@ -545,7 +540,8 @@ def pauses_panel(ax: Any, res: Any) -> bool:
 
 def render_pauses(run_dirs: Sequence[str], out: str, titles: Optional[List[str]] = None) -> Path:
     """PFC pause per switch, one column per run (each its own switches)."""
-    fig, axes, runs = _columns(run_dirs, titles, 0.6 + 0.25 * MAX_SWITCHES, sharey=False)
+    runs = [_load(d) for d in run_dirs]
+    fig, axes = _columns(runs, run_dirs, titles, 0.6 + 0.25 * MAX_SWITCHES, sharey=False)
     drawn = [pauses_panel(ax, res) for ax, res in zip(axes, runs)]
     if not any(drawn):
         import matplotlib.pyplot as plt

@@ -204,12 +204,13 @@ def _pfc_timeline(res: Any) -> Plot:
 
 def _pause_by_switch(res: Any) -> Plot:
     p = Plot("pfc-switches", "PFC pause per switch")
-    paused = int((res.pause_by_switch()["paused_ps"] > 0).sum())
+    t = res.pause_by_switch()
+    paused = int((t["paused_ps"] > 0).sum())
     if not paused:
         p.why = "no switch was paused in this run"
         return p
     fig, ax = _figure(0.9 + 0.25 * min(plot.MAX_SWITCHES, paused))
-    plot.pauses_panel(ax, res)
+    plot.pauses_panel(ax, res, t)
     p.png = _png(fig)
     return p
 

@@ -118,49 +118,30 @@ impl Kind for Count {
     }
 }
 
-impl Kind for Real {
-    type Key = f64;
-    type Out = f64;
-    const UNIT: &'static str = "number";
-    fn parse(key: &f64, _: &Bound, _: &str) -> Result<f64> {
-        Ok(*key)
-    }
-    fn show(v: &f64) -> String {
-        v.to_string()
-    }
-    fn num(v: &f64) -> Option<f64> {
-        Some(*v)
-    }
+/// Kinds whose key is their value, as written; `num` is what their bounds are checked on.
+macro_rules! as_written {
+    ($($kind:ident: $t:ty, $unit:literal, |$v:ident| $num:expr;)*) => {$(
+        impl Kind for $kind {
+            type Key = $t;
+            type Out = $t;
+            const UNIT: &'static str = $unit;
+            fn parse(key: &$t, _: &Bound, _: &str) -> Result<$t> {
+                Ok(*key)
+            }
+            fn show(v: &$t) -> String {
+                v.to_string()
+            }
+            fn num($v: &$t) -> Option<f64> {
+                $num
+            }
+        }
+    )*};
 }
 
-impl Kind for Fraction {
-    type Key = f64;
-    type Out = f64;
-    const UNIT: &'static str = "fraction";
-    fn parse(key: &f64, _: &Bound, _: &str) -> Result<f64> {
-        Ok(*key)
-    }
-    fn show(v: &f64) -> String {
-        v.to_string()
-    }
-    fn num(v: &f64) -> Option<f64> {
-        Some(*v)
-    }
-}
-
-impl Kind for Bool {
-    type Key = bool;
-    type Out = bool;
-    const UNIT: &'static str = "bool";
-    fn parse(key: &bool, _: &Bound, _: &str) -> Result<bool> {
-        Ok(*key)
-    }
-    fn show(v: &bool) -> String {
-        v.to_string()
-    }
-    fn num(_: &bool) -> Option<f64> {
-        None
-    }
+as_written! {
+    Real: f64, "number", |v| Some(*v);
+    Fraction: f64, "fraction", |v| Some(*v);
+    Bool: bool, "bool", |_v| None;
 }
 
 impl<E: DeserializeOwned + Clone + Debug> Kind for Enum<E> {
