@@ -120,6 +120,18 @@ def log_if_wide(ax: Any, axis: str, values: Iterable[float]) -> bool:
     return True
 
 
+def log_axis(ax: Any, axis: str, base: int = 10) -> None:
+    """A log scale on ``axis`` ("x" or "y") labelled with plain numbers (20, 50, 100, not
+    2 x 10^1); with ``base`` 2, at the powers of two."""
+    from matplotlib import ticker
+
+    a = ax.xaxis if axis == "x" else ax.yaxis
+    (ax.set_xscale if axis == "x" else ax.set_yscale)("log", base=base)
+    a.set_major_locator(ticker.LogLocator(base=base, subs=(1.0, 2.0, 5.0) if base == 10 else (1.0,)))
+    a.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    a.set_minor_formatter(ticker.NullFormatter())
+
+
 def save(fig: Any, path: Any) -> Path:
     """``fig`` as PNG at ``path`` and as SVG and PDF beside it (same stem), closed."""
     import matplotlib.pyplot as plt

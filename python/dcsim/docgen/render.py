@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import dcsim.docgen as _package
 
+from . import gallery
 from .common import BLOCKS, FIGURES, ROOT, run
 from .network_cc import network_cc_figure
 
@@ -91,6 +92,7 @@ def figures(only: Optional[Sequence[str]] = None) -> List[Path]:
         a = write("fifo", "leaf_spine_websearch.toml")
         b = write("per_flow", "leaf_spine_websearch.toml", "switch.arbitration=per_flow")
         out.append(plot.render_fct([a, b], str(FIGURES / "fct.png"), titles=["FIFO arbitration", "per-flow arbitration"]))
+    out += gallery.figures()
     for p in out:
         _shrink(p)
     return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Tuple
+from typing import Any, Tuple
 
 from .common import block, port_into, run
 
@@ -31,10 +31,35 @@ def swift_fixed_point(n: int, base_rtt: float, fs_range: float = 100.0) -> Tuple
     return lo, lo * 1e-6 * SWIFT_C / 8 / n / SWIFT_WIRE
 
 
+def swift_base_rtt() -> float:
+    """The incast's round trip without queueing (us): 4 us of links, a data frame and an
+    ACK serialized twice."""
+    return 4.0 + 2 * SWIFT_WIRE * 8 / SWIFT_C * 1e6 + 2 * 86 * 8 / SWIFT_C * 1e6
+
+
+def swift_run(n: int, fs: float = 100.0, dur: str = "10ms") -> Tuple[Any, float, Any]:
+    """An N-to-1 incast of ``swift_incast.toml``: (results, measured RTT in us = base +
+    mean queue from the steady start, the queue's samples in us)."""
+    senders = ",".join(f'"h{i}"' for i in range(1, n + 1))
+    steady = "4ms" if dur == "10ms" else "8ms"
+    res = run(
+        "swift_incast.toml",
+        f"topology.hosts={n + 1}",
+        f"traffic[0].senders=[{senders}]",
+        f'simulation.duration="{dur}"',
+        f'stats.steady_start="{steady}"',
+        *([f'host.cc.fs_range="{fs:g}us"'] if fs != 100.0 else []),
+    )
+    s = res.samples
+    port = port_into(res, "h0")
+    q = s[(s["port_id"] == port) & (s["time_ps"] >= int(steady[:-2]) * 10**9)].groupby("time_ps")["egress_bytes"].sum() * 8 / SWIFT_C * 1e6
+    return res, swift_base_rtt() + q.mean(), q
+
+
 @block(short=True)
 def swift_incast() -> str:
     """docs/models/swift.md: N-to-1 incasts against the fixed point RTT = target(cwnd)."""
-    base = 4.0 + 2 * SWIFT_WIRE * 8 / SWIFT_C * 1e6 + 2 * 86 * 8 / SWIFT_C * 1e6
+    base = swift_base_rtt()
     out = [
         "| N | flow scaling | goodput Gb/s | Jain | RTT us (base + mean queue) | fixed point us | window, packets | RTT / fixed point "
         "| queue swing p5..p95 us | N packets us | PFC XOFF |",
@@ -49,26 +74,8 @@ def swift_incast() -> str:
         (8, 0.0, "10ms"),
         (128, 0.0, "10ms"),
     ):
-        senders = ",".join(f'"h{i}"' for i in range(1, n + 1))
-        steady = "4ms" if dur == "10ms" else "8ms"
-        res = run(
-            "swift_incast.toml",
-            f"topology.hosts={n + 1}",
-            f"traffic[0].senders=[{senders}]",
-            f'simulation.duration="{dur}"',
-            f'stats.steady_start="{steady}"',
-            *([f'host.cc.fs_range="{fs:g}us"'] if fs != 100.0 else []),
-        )
+        res, rtt, q = swift_run(n, fs, dur)
         g = res.flows["goodput_steady_gbps"]
-        s = res.samples
-        port = port_into(res, "h0")
-        q = (
-            s[(s["port_id"] == port) & (s["time_ps"] >= int(steady[:-2]) * 10**9)].groupby("time_ps")["egress_bytes"].sum()
-            * 8
-            / SWIFT_C
-            * 1e6
-        )
-        rtt = base + q.mean()
         fixed, cwnd = swift_fixed_point(n, base, fs)
         out.append(
             f"| {n} | {'yes' if fs else 'no'} | {g.sum():.2f} | {g.sum() ** 2 / len(g) / (g**2).sum():.4f} | {rtt:.2f} | {fixed:.2f} | {cwnd:.2f} "
