@@ -216,10 +216,15 @@ def test_cli_and_bad_paths(runs, tmp_path, cli):
 
 # -- rendered in headless Chromium --------------------------------------------------------
 
+#: Marks each plot with its decoded width and how far right it is drawn, and the page
+#: with how wide it scrolls against the window (wide tables scroll in their own box).
 PROBE = (
     '<script>window.addEventListener("load", function () {'
+    " var de = document.documentElement;"
+    ' de.setAttribute("data-overflow", de.scrollWidth - de.clientWidth);'
     ' document.querySelectorAll("img.plot").forEach(function (i) {'
-    ' i.setAttribute("data-natural-width", i.naturalWidth); }); });</script>'
+    ' i.setAttribute("data-natural-width", i.naturalWidth);'
+    ' i.setAttribute("data-right", Math.ceil(i.getBoundingClientRect().right - de.clientWidth)); }); });</script>'
 )
 
 
@@ -241,13 +246,19 @@ def chromium(tmp_path: Path, *args) -> subprocess.CompletedProcess:
     )
 
 
-def decoded_widths(html: Path, tmp_path: Path) -> dict:
-    """Each plot's naturalWidth once the page has loaded: the test adds a script to a copy."""
+def decoded_widths(html: Path, tmp_path: Path, window: int = 800) -> dict:
+    """Each plot's naturalWidth once the page has loaded in a window ``window`` px wide
+    (the test adds a script to a copy); asserts that neither the page nor a plot runs
+    past the window's right edge."""
     probe = tmp_path / f"probe-{html.name}"
     probe.write_text(html.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
-    p = chromium(tmp_path, "--dump-dom", probe.as_uri())
+    p = chromium(tmp_path, f"--window-size={window},900", "--dump-dom", probe.as_uri())
     assert p.returncode == 0, p.stderr[-2000:]
+    overflow = re.search(r'<html[^>]*data-overflow="(-?\d+)"', p.stdout)
+    assert overflow and int(overflow.group(1)) <= 0, f"the page scrolls sideways in a {window} px window"
     page = Page(p.stdout)
+    past = {pid: img.get("data-right") for pid, img in page.plots.items() if int(img.get("data-right", 1)) > 0}
+    assert not past, f"plots past the right edge of a {window} px window: {past}"
     return {pid: int(img.get("data-natural-width", -1)) for pid, img in page.plots.items()}
 
 
