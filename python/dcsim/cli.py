@@ -562,9 +562,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(head)
         for line in result_table(res):
             print(line)
+        ff = res.summary.get("fast_forward")
+        if ff:
+            print(_fast_forward_line(ff))
         files = ", ".join(p.name for p in written.values())
         print(f"outputs: {out}/ ({files})")
     return EXIT_OK
+
+
+def _fast_forward_line(ff: Dict[str, Any]) -> str:
+    """What ``simulation.fast_forward`` skipped (``summary.fast_forward``), in one line."""
+    if not ff["skipped_ps"]:
+        return f"fast-forward: nothing skipped ({ff['not_skipped_because']})"
+    return (
+        f"fast-forward: skipped {fmt_time_ps(ff['skipped_ps'])} ({ff['skipped_fraction']:.1%} of the run, "
+        f"{ff['iterations_skipped']} iterations, about {ff['events_skipped_estimate'] / 1e6:.1f} M events); "
+        f"error estimate {ff['error_estimate_fraction']:.2%} of the time skipped"
+    )
 
 
 def _on_signal(signum: int, frame: Any) -> None:

@@ -43,9 +43,22 @@ pub struct Plan {
     /// Threads of the run (`simulation.threads`): above 1, the fabric is partitioned and
     /// run by the parallel engine, with the same results.
     pub threads: u32,
+    /// `simulation.fast_forward`: skip the steady iterations of a training job
+    /// (`sim/fast_forward.rs`); `None`: every packet is simulated.
+    pub fast_forward: Option<FastForwardPlan>,
     /// The name of each `[[traffic]]` entry (`FlowPlan::group` indexes it): its `name`,
     /// or its type and index. Not used by the run; results carry it (`group_name`).
     pub group_names: Vec<String>,
+}
+
+/// Fast-forward through a training job's steady iterations (docs/fast_forward.md).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FastForwardPlan {
+    /// How far the mean iteration period may move between two windows, and how wide
+    /// its uncertainty may be, as a fraction of it.
+    pub tolerance: f64,
+    /// Iterations per window.
+    pub window: u32,
 }
 
 /// A closed-loop storage workload (seed 004's scenes): every client keeps `concurrency`
@@ -472,6 +485,23 @@ impl Plan {
         global.iter().find(|(on, _)| *on).map(|&(_, what)| what)
     }
 
+    /// Whether `simulation.fast_forward` can skip anything in this run: one training job
+    /// and no other traffic (`sim/fast_forward.rs`); if not, why.
+    pub fn fast_forward_blocked(&self) -> Option<String> {
+        let in_job = |f: usize| self.jobs.iter().any(|j| (j.first_flow as usize..(j.first_flow + j.flows) as usize).contains(&f));
+        // (Flows that would start at or after the end never run.)
+        if let Some(f) = (0..self.flows.len()).find(|&f| !in_job(f) && self.flows[f].start < self.duration) {
+            let g = self.flows[f].group as usize;
+            let name = self.group_names.get(g).map_or(String::new(), |n| format!(" ({n})"));
+            return Some(format!("traffic[{g}]{name} is not a training job: only a run of one training job is fast-forwarded"));
+        }
+        match self.jobs.len() {
+            0 => Some("the run has no training job".into()),
+            1 => None,
+            n => Some(format!("{n} training jobs: their iterations do not end together, so none is skipped")),
+        }
+    }
+
     /// The links of each node in port order: a node's ports are numbered in the order
     /// its links are listed, by the world and by every check made on the plan.
     pub fn node_links(&self) -> Vec<Vec<usize>> {
@@ -519,6 +549,7 @@ impl Plan {
             storage: Vec::new(),
             jobs: Vec::new(),
             threads: 1,
+            fast_forward: None,
             group_names: Vec::new(),
         }
     }

@@ -24,6 +24,7 @@ struct CollRows {
     finish: Vec<u64>,
     algbw: Vec<f64>,
     busbw: Vec<f64>,
+    skipped: Vec<u64>,
 }
 
 #[derive(Default)]
@@ -35,6 +36,7 @@ struct JobRows {
     compute: Vec<u64>,
     comm: Vec<u64>,
     ideal: Vec<u64>,
+    skipped: Vec<u64>,
 }
 
 /// Start (first rank) and finish (last rank) of `(c, it)`, if every rank finished it.
@@ -87,7 +89,17 @@ impl Simulation {
             let compute = p.compute();
             let mut iters = Vec::new();
             let mut busbw: Vec<Vec<f64>> = vec![Vec::new(); p.colls.len()];
-            for it in 0..p.iterations as usize {
+            // Internal iterations, and before the first after a fast-forward skip, the
+            // skipped ones as copies of the one before it (`sim/fast_forward.rs`).
+            let mut order: Vec<(usize, u32, u64, bool, SimTime)> = Vec::new();
+            for it in 0..jb.iters {
+                for &(at, n, period, dur) in jb.skips.iter().filter(|s| s.0 == it) {
+                    let base = jb.shown(at - 1);
+                    order.extend((1..=n).map(|m| ((at - 1) as usize, base + m, m as u64 * period.0, true, dur)));
+                }
+                order.push((it as usize, jb.shown(it), 0, false, SimTime::ZERO));
+            }
+            for (it, shown, shift, copy, dur) in order {
                 let mut spans = Vec::new();
                 for (k, cp) in p.colls.iter().enumerate() {
                     let Some((a, b)) = span(jb, k, it) else { continue };
@@ -98,15 +110,16 @@ impl Simulation {
                     // bandwidth are a group's.
                     let gn = cp.groups.size(n);
                     c.job.push(p.name.clone());
-                    c.iteration.push(it as u64);
+                    c.iteration.push(shown as u64);
                     c.layer.push(k as u64);
                     c.kind.push(cp.kind.name().into());
                     c.algorithm.push(cp.kind.algorithm().into());
                     c.size.push(cp.bytes);
                     c.ranks.push(gn as u64);
                     c.channels.push(cp.channels as u64);
-                    c.start.push(a.0);
-                    c.finish.push(b.0);
+                    c.start.push(a.0 + shift);
+                    c.finish.push(b.0 + shift);
+                    c.skipped.push(copy as u64);
                     c.algbw.push(alg);
                     c.busbw.push(alg * cp.kind.bus_factor(gn));
                     busbw[k].push(alg * cp.kind.bus_factor(gn));
@@ -116,21 +129,25 @@ impl Simulation {
                     continue;
                 }
                 let start = (0..n).map(|r| jb.iter_start[jb.ri(r, it)]).min().unwrap_or(end);
+                // A skipped iteration ends one steady period after the one before it and
+                // lasts the mean iteration time of the window that found it steady.
+                let start = if copy { end + SimTime(shift) - dur } else { start };
                 j.job.push(p.name.clone());
-                j.iteration.push(it as u64);
-                j.start.push(start.0);
-                j.finish.push(end.0);
+                j.iteration.push(shown as u64);
+                j.start.push(if copy { start.0 } else { start.0 + shift });
+                j.finish.push(end.0 + shift);
+                j.skipped.push(copy as u64);
                 j.compute.push(compute.0);
                 j.comm.push(union(spans));
                 j.ideal.push(ideal.0);
-                iters.push((end - start).0);
+                iters.push(end.0 + shift - j.start.last().copied().unwrap_or(0));
             }
             let slow: Vec<f64> = iters.iter().map(|&t| t as f64 / ideal.0 as f64).collect();
             let mut sorted = iters.clone();
             sorted.sort_unstable();
             let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
             let itf: Vec<f64> = iters.iter().map(|&x| x as f64).collect();
-            summary.push(json!({
+            let mut row = json!({
                 "job": p.name,
                 "ranks": n,
                 "iterations": p.iterations,
@@ -144,7 +161,11 @@ impl Simulation {
                 "slowdown_mean": mean(&slow),
                 "busbw_mean_bps": busbw.iter().map(|v| mean(v)).collect::<Vec<_>>(),
                 "payload_rate_bps": bps,
-            }));
+            });
+            if self.ff.is_some() {
+                row["iterations_skipped"] = json!(jb.skips.iter().map(|s| s.1 as u64).sum::<u64>());
+            }
+            summary.push(row);
         }
         let mut t = Table::default();
         t.push("job", Column::Str(c.job));
@@ -161,6 +182,10 @@ impl Simulation {
         t.push("duration_ps", Column::U64(dur));
         t.push("algbw_bps", Column::F64(c.algbw));
         t.push("busbw_bps", Column::F64(c.busbw));
+        // Only fast-forwarded runs have the column: the tables of others are unchanged.
+        if self.ff.is_some() {
+            t.push("fast_forwarded", Column::U64(c.skipped));
+        }
         let mut u = Table::default();
         let it: Vec<u64> = j.start.iter().zip(&j.finish).map(|(a, b)| b - a).collect();
         let exposed: Vec<u64> = it.iter().zip(&j.compute).map(|(t, c)| t.saturating_sub(*c)).collect();
@@ -175,6 +200,9 @@ impl Simulation {
         u.push("exposed_ps", Column::U64(exposed));
         u.push("ideal_ps", Column::U64(j.ideal));
         u.push("slowdown", Column::F64(slowdown));
+        if self.ff.is_some() {
+            u.push("fast_forwarded", Column::U64(j.skipped));
+        }
         Some((t, u, Value::Array(summary)))
     }
 }

@@ -57,6 +57,11 @@ pub(crate) struct JobRt {
     /// Per (rank, iteration): start and end.
     pub iter_start: Vec<SimTime>,
     pub iter_end: Vec<SimTime>,
+    /// Iterations the job runs: the plan's, less those fast-forward skipped.
+    pub iters: u32,
+    /// Fast-forward's skips: (first iteration after it, iterations skipped, period,
+    /// mean iteration time over the window that found the job steady).
+    pub skips: Vec<(u32, u32, SimTime, SimTime)>,
 }
 
 impl JobRt {
@@ -73,6 +78,43 @@ impl JobRt {
     /// Index of (rank, iteration).
     pub fn ri(&self, r: usize, it: usize) -> usize {
         r * self.plan.iterations as usize + it
+    }
+
+    /// Fast-forward skipped `n` iterations of `period` before iteration `at`, which is
+    /// under way: the job runs `n` fewer, and what iteration `at` recorded before the
+    /// skip moves as the world did (`sim/fast_forward.rs`).
+    pub fn skip(&mut self, at: u32, n: u32, period: SimTime, window: u32) {
+        let by = SimTime(period.0 * n as u64);
+        self.iters -= n;
+        let its = at.saturating_sub(window)..at;
+        let span = |it: u32| {
+            let end = (0..self.n()).map(|r| self.iter_end[self.ri(r, it as usize)]).max().unwrap_or_default();
+            let start = (0..self.n()).map(|r| self.iter_start[self.ri(r, it as usize)]).min().unwrap_or_default();
+            (end - start).0
+        };
+        let dur = SimTime(its.clone().map(span).sum::<u64>() / its.len().max(1) as u64);
+        self.skips.push((at, n, period, dur));
+        let bump = |t: &mut SimTime| {
+            if *t != SimTime::MAX {
+                *t = *t + by;
+            }
+        };
+        for r in 0..self.n() {
+            for c in 0..self.nc() {
+                let i = self.rci(r, c, at as usize);
+                bump(&mut self.coll_start[i]);
+                bump(&mut self.coll_done[i]);
+            }
+            let i = self.ri(r, at as usize);
+            bump(&mut self.iter_start[i]);
+            bump(&mut self.iter_end[i]);
+        }
+    }
+
+    /// The iteration number the output gives internal iteration `it`: later by the
+    /// iterations skipped before it.
+    pub fn shown(&self, it: u32) -> u32 {
+        it + self.skips.iter().filter(|s| s.0 <= it).map(|s| s.1).sum::<u32>()
     }
 }
 
@@ -114,6 +156,8 @@ impl Jobs {
                 coll_done: vec![SimTime::MAX; n * nc * iters],
                 iter_start: vec![SimTime::MAX; n * iters],
                 iter_end: vec![SimTime::MAX; n * iters],
+                iters: jp.iterations,
+                skips: Vec::new(),
                 plan: jp.clone(),
                 graph: g,
             });
@@ -184,6 +228,7 @@ impl Simulation {
     /// Runs rank `r`'s steps until it waits (compute, a collective, the iteration's end).
     fn rank_run(&mut self, r: u32) {
         let now = self.now_t();
+        let ff = self.ff.as_ref().is_some_and(|f| f.can_skip());
         loop {
             let jobs = self.jobs_mut();
             let rk = jobs.ranks[r as usize];
@@ -197,15 +242,20 @@ impl Simulation {
                 }
                 let i = jb.ri(rank, it);
                 jb.iter_end[i] = now;
+                let all_ended = ff && (0..jb.n()).all(|x| jb.iter_end[jb.ri(x, it)] != SimTime::MAX);
+                let iters = jb.iters;
                 let rk = &mut jobs.ranks[r as usize];
                 rk.it += 1;
                 rk.pc = 0;
-                if rk.it == jb.plan.iterations {
+                if rk.it == iters {
                     rk.wait = Wait::Finished;
                     return;
                 }
                 let i = jb.ri(rank, it + 1);
                 jb.iter_start[i] = now;
+                if all_ended {
+                    self.ff_iteration_end(j, it as u32, iters);
+                }
                 continue;
             }
             let op = jb.plan.ops[rk.pc as usize];
@@ -257,7 +307,7 @@ impl Simulation {
         let nc = jb.plan.colls.len();
         let (mut it, mut c) = jb.post[q];
         let mut limit = None;
-        while it < jb.plan.iterations {
+        while it < jb.iters {
             let k = (lo + c) as usize;
             let ch = g.chunks[k];
             if jb.started[src * nc + ch.coll as usize] <= it || jb.recv_sat[k] < ch.waits as u32 * (it + 1) {
@@ -288,7 +338,7 @@ impl Simulation {
         loop {
             let jb = &mut self.jobs_mut().jobs[j];
             let (it, c) = jb.rcv[q];
-            if it >= jb.plan.iterations {
+            if it >= jb.iters {
                 return;
             }
             let g = &jb.graph;

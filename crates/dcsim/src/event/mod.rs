@@ -72,6 +72,8 @@ pub enum Event {
     SwBurst(FlowId),
     /// A job's rank k ends its compute (or its job starts): it takes its next step.
     Rank(u32),
+    /// Fast-forward: skip the steady iterations found at this time (`sim/fast_forward.rs`).
+    FastForward,
 }
 
 impl Event {
@@ -103,6 +105,7 @@ impl Event {
             Event::SwBurst(f) => (19, f.0 as u64, 0),
             Event::Rank(k) => (20, k as u64, 0),
             Event::CnpOut(f) => (21, f.0 as u64, 0),
+            Event::FastForward => (22, 0, 0),
         };
         // Cheap and injective enough for ordering: variant, then the fields.
         (v << 56) ^ (a << 24) ^ b.rotate_left(40)
@@ -337,6 +340,25 @@ impl EventQueue {
     /// Counts events processed elsewhere (the partitions of a parallel run, merged).
     pub(crate) fn add_processed(&mut self, n: u64) {
         self.popped += n;
+    }
+
+    /// Moves the clock and every pending event `by` later: the world resumes as it was,
+    /// `by` later (`sim/fast_forward.rs`). Between events; `rounds` as for `set_rounds`.
+    pub(crate) fn shift(&mut self, by: SimTime, rounds: Option<(SimTime, Owners)>) {
+        let mut all = Vec::new();
+        match &mut self.store {
+            Store::Wheel(w) => w.drain(&mut all),
+            Store::Rounds(r) => r.drain(&mut all),
+        }
+        self.now = self.now + by;
+        self.serving = None;
+        self.store = match rounds {
+            Some((len, owners)) => Store::Rounds(Box::new(Rounds::new(len.0, owners, self.horizon, self.now.0, self.ties))),
+            None => Store::Wheel(Wheel::new(self.horizon)),
+        };
+        for e in all {
+            self.put(e.time + by.0, e.ev);
+        }
     }
 
     /// Removes and returns the next event (time-major).

@@ -43,12 +43,38 @@ pub fn priority_list(mask: u8) -> String {
     format!("{} {}", if l.len() == 1 { "priority" } else { "priorities" }, l.join(", "))
 }
 
+/// `simulation.fast_forward` and its two settings (which need it on).
+fn fast_forward(s: &crate::scenario::schema::SimulationSpec) -> Result<Option<crate::plan::FastForwardPlan>> {
+    let on = s.fast_forward.unwrap_or(false);
+    if !on {
+        for (set, key) in [(s.fast_forward_tolerance.is_some(), "tolerance"), (s.fast_forward_window.is_some(), "window")] {
+            if set {
+                return Err(Error::scenario(
+                    format!("simulation.fast_forward_{key}"),
+                    "has no effect without simulation.fast_forward = true",
+                ));
+            }
+        }
+        return Ok(None);
+    }
+    let tolerance = s.fast_forward_tolerance.unwrap_or(0.01);
+    if !(tolerance > 0.0 && tolerance <= 0.5) {
+        return Err(Error::scenario("simulation.fast_forward_tolerance", format!("must be a fraction in (0, 0.5], got {tolerance}")));
+    }
+    let window = s.fast_forward_window.unwrap_or(4);
+    if window < 2 {
+        return Err(Error::scenario("simulation.fast_forward_window", format!("must be at least 2 iterations, got {window}")));
+    }
+    Ok(Some(crate::plan::FastForwardPlan { tolerance, window }))
+}
+
 /// Builds the plan. `default_name` is used when the file has no `name`.
 pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan> {
     let duration = s.simulation.duration.time("simulation.duration")?;
     let mut plan = Plan::new(s.name.as_deref().unwrap_or(default_name), duration);
     plan.seed = s.simulation.seed.unwrap_or(1);
     plan.threads = s.simulation.threads.unwrap_or(1);
+    plan.fast_forward = fast_forward(&s.simulation)?;
     plan.host = host(&s.host)?;
     plan.switch = switch(&s.switch)?;
     plan.stats = stats(&s.stats, duration)?;

@@ -69,6 +69,13 @@ pub struct SimulationSpec {
     /// Threads that run the scenario (default 1). Above 1 the fabric is partitioned and
     /// run in parallel, with results identical to one thread's.
     pub threads: Option<u32>,
+    /// Skip the steady iterations of a training job (default false: every packet is
+    /// simulated); docs/fast_forward.md.
+    pub fast_forward: Option<bool>,
+    /// Fast-forward: how far the mean iteration period may move, as a fraction (default 0.01).
+    pub fast_forward_tolerance: Option<f64>,
+    /// Fast-forward: iterations per window of the steadiness test (>= 2, default 4).
+    pub fast_forward_window: Option<u32>,
 }
 
 /// `[host]`: NIC and transport settings shared by all hosts.

@@ -50,6 +50,12 @@ pub fn validate_threads(p: &Plan) -> Result<()> {
     if p.threads == 1 {
         return Ok(());
     }
+    if p.fast_forward.is_some() {
+        return Err(Error::scenario(
+            K,
+            "simulation.fast_forward runs on one thread (a skip moves every pending event at once); use threads = 1",
+        ));
+    }
     if let Some(what) = p.not_node_local() {
         return Err(Error::scenario(K, format!("the parallel engine does not run {what} yet; use threads = 1")));
     }

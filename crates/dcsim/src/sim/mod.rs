@@ -6,6 +6,7 @@
 mod build;
 mod checks;
 mod fabric_models;
+mod fast_forward;
 mod flow;
 mod host;
 mod link_down;
@@ -137,6 +138,9 @@ pub struct Simulation {
     pub(crate) io_next: SimTime,
     /// Training jobs and collectives (`collectives/world.rs`), if the run has any.
     pub(crate) jobs: Option<Box<crate::collectives::world::Jobs>>,
+    /// `simulation.fast_forward`: the steadiness test and the skips made
+    /// (`sim/fast_forward.rs`), if on.
+    pub(crate) ff: Option<Box<fast_forward::FastForward>>,
     /// perftest's software rate limiters (`sim/sw_limiter.rs`), one per flow that has one.
     pub(crate) sw: Vec<sw_limiter::SwLimiter>,
 
@@ -219,6 +223,10 @@ impl Simulation {
                             return false;
                         }
                     }
+                    // A fast-forward skip found during the round is made between rounds.
+                    if self.ff.as_ref().is_some_and(|f| f.pending()) {
+                        self.fast_forward_now();
+                    }
                 }
             } else {
                 while let Some((now, ev)) = self.fx.q.pop_until(limit) {
@@ -230,11 +238,16 @@ impl Simulation {
             if due > stop {
                 break;
             }
+            // A fast-forward skip moved the periodic work with the world: look again.
+            if self.ff.is_some() && self.periodic_due() != due {
+                continue;
+            }
             if self.run_periodic(due) {
                 return false;
             }
         }
-        self.clock = stop;
+        // (After a fast-forward skip the world may be past `stop` already.)
+        self.clock = stop.max(self.fx.q.now());
         stop < self.end && !self.fx.q.is_empty()
     }
 
@@ -315,6 +328,7 @@ impl Simulation {
             Event::IbTick => self.on_ib_tick(),
             Event::SwBurst(f) => self.sw_post(f),
             Event::Rank(k) => self.on_rank(k),
+            Event::FastForward => self.fast_forward_now(),
         }
     }
 

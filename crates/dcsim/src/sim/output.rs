@@ -534,6 +534,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     if let Some((_, _, j)) = jobs {
         summary["jobs"] = j;
     }
+    if let Some(ff) = s.ff_summary() {
+        summary["fast_forward"] = ff;
+    }
     if !s.stats_cfg.trace_flows.is_empty() {
         summary["outputs"]["cc_trace_rows_not_kept"] = json!(s.cc_trace.dropped());
     }

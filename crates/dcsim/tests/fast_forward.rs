@@ -1,0 +1,102 @@
+//! Fast-forward through a training job's steady iterations (`simulation.fast_forward`,
+//! docs/fast_forward.md): against the exact run of the same scenario, the iteration
+//! times and the job's end within the stated bound, far fewer events, and the summary
+//! saying what was skipped; runs that cannot skip say why.
+
+mod common;
+use common::col_u64;
+
+use std::path::Path;
+
+use dcsim::results::Results;
+
+fn run(file: &str, sets: &[&str]) -> Results {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(file);
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let plan = dcsim::scenario::load_file(&path, &sets).unwrap_or_else(|e| panic!("{e}"));
+    let r = dcsim::sim::run(&plan).unwrap();
+    assert!(r.checks_passed(), "{:?}", r.failed_checks());
+    r
+}
+
+/// The ring all-reduce job, long enough to have a steady phase.
+const RING: [&str; 2] = ["traffic[0].iterations=40", "simulation.duration=40ms"];
+
+#[test]
+fn the_ring_all_reduce_fast_forwarded_matches_the_exact_run() {
+    let exact = run("ai_ring_allreduce.toml", &RING);
+    let ff = run("ai_ring_allreduce.toml", &[&RING[..], &["simulation.fast_forward=true"]].concat());
+    let s = &ff.summary["fast_forward"];
+    println!("{s:#}");
+    let (fe, xe) = (col_u64(&ff, "jobs", "finish_ps"), col_u64(&exact, "jobs", "finish_ps"));
+    assert_eq!(fe.len(), 40, "every iteration is in the jobs table");
+    assert_eq!(xe.len(), 40);
+    let (fi, xi) = (col_u64(&ff, "jobs", "iteration_ps"), col_u64(&exact, "jobs", "iteration_ps"));
+    let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len() as f64;
+    let end_err = fe[39] as f64 / xe[39] as f64 - 1.0;
+    let it_err = mean(fi) / mean(xi) - 1.0;
+    // Each iteration's completion time.
+    let worst = fe.iter().zip(xe).map(|(a, b)| (*a as f64 / *b as f64 - 1.0).abs()).fold(0.0, f64::max);
+    let (fev, xev) = (ff.summary["events"].as_u64().unwrap(), exact.summary["events"].as_u64().unwrap());
+    println!("job end {:.1} us vs {:.1} us ({end_err:+.4}), worst iteration end {worst:.4}, mean iteration ({it_err:+.4}), events {fev} vs {xev} ({:.1}x)", fe[39] as f64 / 1e6, xe[39] as f64 / 1e6, xev as f64 / fev as f64);
+    let skipped = s["iterations_skipped"].as_u64().unwrap();
+    assert!(skipped >= 20, "{s}");
+    assert_eq!(col_u64(&ff, "jobs", "fast_forwarded").iter().sum::<u64>(), skipped);
+    let bound = s["tolerance"].as_f64().unwrap();
+    assert!(end_err.abs() <= bound, "job end off by {end_err}");
+    assert!(worst <= bound, "an iteration's completion off by {worst}");
+    assert!(s["error_estimate_fraction"].as_f64().unwrap() <= bound);
+    assert!(xev as f64 / fev as f64 > 3.0, "{fev} events against {xev}");
+    // The job's queue pairs are credited the skipped iterations' packets.
+    let (fd, xd) = (col_u64(&ff, "flows", "bytes_delivered"), col_u64(&exact, "flows", "bytes_delivered"));
+    assert_eq!(fd, xd);
+}
+
+/// Runs it cannot skip in (other traffic, several jobs) are the exact run, and say why.
+#[test]
+fn runs_that_cannot_skip_are_the_exact_run_and_say_why() {
+    for (file, sets, why) in [
+        ("ai_two_jobs_moe.toml", vec![], "traffic[2] (websearch) is not a training job"),
+        ("ai_two_jobs_moe.toml", vec!["traffic[2].start=4ms", "traffic[2].stop=5ms"], "2 training jobs"),
+        ("leaf_spine_websearch.toml", vec!["simulation.duration=3ms"], "traffic[0] (cdf_0) is not a training job"),
+    ] {
+        let exact = run(file, &sets);
+        let ff = run(file, &[&sets[..], &["simulation.fast_forward=true"]].concat());
+        let s = &ff.summary["fast_forward"];
+        assert_eq!(s["skipped_ps"], 0, "{s}");
+        assert!(s["not_skipped_because"].as_str().unwrap().contains(why), "{why:?} not in {s}");
+        assert_eq!(ff.summary["events"], exact.summary["events"], "{file}");
+        // Every table as the exact run's (but the run id, which the setting changes).
+        for (name, t) in &exact.tables {
+            let other = ff.table(name).unwrap_or_else(|| panic!("{file}: no table {name}"));
+            for (col, c) in t.columns.iter().filter(|(c, _)| c != "run_id") {
+                // (As text: NaN, the slowdown of a job's queue pair, equals itself there.)
+                assert_eq!(format!("{:?}", other.get(col)), format!("{:?}", Some(c)), "{file}: {name}.{col}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_settings_name_the_field() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/ai_ring_allreduce.toml");
+    for (sets, want) in [
+        (
+            vec!["simulation.fast_forward_tolerance=0.01"],
+            "simulation.fast_forward_tolerance: has no effect without simulation.fast_forward = true",
+        ),
+        (
+            vec!["simulation.fast_forward=true", "simulation.fast_forward_tolerance=0"],
+            "simulation.fast_forward_tolerance: must be a fraction in (0, 0.5], got 0",
+        ),
+        (
+            vec!["simulation.fast_forward=true", "simulation.fast_forward_window=1"],
+            "simulation.fast_forward_window: must be at least 2 iterations, got 1",
+        ),
+        (vec!["simulation.fast_forward=true", "simulation.threads=2"], "simulation.threads: simulation.fast_forward runs on one thread"),
+    ] {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let e = dcsim::scenario::load_file(&path, &sets).map(|_| ()).unwrap_err().to_string();
+        assert!(e.starts_with(want), "{e}");
+    }
+}
