@@ -83,10 +83,12 @@ fn shipped_scenarios_stay_under_the_default_limit() {
     let mut top = (0, PathBuf::new());
     for f in files {
         let plan = dcsim::scenario::load_file(&f, &[]).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        assert_eq!(plan.max_events, DEFAULT_MAX_EVENTS);
+        // Only a scale benchmark raises the limit (k = 32), and says so in its file.
+        let raised = f.file_name().is_some_and(|n| n.to_string_lossy().contains("k32"));
+        assert_eq!(plan.max_events == DEFAULT_MAX_EVENTS, !raised, "{}", f.display());
         let est = plan_work(&plan).events();
-        // With room: a shipped scenario is far from the limit.
-        assert!(est < DEFAULT_MAX_EVENTS / 2, "{}: {est}", f.display());
+        // With room: a shipped scenario is far from its limit.
+        assert!(est < plan.max_events / 2, "{}: {est}", f.display());
         top = top.max((est, f));
     }
     eprintln!("largest estimate: {} ({})", top.0, top.1.display());
