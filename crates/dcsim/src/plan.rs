@@ -495,7 +495,7 @@ impl Plan {
             let name = self.group_names.get(g).map_or(String::new(), |n| format!(" ({n})"));
             return Some(format!("traffic[{g}]{name} is not a training job: only a run of one training job is fast-forwarded"));
         }
-        match self.jobs.len() {
+        match self.jobs.iter().filter(|j| j.start < self.duration).count() {
             0 => Some("the run has no training job".into()),
             1 => None,
             n => Some(format!("{n} training jobs: their iterations do not end together, so none is skipped")),

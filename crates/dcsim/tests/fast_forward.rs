@@ -52,6 +52,25 @@ fn the_ring_all_reduce_fast_forwarded_matches_the_exact_run() {
     assert_eq!(fd, xd);
 }
 
+/// The expert-parallel job of the two-job scenario alone (its `moe_alone` variant: the
+/// other job and the background start after the end), 60 iterations of two all-to-alls.
+#[test]
+fn an_all_to_all_job_fast_forwarded_matches_the_exact_run() {
+    let alone =
+        ["traffic[0].start=1s", "traffic[2].start=1s", "traffic[2].stop=1.00001s", "traffic[1].iterations=60", "simulation.duration=20ms"];
+    let exact = run("ai_two_jobs_moe.toml", &alone);
+    let ff = run("ai_two_jobs_moe.toml", &[&alone[..], &["simulation.fast_forward=true"]].concat());
+    let s = &ff.summary["fast_forward"];
+    let (fe, xe) = (col_u64(&ff, "jobs", "finish_ps"), col_u64(&exact, "jobs", "finish_ps"));
+    assert_eq!((fe.len(), xe.len()), (60, 60));
+    let worst = fe.iter().zip(xe).map(|(a, b)| (*a as f64 / *b as f64 - 1.0).abs()).fold(0.0, f64::max);
+    let (fev, xev) = (ff.summary["events"].as_u64().unwrap(), exact.summary["events"].as_u64().unwrap());
+    println!("{s}\nworst iteration end error {worst:.5}, events {fev} vs {xev}");
+    assert!(s["iterations_skipped"].as_u64().unwrap() >= 40, "{s}");
+    assert!(worst <= s["tolerance"].as_f64().unwrap(), "an iteration's completion off by {worst}");
+    assert!(xev as f64 / fev as f64 > 4.0, "{fev} events against {xev}");
+}
+
 /// Runs it cannot skip in (other traffic, several jobs) are the exact run, and say why.
 #[test]
 fn runs_that_cannot_skip_are_the_exact_run_and_say_why() {
