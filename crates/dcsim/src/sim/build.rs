@@ -221,6 +221,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             rto_gen: 0,
             rto_armed: false,
             rto_mark: 0,
+            recover: 0,
             cc_dynamic: !ccs[i].is_static(),
             cc_sends: ccs[i].wants_send(),
             cc_quiet: false,

@@ -98,6 +98,9 @@ pub(crate) struct Sender {
     pub msgs_done: u32,
     pub rto_gen: u32,
     pub rto_mark: u32,
+    /// Selective repeat, after a timeout: the next sequence number then (0: none). An
+    /// ACK below it that moves `snd_una` names the next hole (NewReno's partial ACK).
+    pub recover: u32,
     /// Some of its timers are held back as quiet (`CcTimers::quiet`).
     pub cc_quiet: bool,
     /// The window and rate are traced after each hook (`stats.trace_flows`).

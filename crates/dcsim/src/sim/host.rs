@@ -408,7 +408,24 @@ impl Simulation {
             s.snd_una = pkt.seq();
             // Go-back-N from a trimmed packet: packets above it sent before may arrive.
             s.next_seq = s.next_seq.max(s.snd_una);
+            // (`recover` is on the record's second cache line: tested for selective repeat only.)
+            if self.host.selective_repeat && s.snd_una < s.recover {
+                // A partial ACK after a timeout (RFC 6582): the receiver holds nothing
+                // from the new `snd_una` on, which was sent a timeout ago: resend it now,
+                // rather than one more timeout for each packet of a lost tail.
+                let una = s.snd_una;
+                let named = pkt.kind == PktKind::Nak && pkt.nak_seq() == una;
+                if !named && s.resend != Some(una) {
+                    self.flow_stats[f.idx()].retransmits += 1;
+                    match s.resend {
+                        Some(_) if self.models.trimming.on => self.models.trimming.queue_resend(f, una),
+                        _ => s.resend = Some(una),
+                    }
+                    self.activate(f);
+                }
+            }
         }
+        let s = &mut self.senders[f.idx()];
         if pkt.kind == PktKind::Nak && pkt.nak_seq() >= s.snd_una && s.next_seq > pkt.nak_seq() {
             let seq = pkt.nak_seq();
             let n = if self.host.selective_repeat {
@@ -533,6 +550,9 @@ impl Simulation {
                     self.models.trimming.queue_resend(f, r); // a NAKed resend still pending
                 }
                 s.resend = Some(s.snd_una);
+                // What was sent before the timeout and is still unacknowledged when
+                // that packet's ACK comes is lost too (below).
+                s.recover = s.next_seq;
             } else {
                 // Go back to the first unacknowledged packet.
                 self.flow_stats[f.idx()].retransmits += (s.next_seq - s.snd_una) as u64;

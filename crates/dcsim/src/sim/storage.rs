@@ -224,6 +224,7 @@ impl Simulation {
         s.next_seq = 0;
         s.snd_una = 0;
         s.rto_mark = 0;
+        s.recover = 0;
         s.msg_limit = np as u32;
         s.msg_start = now;
         s.next_tx = crate::models::nic_timing::first_send(now, s.next_tx, self.host.timing.doorbell);

@@ -20,11 +20,12 @@ pub enum Mode {
     Ecmp,
     /// A random next hop per packet.
     Spray,
-    /// The next hops in turn, per switch and set of next-hop ports.
+    /// The next hops in turn, per switch and destination host.
     SprayRr,
     /// A new random next hop when the flow was idle longer than `flowlet_gap`.
     Flowlet,
-    /// The next hop with the fewest bytes queued for the frame's priority.
+    /// The next hop in the lowest band of bytes queued for the frame's priority; the
+    /// tied in turn per destination.
     Adaptive,
     /// A hash of (flow, the frame's entropy value, switch).
     Entropy,
@@ -84,11 +85,21 @@ pub struct LoadBalancingParams {
     pub flowlet_gap: SimTime,
     pub flowlet_slots: u32,
     pub entropy_values: u32,
+    /// `adaptive`: the width of an occupancy band, bytes (`None`: one data frame per
+    /// next hop of the set).
+    pub adaptive_band: Option<u64>,
 }
 
 impl Default for LoadBalancingParams {
     fn default() -> Self {
-        LoadBalancingParams { mode: Mode::Ecmp, rules: Vec::new(), flowlet_gap: SimTime::us(10), flowlet_slots: 1024, entropy_values: 256 }
+        LoadBalancingParams {
+            mode: Mode::Ecmp,
+            rules: Vec::new(),
+            flowlet_gap: SimTime::us(10),
+            flowlet_slots: 1024,
+            entropy_values: 256,
+            adaptive_band: None,
+        }
     }
 }
 
@@ -108,6 +119,8 @@ crate::params! {
     flowlet_slots: kind::Count, at_least(1.0);
     /// `entropy`: the entropy values a sender cycles through, at most 256 (a frame's 8-bit entropy field)
     entropy_values: kind::Count, at_least(1.0);
+    /// `adaptive`: queues are compared in bands of this many bytes (occupancy divided by it, rounded down); next hops in the lowest band tie and take turns per destination
+    adaptive_band: kind::Opt<kind::Size>, POSITIVE, shown "one data frame per next hop";
 }
 
 /// The mode names and the rules.
@@ -205,11 +218,12 @@ pub fn validate(plan: &Plan) -> Result<()> {
     let path = "fabric.load_balancing";
     let (modes, from) = p.modes(plan, path)?;
     // The flowlet tables (16 B an entry, per switch using `flowlet`) and the round-robin
-    // turns (2 B per switch and host) are the model's memory; the world's estimate
+    // turns (2 B per switch and host, for `spray_rr` and `adaptive`'s ties) are the model's memory; the world's estimate
     // (`scenario/limits.rs`) does not know them.
     let hosts = plan.nodes.iter().filter(|n| n.kind == NodeKind::Host).count() as u64;
     let using = |m: Mode| modes.iter().filter(|ms| ms.contains(&m)).count() as u64;
-    let bytes = using(Mode::Flowlet) * p.flowlet_slots as u64 * 16 + using(Mode::SprayRr) * hosts * 2;
+    let turns = modes.iter().filter(|ms| ms.contains(&Mode::SprayRr) || ms.contains(&Mode::Adaptive)).count() as u64;
+    let bytes = using(Mode::Flowlet) * p.flowlet_slots as u64 * 16 + turns * hosts * 2;
     if bytes > plan.memory_limit / 4 {
         let key = if using(Mode::Flowlet) > 0 { "flowlet_slots" } else { "mode" };
         return Err(Error::scenario(

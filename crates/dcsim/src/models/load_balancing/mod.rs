@@ -40,7 +40,8 @@ pub struct LoadBalancing {
     /// Per node, per priority.
     modes: Vec<[Mode; 8]>,
     salt: u64,
-    /// `spray_rr`: the turn of each (switch, destination host), at
+    /// `spray_rr`, and `adaptive` among tied next hops: the turn of each (switch,
+    /// destination host), at
     /// `rr_row[switch] + rr_col[host]` (one counter per switch and destination: a counter
     /// shared by destinations could pin a flow to one port when its frames and the
     /// others' reach the switch in a fixed interleaving).
@@ -59,7 +60,11 @@ pub struct LoadBalancing {
     decisions: [u64; 6],
     /// Flowlets started (a frame that found its entry idle longer than the gap).
     flowlets_started: u64,
-    /// `adaptive`: frames sent elsewhere than the random start (a shorter queue won).
+    /// `adaptive`: the width of an occupancy band in bytes (0: `frame` per next hop).
+    band: u64,
+    /// The largest data frame (`host.mtu` + headers), bytes.
+    frame: u64,
+    /// `adaptive`: frames sent elsewhere than the destination's turn (a lower band won).
     diverted: u64,
 }
 
@@ -105,17 +110,24 @@ impl LoadBalancing {
                 e.pick as usize % n
             }
             Mode::Adaptive => {
-                // The least bytes queued for the frame's priority; on a tie the first
-                // at or after a random start in the set's order (a spray among equals).
-                let first = among(keyed(self.salt ^ 0xAD, &[flow << 32 | pkt.seq() as u64, fx.now().0, node.0 as u64]), n);
-                let (mut best, mut least) = (first, fx.egress.queue(hops[first], pkt.prio).bytes);
+                // The lowest band of bytes queued for the frame's priority (a band is
+                // `band` bytes wide, by default one data frame per next hop: what one
+                // round of the inputs' frames can pile on one port); among the tied,
+                // the first at or after this destination's turn, which then moves past
+                // the one taken. Exact least-bytes pins flows (docs/models/load_balancing.md).
+                let c = &mut self.rr[(self.rr_row[node.idx()] + self.rr_col[pkt.dst.idx()]) as usize];
+                let first = *c as usize % n;
+                let width = if self.band > 0 { self.band } else { self.frame * n as u64 };
+                let band = |j: usize| fx.egress.queue(hops[j], pkt.prio).bytes / width;
+                let (mut best, mut least) = (first, band(first));
                 for k in 1..n {
                     let j = if first + k >= n { first + k - n } else { first + k };
-                    let b = fx.egress.queue(hops[j], pkt.prio).bytes;
+                    let b = band(j);
                     if b < least {
                         (best, least) = (j, b);
                     }
                 }
+                *c = if best + 1 == n { 0 } else { best as u16 + 1 };
                 self.diverted += (best != first) as u64;
                 best
             }
@@ -159,13 +171,13 @@ impl FabricModel for LoadBalancing {
             }
         }
         let (mut rr_row, mut rr_col, mut rr) = (Vec::new(), Vec::new(), Vec::new());
-        if uses(Mode::SprayRr) {
+        if uses(Mode::SprayRr) || uses(Mode::Adaptive) {
             let hosts = ctx.nodes.iter().filter(|n| n.is_host).count() as u32;
             let (mut h, mut s) = (0u32, 0u32);
             for (ms, node) in modes.iter().zip(ctx.nodes) {
                 rr_col.push(if node.is_host { h } else { 0 });
                 h += node.is_host as u32;
-                let row = !node.is_host && ms.contains(&Mode::SprayRr);
+                let row = !node.is_host && (ms.contains(&Mode::SprayRr) || ms.contains(&Mode::Adaptive));
                 rr_row.push(if row { s * hosts } else { 0 });
                 s += row as u32;
             }
@@ -190,6 +202,8 @@ impl FabricModel for LoadBalancing {
             flowlets,
             flowlet_mask,
             gap: p.map_or(0, |p| p.flowlet_gap.0),
+            band: p.and_then(|p| p.adaptive_band).unwrap_or(0),
+            frame: (plan.host.mtu + plan.host.header_bytes) as u64,
             next_ev,
             ev_values,
             decisions: [0; 6],
