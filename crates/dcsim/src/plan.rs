@@ -57,8 +57,10 @@ pub struct FastForwardPlan {
     /// How far the mean iteration period may move between two windows, and how wide
     /// its uncertainty may be, as a fraction of it.
     pub tolerance: f64,
-    /// Iterations per window.
+    /// Iterations (a job) or intervals (flows) per window.
     pub window: u32,
+    /// Flows: the delivery rates are measured over intervals of this length.
+    pub interval: SimTime,
 }
 
 /// A closed-loop storage workload (seed 004's scenes): every client keeps `concurrency`
@@ -485,21 +487,55 @@ impl Plan {
         global.iter().find(|(on, _)| *on).map(|&(_, what)| what)
     }
 
-    /// Whether `simulation.fast_forward` can skip anything in this run: one training job
-    /// and no other traffic (`sim/fast_forward.rs`); if not, why.
-    pub fn fast_forward_blocked(&self) -> Option<String> {
+    /// What `simulation.fast_forward` can skip in this run (`sim/fast_forward`): one
+    /// training job and nothing else (`Ok(true)`), or flows of RoCE or UDP, each one
+    /// message or long-lived (`Ok(false)`); otherwise why not. Flows or jobs that would
+    /// start at or after the end never run and do not count.
+    pub fn fast_forward_mode(&self) -> std::result::Result<bool, String> {
+        let timed = [
+            (!self.switch.rate_schedule.is_empty(), "switch.rate_schedule"),
+            (!self.switch.link_failures.is_empty(), "switch.link_failures"),
+            (!self.host.pause_storms.is_empty(), "host.pause_storms"),
+            (self.host.rx_buffer.as_ref().is_some_and(|r| !r.changes.is_empty()), "host.rx_buffer.rate_changes"),
+            (!self.storage.is_empty(), "storage traffic"),
+        ];
+        if let Some((_, what)) = timed.iter().find(|(on, _)| *on) {
+            return Err(format!("{what} is not fast-forwarded (its changes do not repeat)"));
+        }
+        let name = |g: u32| {
+            let n = self.group_names.get(g as usize).map_or(String::new(), |n| format!(" ({n})"));
+            format!("traffic[{g}]{n}")
+        };
         let in_job = |f: usize| self.jobs.iter().any(|j| (j.first_flow as usize..(j.first_flow + j.flows) as usize).contains(&f));
-        // (Flows that would start at or after the end never run.)
-        if let Some(f) = (0..self.flows.len()).find(|&f| !in_job(f) && self.flows[f].start < self.duration) {
-            let g = self.flows[f].group as usize;
-            let name = self.group_names.get(g).map_or(String::new(), |n| format!(" ({n})"));
-            return Some(format!("traffic[{g}]{name} is not a training job: only a run of one training job is fast-forwarded"));
+        let runs = |f: &&FlowPlan| f.start < self.duration;
+        let jobs = self.jobs.iter().filter(|j| j.start < self.duration).count();
+        let others: Vec<&FlowPlan> = self.flows.iter().enumerate().filter(|(i, _)| !in_job(*i)).map(|(_, f)| f).filter(runs).collect();
+        match (jobs, others.first()) {
+            (0, _) => {}
+            (1, None) => return Ok(true),
+            (1, Some(f)) => {
+                return Err(format!("{} runs beside a training job: only a job alone or flows alone are fast-forwarded", name(f.group)))
+            }
+            (n, _) => return Err(format!("{n} training jobs: their iterations do not end together, so none is skipped")),
         }
-        match self.jobs.iter().filter(|j| j.start < self.duration).count() {
-            0 => Some("the run has no training job".into()),
-            1 => None,
-            n => Some(format!("{n} training jobs: their iterations do not end together, so none is skipped")),
+        for f in &others {
+            let why = if !matches!(f.transport, Transport::Roce | Transport::Udp) {
+                "is not RoCE or UDP"
+            } else if f.messages != 1 {
+                "has flows of several messages"
+            } else if f.stop.is_some() {
+                "stops at a set time"
+            } else if f.sw_limit.is_some() {
+                "has a software rate limiter"
+            } else {
+                continue;
+            };
+            return Err(format!("{} {why}: it is not fast-forwarded", name(f.group)));
         }
+        if others.is_empty() {
+            return Err("the run has no traffic".into());
+        }
+        Ok(false)
     }
 
     /// The links of each node in port order: a node's ports are numbered in the order

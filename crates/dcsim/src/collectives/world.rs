@@ -228,7 +228,7 @@ impl Simulation {
     /// Runs rank `r`'s steps until it waits (compute, a collective, the iteration's end).
     fn rank_run(&mut self, r: u32) {
         let now = self.now_t();
-        let ff = self.ff.as_ref().is_some_and(|f| f.can_skip());
+        let ff = self.ff.as_ref().is_some_and(|f| f.watches_job());
         loop {
             let jobs = self.jobs_mut();
             let rk = jobs.ranks[r as usize];

@@ -342,9 +342,10 @@ impl EventQueue {
         self.popped += n;
     }
 
-    /// Moves the clock and every pending event `by` later: the world resumes as it was,
-    /// `by` later (`sim/fast_forward.rs`). Between events; `rounds` as for `set_rounds`.
-    pub(crate) fn shift(&mut self, by: SimTime, rounds: Option<(SimTime, Owners)>) {
+    /// Moves the clock and every pending event `by` later, but those `fixed` (which keep
+    /// their time, later than `by` from now): the world resumes as it was, `by` later
+    /// (`sim/fast_forward`). Between events; `rounds` as for `set_rounds`.
+    pub(crate) fn shift(&mut self, by: SimTime, rounds: Option<(SimTime, Owners)>, fixed: fn(&Event) -> bool) {
         let mut all = Vec::new();
         match &mut self.store {
             Store::Wheel(w) => w.drain(&mut all),
@@ -357,7 +358,9 @@ impl EventQueue {
             None => Store::Wheel(Wheel::new(self.horizon)),
         };
         for e in all {
-            self.put(e.time + by.0, e.ev);
+            let at = if fixed(&e.ev) { e.time } else { e.time + by.0 };
+            debug_assert!(at >= self.now.0, "a fixed event due before the world resumes");
+            self.put(at, e.ev);
         }
     }
 

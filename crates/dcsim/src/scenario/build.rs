@@ -47,7 +47,11 @@ pub fn priority_list(mask: u8) -> String {
 fn fast_forward(s: &crate::scenario::schema::SimulationSpec) -> Result<Option<crate::plan::FastForwardPlan>> {
     let on = s.fast_forward.unwrap_or(false);
     if !on {
-        for (set, key) in [(s.fast_forward_tolerance.is_some(), "tolerance"), (s.fast_forward_window.is_some(), "window")] {
+        for (set, key) in [
+            (s.fast_forward_tolerance.is_some(), "tolerance"),
+            (s.fast_forward_window.is_some(), "window"),
+            (s.fast_forward_interval.is_some(), "interval"),
+        ] {
             if set {
                 return Err(Error::scenario(
                     format!("simulation.fast_forward_{key}"),
@@ -65,7 +69,14 @@ fn fast_forward(s: &crate::scenario::schema::SimulationSpec) -> Result<Option<cr
     if window < 2 {
         return Err(Error::scenario("simulation.fast_forward_window", format!("must be at least 2 iterations, got {window}")));
     }
-    Ok(Some(crate::plan::FastForwardPlan { tolerance, window }))
+    let interval = match &s.fast_forward_interval {
+        Some(t) => t.time("simulation.fast_forward_interval")?,
+        None => SimTime::us(100),
+    };
+    if interval.0 == 0 {
+        return Err(Error::scenario("simulation.fast_forward_interval", "must be > 0"));
+    }
+    Ok(Some(crate::plan::FastForwardPlan { tolerance, window, interval }))
 }
 
 /// Builds the plan. `default_name` is used when the file has no `name`.

@@ -74,8 +74,12 @@ pub struct SimulationSpec {
     pub fast_forward: Option<bool>,
     /// Fast-forward: how far the mean iteration period may move, as a fraction (default 0.01).
     pub fast_forward_tolerance: Option<f64>,
-    /// Fast-forward: iterations per window of the steadiness test (>= 2, default 4).
+    /// Fast-forward: iterations (a job) or intervals (flows) per window of the
+    /// steadiness test (>= 2, default 4).
     pub fast_forward_window: Option<u32>,
+    /// Fast-forward of flows: the interval their delivery rates are measured over
+    /// (default "100us").
+    pub fast_forward_interval: Option<TimeStr>,
 }
 
 /// `[host]`: NIC and transport settings shared by all hosts.

@@ -370,7 +370,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         sim.storage_start();
     }
     sim.jobs_init(plan)?;
-    sim.ff = plan.fast_forward.map(|cfg| Box::new(super::fast_forward::FastForward::new(cfg, plan.fast_forward_blocked())));
+    sim.ff = plan.fast_forward.map(|cfg| Box::new(super::fast_forward::FastForward::new(cfg, plan)));
     sim.owners = owners(&sim);
     // Rounds node by node need every event to be one node's and every link to take time.
     sim.round_len = sim.fx.ports.iter().map(|p| p.delay).min().filter(|l| l.0 > 0 && plan.not_node_local().is_none());

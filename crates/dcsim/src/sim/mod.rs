@@ -270,7 +270,8 @@ impl Simulation {
 
     /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.
     pub(crate) fn periodic_due(&self) -> SimTime {
-        self.next_sample.min(self.models.pfc_watchdog.next).min(self.io_next).min(self.models.deadlocks.next)
+        let ff = self.ff.as_ref().map_or(SimTime::MAX, |f| f.next_check());
+        self.next_sample.min(self.models.pfc_watchdog.next).min(self.io_next).min(self.models.deadlocks.next).min(ff)
     }
 
     /// The samples, watchdog polls, storage KPI rows and deadlock checks due at `t`, in
@@ -288,6 +289,9 @@ impl Simulation {
         }
         if self.io_next == t {
             self.take_io_kpi();
+        }
+        if self.ff.as_ref().is_some_and(|f| f.next_check() == t) {
+            self.ff_flow_check(t);
         }
         if self.models.deadlocks.next != t {
             return false;

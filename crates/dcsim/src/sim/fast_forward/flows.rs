@@ -1,0 +1,126 @@
+//! Fast-forward of flows: every `interval` of simulated time (the loop's periodic work,
+//! between events) the bytes each flow has delivered are recorded. The flows are steady
+//! when no flow started or finished over the last two windows of `window` intervals,
+//! and for every flow under way the mean rate of the last window differs from the one
+//! before by at most `tolerance` of it, and is known to within `tolerance` (twice its
+//! standard error). An idle fabric is steady too.
+//!
+//! The skip runs to shortly before the next change: the next flow's start, the first
+//! finish the rates predict, or the run's end, less two windows, which are simulated.
+//! Each flow under way is credited what its rate delivers in the skipped time, in whole
+//! packets, and that much is taken off the end of its sequence space (a long-lived flow
+//! has no end to shorten): after the skip it has exactly as much left as it would have
+//! had, and it finishes when the last of it is acknowledged, as it would have.
+//! Flow starts keep their times; everything else moves with the world.
+
+use super::{steady_mean, Mode, Skip};
+use crate::event::Event;
+use crate::sim::Simulation;
+use crate::units::SimTime;
+
+/// The state of the run at one interval's end.
+struct Mark {
+    started: usize,
+    finished: usize,
+    events: u64,
+    hops: u64,
+    /// Bytes each flow has delivered.
+    delivered: Vec<u64>,
+}
+
+pub(crate) struct FlowSteadiness {
+    interval: SimTime,
+    /// When the next interval ends.
+    pub next: SimTime,
+    marks: Vec<Mark>,
+}
+
+impl FlowSteadiness {
+    pub fn new(interval: SimTime) -> Self {
+        FlowSteadiness { interval, next: interval, marks: Vec::new() }
+    }
+}
+
+impl Simulation {
+    /// An interval ends at `t`: record the flows' deliveries, and skip if they are steady.
+    pub(crate) fn ff_flow_check(&mut self, t: SimTime) {
+        let started = self.senders.iter().filter(|s| s.started).count();
+        let finished = self.flow_stats.iter().filter(|s| s.finish.is_some()).count();
+        let delivered: Vec<u64> = self.flow_stats.iter().map(|s| s.delivered).collect();
+        let (events, hops, end) = (self.fx.q.processed(), self.hops, self.end);
+        let Some(ff) = self.ff.as_deref_mut() else { return };
+        let (w, tol) = (ff.cfg.window as usize, ff.cfg.tolerance);
+        let Mode::Flows(fs) = &mut ff.mode else { return };
+        fs.next = t + fs.interval;
+        fs.marks.push(Mark { started, finished, events, hops, delivered });
+        if fs.marks.len() > 2 * w + 1 {
+            fs.marks.remove(0);
+        }
+        if fs.marks.len() < 2 * w + 1 {
+            return;
+        }
+        let (first, last) = (&fs.marks[0], &fs.marks[2 * w]);
+        if (first.started, first.finished) != (last.started, last.finished) {
+            return;
+        }
+        let iv = fs.interval.0 as f64;
+        // Per flow under way: its rate (bytes per ps) and the relative error of it.
+        let mut rates = Vec::new();
+        for f in 0..self.flows.len() {
+            if !self.senders[f].started || self.flow_stats[f].finish.is_some() {
+                continue;
+            }
+            let d: Vec<f64> = fs.marks.windows(2).map(|m| (m[1].delivered[f] - m[0].delivered[f]) as f64).collect();
+            let Some((mean, err2)) = steady_mean(&d[..w], &d[w..], tol) else { return };
+            rates.push((f, mean / iv, if mean > 0.0 { err2 / mean } else { 0.0 }));
+        }
+        // The next change: a start, a finish at the measured rates, the end.
+        let now = t.0 as f64;
+        let next_start =
+            (0..self.flows.len()).filter(|&f| !self.senders[f].started).map(|f| self.flows[f].start.0).min().unwrap_or(u64::MAX);
+        let mut horizon = (next_start.min(end.0) as f64) - now;
+        for &(f, r, _) in &rates {
+            let h = &self.flows[f];
+            if h.size != u64::MAX && r > 0.0 {
+                horizon = horizon.min((h.size - self.flow_stats[f].delivered) as f64 / r);
+            }
+        }
+        let margin = 2.0 * w as f64 * iv;
+        let by = (horizon - margin).floor();
+        if by < margin {
+            return;
+        }
+        let by = SimTime(by as u64);
+        let payload = self.host.mtu as u64;
+        let (m0, m1) = (&fs.marks[w], &fs.marks[2 * w]);
+        let per = |x: u64, y: u64| ((y - x) as f64 / (w as f64 * iv) * by.0 as f64).round() as u64;
+        let (ev, hp) = (per(m0.events, m1.events), per(m0.hops, m1.hops));
+        let error_ps = rates.iter().map(|&(_, _, rel)| rel * by.0 as f64).fold(0.0, f64::max);
+        fs.marks.clear();
+        ff.skips.push(Skip { from: t, skipped: by, iterations: 0, flows: rates.len() as u32, error_ps, events: ev, hops: hp });
+        // Flow starts keep their times (none is due before the world resumes).
+        self.freeze_and_resume(by, |e| matches!(e, Event::FlowStart(_)));
+        if let Some(Mode::Flows(fs)) = self.ff.as_deref_mut().map(|f| &mut f.mode) {
+            fs.next = self.clock + fs.interval;
+        }
+        for (f, r, _) in rates {
+            let pkts = (r * by.0 as f64 / payload as f64).floor() as u64;
+            let h = &mut self.flows[f];
+            if h.size != u64::MAX {
+                // Keep what is sent, and one packet more, unshortened.
+                let room = (h.npkts - self.senders[f].next_seq).saturating_sub(1) as u64;
+                let pkts = pkts.min(room) as u32;
+                let old = h.npkts;
+                h.npkts -= pkts;
+                h.size -= pkts as u64 * payload;
+                let s = &mut self.senders[f];
+                if s.msg_limit == old {
+                    s.msg_limit = h.npkts;
+                }
+                self.credit(f, pkts as u64);
+            } else {
+                self.credit(f, pkts);
+            }
+        }
+    }
+}
