@@ -146,6 +146,10 @@ fn uet_alone_works() {
     let ecmp = dcsim::scenario::load_str(text, Path::new("."), &["fabric.load_balancing.mode=\"ecmp\"".to_string()]).unwrap();
     let w = dcsim::scenario::validate::warnings(&ecmp);
     assert!(w.iter().any(|w| w.starts_with("fabric.load_balancing.mode: transport = \"uet\"")), "{w:?}");
+    // A lossy priority without trimming: a drop waits for the timer.
+    let lossy = dcsim::scenario::load_str(text, Path::new("."), &["switch.pfc.mode=\"off\"".to_string()]).unwrap();
+    let w = dcsim::scenario::validate::warnings(&lossy);
+    assert!(w.iter().any(|w| w.starts_with("traffic[0].priority: UET flows on lossy priority 3 without [fabric.trimming]")), "{w:?}");
 }
 
 #[test]

@@ -77,7 +77,8 @@ pub fn validate(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::R
 
 /// What a valid plan runs that it may not mean: UET flows whose entropy no switch
 /// sprays by (every switch hashes per flow, `ecmp`, on a fabric with a choice of paths),
-/// and `[host.uet] rccc` without UET flows.
+/// UET flows on a lossy priority that is not trimmed (a lost packet waits for the
+/// retransmission timer: UET NAKs no gap), and `[host.uet] rccc` without UET flows.
 pub fn warnings(plan: &crate::plan::Plan) -> Vec<String> {
     use crate::models::load_balancing::Mode;
     let mut out = Vec::new();
@@ -87,6 +88,17 @@ pub fn warnings(plan: &crate::plan::Plan) -> Vec<String> {
         }
         return out;
     };
+    let pfc = &plan.switch.pfc;
+    let trimmed = plan.fabric.trimming.as_ref().filter(|t| t.enabled).map_or(0, |t| t.mask(|q| pfc.is_lossless(q)));
+    let untrimmed = |f: &&crate::plan::FlowPlan| {
+        f.transport == crate::plan::Transport::Uet && !pfc.is_lossless(f.priority) && trimmed & (1 << f.priority) == 0
+    };
+    if let Some(f) = plan.flows.iter().find(untrimmed) {
+        out.push(format!(
+            "traffic[{}].priority: UET flows on lossy priority {} without [fabric.trimming]: UET NAKs no gap, so a packet the fabric drops waits for host.rto ({})",
+            f.group, f.priority, plan.host.rto
+        ));
+    }
     let per_flow = plan.fabric.load_balancing.as_ref().is_none_or(|p| p.mode == Mode::Ecmp && p.rules.iter().all(|r| r.mode == Mode::Ecmp));
     if per_flow {
         let routing = crate::models::load_balancing::routing_of(plan);
