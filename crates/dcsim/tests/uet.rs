@@ -101,13 +101,20 @@ fn rccc_shares_the_port_in_turn_and_trims_only_the_first_windows() {
     assert!(us[7] - us[0] < 0.02 * us[7], "the flows end together: {us:?}");
     ov.push("simulation.duration=\"100us\"");
     let early = run(&ov).summary["trimming"]["trimmed"].as_u64().unwrap();
-    let all = run(&RCCC).summary["trimming"]["trimmed"].as_u64().unwrap();
+    let r = run(&RCCC);
+    let all = r.summary["trimming"]["trimmed"].as_u64().unwrap();
     assert_eq!(early, all, "every trim within 100 us");
+    // Each flow spent at most its unsolicited window (and one frame) before credits.
+    let u = &r.summary["uet"];
+    assert!(u["unsolicited_bytes"].as_u64().unwrap() <= 8 * (175_284 + 4150), "{u}");
+    assert_eq!(u["requests_to_send"], 0);
     // Without the unsolicited window nothing is trimmed, and the start costs a round trip.
     let mut ov = RCCC.to_vec();
     ov.push("host.uet.unsolicited=\"0B\"");
     let r = run(&ov);
     assert_eq!(r.summary["trimming"]["trimmed"], 0);
+    assert_eq!(r.summary["uet"]["unsolicited_bytes"], 0);
+    assert_eq!(r.summary["uet"]["requests_to_send"], 8, "one request to send per flow");
     assert!(fcts(&r)[7] > us[7]);
 }
 

@@ -194,7 +194,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             let bdp = host_rate.0 as u128 * base_rtt.0 as u128 / 8_000_000_000_000;
             let max_credit = u.max_credit.unwrap_or((bdp * 3 / 2) as u64);
             uet_tx.push(crate::models::uet::UetTx::new(u, plan.host.ooo_window, max_credit, u.unsolicited.unwrap_or(max_credit)));
-            uet_rx.push(crate::models::uet::UetRx { flow: FlowId(i as u32), target: 0, granted: 0, queued: false });
+            uet_rx.push(crate::models::uet::UetRx { flow: FlowId(i as u32), target: 0, granted: 0, queued: false, grants: 0 });
             (uet_tx.len() - 1) as u32
         } else {
             super::NO_UET

@@ -40,6 +40,7 @@ impl Simulation {
         if seq < s.snd_una || seq >= s.next_seq || seq - s.snd_una >= t.sack.window() || !t.sack.mark(seq) {
             return 0;
         }
+        t.sacks += 1;
         self.payload_bytes(f, seq, seq + 1)
     }
 
@@ -65,6 +66,11 @@ impl Simulation {
         // With a window of its own (NSCC) a sender asks for no more than it may send.
         let cap = self.ccs[f.idx()].window().map_or(u64::MAX, |w| w + mtu + hdr);
         let t = &mut self.uet_tx[k];
+        if t.credit <= 0 {
+            t.requests += 1; // sent on `rts`
+        } else if t.speculating {
+            t.unsolicited_bytes += frame as u64;
+        }
         t.credit -= frame as i64;
         t.rts = false;
         let target = t.pull_target(backlog, cap.min(t.max_credit as u64), mtu + hdr);

@@ -180,6 +180,11 @@ pub struct UetTx {
     /// request to send: its pull target tells the receiver what is wanted).
     pub rts: bool,
     pub max_credit: i64,
+    /// Counted for the summary: SACKs that acknowledged a packet, packets sent as a
+    /// request to send, bytes sent on the unsolicited window.
+    pub sacks: u64,
+    pub requests: u64,
+    pub unsolicited_bytes: u64,
 }
 
 impl UetTx {
@@ -192,6 +197,9 @@ impl UetTx {
             // Without an unsolicited window the first packet goes as a request to send.
             rts: p.rccc && unsolicited == 0,
             max_credit: max_credit as i64,
+            sacks: 0,
+            requests: 0,
+            unsolicited_bytes: 0,
         }
     }
 
@@ -251,6 +259,8 @@ pub struct UetRx {
     pub granted: u32,
     /// In its NIC's credit queue.
     pub queued: bool,
+    /// Credit frames sent (for the summary).
+    pub grants: u64,
 }
 
 /// A receiving NIC's credit pacer: the flows that want credit, served in turn, one grant
@@ -283,6 +293,7 @@ pub fn grant(p: &mut CreditPacer, rx: &mut [UetRx], per_grant: u32, now: SimTime
     let before = r.granted;
     r.granted = r.granted.saturating_add(per_grant).min(r.target).max(before);
     let extra = r.granted - before;
+    r.grants += 1;
     if r.target > r.granted {
         p.queue.push_back(k);
     } else {
@@ -343,8 +354,8 @@ mod tests {
         let mut p = CreditPacer::new(Rate::gbps(100), 1.0);
         assert_eq!(p.per_quantum, SimTime(20_480));
         let mut rx = vec![
-            UetRx { flow: FlowId(0), target: 10, granted: 0, queued: true },
-            UetRx { flow: FlowId(1), target: 3, granted: 0, queued: true },
+            UetRx { flow: FlowId(0), target: 10, granted: 0, queued: true, grants: 0 },
+            UetRx { flow: FlowId(1), target: 3, granted: 0, queued: true, grants: 0 },
         ];
         p.queue.extend([0, 1]);
         assert_eq!(grant(&mut p, &mut rx, 4, SimTime::ZERO), Some((FlowId(0), 4)));
