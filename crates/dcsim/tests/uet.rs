@@ -173,3 +173,48 @@ fn bad_keys_name_the_field() {
     assert!(err(&["host.uet.nonsense=1"]).contains("nonsense"));
     assert!(err(&["traffic[0].transport=\"quic\""]).starts_with("traffic[0].transport"));
 }
+
+/// A lossy fabric without trimming: UET NAKs no gap, so each drop waits for the timer
+/// (the warning says so); `[host.uet] loss_threshold` resends a hole once packets
+/// enough above it are SACKed.
+#[test]
+fn sack_threshold_recovers_drops_without_trimming() {
+    let text = r#"
+        name = "uet_lossy"
+        [simulation]
+        duration = "20ms"
+        [host]
+        rto = "100us"
+        [switch]
+        egress_limit = "100KB"
+        [switch.pfc]
+        mode = "off"
+        lossless = []
+        [topology]
+        type = "star"
+        hosts = 9
+        rate = "100Gbps"
+        delay = "1us"
+        [[traffic]]
+        type = "incast"
+        senders = ["h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8"]
+        receiver = "h0"
+        size = "1MB"
+        transport = "uet"
+    "#;
+    let last = |ov: &[&str]| {
+        let ov: Vec<String> = ov.iter().map(|s| s.to_string()).collect();
+        let plan = dcsim::scenario::load_str(text, Path::new("."), &ov).unwrap();
+        let r = dcsim::sim::run(&plan).unwrap();
+        assert!(r.checks_passed(), "{:?}", r.failed_checks());
+        println!("{ov:?}: {:?} drops {} {}", fcts(&r), r.summary["counters"]["drops_total"], r.summary["uet"]);
+        (fcts(&r)[7], r.summary["uet"]["sack_resends"].as_u64().unwrap())
+    };
+    // The port's frames alone take 691 us (8 x 977 frames of 1106 B on the wire).
+    let (timer, none) = last(&[]);
+    assert_eq!(none, 0);
+    let (sack, resent) = last(&["host.uet.loss_threshold=3"]);
+    assert!(resent > 0);
+    assert!(timer > 5_000.0, "one drop per timeout: {timer} us");
+    assert!(sack < 2_000.0 && sack < timer / 5.0, "with SACK-driven resends {sack} us, with the timer alone {timer} us");
+}

@@ -43,6 +43,8 @@ pub(crate) struct FlowHeader {
     pub coll: u32,
 }
 
+const _: () = assert!(std::mem::size_of::<FlowHeader>() == 64);
+
 /// `FlowHeader::tcp` of a flow that is not TCP.
 pub(crate) const NO_TCP: u32 = u32::MAX;
 /// `FlowHeader::uet` of a flow that is not UET.

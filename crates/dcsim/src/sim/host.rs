@@ -449,6 +449,9 @@ impl Simulation {
                     sacked = self.uet_sacked(f, seq);
                 }
             }
+            if let Some(th) = self.uet.loss_threshold {
+                self.uet_sack_loss(f, th);
+            }
             self.uet_answered(f);
         }
         let s = &mut self.senders[f.idx()];

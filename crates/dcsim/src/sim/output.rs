@@ -527,6 +527,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "sacks": s.uet_tx.iter().map(|t| t.sacks).sum::<u64>(),
             "requests_to_send": s.uet_tx.iter().map(|t| t.requests).sum::<u64>(),
             "unsolicited_bytes": s.uet_tx.iter().map(|t| t.unsolicited_bytes).sum::<u64>(),
+            "sack_resends": s.uet_tx.iter().map(|t| t.sack_resends).sum::<u64>(),
             "credit_frames": s.uet_rx.iter().map(|r| r.grants).sum::<u64>(),
             "credited_bytes": s.uet_rx.iter().map(|r| r.granted as u64 * crate::models::uet::QUANTUM).sum::<u64>(),
         });

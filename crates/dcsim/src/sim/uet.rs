@@ -41,7 +41,21 @@ impl Simulation {
             return 0;
         }
         t.sacks += 1;
+        t.highest_sack = t.highest_sack.max(seq);
         self.payload_bytes(f, seq, seq + 1)
+    }
+
+    /// `[host.uet] loss_threshold`: after an ACK, the first unacknowledged packet of flow
+    /// `f` is resent if enough packets above it were SACKed (unless a resend is pending).
+    pub(crate) fn uet_sack_loss(&mut self, f: FlowId, threshold: u32) {
+        let k = self.flows[f.idx()].uet as usize;
+        let s = &mut self.senders[f.idx()];
+        if s.resend.is_some() || s.snd_una >= s.next_seq || !self.uet_tx[k].hole_lost(s.snd_una, threshold) {
+            return;
+        }
+        s.resend = Some(s.snd_una);
+        self.flow_stats[f.idx()].retransmits += 1;
+        self.activate(f);
     }
 
     /// Packets of flow `f` in flight that the receiver reported holding.

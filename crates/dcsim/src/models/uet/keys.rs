@@ -19,6 +19,8 @@ crate::params! {
     max_credit: kind::Opt<kind::Size>, POSITIVE, shown "1.5 BDP";
     /// RCCC: the credit a sender starts with, before its receiver answers (the unsolicited window)
     unsolicited: kind::Opt<kind::Size>, ANY, shown "max_credit";
+    /// the first unacknowledged packet is resent once a packet this many above it is SACKed (none: only a trimmed header's NACK or `host.rto` tell a loss, as in htsim without SLEEK)
+    loss_threshold: kind::Opt<kind::Count>, at_least(1.0), shown "none";
 }
 
 fn check_more(p: &UetParams, path: &str, _: &KeyCtx) -> Result<()> {

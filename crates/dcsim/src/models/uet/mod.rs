@@ -37,11 +37,14 @@ pub struct UetParams {
     /// Credit a sender starts with before its receiver has answered (`None`:
     /// `max_credit`): the unsolicited window.
     pub unsolicited: Option<u64>,
+    /// The first unacknowledged packet is taken for lost (and resent) once a packet this
+    /// many above it is SACKed (`None`: only a trimmed header's NACK or the timer tell).
+    pub loss_threshold: Option<u32>,
 }
 
 impl Default for UetParams {
     fn default() -> Self {
-        UetParams { rccc: false, credit_rate: 0.99, credit_packets: 4, max_credit: None, unsolicited: None }
+        UetParams { rccc: false, credit_rate: 0.99, credit_packets: 4, max_credit: None, unsolicited: None, loss_threshold: None }
     }
 }
 
@@ -93,9 +96,9 @@ pub fn warnings(plan: &crate::plan::Plan) -> Vec<String> {
     let untrimmed = |f: &&crate::plan::FlowPlan| {
         f.transport == crate::plan::Transport::Uet && !pfc.is_lossless(f.priority) && trimmed & (1 << f.priority) == 0
     };
-    if let Some(f) = plan.flows.iter().find(untrimmed) {
+    if let Some(f) = plan.flows.iter().find(untrimmed).filter(|_| plan.host.uet.loss_threshold.is_none()) {
         out.push(format!(
-            "traffic[{}].priority: UET flows on lossy priority {} without [fabric.trimming]: UET NAKs no gap, so a packet the fabric drops waits for host.rto ({})",
+            "traffic[{}].priority: UET flows on lossy priority {} without [fabric.trimming]: UET NAKs no gap, so a packet the fabric drops waits for host.rto ({}) unless host.uet.loss_threshold is set",
             f.group, f.priority, plan.host.rto
         ));
     }
@@ -185,6 +188,12 @@ pub struct UetTx {
     pub sacks: u64,
     pub requests: u64,
     pub unsolicited_bytes: u64,
+    /// The highest packet SACKed, and the first unacknowledged packet last taken for
+    /// lost by `loss_threshold` (`u32::MAX`: none), so that a hole is resent once.
+    pub highest_sack: u32,
+    pub lost_mark: u32,
+    /// Packets resent by `loss_threshold`.
+    pub sack_resends: u64,
 }
 
 impl UetTx {
@@ -200,6 +209,9 @@ impl UetTx {
             sacks: 0,
             requests: 0,
             unsolicited_bytes: 0,
+            highest_sack: 0,
+            lost_mark: u32::MAX,
+            sack_resends: 0,
         }
     }
 
@@ -210,6 +222,17 @@ impl UetTx {
             self.speculating = false;
             self.credit = self.credit.min(0);
         }
+    }
+
+    /// `loss_threshold`: whether the hole at `snd_una` is now taken for lost (a packet
+    /// `threshold` or more above it SACKed, and not taken for lost before).
+    pub fn hole_lost(&mut self, snd_una: u32, threshold: u32) -> bool {
+        if self.highest_sack < snd_una.saturating_add(threshold) || self.lost_mark == snd_una || self.sack.has(snd_una) {
+            return false;
+        }
+        self.lost_mark = snd_una;
+        self.sack_resends += 1;
+        true
     }
 
     /// A message was posted: without credit, its first packet goes as a request to send
@@ -335,6 +358,21 @@ mod tests {
         assert!(!t.granted(10), "a stale grant adds nothing");
         assert!(t.granted(1000));
         assert_eq!(t.credit, 10_000, "capped at max_credit");
+    }
+
+    #[test]
+    fn a_hole_is_taken_for_lost_once_past_the_threshold() {
+        let mut t = UetTx::new(&UetParams::default(), 64, 0, 0);
+        t.highest_sack = 12;
+        assert!(!t.hole_lost(10, 3), "12 is only 2 above the hole");
+        t.highest_sack = 13;
+        assert!(t.hole_lost(10, 3));
+        assert!(!t.hole_lost(10, 3), "once per hole");
+        t.sack.mark(20);
+        t.highest_sack = 30;
+        assert!(!t.hole_lost(20, 3), "a SACKed packet is no hole");
+        assert!(t.hole_lost(21, 3));
+        assert_eq!(t.sack_resends, 2);
     }
 
     #[test]
