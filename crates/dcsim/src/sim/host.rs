@@ -454,8 +454,10 @@ impl Simulation {
             }
             self.uet_answered(f);
         }
+        // UET: a NAK of a packet SACKed since (a header trimmed from an earlier copy) is stale.
+        let stale = uet && pkt.kind == PktKind::Nak && self.uet_nak_stale(f, pkt.nak_seq());
         let s = &mut self.senders[f.idx()];
-        if pkt.kind == PktKind::Nak && pkt.nak_seq() >= s.snd_una && s.next_seq > pkt.nak_seq() {
+        if pkt.kind == PktKind::Nak && !stale && pkt.nak_seq() >= s.snd_una && s.next_seq > pkt.nak_seq() {
             let seq = pkt.nak_seq();
             let n = if self.host.selective_repeat || uet {
                 // Resend only the packet the receiver is missing (with trimming, after

@@ -58,6 +58,15 @@ impl Simulation {
         self.activate(f);
     }
 
+    /// A NAK of packet `seq` of flow `f` that the receiver has SACKed since: stale (a
+    /// header trimmed from an earlier copy of it).
+    pub(crate) fn uet_nak_stale(&self, f: FlowId, seq: u32) -> bool {
+        let t = &self.uet_tx[self.flows[f.idx()].uet as usize];
+        let una = self.senders[f.idx()].snd_una;
+        // The scoreboard is a ring over the window above `snd_una`.
+        seq >= una && seq - una < t.sack.window() && t.sack.has(seq)
+    }
+
     /// Packets of flow `f` in flight that the receiver reported holding.
     #[inline]
     pub(crate) fn uet_sacked_count(&self, f: FlowId) -> u32 {
