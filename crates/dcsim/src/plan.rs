@@ -201,6 +201,9 @@ pub enum Transport {
     Roce,
     Udp,
     Tcp,
+    /// The Ultra Ethernet transport (`models/uet/`): a RoCE-style queue pair with
+    /// selective ACKs and repeat, and receiver credits when `host.uet.rccc`.
+    Uet,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -238,6 +241,8 @@ pub struct HostPlan {
     pub timing: crate::models::nic_timing::NicTiming,
     /// The TCP transport (`[host.tcp]`): timers, delayed ACKs.
     pub tcp: crate::models::tcp::TcpParams,
+    /// The Ultra Ethernet transport (`[host.uet]`): receiver credits.
+    pub uet: crate::models::uet::UetParams,
     /// Malfunctioning NICs that keep pausing their switch (`models/pfc/storm.rs`).
     pub pause_storms: Vec<PauseStorm>,
     /// NIC receive buffers with a processing rate (`models/rx_buffer`), if any.
@@ -384,6 +389,7 @@ impl Default for HostPlan {
             cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
             timing: Default::default(),
             tcp: crate::models::tcp::TcpParams::default(),
+            uet: crate::models::uet::UetParams::default(),
             pause_storms: Vec::new(),
             rx_buffer: None,
         }

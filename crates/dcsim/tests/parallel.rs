@@ -26,6 +26,14 @@ fn same_as_one_thread(file: &str, overrides: &[&str]) -> (String, u64, u64, Vec<
     one
 }
 
+/// UET across leaves: SACKs, trimmed headers, and RCCC's credit pacers (an event of the
+/// receiving host) with the pull target riding in the frames' tag between partitions.
+#[test]
+fn uet_with_receiver_credits() {
+    same_as_one_thread("scenarios/uet_incast_sprayed.toml", &["host.uet.rccc=true", "traffic[0].cc={type=\"none\"}"]);
+    same_as_one_thread("scenarios/uet_incast_sprayed.toml", &["host.uet.rccc=true"]);
+}
+
 /// ECN thresholds changed during a run (`Simulation::set_ecn`, seed 004's
 /// reconfiguration) reach the ports of every partition: the marks and results are
 /// those of one thread, and differ from a run without the change.

@@ -72,7 +72,9 @@ pub enum Event {
     SwBurst(FlowId),
     /// A job's rank k ends its compute (or its job starts): it takes its next step.
     Rank(u32),
-    /// Fast-forward: skip the steady iterations found at this time (`sim/fast_forward.rs`).
+    /// UET receiver credits (RCCC): host node k's NIC may send its next grant.
+    Credit(u32),
+    /// Fast-forward: skip the steady iterations found at this time (`sim/fast_forward`).
     FastForward,
 }
 
@@ -105,7 +107,8 @@ impl Event {
             Event::SwBurst(f) => (19, f.0 as u64, 0),
             Event::Rank(k) => (20, k as u64, 0),
             Event::CnpOut(f) => (21, f.0 as u64, 0),
-            Event::FastForward => (22, 0, 0),
+            Event::Credit(k) => (22, k as u64, 0),
+            Event::FastForward => (23, 0, 0),
         };
         // Cheap and injective enough for ordering: variant, then the fields.
         (v << 56) ^ (a << 24) ^ b.rotate_left(40)

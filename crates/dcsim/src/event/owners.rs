@@ -82,6 +82,7 @@ impl Owners {
             Event::RxDone(k) => self.rx_nic[k as usize],
             Event::RxRate(k) => self.rx_change[k as usize],
             Event::Rank(k) => self.rank[k as usize],
+            Event::Credit(n) => n,
             Event::FecnTick | Event::Link(_) | Event::IbTick | Event::FastForward => unreachable!("{ev:?} belongs to no node"),
         }
     }

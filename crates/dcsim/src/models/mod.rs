@@ -76,6 +76,7 @@ pub mod swift;
 pub mod tcp;
 pub mod timely;
 pub mod trimming;
+pub mod uet;
 pub mod window_cap;
 #[macro_use]
 mod registry;

@@ -33,6 +33,7 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("tcp.md", "cubic", cubic::CubicKeys::table()),
         ("tcp.md", "bbr", bbr::BbrKeys::table()),
         ("uet.md", "nscc", nscc::NsccKeys::table()),
+        ("uet.md", "uet", crate::models::uet::UetKeys::table()),
         ("trimming.md", "trimming", trimming::keys::TrimmingKeys::table()),
         ("load_balancing.md", "load_balancing", load_balancing::LoadBalancingKeys::table()),
     ]

@@ -63,6 +63,9 @@ pub enum PktKind {
     /// A data frame a switch cut to its header (models/trimming): the data frame's
     /// sequence number and send time, no payload, at the header priority.
     Trimmed,
+    /// A UET receiver's credit grant (RCCC, models/uet) to the sender of `flow`: the
+    /// cumulative grant in 256-byte quanta.
+    Credit,
 }
 
 /// Congestion experienced (IP ECN = 11), set by a switch on a data packet.
@@ -205,6 +208,30 @@ impl Packet {
         self.payload = off;
         self.flags |= FLAG_TRIM;
         self
+    }
+    /// An ACK of a UET flow (models/uet) that also reports the packet `off` above the
+    /// cumulative ACK as held out of order (a selective ACK; 0: none).
+    #[inline]
+    pub fn with_sack(mut self, off: u16) -> Packet {
+        debug_assert_eq!(self.kind, PktKind::Ack);
+        self.payload = off;
+        self
+    }
+    /// A UET ACK's selectively acknowledged packet, if any.
+    #[inline]
+    pub fn ack_sack(&self) -> Option<u32> {
+        debug_assert_eq!(self.kind, PktKind::Ack);
+        (self.payload != 0).then(|| self.word + self.payload as u32)
+    }
+    /// A UET receiver's credit grant to the sender `dst` of `flow`: the cumulative grant
+    /// `pull` (256-byte quanta), in the control class.
+    pub fn credit(flow: FlowId, dst: NodeId, pull: u32, frame: u32, prio: u8) -> Packet {
+        Packet::new(PktKind::Credit, flow, dst, frame, prio, FLAG_CTRL, pull, 0)
+    }
+    /// Credit: the cumulative grant in quanta.
+    pub fn credit_pull(&self) -> u32 {
+        debug_assert_eq!(self.kind, PktKind::Credit);
+        self.word
     }
     /// NAK: the packet to resend (selective repeat) or to resend from (go-back-N): the
     /// cumulative ACK, plus the offset of a trimmed header's packet above it.

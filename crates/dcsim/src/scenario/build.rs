@@ -153,6 +153,7 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
             }
         }
     }
+    crate::models::uet::default_cc(&mut plan, s.host.cc.is_some(), &ctx)?;
     Ok(plan)
 }
 
@@ -207,6 +208,10 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
     if let Some(t) = &h.tcp {
         use crate::keys::Keys;
         p.tcp = t.build("host.tcp", &crate::keys::KeyCtx { line_rate: None })?;
+    }
+    if let Some(u) = &h.uet {
+        use crate::keys::Keys;
+        p.uet = u.build("host.uet", &crate::keys::KeyCtx { line_rate: None })?;
     }
     if let Some(c) = &h.cnp {
         if let Some(v) = &c.interval {
@@ -1264,6 +1269,11 @@ pub fn build_traffic(
         if c.transport == Some(TransportSpec::Tcp) {
             for f in &mut flows[first..] {
                 f.transport = Transport::Tcp;
+            }
+        }
+        if c.transport == Some(TransportSpec::Uet) {
+            for f in &mut flows[first..] {
+                f.transport = Transport::Uet;
             }
         }
         if c.transport == Some(TransportSpec::Udp) {

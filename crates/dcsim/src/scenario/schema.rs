@@ -120,6 +120,8 @@ pub struct HostSpec {
     pub cc: Option<CcSpec>,
     /// `[host.tcp]`: the TCP transport's timers and delayed ACKs.
     pub tcp: Option<crate::models::tcp::TcpKeys>,
+    /// `[host.uet]`: the Ultra Ethernet transport's receiver credits (RCCC).
+    pub uet: Option<crate::models::uet::UetKeys>,
     /// NICs that keep sending PFC pauses: `[{ host, priority, start, stop }, ...]`.
     pub pause_storms: Option<Vec<PauseStormSpec>>,
     /// `[host.rx_buffer]`: NIC receive buffers drained at a processing rate.
@@ -365,6 +367,7 @@ pub enum TransportSpec {
     Roce,
     Udp,
     Tcp,
+    Uet,
 }
 
 /// `[switch.ecn]`
@@ -623,8 +626,9 @@ pub struct TrafficCommon {
     pub start: Option<TimeStr>,
     /// Reaction point of the entry's flows (default: `[host.cc]`).
     pub cc: Option<CcSpec>,
-    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`) or "udp":
-    /// constant bit rate at `rate`, no ACKs, no retransmission.
+    /// "roce" (default), "tcp" (SACK, RFC 6298 timer; a window-based `cc`), "udp":
+    /// constant bit rate at `rate`, no ACKs, no retransmission, or "uet" (the Ultra
+    /// Ethernet transport: selective ACKs and repeat, NSCC by default, `[host.uet]`).
     pub transport: Option<TransportSpec>,
     /// Messages per flow, posted one at a time (the next when the previous one is fully
     /// acknowledged); 0 = until the run ends. Default 1. Needs a finite size.

@@ -394,6 +394,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
     p.host.tcp.check("host.tcp", &ctx)?;
     p.fabric.check(&ctx)?;
     crate::models::load_balancing::validate(p)?;
+    crate::models::uet::validate(p, &ctx)?;
     for f in p.flows.iter().filter(|f| f.transport == Transport::Tcp) {
         if let Some(cc) = p.ccs.get(f.cc as usize).filter(|cc| !cc.windowed()) {
             let path = if f.cc == 0 { "host.cc".to_string() } else { format!("traffic[{}].cc", f.group) };
@@ -586,6 +587,7 @@ pub fn warnings(p: &Plan) -> Vec<String> {
             p.host.ack_every, p.host.ack_every
         ));
     }
+    out.extend(crate::models::uet::warnings(p));
     out
 }
 

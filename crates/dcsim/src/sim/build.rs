@@ -147,6 +147,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let (mut receivers, mut flow_stats) = (try_vec(n_flows, "flows")?, try_vec(n_flows, "flows")?);
     let mut ccs = try_vec(n_flows, "flows")?;
     let (mut tcp_tx, mut tcp_rx) = (Vec::new(), Vec::new());
+    let (mut uet_tx, mut uet_rx) = (Vec::new(), Vec::new());
     let mut sw = Vec::new();
     let mut used_prios = 0u8;
     // The event wheel spans the longest link delay plus the longest frame time.
@@ -187,6 +188,17 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         } else {
             super::NO_TCP
         };
+        let uet = if fp.transport == Transport::Uet {
+            let u = &plan.host.uet;
+            // RCCC's window: 1.5 BDP of the fabric's largest base RTT at the line rate.
+            let bdp = host_rate.0 as u128 * base_rtt.0 as u128 / 8_000_000_000_000;
+            let max_credit = u.max_credit.unwrap_or((bdp * 3 / 2) as u64);
+            uet_tx.push(crate::models::uet::UetTx::new(u, plan.host.ooo_window, max_credit, u.unsolicited.unwrap_or(max_credit)));
+            uet_rx.push(crate::models::uet::UetRx { flow: FlowId(i as u32), target: 0, granted: 0, queued: false, grants: 0 });
+            (uet_tx.len() - 1) as u32
+        } else {
+            super::NO_UET
+        };
         flows.push(FlowHeader {
             src: NodeId(fp.src),
             dst: NodeId(fp.dst),
@@ -200,6 +212,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             int,
             lossy: !pfc.is_lossless(fp.priority),
             tcp,
+            uet,
             io: super::NO_IO,
             coll: super::NO_COLL,
         });
@@ -240,7 +253,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 None => super::NO_SW,
             },
         });
-        let selective = plan.host.selective_repeat && fp.transport == crate::plan::Transport::Roce;
+        let selective = (plan.host.selective_repeat && fp.transport == Transport::Roce) || fp.transport == Transport::Uet;
         receivers.push(Receiver::new(if selective { plan.host.ooo_window } else { 0 }));
         flow_stats.push(FlowStats { ideal_fct: ideal[i], min_rate: host_rate, ..FlowStats::default() });
         if fp.start <= plan.duration {
@@ -356,7 +369,17 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         ccs,
         tcp_tx,
         tcp_rx,
+        uet_tx,
+        uet_rx,
+        pacers: Vec::new(),
+        uet: plan.host.uet.clone(),
     };
+    if plan.host.uet.rccc && plan.flows.iter().any(|f| f.transport == Transport::Uet) {
+        // Every host may receive: one credit pacer per node (switches' stay unused).
+        let rate = |n: &Node| n.ports.clone().next().map_or(crate::units::Rate(1), |p| sim.fx.ports[p as usize].rate());
+        sim.pacers = sim.fx.nodes.iter().map(|n| crate::models::uet::CreditPacer::new(rate(n), plan.host.uet.credit_rate)).collect();
+        sim.fx.pool.enable_tags(); // the pull target rides in the data frame's tag
+    }
     if let Some((st, io_of)) = super::storage::Storage::new(plan) {
         for (h, io) in sim.flows.iter_mut().zip(io_of) {
             h.io = io;

@@ -33,6 +33,8 @@ pub(crate) struct FlowHeader {
     /// TCP: index of its sender and receiver state in `tcp_tx` / `tcp_rx` (`NO_TCP`:
     /// another transport).
     pub tcp: u32,
+    /// UET: index of its state in `uet_tx` / `uet_rx` (`NO_UET`: another transport).
+    pub uet: u32,
     /// Storage: the I/O slot the queue pair belongs to (`NO_IO`: none). Its messages'
     /// size (`size`, `npkts`, `last_payload`) changes per I/O (`sim/storage.rs`).
     pub io: u32,
@@ -41,8 +43,12 @@ pub(crate) struct FlowHeader {
     pub coll: u32,
 }
 
+const _: () = assert!(std::mem::size_of::<FlowHeader>() == 64);
+
 /// `FlowHeader::tcp` of a flow that is not TCP.
 pub(crate) const NO_TCP: u32 = u32::MAX;
+/// `FlowHeader::uet` of a flow that is not UET.
+pub(crate) const NO_UET: u32 = u32::MAX;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum QpState {

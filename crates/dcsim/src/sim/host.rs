@@ -5,7 +5,7 @@
 //! retransmission with a NAK when a lossy fabric dropped something. The sending side
 //! writes only `senders`, the receiving side only `receivers`; both count in `flow_stats`.
 
-use super::{QpState, Simulation, NO_COLL, NO_IO, NO_SW, NO_TCP};
+use super::{QpState, Simulation, NO_COLL, NO_IO, NO_SW, NO_TCP, NO_UET};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::{nic_timing, Ack};
@@ -115,14 +115,24 @@ impl Simulation {
                 s.state = QpState::Idle;
                 continue;
             }
-            if tcp == NO_TCP && pick.is_none() && s.windowed {
+            if tcp == NO_TCP && (pick.is_none() || hdr.uet != NO_UET) && s.windowed {
                 // A window-based algorithm: wait for ACKs when the window is full (one
-                // packet may always be in flight).
-                let in_flight = (s.next_seq - s.snd_una) as u64 * self.host.mtu as u64;
+                // packet may always be in flight). UET: its resends too, and neither the
+                // packets the receiver SACKed nor those it NAKed are in flight.
+                let out = if hdr.uet == NO_UET {
+                    0
+                } else {
+                    self.uet_tx[hdr.uet as usize].sack.count + s.resend.is_some() as u32 + self.models.trimming.pending(f) as u32
+                };
+                let in_flight = (s.next_seq - s.snd_una).saturating_sub(out) as u64 * self.host.mtu as u64;
                 if in_flight > 0 && in_flight + self.host.mtu as u64 > self.ccs[f.idx()].window().unwrap_or(u64::MAX) {
                     s.state = QpState::Idle;
                     continue;
                 }
+            }
+            if hdr.uet != NO_UET && self.uet.rccc && !crate::models::uet::may_send(&self.uet_tx[hdr.uet as usize]) {
+                s.state = QpState::Idle; // RCCC: a credit grant activates it
+                continue;
             }
             if self.fx.ports[p.idx()].paused & (1 << hdr.prio) != 0 {
                 s.state = QpState::Parked;
@@ -185,6 +195,9 @@ impl Simulation {
             if tcp != NO_TCP {
                 self.tcp_sent(f, tcp, id, seq, resend);
             }
+            if self.uet.rccc && self.flows[f.idx()].uet != NO_UET {
+                self.uet_spend(f, id, frame);
+            }
             self.transmit(p, id, frame, Some(prio), quiet(self));
             if cc_active {
                 self.cc_hook(f, |cc, ctx| cc.on_send(ctx, wire));
@@ -197,6 +210,12 @@ impl Simulation {
         let pkt = *self.fx.pool.get(id);
         // The INT stack (HPCC) of a data frame or of the ACK that echoes it.
         let int = (pkt.flags & FLAG_INT != 0).then(|| self.fx.pool.int(id));
+        // RCCC: a UET data frame's (or trimmed header's) pull target.
+        let rccc = self.uet.rccc && matches!(pkt.kind, PktKind::Data | PktKind::Trimmed) && self.flows[pkt.flow.idx()].uet != NO_UET;
+        if rccc {
+            let target = self.fx.pool.tag(id);
+            self.uet_pull_target(pkt.flow, self.flows[pkt.flow.idx()].dst, target);
+        }
         self.fx.pool.free(id);
         match pkt.kind {
             PktKind::Data if self.flows[pkt.flow.idx()].tcp != NO_TCP => self.tcp_receive_data(&pkt),
@@ -208,6 +227,7 @@ impl Simulation {
             }
             PktKind::Ack | PktKind::Nak => self.receive_ack(&pkt, int.as_ref()),
             PktKind::Trimmed => self.receive_trimmed(&pkt),
+            PktKind::Credit => self.uet_receive_credit(&pkt),
             PktKind::TcpAck => self.tcp_receive_ack(&pkt),
             PktKind::Cnp => self.on_cnp_received(pkt.flow),
             PktKind::QcnCnm | PktKind::Bcn | PktKind::Bcn00 | PktKind::SwitchCnp => self.on_feedback_frame(&pkt),
@@ -266,6 +286,9 @@ impl Simulation {
         let f = pkt.flow;
         self.count_arrival(pkt);
         let hdr = &self.flows[f.idx()];
+        // UET NAKs no gap (a sprayed flow's gaps are reordering): it SACKs what it holds.
+        let (uet, tolerance) = if hdr.uet == NO_UET { (false, self.host.reorder_tolerance) } else { (true, u32::MAX) };
+        let mut sack = 0u16;
         let r = &mut self.receivers[f.idx()];
         let in_order = pkt.seq() == r.rcv_next || hdr.udp;
         let reply = if in_order {
@@ -323,7 +346,11 @@ impl Simulation {
                     r.held_peak = r.held_peak.max(r.held_now);
                 }
             }
-            if r.nak_for != r.rcv_next && !r.trim_nacked(r.rcv_next, w) && d > self.host.reorder_tolerance {
+            if uet {
+                // The offset fits: the out-of-order window is at most 65536 packets.
+                sack = if d < w.min(1 << 16) { d as u16 } else { 0 };
+                (sack != 0).then_some(PktKind::Ack)
+            } else if r.nak_for != r.rcv_next && !r.trim_nacked(r.rcv_next, w) && d > tolerance {
                 r.nak_for = r.rcv_next;
                 Some(PktKind::Nak)
             } else {
@@ -339,8 +366,11 @@ impl Simulation {
             let hdr = &self.flows[f.idx()];
             let (src, dst, seq) = (hdr.src, hdr.dst, self.receivers[f.idx()].rcv_next);
             let ece = pkt.flags & FLAG_CE != 0;
-            let id =
-                self.fx.pool.alloc(Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece, !self.host.acks_in_data));
+            let mut ack = Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece, !self.host.acks_in_data);
+            if sack != 0 {
+                ack = ack.with_sack(sack);
+            }
+            let id = self.fx.pool.alloc(ack);
             if let Some(int) = int {
                 // HPCC: the ACK echoes the data frame's INT stack to the sender.
                 self.fx.pool.get_mut(id).flags |= FLAG_INT;
@@ -382,10 +412,9 @@ impl Simulation {
         }
         let r = &mut self.receivers[f.idx()];
         // A packet whose trimmed header was NAKed is being resent: not a hole to NAK.
-        let hole = r.highest >= r.rcv_next
-            && r.nak_for != r.rcv_next
-            && !r.trim_nacked(r.rcv_next, w)
-            && r.highest - r.rcv_next > self.host.reorder_tolerance;
+        let tolerance = if self.flows[f.idx()].uet == NO_UET { self.host.reorder_tolerance } else { u32::MAX };
+        let hole =
+            r.highest >= r.rcv_next && r.nak_for != r.rcv_next && !r.trim_nacked(r.rcv_next, w) && r.highest - r.rcv_next > tolerance;
         if hole {
             r.nak_for = r.rcv_next;
         }
@@ -402,6 +431,7 @@ impl Simulation {
     fn receive_ack(&mut self, pkt: &Packet, int: Option<&IntStack>) {
         let now = self.now_t();
         let f = pkt.flow;
+        let uet = self.flows[f.idx()].uet != NO_UET;
         let s = &mut self.senders[f.idx()];
         let old_una = s.snd_una;
         if pkt.seq() > s.snd_una {
@@ -425,10 +455,27 @@ impl Simulation {
                 }
             }
         }
+        // UET: bytes SACKed before were acknowledged then; a SACK acknowledges its packet.
+        let (mut unsacked, mut sacked) = (0, 0);
+        if uet {
+            let new_una = self.senders[f.idx()].snd_una;
+            unsacked = self.uet_cum_advanced(f, old_una, new_una);
+            if pkt.kind == PktKind::Ack {
+                if let Some(seq) = pkt.ack_sack() {
+                    sacked = self.uet_sacked(f, seq);
+                }
+            }
+            if let Some(th) = self.uet.loss_threshold {
+                self.uet_sack_loss(f, th);
+            }
+            self.uet_answered(f);
+        }
+        // UET: a NAK of a packet SACKed since (a header trimmed from an earlier copy) is stale.
+        let stale = uet && pkt.kind == PktKind::Nak && self.uet_nak_stale(f, pkt.nak_seq());
         let s = &mut self.senders[f.idx()];
-        if pkt.kind == PktKind::Nak && pkt.nak_seq() >= s.snd_una && s.next_seq > pkt.nak_seq() {
+        if pkt.kind == PktKind::Nak && !stale && pkt.nak_seq() >= s.snd_una && s.next_seq > pkt.nak_seq() {
             let seq = pkt.nak_seq();
-            let n = if self.host.selective_repeat {
+            let n = if self.host.selective_repeat || uet {
                 // Resend only the packet the receiver is missing (with trimming, after
                 // those named before it).
                 self.flow_stats[f.idx()].retransmits += 1;
@@ -451,9 +498,9 @@ impl Simulation {
         let s = &self.senders[f.idx()];
         if s.cc_acks && !s.done {
             let ack = Ack {
-                newly_acked: self.payload_bytes(f, old_una, s.snd_una),
+                newly_acked: self.payload_bytes(f, old_una, s.snd_una) - unsacked + sacked,
                 acked_to: s.snd_una,
-                snd_nxt: s.next_seq,
+                snd_nxt: s.next_seq - self.uet_sacked_count(f),
                 rtt: now - pkt.sent(),
                 ece: pkt.flags & FLAG_ECE != 0,
                 nak: pkt.kind == PktKind::Nak,
@@ -496,6 +543,9 @@ impl Simulation {
                 s.msg_start = now;
                 s.msg_limit = s.msg_limit.saturating_add(self.flows[f.idx()].npkts);
                 s.next_tx = nic_timing::first_send(now, s.next_tx, self.host.timing.doorbell);
+                if self.uet.rccc && self.flows[f.idx()].uet != NO_UET {
+                    self.uet_tx[self.flows[f.idx()].uet as usize].posted();
+                }
                 self.activate(f);
                 return;
             }
@@ -541,8 +591,13 @@ impl Simulation {
         if s.snd_una >= s.next_seq {
             return; // nothing outstanding; the next send re-arms
         }
+        let uet = self.flows[f.idx()].uet != NO_UET;
         if s.snd_una == s.rto_mark {
-            if self.host.selective_repeat {
+            if uet {
+                self.uet_timed_out(f);
+            }
+            let s = &mut self.senders[f.idx()];
+            if self.host.selective_repeat || uet {
                 // IRN: resend the first unacknowledged packet only; the receiver names
                 // the next hole below what it holds once that one arrives.
                 self.flow_stats[f.idx()].retransmits += 1;
@@ -559,6 +614,7 @@ impl Simulation {
                 s.next_seq = s.snd_una;
             }
         }
+        let s = &mut self.senders[f.idx()];
         s.rto_armed = true;
         s.rto_mark = s.snd_una;
         s.rto_gen = s.rto_gen.wrapping_add(1);

@@ -20,11 +20,12 @@ mod sw_limiter;
 mod switch;
 mod tcp;
 mod trimming;
+mod uet;
 
 use std::collections::VecDeque;
 
 pub(crate) use crate::collectives::world::NO_COLL;
-pub(crate) use flow::{FlowHeader, FlowStats, QpState, Receiver, Sender, NO_TCP};
+pub(crate) use flow::{FlowHeader, FlowStats, QpState, Receiver, Sender, NO_TCP, NO_UET};
 pub use storage::IoKpi;
 pub(crate) use storage::NO_IO;
 pub(crate) use sw_limiter::NO_SW;
@@ -89,6 +90,12 @@ pub struct Simulation {
     /// (written only by the source NIC) and the receiver's (only by the destination).
     pub(crate) tcp_tx: Vec<crate::models::tcp::sender::TcpSender>,
     pub(crate) tcp_rx: Vec<crate::models::tcp::receiver::TcpReceiver>,
+    /// UET flows only (`FlowHeader::uet` indexes them), as for TCP; and, with RCCC, each
+    /// host's credit pacer (by node; empty without).
+    pub(crate) uet_tx: Vec<crate::models::uet::UetTx>,
+    pub(crate) uet_rx: Vec<crate::models::uet::UetRx>,
+    pub(crate) pacers: Vec<crate::models::uet::CreditPacer>,
+    pub(crate) uet: crate::models::uet::UetParams,
 
     pub(crate) latency: Histogram,
     /// Completion times of messages (post to last ACK).
@@ -332,6 +339,7 @@ impl Simulation {
             Event::IbTick => self.on_ib_tick(),
             Event::SwBurst(f) => self.sw_post(f),
             Event::Rank(k) => self.on_rank(k),
+            Event::Credit(n) => self.on_credit_tick(n),
             Event::FastForward => self.fast_forward_now(),
         }
     }

@@ -520,6 +520,18 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "message_latency_p95_ps": s.msg_latency.quantile(0.95).map(|v| v as f64),
         });
     }
+    // UET runs only: the transport's totals (docs/models/uet.md).
+    if !s.uet_tx.is_empty() {
+        summary["uet"] = json!({
+            "flows": s.uet_tx.len(),
+            "sacks": s.uet_tx.iter().map(|t| t.sacks).sum::<u64>(),
+            "requests_to_send": s.uet_tx.iter().map(|t| t.requests).sum::<u64>(),
+            "unsolicited_bytes": s.uet_tx.iter().map(|t| t.unsolicited_bytes).sum::<u64>(),
+            "sack_resends": s.uet_tx.iter().map(|t| t.sack_resends).sum::<u64>(),
+            "credit_frames": s.uet_rx.iter().map(|r| r.grants).sum::<u64>(),
+            "credited_bytes": s.uet_rx.iter().map(|r| r.granted as u64 * crate::models::uet::QUANTUM).sum::<u64>(),
+        });
+    }
     // Runs where reordering can matter (as the flows table's columns): the receivers'
     // totals, and the largest reorder buffer any flow needed.
     if reorder {

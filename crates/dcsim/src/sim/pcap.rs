@@ -51,7 +51,7 @@ pub(super) fn build(plan: &Plan, pc: &PcapPlan, first_port: &[u32]) -> Result<Ca
         .flows
         .iter()
         .map(|f| match f.transport {
-            Transport::Roce => Wire::Roce,
+            Transport::Roce | Transport::Uet => Wire::Roce,
             Transport::Tcp => Wire::Tcp,
             Transport::Udp => Wire::Udp,
         })

@@ -193,7 +193,7 @@ impl LoadBalancingParams {
 }
 
 /// The routes of a plan as the world builds them (`sim/build.rs`), for the check below.
-fn routing_of(plan: &Plan) -> Routing {
+pub(crate) fn routing_of(plan: &Plan) -> Routing {
     let links = plan.node_links();
     let (mut node_ports, mut peer_node) = (Vec::with_capacity(links.len()), Vec::new());
     for (u, ls) in links.iter().enumerate() {

@@ -13,6 +13,7 @@
 
 mod keys;
 
+pub(crate) use keys::routing_of;
 pub use keys::{validate, LoadBalancingKeys, LoadBalancingParams, Mode, Rule, MODES};
 
 use crate::ids::{FlowId, NodeId, PortId};

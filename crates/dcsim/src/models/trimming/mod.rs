@@ -72,6 +72,11 @@ impl Trimming {
         }
     }
 
+    /// Packets of `flow` queued to resend (on a run without trimming: none).
+    pub fn pending(&self, flow: FlowId) -> usize {
+        self.resends.get(flow.idx()).map_or(0, |q| q.len())
+    }
+
     /// The next packet of `flow` to resend, skipping those acknowledged since (below
     /// `snd_una`).
     pub fn next_resend(&mut self, flow: FlowId, snd_una: u32) -> Option<u32> {

@@ -31,6 +31,15 @@ impl Simulation {
             }
             for f in 0..self.flows.len() {
                 let (src, dst, tcp) = (self.flows[f].src, self.flows[f].dst, self.flows[f].tcp as usize);
+                let uet = self.flows[f].uet as usize;
+                if uet != crate::sim::NO_UET as usize {
+                    if part[src.idx()] == me {
+                        swap(&mut self.uet_tx[uet], &mut o.uet_tx[uet]);
+                    }
+                    if part[dst.idx()] == me {
+                        swap(&mut self.uet_rx[uet], &mut o.uet_rx[uet]);
+                    }
+                }
                 if part[src.idx()] == me {
                     swap(&mut self.senders[f], &mut o.senders[f]);
                     swap(&mut self.ccs[f], &mut o.ccs[f]);
