@@ -66,7 +66,7 @@ macro_rules! params {
             pub fn build_onto(&self, mut p: $P, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::error::Result<$P> {
                 let keys = self;
                 let _ = ctx;
-                $( $crate::params!(@build $tag keys p path $key $field [$kind] [$($bound)*]); )*
+                $( $crate::params!(@build $tag keys p path ctx $key $field [$kind] [$($bound)*]); )*
                 $( $build_more(keys, &mut p, path, ctx)?; )?
                 Ok(p)
             }
@@ -110,12 +110,13 @@ macro_rules! params {
     (@or [$($x:tt)+] [$($d:tt)*]) => { $($x)+ };
     (@or [] [$($d:tt)*]) => { $($d)* };
 
-    (@build auto $keys:ident $p:ident $path:ident $key:ident $field:ident [$kind:ty] [$bound:expr]) => {
+    (@build auto $keys:ident $p:ident $path:ident $ctx:ident $key:ident $field:ident [$kind:ty] [$bound:expr]) => {
         if let Some(v) = &$keys.$key {
-            $p.$field = <$kind as $crate::keys::kind::Kind>::parse(
+            $p.$field = <$kind as $crate::keys::kind::Kind>::parse_in(
                 v,
                 &$crate::params!(@bound $bound),
                 &$crate::keys::at($path, stringify!($key)),
+                $ctx,
             )?;
         }
     };

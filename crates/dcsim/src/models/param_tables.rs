@@ -6,7 +6,7 @@
 use crate::keys::kind::Table;
 use crate::keys::Declared;
 use crate::models::{
-    bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, load_balancing, network_cc, newreno, nscc, qcn, rcm, remote_pfc, swift, tcp, timely,
+    bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, load_balancing, network_cc, newreno, nscc, pfc, qcn, rcm, remote_pfc, swift, tcp, timely,
     trimming,
 };
 
@@ -26,6 +26,8 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("fecn.md", "fecn", fecn::FecnKeys::table()),
         ("fecn.md", "fecn_switch", fecn::FecnSwitchKeys::table()),
         ("network_cc.md", "network_cc", network_cc::NetworkCcKeys::table()),
+        ("pfc.md", "pfc", pfc::keys::PfcKeys::table()),
+        ("deadlock.md", "pfc_watchdog", pfc::keys::WatchdogKeys::table()),
         ("remote_pfc.md", "remote_pfc", remote_pfc::keys::RemotePfcKeys::table()),
         ("rcm.md", "rcm_linear", rcm::RcmLinearKeys::table()),
         ("tcp.md", "tcp", tcp::TcpKeys::table()),

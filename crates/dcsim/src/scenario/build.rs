@@ -27,21 +27,11 @@ pub(super) fn priority(v: Option<i64>, default: u8, path: &str) -> Result<u8> {
 }
 
 fn priority_mask(list: &[i64], path: &str) -> Result<u8> {
-    let mut m = 0u8;
-    for (i, &p) in list.iter().enumerate() {
-        if !(0..=7).contains(&p) {
-            return Err(Error::scenario(format!("{path}[{i}]"), format!("priority must be 0..=7 (got {p})")));
-        }
-        m |= 1 << p;
-    }
-    Ok(m)
+    use crate::keys::kind::{Kind, Priorities, ANY};
+    Priorities::parse(&list.to_vec(), &ANY, path)
 }
 
-/// "priority 3" or "priorities 3, 4" of a priority mask.
-pub fn priority_list(mask: u8) -> String {
-    let l: Vec<String> = (0..8).filter(|q| mask & (1 << q) != 0).map(|q: u8| q.to_string()).collect();
-    format!("{} {}", if l.len() == 1 { "priority" } else { "priorities" }, l.join(", "))
-}
+pub use crate::keys::kind::priority_list;
 
 /// Builds the plan. `default_name` is used when the file has no `name`.
 pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan> {
@@ -89,7 +79,7 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     plan.host.rx_buffer = s.host.rx_buffer.as_ref().map(|k| k.resolve(&plan)).transpose()?;
     plan.switch.convergence = s.switch.convergence.as_ref().map(|t| t.time("switch.convergence")).transpose()?;
     plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
-    let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan) };
+    let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan), cell: plan.switch.cell.map(u64::from) };
     plan.fabric = s.fabric.build(&ctx)?;
     if let Some(n) = &s.switch.network_cc {
         let nodes = &plan.nodes;
@@ -169,7 +159,7 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
     }
     if let Some(t) = &h.tcp {
         use crate::keys::Keys;
-        p.tcp = t.build("host.tcp", &crate::keys::KeyCtx { line_rate: None })?;
+        p.tcp = t.build("host.tcp", &KeyCtx::NONE)?;
     }
     if let Some(c) = &h.cnp {
         if let Some(v) = &c.interval {
@@ -355,7 +345,7 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     }
     if let Some(r) = &s.remote_pfc {
         use crate::keys::Keys;
-        p.remote_pfc = r.build("switch.remote_pfc", &crate::keys::KeyCtx { line_rate: None })?;
+        p.remote_pfc = r.build("switch.remote_pfc", &KeyCtx::NONE)?;
     }
     if let Some(a) = s.arbitration {
         p.arbitration = match a {
@@ -392,7 +382,7 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
             p.buffer = BufferPlan::Shared { total, reserve, alpha_shift };
         }
     }
-    p.pfc = pfc(&s.pfc, cell)?;
+    p.pfc = crate::keys::Keys::build(&s.pfc, "switch.pfc", &KeyCtx { line_rate: None, cell })?;
     p.ecn = ecn(&s.ecn, cell)?;
     if s.congestion.nodes.is_some() {
         return Err(Error::scenario("switch.congestion.nodes", "only in [[switch.congestion_override]]"));
@@ -532,134 +522,6 @@ fn detection(s: &CongestionSpec, path: &str) -> Result<Detection> {
             Detection::Rcm1b { threshold: threshold("rcm_1b")?, window }
         }
     })
-}
-
-fn pfc(s: &PfcSpec, cell: Option<u64>) -> Result<PfcPlan> {
-    let mut p = PfcPlan::default();
-    if let Some(m) = s.mode {
-        p.mode = match m {
-            FlowControlSpec::Pfc => FlowControl::Pfc,
-            FlowControlSpec::Pause => FlowControl::Pause,
-            FlowControlSpec::Off => FlowControl::None,
-            FlowControlSpec::IbCredits => FlowControl::IbCredits,
-        };
-    }
-    if let Some(m) = s.pause_mode {
-        p.pause_mode = match m {
-            PauseModeSpec::XonXoff => PauseMode::XonXoff,
-            PauseModeSpec::Timer => PauseMode::Timer,
-            PauseModeSpec::Infinite => PauseMode::Infinite,
-        };
-    }
-    if let Some(l) = &s.lossless {
-        p.lossless = priority_mask(l, "switch.pfc.lossless")?;
-        // A lossless list that no pause protects: the run would drop on those
-        // priorities and say nothing (a fabric meant lossless, run lossy).
-        if p.mode == FlowControl::None && p.lossless != 0 {
-            return Err(Error::scenario(
-                "switch.pfc.lossless",
-                format!(
-                    "lists {} as lossless, but switch.pfc.mode = \"off\" pauses nothing (full buffers drop): set mode = \"pfc\", or remove lossless for a lossy fabric",
-                    priority_list(p.lossless)
-                ),
-            ));
-        }
-    }
-    if let Some(q) = s.xoff_quanta {
-        if !(1..=65535).contains(&q) {
-            return Err(Error::scenario("switch.pfc.xoff_quanta", format!("must be 1..=65535 (got {q})")));
-        }
-        p.xoff_quanta = q as u16;
-    }
-    if let Some(t) = &s.pause_time {
-        p.pause_time = t.time("switch.pfc.pause_time")?;
-    }
-    if let Some(f) = s.refresh_fraction {
-        p.refresh_fraction = f;
-    }
-    if let Some(q) = s.reaction_quanta {
-        p.reaction_quanta = q;
-    }
-    let phy_delay = match &s.phy_delay {
-        Some(t) => Some(t.time("switch.pfc.phy_delay")?),
-        None => None,
-    };
-    let headroom = s.headroom.as_deref().unwrap_or("formula").trim();
-    p.headroom = match headroom {
-        "formula" => Headroom::Formula { phy_delay: phy_delay.unwrap_or(SimTime::ZERO) },
-        other => {
-            let h = if other == "hpcc" {
-                Headroom::Hpcc
-            } else {
-                let b = SizeStr::new(other).bytes_or_cells("switch.pfc.headroom", cell).map_err(|e| match e {
-                    Error::Scenario { path, msg } => {
-                        Error::scenario(path, format!("expected \"formula\", \"hpcc\" or a size like \"40KB\": {msg}"))
-                    }
-                    e => e,
-                })?;
-                Headroom::Fixed(b)
-            };
-            if phy_delay.is_some() {
-                return Err(Error::scenario("switch.pfc.phy_delay", "only applies with headroom = \"formula\""));
-            }
-            h
-        }
-    };
-    if let Some(v) = &s.xoff {
-        p.xoff = Some(v.bytes_or_cells("switch.pfc.xoff", cell)?);
-    }
-    if let Some(v) = &s.xon {
-        p.xon = Some(v.bytes_or_cells("switch.pfc.xon", cell)?);
-    }
-    if let Some(v) = &s.resume_offset {
-        p.resume_offset = v.bytes_or_cells("switch.pfc.resume_offset", cell)?;
-    }
-    if let Some(t) = &s.deadlock_check {
-        p.deadlock_check = t.time_or_off("switch.pfc.deadlock_check")?;
-    }
-    if let Some(b) = s.deadlock_stop {
-        p.deadlock_stop = b;
-    }
-    if let Some(w) = &s.watchdog {
-        let positive = |t: &TimeStr, key: &str| -> Result<SimTime> {
-            let path = format!("switch.pfc.watchdog.{key}");
-            let v = t.time(&path)?;
-            if v == SimTime::ZERO {
-                return Err(Error::scenario(path, "must be > 0"));
-            }
-            Ok(v)
-        };
-        let detection = positive(&w.detection_time, "detection_time")?;
-        let restoration = match &w.restoration_time {
-            Some(t) => positive(t, "restoration_time")?,
-            None => detection,
-        };
-        let poll = match &w.poll_interval {
-            Some(t) => positive(t, "poll_interval")?,
-            None => SimTime((detection.0 / 4).max(1)),
-        };
-        let action = match w.action {
-            None | Some(WatchdogActionSpec::Drop) => crate::models::pfc::WatchdogAction::Drop,
-            Some(WatchdogActionSpec::Forward) => crate::models::pfc::WatchdogAction::Forward,
-        };
-        p.watchdog = Some(WatchdogPlan { action, detection, restoration, poll });
-    }
-    if let Some(b) = &s.ib_buffer {
-        p.ib_buffer = b.bytes("switch.pfc.ib_buffer")?;
-    }
-    if let Some(u) = &s.ib_update {
-        p.ib_update = u.bytes("switch.pfc.ib_update")?;
-        if p.ib_update == 0 {
-            return Err(Error::scenario("switch.pfc.ib_update", "must be at least one byte"));
-        }
-    }
-    if let Some(t) = &s.ib_period {
-        p.ib_period = t.time_or_off("switch.pfc.ib_period")?;
-        if p.ib_period.is_some() && p.mode != FlowControl::IbCredits {
-            return Err(Error::scenario("switch.pfc.ib_period", "applies to mode = \"ib_credits\" only"));
-        }
-    }
-    Ok(p)
 }
 
 fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {

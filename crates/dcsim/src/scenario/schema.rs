@@ -284,8 +284,9 @@ pub struct SwitchSpec {
     /// Lossy drop-tail limit per egress (port, priority); none by default.
     pub egress_limit: Option<SizeStr>,
     pub buffer: Option<BufferSpec>,
+    /// `[switch.pfc]`: flow control.
     #[serde(default)]
-    pub pfc: PfcSpec,
+    pub pfc: crate::models::pfc::keys::PfcKeys,
     pub scheduler: Option<SchedulerSpec>,
     /// `[switch.ecn]`: ECN marking at egress queues.
     #[serde(default)]
@@ -470,86 +471,6 @@ pub struct SharedBufferSpec {
 pub struct StaticBufferSpec {
     /// Bytes per ingress port.
     pub size: SizeStr,
-}
-
-/// `[switch.pfc]`
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PfcSpec {
-    /// pfc | pause | off | ib_credits (default pfc).
-    pub mode: Option<FlowControlSpec>,
-    /// ib_credits: the receiver's input buffer per (port, VL) (default "64KiB").
-    pub ib_buffer: Option<SizeStr>,
-    /// ib_credits: bytes freed from an input buffer that trigger an FCP (default "4KiB").
-    pub ib_update: Option<SizeStr>,
-    /// ib_credits: every port also sends an FCP per VL in use at this period (default "off").
-    pub ib_period: Option<TimeStr>,
-    /// xon_xoff | timer | infinite (default xon_xoff).
-    pub pause_mode: Option<PauseModeSpec>,
-    /// Lossless priorities 0..7 (default [3]).
-    pub lossless: Option<Vec<i64>>,
-    /// Pause quanta carried by an XOFF, 1..=65535 (default 65535).
-    pub xoff_quanta: Option<i64>,
-    /// Pause time of timer mode (default "5us").
-    pub pause_time: Option<TimeStr>,
-    /// Refresh fraction in (0, 1] (default 0.5).
-    pub refresh_fraction: Option<f64>,
-    /// Reaction delay in quanta (default 0).
-    pub reaction_quanta: Option<u32>,
-    /// "formula" | "hpcc" | a size like "40KB" (default "formula").
-    pub headroom: Option<String>,
-    /// Physical-layer delay of the headroom formula (only with headroom = "formula").
-    pub phy_delay: Option<TimeStr>,
-    /// XOFF threshold (static buffer only).
-    pub xoff: Option<SizeStr>,
-    /// XON threshold (static buffer only), below `xoff`.
-    pub xon: Option<SizeStr>,
-    /// Hysteresis between XOFF and XON (default "3KiB").
-    pub resume_offset: Option<SizeStr>,
-    /// Period of the deadlock detector (default "100us"; "off" turns it off).
-    pub deadlock_check: Option<TimeStr>,
-    /// End the run at the first deadlock detected (default false).
-    pub deadlock_stop: Option<bool>,
-    /// `[switch.pfc.watchdog]`: pause-storm detection and recovery (off by default).
-    pub watchdog: Option<PfcWatchdogSpec>,
-}
-
-/// `[switch.pfc.watchdog]`
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PfcWatchdogSpec {
-    /// A queue paused this long while holding frames is in a storm (required, > 0).
-    pub detection_time: TimeStr,
-    /// No pause for this long ends a storm (default: `detection_time`).
-    pub restoration_time: Option<TimeStr>,
-    /// Period of the switches' look at their queues (default: `detection_time` / 4).
-    pub poll_interval: Option<TimeStr>,
-    /// What a queue in a storm does: "drop" (default) or "forward".
-    pub action: Option<WatchdogActionSpec>,
-}
-
-#[derive(Copy, Clone, Debug, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WatchdogActionSpec {
-    Drop,
-    Forward,
-}
-
-#[derive(Copy, Clone, Debug, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FlowControlSpec {
-    Pfc,
-    Pause,
-    Off,
-    IbCredits,
-}
-
-#[derive(Copy, Clone, Debug, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PauseModeSpec {
-    XonXoff,
-    Timer,
-    Infinite,
 }
 
 /// `[switch.scheduler]`, selected by `type`.

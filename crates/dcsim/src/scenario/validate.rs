@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::keys::{Check, KeyCtx};
 use crate::models::pfc::headroom::{headroom_charged, PREAMBLE_IFG};
-use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind, SwLimit, Transport};
+use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, NodeKind, Plan, SchedulerKind, SwLimit, Transport};
 use crate::units::{Rate, SimTime, MAX_RATE, MAX_TIME};
 
 /// Runs every check.
@@ -194,11 +194,6 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
                     format!("{port_buffer} B is smaller than one MTU-sized frame ({frame} B on the wire)"),
                 ));
             }
-            if let Some(xoff) = s.pfc.xoff {
-                if xoff > port_buffer {
-                    return Err(Error::scenario("switch.pfc.xoff", format!("exceeds the port buffer ({xoff} B > {port_buffer} B)")));
-                }
-            }
         }
         BufferPlan::Shared { total, reserve, alpha_shift } => {
             if total < frame {
@@ -213,37 +208,10 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
             if alpha_shift > 15 {
                 return Err(Error::scenario("switch.buffer.alpha_shift", format!("must be 0..=15 (got {alpha_shift})")));
             }
-            if s.pfc.xoff.is_some() {
-                return Err(Error::scenario("switch.pfc.xoff", "only applies to a static buffer (switch.buffer.type = \"static\")"));
-            }
-            if s.pfc.xon.is_some() {
-                return Err(Error::scenario("switch.pfc.xon", "only applies to a static buffer (switch.buffer.type = \"static\")"));
-            }
         }
     }
-    let pfc = &s.pfc;
-    if let (Some(xon), Some(xoff)) = (pfc.xon, pfc.xoff) {
-        if xon >= xoff {
-            return Err(Error::scenario("switch.pfc.xon", format!("must be below xoff (xon {xon} B >= xoff {xoff} B)")));
-        }
-    }
-    if let (None, Some(xoff)) = (pfc.xon, pfc.xoff) {
-        if pfc.resume_offset >= xoff {
-            return Err(Error::scenario("switch.pfc.resume_offset", format!("must be below xoff ({} B >= {xoff} B)", pfc.resume_offset)));
-        }
-    }
-    if pfc.xoff_quanta == 0 {
-        return Err(Error::scenario("switch.pfc.xoff_quanta", "must be 1..=65535"));
-    }
-    if !(pfc.refresh_fraction > 0.0 && pfc.refresh_fraction <= 1.0) {
-        return Err(Error::scenario("switch.pfc.refresh_fraction", format!("must be in (0, 1] (got {})", pfc.refresh_fraction)));
-    }
-    if pfc.pause_time == SimTime::ZERO {
-        return Err(Error::scenario("switch.pfc.pause_time", "must be > 0"));
-    }
-    if let Headroom::Fixed(0) = pfc.headroom {
-        return Err(Error::scenario("switch.pfc.headroom", "must be > 0"));
-    }
+    crate::models::pfc::keys::check(p)?;
+    s.pfc.check("switch.pfc", &KeyCtx { line_rate: None, cell: s.cell.map(u64::from) })?;
     if s.scheduler.kind == SchedulerKind::Dwrr {
         for (i, &w) in s.scheduler.weights.iter().enumerate() {
             if w == 0 {
@@ -361,7 +329,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
     if p.ccs.is_empty() {
         return Err(Error::scenario("host.cc", "the plan has no congestion control entry (ccs[0])"));
     }
-    let ctx = KeyCtx { line_rate: min_host_rate(p) };
+    let ctx = KeyCtx { line_rate: min_host_rate(p), cell: p.switch.cell.map(u64::from) };
     for (k, cc) in p.ccs.iter().enumerate() {
         let path = if k == 0 {
             "host.cc".to_string()
@@ -431,7 +399,7 @@ pub fn validate_remote_pfc(p: &Plan) -> Result<()> {
     if !rp.enabled {
         return Ok(());
     }
-    rp.check(P, &KeyCtx { line_rate: min_host_rate(p) })?;
+    rp.check(P, &KeyCtx { line_rate: min_host_rate(p), cell: p.switch.cell.map(u64::from) })?;
     let pfc = &p.switch.pfc;
     if pfc.mode == FlowControl::None || (pfc.mode == FlowControl::Pfc && pfc.lossless == 0) {
         return Err(Error::scenario(

@@ -14,7 +14,8 @@ pub enum FlowControl {
     IbCredits,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PauseMode {
     /// XOFF carries `xoff_quanta`; refreshed before expiry while congested; explicit XON.
     XonXoff,
@@ -85,7 +86,8 @@ impl PfcPlan {
 }
 
 /// What a queue in a pause storm does with its frames (SONiC `pfcwd` actions).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum WatchdogAction {
     /// Drop the frames it holds and every frame routed to it.
     Drop,
