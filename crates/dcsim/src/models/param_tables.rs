@@ -6,8 +6,8 @@
 use crate::keys::kind::Table;
 use crate::keys::Declared;
 use crate::models::{
-    bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, load_balancing, network_cc, newreno, nscc, pfc, qcn, rcm, remote_pfc, swift, tcp, timely,
-    trimming,
+    bbr, bcn, cubic, dcqcn, dctcp, ecn, fecn, hpcc, load_balancing, network_cc, newreno, nscc, pfc, qcn, rcm, remote_pfc, swift, tcp,
+    timely, trimming,
 };
 
 /// (page under `docs/models/`, block name, table) of every declared model.
@@ -26,6 +26,8 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("fecn.md", "fecn", fecn::FecnKeys::table()),
         ("fecn.md", "fecn_switch", fecn::FecnSwitchKeys::table()),
         ("network_cc.md", "network_cc", network_cc::NetworkCcKeys::table()),
+        ("ecn.md", "ecn", ecn::keys::EcnKeys::table()),
+        ("ecn.md", "cnp", ecn::keys::CnpKeys::table()),
         ("pfc.md", "pfc", pfc::keys::PfcKeys::table()),
         ("deadlock.md", "pfc_watchdog", pfc::keys::WatchdogKeys::table()),
         ("remote_pfc.md", "remote_pfc", remote_pfc::keys::RemotePfcKeys::table()),

@@ -162,21 +162,10 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
         p.tcp = t.build("host.tcp", &KeyCtx::NONE)?;
     }
     if let Some(c) = &h.cnp {
-        if let Some(v) = &c.interval {
-            p.cnp.interval = v.time("host.cnp.interval")?;
-        }
-        if let Some(v) = &c.nic_gap {
-            p.cnp.nic_gap = v.time("host.cnp.nic_gap")?;
-        }
-        if let Some(v) = &c.delay {
-            p.timing.cnp_delay = v.time("host.cnp.delay")?;
-        }
-        if let Some(v) = &c.size {
-            p.cnp.bytes = to_u32(v.bytes("host.cnp.size")?, "host.cnp.size")?;
-        }
-        match c.priority {
-            None | Some(CnpPrioritySpec::Control) => {}
-            Some(CnpPrioritySpec::Priority(v)) => p.cnp.priority = Some(priority(Some(v), 0, "host.cnp.priority")?),
+        use crate::keys::Keys;
+        p.cnp = c.build("host.cnp", &KeyCtx::NONE)?;
+        if let Some(d) = c.delay("host.cnp")? {
+            p.timing.cnp_delay = d;
         }
     }
     Ok(p)
@@ -383,7 +372,7 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
         }
     }
     p.pfc = crate::keys::Keys::build(&s.pfc, "switch.pfc", &KeyCtx { line_rate: None, cell })?;
-    p.ecn = ecn(&s.ecn, cell)?;
+    p.ecn = crate::keys::Keys::build(&s.ecn, "switch.ecn", &KeyCtx { line_rate: None, cell })?;
     if s.congestion.nodes.is_some() {
         return Err(Error::scenario("switch.congestion.nodes", "only in [[switch.congestion_override]]"));
     }
@@ -441,52 +430,6 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
                 SchedulerPlan { kind: SchedulerKind::Dwrr, weights, strict_mask, unit }
             }
         };
-    }
-    Ok(p)
-}
-
-fn ecn(s: &EcnSpec, cell: Option<u64>) -> Result<EcnPlan> {
-    let mut p = EcnPlan::default();
-    if let Some(m) = s.mode {
-        p.mode = match m {
-            EcnModeSpec::Off => EcnMode::Off,
-            EcnModeSpec::Red => EcnMode::Red,
-            EcnModeSpec::Step => EcnMode::Step,
-            EcnModeSpec::RedAvg => EcnMode::RedAvg,
-        };
-    }
-    if let Some(v) = &s.kmin {
-        p.kmin = Some(v.bytes_or_cells("switch.ecn.kmin", cell)?);
-    }
-    if let Some(v) = &s.kmax {
-        p.kmax = Some(v.bytes_or_cells("switch.ecn.kmax", cell)?);
-    }
-    if let Some(v) = s.pmax {
-        p.pmax = v;
-    }
-    if let Some(v) = s.wq {
-        p.wq = v;
-    }
-    if let Some(m) = s.mark_point {
-        p.mark_point = match m {
-            MarkPointSpec::Dequeue => MarkPoint::Dequeue,
-            MarkPointSpec::Enqueue => MarkPoint::Enqueue,
-        };
-    }
-    if let Some(l) = &s.priorities {
-        p.priorities = priority_mask(l, "switch.ecn.priorities")?;
-    }
-    for (i, e) in s.by_speed.iter().flatten().enumerate() {
-        let at = |k: &str| format!("switch.ecn.by_speed[{i}].{k}");
-        let rate = e.rate.rate(&at("rate"))?;
-        let kmin = e.kmin.bytes_or_cells(&at("kmin"), cell)?;
-        let kmax = match &e.kmax {
-            Some(v) => v.bytes_or_cells(&at("kmax"), cell)?,
-            // Step marking only uses kmin.
-            None if p.mode == EcnMode::Step => kmin,
-            None => return Err(Error::scenario(at("kmax"), "missing; needed unless switch.ecn.mode = \"step\"")),
-        };
-        p.by_speed.push(EcnSpeedPlan { rate, kmin, kmax, pmax: e.pmax.unwrap_or(p.pmax) });
     }
     Ok(p)
 }

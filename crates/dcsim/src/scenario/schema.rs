@@ -6,9 +6,6 @@
 //! `crate::units`; a bare number where a unit is expected is an error. Defaults come
 //! from the `Default` impls in `crate::plan`.
 
-use std::fmt;
-
-use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
@@ -104,7 +101,7 @@ pub struct HostSpec {
     /// flow's priority, behind its data).
     pub ack_queue: Option<String>,
     /// `[host.cnp]`: how a receiving NIC answers CE-marked packets.
-    pub cnp: Option<CnpSpec>,
+    pub cnp: Option<crate::models::ecn::keys::CnpKeys>,
     /// `[host.cc]`: the default reaction point of every flow (`Plan::ccs[0]`).
     pub cc: Option<CcSpec>,
     /// `[host.tcp]`: the TCP transport's timers and delayed ACKs.
@@ -123,55 +120,6 @@ pub struct PauseStormSpec {
     pub priority: i64,
     pub start: TimeStr,
     pub stop: Option<TimeStr>,
-}
-
-/// `[host.cnp]`: the notification point.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CnpSpec {
-    /// Minimum time between CNPs of one queue pair, default "50us"; "0us": every mark.
-    pub interval: Option<TimeStr>,
-    /// Minimum time between CNPs of one NIC, default "0us" (no limit).
-    pub nic_gap: Option<TimeStr>,
-    /// CNP generation delay: marked packet to CNP queued at the NIC, default "0us".
-    pub delay: Option<TimeStr>,
-    /// CNP frame size, 64..=65535 B, default "78B".
-    pub size: Option<SizeStr>,
-    /// "control" (default) or a priority 0..7.
-    pub priority: Option<CnpPrioritySpec>,
-}
-
-/// The class of CNPs: the never-paused control class, or a data priority.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum CnpPrioritySpec {
-    Control,
-    Priority(i64),
-}
-
-impl<'de> Deserialize<'de> for CnpPrioritySpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = CnpPrioritySpec;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(f, "\"control\" or a priority 0..7")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
-                if v.trim() == "control" {
-                    Ok(CnpPrioritySpec::Control)
-                } else {
-                    Err(E::custom(format!("expected \"control\" or a priority 0..7, got '{v}'")))
-                }
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
-                Ok(CnpPrioritySpec::Priority(v))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
-                Ok(CnpPrioritySpec::Priority(i64::try_from(v).unwrap_or(i64::MAX)))
-            }
-        }
-        d.deserialize_any(V)
-    }
 }
 
 /// `[topology]`, selected by `type`.
@@ -290,7 +238,7 @@ pub struct SwitchSpec {
     pub scheduler: Option<SchedulerSpec>,
     /// `[switch.ecn]`: ECN marking at egress queues.
     #[serde(default)]
-    pub ecn: EcnSpec,
+    pub ecn: crate::models::ecn::keys::EcnKeys,
     /// `[switch.congestion]`: the rule that decides which queues mark.
     #[serde(default)]
     pub congestion: CongestionSpec,
@@ -355,56 +303,6 @@ pub enum TransportSpec {
     Roce,
     Udp,
     Tcp,
-}
-
-/// `[switch.ecn]`
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EcnSpec {
-    /// off | red | step | red_avg (default off).
-    pub mode: Option<EcnModeSpec>,
-    /// Default: 100 KB x port rate / 25 Gb/s.
-    pub kmin: Option<SizeStr>,
-    /// Default: 400 KB x port rate / 25 Gb/s.
-    pub kmax: Option<SizeStr>,
-    /// In [0, 1], default 0.2.
-    pub pmax: Option<f64>,
-    /// EWMA weight of red_avg, in (0, 1], default 0.002.
-    pub wq: Option<f64>,
-    /// dequeue | enqueue (default dequeue).
-    pub mark_point: Option<MarkPointSpec>,
-    /// Priorities whose queues mark (default all).
-    pub priorities: Option<Vec<i64>>,
-    /// Thresholds for ports of a given rate.
-    pub by_speed: Option<Vec<EcnSpeedSpec>>,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EcnModeSpec {
-    Off,
-    Red,
-    Step,
-    RedAvg,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MarkPointSpec {
-    Dequeue,
-    Enqueue,
-}
-
-/// One `switch.ecn.by_speed` entry.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EcnSpeedSpec {
-    pub rate: RateStr,
-    pub kmin: SizeStr,
-    /// Required unless mode = "step".
-    pub kmax: Option<SizeStr>,
-    /// Default: the section's `pmax`.
-    pub pmax: Option<f64>,
 }
 
 /// `[switch.congestion]`

@@ -175,15 +175,7 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
             ),
         ));
     }
-    let cnp = &h.cnp;
-    if !(64..=65_535).contains(&cnp.bytes) {
-        return Err(Error::scenario("host.cnp.size", format!("must be 64..=65535 B (got {} B)", cnp.bytes)));
-    }
-    if let Some(pr) = cnp.priority {
-        if pr > 7 {
-            return Err(Error::scenario("host.cnp.priority", format!("must be \"control\" or 0..=7 (got {pr})")));
-        }
-    }
+    h.cnp.check("host.cnp", &KeyCtx::NONE)?;
     let frame = max_wire(p) as u64;
     let s = &p.switch;
     match s.buffer {
@@ -222,7 +214,7 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     if s.egress_limit == Some(0) {
         return Err(Error::scenario("switch.egress_limit", "must be > 0"));
     }
-    validate_ecn(p)?;
+    s.ecn.check("switch.ecn", &KeyCtx { line_rate: None, cell: s.cell.map(u64::from) })?;
     match s.detection {
         Detection::Ecn { .. } | Detection::Rcm1a { .. } => {}
         Detection::Rcm1b { window, .. } => {
@@ -259,59 +251,6 @@ fn validate_egress_limit(p: &Plan) -> Result<()> {
             "switch.egress_limit",
             format!("applies to lossy priorities only, and every flow is on a lossless one ({how}); remove it or put traffic on a lossy priority"),
         ));
-    }
-    Ok(())
-}
-
-fn check_k(kmin: u64, kmax: u64, path: &str) -> Result<()> {
-    if kmin > kmax {
-        return Err(Error::scenario(format!("{path}.kmin"), format!("must be <= kmax ({kmin} B > {kmax} B)")));
-    }
-    Ok(())
-}
-
-fn check_pmax(pmax: f64, path: &str) -> Result<()> {
-    if !(0.0..=1.0).contains(&pmax) {
-        return Err(Error::scenario(format!("{path}.pmax"), format!("must be in [0, 1] (got {pmax})")));
-    }
-    Ok(())
-}
-
-/// `[switch.ecn]`: thresholds ordered, probabilities and weights in range. RED needs
-/// both thresholds or neither (the rate-scaled defaults); step marking uses only kmin.
-fn validate_ecn(p: &Plan) -> Result<()> {
-    const P: &str = "switch.ecn";
-    let e = &p.switch.ecn;
-    match (e.kmin, e.kmax) {
-        (Some(kmin), Some(kmax)) => check_k(kmin, kmax, P)?,
-        (Some(_), None) if matches!(e.mode, EcnMode::Red | EcnMode::RedAvg) => {
-            return Err(Error::scenario(
-                "switch.ecn.kmax",
-                "missing; give kmin and kmax together (or neither, for the rate-scaled defaults)",
-            ))
-        }
-        (None, Some(_)) if matches!(e.mode, EcnMode::Red | EcnMode::RedAvg | EcnMode::Step) => {
-            return Err(Error::scenario(
-                "switch.ecn.kmin",
-                "missing; give kmin and kmax together (or neither, for the rate-scaled defaults)",
-            ))
-        }
-        _ => {}
-    }
-    check_pmax(e.pmax, P)?;
-    if !(e.wq > 0.0 && e.wq <= 1.0) {
-        return Err(Error::scenario("switch.ecn.wq", format!("must be in (0, 1] (got {})", e.wq)));
-    }
-    for (i, b) in e.by_speed.iter().enumerate() {
-        let at = format!("{P}.by_speed[{i}]");
-        if b.rate.0 == 0 {
-            return Err(Error::scenario(format!("{at}.rate"), "must be > 0"));
-        }
-        if e.by_speed[..i].iter().any(|o| o.rate == b.rate) {
-            return Err(Error::scenario(format!("{at}.rate"), format!("{} listed twice", b.rate)));
-        }
-        check_k(b.kmin, b.kmax, &at)?;
-        check_pmax(b.pmax, &at)?;
     }
     Ok(())
 }
