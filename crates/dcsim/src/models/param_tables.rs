@@ -29,6 +29,8 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("ecn.md", "ecn", ecn::keys::EcnKeys::table()),
         ("ecn.md", "cnp", ecn::keys::CnpKeys::table()),
         ("pfc.md", "pfc", pfc::keys::PfcKeys::table()),
+        ("pfc.md", "buffer_shared", pfc::buffer::SharedBufferKeys::table()),
+        ("pfc.md", "buffer_static", pfc::buffer::StaticBufferKeys::table()),
         ("deadlock.md", "pfc_watchdog", pfc::keys::WatchdogKeys::table()),
         ("remote_pfc.md", "remote_pfc", remote_pfc::keys::RemotePfcKeys::table()),
         ("rcm.md", "rcm_linear", rcm::RcmLinearKeys::table()),

@@ -346,33 +346,14 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     if let Some(v) = &s.egress_limit {
         p.egress_limit = Some(v.bytes_or_cells("switch.egress_limit", cell)?);
     }
+    let key_ctx = KeyCtx { line_rate: None, cell };
     match &s.buffer {
         None => {}
-        Some(BufferSpec::Static(b)) => {
-            p.buffer = BufferPlan::Static { port_buffer: b.size.bytes_or_cells("switch.buffer.size", cell)? };
-        }
-        Some(BufferSpec::Shared(b)) => {
-            let (mut total, mut reserve, mut alpha_shift) = match p.buffer {
-                BufferPlan::Shared { total, reserve, alpha_shift } => (total, reserve, alpha_shift),
-                _ => unreachable!(),
-            };
-            if let Some(v) = &b.size {
-                total = v.bytes_or_cells("switch.buffer.size", cell)?;
-            }
-            if let Some(v) = &b.reserve {
-                reserve = v.bytes_or_cells("switch.buffer.reserve", cell)?;
-            }
-            if let Some(v) = b.alpha_shift {
-                if v > 15 {
-                    return Err(Error::scenario("switch.buffer.alpha_shift", format!("must be 0..=15 (got {v})")));
-                }
-                alpha_shift = v;
-            }
-            p.buffer = BufferPlan::Shared { total, reserve, alpha_shift };
-        }
+        Some(BufferSpec::Static(b)) => p.buffer = b.resolve("switch.buffer", &key_ctx)?,
+        Some(BufferSpec::Shared(b)) => p.buffer = b.resolve("switch.buffer", &key_ctx)?,
     }
-    p.pfc = crate::keys::Keys::build(&s.pfc, "switch.pfc", &KeyCtx { line_rate: None, cell })?;
-    p.ecn = crate::keys::Keys::build(&s.ecn, "switch.ecn", &KeyCtx { line_rate: None, cell })?;
+    p.pfc = crate::keys::Keys::build(&s.pfc, "switch.pfc", &key_ctx)?;
+    p.ecn = crate::keys::Keys::build(&s.ecn, "switch.ecn", &key_ctx)?;
     if s.congestion.nodes.is_some() {
         return Err(Error::scenario("switch.congestion.nodes", "only in [[switch.congestion_override]]"));
     }

@@ -349,27 +349,9 @@ pub enum BufferSpec {
     Static(StaticBufferSpec),
 }
 
+pub use crate::models::pfc::buffer::{SharedBufferKeys as SharedBufferSpec, StaticBufferKeys as StaticBufferSpec};
+
 pub const BUFFER_TYPES: &[&str] = &["shared", "static"];
-
-/// One pool per switch with a dynamic threshold alpha = 2^-alpha_shift.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SharedBufferSpec {
-    /// Total buffer per switch, default "32MiB".
-    pub size: Option<SizeStr>,
-    /// Reserved bytes per (port, priority), default "4KiB".
-    pub reserve: Option<SizeStr>,
-    /// 0..=15, default 3.
-    pub alpha_shift: Option<u8>,
-}
-
-/// A fixed buffer per ingress port.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StaticBufferSpec {
-    /// Bytes per ingress port.
-    pub size: SizeStr,
-}
 
 /// `[switch.scheduler]`, selected by `type`.
 #[derive(Clone, Debug, Deserialize)]

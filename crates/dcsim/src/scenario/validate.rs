@@ -187,21 +187,16 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
                 ));
             }
         }
-        BufferPlan::Shared { total, reserve, alpha_shift } => {
+        BufferPlan::Shared { total, .. } => {
             if total < frame {
                 return Err(Error::scenario(
                     "switch.buffer.size",
                     format!("{total} B is smaller than one MTU-sized frame ({frame} B on the wire)"),
                 ));
             }
-            if reserve > total {
-                return Err(Error::scenario("switch.buffer.reserve", format!("exceeds the buffer size ({reserve} B > {total} B)")));
-            }
-            if alpha_shift > 15 {
-                return Err(Error::scenario("switch.buffer.alpha_shift", format!("must be 0..=15 (got {alpha_shift})")));
-            }
         }
     }
+    crate::models::pfc::buffer::check(&s.buffer, "switch.buffer")?;
     crate::models::pfc::keys::check(p)?;
     s.pfc.check("switch.pfc", &KeyCtx { line_rate: None, cell: s.cell.map(u64::from) })?;
     if s.scheduler.kind == SchedulerKind::Dwrr {
