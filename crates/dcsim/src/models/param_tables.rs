@@ -1,4 +1,5 @@
-//! The Parameters tables of `docs/models/*.md`, from the models' `params!` declarations:
+//! The Parameters tables of `docs/models/*.md` and of the scenario-keys reference
+//! (`docs/scenarios.md`), from the models' `params!` declarations:
 //! `cargo run -p dcsim --example params -- --write` rewrites the blocks between
 //! `<!-- parameters: NAME -->` and `<!-- end of parameters -->`, and
 //! `tests/param_tables.rs` fails when a page differs from its declaration.
@@ -42,6 +43,19 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("trimming.md", "trimming", trimming::keys::TrimmingKeys::table()),
         ("load_balancing.md", "load_balancing", load_balancing::LoadBalancingKeys::table()),
     ]
+}
+
+/// The scenario-keys reference under `docs/`: every declared table has its block there
+/// too, under the heading of its scenario table.
+pub const REFERENCE: &str = "scenarios.md";
+
+/// (page under `docs/`, block name, table) of every block the declarations write: each
+/// table on its model's page and in the reference.
+pub fn pages() -> Vec<(String, &'static str, Table)> {
+    tables()
+        .into_iter()
+        .flat_map(|(page, name, table)| [(format!("models/{page}"), name, table.clone()), (REFERENCE.to_string(), name, table)])
+        .collect()
 }
 
 /// The marker that opens block `name`.
