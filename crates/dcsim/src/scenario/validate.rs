@@ -703,10 +703,7 @@ pub fn validate_buffers(p: &Plan) -> Result<()> {
             ));
         }
     }
-    let n_classes = match pfc.mode {
-        FlowControl::Pause => 1,
-        _ => pfc.lossless.count_ones().max(1) as u64,
-    };
+    let n_classes = pfc.classes();
     let links = p.node_links();
     let switches = || p.nodes.iter().zip(&links).filter(|(nd, _)| nd.kind == NodeKind::Switch);
     let headroom =
@@ -720,7 +717,8 @@ pub fn validate_buffers(p: &Plan) -> Result<()> {
             for (_, ls) in switches() {
                 for &k in ls {
                     let headroom = headroom(k);
-                    if share <= headroom + max_wire as u64 {
+                    // XOFF, placed one headroom below the share, must leave room for a frame.
+                    if pfc.static_thresholds(port_buffer, headroom).0 <= max_wire as u64 {
                         return Err(Error::scenario(
                             "switch.buffer.size",
                             format!(
