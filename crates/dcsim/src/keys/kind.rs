@@ -59,6 +59,8 @@ pub struct Enum<E>(PhantomData<E>);
 pub struct Str;
 /// An optional value: the key sets `Some`; the default may be `None`.
 pub struct Opt<K>(PhantomData<K>);
+/// A size in bytes that fits in 32 bits (a frame size).
+pub struct Size32;
 /// A switch buffer size or threshold: a size, or whole cells of `switch.cell`
 /// (`"97cells"`).
 pub struct Cells;
@@ -193,6 +195,23 @@ impl Kind for Str {
     }
     fn num(_: &String) -> Option<f64> {
         None
+    }
+}
+
+impl Kind for Size32 {
+    type Key = SizeStr;
+    type Out = u32;
+    const UNIT: &'static str = "size";
+    const GOT: bool = false;
+    fn parse(key: &SizeStr, _: &Bound, path: &str) -> Result<u32> {
+        let b = key.bytes(path)?;
+        u32::try_from(b).map_err(|_| Error::scenario(path, format!("{b} B is too large")))
+    }
+    fn show(v: &u32) -> String {
+        Size::show(&u64::from(*v))
+    }
+    fn num(v: &u32) -> Option<f64> {
+        Some(*v as f64)
     }
 }
 

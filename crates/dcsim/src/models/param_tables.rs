@@ -7,8 +7,8 @@
 use crate::keys::kind::Table;
 use crate::keys::Declared;
 use crate::models::{
-    bbr, bcn, cubic, dcqcn, dctcp, ecn, fecn, hpcc, load_balancing, network_cc, newreno, nscc, pfc, qcn, rcm, remote_pfc, swift, tcp,
-    timely, trimming,
+    bbr, bcn, cubic, dcqcn, dctcp, ecn, fecn, fixed_rate, hpcc, load_balancing, network_cc, newreno, nscc, pfc, qcn, rcm, remote_pfc,
+    rx_buffer, swift, tcp, timely, trimming,
 };
 
 /// (page under `docs/models/`, block name, table) of every declared model.
@@ -27,6 +27,9 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("fecn.md", "fecn", fecn::FecnKeys::table()),
         ("fecn.md", "fecn_switch", fecn::FecnSwitchKeys::table()),
         ("network_cc.md", "network_cc", network_cc::NetworkCcKeys::table()),
+        ("network_cc.md", "network_cc_switch", network_cc::NetworkCcSwitchKeys::table()),
+        ("rx_buffer.md", "rx_buffer", rx_buffer::keys::RxBufferKeys::table()),
+        ("fixed_rate.md", "fixed_rate", fixed_rate::FixedRateKeys::table()),
         ("ecn.md", "ecn", ecn::keys::EcnKeys::table()),
         ("ecn.md", "cnp", ecn::keys::CnpKeys::table()),
         ("pfc.md", "pfc", pfc::keys::PfcKeys::table()),

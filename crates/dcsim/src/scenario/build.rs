@@ -83,7 +83,7 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     plan.fabric = s.fabric.build(&ctx)?;
     if let Some(n) = &s.switch.network_cc {
         let nodes = &plan.nodes;
-        plan.switch.network_cc = Some(n.build("switch.network_cc", |name| {
+        plan.switch.network_cc = Some(n.resolve("switch.network_cc", &ctx, |name| {
             nodes.iter().position(|n| n.name == name && n.kind == NodeKind::Switch).map(|k| k as u32)
         })?);
     }

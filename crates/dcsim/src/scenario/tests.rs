@@ -484,6 +484,7 @@ fn print_sample_errors() {
 // Notification point, reaction points, ECN and congestion detection.
 
 use crate::models::dcqcn::{DcqcnParams, DcqcnVariant};
+use crate::models::fixed_rate::FixedRateParams;
 use crate::models::rcm::{RcmLinearParams, RecoveryRule};
 use crate::models::window_cap::WindowCap;
 use crate::models::CcPlan;
@@ -541,7 +542,7 @@ fn host_cc_types_parse() {
     let p = load(STAR8, &["host.cc.type=none"]).unwrap();
     assert_eq!(p.ccs, vec![CcPlan::None(())]);
     let p = load(STAR8, &["host.cc.type=fixed_rate", "host.cc.rate=2.5Gbps"]).unwrap();
-    assert_eq!(p.ccs, vec![CcPlan::FixedRate(Rate(2_500_000_000))]);
+    assert_eq!(p.ccs, vec![CcPlan::FixedRate(FixedRateParams { rate: Rate(2_500_000_000) })]);
     let p = load(STAR8, &["host.cc.type=rcm_linear"]).unwrap();
     assert_eq!(p.ccs, vec![CcPlan::RcmLinear(RcmLinearParams::default())]);
     let t = format!(
@@ -635,7 +636,7 @@ fn traffic_cc_is_appended_and_indexed() {
     assert_eq!(p.ccs.len(), 4);
     assert_eq!(p.ccs[0], CcPlan::RcmLinear(RcmLinearParams::default()));
     assert_eq!(dcqcn(&p, 1), DcqcnParams { g: 1.0 / 256.0, f: 2, ..DcqcnParams::paper() });
-    assert_eq!(p.ccs[2], CcPlan::FixedRate(Rate::gbps(1)));
+    assert_eq!(p.ccs[2], CcPlan::FixedRate(FixedRateParams { rate: Rate::gbps(1) }));
     assert_eq!(dcqcn(&p, 3), DcqcnParams { g: 1.0, ..DcqcnParams::mellanox(Rate::gbps(10)) });
     for f in &p.flows {
         let want = [1, 0, 2, 3][f.group as usize];
