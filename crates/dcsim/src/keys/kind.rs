@@ -97,7 +97,8 @@ impl Kind for Size {
     }
     fn show(v: &u64) -> String {
         // A whole number of a decimal unit, else of a binary one (3 KiB, not 3.072 KB).
-        let whole = |units: &[(u64, &str)]| units.iter().find(|&&(s, _)| *v >= s && v % s == 0).map(|&(s, u)| format!("{}{u}", v / s));
+        let whole =
+            |units: &[(u64, &str)]| units.iter().find(|&&(s, _)| *v >= s && v.is_multiple_of(s)).map(|&(s, u)| format!("{}{u}", v / s));
         match whole(&[(1_000_000_000, "GB"), (1_000_000, "MB"), (1000, "KB")])
             .or_else(|| whole(&[(1 << 30, "GiB"), (1 << 20, "MiB"), (1024, "KiB")]))
         {
