@@ -335,7 +335,7 @@ pub fn validate_remote_pfc(p: &Plan) -> Result<()> {
     }
     rp.check(P, &KeyCtx { line_rate: min_host_rate(p), cell: p.switch.cell.map(u64::from) })?;
     let pfc = &p.switch.pfc;
-    if pfc.mode == FlowControl::None || (pfc.mode == FlowControl::Pfc && pfc.lossless == 0) {
+    if !(0..8).any(|q| pfc.is_lossless(q)) {
         return Err(Error::scenario(
             format!("{P}.enabled"),
             "remote PFC pauses lossless priorities, but switch.pfc has none (mode = \"off\" or lossless = [])",
