@@ -257,7 +257,10 @@ impl Kind for Count16 {
     const UNIT: &'static str = "count";
     fn parse(key: &i64, bound: &Bound, path: &str) -> Result<u16> {
         let v = Count::parse(key, bound, path)?;
-        u16::try_from(v).map_err(|_| Error::scenario(path, format!("must be at most 65535 (got {v})")))
+        u16::try_from(v).map_err(|_| {
+            let allowed = if *bound == Bound::Any { "at most 65535".to_string() } else { bound.text() };
+            Error::scenario(path, format!("must be {allowed} (got {v})"))
+        })
     }
     fn show(v: &u16) -> String {
         v.to_string()

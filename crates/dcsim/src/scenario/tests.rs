@@ -1079,3 +1079,23 @@ fn shipped_workloads_by_name() {
         "{e}"
     );
 }
+
+/// Keys declared with `params!` in their model's folder (PFC, the buffer, ECN, CNPs,
+/// NetworkCC) still name their field and say why.
+#[test]
+fn declared_switch_keys_name_their_field() {
+    expect(BASE, &["switch.pfc.xoff_quanta=70000"], &["switch.pfc.xoff_quanta: must be in [1, 65535] (got 70000)"]);
+    expect(BASE, &["switch.pfc.deadlock_check=\"0us\""], &["switch.pfc.deadlock_check: must be > 0 (write \"off\""]);
+    expect(BASE, &["switch.pfc.ib_period=\"10us\""], &["switch.pfc.ib_period: applies to mode = \"ib_credits\" only"]);
+    expect(BASE, &["switch.pfc.watchdog={restoration_time=\"10us\"}"], &["switch.pfc.watchdog.detection_time: missing"]);
+    expect(BASE, &["switch.pfc.watchdog={detection_time=\"10us\", action=\"flood\"}"], &["switch.pfc.watchdog.action:", "unknown variant"]);
+    expect(BASE, &["switch.buffer={type=\"static\"}"], &["switch.buffer.size: missing"]);
+    expect(BASE, &["switch.buffer={type=\"shared\", alpha_shift=300}"], &["switch.buffer.alpha_shift: must be in [0, 15] (got 300)"]);
+    expect(STAR8, &["switch.ecn.kmin=\"10cells\""], &["switch.ecn.kmin:", "set switch.cell"]);
+    expect(STAR8, &["switch.ecn.priorities=[1, 8]"], &["switch.ecn.priorities[1]: priority must be 0..=7 (got 8)"]);
+    expect(STAR8, &["switch.network_cc.size=\"9000B\""], &["switch.network_cc.size: must be 64..=1500 bytes (got 9000)"]);
+    expect(STAR8, &["switch.network_cc.alpha=2.0"], &["switch.network_cc.alpha: must be in (0, 1] (got 2)"]);
+    let p = load(STAR8, &["switch.cell=\"200B\"", "switch.ecn.mode=red", "switch.ecn.kmin=\"10cells\"", "switch.ecn.kmax=\"20cells\""])
+        .unwrap();
+    assert_eq!((p.switch.ecn.kmin, p.switch.ecn.kmax), (Some(2000), Some(4000)));
+}
