@@ -1,9 +1,10 @@
 //! Prints a model's Parameters table from its `params!` declaration, or rewrites every
-//! table block of `docs/models/` (`--write`, from the repository root).
+//! table block of `docs/models/` and of the scenario-keys reference, `docs/scenarios.md`
+//! (`--write`, from the repository root).
 //!
 //! `cargo run -p dcsim --example params -- dcqcn` | `-- --list` | `-- --write`
 
-use dcsim::models::param_tables::{replace, tables};
+use dcsim::models::param_tables::{pages, replace, tables};
 
 fn main() {
     let arg = std::env::args().nth(1).unwrap_or_else(|| "--list".into());
@@ -14,8 +15,8 @@ fn main() {
             }
         }
         "--write" => {
-            for (page, name, table) in tables() {
-                let path = format!("docs/models/{page}");
+            for (page, name, table) in pages() {
+                let path = format!("docs/{page}");
                 let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
                 let Some(new) = replace(&text, name, &table) else {
                     eprintln!("{path}: no block <!-- parameters: {name} -->");

@@ -386,7 +386,7 @@ impl Default for HostPlan {
             ooo_window: 4096,
             reorder_tolerance: 0,
             acks_in_data: false,
-            cnp: CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None },
+            cnp: CnpPlan::default(),
             timing: Default::default(),
             tcp: crate::models::tcp::TcpParams::default(),
             uet: crate::models::uet::UetParams::default(),

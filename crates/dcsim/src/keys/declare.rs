@@ -28,29 +28,30 @@ macro_rules! params {
         );
     };
 
-    // `key => field: Kind, bound;` (the key sets a field of another name)
+    // `key => field: Kind, bound;` (the key sets a field of another name, or a field of
+    // a field: `alpha => rcp.alpha`)
     (@entry $hdr:tt [$($done:tt)*]
-        $(#[doc = $doc:literal])* $key:ident => $field:ident : $kind:ty , $bound:expr $(, shown $shown:literal)? ; $($rest:tt)*
+        $(#[doc = $doc:literal])* $key:ident => $($field:ident).+ : $kind:ty , $bound:expr $(, shown $shown:literal)? ; $($rest:tt)*
     ) => {
-        $crate::params!(@entry $hdr [$($done)* { auto [$($doc)*] $key $field [$kind] [$bound] [$($shown)?] }] $($rest)*);
+        $crate::params!(@entry $hdr [$($done)* { auto [$($doc)*] $key [$($field).+] [$kind] [$bound] [$($shown)?] }] $($rest)*);
     };
     // `key: by_hand(KeyType, "type", "default", "bounds");` (read by `build_more`)
     (@entry $hdr:tt [$($done:tt)*]
         $(#[doc = $doc:literal])* $key:ident : by_hand($kt:ty, $unit:literal, $shown:literal, $btext:literal) ; $($rest:tt)*
     ) => {
-        $crate::params!(@entry $hdr [$($done)* { by_hand [$($doc)*] $key $key [$kt] [($unit, $btext)] [$shown] }] $($rest)*);
+        $crate::params!(@entry $hdr [$($done)* { by_hand [$($doc)*] $key [$key] [$kt] [($unit, $btext)] [$shown] }] $($rest)*);
     };
 
     // `key: Kind, bound;`
     (@entry $hdr:tt [$($done:tt)*]
         $(#[doc = $doc:literal])* $key:ident : $kind:ty , $bound:expr $(, shown $shown:literal)? ; $($rest:tt)*
     ) => {
-        $crate::params!(@entry $hdr [$($done)* { auto [$($doc)*] $key $key [$kind] [$bound] [$($shown)?] }] $($rest)*);
+        $crate::params!(@entry $hdr [$($done)* { auto [$($doc)*] $key [$key] [$kind] [$bound] [$($shown)?] }] $($rest)*);
     };
     // Everything read: generate.
     (@entry
         [ [$(#[$meta:meta])*] $Keys:ident [$P:ty] [$( [ $( ($set:literal, $setv:expr) ),+ ] )?] [$($base:path)?] [$($build_more:path)?] [$($check_more:path)?] ]
-        [$( { $tag:ident [$($doc:literal)*] $key:ident $field:ident [$kind:ty] [$($bound:tt)*] [$($shown:literal)?] } )*]
+        [$( { $tag:ident [$($doc:literal)*] $key:ident $field:tt [$kind:ty] [$($bound:tt)*] [$($shown:literal)?] } )*]
     ) => {
         $(#[$meta])*
         #[derive(Clone, Debug, Default, serde::Deserialize)]
@@ -66,7 +67,7 @@ macro_rules! params {
             pub fn build_onto(&self, mut p: $P, path: &str, ctx: &$crate::keys::KeyCtx) -> $crate::error::Result<$P> {
                 let keys = self;
                 let _ = ctx;
-                $( $crate::params!(@build $tag keys p path $key $field [$kind] [$($bound)*]); )*
+                $( $crate::params!(@build $tag keys p path ctx $key $field [$kind] [$($bound)*]); )*
                 $( $build_more(keys, &mut p, path, ctx)?; )?
                 Ok(p)
             }
@@ -110,33 +111,34 @@ macro_rules! params {
     (@or [$($x:tt)+] [$($d:tt)*]) => { $($x)+ };
     (@or [] [$($d:tt)*]) => { $($d)* };
 
-    (@build auto $keys:ident $p:ident $path:ident $key:ident $field:ident [$kind:ty] [$bound:expr]) => {
+    (@build auto $keys:ident $p:ident $path:ident $ctx:ident $key:ident [$($field:ident).+] [$kind:ty] [$bound:expr]) => {
         if let Some(v) = &$keys.$key {
-            $p.$field = <$kind as $crate::keys::kind::Kind>::parse(
+            $p.$($field).+ = <$kind as $crate::keys::kind::Kind>::parse_in(
                 v,
                 &$crate::params!(@bound $bound),
                 &$crate::keys::at($path, stringify!($key)),
+                $ctx,
             )?;
         }
     };
     (@build by_hand $($x:tt)*) => {};
 
-    (@check auto $p:ident $path:ident $key:ident $field:ident [$kind:ty] [$bound:expr]) => {
-        $crate::params!(@bound $bound).check::<$kind>(&$p.$field, &$crate::keys::at($path, stringify!($key)))?;
+    (@check auto $p:ident $path:ident $key:ident [$($field:ident).+] [$kind:ty] [$bound:expr]) => {
+        $crate::params!(@bound $bound).check::<$kind>(&$p.$($field).+, &$crate::keys::at($path, stringify!($key)))?;
     };
     (@check by_hand $($x:tt)*) => {};
 
-    (@row auto $sets:ident [$($doc:literal)*] $key:ident $field:ident [$kind:ty] [$bound:expr] [$($shown:literal)?]) => {
+    (@row auto $sets:ident [$($doc:literal)*] $key:ident [$($field:ident).+] [$kind:ty] [$bound:expr] [$($shown:literal)?]) => {
         $crate::keys::kind::Row {
             key: stringify!($key),
             unit: <$kind as $crate::keys::kind::Kind>::UNIT,
             defaults: $crate::params!(@or [$( $sets.iter().map(|_| $shown.to_string()).collect() )?]
-                [$sets.iter().map(|s| <$kind as $crate::keys::kind::Kind>::cell(&s.1.$field)).collect()]),
+                [$sets.iter().map(|s| <$kind as $crate::keys::kind::Kind>::cell(&s.1.$($field).+)).collect()]),
             bounds: $crate::params!(@bound $bound).text(),
             doc: $crate::keys::kind::doc_line(&[$($doc),*]),
         }
     };
-    (@row by_hand $sets:ident [$($doc:literal)*] $key:ident $field:ident [$kt:ty] [($unit:literal, $btext:literal)] [$shown:literal]) => {
+    (@row by_hand $sets:ident [$($doc:literal)*] $key:ident $field:tt [$kt:ty] [($unit:literal, $btext:literal)] [$shown:literal]) => {
         $crate::keys::kind::Row {
             key: stringify!($key),
             unit: $unit,

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 
 use serde::de::DeserializeOwned;
 
-use super::{RateStr, SizeStr, TimeStr};
+use super::{KeyCtx, RateStr, SizeStr, TimeStr};
 use crate::error::{Error, Result};
 use crate::units::{self, SimTime};
 
@@ -21,6 +21,12 @@ pub trait Kind {
     /// The resolved value of a key; errors name `path`. Counts take their lower bound
     /// from `bound` (a negative count cannot be resolved at all).
     fn parse(key: &Self::Key, bound: &Bound, path: &str) -> Result<Self::Out>;
+    /// `parse` where the value depends on the scenario's context (a size in cells of
+    /// `switch.cell`); the generated build calls this one.
+    fn parse_in(key: &Self::Key, bound: &Bound, path: &str, ctx: &KeyCtx) -> Result<Self::Out> {
+        let _ = ctx;
+        Self::parse(key, bound, path)
+    }
     /// The value as a scenario would write it (the docs' default column).
     fn show(v: &Self::Out) -> String;
     /// The number the bounds are checked on (`None`: nothing to check).
@@ -53,6 +59,17 @@ pub struct Enum<E>(PhantomData<E>);
 pub struct Str;
 /// An optional value: the key sets `Some`; the default may be `None`.
 pub struct Opt<K>(PhantomData<K>);
+/// A size in bytes that fits in 32 bits (a frame size).
+pub struct Size32;
+/// A switch buffer size or threshold: a size, or whole cells of `switch.cell`
+/// (`"97cells"`).
+pub struct Cells;
+/// A duration, or `"off"` (`None`); zero is refused (write `"off"`).
+pub struct TimeOrOff;
+/// A whole number that fits in 16 bits (`u16`), such as pause quanta.
+pub struct Count16;
+/// A list of priorities 0..=7, resolved to a mask (bit p: priority p).
+pub struct Priorities;
 
 impl Kind for Time {
     type Key = TimeStr;
@@ -79,7 +96,15 @@ impl Kind for Size {
         key.bytes(path)
     }
     fn show(v: &u64) -> String {
-        quoted(show_scaled(*v as f64, &[(1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "B")]))
+        // A whole number of a decimal unit, else of a binary one (3 KiB, not 3.072 KB).
+        let whole =
+            |units: &[(u64, &str)]| units.iter().find(|&&(s, _)| *v >= s && v.is_multiple_of(s)).map(|&(s, u)| format!("{}{u}", v / s));
+        match whole(&[(1_000_000_000, "GB"), (1_000_000, "MB"), (1000, "KB")])
+            .or_else(|| whole(&[(1 << 30, "GiB"), (1 << 20, "MiB"), (1024, "KiB")]))
+        {
+            Some(s) => quoted(s),
+            None => quoted(show_scaled(*v as f64, &[(1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "B")])),
+        }
     }
     fn num(v: &u64) -> Option<f64> {
         Some(*v as f64)
@@ -174,6 +199,106 @@ impl Kind for Str {
     }
 }
 
+impl Kind for Size32 {
+    type Key = SizeStr;
+    type Out = u32;
+    const UNIT: &'static str = "size";
+    const GOT: bool = false;
+    fn parse(key: &SizeStr, _: &Bound, path: &str) -> Result<u32> {
+        let b = key.bytes(path)?;
+        u32::try_from(b).map_err(|_| Error::scenario(path, format!("{b} B is too large")))
+    }
+    fn show(v: &u32) -> String {
+        Size::show(&u64::from(*v))
+    }
+    fn num(v: &u32) -> Option<f64> {
+        Some(*v as f64)
+    }
+}
+
+impl Kind for Cells {
+    type Key = SizeStr;
+    type Out = u64;
+    const UNIT: &'static str = "size";
+    const GOT: bool = false;
+    fn parse(key: &SizeStr, bound: &Bound, path: &str) -> Result<u64> {
+        Self::parse_in(key, bound, path, &KeyCtx::NONE)
+    }
+    fn parse_in(key: &SizeStr, _: &Bound, path: &str, ctx: &KeyCtx) -> Result<u64> {
+        key.bytes_or_cells(path, ctx.cell)
+    }
+    fn show(v: &u64) -> String {
+        Size::show(v)
+    }
+    fn num(v: &u64) -> Option<f64> {
+        Some(*v as f64)
+    }
+}
+
+impl Kind for TimeOrOff {
+    type Key = TimeStr;
+    type Out = Option<SimTime>;
+    const UNIT: &'static str = "time or \"off\"";
+    const GOT: bool = false;
+    fn parse(key: &TimeStr, _: &Bound, path: &str) -> Result<Option<SimTime>> {
+        key.time_or_off(path)
+    }
+    fn show(v: &Option<SimTime>) -> String {
+        v.as_ref().map_or_else(|| "\"off\"".to_string(), Time::show)
+    }
+    fn num(v: &Option<SimTime>) -> Option<f64> {
+        v.map(|t| t.0 as f64)
+    }
+}
+
+impl Kind for Count16 {
+    type Key = i64;
+    type Out = u16;
+    const UNIT: &'static str = "count";
+    fn parse(key: &i64, bound: &Bound, path: &str) -> Result<u16> {
+        let v = Count::parse(key, bound, path)?;
+        u16::try_from(v).map_err(|_| {
+            let allowed = if *bound == Bound::Any { "at most 65535".to_string() } else { bound.text() };
+            Error::scenario(path, format!("must be {allowed} (got {v})"))
+        })
+    }
+    fn show(v: &u16) -> String {
+        v.to_string()
+    }
+    fn num(v: &u16) -> Option<f64> {
+        Some(*v as f64)
+    }
+}
+
+impl Kind for Priorities {
+    type Key = Vec<i64>;
+    type Out = u8;
+    const UNIT: &'static str = "list of priorities";
+    fn parse(key: &Vec<i64>, _: &Bound, path: &str) -> Result<u8> {
+        let mut m = 0u8;
+        for (i, &p) in key.iter().enumerate() {
+            if !(0..=7).contains(&p) {
+                return Err(Error::scenario(format!("{path}[{i}]"), format!("priority must be 0..=7 (got {p})")));
+            }
+            m |= 1 << p;
+        }
+        Ok(m)
+    }
+    fn show(v: &u8) -> String {
+        let l: Vec<String> = (0..8).filter(|q| v & (1 << q) != 0).map(|q: u8| q.to_string()).collect();
+        format!("[{}]", l.join(", "))
+    }
+    fn num(_: &u8) -> Option<f64> {
+        None
+    }
+}
+
+/// "priority 3" or "priorities 3, 4" of a priority mask.
+pub fn priority_list(mask: u8) -> String {
+    let l: Vec<String> = (0..8).filter(|q| mask & (1 << q) != 0).map(|q: u8| q.to_string()).collect();
+    format!("{} {}", if l.len() == 1 { "priority" } else { "priorities" }, l.join(", "))
+}
+
 impl<K: Kind> Kind for Opt<K> {
     type Key = K::Key;
     type Out = Option<K::Out>;
@@ -181,6 +306,9 @@ impl<K: Kind> Kind for Opt<K> {
     const GOT: bool = K::GOT;
     fn parse(key: &K::Key, bound: &Bound, path: &str) -> Result<Option<K::Out>> {
         K::parse(key, bound, path).map(Some)
+    }
+    fn parse_in(key: &K::Key, bound: &Bound, path: &str, ctx: &KeyCtx) -> Result<Option<K::Out>> {
+        K::parse_in(key, bound, path, ctx).map(Some)
     }
     fn show(v: &Option<K::Out>) -> String {
         v.as_ref().map_or_else(|| "none".to_string(), K::show)

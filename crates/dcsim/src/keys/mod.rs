@@ -21,6 +21,14 @@ pub struct KeyCtx {
     /// The smallest host link rate (`None`: the topology has no hosts): the base of
     /// rate defaults and the upper bound of minimum rates.
     pub line_rate: Option<Rate>,
+    /// The switch buffer's cell (`switch.cell`, bytes): switch sizes may be written in
+    /// cells (`kind::Cells`).
+    pub cell: Option<u64>,
+}
+
+impl KeyCtx {
+    /// No hosts known, no cell.
+    pub const NONE: KeyCtx = KeyCtx { line_rate: None, cell: None };
 }
 
 /// A model's TOML table (deserialized with unknown keys refused) and how it resolves.

@@ -1,4 +1,5 @@
-//! The Parameters tables of `docs/models/*.md`, from the models' `params!` declarations:
+//! The Parameters tables of `docs/models/*.md` and of the scenario-keys reference
+//! (`docs/scenarios.md`), from the models' `params!` declarations:
 //! `cargo run -p dcsim --example params -- --write` rewrites the blocks between
 //! `<!-- parameters: NAME -->` and `<!-- end of parameters -->`, and
 //! `tests/param_tables.rs` fails when a page differs from its declaration.
@@ -6,8 +7,8 @@
 use crate::keys::kind::Table;
 use crate::keys::Declared;
 use crate::models::{
-    bbr, bcn, cubic, dcqcn, dctcp, fecn, hpcc, load_balancing, network_cc, newreno, nscc, qcn, rcm, remote_pfc, swift, tcp, timely,
-    trimming,
+    bbr, bcn, cubic, dcqcn, dctcp, ecn, fecn, fixed_rate, hpcc, load_balancing, network_cc, newreno, nscc, pfc, qcn, rcm, remote_pfc,
+    rx_buffer, swift, tcp, timely, trimming,
 };
 
 /// (page under `docs/models/`, block name, table) of every declared model.
@@ -26,6 +27,15 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("fecn.md", "fecn", fecn::FecnKeys::table()),
         ("fecn.md", "fecn_switch", fecn::FecnSwitchKeys::table()),
         ("network_cc.md", "network_cc", network_cc::NetworkCcKeys::table()),
+        ("network_cc.md", "network_cc_switch", network_cc::NetworkCcSwitchKeys::table()),
+        ("rx_buffer.md", "rx_buffer", rx_buffer::keys::RxBufferKeys::table()),
+        ("fixed_rate.md", "fixed_rate", fixed_rate::FixedRateKeys::table()),
+        ("ecn.md", "ecn", ecn::keys::EcnKeys::table()),
+        ("ecn.md", "cnp", ecn::keys::CnpKeys::table()),
+        ("pfc.md", "pfc", pfc::keys::PfcKeys::table()),
+        ("pfc.md", "buffer_shared", pfc::buffer::SharedBufferKeys::table()),
+        ("pfc.md", "buffer_static", pfc::buffer::StaticBufferKeys::table()),
+        ("deadlock.md", "pfc_watchdog", pfc::keys::WatchdogKeys::table()),
         ("remote_pfc.md", "remote_pfc", remote_pfc::keys::RemotePfcKeys::table()),
         ("rcm.md", "rcm_linear", rcm::RcmLinearKeys::table()),
         ("tcp.md", "tcp", tcp::TcpKeys::table()),
@@ -37,6 +47,19 @@ pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
         ("trimming.md", "trimming", trimming::keys::TrimmingKeys::table()),
         ("load_balancing.md", "load_balancing", load_balancing::LoadBalancingKeys::table()),
     ]
+}
+
+/// The scenario-keys reference under `docs/`: every declared table has its block there
+/// too, under the heading of its scenario table.
+pub const REFERENCE: &str = "scenarios.md";
+
+/// (page under `docs/`, block name, table) of every block the declarations write: each
+/// table on its model's page and in the reference.
+pub fn pages() -> Vec<(String, &'static str, Table)> {
+    tables()
+        .into_iter()
+        .flat_map(|(page, name, table)| [(format!("models/{page}"), name, table.clone()), (REFERENCE.to_string(), name, table)])
+        .collect()
 }
 
 /// The marker that opens block `name`.

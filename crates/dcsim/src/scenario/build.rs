@@ -27,21 +27,11 @@ pub(super) fn priority(v: Option<i64>, default: u8, path: &str) -> Result<u8> {
 }
 
 fn priority_mask(list: &[i64], path: &str) -> Result<u8> {
-    let mut m = 0u8;
-    for (i, &p) in list.iter().enumerate() {
-        if !(0..=7).contains(&p) {
-            return Err(Error::scenario(format!("{path}[{i}]"), format!("priority must be 0..=7 (got {p})")));
-        }
-        m |= 1 << p;
-    }
-    Ok(m)
+    use crate::keys::kind::{Kind, Priorities, ANY};
+    Priorities::parse(&list.to_vec(), &ANY, path)
 }
 
-/// "priority 3" or "priorities 3, 4" of a priority mask.
-pub fn priority_list(mask: u8) -> String {
-    let l: Vec<String> = (0..8).filter(|q| mask & (1 << q) != 0).map(|q: u8| q.to_string()).collect();
-    format!("{} {}", if l.len() == 1 { "priority" } else { "priorities" }, l.join(", "))
-}
+pub use crate::keys::kind::priority_list;
 
 /// `simulation.fast_forward` and its two settings (which need it on).
 fn fast_forward(s: &crate::scenario::schema::SimulationSpec) -> Result<Option<crate::plan::FastForwardPlan>> {
@@ -126,11 +116,11 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     plan.host.rx_buffer = s.host.rx_buffer.as_ref().map(|k| k.resolve(&plan)).transpose()?;
     plan.switch.convergence = s.switch.convergence.as_ref().map(|t| t.time("switch.convergence")).transpose()?;
     plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
-    let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan) };
+    let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan), cell: plan.switch.cell.map(u64::from) };
     plan.fabric = s.fabric.build(&ctx)?;
     if let Some(n) = &s.switch.network_cc {
         let nodes = &plan.nodes;
-        plan.switch.network_cc = Some(n.build("switch.network_cc", |name| {
+        plan.switch.network_cc = Some(n.resolve("switch.network_cc", &ctx, |name| {
             nodes.iter().position(|n| n.name == name && n.kind == NodeKind::Switch).map(|k| k as u32)
         })?);
     }
@@ -207,28 +197,17 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
     }
     if let Some(t) = &h.tcp {
         use crate::keys::Keys;
-        p.tcp = t.build("host.tcp", &crate::keys::KeyCtx { line_rate: None })?;
+        p.tcp = t.build("host.tcp", &KeyCtx::NONE)?;
     }
     if let Some(u) = &h.uet {
         use crate::keys::Keys;
-        p.uet = u.build("host.uet", &crate::keys::KeyCtx { line_rate: None })?;
+        p.uet = u.build("host.uet", &crate::keys::KeyCtx::NONE)?;
     }
     if let Some(c) = &h.cnp {
-        if let Some(v) = &c.interval {
-            p.cnp.interval = v.time("host.cnp.interval")?;
-        }
-        if let Some(v) = &c.nic_gap {
-            p.cnp.nic_gap = v.time("host.cnp.nic_gap")?;
-        }
-        if let Some(v) = &c.delay {
-            p.timing.cnp_delay = v.time("host.cnp.delay")?;
-        }
-        if let Some(v) = &c.size {
-            p.cnp.bytes = to_u32(v.bytes("host.cnp.size")?, "host.cnp.size")?;
-        }
-        match c.priority {
-            None | Some(CnpPrioritySpec::Control) => {}
-            Some(CnpPrioritySpec::Priority(v)) => p.cnp.priority = Some(priority(Some(v), 0, "host.cnp.priority")?),
+        use crate::keys::Keys;
+        p.cnp = c.build("host.cnp", &KeyCtx::NONE)?;
+        if let Some(d) = c.delay("host.cnp")? {
+            p.timing.cnp_delay = d;
         }
     }
     Ok(p)
@@ -397,7 +376,7 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     }
     if let Some(r) = &s.remote_pfc {
         use crate::keys::Keys;
-        p.remote_pfc = r.build("switch.remote_pfc", &crate::keys::KeyCtx { line_rate: None })?;
+        p.remote_pfc = r.build("switch.remote_pfc", &KeyCtx::NONE)?;
     }
     if let Some(a) = s.arbitration {
         p.arbitration = match a {
@@ -409,33 +388,14 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     if let Some(v) = &s.egress_limit {
         p.egress_limit = Some(v.bytes_or_cells("switch.egress_limit", cell)?);
     }
+    let key_ctx = KeyCtx { line_rate: None, cell };
     match &s.buffer {
         None => {}
-        Some(BufferSpec::Static(b)) => {
-            p.buffer = BufferPlan::Static { port_buffer: b.size.bytes_or_cells("switch.buffer.size", cell)? };
-        }
-        Some(BufferSpec::Shared(b)) => {
-            let (mut total, mut reserve, mut alpha_shift) = match p.buffer {
-                BufferPlan::Shared { total, reserve, alpha_shift } => (total, reserve, alpha_shift),
-                _ => unreachable!(),
-            };
-            if let Some(v) = &b.size {
-                total = v.bytes_or_cells("switch.buffer.size", cell)?;
-            }
-            if let Some(v) = &b.reserve {
-                reserve = v.bytes_or_cells("switch.buffer.reserve", cell)?;
-            }
-            if let Some(v) = b.alpha_shift {
-                if v > 15 {
-                    return Err(Error::scenario("switch.buffer.alpha_shift", format!("must be 0..=15 (got {v})")));
-                }
-                alpha_shift = v;
-            }
-            p.buffer = BufferPlan::Shared { total, reserve, alpha_shift };
-        }
+        Some(BufferSpec::Static(b)) => p.buffer = b.resolve("switch.buffer", &key_ctx)?,
+        Some(BufferSpec::Shared(b)) => p.buffer = b.resolve("switch.buffer", &key_ctx)?,
     }
-    p.pfc = pfc(&s.pfc, cell)?;
-    p.ecn = ecn(&s.ecn, cell)?;
+    p.pfc = crate::keys::Keys::build(&s.pfc, "switch.pfc", &key_ctx)?;
+    p.ecn = crate::keys::Keys::build(&s.ecn, "switch.ecn", &key_ctx)?;
     if s.congestion.nodes.is_some() {
         return Err(Error::scenario("switch.congestion.nodes", "only in [[switch.congestion_override]]"));
     }
@@ -497,52 +457,6 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     Ok(p)
 }
 
-fn ecn(s: &EcnSpec, cell: Option<u64>) -> Result<EcnPlan> {
-    let mut p = EcnPlan::default();
-    if let Some(m) = s.mode {
-        p.mode = match m {
-            EcnModeSpec::Off => EcnMode::Off,
-            EcnModeSpec::Red => EcnMode::Red,
-            EcnModeSpec::Step => EcnMode::Step,
-            EcnModeSpec::RedAvg => EcnMode::RedAvg,
-        };
-    }
-    if let Some(v) = &s.kmin {
-        p.kmin = Some(v.bytes_or_cells("switch.ecn.kmin", cell)?);
-    }
-    if let Some(v) = &s.kmax {
-        p.kmax = Some(v.bytes_or_cells("switch.ecn.kmax", cell)?);
-    }
-    if let Some(v) = s.pmax {
-        p.pmax = v;
-    }
-    if let Some(v) = s.wq {
-        p.wq = v;
-    }
-    if let Some(m) = s.mark_point {
-        p.mark_point = match m {
-            MarkPointSpec::Dequeue => MarkPoint::Dequeue,
-            MarkPointSpec::Enqueue => MarkPoint::Enqueue,
-        };
-    }
-    if let Some(l) = &s.priorities {
-        p.priorities = priority_mask(l, "switch.ecn.priorities")?;
-    }
-    for (i, e) in s.by_speed.iter().flatten().enumerate() {
-        let at = |k: &str| format!("switch.ecn.by_speed[{i}].{k}");
-        let rate = e.rate.rate(&at("rate"))?;
-        let kmin = e.kmin.bytes_or_cells(&at("kmin"), cell)?;
-        let kmax = match &e.kmax {
-            Some(v) => v.bytes_or_cells(&at("kmax"), cell)?,
-            // Step marking only uses kmin.
-            None if p.mode == EcnMode::Step => kmin,
-            None => return Err(Error::scenario(at("kmax"), "missing; needed unless switch.ecn.mode = \"step\"")),
-        };
-        p.by_speed.push(EcnSpeedPlan { rate, kmin, kmax, pmax: e.pmax.unwrap_or(p.pmax) });
-    }
-    Ok(p)
-}
-
 fn detection(s: &CongestionSpec, path: &str) -> Result<Detection> {
     let kind = s.detection.unwrap_or(DetectionSpec::Ecn);
     if kind != DetectionSpec::Ecn {
@@ -574,134 +488,6 @@ fn detection(s: &CongestionSpec, path: &str) -> Result<Detection> {
             Detection::Rcm1b { threshold: threshold("rcm_1b")?, window }
         }
     })
-}
-
-fn pfc(s: &PfcSpec, cell: Option<u64>) -> Result<PfcPlan> {
-    let mut p = PfcPlan::default();
-    if let Some(m) = s.mode {
-        p.mode = match m {
-            FlowControlSpec::Pfc => FlowControl::Pfc,
-            FlowControlSpec::Pause => FlowControl::Pause,
-            FlowControlSpec::Off => FlowControl::None,
-            FlowControlSpec::IbCredits => FlowControl::IbCredits,
-        };
-    }
-    if let Some(m) = s.pause_mode {
-        p.pause_mode = match m {
-            PauseModeSpec::XonXoff => PauseMode::XonXoff,
-            PauseModeSpec::Timer => PauseMode::Timer,
-            PauseModeSpec::Infinite => PauseMode::Infinite,
-        };
-    }
-    if let Some(l) = &s.lossless {
-        p.lossless = priority_mask(l, "switch.pfc.lossless")?;
-        // A lossless list that no pause protects: the run would drop on those
-        // priorities and say nothing (a fabric meant lossless, run lossy).
-        if p.mode == FlowControl::None && p.lossless != 0 {
-            return Err(Error::scenario(
-                "switch.pfc.lossless",
-                format!(
-                    "lists {} as lossless, but switch.pfc.mode = \"off\" pauses nothing (full buffers drop): set mode = \"pfc\", or remove lossless for a lossy fabric",
-                    priority_list(p.lossless)
-                ),
-            ));
-        }
-    }
-    if let Some(q) = s.xoff_quanta {
-        if !(1..=65535).contains(&q) {
-            return Err(Error::scenario("switch.pfc.xoff_quanta", format!("must be 1..=65535 (got {q})")));
-        }
-        p.xoff_quanta = q as u16;
-    }
-    if let Some(t) = &s.pause_time {
-        p.pause_time = t.time("switch.pfc.pause_time")?;
-    }
-    if let Some(f) = s.refresh_fraction {
-        p.refresh_fraction = f;
-    }
-    if let Some(q) = s.reaction_quanta {
-        p.reaction_quanta = q;
-    }
-    let phy_delay = match &s.phy_delay {
-        Some(t) => Some(t.time("switch.pfc.phy_delay")?),
-        None => None,
-    };
-    let headroom = s.headroom.as_deref().unwrap_or("formula").trim();
-    p.headroom = match headroom {
-        "formula" => Headroom::Formula { phy_delay: phy_delay.unwrap_or(SimTime::ZERO) },
-        other => {
-            let h = if other == "hpcc" {
-                Headroom::Hpcc
-            } else {
-                let b = SizeStr::new(other).bytes_or_cells("switch.pfc.headroom", cell).map_err(|e| match e {
-                    Error::Scenario { path, msg } => {
-                        Error::scenario(path, format!("expected \"formula\", \"hpcc\" or a size like \"40KB\": {msg}"))
-                    }
-                    e => e,
-                })?;
-                Headroom::Fixed(b)
-            };
-            if phy_delay.is_some() {
-                return Err(Error::scenario("switch.pfc.phy_delay", "only applies with headroom = \"formula\""));
-            }
-            h
-        }
-    };
-    if let Some(v) = &s.xoff {
-        p.xoff = Some(v.bytes_or_cells("switch.pfc.xoff", cell)?);
-    }
-    if let Some(v) = &s.xon {
-        p.xon = Some(v.bytes_or_cells("switch.pfc.xon", cell)?);
-    }
-    if let Some(v) = &s.resume_offset {
-        p.resume_offset = v.bytes_or_cells("switch.pfc.resume_offset", cell)?;
-    }
-    if let Some(t) = &s.deadlock_check {
-        p.deadlock_check = t.time_or_off("switch.pfc.deadlock_check")?;
-    }
-    if let Some(b) = s.deadlock_stop {
-        p.deadlock_stop = b;
-    }
-    if let Some(w) = &s.watchdog {
-        let positive = |t: &TimeStr, key: &str| -> Result<SimTime> {
-            let path = format!("switch.pfc.watchdog.{key}");
-            let v = t.time(&path)?;
-            if v == SimTime::ZERO {
-                return Err(Error::scenario(path, "must be > 0"));
-            }
-            Ok(v)
-        };
-        let detection = positive(&w.detection_time, "detection_time")?;
-        let restoration = match &w.restoration_time {
-            Some(t) => positive(t, "restoration_time")?,
-            None => detection,
-        };
-        let poll = match &w.poll_interval {
-            Some(t) => positive(t, "poll_interval")?,
-            None => SimTime((detection.0 / 4).max(1)),
-        };
-        let action = match w.action {
-            None | Some(WatchdogActionSpec::Drop) => crate::models::pfc::WatchdogAction::Drop,
-            Some(WatchdogActionSpec::Forward) => crate::models::pfc::WatchdogAction::Forward,
-        };
-        p.watchdog = Some(WatchdogPlan { action, detection, restoration, poll });
-    }
-    if let Some(b) = &s.ib_buffer {
-        p.ib_buffer = b.bytes("switch.pfc.ib_buffer")?;
-    }
-    if let Some(u) = &s.ib_update {
-        p.ib_update = u.bytes("switch.pfc.ib_update")?;
-        if p.ib_update == 0 {
-            return Err(Error::scenario("switch.pfc.ib_update", "must be at least one byte"));
-        }
-    }
-    if let Some(t) = &s.ib_period {
-        p.ib_period = t.time_or_off("switch.pfc.ib_period")?;
-        if p.ib_period.is_some() && p.mode != FlowControl::IbCredits {
-            return Err(Error::scenario("switch.pfc.ib_period", "applies to mode = \"ib_credits\" only"));
-        }
-    }
-    Ok(p)
 }
 
 fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {

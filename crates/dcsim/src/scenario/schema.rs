@@ -6,9 +6,6 @@
 //! `crate::units`; a bare number where a unit is expected is an error. Defaults come
 //! from the `Default` impls in `crate::plan`.
 
-use std::fmt;
-
-use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
@@ -115,7 +112,7 @@ pub struct HostSpec {
     /// flow's priority, behind its data).
     pub ack_queue: Option<String>,
     /// `[host.cnp]`: how a receiving NIC answers CE-marked packets.
-    pub cnp: Option<CnpSpec>,
+    pub cnp: Option<crate::models::ecn::keys::CnpKeys>,
     /// `[host.cc]`: the default reaction point of every flow (`Plan::ccs[0]`).
     pub cc: Option<CcSpec>,
     /// `[host.tcp]`: the TCP transport's timers and delayed ACKs.
@@ -136,55 +133,6 @@ pub struct PauseStormSpec {
     pub priority: i64,
     pub start: TimeStr,
     pub stop: Option<TimeStr>,
-}
-
-/// `[host.cnp]`: the notification point.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CnpSpec {
-    /// Minimum time between CNPs of one queue pair, default "50us"; "0us": every mark.
-    pub interval: Option<TimeStr>,
-    /// Minimum time between CNPs of one NIC, default "0us" (no limit).
-    pub nic_gap: Option<TimeStr>,
-    /// CNP generation delay: marked packet to CNP queued at the NIC, default "0us".
-    pub delay: Option<TimeStr>,
-    /// CNP frame size, 64..=65535 B, default "78B".
-    pub size: Option<SizeStr>,
-    /// "control" (default) or a priority 0..7.
-    pub priority: Option<CnpPrioritySpec>,
-}
-
-/// The class of CNPs: the never-paused control class, or a data priority.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum CnpPrioritySpec {
-    Control,
-    Priority(i64),
-}
-
-impl<'de> Deserialize<'de> for CnpPrioritySpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = CnpPrioritySpec;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(f, "\"control\" or a priority 0..7")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
-                if v.trim() == "control" {
-                    Ok(CnpPrioritySpec::Control)
-                } else {
-                    Err(E::custom(format!("expected \"control\" or a priority 0..7, got '{v}'")))
-                }
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
-                Ok(CnpPrioritySpec::Priority(v))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
-                Ok(CnpPrioritySpec::Priority(i64::try_from(v).unwrap_or(i64::MAX)))
-            }
-        }
-        d.deserialize_any(V)
-    }
 }
 
 /// `[topology]`, selected by `type`.
@@ -297,12 +245,13 @@ pub struct SwitchSpec {
     /// Lossy drop-tail limit per egress (port, priority); none by default.
     pub egress_limit: Option<SizeStr>,
     pub buffer: Option<BufferSpec>,
+    /// `[switch.pfc]`: flow control.
     #[serde(default)]
-    pub pfc: PfcSpec,
+    pub pfc: crate::models::pfc::keys::PfcKeys,
     pub scheduler: Option<SchedulerSpec>,
     /// `[switch.ecn]`: ECN marking at egress queues.
     #[serde(default)]
-    pub ecn: EcnSpec,
+    pub ecn: crate::models::ecn::keys::EcnKeys,
     /// `[switch.congestion]`: the rule that decides which queues mark.
     #[serde(default)]
     pub congestion: CongestionSpec,
@@ -370,56 +319,6 @@ pub enum TransportSpec {
     Uet,
 }
 
-/// `[switch.ecn]`
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EcnSpec {
-    /// off | red | step | red_avg (default off).
-    pub mode: Option<EcnModeSpec>,
-    /// Default: 100 KB x port rate / 25 Gb/s.
-    pub kmin: Option<SizeStr>,
-    /// Default: 400 KB x port rate / 25 Gb/s.
-    pub kmax: Option<SizeStr>,
-    /// In [0, 1], default 0.2.
-    pub pmax: Option<f64>,
-    /// EWMA weight of red_avg, in (0, 1], default 0.002.
-    pub wq: Option<f64>,
-    /// dequeue | enqueue (default dequeue).
-    pub mark_point: Option<MarkPointSpec>,
-    /// Priorities whose queues mark (default all).
-    pub priorities: Option<Vec<i64>>,
-    /// Thresholds for ports of a given rate.
-    pub by_speed: Option<Vec<EcnSpeedSpec>>,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EcnModeSpec {
-    Off,
-    Red,
-    Step,
-    RedAvg,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MarkPointSpec {
-    Dequeue,
-    Enqueue,
-}
-
-/// One `switch.ecn.by_speed` entry.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EcnSpeedSpec {
-    pub rate: RateStr,
-    pub kmin: SizeStr,
-    /// Required unless mode = "step".
-    pub kmax: Option<SizeStr>,
-    /// Default: the section's `pmax`.
-    pub pmax: Option<f64>,
-}
-
 /// `[switch.congestion]`
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -464,107 +363,9 @@ pub enum BufferSpec {
     Static(StaticBufferSpec),
 }
 
+pub use crate::models::pfc::buffer::{SharedBufferKeys as SharedBufferSpec, StaticBufferKeys as StaticBufferSpec};
+
 pub const BUFFER_TYPES: &[&str] = &["shared", "static"];
-
-/// One pool per switch with a dynamic threshold alpha = 2^-alpha_shift.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SharedBufferSpec {
-    /// Total buffer per switch, default "32MiB".
-    pub size: Option<SizeStr>,
-    /// Reserved bytes per (port, priority), default "4KiB".
-    pub reserve: Option<SizeStr>,
-    /// 0..=15, default 3.
-    pub alpha_shift: Option<u8>,
-}
-
-/// A fixed buffer per ingress port.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StaticBufferSpec {
-    /// Bytes per ingress port.
-    pub size: SizeStr,
-}
-
-/// `[switch.pfc]`
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PfcSpec {
-    /// pfc | pause | off | ib_credits (default pfc).
-    pub mode: Option<FlowControlSpec>,
-    /// ib_credits: the receiver's input buffer per (port, VL) (default "64KiB").
-    pub ib_buffer: Option<SizeStr>,
-    /// ib_credits: bytes freed from an input buffer that trigger an FCP (default "4KiB").
-    pub ib_update: Option<SizeStr>,
-    /// ib_credits: every port also sends an FCP per VL in use at this period (default "off").
-    pub ib_period: Option<TimeStr>,
-    /// xon_xoff | timer | infinite (default xon_xoff).
-    pub pause_mode: Option<PauseModeSpec>,
-    /// Lossless priorities 0..7 (default [3]).
-    pub lossless: Option<Vec<i64>>,
-    /// Pause quanta carried by an XOFF, 1..=65535 (default 65535).
-    pub xoff_quanta: Option<i64>,
-    /// Pause time of timer mode (default "5us").
-    pub pause_time: Option<TimeStr>,
-    /// Refresh fraction in (0, 1] (default 0.5).
-    pub refresh_fraction: Option<f64>,
-    /// Reaction delay in quanta (default 0).
-    pub reaction_quanta: Option<u32>,
-    /// "formula" | "hpcc" | a size like "40KB" (default "formula").
-    pub headroom: Option<String>,
-    /// Physical-layer delay of the headroom formula (only with headroom = "formula").
-    pub phy_delay: Option<TimeStr>,
-    /// XOFF threshold (static buffer only).
-    pub xoff: Option<SizeStr>,
-    /// XON threshold (static buffer only), below `xoff`.
-    pub xon: Option<SizeStr>,
-    /// Hysteresis between XOFF and XON (default "3KiB").
-    pub resume_offset: Option<SizeStr>,
-    /// Period of the deadlock detector (default "100us"; "off" turns it off).
-    pub deadlock_check: Option<TimeStr>,
-    /// End the run at the first deadlock detected (default false).
-    pub deadlock_stop: Option<bool>,
-    /// `[switch.pfc.watchdog]`: pause-storm detection and recovery (off by default).
-    pub watchdog: Option<PfcWatchdogSpec>,
-}
-
-/// `[switch.pfc.watchdog]`
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PfcWatchdogSpec {
-    /// A queue paused this long while holding frames is in a storm (required, > 0).
-    pub detection_time: TimeStr,
-    /// No pause for this long ends a storm (default: `detection_time`).
-    pub restoration_time: Option<TimeStr>,
-    /// Period of the switches' look at their queues (default: `detection_time` / 4).
-    pub poll_interval: Option<TimeStr>,
-    /// What a queue in a storm does: "drop" (default) or "forward".
-    pub action: Option<WatchdogActionSpec>,
-}
-
-#[derive(Copy, Clone, Debug, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WatchdogActionSpec {
-    Drop,
-    Forward,
-}
-
-#[derive(Copy, Clone, Debug, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FlowControlSpec {
-    Pfc,
-    Pause,
-    Off,
-    IbCredits,
-}
-
-#[derive(Copy, Clone, Debug, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PauseModeSpec {
-    XonXoff,
-    Timer,
-    Infinite,
-}
 
 /// `[switch.scheduler]`, selected by `type`.
 #[derive(Clone, Debug, Deserialize)]

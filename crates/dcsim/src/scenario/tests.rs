@@ -484,6 +484,7 @@ fn print_sample_errors() {
 // Notification point, reaction points, ECN and congestion detection.
 
 use crate::models::dcqcn::{DcqcnParams, DcqcnVariant};
+use crate::models::fixed_rate::FixedRateParams;
 use crate::models::rcm::{RcmLinearParams, RecoveryRule};
 use crate::models::window_cap::WindowCap;
 use crate::models::CcPlan;
@@ -541,7 +542,7 @@ fn host_cc_types_parse() {
     let p = load(STAR8, &["host.cc.type=none"]).unwrap();
     assert_eq!(p.ccs, vec![CcPlan::None(())]);
     let p = load(STAR8, &["host.cc.type=fixed_rate", "host.cc.rate=2.5Gbps"]).unwrap();
-    assert_eq!(p.ccs, vec![CcPlan::FixedRate(Rate(2_500_000_000))]);
+    assert_eq!(p.ccs, vec![CcPlan::FixedRate(FixedRateParams { rate: Rate(2_500_000_000) })]);
     let p = load(STAR8, &["host.cc.type=rcm_linear"]).unwrap();
     assert_eq!(p.ccs, vec![CcPlan::RcmLinear(RcmLinearParams::default())]);
     let t = format!(
@@ -635,7 +636,7 @@ fn traffic_cc_is_appended_and_indexed() {
     assert_eq!(p.ccs.len(), 4);
     assert_eq!(p.ccs[0], CcPlan::RcmLinear(RcmLinearParams::default()));
     assert_eq!(dcqcn(&p, 1), DcqcnParams { g: 1.0 / 256.0, f: 2, ..DcqcnParams::paper() });
-    assert_eq!(p.ccs[2], CcPlan::FixedRate(Rate::gbps(1)));
+    assert_eq!(p.ccs[2], CcPlan::FixedRate(FixedRateParams { rate: Rate::gbps(1) }));
     assert_eq!(dcqcn(&p, 3), DcqcnParams { g: 1.0, ..DcqcnParams::mellanox(Rate::gbps(10)) });
     for f in &p.flows {
         let want = [1, 0, 2, 3][f.group as usize];
@@ -1077,4 +1078,24 @@ fn shipped_workloads_by_name() {
         e.starts_with("traffic[0].file:") && e.contains("data/workloads") && e.contains("websearch, hadoop") && e.contains("--data-root"),
         "{e}"
     );
+}
+
+/// Keys declared with `params!` in their model's folder (PFC, the buffer, ECN, CNPs,
+/// NetworkCC) still name their field and say why.
+#[test]
+fn declared_switch_keys_name_their_field() {
+    expect(BASE, &["switch.pfc.xoff_quanta=70000"], &["switch.pfc.xoff_quanta: must be in [1, 65535] (got 70000)"]);
+    expect(BASE, &["switch.pfc.deadlock_check=\"0us\""], &["switch.pfc.deadlock_check: must be > 0 (write \"off\""]);
+    expect(BASE, &["switch.pfc.ib_period=\"10us\""], &["switch.pfc.ib_period: applies to mode = \"ib_credits\" only"]);
+    expect(BASE, &["switch.pfc.watchdog={restoration_time=\"10us\"}"], &["switch.pfc.watchdog.detection_time: missing"]);
+    expect(BASE, &["switch.pfc.watchdog={detection_time=\"10us\", action=\"flood\"}"], &["switch.pfc.watchdog.action:", "unknown variant"]);
+    expect(BASE, &["switch.buffer={type=\"static\"}"], &["switch.buffer.size: missing"]);
+    expect(BASE, &["switch.buffer={type=\"shared\", alpha_shift=300}"], &["switch.buffer.alpha_shift: must be in [0, 15] (got 300)"]);
+    expect(STAR8, &["switch.ecn.kmin=\"10cells\""], &["switch.ecn.kmin:", "set switch.cell"]);
+    expect(STAR8, &["switch.ecn.priorities=[1, 8]"], &["switch.ecn.priorities[1]: priority must be 0..=7 (got 8)"]);
+    expect(STAR8, &["switch.network_cc.size=\"9000B\""], &["switch.network_cc.size: must be 64..=1500 bytes (got 9000)"]);
+    expect(STAR8, &["switch.network_cc.alpha=2.0"], &["switch.network_cc.alpha: must be in (0, 1] (got 2)"]);
+    let p = load(STAR8, &["switch.cell=\"200B\"", "switch.ecn.mode=red", "switch.ecn.kmin=\"10cells\"", "switch.ecn.kmax=\"20cells\""])
+        .unwrap();
+    assert_eq!((p.switch.ecn.kmin, p.switch.ecn.kmax), (Some(2000), Some(4000)));
 }

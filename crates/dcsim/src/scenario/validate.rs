@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::keys::{Check, KeyCtx};
 use crate::models::pfc::headroom::{headroom_charged, PREAMBLE_IFG};
-use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, Headroom, NodeKind, Plan, SchedulerKind, SwLimit, Transport};
+use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, NodeKind, Plan, SchedulerKind, SwLimit, Transport};
 use crate::units::{Rate, SimTime, MAX_RATE, MAX_TIME};
 
 /// Runs every check.
@@ -181,15 +181,7 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
             ),
         ));
     }
-    let cnp = &h.cnp;
-    if !(64..=65_535).contains(&cnp.bytes) {
-        return Err(Error::scenario("host.cnp.size", format!("must be 64..=65535 B (got {} B)", cnp.bytes)));
-    }
-    if let Some(pr) = cnp.priority {
-        if pr > 7 {
-            return Err(Error::scenario("host.cnp.priority", format!("must be \"control\" or 0..=7 (got {pr})")));
-        }
-    }
+    h.cnp.check("host.cnp", &KeyCtx::NONE)?;
     let frame = max_wire(p) as u64;
     let s = &p.switch;
     match s.buffer {
@@ -200,56 +192,19 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
                     format!("{port_buffer} B is smaller than one MTU-sized frame ({frame} B on the wire)"),
                 ));
             }
-            if let Some(xoff) = s.pfc.xoff {
-                if xoff > port_buffer {
-                    return Err(Error::scenario("switch.pfc.xoff", format!("exceeds the port buffer ({xoff} B > {port_buffer} B)")));
-                }
-            }
         }
-        BufferPlan::Shared { total, reserve, alpha_shift } => {
+        BufferPlan::Shared { total, .. } => {
             if total < frame {
                 return Err(Error::scenario(
                     "switch.buffer.size",
                     format!("{total} B is smaller than one MTU-sized frame ({frame} B on the wire)"),
                 ));
             }
-            if reserve > total {
-                return Err(Error::scenario("switch.buffer.reserve", format!("exceeds the buffer size ({reserve} B > {total} B)")));
-            }
-            if alpha_shift > 15 {
-                return Err(Error::scenario("switch.buffer.alpha_shift", format!("must be 0..=15 (got {alpha_shift})")));
-            }
-            if s.pfc.xoff.is_some() {
-                return Err(Error::scenario("switch.pfc.xoff", "only applies to a static buffer (switch.buffer.type = \"static\")"));
-            }
-            if s.pfc.xon.is_some() {
-                return Err(Error::scenario("switch.pfc.xon", "only applies to a static buffer (switch.buffer.type = \"static\")"));
-            }
         }
     }
-    let pfc = &s.pfc;
-    if let (Some(xon), Some(xoff)) = (pfc.xon, pfc.xoff) {
-        if xon >= xoff {
-            return Err(Error::scenario("switch.pfc.xon", format!("must be below xoff (xon {xon} B >= xoff {xoff} B)")));
-        }
-    }
-    if let (None, Some(xoff)) = (pfc.xon, pfc.xoff) {
-        if pfc.resume_offset >= xoff {
-            return Err(Error::scenario("switch.pfc.resume_offset", format!("must be below xoff ({} B >= {xoff} B)", pfc.resume_offset)));
-        }
-    }
-    if pfc.xoff_quanta == 0 {
-        return Err(Error::scenario("switch.pfc.xoff_quanta", "must be 1..=65535"));
-    }
-    if !(pfc.refresh_fraction > 0.0 && pfc.refresh_fraction <= 1.0) {
-        return Err(Error::scenario("switch.pfc.refresh_fraction", format!("must be in (0, 1] (got {})", pfc.refresh_fraction)));
-    }
-    if pfc.pause_time == SimTime::ZERO {
-        return Err(Error::scenario("switch.pfc.pause_time", "must be > 0"));
-    }
-    if let Headroom::Fixed(0) = pfc.headroom {
-        return Err(Error::scenario("switch.pfc.headroom", "must be > 0"));
-    }
+    crate::models::pfc::buffer::check(&s.buffer, "switch.buffer")?;
+    crate::models::pfc::keys::check(p)?;
+    s.pfc.check("switch.pfc", &KeyCtx { line_rate: None, cell: s.cell.map(u64::from) })?;
     if s.scheduler.kind == SchedulerKind::Dwrr {
         for (i, &w) in s.scheduler.weights.iter().enumerate() {
             if w == 0 {
@@ -260,7 +215,7 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     if s.egress_limit == Some(0) {
         return Err(Error::scenario("switch.egress_limit", "must be > 0"));
     }
-    validate_ecn(p)?;
+    s.ecn.check("switch.ecn", &KeyCtx { line_rate: None, cell: s.cell.map(u64::from) })?;
     match s.detection {
         Detection::Ecn { .. } | Detection::Rcm1a { .. } => {}
         Detection::Rcm1b { window, .. } => {
@@ -301,59 +256,6 @@ fn validate_egress_limit(p: &Plan) -> Result<()> {
     Ok(())
 }
 
-fn check_k(kmin: u64, kmax: u64, path: &str) -> Result<()> {
-    if kmin > kmax {
-        return Err(Error::scenario(format!("{path}.kmin"), format!("must be <= kmax ({kmin} B > {kmax} B)")));
-    }
-    Ok(())
-}
-
-fn check_pmax(pmax: f64, path: &str) -> Result<()> {
-    if !(0.0..=1.0).contains(&pmax) {
-        return Err(Error::scenario(format!("{path}.pmax"), format!("must be in [0, 1] (got {pmax})")));
-    }
-    Ok(())
-}
-
-/// `[switch.ecn]`: thresholds ordered, probabilities and weights in range. RED needs
-/// both thresholds or neither (the rate-scaled defaults); step marking uses only kmin.
-fn validate_ecn(p: &Plan) -> Result<()> {
-    const P: &str = "switch.ecn";
-    let e = &p.switch.ecn;
-    match (e.kmin, e.kmax) {
-        (Some(kmin), Some(kmax)) => check_k(kmin, kmax, P)?,
-        (Some(_), None) if matches!(e.mode, EcnMode::Red | EcnMode::RedAvg) => {
-            return Err(Error::scenario(
-                "switch.ecn.kmax",
-                "missing; give kmin and kmax together (or neither, for the rate-scaled defaults)",
-            ))
-        }
-        (None, Some(_)) if matches!(e.mode, EcnMode::Red | EcnMode::RedAvg | EcnMode::Step) => {
-            return Err(Error::scenario(
-                "switch.ecn.kmin",
-                "missing; give kmin and kmax together (or neither, for the rate-scaled defaults)",
-            ))
-        }
-        _ => {}
-    }
-    check_pmax(e.pmax, P)?;
-    if !(e.wq > 0.0 && e.wq <= 1.0) {
-        return Err(Error::scenario("switch.ecn.wq", format!("must be in (0, 1] (got {})", e.wq)));
-    }
-    for (i, b) in e.by_speed.iter().enumerate() {
-        let at = format!("{P}.by_speed[{i}]");
-        if b.rate.0 == 0 {
-            return Err(Error::scenario(format!("{at}.rate"), "must be > 0"));
-        }
-        if e.by_speed[..i].iter().any(|o| o.rate == b.rate) {
-            return Err(Error::scenario(format!("{at}.rate"), format!("{} listed twice", b.rate)));
-        }
-        check_k(b.kmin, b.kmax, &at)?;
-        check_pmax(b.pmax, &at)?;
-    }
-    Ok(())
-}
-
 /// The smallest rate of a link that ends at a host (`None` without hosts).
 pub fn min_host_rate(p: &Plan) -> Option<Rate> {
     let is_host = |i: u32| p.nodes.get(i as usize).map(|n| n.kind == NodeKind::Host).unwrap_or(false);
@@ -367,7 +269,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
     if p.ccs.is_empty() {
         return Err(Error::scenario("host.cc", "the plan has no congestion control entry (ccs[0])"));
     }
-    let ctx = KeyCtx { line_rate: min_host_rate(p) };
+    let ctx = KeyCtx { line_rate: min_host_rate(p), cell: p.switch.cell.map(u64::from) };
     for (k, cc) in p.ccs.iter().enumerate() {
         let path = if k == 0 {
             "host.cc".to_string()
@@ -438,9 +340,9 @@ pub fn validate_remote_pfc(p: &Plan) -> Result<()> {
     if !rp.enabled {
         return Ok(());
     }
-    rp.check(P, &KeyCtx { line_rate: min_host_rate(p) })?;
+    rp.check(P, &KeyCtx { line_rate: min_host_rate(p), cell: p.switch.cell.map(u64::from) })?;
     let pfc = &p.switch.pfc;
-    if pfc.mode == FlowControl::None || (pfc.mode == FlowControl::Pfc && pfc.lossless == 0) {
+    if !(0..8).any(|q| pfc.is_lossless(q)) {
         return Err(Error::scenario(
             format!("{P}.enabled"),
             "remote PFC pauses lossless priorities, but switch.pfc has none (mode = \"off\" or lossless = [])",
@@ -809,10 +711,7 @@ pub fn validate_buffers(p: &Plan) -> Result<()> {
             ));
         }
     }
-    let n_classes = match pfc.mode {
-        FlowControl::Pause => 1,
-        _ => pfc.lossless.count_ones().max(1) as u64,
-    };
+    let n_classes = pfc.classes();
     let links = p.node_links();
     let switches = || p.nodes.iter().zip(&links).filter(|(nd, _)| nd.kind == NodeKind::Switch);
     let headroom =
@@ -826,7 +725,8 @@ pub fn validate_buffers(p: &Plan) -> Result<()> {
             for (_, ls) in switches() {
                 for &k in ls {
                     let headroom = headroom(k);
-                    if share <= headroom + max_wire as u64 {
+                    // XOFF, placed one headroom below the share, must leave room for a frame.
+                    if pfc.static_thresholds(port_buffer, headroom).0 <= max_wire as u64 {
                         return Err(Error::scenario(
                             "switch.buffer.size",
                             format!(

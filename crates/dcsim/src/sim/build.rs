@@ -83,10 +83,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
     let max_wire = plan.host.mtu + plan.host.header_bytes + preamble;
     let pfc = &plan.switch.pfc;
-    let n_classes = match pfc.mode {
-        FlowControl::Pause => 1,
-        _ => pfc.lossless.count_ones().max(1) as u64,
-    };
+    let n_classes = pfc.classes();
     let host_rate = ports.iter().filter(|p| routes.is_host[p.node.idx()]).map(|p| p.rate()).min().unwrap_or(Rate(1));
     let mut switch_of = vec![u32::MAX; n];
     let mut n_sw = 0u32;
@@ -104,16 +101,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         }
         let headroom = headroom_charged(&pfc.headroom, p.rate(), p.delay, max_wire, pfc.reaction_quanta, plan.switch.cell);
         let (xoff, xon) = match plan.switch.buffer {
-            BufferPlan::Static { port_buffer } => {
-                let share = port_buffer / n_classes;
-                let xoff = match pfc.xoff {
-                    Some(x) => x,
-                    None if pfc.mode == FlowControl::None => share,
-                    None => share - headroom,
-                };
-                let xon = pfc.xon.unwrap_or(xoff.saturating_sub(pfc.resume_offset));
-                (xoff, xon)
-            }
+            BufferPlan::Static { port_buffer } => pfc.static_thresholds(port_buffer, headroom),
             BufferPlan::Shared { .. } => (0, 0),
         };
         let shift = match plan.switch.buffer {

@@ -106,7 +106,7 @@ impl Simulation {
             }
             let pid = PortId(p as u32);
             for c in 0..8u8 {
-                if self.models.pfc.plan.lossless & (1 << c) == 0 {
+                if !self.is_lossless(c) {
                     continue;
                 }
                 let mark = self.fx.after.len();

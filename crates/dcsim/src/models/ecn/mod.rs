@@ -3,9 +3,11 @@
 //! speed), the marking and congestion detection in the world (`marking.rs`, which also runs
 //! the RCM detection rules of `models/rcm`; `model.rs`: its hooks, tables and merge as a
 //! fabric model), the CNP generator of the receiving NIC
-//! (`cnp.rs`) and the resolved parameters (`params.rs`).
+//! (`cnp.rs`), the resolved parameters (`params.rs`) and the scenario keys of both
+//! (`keys.rs`).
 
 pub mod cnp;
+pub mod keys;
 pub mod marker;
 pub mod marking;
 mod model;

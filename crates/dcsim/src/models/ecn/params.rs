@@ -2,7 +2,8 @@
 
 use crate::units::{Rate, SimTime};
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum EcnMode {
     Off,
     /// Instantaneous RED-ECN (WRED with ECN): p = Pmax (q - Kmin)/(Kmax - Kmin), 1 above Kmax.
@@ -13,7 +14,8 @@ pub enum EcnMode {
     RedAvg,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MarkPoint {
     Enqueue,
     Dequeue,

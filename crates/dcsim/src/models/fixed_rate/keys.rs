@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::keys::{at, Check, KeyCtx, Keys, RateStr};
+use crate::keys::{at, kind, KeyCtx, Keys};
 use crate::units::Rate;
 
 /// `type = "none"` takes no keys.
@@ -18,29 +18,24 @@ impl Keys for NoKeys {
     }
 }
 
-/// `type = "fixed_rate"`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FixedRateKeys {
-    /// The constant pacing rate (required).
-    pub rate: Option<RateStr>,
+/// `type = "fixed_rate"`'s parameters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FixedRateParams {
+    pub rate: Rate,
 }
 
-impl Keys for FixedRateKeys {
-    type Out = Rate;
-    fn build(&self, path: &str, _: &KeyCtx) -> Result<Rate> {
-        match &self.rate {
-            Some(r) => r.rate(&at(path, "rate")),
-            None => Err(Error::scenario(at(path, "rate"), "missing; type = \"fixed_rate\" needs a rate")),
-        }
+crate::params! {
+    /// `type = "fixed_rate"`.
+    pub struct FixedRateKeys => FixedRateParams {
+        base: base,
     }
+    /// the constant pacing rate, capped at the NIC's line rate
+    rate: kind::Rate, POSITIVE, shown "required";
 }
 
-impl Check for Rate {
-    fn check(&self, path: &str, _: &KeyCtx) -> Result<()> {
-        if self.0 == 0 {
-            return Err(Error::scenario(at(path, "rate"), "must be > 0"));
-        }
-        Ok(())
+fn base(k: &FixedRateKeys, path: &str, _: &KeyCtx) -> Result<FixedRateParams> {
+    match k.rate {
+        Some(_) => Ok(FixedRateParams::default()),
+        None => Err(Error::scenario(at(path, "rate"), "missing; type = \"fixed_rate\" needs a rate")),
     }
 }

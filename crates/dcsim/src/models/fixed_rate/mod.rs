@@ -1,8 +1,8 @@
 //! Reaction points that never change their rate: `none` (PFC only, line rate) and
 //! `fixed_rate` (a queue pair paced at a constant rate, whatever the network says).
 
-mod keys;
-pub use keys::{FixedRateKeys, NoKeys};
+pub mod keys;
+pub use keys::{FixedRateKeys, FixedRateParams, NoKeys};
 
 use crate::models::CongestionControl;
 use crate::units::Rate;
@@ -39,9 +39,9 @@ impl FixedRate {
 }
 
 impl CongestionControl for FixedRate {
-    type Params = Rate;
-    fn from_params(rate: &Rate, nic: &crate::models::NicSpec) -> Self {
-        FixedRate::new((*rate).min(nic.line_rate))
+    type Params = FixedRateParams;
+    fn from_params(p: &FixedRateParams, nic: &crate::models::NicSpec) -> Self {
+        FixedRate::new(p.rate.min(nic.line_rate))
     }
     fn is_static(&self) -> bool {
         true

@@ -25,7 +25,8 @@ pub use rp::{NetworkCc, NetworkCcParams};
 use crate::units::{Rate, SimTime};
 
 /// What a congestion point puts in its notification.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SnRule {
     /// The RCP fair-share rate of the port (explicit-rate.md 9.4), the default.
     Rcp,
@@ -34,7 +35,8 @@ pub enum SnRule {
 }
 
 /// Which data frames make a congestion point send a notification (`trigger`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SnTrigger {
     /// A frame that finds the queue above T_sn (explicit-rate.md 9.3), the default.
     Queue,

@@ -3,11 +3,14 @@
 //! release; this folder holds the headroom and pause-quanta arithmetic (`headroom.rs`),
 //! the frames and timers in the world (`frames.rs`: sending XOFF/XON, refresh, a frame's
 //! arrival, pause expiry, the PFC event log), deadlock detection (`deadlock.rs`), the
-//! switches' PFC watchdog (`watchdog.rs`), injected pause storms from hosts (`storm.rs`) and the resolved parameters (`params.rs`).
+//! switches' PFC watchdog (`watchdog.rs`), injected pause storms from hosts (`storm.rs`) the resolved parameters (`params.rs`) and their scenario keys (`keys.rs`; the switch
+//! buffer's, whose thresholds PFC pauses at, in `buffer.rs`).
 
+pub mod buffer;
 pub mod deadlock;
 pub mod frames;
 pub mod headroom;
+pub mod keys;
 mod model;
 pub mod params;
 pub mod storm;

@@ -14,7 +14,8 @@ pub enum FlowControl {
     IbCredits,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PauseMode {
     /// XOFF carries `xoff_quanta`; refreshed before expiry while congested; explicit XON.
     XonXoff,
@@ -82,10 +83,34 @@ impl PfcPlan {
             FlowControl::None => false,
         }
     }
+
+    /// MMU accounting classes: one under PAUSE (it stops the whole link), one per
+    /// lossless priority otherwise (at least one).
+    pub fn classes(&self) -> u64 {
+        match self.mode {
+            FlowControl::Pause => 1,
+            _ => self.lossless.count_ones().max(1) as u64,
+        }
+    }
+
+    /// The (XOFF, XON) thresholds of a (port, class) of a static buffer of `port_buffer`
+    /// bytes per port, with `headroom` bytes of headroom: the class's share less the
+    /// headroom (the whole share without flow control), unless the scenario gives them;
+    /// XON `resume_offset` below XOFF. The one computation the world and the checks use.
+    pub fn static_thresholds(&self, port_buffer: u64, headroom: u64) -> (u64, u64) {
+        let share = port_buffer / self.classes();
+        let xoff = match self.xoff {
+            Some(x) => x,
+            None if self.mode == FlowControl::None => share,
+            None => share.saturating_sub(headroom),
+        };
+        (xoff, self.xon.unwrap_or(xoff.saturating_sub(self.resume_offset)))
+    }
 }
 
 /// What a queue in a pause storm does with its frames (SONiC `pfcwd` actions).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum WatchdogAction {
     /// Drop the frames it holds and every frame routed to it.
     Drop,

@@ -4,7 +4,7 @@ use serde::Deserialize;
 
 use super::{RateChange, RxBufferPlan};
 use crate::error::{Error, Result};
-use crate::keys::{at, RateStr, SizeStr, TimeStr};
+use crate::keys::{at, kind, Check, KeyCtx, Keys, RateStr, TimeStr};
 use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
 use crate::plan::{FlowControl, NodeKind, Plan};
 use crate::units::{parse_rate, MAX_TIME};
@@ -13,21 +13,29 @@ const PATH: &str = "host.rx_buffer";
 /// Default receive buffer: the order of a 100G RDMA NIC's per-port receive buffer.
 pub const DEFAULT_SIZE: u64 = 256 * 1024;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RxBufferKeys {
-    /// Receive buffer per NIC, default "256KiB".
-    pub size: Option<SizeStr>,
-    /// Processing rate, default: the rate of the host's link.
-    pub rate: Option<RateStr>,
-    /// XOFF threshold, default `size` minus the link's PFC headroom.
-    pub xoff: Option<SizeStr>,
-    /// XON threshold, default `xoff` minus `switch.pfc.resume_offset`.
-    pub xon: Option<SizeStr>,
-    /// The hosts whose NICs have the buffer, default all.
-    pub hosts: Option<Vec<String>>,
-    /// `[{ host, at, rate }, ...]`: the processing rate of `host` becomes `rate` at `at`.
-    pub rate_changes: Option<Vec<RateChangeKeys>>,
+impl Default for RxBufferPlan {
+    /// Every host's NIC with a `DEFAULT_SIZE` buffer drained at its link rate, the
+    /// thresholds from the link's PFC headroom.
+    fn default() -> Self {
+        RxBufferPlan { size: DEFAULT_SIZE, rate: None, xoff: None, xon: None, hosts: Vec::new(), changes: Vec::new() }
+    }
+}
+
+crate::params! {
+    /// `[host.rx_buffer]`: NIC receive buffers drained at a processing rate (slow receivers).
+    pub struct RxBufferKeys => RxBufferPlan {}
+    /// the receive buffer of each NIC; at least two frames, and (with PFC or PAUSE and the default `xoff`) the link's PFC headroom plus two frames; with `ib_credits` at least `switch.pfc.ib_buffer`
+    size: kind::Size, ANY;
+    /// processing rate (frame bytes per second the host drains)
+    rate: kind::Opt<kind::Rate>, POSITIVE, shown "the host's link rate";
+    /// the NIC sends XOFF when it holds this much; between one frame and `size`
+    xoff: kind::Opt<kind::Size>, ANY, shown "`size` - the link's PFC headroom";
+    /// the NIC sends XON when it has drained to this; below `xoff`
+    xon: kind::Opt<kind::Size>, ANY, shown "`xoff` - `switch.pfc.resume_offset`";
+    /// the NICs that have the buffer; each host must have one link, to a switch
+    hosts: by_hand(Vec<String>, "list of host names", "every host", "");
+    /// `[{host, at, rate}, ...]`: from `at` the NIC of `host` (one of `hosts`) processes at `rate`; `"0bps"` stops it draining
+    rate_changes: by_hand(Vec<RateChangeKeys>, "list of tables", "none", "");
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -65,17 +73,7 @@ impl RxBufferKeys {
             let rate = parse_rate(&c.rate.0).map_err(|e| Error::scenario(format!("{p}.rate"), e.0))?;
             changes.push(RateChange { host: h, at: c.at.time(&format!("{p}.at"))?, rate });
         }
-        Ok(RxBufferPlan {
-            size: match &self.size {
-                Some(s) => s.bytes(&at(PATH, "size"))?,
-                None => DEFAULT_SIZE,
-            },
-            rate: self.rate.as_ref().map(|r| r.rate(&at(PATH, "rate"))).transpose()?,
-            xoff: self.xoff.as_ref().map(|s| s.bytes(&at(PATH, "xoff"))).transpose()?,
-            xon: self.xon.as_ref().map(|s| s.bytes(&at(PATH, "xon"))).transpose()?,
-            hosts,
-            changes,
-        })
+        Ok(RxBufferPlan { hosts, changes, ..self.build(PATH, &KeyCtx::NONE)? })
     }
 }
 
@@ -111,6 +109,7 @@ pub fn host_link(plan: &Plan, host: u32) -> Option<usize> {
 /// Checks `[host.rx_buffer]` against the resolved plan (topology, flow control).
 pub fn check(plan: &Plan) -> Result<()> {
     let Some(rx) = &plan.host.rx_buffer else { return Ok(()) };
+    rx.check(PATH, &KeyCtx::NONE)?;
     let pfc = &plan.switch.pfc;
     let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
     let max_wire = (plan.host.mtu + plan.host.header_bytes + preamble) as u64;
