@@ -574,9 +574,10 @@ def _fast_forward_line(ff: Dict[str, Any]) -> str:
     """What ``simulation.fast_forward`` skipped (``summary.fast_forward``), in one line."""
     if not ff["skipped_ps"]:
         return f"fast-forward: nothing skipped ({ff['not_skipped_because']})"
+    what = f"{ff['iterations_skipped']} iterations, " if ff["iterations_skipped"] else ""
     return (
         f"fast-forward: skipped {fmt_time_ps(ff['skipped_ps'])} ({ff['skipped_fraction']:.1%} of the run, "
-        f"{ff['iterations_skipped']} iterations, about {ff['events_skipped_estimate'] / 1e6:.1f} M events); "
+        f"{what}about {ff['events_skipped_estimate'] / 1e6:.1f} M events); "
         f"error estimate {ff['error_estimate_fraction']:.2%} of the time skipped"
     )
 

@@ -33,7 +33,9 @@ def test_the_cli_says_what_was_skipped(cli, tmp_path):
 def test_a_run_that_cannot_skip_says_why():
     res = dcsim.run(ROOT / "scenarios" / "leaf_spine_websearch.toml", overrides=["simulation.duration=3ms", "simulation.fast_forward=true"])
     ff = res.summary["fast_forward"]
-    assert ff["skipped_ps"] == 0 and "is not a training job" in ff["not_skipped_because"]
+    assert ff["skipped_ps"] == 0 and ff["not_skipped_because"] == "no steady phase was found"
+    res = dcsim.run(ROOT / "scenarios" / "seed004_cca_reno.toml", overrides=["simulation.fast_forward=true"])
+    assert "is not RoCE or UDP" in res.summary["fast_forward"]["not_skipped_because"]
 
 
 @pytest.mark.parametrize(
