@@ -71,8 +71,8 @@ impl Simulation {
                 continue;
             }
             let d: Vec<f64> = fs.marks.windows(2).map(|m| (m[1].delivered[f] - m[0].delivered[f]) as f64).collect();
-            let Some((mean, err2)) = steady_mean(&d[..w], &d[w..], tol) else { return };
-            rates.push((f, mean / iv, if mean > 0.0 { err2 / mean } else { 0.0 }));
+            let Some((mean, err)) = steady_mean(&d[..w], &d[w..], tol) else { return };
+            rates.push((f, mean / iv, if mean > 0.0 { err / mean } else { 0.0 }));
         }
         // The next change: a start, a finish at the measured rates, the end.
         let now = t.0 as f64;

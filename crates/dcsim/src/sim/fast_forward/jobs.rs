@@ -27,7 +27,7 @@ struct Boundary {
 pub(crate) struct JobSteadiness {
     bounds: Vec<Boundary>,
     /// The skip decided at an iteration's end and made between events: (job, iteration
-    /// ended, iterations to skip, period, twice the standard error of the period).
+    /// ended, iterations to skip, period, the period's error estimate).
     pub pending: Option<(usize, u32, u32, SimTime, f64)>,
 }
 
@@ -57,7 +57,7 @@ impl Simulation {
             return;
         }
         js.bounds.push(Boundary { at: now, events, hops });
-        let Some((mean, err2)) = js.steady(w, tol) else { return };
+        let Some((mean, err)) = js.steady(w, tol) else { return };
         // Iteration it + 1 is under way and runs here; so does the last one, for the
         // job's end to be simulated; and two periods of slack before the run's end.
         let left = iters.saturating_sub(it + 3);
@@ -66,7 +66,7 @@ impl Simulation {
         if n == 0 {
             return;
         }
-        js.pending = Some((j, it, n, SimTime(mean.round() as u64), err2));
+        js.pending = Some((j, it, n, SimTime(mean.round() as u64), err));
         if self.fx.q.round_len().is_none() {
             self.fx.q.schedule(now, Event::FastForward);
         }
@@ -78,13 +78,13 @@ impl Simulation {
         let ff = self.ff.as_deref_mut().expect("scheduled by fast-forward");
         let window = ff.cfg.window;
         let Mode::Job(js) = &mut ff.mode else { return };
-        let Some((j, it, n, period, err2)) = js.pending.take() else { return };
+        let Some((j, it, n, period, err)) = js.pending.take() else { return };
         let w = window as usize;
         let (a, b) = (&js.bounds[js.bounds.len() - 1 - w], &js.bounds[js.bounds.len() - 1]);
         let per_it = |x: u64, y: u64| ((y - x) as f64 / w as f64 * n as f64).round() as u64;
         let (events, hops) = (per_it(a.events, b.events), per_it(a.hops, b.hops));
         let by = SimTime(period.0 * n as u64);
-        ff.skips.push(Skip { from, skipped: by, iterations: n, flows: 0, error_ps: err2 * n as f64, events, hops });
+        ff.skips.push(Skip { from, skipped: by, iterations: n, flows: 0, error_ps: err * n as f64, events, hops });
         // The periods after the skip start from where the world resumes.
         js.bounds.clear();
         // A job's run has no inputs due at their own time (`Plan::fast_forward_mode`).

@@ -85,15 +85,17 @@ impl FastForward {
     }
 }
 
-/// Twice the standard error of the mean of `xs` and the mean, and whether the mean of
-/// the last half agrees with the first half's within `tol` of it, with its own
-/// uncertainty within `tol` too.
+/// If the mean of `last` agrees with the mean of `prev` within `tol` of it, and is known
+/// to within `tol` (twice its standard error): that mean, and its error estimate, the
+/// two added (the noise of the window, and the drift from one window to the next that
+/// independent samples would not show).
 fn steady_mean(prev: &[f64], last: &[f64], tol: f64) -> Option<(f64, f64)> {
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (m0, m1) = (mean(prev), mean(last));
     let var = last.iter().map(|x| (x - m1).powi(2)).sum::<f64>() / (last.len() - 1).max(1) as f64;
     let err2 = 2.0 * (var / last.len() as f64).sqrt();
-    ((m1 - m0).abs() <= tol * m1.abs() && err2 <= tol * m1.abs()).then_some((m1, err2))
+    let drift = (m1 - m0).abs();
+    (drift <= tol * m1.abs() && err2 <= tol * m1.abs()).then_some((m1, err2 + drift))
 }
 
 impl Simulation {
