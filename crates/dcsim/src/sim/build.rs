@@ -213,7 +213,11 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             // The software limiter posts its messages itself (`sw_post`).
             msg_limit: if fp.sw_limit.is_some() { 0 } else { npkts },
             msg_start: fp.start,
-            pace: Sender::encode_pace(fp.rate.filter(|r| *r < host_rate)),
+            // A static algorithm's rate (`fixed_rate`) is never set by a hook: it paces
+            // from the start, as the traffic entry's `rate` does.
+            pace: Sender::encode_pace(
+                [fp.rate, ccs[i].is_static().then(|| ccs[i].rate())].into_iter().flatten().min().filter(|r| *r < host_rate),
+            ),
             rate_cap: fp.rate.map_or(host_rate, |r| r.min(host_rate)),
             next_seq: 0,
             snd_una: 0,
