@@ -13,7 +13,9 @@
 //! had, and it finishes when the last of it is acknowledged, as it would have.
 //! Flow starts keep their times; everything else moves with the world.
 
-use super::{steady_mean, Mode, Skip};
+use std::collections::VecDeque;
+
+use super::{at_rate, steady_mean, Mode, Skip};
 use crate::event::Event;
 use crate::sim::Simulation;
 use crate::units::SimTime;
@@ -32,12 +34,13 @@ pub(crate) struct FlowSteadiness {
     interval: SimTime,
     /// When the next interval ends.
     pub next: SimTime,
-    marks: Vec<Mark>,
+    /// The last `2 x window + 1` marks, oldest first.
+    marks: VecDeque<Mark>,
 }
 
 impl FlowSteadiness {
     pub fn new(interval: SimTime) -> Self {
-        FlowSteadiness { interval, next: interval, marks: Vec::new() }
+        FlowSteadiness { interval, next: interval, marks: VecDeque::new() }
     }
 }
 
@@ -46,16 +49,17 @@ impl Simulation {
     pub(crate) fn ff_flow_check(&mut self, t: SimTime) {
         let started = self.senders.iter().filter(|s| s.started).count();
         let finished = self.flow_stats.iter().filter(|s| s.finish.is_some()).count();
-        let delivered: Vec<u64> = self.flow_stats.iter().map(|s| s.delivered).collect();
         let (events, hops, end) = (self.fx.q.processed(), self.hops, self.end);
         let Some(ff) = self.ff.as_deref_mut() else { return };
         let (w, tol) = (ff.cfg.window as usize, ff.cfg.tolerance);
         let Mode::Flows(fs) = &mut ff.mode else { return };
         fs.next = t + fs.interval;
-        fs.marks.push(Mark { started, finished, events, hops, delivered });
-        if fs.marks.len() > 2 * w + 1 {
-            fs.marks.remove(0);
-        }
+        // The oldest mark's buffer takes the new one once the window is full.
+        let mut delivered =
+            if fs.marks.len() == 2 * w + 1 { fs.marks.pop_front().map(|m| m.delivered).unwrap_or_default() } else { Vec::new() };
+        delivered.clear();
+        delivered.extend(self.flow_stats.iter().map(|s| s.delivered));
+        fs.marks.push_back(Mark { started, finished, events, hops, delivered });
         if fs.marks.len() < 2 * w + 1 {
             return;
         }
@@ -70,7 +74,7 @@ impl Simulation {
             if !self.senders[f].started || self.flow_stats[f].finish.is_some() {
                 continue;
             }
-            let d: Vec<f64> = fs.marks.windows(2).map(|m| (m[1].delivered[f] - m[0].delivered[f]) as f64).collect();
+            let d: Vec<f64> = (0..2 * w).map(|i| (fs.marks[i + 1].delivered[f] - fs.marks[i].delivered[f]) as f64).collect();
             let Some((mean, err)) = steady_mean(&d[..w], &d[w..], tol) else { return };
             rates.push((f, mean / iv, if mean > 0.0 { err / mean } else { 0.0 }));
         }
@@ -93,8 +97,8 @@ impl Simulation {
         let by = SimTime(by as u64);
         let payload = self.host.mtu as u64;
         let (m0, m1) = (&fs.marks[w], &fs.marks[2 * w]);
-        let per = |x: u64, y: u64| ((y - x) as f64 / (w as f64 * iv) * by.0 as f64).round() as u64;
-        let (ev, hp) = (per(m0.events, m1.events), per(m0.hops, m1.hops));
+        let span = w as f64 * iv;
+        let (ev, hp) = (at_rate(m0.events, m1.events, span, by.0 as f64), at_rate(m0.hops, m1.hops, span, by.0 as f64));
         let error_ps = rates.iter().map(|&(_, _, rel)| rel * by.0 as f64).fold(0.0, f64::max);
         fs.marks.clear();
         ff.skips.push(Skip { from: t, skipped: by, iterations: 0, flows: rates.len() as u32, error_ps, events: ev, hops: hp });

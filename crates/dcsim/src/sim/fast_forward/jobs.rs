@@ -11,7 +11,7 @@
 //! (`JobRt::skip`, `collectives/output.rs`). Its queue pairs are credited the packets of
 //! `n` iterations, which the collective graph fixes.
 
-use super::{steady_mean, Mode, Skip};
+use super::{at_rate, steady_mean, Mode, Skip};
 use crate::event::Event;
 use crate::sim::Simulation;
 use crate::units::SimTime;
@@ -81,8 +81,7 @@ impl Simulation {
         let Some((j, it, n, period, err)) = js.pending.take() else { return };
         let w = window as usize;
         let (a, b) = (&js.bounds[js.bounds.len() - 1 - w], &js.bounds[js.bounds.len() - 1]);
-        let per_it = |x: u64, y: u64| ((y - x) as f64 / w as f64 * n as f64).round() as u64;
-        let (events, hops) = (per_it(a.events, b.events), per_it(a.hops, b.hops));
+        let (events, hops) = (at_rate(a.events, b.events, w as f64, n as f64), at_rate(a.hops, b.hops, w as f64, n as f64));
         let by = SimTime(period.0 * n as u64);
         ff.skips.push(Skip { from, skipped: by, iterations: n, flows: 0, error_ps: err * n as f64, events, hops });
         // The periods after the skip start from where the world resumes.

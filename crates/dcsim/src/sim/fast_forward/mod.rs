@@ -98,6 +98,12 @@ fn steady_mean(prev: &[f64], last: &[f64], tol: f64) -> Option<(f64, f64)> {
     (drift <= tol * m1.abs() && err2 <= tol * m1.abs()).then_some((m1, err2 + drift))
 }
 
+/// A count that grew from `a` to `b` over `span`, extrapolated to `by` at that rate (the
+/// events and hops a skip leaves out).
+fn at_rate(a: u64, b: u64, span: f64, by: f64) -> u64 {
+    ((b - a) as f64 / span * by).round() as u64
+}
+
 impl Simulation {
     /// Freezes the world now (between events) and resumes it `by` later: every pending
     /// event but those `fixed` (inputs due at their own time) moves by `by`, and so do
