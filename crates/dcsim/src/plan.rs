@@ -43,15 +43,15 @@ pub struct Plan {
     /// Threads of the run (`simulation.threads`): above 1, the fabric is partitioned and
     /// run by the parallel engine, with the same results.
     pub threads: u32,
-    /// `simulation.fast_forward`: skip the steady iterations of a training job
-    /// (`sim/fast_forward.rs`); `None`: every packet is simulated.
+    /// `simulation.fast_forward`: skip steady phases, training jobs' iterations or flows'
+    /// rates (`sim/fast_forward/`); `None`: every packet is simulated.
     pub fast_forward: Option<FastForwardPlan>,
     /// The name of each `[[traffic]]` entry (`FlowPlan::group` indexes it): its `name`,
     /// or its type and index. Not used by the run; results carry it (`group_name`).
     pub group_names: Vec<String>,
 }
 
-/// Fast-forward through a training job's steady iterations (docs/fast_forward.md).
+/// Fast-forward through steady phases (docs/fast_forward.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FastForwardPlan {
     /// How far the mean iteration period may move between two windows, and how wide
@@ -493,10 +493,10 @@ impl Plan {
         global.iter().find(|(on, _)| *on).map(|&(_, what)| what)
     }
 
-    /// What `simulation.fast_forward` can skip in this run (`sim/fast_forward`): one
-    /// training job and nothing else (`Ok(true)`), or flows of RoCE or UDP, each one
-    /// message or long-lived (`Ok(false)`); otherwise why not. Flows or jobs that would
-    /// start at or after the end never run and do not count.
+    /// What `simulation.fast_forward` can skip in this run (`sim/fast_forward`): training
+    /// jobs and nothing else (`Ok(true)`), or flows of RoCE or UDP, each one message or
+    /// long-lived (`Ok(false)`); otherwise why not. Flows or jobs that would start at or
+    /// after the end never run and do not count.
     pub fn fast_forward_mode(&self) -> std::result::Result<bool, String> {
         let timed = [
             (!self.switch.rate_schedule.is_empty(), "switch.rate_schedule"),
@@ -518,11 +518,10 @@ impl Plan {
         let others: Vec<&FlowPlan> = self.flows.iter().enumerate().filter(|(i, _)| !in_job(*i)).map(|(_, f)| f).filter(runs).collect();
         match (jobs, others.first()) {
             (0, _) => {}
-            (1, None) => return Ok(true),
-            (1, Some(f)) => {
-                return Err(format!("{} runs beside a training job: only a job alone or flows alone are fast-forwarded", name(f.group)))
+            (_, None) => return Ok(true),
+            (_, Some(f)) => {
+                return Err(format!("{} runs beside a training job: only jobs alone or flows alone are fast-forwarded", name(f.group)))
             }
-            (n, _) => return Err(format!("{n} training jobs: their iterations do not end together, so none is skipped")),
         }
         for f in &others {
             let why = if !matches!(f.transport, Transport::Roce | Transport::Udp) {

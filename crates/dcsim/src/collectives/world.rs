@@ -80,11 +80,11 @@ impl JobRt {
         r * self.plan.iterations as usize + it
     }
 
-    /// Fast-forward skipped `n` iterations of `period` before iteration `at`, which is
-    /// under way: the job runs `n` fewer, and what iteration `at` recorded before the
-    /// skip moves as the world did (`sim/fast_forward.rs`).
-    pub fn skip(&mut self, at: u32, n: u32, period: SimTime, window: u32) {
-        let by = SimTime(period.0 * n as u64);
+    /// Fast-forward skipped `n` iterations of `period` before iteration `at`, the lowest
+    /// under way, while the world moved `by` (`n` periods, or near it when another job
+    /// set the skip): the job runs `n` fewer, and what the iterations from `at` on
+    /// recorded before the skip moves as the world did (`sim/fast_forward/jobs.rs`).
+    pub fn skip(&mut self, at: u32, n: u32, period: SimTime, by: SimTime, window: u32) {
         self.iters -= n;
         let its = at.saturating_sub(window)..at;
         let span = |it: u32| {
@@ -99,15 +99,19 @@ impl JobRt {
                 *t = *t + by;
             }
         };
-        for r in 0..self.n() {
-            for c in 0..self.nc() {
-                let i = self.rci(r, c, at as usize);
-                bump(&mut self.coll_start[i]);
-                bump(&mut self.coll_done[i]);
+        // Ranks may be an iteration apart: every record of `at` or later is before the
+        // skip (none is `SimTime::MAX` yet after it).
+        for it in at as usize..self.plan.iterations as usize {
+            for r in 0..self.n() {
+                for c in 0..self.nc() {
+                    let i = self.rci(r, c, it);
+                    bump(&mut self.coll_start[i]);
+                    bump(&mut self.coll_done[i]);
+                }
+                let i = self.ri(r, it);
+                bump(&mut self.iter_start[i]);
+                bump(&mut self.iter_end[i]);
             }
-            let i = self.ri(r, at as usize);
-            bump(&mut self.iter_start[i]);
-            bump(&mut self.iter_end[i]);
         }
     }
 
@@ -127,6 +131,13 @@ pub(crate) struct Jobs {
 }
 
 impl Jobs {
+    /// Job `j`'s lowest and highest iteration under way over its ranks (equal to its
+    /// iteration count once every rank has finished).
+    pub fn progress(&self, j: usize) -> (u32, u32) {
+        let its = self.ranks.iter().filter(|r| r.job as usize == j).map(|r| r.it);
+        (its.clone().min().unwrap_or(0), its.max().unwrap_or(0))
+    }
+
     /// The jobs of `plan`, the `coll` index of each flow, and the host of each rank (the
     /// owner of its events).
     pub fn new(plan: &Plan) -> Result<Option<(Jobs, Vec<u32>)>> {
@@ -254,7 +265,7 @@ impl Simulation {
                 let i = jb.ri(rank, it + 1);
                 jb.iter_start[i] = now;
                 if all_ended {
-                    self.ff_iteration_end(j, it as u32, iters);
+                    self.ff_iteration_end(j);
                 }
                 continue;
             }

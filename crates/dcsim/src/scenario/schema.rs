@@ -66,8 +66,8 @@ pub struct SimulationSpec {
     /// Threads that run the scenario (default 1). Above 1 the fabric is partitioned and
     /// run in parallel, with results identical to one thread's.
     pub threads: Option<u32>,
-    /// Skip the steady iterations of a training job (default false: every packet is
-    /// simulated); docs/fast_forward.md.
+    /// Skip steady phases: training jobs' iterations, flows' steady rates (default
+    /// false: every packet is simulated); docs/fast_forward.md.
     pub fast_forward: Option<bool>,
     /// Fast-forward: how far the mean iteration period may move, as a fraction (default 0.01).
     pub fast_forward_tolerance: Option<f64>,

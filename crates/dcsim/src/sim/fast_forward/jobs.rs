@@ -1,15 +1,20 @@
-//! Fast-forward of one training job: each time every rank has ended an iteration, the
-//! period since the previous such moment is recorded. The job is steady when the mean
-//! period of the last `window` iterations differs from that of the `window` before by
+//! Fast-forward of training jobs: each time every rank of a job has ended an iteration,
+//! the period since the previous such moment is recorded. A job is steady when the mean
+//! period of its last `window` iterations differs from that of the `window` before by
 //! at most `tolerance`, and the last window's mean is known to within `tolerance` too
 //! (twice its standard error).
 //!
-//! At that moment every rank has ended iteration k and none has ended k + 1: the world
-//! is frozen there and resumes `n` mean periods later. The job runs `n` fewer
-//! iterations, its records from iteration k + 1 on are renumbered `n` higher in the
-//! output, and the skipped ones are written as copies of iteration k, one period apart
-//! (`JobRt::skip`, `collectives/output.rs`). Its queue pairs are credited the packets of
-//! `n` iterations, which the collective graph fixes.
+//! When every unfinished job is steady, at the end of an iteration of one of them (the
+//! anchor: every rank has ended iteration k, none has ended k + 1), the world is frozen
+//! and resumes n of the anchor's periods later. Another job does not end an iteration
+//! then: it is credited the whole number m of its periods nearest the skip, and n is
+//! the largest for which every other job's error (its period's error times m, plus the
+//! remainder: the phase it resumes at is off by that much) is within `tolerance` of
+//! the time skipped. Each job runs its skipped
+//! iterations fewer, its records from the lowest iteration under way on are renumbered
+//! in the output, and the skipped ones are written as copies of the one before, one
+//! period apart (`JobRt::skip`, `collectives/output.rs`). Its queue pairs are credited
+//! the packets of those iterations, which the collective graph fixes.
 
 use super::{at_rate, steady_mean, Mode, Skip};
 use crate::event::Event;
@@ -23,77 +28,146 @@ struct Boundary {
     hops: u64,
 }
 
-#[derive(Default)]
-pub(crate) struct JobSteadiness {
-    bounds: Vec<Boundary>,
-    /// The skip decided at an iteration's end and made between events: (job, iteration
-    /// ended, iterations to skip, period, the period's error estimate).
-    pub pending: Option<(usize, u32, u32, SimTime, f64)>,
+/// One job's part of a skip: iterations from `at` on are renumbered `n` higher, the
+/// skipped ones `period` apart.
+struct Part {
+    job: usize,
+    at: u32,
+    n: u32,
+    period: SimTime,
 }
 
-impl JobSteadiness {
-    /// The steady mean period and twice its standard error, if the last two windows of
-    /// periods agree.
-    fn steady(&self, w: usize, tol: f64) -> Option<(f64, f64)> {
-        if self.bounds.len() < 2 * w + 1 {
-            return None;
-        }
-        let p: Vec<f64> = self.bounds.windows(2).map(|b| (b[1].at - b[0].at).0 as f64).collect();
-        steady_mean(&p[p.len() - 2 * w..p.len() - w], &p[p.len() - w..], tol)
+/// A skip decided at an iteration's end and made between events.
+pub(crate) struct JobSkip {
+    by: SimTime,
+    parts: Vec<Part>,
+    error_ps: f64,
+    events: u64,
+    hops: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct JobSteadiness {
+    /// Per job: its iteration ends since the run's start or the last skip.
+    bounds: Vec<Vec<Boundary>>,
+    pub pending: Option<JobSkip>,
+}
+
+/// The steady mean period of a job and its error estimate, if the last two windows of
+/// its periods agree.
+fn steady(bounds: &[Boundary], w: usize, tol: f64) -> Option<(f64, f64)> {
+    if bounds.len() < 2 * w + 1 {
+        return None;
     }
+    let p: Vec<f64> = bounds.windows(2).map(|b| (b[1].at - b[0].at).0 as f64).collect();
+    steady_mean(&p[p.len() - 2 * w..p.len() - w], &p[p.len() - w..], tol)
+}
+
+/// What the skip can be for one unfinished job: its period and error per period, the
+/// lowest iteration under way, and the most iterations it may skip (the ones under way
+/// and its last are simulated).
+struct Room {
+    job: usize,
+    period: SimTime,
+    err: f64,
+    at: u32,
+    most: u32,
 }
 
 impl Simulation {
-    /// Every rank of job `j` has ended iteration `it` (of `iters`), now: record it, and if
-    /// the job is steady, decide the skip, made after this round (rounds node by node) or
-    /// as an event due now (time order).
-    pub(crate) fn ff_iteration_end(&mut self, j: usize, it: u32, iters: u32) {
+    /// Every rank of job `j` has ended iteration `it`, now: record it, and if every
+    /// unfinished job is steady, decide the skip, made after this round (rounds node by
+    /// node) or as an event due now (time order).
+    pub(crate) fn ff_iteration_end(&mut self, j: usize) {
         let now = self.now_t();
         let (events, hops, end) = (self.fx.q.processed(), self.hops, self.end);
+        let Some(jobs) = self.jobs.as_deref() else { return };
         let Some(ff) = self.ff.as_deref_mut() else { return };
         let (w, tol) = (ff.cfg.window as usize, ff.cfg.tolerance);
         let Mode::Job(js) = &mut ff.mode else { return };
         if js.pending.is_some() {
             return;
         }
-        js.bounds.push(Boundary { at: now, events, hops });
-        let Some((mean, err)) = js.steady(w, tol) else { return };
-        // Iteration it + 1 is under way and runs here; so does the last one, for the
-        // job's end to be simulated; and two periods of slack before the run's end.
-        let left = iters.saturating_sub(it + 3);
-        let fit = (end.0.saturating_sub(now.0) as f64 / mean).floor() as u64;
-        let n = (left as u64).min(fit.saturating_sub(2)) as u32;
-        if n == 0 {
-            return;
+        if js.bounds.len() < jobs.jobs.len() {
+            js.bounds.resize_with(jobs.jobs.len(), Vec::new);
         }
-        js.pending = Some((j, it, n, SimTime(mean.round() as u64), err));
+        js.bounds[j].push(Boundary { at: now, events, hops });
+        let mut rooms = Vec::new();
+        for (i, jb) in jobs.jobs.iter().enumerate() {
+            let (lo, hi) = jobs.progress(i);
+            if lo >= jb.iters || jb.plan.start >= end {
+                continue;
+            }
+            // A job not started yet has no iteration ends: nothing skips before it does.
+            let Some((mean, err)) = steady(&js.bounds[i], w, tol) else { return };
+            let most = jb.iters.saturating_sub(hi + 2);
+            rooms.push(Room { job: i, period: SimTime(mean.round() as u64), err, at: lo, most });
+        }
+        let Some(anchor) = rooms.iter().position(|r| r.job == j) else { return };
+        // Two of the longest periods of slack before the run's end.
+        let longest = rooms.iter().map(|r| r.period.0).max().unwrap_or(0);
+        let room = end.0.saturating_sub(now.0).saturating_sub(2 * longest);
+        let pa = rooms[anchor].period.0.max(1);
+        let top = rooms[anchor].most.min((room / pa) as u32);
+        // The longest skip in which every other job's error (its period's over the
+        // periods it skips, and the phase it resumes at) is within the tolerance of the
+        // time skipped: as much as the anchor's period may be off by.
+        let fit = |n: u32| -> Option<(Vec<u32>, f64)> {
+            let by = n as u64 * pa;
+            let mut counts = Vec::with_capacity(rooms.len());
+            let mut error = 0.0f64;
+            for (k, r) in rooms.iter().enumerate() {
+                let m = (by as f64 / r.period.0.max(1) as f64).round() as u64;
+                let off = by.abs_diff(m * r.period.0) as f64;
+                if m > r.most as u64 || (k != anchor && r.err * m as f64 + off > tol * by as f64) {
+                    return None;
+                }
+                counts.push(m as u32);
+                error = error.max(r.err * m as f64 + off);
+            }
+            Some((counts, error))
+        };
+        let Some((n, (counts, error_ps))) = (1..=top).rev().find_map(|n| fit(n).map(|c| (n, c))) else { return };
+        let by = SimTime(n as u64 * pa);
+        // What the skipped time would have cost, at the anchor's rate over its window.
+        let b = &js.bounds[j];
+        let (a, z) = (&b[b.len() - 1 - w], &b[b.len() - 1]);
+        let span = (z.at - a.at).0 as f64;
+        let parts =
+            rooms.iter().zip(counts).filter(|(_, m)| *m > 0).map(|(r, m)| Part { job: r.job, at: r.at, n: m, period: r.period }).collect();
+        js.pending = Some(JobSkip {
+            by,
+            parts,
+            error_ps,
+            events: at_rate(a.events, z.events, span, by.0 as f64),
+            hops: at_rate(a.hops, z.hops, span, by.0 as f64),
+        });
         if self.fx.q.round_len().is_none() {
             self.fx.q.schedule(now, Event::FastForward);
         }
     }
 
-    /// Makes the job's skip decided at its iteration's end (between events).
+    /// Makes the jobs' skip decided at an iteration's end (between events).
     pub(crate) fn fast_forward_now(&mut self) {
         let from = self.now_t();
         let ff = self.ff.as_deref_mut().expect("scheduled by fast-forward");
         let window = ff.cfg.window;
         let Mode::Job(js) = &mut ff.mode else { return };
-        let Some((j, it, n, period, err)) = js.pending.take() else { return };
-        let w = window as usize;
-        let (a, b) = (&js.bounds[js.bounds.len() - 1 - w], &js.bounds[js.bounds.len() - 1]);
-        let (events, hops) = (at_rate(a.events, b.events, w as f64, n as f64), at_rate(a.hops, b.hops, w as f64, n as f64));
-        let by = SimTime(period.0 * n as u64);
-        ff.skips.push(Skip { from, skipped: by, iterations: n, flows: 0, error_ps: err * n as f64, events, hops });
+        let Some(skip) = js.pending.take() else { return };
+        let iterations = skip.parts.iter().map(|p| p.n).sum();
+        ff.skips.push(Skip { from, skipped: skip.by, iterations, flows: 0, error_ps: skip.error_ps, events: skip.events, hops: skip.hops });
         // The periods after the skip start from where the world resumes.
-        js.bounds.clear();
-        // A job's run has no inputs due at their own time (`Plan::fast_forward_mode`).
-        self.freeze_and_resume(by, |_| false);
-        let jb = &mut self.jobs.as_deref_mut().expect("jobs").jobs[j];
-        let credits: Vec<(usize, u64)> =
-            (0..jb.graph.qps.len()).map(|q| (jb.plan.first_flow as usize + q, jb.graph.qp_pkts(q) as u64 * n as u64)).collect();
-        jb.skip(it + 1, n, period, window);
-        for (f, pkts) in credits {
-            self.credit(f, pkts);
+        js.bounds.iter_mut().for_each(Vec::clear);
+        // Jobs' runs have no inputs due at their own time (`Plan::fast_forward_mode`).
+        self.freeze_and_resume(skip.by, |_| false);
+        for p in skip.parts {
+            let jb = &mut self.jobs.as_deref_mut().expect("jobs").jobs[p.job];
+            let credits: Vec<(usize, u64)> =
+                (0..jb.graph.qps.len()).map(|q| (jb.plan.first_flow as usize + q, jb.graph.qp_pkts(q) as u64 * p.n as u64)).collect();
+            jb.skip(p.at, p.n, p.period, skip.by, window);
+            for (f, pkts) in credits {
+                self.credit(f, pkts);
+            }
         }
     }
 }

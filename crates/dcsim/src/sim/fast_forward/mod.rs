@@ -1,6 +1,6 @@
 //! Fast-forward through steady phases (`simulation.fast_forward`, docs/fast_forward.md).
 //!
-//! Two kinds of run can skip: one training job and nothing else (`jobs.rs`: its
+//! Two kinds of run can skip: training jobs and nothing else (`jobs.rs`: their
 //! iterations' periods), and flows of fixed size or long-lived with no job (`flows.rs`:
 //! each flow's delivery rate over windows of simulated time). Either finds a steady
 //! phase with state the simulator has, then freezes the world between two events and
@@ -9,7 +9,7 @@
 //! exactly as it was, only later. What the skipped time would have delivered is
 //! credited (a job's iterations as copies, a flow's bytes taken off what it has left).
 //!
-//! Runs of anything else (TCP, storage, several jobs, jobs beside other traffic, timed
+//! Runs of anything else (TCP, storage, jobs beside other traffic, timed
 //! changes to the fabric) are simulated whole and the summary says why.
 
 mod flows;
