@@ -22,6 +22,16 @@ impl SimTime {
     pub const fn ms(v: u64) -> Self {
         SimTime(v * 1_000_000_000)
     }
+    /// This point in time `by` later, `MAX` (never) staying `MAX`: fast-forward's resume
+    /// moves the times the world holds (`sim/fast_forward`).
+    #[inline]
+    pub fn later(self, by: SimTime) -> SimTime {
+        if self == SimTime::MAX {
+            self
+        } else {
+            self + by
+        }
+    }
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 * 1e-12
     }

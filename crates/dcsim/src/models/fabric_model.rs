@@ -108,6 +108,10 @@ pub(crate) trait FabricModel: Sized {
     /// `q_after` bytes behind it.
     fn dequeued(&mut self, _fx: &mut Fabric, _out: PortId, _prio: u8, _item: &Queued, _q_after: u64) {}
 
+    /// Fast-forward moved the world `by` later (`sim/fast_forward`): the points in time
+    /// the model holds outside events move too (its events have moved).
+    fn shift_times(&mut self, _by: SimTime) {}
+
     /// Appends the model's result tables. `fx` is the fabric at the end of the run.
     fn tables(&self, _fx: &Fabric, _ends: FlowEnds, _out: &mut Tables) {}
 

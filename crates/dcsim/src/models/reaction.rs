@@ -189,6 +189,9 @@ pub trait CongestionControl {
     }
     /// Timer `kind` expired.
     fn on_timer(&mut self, _ctx: &mut CcCtx, _kind: TimerKind) {}
+    /// Fast-forward moved the world `by` later (`sim/fast_forward`): an algorithm that
+    /// holds points in time (not durations) moves them too.
+    fn shift_times(&mut self, _by: SimTime) {}
     /// Current pacing rate.
     fn rate(&self) -> Rate;
     /// The queue pair finished: stop timers.

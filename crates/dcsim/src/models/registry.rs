@@ -117,6 +117,7 @@ macro_rules! reaction_points {
             pub fn on_cnp(&mut self, ctx: &mut CcCtx) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_cnp(ctx), )* } }
             #[inline]
             pub fn on_timer(&mut self, ctx: &mut CcCtx, kind: TimerKind) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_timer(ctx, kind), )* } }
+            pub fn shift_times(&mut self, by: $crate::units::SimTime) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.shift_times(by), )* } }
             #[inline]
             pub fn on_feedback(&mut self, ctx: &mut CcCtx, fb: Feedback) { match self { $( $(#[cfg($cfg)])? Cc::$V(c) => c.on_feedback(ctx, fb), )* } }
             #[inline]
@@ -257,6 +258,10 @@ macro_rules! fabric_models {
             #[inline]
             pub fn dequeued(&mut self, fx: &mut $crate::net::fabric::Fabric, out: $crate::ids::PortId, prio: u8, item: &$crate::net::queue::Queued, q_after: u64) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::dequeued(&mut self.$name, fx, out, prio, item, q_after); )*
+            }
+            /// Fast-forward moved the world `by` later: every model's held times move.
+            pub fn shift_times(&mut self, by: $crate::units::SimTime) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::shift_times(&mut self.$name, by); )*
             }
             /// Every model's result tables, in the list's order.
             pub fn tables(&self, fx: &$crate::net::fabric::Fabric, ends: $crate::models::fabric_model::FlowEnds, out: &mut $crate::models::fabric_model::Tables) {

@@ -400,6 +400,21 @@ impl PacketPool {
         }
     }
 
+    /// Moves every time a frame carries by `by` (fast-forward's resume,
+    /// `sim/fast_forward`): the send time of data frames and the one their ACKs echo,
+    /// and the INT records' timestamps. Free slots too: they are overwritten on reuse.
+    pub fn shift_times(&mut self, by: SimTime) {
+        for p in self.pkts.iter_mut() {
+            if matches!(p.kind, PktKind::Data | PktKind::Trimmed | PktKind::Ack | PktKind::Nak | PktKind::TcpAck) {
+                p.stamp += by.0;
+            }
+        }
+        for s in self.int.iter_mut() {
+            let n = s.n as usize;
+            s.hops[..n].iter_mut().for_each(|h| h.ts = h.ts + by);
+        }
+    }
+
     /// Data frames carry a tag from now on (`set_tag`, `tag`).
     pub fn enable_tags(&mut self) {
         self.tags_on = true;

@@ -139,6 +139,11 @@ impl NotificationPoints {
 impl crate::models::fabric_model::FabricModel for NotificationPoints {
     type Keys = crate::models::fabric_model::NoSection;
 
+    fn shift_times(&mut self, by: SimTime) {
+        self.qps.iter_mut().for_each(|q| q.last_cnp = q.last_cnp.map(|t| t.later(by)));
+        self.nic_next.iter_mut().for_each(|t| *t = t.later(by));
+    }
+
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
         NotificationPoints::new(ctx.plan.host.cnp.clone(), ctx.plan.host.timing.cnp_delay, ctx.plan.flows.len(), ctx.nodes.len())
     }

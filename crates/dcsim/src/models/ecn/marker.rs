@@ -55,6 +55,11 @@ pub fn mark_instant(mode: EcnMode, th: &Thresholds, q: u64, draw: impl FnOnce() 
 }
 
 impl RedAvg {
+    /// Fast-forward moved the world `by` later.
+    pub fn shift_times(&mut self, by: SimTime) {
+        self.idle_since = self.idle_since.map(|t| t.later(by));
+    }
+
     /// Classic RED on arrival (ecn.md 3.4, byte mode, gentle, "wait" off): update the
     /// average with the current queue `q`, then mark with the count-spread probability.
     /// `pkt_time` is the time one mean packet takes on the port (idle-time decay).

@@ -89,6 +89,17 @@ impl Marking {
 impl FabricModel for Marking {
     type Keys = NoSection;
 
+    fn shift_times(&mut self, by: crate::units::SimTime) {
+        self.red.iter_mut().for_each(|r| r.shift_times(by));
+        for cp in self.cps.iter_mut() {
+            cp.last_eval = cp.last_eval.later(by);
+            cp.since = cp.since.later(by);
+        }
+        if let Some(d) = self.demand.as_mut() {
+            d.shift_times(by);
+        }
+    }
+
     fn wants_enqueued(&self) -> bool {
         self.at_enqueue
     }

@@ -156,6 +156,9 @@ impl CongestionControl for Hpcc {
     fn window(&self) -> Option<u64> {
         (self.bdp > 0.0).then(|| ((self.bdp * self.rate / self.line) as u64).max(1))
     }
+    fn shift_times(&mut self, by: SimTime) {
+        self.hops[..self.n_hops].iter_mut().for_each(|h| h.ts = h.ts + by);
+    }
     fn rate(&self) -> Rate {
         Rate(self.rate as u64)
     }

@@ -50,6 +50,11 @@ impl Rcp {
         Rcp { r: c.0 as f64, bytes: 0, last: None }
     }
 
+    /// Fast-forward moved the world `by` later.
+    pub fn shift_times(&mut self, by: SimTime) {
+        self.last = self.last.map(|t| t.later(by));
+    }
+
     /// The advertised rate.
     pub fn rate(&self) -> Rate {
         Rate(self.r as u64)

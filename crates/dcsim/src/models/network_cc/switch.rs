@@ -108,6 +108,11 @@ impl NetCcState {
 }
 
 impl crate::models::fabric_model::FabricModel for NetCcState {
+    fn shift_times(&mut self, by: SimTime) {
+        self.last.values_mut().for_each(|t| *t = t.later(by));
+        self.rcp.iter_mut().for_each(|r| r.shift_times(by));
+    }
+
     type Keys = crate::models::fabric_model::NoSection;
 
     fn wants_enqueued(&self) -> bool {

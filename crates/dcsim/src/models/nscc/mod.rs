@@ -360,6 +360,11 @@ impl CongestionControl for Nscc {
         Some((self.cwnd as u64).max(1))
     }
     /// Window only: the sender goes at line rate within it.
+    fn shift_times(&mut self, by: SimTime) {
+        self.qa_end = self.qa_end.map(|t| t + by);
+        self.last_dec = self.last_dec + by;
+        self.last_adjust = self.last_adjust + by;
+    }
     fn rate(&self) -> Rate {
         self.line
     }

@@ -50,6 +50,10 @@ impl FabricModel for Pfc {
 impl FabricModel for DeadlockDetector {
     type Keys = crate::models::fabric_model::NoSection;
 
+    fn shift_times(&mut self, by: crate::units::SimTime) {
+        self.next = self.next.later(by);
+    }
+
     fn new(ctx: &mut BuildCtx) -> Self {
         let pfc = &ctx.plan.switch.pfc;
         DeadlockDetector::new(pfc.deadlock_check.filter(|_| pfc.mode != FlowControl::None), pfc.deadlock_stop)
@@ -105,6 +109,10 @@ impl FabricModel for PauseStorms {
 
 impl FabricModel for PfcWatchdog {
     type Keys = crate::models::fabric_model::NoSection;
+
+    fn shift_times(&mut self, by: crate::units::SimTime) {
+        self.shift_times(by);
+    }
 
     fn new(ctx: &mut BuildCtx) -> Self {
         let pfc = &ctx.plan.switch.pfc;

@@ -54,6 +54,12 @@ impl PfcWatchdog {
         self.in_storm(p, prio) && self.plan.as_ref().is_some_and(|w| w.action == WatchdogAction::Drop)
     }
 
+    /// Fast-forward moved the world `by` later: the next poll and the pauses' times.
+    pub fn shift_times(&mut self, by: SimTime) {
+        self.next = self.next.later(by);
+        self.last_pause.iter_mut().for_each(|t| *t = t.later(by));
+    }
+
     /// A pause for (port, prio) arrived at `now`; true when the queue is in a storm and
     /// must ignore it.
     pub fn on_pause(&mut self, p: PortId, prio: u8, now: SimTime) -> bool {

@@ -140,6 +140,11 @@ impl Demand {
         self.waiting[i] += 1;
     }
 
+    /// Fast-forward moved the world `by` later.
+    pub fn shift_times(&mut self, by: SimTime) {
+        self.last.iter_mut().for_each(|t| *t = t.later(by));
+    }
+
     #[inline]
     pub fn depart(&mut self, port: usize, prio: u8, input: u32, now: SimTime) {
         let i = self.idx(port, prio, input);

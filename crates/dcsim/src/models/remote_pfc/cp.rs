@@ -52,6 +52,11 @@ impl CpState {
         drain.clamp(quanta_to_time(self.min_quanta, rate), quanta_to_time(self.max_quanta, rate))
     }
 
+    /// Fast-forward moved the world `by` later.
+    pub fn shift_times(&mut self, by: SimTime) {
+        self.last.values_mut().for_each(|t| *t = t.later(by));
+    }
+
     /// Whether (queue `ci`, source `src`) may send a message at `now`; if so, records it.
     pub fn due(&mut self, ci: u32, src: u32, now: SimTime) -> bool {
         match self.last.get_mut(&(ci, src)) {

@@ -11,6 +11,11 @@ use crate::net::packet::PktKind;
 use crate::results::{Column, Table};
 
 impl FabricModel for RemotePfc {
+    fn shift_times(&mut self, by: crate::units::SimTime) {
+        self.cp.shift_times(by);
+        self.tor.shift_times(by);
+    }
+
     type Keys = crate::models::fabric_model::NoSection;
 
     fn wants_enqueued(&self) -> bool {

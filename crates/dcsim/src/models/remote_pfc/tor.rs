@@ -32,6 +32,11 @@ impl TorState {
         }
     }
 
+    /// Fast-forward moved the world `by` later.
+    pub fn shift_times(&mut self, by: SimTime) {
+        self.until.iter_mut().for_each(|t| *t = t.later(by));
+    }
+
     /// A message asks to pause (port `port`, `prio`), a link of `rate`, for `dur` from
     /// `now`. Returns the quanta of the PFC frame to send, or `None` when the pause
     /// already running lasts at least as long.

@@ -14,6 +14,10 @@ use crate::results::{Column, Table};
 impl FabricModel for RxBuffers {
     type Keys = crate::models::fabric_model::NoSection;
 
+    fn shift_times(&mut self, by: crate::units::SimTime) {
+        self.nics.iter_mut().for_each(|n| n.paused_since = n.paused_since.later(by));
+    }
+
     fn new(ctx: &mut BuildCtx) -> Self {
         let port_of: Vec<crate::ids::PortId> = (0..ctx.nodes.len() as u32).map(|h| ctx.host_port(h)).collect();
         RxBuffers::new(ctx.plan, ctx.q, |h| port_of[h as usize])

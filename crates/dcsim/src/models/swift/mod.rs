@@ -192,6 +192,11 @@ impl CongestionControl for Swift {
         Some(((self.cwnd() * self.mss) as u64).max(1))
     }
     /// Line rate with a window of a packet or more; below, cwnd packets per RTT.
+    fn shift_times(&mut self, by: SimTime) {
+        for w in [&mut self.fabric, &mut self.host] {
+            w.last_decrease = w.last_decrease.map(|t| t + by);
+        }
+    }
     fn rate(&self) -> Rate {
         let c = self.cwnd();
         if c >= 1.0 {

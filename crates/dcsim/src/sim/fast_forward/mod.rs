@@ -109,9 +109,10 @@ impl Simulation {
     /// event but those `fixed` (inputs due at their own time) moves by `by`, and so do
     /// the times the engine holds outside events: timers held back in flow state (quiet
     /// timers), frames being sent with no `TxDone` scheduled, pause starts, the senders'
-    /// pacing and message starts, the receivers' oldest unacknowledged arrival, and the
-    /// loop's periodic work. (Times inside the models' own state do not move:
-    /// docs/fast_forward.md.)
+    /// pacing and message starts, the receivers' oldest unacknowledged arrival, a rate
+    /// limit's start, the loop's periodic work, the times frames carry (send times and
+    /// their echoes, INT timestamps) and the points in time the models hold
+    /// (`FabricModel::shift_times`, `CongestionControl::shift_times`).
     pub(crate) fn freeze_and_resume(&mut self, by: SimTime, fixed: fn(&Event) -> bool) {
         let rounds = self.fx.q.round_len().map(|l| (l, self.owners.clone()));
         self.fx.q.shift(by, rounds, fixed);
@@ -132,9 +133,13 @@ impl Simulation {
             shift(&mut s.msg_start);
         }
         self.receivers.iter_mut().for_each(|r| shift(&mut r.ack_oldest));
-        for t in [&mut self.next_sample, &mut self.io_next, &mut self.models.pfc_watchdog.next, &mut self.models.deadlocks.next] {
+        self.flow_stats.iter_mut().for_each(|s| s.limited_since = s.limited_since.map(|t| t.later(by)));
+        for t in [&mut self.next_sample, &mut self.io_next] {
             shift(t);
         }
+        self.fx.pool.shift_times(by);
+        self.ccs.iter_mut().for_each(|c| c.shift_times(by));
+        self.models.shift_times(by);
     }
 
     /// Credits flow `f` with `pkts` full packets delivered in the skipped time.
