@@ -11,7 +11,9 @@
 //!                                       cwnd += ai num_acked          (cwnd < 1 packet)
 //!                       else, at most once per RTT:
 //!                           cwnd *= max(1 - beta (delay - target) / delay, 1 - max_mdf)
-//! NAK / fast retransmit: cwnd *= 1 - max_mdf (once per RTT)
+//! NAK / fast retransmit: cwnd *= 1 - max_mdf (once per RTT), once per loss episode:
+//!                        NAKs until the cumulative ACK passes what was sent at the
+//!                        first one hold the window
 //! timeout: retransmits += 1; >= 5 in a row: cwnd = min_cwnd; else as a fast retransmit
 //! cwnd clamped to [min_cwnd, max_cwnd]; below one packet the sender paces at
 //! cwnd packets per RTT.
@@ -98,6 +100,9 @@ pub struct Swift {
     /// The latest RTT sample (ps): the "once per RTT" of decreases and the pacing period.
     pub(crate) rtt: f64,
     pub(crate) retransmits: u32,
+    /// In a loss episode (a NAK's fast recovery): the sequence the cumulative ACK must
+    /// reach to end it (`snd_nxt` at the NAK that began it).
+    recover_to: Option<u32>,
 }
 
 impl Swift {
@@ -183,6 +188,7 @@ impl CongestionControl for Swift {
             host: Window { cwnd: p.max_cwnd, last_decrease: None },
             rtt: nic.base_rtt.0 as f64,
             retransmits: 0,
+            recover_to: None,
         }
     }
     fn wants_acks(&self) -> bool {
@@ -210,8 +216,17 @@ impl CongestionControl for Swift {
         if ack.rtt.0 > 0 {
             self.rtt = ack.rtt.0 as f64;
         }
+        if self.recover_to.is_some_and(|r| ack.acked_to >= r) {
+            self.recover_to = None;
+        }
         if ack.nak {
-            self.cut(ctx.now);
+            // A loss episode is one fast recovery: a selective-repeat receiver NAKs the
+            // holes of a lossy window one after another (the next once the one before is
+            // filled), and those NAKs hold the window.
+            if self.recover_to.is_none() {
+                self.recover_to = Some(ack.snd_nxt);
+                self.cut(ctx.now);
+            }
             return;
         }
         if ack.newly_acked > 0 {

@@ -97,6 +97,22 @@ fn naks_and_timeouts() {
     assert_eq!(s.window(), Some(10));
 }
 
+/// A loss episode is one cut: the NAKs that follow until the cumulative ACK passes what
+/// had been sent at the first hold the window, however many round trips they span.
+#[test]
+fn one_cut_per_loss_episode() {
+    let mut s = swift(SwiftParams { init_cwnd: Some(64.0), ..SwiftParams::default() });
+    let nak = |to: u32| Ack { nak: true, acked_to: to, snd_nxt: 100, ..ack(10.0, 0) };
+    s.on_ack(&mut at(0), &nak(0));
+    assert_eq!(s.cwnd(), 32.0);
+    for (t, to) in [(100, 10), (200, 50), (300, 99)] {
+        s.on_ack(&mut at(t), &nak(to)); // RTTs later, the same episode: held
+        assert_eq!(s.cwnd(), 32.0, "at {t} us");
+    }
+    s.on_ack(&mut at(400), &nak(100)); // the episode is over: a new loss
+    assert_eq!(s.cwnd(), 16.0);
+}
+
 #[test]
 fn endpoint_window_has_its_own_target() {
     let mut s = swift(SwiftParams { init_cwnd: Some(50.0), host_target: Some(SimTime::us(5)), ..SwiftParams::default() });
