@@ -10,6 +10,8 @@
 //! the next rank) is one store-and-forward switch hop: 2 x delay + one frame's
 //! serialization at the switch.
 
+mod common;
+
 use std::path::Path;
 
 use dcsim::results::Column;
@@ -522,15 +524,14 @@ fn job_memory_counts_once_per_thread() {
 }
 
 /// ASTRA-sim's ns-3 backend, ring all-reduce over 8 NPUs on one switch (400 Gb/s, 500 ns),
-/// as published (kredd2506/Astro, experiments/results/ns3.csv): (job, size, time in ns).
-const ASTRA_NS3_SWITCH: [(&str, u64, f64); 6] = [
-    ("16KiB", 16 << 10, 113_944.0),
-    ("64KiB", 64 << 10, 116_436.0),
-    ("256KiB", 256 << 10, 123_996.0),
-    ("1MiB", 1 << 20, 154_096.0),
-    ("4MiB", 4 << 20, 279_564.0),
-    ("16MiB", 16 << 20, 784_628.0),
-];
+/// as published (kredd2506/Astro, experiments/results/ns3.csv, copied to
+/// `data/published/astra_sim_ns3_switch.csv`): (job, size, time in ns).
+fn astra_ns3_switch() -> Vec<(String, u64, f64)> {
+    common::published("astra_sim_ns3_switch")
+        .iter()
+        .map(|r| (common::field(r, "job"), common::field(r, "bytes"), common::field(r, "time_ns")))
+        .collect()
+}
 
 fn job_times(r: &dcsim::Results) -> Vec<(String, u64)> {
     let jobs = match r.table("jobs").unwrap().get("job") {
@@ -566,8 +567,8 @@ fn astra_sim_ns3_switch_figure() {
     assert_eq!(all.len(), 6, "every size finished once");
     let ps_per_byte = 8.0 / 400e9 * 1e12;
     let ack_return_ps = 2.0 * 500e3 + 2.0 * 48.0 * ps_per_byte;
-    for (job, size, published_ns) in ASTRA_NS3_SWITCH {
-        let got = all.iter().find(|(j, _)| j == job).unwrap_or_else(|| panic!("job {job}")).1 as f64;
+    for (job, size, published_ns) in astra_ns3_switch() {
+        let got = all.iter().find(|(j, _)| *j == job).unwrap_or_else(|| panic!("job {job}")).1 as f64;
         let published = published_ns * 1e3;
         let m = size / 32;
         let pkts = m.div_ceil(1000);

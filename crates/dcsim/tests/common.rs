@@ -169,3 +169,19 @@ pub fn run_file(file: &str, overrides: &[String], setup: impl Fn(&mut dcsim::Sim
     let rows = res.tables.iter().map(|(name, t)| format!("{name}: {}", t.rows())).collect();
     (format!("{:016x}", res.digest()), events, hops, rows)
 }
+
+/// A published reference result, `data/published/<name>.csv` (shared with the docs'
+/// gallery, `python/dcsim/docgen/gallery.py`): its rows, each as (column, value) pairs.
+pub fn published(name: &str) -> Vec<Vec<(String, String)>> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/published").join(format!("{name}.csv"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let head: Vec<String> = lines.next().expect("a header line").split(',').map(str::to_string).collect();
+    lines.map(|l| head.iter().cloned().zip(l.split(',').map(str::to_string)).collect()).collect()
+}
+
+/// Column `col` of a row of `published`.
+pub fn field<T: std::str::FromStr>(row: &[(String, String)], col: &str) -> T {
+    let v = &row.iter().find(|(c, _)| c == col).unwrap_or_else(|| panic!("no column {col}")).1;
+    v.parse().unwrap_or_else(|_| panic!("{col}: {v}"))
+}

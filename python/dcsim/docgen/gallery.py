@@ -13,7 +13,7 @@ from typing import Any, Callable, List, Sequence
 
 from dcsim import style
 
-from .common import FIGURES, run, steady
+from .common import FIGURES, ROOT, run, steady
 from .pfc import PFC_PUBLISHED
 from .rcm import RCM_PUBLISHED
 from .swift import swift_base_rtt, swift_fixed_point, swift_run
@@ -21,21 +21,15 @@ from .swift import swift_base_rtt, swift_fixed_point, swift_run
 #: IETF 106 case studies (seed 004), mean query latency (us) under backup traffic.
 TCP_PUBLISHED = {"reno": 822.0, "cubic": 858.0, "dctcp": 100.0, "bbr": 86.0}
 
-#: ASTRA-sim's ns-3 backend, ring all-reduce over 8 NPUs on one 400 Gb/s switch
-#: (kredd2506/Astro, experiments/results/ns3.csv): job -> (bytes, time in us). The same
-#: numbers are the reference of crates/dcsim/tests/collectives.rs.
-ASTRA_PUBLISHED = {
-    "16KiB": (16 << 10, 113.944),
-    "64KiB": (64 << 10, 116.436),
-    "256KiB": (256 << 10, 123.996),
-    "1MiB": (1 << 20, 154.096),
-    "4MiB": (4 << 20, 279.564),
-    "16MiB": (16 << 20, 784.628),
-}
 
-#: The UEC htsim model (uet-htsim 40ccb05) on the 8 x 2 MB incast, seeds 1-5 and 13:
-#: (last FCT, mean FCT) in us, as crates/dcsim/tests/nscc.rs quotes them.
-HTSIM_NSCC = [(1304.41, 1087.9), (1304.41, 1087.0), (1304.41, 1103.4), (1311.52, 1098.6), (1304.77, 1099.2), (1304.41, 1074.6)]
+def published(name: str) -> List[dict]:
+    """A published reference result, ``data/published/<name>.csv`` (the engine's tests read
+    the same file): its rows as dicts of strings."""
+    import csv
+
+    with open(ROOT / "data" / "published" / f"{name}.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
 
 PUBLISHED_STYLE = {"color": "0.55", "hatch": "//", "edgecolor": "0.3"}
 DCSIM_STYLE = {"color": "C0"}
@@ -105,7 +99,10 @@ def astra_figure() -> Any:
     got = dict(zip(jobs["job"], jobs["iteration_ps"] / 1e6))
     ps_per_byte = 8 / 400e9 * 1e12
     sizes, pub, ours, plus = [], [], [], []
-    for job, (size, us) in ASTRA_PUBLISHED.items():
+    # ASTRA-sim's ns-3 backend, ring all-reduce over 8 NPUs on one 400 Gb/s switch
+    # (kredd2506/Astro, experiments/results/ns3.csv).
+    for row in published("astra_sim_ns3_switch"):
+        job, size, us = row["job"], int(row["bytes"]), float(row["time_ns"]) / 1e3
         m = size // 32
         pkts = -(-m // 1000)
         rounding = 56 * ((pkts * 1000 - m) + (1000 - (m - (pkts - 1) * 1000))) * ps_per_byte
@@ -133,14 +130,16 @@ def nscc_figure() -> Any:
     import numpy as np
 
     fig, axes = _figure(2, 2.9)
+    # The UEC htsim model (uet-htsim 40ccb05) on the same incast, seeds 1-5 and 13.
+    htsim = published("htsim_uec_nscc_incast")
     last, mean = [], []
     for seed in range(1, 7):
         fct = run("uet_nscc_incast.toml", f"simulation.seed={seed}").flows["fct_ps"] / 1e6
         last.append(float(fct.max()))
         mean.append(float(fct.mean()))
     for ax, title, ref, ours in (
-        (axes[0], "last FCT (us)", [h[0] for h in HTSIM_NSCC], last),
-        (axes[1], "mean FCT (us)", [h[1] for h in HTSIM_NSCC], mean),
+        (axes[0], "last FCT (us)", [float(h["last_fct_us"]) for h in htsim], last),
+        (axes[1], "mean FCT (us)", [float(h["mean_fct_us"]) for h in htsim], mean),
     ):
         spread = np.linspace(-0.12, 0.12, len(ref))
         ax.plot(0 + spread, ref, "s", color="0.35", mfc="none", ms=6, label="htsim UEC, a run")
