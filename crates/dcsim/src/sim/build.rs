@@ -10,12 +10,11 @@ use crate::models::fabric_model::BuildCtx;
 use crate::models::pfc::headroom::{headroom_charged, PREAMBLE_IFG};
 use crate::models::FabricModels;
 use crate::models::{Cc, NicSpec};
-use crate::net::capped_log::CappedLog;
 use crate::net::mmu::{Mmu, Model, PortBuffer};
 use crate::net::packet::{PacketPool, PktFifo};
 use crate::net::queue::EgressQueues;
 use crate::net::routing::{Graph, RouteInputs, Routing};
-use crate::net::stats::{Histogram, PrioCounters};
+use crate::net::stats::PrioCounters;
 use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan, Transport};
 use crate::units::{LinkRate, Rate, SimTime};
 
@@ -295,41 +294,31 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         host: plan.host.clone(),
         models,
         stats_cfg: plan.stats.clone(),
-        egress_limit: plan.switch.egress_limit,
+        setup: super::setup::Setup {
+            used_prios,
+            egress_limit: plan.switch.egress_limit,
+            processing_delay: plan.switch.processing_delay,
+            enqueue_hooks: false,
+            dequeue_hooks: false,
+            nic_rx_extras,
+            rto_lossless: failures,
+            prefetch_ports: n_ports >= super::prefetch::MIN_PORTS,
+            quiet_tx: !failures,
+            hold_quiet: true,
+            cc_key: crate::rng::stream_key(plan.seed, "cc"),
+        },
+        rec: super::records::Records::new(plan),
         links: plan.links.clone(),
         pcap: match &plan.stats.pcap {
             Some(pc) => Some(Box::new(super::pcap::build(plan, pc, &first)?)),
             None => None,
         },
         clock: SimTime::ZERO,
-        prefetch_ports: n_ports >= super::prefetch::MIN_PORTS,
-        quiet_tx: !failures,
-        rto_lossless: failures,
-        nic_rx_extras,
         nics: (0..n).map(|_| Nic::default()).collect(),
-        latency: Histogram::default(),
-        msg_latency: Histogram::default(),
-        samples: Default::default(),
-        samples_dropped: 0,
-        goodput: CappedLog::new(plan.stats.max_rows),
-        used_prios,
         hops: 0,
-        rate_log: CappedLog::new(plan.stats.max_rows),
-        cc_trace: CappedLog::new(plan.stats.max_rows),
-        cc_trace_last: if plan.stats.trace_flows.is_empty() { Vec::new() } else { vec![(u64::MAX - 1, Rate(0)); plan.flows.len()] },
-        class_bins: match plan.stats.class_interval {
-            Some(iv) => vec![[0; 8]; ((plan.duration.0 / iv.0.max(1)) as usize + 1).min((plan.stats.max_rows / 8).max(1) as usize)],
-            None => Vec::new(),
-        },
-        class_dropped: 0,
-        processing_delay: plan.switch.processing_delay,
-        cc_key: crate::rng::stream_key(plan.seed, "cc"),
         rate_schedule: rate_steps,
         watchdog: super::checks::Watchdog::new(plan.flows.len(), n_ports),
-        drops_by_flow: vec![0; plan.flows.len()],
         next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
-        enqueue_hooks: false,
-        dequeue_hooks: false,
         storage: None,
         jobs: None,
         ff: None,
@@ -354,7 +343,6 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         },
         flows,
         cc_timers: vec![super::flow::CcTimers::default(); n_flows],
-        hold_quiet: true,
         senders,
         receivers,
         flow_stats,
@@ -390,14 +378,14 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     // Rounds node by node need every event to be one node's and every link to take time.
     sim.round_len = sim.fx.ports.iter().map(|p| p.delay).min().filter(|l| l.0 > 0 && plan.not_node_local().is_none());
     sim.set_node_rounds(true);
-    sim.enqueue_hooks = sim.models.wants_enqueued();
-    sim.dequeue_hooks = sim.models.wants_dequeued();
+    sim.setup.enqueue_hooks = sim.models.wants_enqueued();
+    sim.setup.dequeue_hooks = sim.models.wants_dequeued();
     if sim.models.trimming.on {
         // Trimming: headers show in the ports table; a trimming threshold below the
         // egress limit is where the world's limit test catches frames (sim/trimming.rs).
-        sim.used_prios |= 1 << sim.models.trimming.header_prio;
-        if sim.models.trimming.threshold < sim.egress_limit.unwrap_or(u64::MAX) {
-            sim.egress_limit = Some(sim.models.trimming.threshold);
+        sim.setup.used_prios |= 1 << sim.models.trimming.header_prio;
+        if sim.models.trimming.threshold < sim.setup.egress_limit.unwrap_or(u64::MAX) {
+            sim.setup.egress_limit = Some(sim.models.trimming.threshold);
         }
     }
     Ok(sim)

@@ -110,7 +110,7 @@ impl Simulation {
         let (mut sent, mut delivered, mut dropped, mut flying) = (0u64, 0u64, 0u64, 0u64);
         let mut failures = Vec::new();
         for (f, st) in self.flow_stats.iter().enumerate() {
-            let (s, d, x, i) = (st.pkts_sent, st.pkts_rx, self.drops_by_flow[f], in_flight[f]);
+            let (s, d, x, i) = (st.pkts_sent, st.pkts_rx, self.rec.drops_by_flow[f], in_flight[f]);
             sent += s;
             delivered += d;
             dropped += x;

@@ -163,7 +163,7 @@ impl Simulation {
         let period = self.models.ib.period.expect("scheduled only with a period");
         for p in 0..self.fx.ports.len() {
             for vl in 0..8u8 {
-                if self.used_prios & (1 << vl) == 0 {
+                if self.setup.used_prios & (1 << vl) == 0 {
                     continue;
                 }
                 let mark = self.fx.after.len();

@@ -175,7 +175,7 @@ impl Simulation {
                     s.done = true; // no ACKs to wait for
                 }
             }
-            if (lossy || self.rto_lossless) && !udp && tcp == NO_TCP && !s.rto_armed {
+            if (lossy || self.setup.rto_lossless) && !udp && tcp == NO_TCP && !s.rto_armed {
                 s.rto_armed = true;
                 s.rto_mark = s.snd_una;
                 let gen = s.rto_gen;
@@ -241,7 +241,7 @@ impl Simulation {
     pub(crate) fn count_arrival(&mut self, pkt: &Packet) {
         let now = self.now_t();
         let lat = (now - pkt.sent()).0;
-        self.latency.record(lat);
+        self.rec.latency.record(lat);
         let st = &mut self.flow_stats[pkt.flow.idx()];
         if st.pkts_rx == 0 {
             st.first_arrival = now;
@@ -273,9 +273,9 @@ impl Simulation {
         }
         if let Some(iv) = self.stats_cfg.class_interval {
             let prio = self.flows[f.idx()].prio as usize;
-            match self.class_bins.get_mut((now.0 / iv.0) as usize) {
+            match self.rec.class_bins.get_mut((now.0 / iv.0) as usize) {
                 Some(b) => b[prio] += payload,
-                None => self.class_dropped += 1,
+                None => self.rec.class_dropped += 1,
             }
         }
     }
@@ -306,7 +306,7 @@ impl Simulation {
                     st.msgs_done = 1;
                     st.msg_lat_sum = lat as u128;
                     st.msg_lats.push(lat);
-                    self.msg_latency.record(lat);
+                    self.rec.msg_latency.record(lat);
                 }
                 return;
             }
@@ -425,7 +425,7 @@ impl Simulation {
         if bytes == 0 {
             return;
         }
-        self.goodput.push(GoodputRow { bin_start, flow: f.0, bytes });
+        self.rec.goodput.push(GoodputRow { bin_start, flow: f.0, bytes });
     }
 
     fn receive_ack(&mut self, pkt: &Packet, int: Option<&IntStack>) {
@@ -538,7 +538,7 @@ impl Simulation {
             st.msgs_done += 1;
             st.msg_lat_sum += lat as u128;
             st.msg_lats.push(lat);
-            self.msg_latency.record(lat);
+            self.rec.msg_latency.record(lat);
             if s.messages == 0 || s.msgs_done < s.messages {
                 s.msg_start = now;
                 s.msg_limit = s.msg_limit.saturating_add(self.flows[f.idx()].npkts);

@@ -15,6 +15,8 @@ mod parallel;
 mod pcap;
 mod prefetch;
 mod reaction;
+mod records;
+mod setup;
 mod storage;
 mod sw_limiter;
 mod switch;
@@ -34,10 +36,8 @@ use crate::error::Result;
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::Cc;
-use crate::net::capped_log::CappedLog;
 pub(crate) use crate::net::fabric::{After, Fabric};
 pub(crate) use crate::net::port::{Node, Port, Tx};
-use crate::net::stats::{GoodputRow, Histogram, Samples};
 use crate::plan::{HostPlan, LinkPlan, Plan, StatsPlan};
 use crate::results::Results;
 use crate::units::{LinkRate, Rate, SimTime};
@@ -57,7 +57,10 @@ pub struct Simulation {
     /// The fabric models' state (the `fabric_models!` list of `models/mod.rs`).
     pub(crate) models: crate::models::FabricModels,
     pub(crate) stats_cfg: StatsPlan,
-    pub(crate) egress_limit: Option<u64>,
+    /// What the build decided once for the handlers (`setup.rs`).
+    pub(crate) setup: setup::Setup,
+    /// What the run records for its outputs (`records.rs`), apart from the hot state.
+    pub(crate) rec: records::Records,
     pub(crate) links: Vec<LinkPlan>,
     /// `[stats.pcap]`: the capture, if on.
     pub(crate) pcap: Option<Box<pcap::Capture>>,
@@ -65,12 +68,6 @@ pub struct Simulation {
     /// The fabric: what the models' hooks are given (`net/fabric.rs`).
     pub(crate) fx: Fabric,
     pub(crate) clock: SimTime,
-    /// Prefetch the per-port records of the events due soon too (large fabrics:
-    /// `prefetch.rs`), not only their frames.
-    pub(crate) prefetch_ports: bool,
-    /// Transmitters with nothing queued behind a frame schedule no `TxDone` (`tx_busy`);
-    /// off with link failures, whose down ports are flushed when a frame ends.
-    pub(crate) quiet_tx: bool,
     pub(crate) nics: Vec<Nic>,
     /// Per flow: its fixed description (what its frames' headers say), the sending queue
     /// pair (written only by the source NIC), the receiver (written only by the
@@ -78,9 +75,6 @@ pub struct Simulation {
     pub(crate) flows: Vec<FlowHeader>,
     pub(crate) senders: Vec<Sender>,
     pub(crate) cc_timers: Vec<flow::CcTimers>,
-    /// Quiet timer expiries are held back (`CongestionControl::quiet_timer`); off, every
-    /// expiry is an event (the same results, more events).
-    pub(crate) hold_quiet: bool,
     pub(crate) receivers: Vec<Receiver>,
     pub(crate) flow_stats: Vec<FlowStats>,
     /// Reaction-point state per flow, apart from `flows` so that the per-packet path does
@@ -97,48 +91,15 @@ pub struct Simulation {
     pub(crate) pacers: Vec<crate::models::uet::CreditPacer>,
     pub(crate) uet: crate::models::uet::UetParams,
 
-    pub(crate) latency: Histogram,
-    /// Completion times of messages (post to last ACK).
-    pub(crate) msg_latency: Histogram,
-    pub(crate) samples: Samples,
-    pub(crate) samples_dropped: u64,
-    pub(crate) goodput: CappedLog<GoodputRow>,
-    /// Priorities some flow uses (bit per priority).
-    pub(crate) used_prios: u8,
     /// Packets that finished crossing a link (every frame kind).
     pub(crate) hops: u64,
 
-    /// Rate changes of queue pairs: (time, flow, rate).
-    pub(crate) rate_log: CappedLog<(SimTime, u32, Rate)>,
-    /// `stats.trace_flows`: (time, flow, window bytes or u64::MAX for none, rate), and the
-    /// last traced (window, rate) per flow (empty when nothing is traced).
-    pub(crate) cc_trace: CappedLog<(SimTime, u32, u64, Rate)>,
-    pub(crate) cc_trace_last: Vec<(u64, Rate)>,
-    /// `stats.class_interval`: payload bytes delivered in order per bin and priority.
-    pub(crate) class_bins: Vec<[u64; 8]>,
-    pub(crate) class_dropped: u64,
     /// Time of the next queue sample (`SimTime::MAX`: none).
     pub(crate) next_sample: SimTime,
-    /// Some model acts on each data frame a switch queues (ECN marking or detection,
-    /// 802.1Qau congestion points, remote PFC, NetworkCC): one test per frame for all.
-    pub(crate) enqueue_hooks: bool,
-    /// Some model acts on each frame leaving a switch egress (ECN marking at dequeue).
-    pub(crate) dequeue_hooks: bool,
-    pub(crate) processing_delay: SimTime,
-    /// Key of the random draws handed to congestion-control hooks (with flow and hook).
-    pub(crate) cc_key: u64,
     /// Service-rate changes: (port, new rate), scheduled as `PortRate(index)`.
     pub(crate) rate_schedule: Vec<(PortId, Rate)>,
-    /// Data packets of each flow dropped by switches (a fabric-side count, for the
-    /// conservation check; switches do not touch the flows' host-side records).
-    pub(crate) drops_by_flow: Vec<u64>,
     /// Events at one picosecond, counted so that a clock that stops advancing ends the run.
     pub(crate) watchdog: checks::Watchdog,
-    /// Frames reaching a host take the slow path (NIC receive buffers or IB credits).
-    pub(crate) nic_rx_extras: bool,
-    /// RoCE senders arm their retransmission timer on lossless priorities too (a run
-    /// with link failures loses frames there).
-    pub(crate) rto_lossless: bool,
     /// Storage I/O (`sim/storage.rs`), if the run has any; its next KPI row
     /// (`SimTime::MAX`: none).
     pub(crate) storage: Option<Box<storage::Storage>>,
@@ -178,9 +139,9 @@ impl Simulation {
     /// off, the run gives the same results with more events. For checking the engine;
     /// set before the run starts.
     pub fn set_quiet_timers(&mut self, on: bool) {
-        self.hold_quiet = on;
+        self.setup.hold_quiet = on;
         if let Some(par) = self.par.as_mut() {
-            par.others.iter_mut().for_each(|o| o.hold_quiet = on);
+            par.others.iter_mut().for_each(|o| o.setup.hold_quiet = on);
         }
     }
 
@@ -517,13 +478,13 @@ impl Simulation {
             _ => {}
         }
         if self.fx.ports[p.idx()].host {
-            if self.nic_rx_extras {
+            if self.setup.nic_rx_extras {
                 self.rx_arrive(p, pkt);
             } else {
                 self.host_receive(p, pkt);
             }
-        } else if self.processing_delay.0 > 0 {
-            let at = self.now_t() + self.processing_delay;
+        } else if self.setup.processing_delay.0 > 0 {
+            let at = self.now_t() + self.setup.processing_delay;
             self.fx.q.schedule(at, Event::Forward(p, pkt));
         } else {
             self.switch_receive(p, pkt);
@@ -542,7 +503,7 @@ impl Simulation {
         debug_assert!(port.tx == Tx::Idle, "port {} starts a frame while sending one", p.0);
         let t = port.line.tx_time(wire as u64);
         port.tx_until = now + t;
-        let quiet = quiet && self.quiet_tx;
+        let quiet = quiet && self.setup.quiet_tx;
         port.tx = if quiet { Tx::BusyQuiet } else { Tx::Busy };
         port.wire_bytes += wire as u64;
         let (peer, delay, remote) = (port.peer, port.delay, port.remote);
@@ -587,20 +548,20 @@ impl Simulation {
                 continue;
             }
             for prio in 0..8u8 {
-                if self.used_prios & (1 << prio) == 0 {
+                if self.setup.used_prios & (1 << prio) == 0 {
                     continue;
                 }
-                if self.samples.time.len() as u64 >= self.stats_cfg.max_rows {
-                    self.samples_dropped += 1;
+                if self.rec.samples.time.len() as u64 >= self.stats_cfg.max_rows {
+                    self.rec.samples_dropped += 1;
                     continue;
                 }
                 let class = self.class_of(prio);
-                self.samples.time.push(now.0);
-                self.samples.port.push(p as u32);
-                self.samples.prio.push(prio);
-                self.samples.egress_bytes.push(self.fx.egress.queue(PortId(p as u32), prio).bytes);
-                self.samples.ingress_bytes.push(self.fx.mmu.occupancy(PortId(p as u32), class));
-                self.samples.paused.push((port.paused >> prio) & 1);
+                self.rec.samples.time.push(now.0);
+                self.rec.samples.port.push(p as u32);
+                self.rec.samples.prio.push(prio);
+                self.rec.samples.egress_bytes.push(self.fx.egress.queue(PortId(p as u32), prio).bytes);
+                self.rec.samples.ingress_bytes.push(self.fx.mmu.occupancy(PortId(p as u32), class));
+                self.rec.samples.paused.push((port.paused >> prio) & 1);
             }
         }
     }

@@ -31,11 +31,11 @@ fn canonical_logs(s: &mut Simulation) {
     }
     let max = s.stats_cfg.max_rows.min(usize::MAX as u64) as usize;
     s.models.pfc.log.finish();
-    s.rate_log.finish();
-    s.cc_trace.finish();
+    s.rec.rate_log.finish();
+    s.rec.cc_trace.finish();
     s.models.marking.intervals.finish();
-    s.goodput.finish();
-    let sm = &mut s.samples;
+    s.rec.goodput.finish();
+    let sm = &mut s.rec.samples;
     let n = sm.time.len();
     if !(1..n).all(|i| (sm.time[i - 1], sm.port[i - 1], sm.prio[i - 1]) <= (sm.time[i], sm.port[i], sm.prio[i])) || n > max {
         let ix = order(n, |i| (sm.time[i], sm.port[i], sm.prio[i]));
@@ -45,7 +45,7 @@ fn canonical_logs(s: &mut Simulation) {
         permute(&mut sm.egress_bytes, &ix, max);
         permute(&mut sm.ingress_bytes, &ix, max);
         permute(&mut sm.paused, &ix, max);
-        s.samples_dropped += n.saturating_sub(max) as u64;
+        s.rec.samples_dropped += n.saturating_sub(max) as u64;
     }
 }
 
@@ -301,7 +301,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     for (p, port) in s.fx.ports.iter().enumerate() {
         let pid = crate::ids::PortId(p as u32);
         for prio in 0..8u8 {
-            if s.used_prios & (1 << prio) == 0 {
+            if s.setup.used_prios & (1 << prio) == 0 {
                 continue;
             }
             let c = &s.fx.prio_stats[p * 8 + prio as usize];
@@ -371,7 +371,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     s.models.tables(&s.fx, &ends, &mut tables);
 
     // samples
-    let sm = &s.samples;
+    let sm = &s.rec.samples;
     let mut t = Table::default();
     t.push("time_ps", Column::U64(sm.time.clone()));
     t.push("port_id", Column::U64(sm.port.iter().map(|&p| p as u64).collect()));
@@ -384,7 +384,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     tables.push(("samples".to_string(), t));
 
     // goodput
-    let g = s.goodput.rows();
+    let g = s.rec.goodput.rows();
     let iv = s.stats_cfg.goodput_interval.unwrap_or(SimTime(1));
     let mut t = Table::default();
     t.push("flow_id", Column::U64(g.iter().map(|r| r.flow as u64).collect()));
@@ -394,15 +394,15 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     tables.push(("goodput".to_string(), t));
 
     let mut t = Table::default();
-    t.push("time_ps", Column::U64(s.rate_log.rows().iter().map(|r| r.0 .0).collect()));
-    t.push("flow_id", Column::U64(s.rate_log.rows().iter().map(|r| r.1 as u64).collect()));
-    t.push("rate_gbps", Column::F64(s.rate_log.rows().iter().map(|r| r.2.as_gbps_f64()).collect()));
+    t.push("time_ps", Column::U64(s.rec.rate_log.rows().iter().map(|r| r.0 .0).collect()));
+    t.push("flow_id", Column::U64(s.rec.rate_log.rows().iter().map(|r| r.1 as u64).collect()));
+    t.push("rate_gbps", Column::F64(s.rec.rate_log.rows().iter().map(|r| r.2.as_gbps_f64()).collect()));
     tables.push(("rates".to_string(), t));
 
     // On request only (other runs' tables are unchanged): the traced flows' window and
     // rate, and the throughput of each priority in use.
     if !s.stats_cfg.trace_flows.is_empty() {
-        let tr = s.cc_trace.rows();
+        let tr = s.rec.cc_trace.rows();
         let mut t = Table::default();
         t.push("time_ps", Column::U64(tr.iter().map(|r| r.0 .0).collect()));
         t.push("flow_id", Column::U64(tr.iter().map(|r| r.1 as u64).collect()));
@@ -413,8 +413,8 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     if let Some(iv) = s.stats_cfg.class_interval {
         let (mut time, mut prio, mut bytes) = (vec![], vec![], vec![]);
         let last = (s.end.0 / iv.0) as usize;
-        for (b, per) in s.class_bins.iter().enumerate().take(last + 1) {
-            for (p, &n) in per.iter().enumerate().filter(|(p, _)| s.used_prios & (1 << p) != 0) {
+        for (b, per) in s.rec.class_bins.iter().enumerate().take(last + 1) {
+            for (p, &n) in per.iter().enumerate().filter(|(p, _)| s.setup.used_prios & (1 << p) != 0) {
                 time.push(b as u64 * iv.0);
                 prio.push(p as u64);
                 bytes.push(n);
@@ -451,7 +451,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         drops.insert(r.to_string(), json!(v));
     }
     let sum = |f: fn(&crate::net::stats::PrioCounters) -> u64| -> u64 { s.fx.prio_stats.iter().map(f).sum() };
-    let lat = &s.latency;
+    let lat = &s.rec.latency;
     let q = |p: f64| lat.quantile(p);
     let finished = s.flow_stats.iter().filter(|f| f.finish.is_some()).count();
     let rows: serde_json::Map<String, serde_json::Value> = tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
@@ -491,11 +491,11 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         },
         "message_latency_ps": {
             "what": "message completion time: posted to fully acknowledged",
-            "count": s.msg_latency.count,
-            "mean": s.msg_latency.mean(),
-            "p50": s.msg_latency.quantile(0.5),
-            "p99": s.msg_latency.quantile(0.99),
-            "p999": s.msg_latency.quantile(0.999),
+            "count": s.rec.msg_latency.count,
+            "mean": s.rec.msg_latency.mean(),
+            "p50": s.rec.msg_latency.quantile(0.5),
+            "p99": s.rec.msg_latency.quantile(0.99),
+            "p999": s.rec.msg_latency.quantile(0.999),
         },
         "memory": {
             "peak_packets": s.fx.pool.peak(),
@@ -503,9 +503,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         },
         "outputs": {
             "rows": rows,
-            "samples_not_kept": s.samples_dropped,
-            "goodput_bins_not_kept": s.goodput.dropped(),
-            "rate_changes_not_kept": s.rate_log.dropped(),
+            "samples_not_kept": s.rec.samples_dropped,
+            "goodput_bins_not_kept": s.rec.goodput.dropped(),
+            "rate_changes_not_kept": s.rec.rate_log.dropped(),
         },
         "checks": s.run_checks(),
     });
@@ -517,7 +517,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             "timeouts": s.tcp_tx.iter().map(|t| t.timeouts).sum::<u64>(),
             "fast_recoveries": s.tcp_tx.iter().map(|t| t.fast_recoveries).sum::<u64>(),
             "lost_retransmissions": s.tcp_tx.iter().map(|t| t.board.lost_resent).sum::<u64>(),
-            "message_latency_p95_ps": s.msg_latency.quantile(0.95).map(|v| v as f64),
+            "message_latency_p95_ps": s.rec.msg_latency.quantile(0.95).map(|v| v as f64),
         });
     }
     // UET runs only: the transport's totals (docs/models/uet.md).
@@ -550,10 +550,10 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         summary["fast_forward"] = ff;
     }
     if !s.stats_cfg.trace_flows.is_empty() {
-        summary["outputs"]["cc_trace_rows_not_kept"] = json!(s.cc_trace.dropped());
+        summary["outputs"]["cc_trace_rows_not_kept"] = json!(s.rec.cc_trace.dropped());
     }
     if s.stats_cfg.class_interval.is_some() {
-        summary["outputs"]["class_bins_not_kept"] = json!(s.class_dropped);
+        summary["outputs"]["class_bins_not_kept"] = json!(s.rec.class_dropped);
     }
     // The fabric models' parts (`FabricModel::summary`).
     s.models.summary(&s.fx, &mut summary);

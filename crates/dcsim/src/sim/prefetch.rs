@@ -26,14 +26,14 @@ impl Simulation {
         match ev {
             Event::Arrive(p, id) | Event::Forward(p, id) => {
                 self.fx.pool.prefetch(id);
-                if !self.prefetch_ports {
+                if !self.setup.prefetch_ports {
                     return;
                 }
                 if let Some(port) = self.fx.ports.get(p.idx()) {
                     prefetch(port);
                 }
             }
-            Event::TxDone(p) if self.prefetch_ports => {
+            Event::TxDone(p) if self.setup.prefetch_ports => {
                 if let Some(port) = self.fx.ports.get(p.idx()) {
                     prefetch(port);
                 }

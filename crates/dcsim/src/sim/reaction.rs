@@ -68,7 +68,7 @@ impl Simulation {
         let flow = &mut self.senders[f.idx()];
         let mut ctx = CcCtx::new(at, flow.line_rate);
         flow.cc_draws += 1;
-        ctx.uniform = unit(keyed(self.cc_key, &[f.0 as u64, flow.cc_draws as u64]));
+        ctx.uniform = unit(keyed(self.setup.cc_key, &[f.0 as u64, flow.cc_draws as u64]));
         ctx
     }
 
@@ -98,7 +98,7 @@ impl Simulation {
             if at == SimTime::MAX {
                 continue;
             }
-            if self.hold_quiet && cc.quiet_timer(k as u8) {
+            if self.setup.hold_quiet && cc.quiet_timer(k as u8) {
                 held = true;
             } else {
                 t.quiet[k] = SimTime::MAX;
@@ -140,11 +140,11 @@ impl Simulation {
     fn trace_cc(&mut self, f: FlowId) {
         let cc = &self.ccs[f.idx()];
         let now = (cc.window().unwrap_or(u64::MAX), cc.rate().min(self.senders[f.idx()].line_rate));
-        if self.cc_trace_last[f.idx()] == now {
+        if self.rec.cc_trace_last[f.idx()] == now {
             return;
         }
-        self.cc_trace_last[f.idx()] = now;
-        self.cc_trace.push((self.now_t(), f.0, now.0, now.1));
+        self.rec.cc_trace_last[f.idx()] = now;
+        self.rec.cc_trace.push((self.now_t(), f.0, now.0, now.1));
     }
 
     /// Paces flow `f` at its congestion control's `rate` (at most its `rate_cap`) from
@@ -174,6 +174,6 @@ impl Simulation {
         if flow.state == QpState::Waking && next < was {
             self.fx.q.schedule(next.max(now), Event::QpWake(f));
         }
-        self.rate_log.push((now, f.0, rate.min(line)));
+        self.rec.rate_log.push((now, f.0, rate.min(line)));
     }
 }

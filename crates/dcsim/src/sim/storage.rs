@@ -304,7 +304,7 @@ impl Simulation {
             if self.fx.nodes[port.node.idx()].is_host {
                 continue;
             }
-            for prio in (0..8u8).filter(|q| self.used_prios & (1 << q) != 0) {
+            for prio in (0..8u8).filter(|q| self.setup.used_prios & (1 << q) != 0) {
                 let b = self.fx.egress.queue(crate::ids::PortId(p as u32), prio).bytes;
                 qsum += b;
                 qmax = qmax.max(b);

@@ -48,7 +48,7 @@ impl Simulation {
             self.models.l2.on_offer(&self.fx, out, pkt.frame as u32);
         }
         let lossless = self.is_lossless(prio);
-        if let (Some(limit), false) = (self.egress_limit, lossless) {
+        if let (Some(limit), false) = (self.setup.egress_limit, lossless) {
             let bytes = self.fx.egress.queue(out, prio).bytes + size;
             if bytes > limit && self.over_egress_limit(in_port, out, prio, id, bytes) {
                 return;
@@ -62,7 +62,7 @@ impl Simulation {
         let q_before = self.fx.egress.queue(out, prio).bytes;
         let item = Queued { id, frame: pkt.frame, in_local: local };
         self.fx.egress.enqueue(out, prio, item, pkt.flow);
-        if self.enqueue_hooks {
+        if self.setup.enqueue_hooks {
             let e = Enqueued { out, prio, id, pkt: &pkt, in_local: local as u32, q_before, lossless };
             let mark = self.fx.after.len();
             let flows = &self.flows;
@@ -92,7 +92,7 @@ impl Simulation {
     pub(crate) fn count_drop(&mut self, pkt: &Packet) -> bool {
         let data = pkt.kind == PktKind::Data;
         if data {
-            self.drops_by_flow[pkt.flow.idx()] += 1;
+            self.rec.drops_by_flow[pkt.flow.idx()] += 1;
         }
         data
     }
@@ -117,7 +117,7 @@ impl Simulation {
         let quiet = self.fx.egress.nonempty(p) & !self.fx.ports[p.idx()].paused == 0;
         let (id, in_port, frame) = (item.id, self.ingress_of(p, &item), item.frame);
         let size = frame as u64;
-        if self.dequeue_hooks {
+        if self.setup.dequeue_hooks {
             let q_after = self.fx.egress.queue(p, prio).bytes;
             if q_after > 0 {
                 if let Some(next) = self.fx.egress.next_up(p, prio) {

@@ -55,22 +55,22 @@ impl Simulation {
                     }
                 }
                 self.flow_stats[f].absorb(&mut o.flow_stats[f]);
-                self.drops_by_flow[f] += o.drops_by_flow[f];
+                self.rec.drops_by_flow[f] += o.rec.drops_by_flow[f];
             }
-            self.latency.absorb(&o.latency);
-            self.msg_latency.absorb(&o.msg_latency);
+            self.rec.latency.absorb(&o.rec.latency);
+            self.rec.msg_latency.absorb(&o.rec.msg_latency);
             self.models.merge(&mut o.models, &self.fx, &|n| part[n.idx()] == me);
-            self.samples.append(&mut o.samples);
-            self.samples_dropped += o.samples_dropped;
-            self.goodput.absorb(&mut o.goodput);
-            self.rate_log.absorb(&mut o.rate_log);
-            self.cc_trace.absorb(&mut o.cc_trace);
-            for (a, b) in self.class_bins.iter_mut().zip(&o.class_bins) {
+            self.rec.samples.append(&mut o.rec.samples);
+            self.rec.samples_dropped += o.rec.samples_dropped;
+            self.rec.goodput.absorb(&mut o.rec.goodput);
+            self.rec.rate_log.absorb(&mut o.rec.rate_log);
+            self.rec.cc_trace.absorb(&mut o.rec.cc_trace);
+            for (a, b) in self.rec.class_bins.iter_mut().zip(&o.rec.class_bins) {
                 for (x, y) in a.iter_mut().zip(b) {
                     *x += y;
                 }
             }
-            self.class_dropped += o.class_dropped;
+            self.rec.class_dropped += o.rec.class_dropped;
             if let (Some(a), Some(b)) = (self.jobs.as_deref_mut(), o.jobs.as_deref()) {
                 a.absorb(b, |h| part[h as usize] == me);
             }

@@ -1,0 +1,35 @@
+//! What the build decides once from the plan and the models for the handlers to read:
+//! which optional paths a run takes, and a few derived constants.
+
+use crate::units::SimTime;
+
+pub(crate) struct Setup {
+    /// Priorities some flow uses (bit per priority).
+    pub used_prios: u8,
+    /// Frames longer than this (bytes, at a switch egress) are dropped
+    /// (`switch.egress_limit`, or trimming's threshold below it).
+    pub egress_limit: Option<u64>,
+    /// A switch's processing delay before a frame joins its egress queue.
+    pub processing_delay: SimTime,
+    /// Some model acts on each data frame a switch queues (ECN marking or detection,
+    /// 802.1Qau congestion points, remote PFC, NetworkCC): one test per frame for all.
+    pub enqueue_hooks: bool,
+    /// Some model acts on each frame leaving a switch egress (ECN marking at dequeue).
+    pub dequeue_hooks: bool,
+    /// Frames reaching a host take the slow path (NIC receive buffers or IB credits).
+    pub nic_rx_extras: bool,
+    /// RoCE senders arm their retransmission timer on lossless priorities too (a run
+    /// with link failures loses frames there).
+    pub rto_lossless: bool,
+    /// Prefetch the per-port records of the events due soon too (large fabrics:
+    /// `prefetch.rs`), not only their frames.
+    pub prefetch_ports: bool,
+    /// Transmitters with nothing queued behind a frame schedule no `TxDone` (`tx_busy`);
+    /// off with link failures, whose down ports are flushed when a frame ends.
+    pub quiet_tx: bool,
+    /// Quiet timer expiries are held back (`CongestionControl::quiet_timer`); off, every
+    /// expiry is an event (the same results, more events).
+    pub hold_quiet: bool,
+    /// Key of the random draws handed to congestion-control hooks (with flow and hook).
+    pub cc_key: u64,
+}
