@@ -324,9 +324,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         ff: None,
         io_next: SimTime::MAX,
         sw,
-        par: None,
-        owned: Vec::new(),
-        outbox: Default::default(),
+        part: Default::default(),
         owners: Default::default(),
         round_len: None,
         fx: Fabric {
@@ -347,17 +345,12 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         receivers,
         flow_stats,
         ccs,
-        tcp_tx,
-        tcp_rx,
-        uet_tx,
-        uet_rx,
-        pacers: Vec::new(),
-        uet: plan.host.uet.clone(),
+        tp: super::transports::Transports { tcp_tx, tcp_rx, uet_tx, uet_rx, pacers: Vec::new(), uet: plan.host.uet.clone() },
     };
     if plan.host.uet.rccc && plan.flows.iter().any(|f| f.transport == Transport::Uet) {
         // Every host may receive: one credit pacer per node (switches' stay unused).
         let rate = |n: &Node| n.ports.clone().next().map_or(crate::units::Rate(1), |p| sim.fx.ports[p as usize].rate());
-        sim.pacers = sim.fx.nodes.iter().map(|n| crate::models::uet::CreditPacer::new(rate(n), plan.host.uet.credit_rate)).collect();
+        sim.tp.pacers = sim.fx.nodes.iter().map(|n| crate::models::uet::CreditPacer::new(rate(n), plan.host.uet.credit_rate)).collect();
         sim.fx.pool.enable_tags(); // the pull target rides in the data frame's tag
     }
     if let Some((st, io_of)) = super::storage::Storage::new(plan) {

@@ -20,7 +20,7 @@ impl Simulation {
         let th = crate::models::ecn::marker::Thresholds { kmin, kmax, pmax };
         self.models.marking.apply_thresholds(&self.fx, th, ports);
         // Each partition of a parallel run marks at its own ports.
-        for other in self.par.iter_mut().flat_map(|p| p.others.iter_mut()) {
+        for other in self.part.par.iter_mut().flat_map(|p| p.others.iter_mut()) {
             other.models.marking.apply_thresholds(&other.fx, th, ports);
         }
         Ok(())

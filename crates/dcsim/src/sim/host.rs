@@ -122,7 +122,7 @@ impl Simulation {
                 let out = if hdr.uet == NO_UET {
                     0
                 } else {
-                    self.uet_tx[hdr.uet as usize].sack.count + s.resend.is_some() as u32 + self.models.trimming.pending(f) as u32
+                    self.tp.uet_tx[hdr.uet as usize].sack.count + s.resend.is_some() as u32 + self.models.trimming.pending(f) as u32
                 };
                 let in_flight = (s.next_seq - s.snd_una).saturating_sub(out) as u64 * self.host.mtu as u64;
                 if in_flight > 0 && in_flight + self.host.mtu as u64 > self.ccs[f.idx()].window().unwrap_or(u64::MAX) {
@@ -130,7 +130,7 @@ impl Simulation {
                     continue;
                 }
             }
-            if hdr.uet != NO_UET && self.uet.rccc && !crate::models::uet::may_send(&self.uet_tx[hdr.uet as usize]) {
+            if hdr.uet != NO_UET && self.tp.uet.rccc && !crate::models::uet::may_send(&self.tp.uet_tx[hdr.uet as usize]) {
                 s.state = QpState::Idle; // RCCC: a credit grant activates it
                 continue;
             }
@@ -195,7 +195,7 @@ impl Simulation {
             if tcp != NO_TCP {
                 self.tcp_sent(f, tcp, id, seq, resend);
             }
-            if self.uet.rccc && self.flows[f.idx()].uet != NO_UET {
+            if self.tp.uet.rccc && self.flows[f.idx()].uet != NO_UET {
                 self.uet_spend(f, id, frame);
             }
             self.transmit(p, id, frame, Some(prio), quiet(self));
@@ -211,7 +211,7 @@ impl Simulation {
         // The INT stack (HPCC) of a data frame or of the ACK that echoes it.
         let int = (pkt.flags & FLAG_INT != 0).then(|| self.fx.pool.int(id));
         // RCCC: a UET data frame's (or trimmed header's) pull target.
-        let rccc = self.uet.rccc && matches!(pkt.kind, PktKind::Data | PktKind::Trimmed) && self.flows[pkt.flow.idx()].uet != NO_UET;
+        let rccc = self.tp.uet.rccc && matches!(pkt.kind, PktKind::Data | PktKind::Trimmed) && self.flows[pkt.flow.idx()].uet != NO_UET;
         if rccc {
             let target = self.fx.pool.tag(id);
             self.uet_pull_target(pkt.flow, self.flows[pkt.flow.idx()].dst, target);
@@ -465,7 +465,7 @@ impl Simulation {
                     sacked = self.uet_sacked(f, seq);
                 }
             }
-            if let Some(th) = self.uet.loss_threshold {
+            if let Some(th) = self.tp.uet.loss_threshold {
                 self.uet_sack_loss(f, th);
             }
             self.uet_answered(f);
@@ -543,8 +543,8 @@ impl Simulation {
                 s.msg_start = now;
                 s.msg_limit = s.msg_limit.saturating_add(self.flows[f.idx()].npkts);
                 s.next_tx = nic_timing::first_send(now, s.next_tx, self.host.timing.doorbell);
-                if self.uet.rccc && self.flows[f.idx()].uet != NO_UET {
-                    self.uet_tx[self.flows[f.idx()].uet as usize].posted();
+                if self.tp.uet.rccc && self.flows[f.idx()].uet != NO_UET {
+                    self.tp.uet_tx[self.flows[f.idx()].uet as usize].posted();
                 }
                 self.activate(f);
                 return;

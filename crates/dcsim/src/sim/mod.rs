@@ -21,6 +21,7 @@ mod storage;
 mod sw_limiter;
 mod switch;
 mod tcp;
+mod transports;
 mod trimming;
 mod uet;
 
@@ -80,16 +81,8 @@ pub struct Simulation {
     /// Reaction-point state per flow, apart from `flows` so that the per-packet path does
     /// not carry it through the cache.
     pub(crate) ccs: Vec<Cc>,
-    /// TCP flows only (`FlowHeader::tcp` indexes them): the sender's transport state
-    /// (written only by the source NIC) and the receiver's (only by the destination).
-    pub(crate) tcp_tx: Vec<crate::models::tcp::sender::TcpSender>,
-    pub(crate) tcp_rx: Vec<crate::models::tcp::receiver::TcpReceiver>,
-    /// UET flows only (`FlowHeader::uet` indexes them), as for TCP; and, with RCCC, each
-    /// host's credit pacer (by node; empty without).
-    pub(crate) uet_tx: Vec<crate::models::uet::UetTx>,
-    pub(crate) uet_rx: Vec<crate::models::uet::UetRx>,
-    pub(crate) pacers: Vec<crate::models::uet::CreditPacer>,
-    pub(crate) uet: crate::models::uet::UetParams,
+    /// TCP's and UET's per-flow state (`transports.rs`).
+    pub(crate) tp: transports::Transports,
 
     /// Packets that finished crossing a link (every frame kind).
     pub(crate) hops: u64,
@@ -112,12 +105,8 @@ pub struct Simulation {
     /// perftest's software rate limiters (`sim/sw_limiter.rs`), one per flow that has one.
     pub(crate) sw: Vec<sw_limiter::SwLimiter>,
 
-    /// Parallel runs (`simulation.threads`, `sim/parallel/`): on the first partition, the
-    /// others; on every partition, which nodes it owns (empty: all) and the frames sent
-    /// this round to a port of another partition (when they arrive, where).
-    pub(crate) par: Option<Box<parallel::Parallel>>,
-    pub(crate) owned: Vec<bool>,
-    pub(crate) outbox: parallel::Post,
+    /// Parallel runs (`simulation.threads`, `sim/parallel/`): this partition's part.
+    pub(crate) part: parallel::Partition,
     /// The node each event belongs to (`event/owners.rs`).
     pub(crate) owners: crate::event::owners::Owners,
     /// How long the rounds served node by node may be (`event/rounds.rs`): the shortest
@@ -140,7 +129,7 @@ impl Simulation {
     /// set before the run starts.
     pub fn set_quiet_timers(&mut self, on: bool) {
         self.setup.hold_quiet = on;
-        if let Some(par) = self.par.as_mut() {
+        if let Some(par) = self.part.par.as_mut() {
             par.others.iter_mut().for_each(|o| o.setup.hold_quiet = on);
         }
     }
@@ -150,7 +139,7 @@ impl Simulation {
     /// the engine; between `run_until` calls.
     pub fn set_node_rounds(&mut self, on: bool) {
         let rounds = self.round_len.filter(|_| on).map(|l| (l, self.owners.clone()));
-        if let Some(par) = self.par.as_mut() {
+        if let Some(par) = self.part.par.as_mut() {
             par.others.iter_mut().for_each(|o| o.fx.q.set_rounds(rounds.clone()));
         }
         self.fx.q.set_rounds(rounds);
@@ -165,7 +154,7 @@ impl Simulation {
     /// Processes events up to and including time `t` (capped at the plan's end).
     /// Returns true while the run has more to do.
     pub fn run_until(&mut self, t: SimTime) -> bool {
-        if self.par.is_some() {
+        if self.part.par.is_some() {
             return self.run_parallel(t);
         }
         self.run_local_until(t)
@@ -355,7 +344,7 @@ impl Simulation {
     }
     /// The other partitions of a parallel run.
     fn others(&self) -> impl Iterator<Item = &Simulation> {
-        self.par.iter().flat_map(|p| p.others.iter())
+        self.part.par.iter().flat_map(|p| p.others.iter())
     }
     /// The time at which the run was stopped because its clock no longer advanced
     /// (more events at one picosecond than any valid run has), if it was.
@@ -377,7 +366,7 @@ impl Simulation {
 
     /// Finalises statistics and returns the result tables and summary.
     pub fn finish(mut self) -> Results {
-        if self.par.is_some() {
+        if self.part.par.is_some() {
             self.merge_partitions();
         }
         output::finish(&mut self)
@@ -569,7 +558,7 @@ impl Simulation {
     /// Whether this world runs the node: always, but on a partition of a parallel run.
     #[inline]
     pub(crate) fn owns(&self, n: NodeId) -> bool {
-        self.owned.is_empty() || self.owned[n.idx()]
+        self.part.owned.is_empty() || self.part.owned[n.idx()]
     }
 
     /// MMU accounting class of a priority: itself under PFC, one class under PAUSE.

@@ -237,9 +237,9 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
 
     // tcp: one row per TCP flow, only when the run has any (other runs' tables are
     // unchanged).
-    if !s.tcp_tx.is_empty() {
+    if !s.tp.tcp_tx.is_empty() {
         let ids: Vec<usize> = (0..s.flows.len()).filter(|&i| s.flows[i].tcp != super::NO_TCP).collect();
-        let tx = |i: usize| &s.tcp_tx[s.flows[i].tcp as usize];
+        let tx = |i: usize| &s.tp.tcp_tx[s.flows[i].tcp as usize];
         let mut t = Table::default();
         t.push("flow_id", Column::U64(ids.iter().map(|&i| i as u64).collect()));
         t.push("retransmits", Column::U64(ids.iter().map(|&i| s.flow_stats[i].retransmits).collect()));
@@ -511,25 +511,25 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     });
     // TCP runs only (other summaries unchanged): totals and the 95th percentile of
     // message completion (seed 004 reports it).
-    if !s.tcp_tx.is_empty() {
+    if !s.tp.tcp_tx.is_empty() {
         summary["tcp"] = json!({
-            "flows": s.tcp_tx.len(),
-            "timeouts": s.tcp_tx.iter().map(|t| t.timeouts).sum::<u64>(),
-            "fast_recoveries": s.tcp_tx.iter().map(|t| t.fast_recoveries).sum::<u64>(),
-            "lost_retransmissions": s.tcp_tx.iter().map(|t| t.board.lost_resent).sum::<u64>(),
+            "flows": s.tp.tcp_tx.len(),
+            "timeouts": s.tp.tcp_tx.iter().map(|t| t.timeouts).sum::<u64>(),
+            "fast_recoveries": s.tp.tcp_tx.iter().map(|t| t.fast_recoveries).sum::<u64>(),
+            "lost_retransmissions": s.tp.tcp_tx.iter().map(|t| t.board.lost_resent).sum::<u64>(),
             "message_latency_p95_ps": s.rec.msg_latency.quantile(0.95).map(|v| v as f64),
         });
     }
     // UET runs only: the transport's totals (docs/models/uet.md).
-    if !s.uet_tx.is_empty() {
+    if !s.tp.uet_tx.is_empty() {
         summary["uet"] = json!({
-            "flows": s.uet_tx.len(),
-            "sacks": s.uet_tx.iter().map(|t| t.sacks).sum::<u64>(),
-            "requests_to_send": s.uet_tx.iter().map(|t| t.requests).sum::<u64>(),
-            "unsolicited_bytes": s.uet_tx.iter().map(|t| t.unsolicited_bytes).sum::<u64>(),
-            "sack_resends": s.uet_tx.iter().map(|t| t.sack_resends).sum::<u64>(),
-            "credit_frames": s.uet_rx.iter().map(|r| r.grants).sum::<u64>(),
-            "credited_bytes": s.uet_rx.iter().map(|r| r.granted as u64 * crate::models::uet::QUANTUM).sum::<u64>(),
+            "flows": s.tp.uet_tx.len(),
+            "sacks": s.tp.uet_tx.iter().map(|t| t.sacks).sum::<u64>(),
+            "requests_to_send": s.tp.uet_tx.iter().map(|t| t.requests).sum::<u64>(),
+            "unsolicited_bytes": s.tp.uet_tx.iter().map(|t| t.unsolicited_bytes).sum::<u64>(),
+            "sack_resends": s.tp.uet_tx.iter().map(|t| t.sack_resends).sum::<u64>(),
+            "credit_frames": s.tp.uet_rx.iter().map(|r| r.grants).sum::<u64>(),
+            "credited_bytes": s.tp.uet_rx.iter().map(|r| r.granted as u64 * crate::models::uet::QUANTUM).sum::<u64>(),
         });
     }
     // Runs where reordering can matter (as the flows table's columns): the receivers'

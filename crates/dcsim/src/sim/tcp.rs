@@ -17,14 +17,14 @@ impl Simulation {
     pub(crate) fn tcp_pick(&mut self, f: FlowId, t: u32) -> Option<(u32, bool)> {
         let s = &self.senders[f.idx()];
         let cwnd = self.ccs[f.idx()].window();
-        self.tcp_tx[t as usize].next_segment(s.next_seq, s.msg_limit, cwnd, self.host.mtu as u64)
+        self.tp.tcp_tx[t as usize].next_segment(s.next_seq, s.msg_limit, cwnd, self.host.mtu as u64)
     }
 
     /// Segment `seq` (packet `id`) of flow `f` goes out: scoreboard, CWR, counters, and
     /// the retransmission timer (RFC 6298 5.1: started if not running).
     pub(crate) fn tcp_sent(&mut self, f: FlowId, t: u32, id: PktId, seq: u32, resend: bool) {
         let now = self.now_t();
-        let tx = &mut self.tcp_tx[t as usize];
+        let tx = &mut self.tp.tcp_tx[t as usize];
         if resend || seq < tx.snd_max {
             self.flow_stats[f.idx()].retransmits += 1;
         } else if tx.cwr_pending {
@@ -42,7 +42,7 @@ impl Simulation {
     /// pending per flow; a later deadline is found by it when it fires (and re-armed),
     /// an earlier one gets a new event (the old one goes stale by its generation).
     fn tcp_arm(&mut self, f: FlowId, t: u32, at: SimTime) {
-        let tx = &mut self.tcp_tx[t as usize];
+        let tx = &mut self.tp.tcp_tx[t as usize];
         tx.deadline = Some(at);
         if tx.timer_pending && tx.timer_at <= at {
             return;
@@ -60,7 +60,7 @@ impl Simulation {
         if gen != self.senders[f.idx()].rto_gen {
             return;
         }
-        let tx = &mut self.tcp_tx[t as usize];
+        let tx = &mut self.tp.tcp_tx[t as usize];
         tx.timer_pending = false;
         let Some(at) = tx.deadline else { return };
         if at > now {
@@ -69,15 +69,15 @@ impl Simulation {
         }
         let s = &self.senders[f.idx()];
         if s.done || s.snd_una >= s.next_seq {
-            self.tcp_tx[t as usize].deadline = None;
+            self.tp.tcp_tx[t as usize].deadline = None;
             return;
         }
         // RFC 6298 5.4-5.6: go back to the first unacknowledged segment, back off, restart.
         // FlightSize without what the receiver reported holding (SACKed).
-        let sacked = self.tcp_tx[t as usize].board.sacked as u64 * self.host.mtu as u64;
+        let sacked = self.tp.tcp_tx[t as usize].board.sacked as u64 * self.host.mtu as u64;
         let flight = self.payload_bytes(f, s.snd_una, s.next_seq).saturating_sub(sacked);
         let una = s.snd_una;
-        let tx = &mut self.tcp_tx[t as usize];
+        let tx = &mut self.tp.tcp_tx[t as usize];
         tx.on_timeout(una);
         let snd_max = tx.snd_max;
         let at = now + tx.rto.rto();
@@ -104,7 +104,7 @@ impl Simulation {
             s.next_seq = s.next_seq.max(s.snd_una);
         }
         let (una, nxt) = (s.snd_una, s.next_seq);
-        let tx = &mut self.tcp_tx[t as usize];
+        let tx = &mut self.tp.tcp_tx[t as usize];
         let out = tx.on_ack(una, pkt.sack(), nxt);
         let rtt = now - pkt.sent();
         if una > old_una {
@@ -120,7 +120,7 @@ impl Simulation {
         let s = &self.senders[f.idx()];
         if s.cc_acks && !s.done {
             let ece = pkt.flags & FLAG_ECE != 0;
-            let recovery = self.tcp_tx[t as usize].recovery;
+            let recovery = self.tp.tcp_tx[t as usize].recovery;
             let ack = Ack {
                 newly_acked: self.payload_bytes(f, old_una, una),
                 acked_to: una,
@@ -134,7 +134,7 @@ impl Simulation {
             let before = self.ccs[f.idx()].window();
             self.cc_hook(f, |cc, ctx| cc.on_ack(ctx, &ack));
             if ece && self.ccs[f.idx()].window() < before {
-                self.tcp_tx[t as usize].cwr_pending = true; // RFC 3168 6.1.2
+                self.tp.tcp_tx[t as usize].cwr_pending = true; // RFC 3168 6.1.2
             }
             if out.enter_recovery {
                 let loss = Loss { kind: LossKind::FastRetransmit, flight: self.payload_bytes(f, una, nxt), snd_nxt: nxt };
@@ -158,7 +158,7 @@ impl Simulation {
         let (t, npkts, last_payload) = (hdr.tcp as usize, hdr.npkts, hdr.last_payload);
         let per_ack = self.host.tcp.delayed_ack;
         let r = &mut self.receivers[f.idx()];
-        let reply = self.tcp_rx[t].on_segment(&mut r.rcv_next, pkt.seq(), pkt.sent(), ce, pkt.flags & FLAG_CWR != 0, per_ack, |n| {
+        let reply = self.tp.tcp_rx[t].on_segment(&mut r.rcv_next, pkt.seq(), pkt.sent(), ce, pkt.flags & FLAG_CWR != 0, per_ack, |n| {
             npkts != u32::MAX && n.is_multiple_of(npkts)
         });
         let mtu = self.host.mtu as u64;
@@ -169,7 +169,7 @@ impl Simulation {
         if let Some((ece, echo)) = reply.flush {
             self.tcp_send_ack(f, reply.delivered.start, None, echo, ece);
         }
-        let rx = &mut self.tcp_rx[t];
+        let rx = &mut self.tp.tcp_rx[t];
         if reply.ack_now {
             rx.delack_armed = false;
             rx.delack_gen = rx.delack_gen.wrapping_add(1);
@@ -186,7 +186,7 @@ impl Simulation {
     /// The delayed-ACK timer of flow `f` expired: send the held ACK.
     pub(crate) fn on_delayed_ack(&mut self, f: FlowId, gen: u32) {
         let t = self.flows[f.idx()].tcp as usize;
-        let rx = &mut self.tcp_rx[t];
+        let rx = &mut self.tp.tcp_rx[t];
         if gen != rx.delack_gen || !rx.delack_armed {
             return;
         }

@@ -17,14 +17,14 @@ impl Simulation {
     pub(crate) fn uet_cum_advanced(&mut self, f: FlowId, from: u32, to: u32) -> u64 {
         let k = self.flows[f.idx()].uet as usize;
         let mut bytes = 0;
-        if self.uet_tx[k].sack.count == 0 {
+        if self.tp.uet_tx[k].sack.count == 0 {
             return 0;
         }
         for seq in from..to {
-            if self.uet_tx[k].sack.clear(seq) {
+            if self.tp.uet_tx[k].sack.clear(seq) {
                 bytes += self.payload_bytes(f, seq, seq + 1);
             }
-            if self.uet_tx[k].sack.count == 0 {
+            if self.tp.uet_tx[k].sack.count == 0 {
                 break;
             }
         }
@@ -36,7 +36,7 @@ impl Simulation {
     pub(crate) fn uet_sacked(&mut self, f: FlowId, seq: u32) -> u64 {
         let k = self.flows[f.idx()].uet as usize;
         let s = &self.senders[f.idx()];
-        let t = &mut self.uet_tx[k];
+        let t = &mut self.tp.uet_tx[k];
         if seq < s.snd_una || seq >= s.next_seq || seq - s.snd_una >= t.sack.window() || !t.sack.mark(seq) {
             return 0;
         }
@@ -50,7 +50,7 @@ impl Simulation {
     pub(crate) fn uet_sack_loss(&mut self, f: FlowId, threshold: u32) {
         let k = self.flows[f.idx()].uet as usize;
         let s = &mut self.senders[f.idx()];
-        if s.resend.is_some() || s.snd_una >= s.next_seq || !self.uet_tx[k].hole_lost(s.snd_una, threshold) {
+        if s.resend.is_some() || s.snd_una >= s.next_seq || !self.tp.uet_tx[k].hole_lost(s.snd_una, threshold) {
             return;
         }
         s.resend = Some(s.snd_una);
@@ -61,7 +61,7 @@ impl Simulation {
     /// A NAK of packet `seq` of flow `f` that the receiver has SACKed since: stale (a
     /// header trimmed from an earlier copy of it).
     pub(crate) fn uet_nak_stale(&self, f: FlowId, seq: u32) -> bool {
-        let t = &self.uet_tx[self.flows[f.idx()].uet as usize];
+        let t = &self.tp.uet_tx[self.flows[f.idx()].uet as usize];
         let una = self.senders[f.idx()].snd_una;
         // The scoreboard is a ring over the window above `snd_una`.
         seq >= una && seq - una < t.sack.window() && t.sack.has(seq)
@@ -72,7 +72,7 @@ impl Simulation {
     pub(crate) fn uet_sacked_count(&self, f: FlowId) -> u32 {
         match self.flows[f.idx()].uet {
             NO_UET => 0,
-            k => self.uet_tx[k as usize].sack.count,
+            k => self.tp.uet_tx[k as usize].sack.count,
         }
     }
 
@@ -88,7 +88,7 @@ impl Simulation {
         let backlog = self.payload_bytes(f, s.next_seq, s.next_seq + left) + (left as u64 + resends) * hdr + resends * mtu;
         // With a window of its own (NSCC) a sender asks for no more than it may send.
         let cap = self.ccs[f.idx()].window().map_or(u64::MAX, |w| w + mtu + hdr);
-        let t = &mut self.uet_tx[k];
+        let t = &mut self.tp.uet_tx[k];
         if t.credit <= 0 {
             t.requests += 1; // sent on `rts`
         } else if t.speculating {
@@ -106,7 +106,7 @@ impl Simulation {
     pub(crate) fn uet_pull_target(&mut self, f: FlowId, dst: NodeId, target: Option<u32>) {
         let k = self.flows[f.idx()].uet;
         let Some(target) = target else { return };
-        let r = &mut self.uet_rx[k as usize];
+        let r = &mut self.tp.uet_rx[k as usize];
         if target <= r.target {
             return;
         }
@@ -116,7 +116,7 @@ impl Simulation {
         }
         r.queued = true;
         let now = self.now_t();
-        let p = &mut self.pacers[dst.idx()];
+        let p = &mut self.tp.pacers[dst.idx()];
         p.queue.push_back(k);
         if !p.armed {
             p.armed = true;
@@ -128,10 +128,10 @@ impl Simulation {
     /// RCCC: host `node`'s credit pacer grants the next flow in its queue its share.
     pub(crate) fn on_credit_tick(&mut self, node: u32) {
         let now = self.now_t();
-        let per_grant = ((self.uet.credit_packets as u64 * self.host.mtu as u64) / QUANTUM).max(1) as u32;
-        let p = &mut self.pacers[node as usize];
+        let per_grant = ((self.tp.uet.credit_packets as u64 * self.host.mtu as u64) / QUANTUM).max(1) as u32;
+        let p = &mut self.tp.pacers[node as usize];
         p.armed = false;
-        let Some((f, pull)) = grant(p, &mut self.uet_rx, per_grant, now) else { return };
+        let Some((f, pull)) = grant(p, &mut self.tp.uet_rx, per_grant, now) else { return };
         if !p.queue.is_empty() {
             p.armed = true;
             let at = p.free_at;
@@ -148,7 +148,7 @@ impl Simulation {
     pub(crate) fn uet_receive_credit(&mut self, pkt: &Packet) {
         let f = pkt.flow;
         let k = self.flows[f.idx()].uet as usize;
-        let t = &mut self.uet_tx[k];
+        let t = &mut self.tp.uet_tx[k];
         t.stop_speculating();
         if t.granted(pkt.credit_pull()) {
             self.activate(f);
@@ -158,17 +158,17 @@ impl Simulation {
     /// RCCC: an ACK or NAK reached the sender: its unsolicited window ends.
     #[inline]
     pub(crate) fn uet_answered(&mut self, f: FlowId) {
-        if self.uet.rccc {
+        if self.tp.uet.rccc {
             let k = self.flows[f.idx()].uet as usize;
-            self.uet_tx[k].stop_speculating();
+            self.tp.uet_tx[k].stop_speculating();
         }
     }
 
     /// RCCC: after a retransmission timeout one packet may go without credit.
     pub(crate) fn uet_timed_out(&mut self, f: FlowId) {
-        if self.uet.rccc {
+        if self.tp.uet.rccc {
             let k = self.flows[f.idx()].uet as usize;
-            self.uet_tx[k].rts = true;
+            self.tp.uet_tx[k].rts = true;
         }
     }
 }

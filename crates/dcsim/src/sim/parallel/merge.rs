@@ -15,7 +15,7 @@ use crate::sim::FlowStats;
 impl Simulation {
     pub(in crate::sim) fn merge_partitions(&mut self) {
         let peak = self.peak_packets();
-        let par = self.par.take().expect("a parallel run");
+        let par = self.part.par.take().expect("a parallel run");
         let part = &par.part;
         for (k, mut o) in par.others.into_iter().enumerate() {
             let me = (k + 1) as u16;
@@ -34,10 +34,10 @@ impl Simulation {
                 let uet = self.flows[f].uet as usize;
                 if uet != crate::sim::NO_UET as usize {
                     if part[src.idx()] == me {
-                        swap(&mut self.uet_tx[uet], &mut o.uet_tx[uet]);
+                        swap(&mut self.tp.uet_tx[uet], &mut o.tp.uet_tx[uet]);
                     }
                     if part[dst.idx()] == me {
-                        swap(&mut self.uet_rx[uet], &mut o.uet_rx[uet]);
+                        swap(&mut self.tp.uet_rx[uet], &mut o.tp.uet_rx[uet]);
                     }
                 }
                 if part[src.idx()] == me {
@@ -45,13 +45,13 @@ impl Simulation {
                     swap(&mut self.ccs[f], &mut o.ccs[f]);
                     swap(&mut self.cc_timers[f], &mut o.cc_timers[f]);
                     if tcp != crate::sim::NO_TCP as usize {
-                        swap(&mut self.tcp_tx[tcp], &mut o.tcp_tx[tcp]);
+                        swap(&mut self.tp.tcp_tx[tcp], &mut o.tp.tcp_tx[tcp]);
                     }
                 }
                 if part[dst.idx()] == me {
                     swap(&mut self.receivers[f], &mut o.receivers[f]);
                     if tcp != crate::sim::NO_TCP as usize {
-                        swap(&mut self.tcp_rx[tcp], &mut o.tcp_rx[tcp]);
+                        swap(&mut self.tp.tcp_rx[tcp], &mut o.tp.tcp_rx[tcp]);
                     }
                 }
                 self.flow_stats[f].absorb(&mut o.flow_stats[f]);

@@ -33,6 +33,18 @@ use crate::net::packet::{IntStack, Packet, FLAG_INT};
 use crate::plan::Plan;
 use crate::units::SimTime;
 
+/// What each partition of a parallel run holds of it (all empty on one thread).
+#[derive(Default)]
+pub(crate) struct Partition {
+    /// On the first partition, the others.
+    pub par: Option<Box<Parallel>>,
+    /// Which nodes this partition owns (empty: all).
+    pub owned: Vec<bool>,
+    /// The frames sent this round to a port of another partition (when they arrive,
+    /// where).
+    pub outbox: Post,
+}
+
 pub(crate) struct Parallel {
     /// Partitions 1.. (partition 0 is the world that holds this).
     pub others: Vec<Simulation>,
@@ -130,12 +142,12 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
     }
     let deadlock_next = sim.models.deadlocks.next;
     for (i, s) in std::iter::once(&mut *sim).chain(others.iter_mut()).enumerate() {
-        s.owned = part.iter().map(|&p| p as usize == i).collect();
+        s.part.owned = part.iter().map(|&p| p as usize == i).collect();
         for p in 0..s.fx.ports.len() {
             let (node, peer) = (s.fx.ports[p].node, s.fx.ports[p].peer);
             s.fx.ports[p].remote = part[node.idx()] != part[s.fx.ports[peer.idx()].node.idx()];
         }
-        let (owners, owned) = (&s.owners, &s.owned);
+        let (owners, owned) = (&s.owners, &s.part.owned);
         s.fx.q.retain(|ev| owned[owners.of(ev) as usize]);
         // The deadlock check runs between rounds, over all partitions.
         s.models.deadlocks.next = SimTime::MAX;
@@ -144,7 +156,7 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
         let counts: Vec<usize> = (0..parts).map(|i| part.iter().filter(|&&p| p as usize == i).count()).collect();
         eprintln!("partitions {counts:?} lookahead {lookahead:?}");
     }
-    sim.par = Some(Box::new(Parallel { others, part, lookahead, deadlock_next }));
+    sim.part.par = Some(Box::new(Parallel { others, part, lookahead, deadlock_next }));
     Ok(())
 }
 
@@ -169,7 +181,7 @@ impl Simulation {
         if self.watchdog.stalled.is_some() || self.models.deadlocks.stopped_at.is_some() {
             return false;
         }
-        let mut par = self.par.take().expect("a parallel run");
+        let mut par = self.part.par.take().expect("a parallel run");
         let n = par.others.len() + 1;
         let shared = Shared {
             barrier: SpinBarrier::new(n),
@@ -195,7 +207,7 @@ impl Simulation {
         par.deadlock_next = SimTime(shared.deadlock_next.load(Ordering::Relaxed));
         let halted = shared.halt.load(Ordering::Relaxed) || shared.stalled.load(Ordering::Relaxed);
         let pending = !self.fx.q.is_empty() || par.others.iter().any(|s| !s.fx.q.is_empty());
-        self.par = Some(par);
+        self.part.par = Some(par);
         !halted && stop < self.end && pending
     }
 
@@ -204,21 +216,21 @@ impl Simulation {
     pub(crate) fn send_remote(&mut self, at: SimTime, port: PortId, id: PktId) {
         let pkt = *self.fx.pool.get(id);
         let int = if pkt.flags & FLAG_INT != 0 {
-            self.outbox.ints.push(self.fx.pool.int(id));
-            self.outbox.ints.len() as u32 - 1
+            self.part.outbox.ints.push(self.fx.pool.int(id));
+            self.part.outbox.ints.len() as u32 - 1
         } else {
             NO_INT
         };
         let tag = self.fx.pool.tag(id);
         self.fx.pool.free(id);
-        let frames = &mut self.outbox.frames;
+        let frames = &mut self.part.outbox.frames;
         crate::prefetch::prefetch_write(frames.as_ptr().wrapping_add(frames.len() + 4));
         frames.push(Mail { at, port, pkt, int, tag });
     }
 
     /// Posts the frames sent to other partitions this round, in the order they were sent.
     fn post_outbox(&mut self, me: usize, n: usize, part: &[u16], shared: &Shared) {
-        if self.outbox.frames.is_empty() {
+        if self.part.outbox.frames.is_empty() {
             return;
         }
         for j in (0..n).filter(|&j| j != me) {
@@ -226,21 +238,21 @@ impl Simulation {
             let post = &mut *post;
             if n == 2 && post.frames.is_empty() {
                 // Everything goes to the one other partition: hand the vectors over.
-                std::mem::swap(post, &mut self.outbox);
+                std::mem::swap(post, &mut self.part.outbox);
                 continue;
             }
-            for m in self.outbox.frames.iter().filter(|m| part[self.fx.ports[m.port.idx()].node.idx()] as usize == j) {
+            for m in self.part.outbox.frames.iter().filter(|m| part[self.fx.ports[m.port.idx()].node.idx()] as usize == j) {
                 let int = if m.int == NO_INT {
                     NO_INT
                 } else {
-                    post.ints.push(self.outbox.ints[m.int as usize]);
+                    post.ints.push(self.part.outbox.ints[m.int as usize]);
                     post.ints.len() as u32 - 1
                 };
                 post.frames.push(Mail { int, ..*m });
             }
         }
-        self.outbox.frames.clear();
-        self.outbox.ints.clear();
+        self.part.outbox.frames.clear();
+        self.part.outbox.ints.clear();
     }
 
     /// Schedules the arrivals other partitions posted to this one.
