@@ -1,0 +1,15 @@
+//! The records of one flow, split by owner: what every frame of the flow says about it
+//! (`FlowHeader`, header.rs), the sending queue pair (`Sender`, sender.rs, written only by
+//! the source NIC), the receiver (`Receiver`, receiver.rs, written only by the
+//! destination NIC) and what is counted about it (`FlowStats`, stats.rs, never read by
+//! the model).
+
+mod header;
+mod receiver;
+mod sender;
+mod stats;
+
+pub(crate) use header::{FlowHeader, NO_TCP, NO_UET};
+pub(crate) use receiver::Receiver;
+pub(crate) use sender::{CcTimers, QpState, Sender};
+pub(crate) use stats::FlowStats;
