@@ -20,6 +20,7 @@ impl Simulation {
     }
 
     pub(crate) fn on_flow_start(&mut self, f: FlowId) {
+        self.create_sender(f);
         let s = &mut self.senders[f.idx()];
         s.started = true;
         s.msg_start = self.fx.q.now();
@@ -69,7 +70,8 @@ impl Simulation {
     }
 
     pub(crate) fn on_qp_wake(&mut self, f: FlowId) {
-        if self.senders[f.idx()].state == QpState::Waking {
+        // (A stale wake of a retired sender: it was idle.)
+        if self.senders.get(f.idx()).is_some_and(|s| s.state == QpState::Waking) {
             self.senders[f.idx()].state = QpState::Idle;
             self.activate(f);
         }
@@ -431,6 +433,11 @@ impl Simulation {
     fn receive_ack(&mut self, pkt: &Packet, int: Option<&IntStack>) {
         let now = self.now_t();
         let f = pkt.flow;
+        if !self.senders.has(f.idx()) {
+            // A retired sender (`retire_sender`: RoCE, not windowed, done and idle): an
+            // ACK moves nothing, NAKs nothing it still has to send, and runs no hook.
+            return;
+        }
         let uet = self.flows[f.idx()].uet != NO_UET;
         let s = &mut self.senders[f.idx()];
         let old_una = s.snd_una;
@@ -565,6 +572,7 @@ impl Simulation {
         if s.cc_dynamic {
             self.cc_hook(f, |cc, ctx| cc.on_finish(ctx));
         }
+        self.retire_sender(f);
     }
 
     /// Payload bytes of packets `from..to` of flow `f` (a message's last packet may be
@@ -583,7 +591,8 @@ impl Simulation {
         }
         let now = self.now_t();
         let rto = self.host.rto;
-        let s = &mut self.senders[f.idx()];
+        // (A retired sender had nothing outstanding: its timeout does nothing.)
+        let Some(s) = self.senders.get_mut(f.idx()) else { return };
         if gen != s.rto_gen || !s.rto_armed {
             return;
         }

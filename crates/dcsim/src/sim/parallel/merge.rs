@@ -41,9 +41,9 @@ impl Simulation {
                     }
                 }
                 if part[src.idx()] == me {
-                    swap(&mut self.senders[f], &mut o.senders[f]);
-                    swap(&mut self.ccs[f], &mut o.ccs[f]);
-                    swap(&mut self.cc_timers[f], &mut o.cc_timers[f]);
+                    self.senders.adopt(&mut o.senders, f);
+                    self.ccs.adopt(&mut o.ccs, f);
+                    self.cc_timers.adopt(&mut o.cc_timers, f);
                     if tcp != crate::sim::NO_TCP as usize {
                         swap(&mut self.tcp_tx[tcp], &mut o.tcp_tx[tcp]);
                     }
