@@ -1,7 +1,7 @@
 //! Builds the world from a plan: ports from links, routing tables, per-port buffer
 //! settings (headroom, XOFF/XON, alpha), queue pairs and the first events.
 
-use super::flow::{CcTimers, SenderInit, EAGER};
+use super::flow::{CcTimers, FlowInit, EAGER};
 use super::{Fabric, FlowHeader, FlowSlots, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation, Tx};
 use crate::error::try_vec;
 use crate::error::Result;
@@ -132,9 +132,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let n_flows = plan.flows.len();
     // Fallible: a scenario of many flows in a process with less memory than its limit
     // allows fails here with an error naming what was built, not an abort.
-    let (mut flows, mut sender_init) = (try_vec(n_flows, "flows")?, try_vec(n_flows, "flows")?);
-    let (mut receivers, mut flow_stats) = (try_vec(n_flows, "flows")?, try_vec(n_flows, "flows")?);
-    let (mut senders, mut ccs, mut cc_timers) = (FlowSlots::new(n_flows), FlowSlots::new(n_flows), FlowSlots::new(n_flows));
+    let (mut flows, mut flow_init) = (try_vec(n_flows, "flows")?, try_vec(n_flows, "flows")?);
+    let (mut receivers, mut flow_stats) = (FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?);
+    let (mut senders, mut ccs, mut cc_timers) =
+        (FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?);
     // Senders that may be made at their flow's start and retired at its finish (see
     // `EAGER`): the run allows it, then each flow decides.
     let trimming = plan.fabric.trimming.as_ref().is_some_and(|t| t.enabled);
@@ -217,8 +218,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             && !traced
             && cc.window().is_none()
             && !matches!(cc_plan, crate::models::CcPlan::External(_));
-        let init = SenderInit { rate: fp.rate, messages: fp.messages, cc: if lazy { fp.cc } else { EAGER } };
-        sender_init.push(init);
+        let init = FlowInit { rate: fp.rate, messages: fp.messages, cc: if lazy { fp.cc } else { EAGER }, ideal_fct: ideal[i] };
+        flow_init.push(init);
         if !lazy {
             let sw_ix = match &fp.sw_limit {
                 Some(l) => {
@@ -236,10 +237,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             senders.insert(i, s);
             ccs.insert(i, cc);
             cc_timers.insert(i, CcTimers::default());
+            let selective = (plan.host.selective_repeat && fp.transport == Transport::Roce) || fp.transport == Transport::Uet;
+            receivers.insert(i, Receiver::new(if selective { plan.host.ooo_window } else { 0 }));
+            flow_stats.insert(i, FlowStats { ideal_fct: ideal[i], min_rate: host_rate, ..FlowStats::default() });
         }
-        let selective = (plan.host.selective_repeat && fp.transport == Transport::Roce) || fp.transport == Transport::Uet;
-        receivers.push(Receiver::new(if selective { plan.host.ooo_window } else { 0 }));
-        flow_stats.push(FlowStats { ideal_fct: ideal[i], min_rate: host_rate, ..FlowStats::default() });
         if fp.start <= plan.duration {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));
         }
@@ -346,7 +347,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         },
         flows,
         cc_timers,
-        sender_init,
+        flow_init,
         cc_plans: plan.ccs.clone(),
         base_rtt,
         hold_quiet: true,
@@ -374,7 +375,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         // The server-to-client queue pairs have nothing to send until a request arrives.
         let io_flows: Vec<usize> = sim.flows.iter().enumerate().filter(|(_, h)| h.io != super::NO_IO).map(|(i, _)| i).collect();
         for f in io_flows {
-            sim.create_sender(FlowId(f as u32));
+            sim.make_eager(FlowId(f as u32));
             sim.senders[f].msg_limit = 0;
         }
         sim.io_next = st.first_row(plan.duration);
@@ -402,7 +403,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
 
 /// A flow's queue pair before its start, from its static description and its reaction
 /// point (`cc`) as made.
-fn new_sender(init: &SenderInit, cc: &Cc, h: &FlowHeader, host_rate: Rate) -> Sender {
+fn new_sender(init: &FlowInit, cc: &Cc, h: &FlowHeader, host_rate: Rate) -> Sender {
     Sender {
         state: QpState::Idle,
         started: false,
@@ -445,8 +446,8 @@ impl Simulation {
         if self.senders.has(f.idx()) {
             return;
         }
-        let (init, h) = (self.sender_init[f.idx()], &self.flows[f.idx()]);
-        let host_rate = self.fx.ports[self.fx.nodes[h.src.idx()].ports.start as usize].rate();
+        let (init, h) = (self.flow_init[f.idx()], &self.flows[f.idx()]);
+        let host_rate = self.src_rate(f);
         let spec = NicSpec {
             line_rate: host_rate,
             mtu_wire: self.host.mtu + self.host.header_bytes + self.fx.preamble,
@@ -458,13 +459,62 @@ impl Simulation {
         self.senders.insert(f.idx(), s);
         self.ccs.insert(f.idx(), cc);
         self.cc_timers.insert(f.idx(), CcTimers::default());
+        self.open_stats(f);
+    }
+
+    /// The line rate of flow `f`'s source.
+    fn src_rate(&self, f: FlowId) -> Rate {
+        self.fx.ports[self.fx.nodes[self.flows[f.idx()].src.idx()].ports.start as usize].rate()
+    }
+
+    /// Makes flow `f`'s statistics row if this partition has none yet: at its start here
+    /// (the source's), or at its first arrival (the destination's).
+    #[inline]
+    pub(crate) fn open_stats(&mut self, f: FlowId) {
+        if !self.flow_stats.has(f.idx()) {
+            self.new_stats(f);
+        }
+    }
+
+    #[inline(never)]
+    fn new_stats(&mut self, f: FlowId) {
+        let st = FlowStats { ideal_fct: self.flow_init[f.idx()].ideal_fct, min_rate: self.src_rate(f), ..FlowStats::default() };
+        self.flow_stats.insert(f.idx(), st);
+    }
+
+    /// Makes flow `f`'s receiver if this partition has none yet (its first arrival here).
+    #[inline]
+    pub(crate) fn open_receiver(&mut self, f: FlowId) {
+        if !self.receivers.has(f.idx()) {
+            // Flows made on demand are RoCE.
+            let w = if self.host.selective_repeat { self.host.ooo_window } else { 0 };
+            self.receivers.insert(f.idx(), Receiver::new(w));
+        }
+    }
+
+    /// Makes all of flow `f`'s records now and keeps them for the run (storage and job
+    /// queue pairs, known after the flows are built: their senders and receivers are
+    /// written outside the flow's own events).
+    pub(crate) fn make_eager(&mut self, f: FlowId) {
+        self.create_sender(f);
+        self.open_stats(f);
+        self.open_receiver(f);
+        self.flow_init[f.idx()].cc = EAGER;
+    }
+
+    /// After a run (its partitions merged): a statistics row for every flow, those that
+    /// never started or arrived anywhere as built.
+    pub(crate) fn fill_stats(&mut self) {
+        for f in 0..self.flows.len() {
+            self.open_stats(FlowId(f as u32));
+        }
     }
 
     /// Flow `f`'s sender finished: retires its records if nothing can reach them any
     /// more (a sender made at its start, idle, with no state elsewhere).
     pub(crate) fn retire_sender(&mut self, f: FlowId) {
-        let (i, h) = (f.idx(), &self.flows[f.idx()]);
-        if self.sender_init[i].cc == EAGER || h.io != super::NO_IO || h.coll != super::NO_COLL || self.senders[i].state != QpState::Idle {
+        let i = f.idx();
+        if self.flow_init[i].cc == EAGER || self.senders[i].state != QpState::Idle {
             return;
         }
         self.senders.retire(i);

@@ -244,6 +244,7 @@ impl Simulation {
         let now = self.now_t();
         let lat = (now - pkt.sent()).0;
         self.latency.record(lat);
+        self.open_stats(pkt.flow);
         let st = &mut self.flow_stats[pkt.flow.idx()];
         if st.pkts_rx == 0 {
             st.first_arrival = now;
@@ -287,6 +288,7 @@ impl Simulation {
         let now = self.now_t();
         let f = pkt.flow;
         self.count_arrival(pkt);
+        self.open_receiver(f);
         let hdr = &self.flows[f.idx()];
         // UET NAKs no gap (a sprayed flow's gaps are reordering): it SACKs what it holds.
         let (uet, tolerance) = if hdr.uet == NO_UET { (false, self.host.reorder_tolerance) } else { (true, u32::MAX) };

@@ -78,11 +78,11 @@ pub struct Simulation {
     pub(crate) flows: Vec<FlowHeader>,
     /// The source's working state (queue pair, timers, reaction point), created when
     /// the flow starts and retired when it finishes (`flow/slots.rs`; build time for the
-    /// flows that `sender_init` marks `EAGER`), in the partition of its source only.
+    /// flows that `flow_init` marks `EAGER`), in the partition of its source only.
     pub(crate) senders: FlowSlots<Sender>,
     pub(crate) cc_timers: FlowSlots<flow::CcTimers>,
     /// What creating a flow's sender at its start takes (`build::create_sender`).
-    pub(crate) sender_init: Vec<flow::SenderInit>,
+    pub(crate) flow_init: Vec<flow::FlowInit>,
     /// The congestion controls' plans, the NIC's frame size and the fabric's base RTT,
     /// from which a flow's reaction point is made when it starts.
     pub(crate) cc_plans: Vec<crate::models::CcPlan>,
@@ -90,8 +90,11 @@ pub struct Simulation {
     /// Quiet timer expiries are held back (`CongestionControl::quiet_timer`); off, every
     /// expiry is an event (the same results, more events).
     pub(crate) hold_quiet: bool,
-    pub(crate) receivers: Vec<Receiver>,
-    pub(crate) flow_stats: Vec<FlowStats>,
+    /// Made at the flow's first arrival in the destination's partition, and the
+    /// statistics row at its start or first arrival in each partition that sees it
+    /// (`build::open_receiver`, `open_stats`; at build for `EAGER` flows); kept.
+    pub(crate) receivers: FlowSlots<Receiver>,
+    pub(crate) flow_stats: FlowSlots<FlowStats>,
     /// Reaction-point state per flow, apart from `flows` so that the per-packet path does
     /// not carry it through the cache.
     pub(crate) ccs: FlowSlots<Cc>,

@@ -2,7 +2,7 @@
 //! pair's message size).
 
 use crate::ids::NodeId;
-use crate::units::SimTime;
+use crate::units::{Rate, SimTime};
 
 /// The fixed description of a flow. Switches may read it: it is what the headers of the
 /// flow's frames carry (addresses, class), stored once per flow instead of per packet.
@@ -47,3 +47,24 @@ const _: () = assert!(std::mem::size_of::<FlowHeader>() == 64);
 pub(crate) const NO_TCP: u32 = u32::MAX;
 /// `FlowHeader::uet` of a flow that is not UET.
 pub(crate) const NO_UET: u32 = u32::MAX;
+
+/// The static description of a flow that is not in its header: what its queue pair,
+/// reaction point and statistics row are made of when it starts.
+#[derive(Clone, Copy)]
+pub(crate) struct FlowInit {
+    /// The traffic entry's `rate`.
+    pub rate: Option<Rate>,
+    pub messages: u32,
+    /// Index in `Simulation::cc_plans` (`EAGER`: the sender was made at build time and
+    /// lives for the whole run).
+    pub cc: u32,
+    /// Its FCT alone in the empty fabric (`FlowStats::ideal_fct`).
+    pub ideal_fct: SimTime,
+}
+
+/// `FlowInit::cc` of a flow whose records (sender, receiver, statistics) are all made at
+/// build time, in every partition: one with state outside the queue pair that events may
+/// still reach after it finishes (TCP, UET, storage,
+/// jobs, software limiter, stop time, trimming, windowed or traced congestion control,
+/// UDP, an external algorithm) or in a run with fast-forward.
+pub(crate) const EAGER: u32 = u32::MAX;

@@ -2,8 +2,9 @@
 //! (`FlowHeader`, header.rs), the sending queue pair (`Sender`, sender.rs, written only by
 //! the source NIC), the receiver (`Receiver`, receiver.rs, written only by the
 //! destination NIC) and what is counted about it (`FlowStats`, stats.rs, never read by
-//! the model). The sender's records live in slots (slots.rs) from the flow's start to
-//! its finish.
+//! the model). Those of most flows live in slots (slots.rs): the sender's from the
+//! flow's start to its finish, the receiver and the statistics from the flow's start or
+//! first arrival, each in the partition whose host it is.
 
 mod header;
 mod receiver;
@@ -11,8 +12,8 @@ mod sender;
 mod slots;
 mod stats;
 
-pub(crate) use header::{FlowHeader, NO_TCP, NO_UET};
+pub(crate) use header::{FlowHeader, FlowInit, EAGER, NO_TCP, NO_UET};
 pub(crate) use receiver::Receiver;
-pub(crate) use sender::{CcTimers, QpState, Sender, SenderInit, EAGER};
+pub(crate) use sender::{CcTimers, QpState, Sender};
 pub(crate) use slots::FlowSlots;
 pub(crate) use stats::FlowStats;

@@ -105,21 +105,3 @@ impl Default for CcTimers {
         CcTimers { gen: [0; 4], quiet: [SimTime::MAX; 4] }
     }
 }
-
-/// The static part of a flow's sender that is not in its header: what its queue pair and
-/// reaction point are made of when the flow starts.
-#[derive(Clone, Copy)]
-pub(crate) struct SenderInit {
-    /// The traffic entry's `rate`.
-    pub rate: Option<Rate>,
-    pub messages: u32,
-    /// Index in `Simulation::cc_plans` (`EAGER`: the sender was made at build time and
-    /// lives for the whole run).
-    pub cc: u32,
-}
-
-/// `SenderInit::cc` of a flow whose sender is made at build time: one with state outside
-/// the queue pair that events may still reach after it finishes (TCP, UET, storage,
-/// jobs, software limiter, stop time, trimming, windowed or traced congestion control,
-/// UDP, an external algorithm) or in a run with fast-forward.
-pub(crate) const EAGER: u32 = u32::MAX;

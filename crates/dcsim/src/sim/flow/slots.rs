@@ -2,7 +2,10 @@
 //! when the flow starts and its slot is reused by a later flow when it finishes, so that
 //! the memory follows the flows under way, not every flow of the run. Indexed by flow
 //! id like a `Vec` (a flow's slot is one more load); a partition of a parallel run
-//! creates the records of its own hosts' flows only.
+//! creates the records of its own hosts' flows only. Room for every flow is reserved at
+//! build: address space only (pages are touched as slots are used), so that a run never
+//! reallocates a table and a process too small for the run fails at build with an
+//! error instead of aborting later.
 
 use std::ops::{Index, IndexMut};
 
@@ -20,8 +23,10 @@ pub(crate) struct FlowSlots<T> {
 }
 
 impl<T> FlowSlots<T> {
-    pub fn new(flows: usize) -> Self {
-        FlowSlots { slot: vec![NOT_STARTED; flows], items: Vec::new(), free: Vec::new() }
+    pub fn new(flows: usize, what: &str) -> crate::error::Result<Self> {
+        let mut slot = crate::error::try_vec(flows, what)?;
+        slot.resize(flows, NOT_STARTED);
+        Ok(FlowSlots { slot, items: crate::error::try_vec(flows, what)?, free: Vec::new() })
     }
 
     /// Whether flow `f` has a record.
@@ -77,6 +82,30 @@ impl<T> FlowSlots<T> {
         }
     }
 
+    /// The number of flows (with a record or not).
+    pub fn len(&self) -> usize {
+        self.slot.len()
+    }
+
+    /// Removes flow `f`'s record, if it has one (its slot becomes free).
+    pub fn take(&mut self, f: usize) -> Option<T>
+    where
+        T: Default,
+    {
+        if !self.has(f) {
+            return None;
+        }
+        let s = self.slot[f];
+        self.free.push(s);
+        self.slot[f] = NOT_STARTED;
+        Some(std::mem::take(&mut self.items[s as usize]))
+    }
+
+    /// The records that exist, in flow order.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.slot.iter().filter(|&&s| s < RETIRED).map(|&s| &self.items[s as usize])
+    }
+
     /// The records that exist, in slot order.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
         let live: Vec<bool> = {
@@ -111,7 +140,7 @@ mod tests {
 
     #[test]
     fn slots_are_reused_after_retirement() {
-        let mut t = FlowSlots::new(4);
+        let mut t = FlowSlots::new(4, "flows").unwrap();
         t.insert(2, 20u32);
         t.insert(0, 0);
         assert_eq!((t[2], t[0], t.has(1)), (20, 0, false));

@@ -49,12 +49,24 @@ impl Simulation {
                     }
                 }
                 if part[dst.idx()] == me {
-                    swap(&mut self.receivers[f], &mut o.receivers[f]);
+                    if let Some(r) = o.receivers.take(f) {
+                        if self.receivers.has(f) {
+                            self.receivers[f] = r;
+                        } else {
+                            self.receivers.insert(f, r);
+                        }
+                    }
                     if tcp != crate::sim::NO_TCP as usize {
                         swap(&mut self.tcp_rx[tcp], &mut o.tcp_rx[tcp]);
                     }
                 }
-                self.flow_stats[f].absorb(&mut o.flow_stats[f]);
+                if let Some(mut st) = o.flow_stats.take(f) {
+                    if self.flow_stats.has(f) {
+                        self.flow_stats[f].absorb(&mut st);
+                    } else {
+                        self.flow_stats.insert(f, st);
+                    }
+                }
                 self.drops_by_flow[f] += o.drops_by_flow[f];
             }
             self.latency.absorb(&o.latency);
