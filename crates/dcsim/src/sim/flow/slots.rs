@@ -51,6 +51,26 @@ impl<T> FlowSlots<T> {
         self.slot.get(f).and_then(|&s| self.items.get_mut(s as usize))
     }
 
+    /// The slot of flow `f`'s record, made by `make` if it has none: a handler that
+    /// reaches the record several times looks its slot up once (`at`, `at_mut`).
+    #[inline]
+    pub fn slot_or_insert_with(&mut self, f: usize, make: impl FnOnce() -> T) -> usize {
+        if self.slot[f] >= RETIRED {
+            self.insert(f, make());
+        }
+        self.slot[f] as usize
+    }
+
+    /// The record in slot `s` (from `slot_or_insert_with`, while no record is retired).
+    #[inline]
+    pub fn at(&self, s: usize) -> &T {
+        &self.items[s]
+    }
+    #[inline]
+    pub fn at_mut(&mut self, s: usize) -> &mut T {
+        &mut self.items[s]
+    }
+
     /// Creates flow `f`'s record (in a free slot if there is one).
     pub fn insert(&mut self, f: usize, v: T) {
         debug_assert!(!self.has(f), "flow {f} already has a record");

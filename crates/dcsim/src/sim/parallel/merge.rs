@@ -1,7 +1,9 @@
 //! The end of a parallel run: the first partition takes from each other partition what
-//! that one ran (its ports, the queue pairs of its hosts, the receivers of flows to its
-//! hosts) and adds up what all of them counted, so that the result tables are built from
-//! one world as after a one-thread run. Its egress queues take the other partitions'
+//! that one ran (its ports, the queue pairs of its hosts made at build, the receivers of
+//! flows to its hosts) and adds up what all of them counted (statistics rows: moved where
+//! the first partition has none), so that the result tables are built from one world as
+//! after a one-thread run. (Queue pairs made at a flow's start stay where they ran: no
+//! table reads them.) Its egress queues take the other partitions'
 //! counters only (their frames stay in the other pools); the frames still in flight are
 //! copied into its pool for the conservation check. Each fabric model merges its own
 //! state (`FabricModel::merge`).
