@@ -213,6 +213,7 @@ impl Simulation {
         let Some((jobs, coll_of)) = Jobs::new(plan)? else { return Ok(()) };
         for (f, c) in coll_of.into_iter().enumerate().filter(|(_, c)| *c != NO_COLL) {
             self.flows[f].coll = c;
+            self.make_eager(crate::ids::FlowId(f as u32));
             self.senders[f].msg_limit = 0;
         }
         for (r, rk) in jobs.ranks.iter().enumerate() {

@@ -1,7 +1,8 @@
 //! Builds the world from a plan: ports from links, routing tables, per-port buffer
 //! settings (headroom, XOFF/XON, alpha), queue pairs and the first events.
 
-use super::{Fabric, FlowHeader, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation, Tx};
+use super::flow::{CcTimers, FlowInit, EAGER};
+use super::{Fabric, FlowHeader, FlowSlots, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation, Tx};
 use crate::error::try_vec;
 use crate::error::Result;
 use crate::event::{Event, EventQueue};
@@ -130,9 +131,14 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let n_flows = plan.flows.len();
     // Fallible: a scenario of many flows in a process with less memory than its limit
     // allows fails here with an error naming what was built, not an abort.
-    let (mut flows, mut senders) = (try_vec(n_flows, "flows")?, try_vec(n_flows, "flows")?);
-    let (mut receivers, mut flow_stats) = (try_vec(n_flows, "flows")?, try_vec(n_flows, "flows")?);
-    let mut ccs = try_vec(n_flows, "flows")?;
+    let (mut flows, mut flow_init) = (try_vec(n_flows, "flows")?, try_vec(n_flows, "flows")?);
+    let (mut receivers, mut flow_stats) = (FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?);
+    let (mut senders, mut ccs, mut cc_timers) =
+        (FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?);
+    // Senders that may be made at their flow's start and retired at its finish (see
+    // `EAGER`): the run allows it, then each flow decides.
+    let trimming = plan.fabric.trimming.as_ref().is_some_and(|t| t.enabled);
+    let lazy_run = plan.fast_forward.is_none() && !trimming;
     let (mut tcp_tx, mut tcp_rx) = (Vec::new(), Vec::new());
     let (mut uet_tx, mut uet_rx) = (Vec::new(), Vec::new());
     let mut sw = Vec::new();
@@ -164,8 +170,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         used_prios |= 1 << fp.priority;
         let host_rate = ports[first[src] as usize].rate();
         let cc_plan = &plan.ccs[fp.cc as usize];
-        ccs.push(Cc::new(cc_plan, &NicSpec { line_rate: host_rate, mtu_wire: max_wire, mss: plan.host.mtu, base_rtt }));
-        let int = ccs[i].wants_int();
+        let cc = Cc::new(cc_plan, &NicSpec { line_rate: host_rate, mtu_wire: max_wire, mss: plan.host.mtu, base_rtt });
+        let int = cc.wants_int();
         int_on |= int;
         let tcp = if fp.transport == crate::plan::Transport::Tcp {
             tcp_tx.push(crate::models::tcp::sender::TcpSender::new(&plan.host.tcp));
@@ -203,50 +209,37 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             io: super::NO_IO,
             coll: super::NO_COLL,
         });
-        senders.push(Sender {
-            state: QpState::Idle,
-            started: false,
-            done: false,
-            messages: if fp.sw_limit.is_some() { 0 } else { fp.messages },
-            msgs_done: 0,
-            // The software limiter posts its messages itself (`sw_post`).
-            msg_limit: if fp.sw_limit.is_some() { 0 } else { npkts },
-            msg_start: fp.start,
-            // A static algorithm's rate (`fixed_rate`) is never set by a hook: it paces
-            // from the start, as the traffic entry's `rate` does.
-            pace: Sender::encode_pace(
-                [fp.rate, ccs[i].is_static().then(|| ccs[i].rate())].into_iter().flatten().min().filter(|r| *r < host_rate),
-            ),
-            rate_cap: fp.rate.map_or(host_rate, |r| r.min(host_rate)),
-            next_seq: 0,
-            snd_una: 0,
-            resend: None,
-            next_tx: SimTime::ZERO,
-            rto_gen: 0,
-            rto_armed: false,
-            rto_mark: 0,
-            recover: 0,
-            cc_dynamic: !ccs[i].is_static(),
-            cc_sends: ccs[i].wants_send(),
-            cc_quiet: false,
-            cc_draws: 0,
-            traced: plan.stats.trace_flows.contains(&(i as u32)),
-            cc_acks: ccs[i].wants_acks(),
-            windowed: ccs[i].window().is_some(),
-            line_rate: host_rate,
-            last_tx: SimTime::ZERO,
-            last_wire: 0,
-            sw: match &fp.sw_limit {
+        let traced = plan.stats.trace_flows.contains(&(i as u32));
+        let lazy = lazy_run
+            && fp.transport == Transport::Roce
+            && fp.sw_limit.is_none()
+            && fp.stop.is_none()
+            && !traced
+            && cc.window().is_none()
+            && !matches!(cc_plan, crate::models::CcPlan::External(_));
+        let init = FlowInit { rate: fp.rate, messages: fp.messages, cc: if lazy { fp.cc } else { EAGER }, ideal_fct: ideal[i] };
+        flow_init.push(init);
+        if !lazy {
+            let sw_ix = match &fp.sw_limit {
                 Some(l) => {
                     sw.push(super::sw_limiter::SwLimiter::new(l, npkts, fp.size, fp.start));
                     (sw.len() - 1) as u32
                 }
                 None => super::NO_SW,
-            },
-        });
-        let selective = (plan.host.selective_repeat && fp.transport == Transport::Roce) || fp.transport == Transport::Uet;
-        receivers.push(Receiver::new(if selective { plan.host.ooo_window } else { 0 }));
-        flow_stats.push(FlowStats { ideal_fct: ideal[i], min_rate: host_rate, ..FlowStats::default() });
+            };
+            let mut s = new_sender(&init, &cc, &flows[i], host_rate);
+            if fp.sw_limit.is_some() {
+                // The software limiter posts its messages itself (`sw_post`).
+                (s.messages, s.msg_limit, s.sw) = (0, 0, sw_ix);
+            }
+            s.traced = traced;
+            senders.insert(i, s);
+            ccs.insert(i, cc);
+            cc_timers.insert(i, CcTimers::default());
+            let selective = (plan.host.selective_repeat && fp.transport == Transport::Roce) || fp.transport == Transport::Uet;
+            receivers.insert(i, Receiver::new(if selective { plan.host.ooo_window } else { 0 }));
+            flow_stats.insert(i, FlowStats { ideal_fct: ideal[i], min_rate: host_rate, ..FlowStats::default() });
+        }
         if fp.start <= plan.duration {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));
         }
@@ -340,7 +333,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             after: Vec::new(),
         },
         flows,
-        cc_timers: vec![super::flow::CcTimers::default(); n_flows],
+        cc_timers,
+        flow_init,
+        cc_plans: plan.ccs.clone(),
+        base_rtt,
         senders,
         receivers,
         flow_stats,
@@ -358,7 +354,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             h.io = io;
         }
         // The server-to-client queue pairs have nothing to send until a request arrives.
-        for f in sim.flows.iter().enumerate().filter(|(_, h)| h.io != super::NO_IO).map(|(i, _)| i) {
+        let io_flows: Vec<usize> = sim.flows.iter().enumerate().filter(|(_, h)| h.io != super::NO_IO).map(|(i, _)| i).collect();
+        for f in io_flows {
+            sim.make_eager(FlowId(f as u32));
             sim.senders[f].msg_limit = 0;
         }
         sim.io_next = st.first_row(plan.duration);
@@ -382,6 +380,128 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         }
     }
     Ok(sim)
+}
+
+/// A flow's queue pair before its start, from its static description and its reaction
+/// point (`cc`) as made.
+fn new_sender(init: &FlowInit, cc: &Cc, h: &FlowHeader, host_rate: Rate) -> Sender {
+    Sender {
+        state: QpState::Idle,
+        started: false,
+        done: false,
+        messages: init.messages,
+        msgs_done: 0,
+        msg_limit: h.npkts,
+        msg_start: h.start,
+        // A static algorithm's rate (`fixed_rate`) is never set by a hook: it paces
+        // from the start, as the traffic entry's `rate` does.
+        pace: Sender::encode_pace([init.rate, cc.is_static().then(|| cc.rate())].into_iter().flatten().min().filter(|r| *r < host_rate)),
+        rate_cap: init.rate.map_or(host_rate, |r| r.min(host_rate)),
+        next_seq: 0,
+        snd_una: 0,
+        resend: None,
+        next_tx: SimTime::ZERO,
+        rto_gen: 0,
+        rto_armed: false,
+        rto_mark: 0,
+        recover: 0,
+        cc_dynamic: !cc.is_static(),
+        cc_sends: cc.wants_send(),
+        cc_quiet: false,
+        cc_draws: 0,
+        traced: false,
+        cc_acks: cc.wants_acks(),
+        windowed: cc.window().is_some(),
+        line_rate: host_rate,
+        last_tx: SimTime::ZERO,
+        last_wire: 0,
+        sw: super::NO_SW,
+    }
+}
+
+impl Simulation {
+    /// Makes flow `f`'s sender (queue pair, reaction point, timers) if it has none yet: a
+    /// flow whose sender is not made at build time, when it starts (or when storage or a
+    /// job first posts on it).
+    pub(crate) fn create_sender(&mut self, f: FlowId) {
+        if self.senders.has(f.idx()) {
+            return;
+        }
+        let (init, h) = (self.flow_init[f.idx()], &self.flows[f.idx()]);
+        let host_rate = self.src_rate(f);
+        let spec = NicSpec {
+            line_rate: host_rate,
+            mtu_wire: self.host.mtu + self.host.header_bytes + self.fx.preamble,
+            mss: self.host.mtu,
+            base_rtt: self.base_rtt,
+        };
+        let cc = Cc::new(&self.cc_plans[init.cc as usize], &spec);
+        let s = new_sender(&init, &cc, h, host_rate);
+        self.senders.insert(f.idx(), s);
+        self.ccs.insert(f.idx(), cc);
+        self.cc_timers.insert(f.idx(), CcTimers::default());
+        self.open_stats(f);
+    }
+
+    /// The line rate of flow `f`'s source.
+    fn src_rate(&self, f: FlowId) -> Rate {
+        self.fx.ports[self.fx.nodes[self.flows[f.idx()].src.idx()].ports.start as usize].rate()
+    }
+
+    /// Makes flow `f`'s statistics row if this partition has none yet: at its start here
+    /// (the source's), or at its first arrival (the destination's).
+    #[inline]
+    pub(crate) fn open_stats(&mut self, f: FlowId) {
+        if !self.flow_stats.has(f.idx()) {
+            self.new_stats(f);
+        }
+    }
+
+    #[inline(never)]
+    fn new_stats(&mut self, f: FlowId) {
+        let st = FlowStats { ideal_fct: self.flow_init[f.idx()].ideal_fct, min_rate: self.src_rate(f), ..FlowStats::default() };
+        self.flow_stats.insert(f.idx(), st);
+    }
+
+    /// Makes flow `f`'s receiver if this partition has none yet (its first arrival here).
+    #[inline]
+    pub(crate) fn open_receiver(&mut self, f: FlowId) {
+        if !self.receivers.has(f.idx()) {
+            // Flows made on demand are RoCE.
+            let w = if self.host.selective_repeat { self.host.ooo_window } else { 0 };
+            self.receivers.insert(f.idx(), Receiver::new(w));
+        }
+    }
+
+    /// Makes all of flow `f`'s records now and keeps them for the run (storage and job
+    /// queue pairs, known after the flows are built: their senders and receivers are
+    /// written outside the flow's own events).
+    pub(crate) fn make_eager(&mut self, f: FlowId) {
+        self.create_sender(f);
+        self.open_stats(f);
+        self.open_receiver(f);
+        self.flow_init[f.idx()].cc = EAGER;
+    }
+
+    /// After a run (its partitions merged): a statistics row for every flow, those that
+    /// never started or arrived anywhere as built.
+    pub(crate) fn fill_stats(&mut self) {
+        for f in 0..self.flows.len() {
+            self.open_stats(FlowId(f as u32));
+        }
+    }
+
+    /// Flow `f`'s sender finished: retires its records if nothing can reach them any
+    /// more (a sender made at its start, idle, with no state elsewhere).
+    pub(crate) fn retire_sender(&mut self, f: FlowId) {
+        let i = f.idx();
+        if self.flow_init[i].cc == EAGER || self.senders[i].state != QpState::Idle {
+            return;
+        }
+        self.senders.retire(i);
+        self.ccs.retire(i);
+        self.cc_timers.retire(i);
+    }
 }
 
 /// The node of each event (`event/owners.rs`), from the world's tables.

@@ -236,7 +236,7 @@ impl Simulation {
         let rate = crate::models::fecn::probes::on_probe(&mut self.fx, pkt, src, dst);
         self.run_after(mark);
         if let Some(rate) = rate {
-            if !self.senders[f.idx()].done {
+            if self.senders.get(f.idx()).is_some_and(|s| !s.done) {
                 self.flow_stats[f.idx()].feedback_rx += 1;
                 self.cc_hook(f, |cc, ctx| cc.on_feedback(ctx, Feedback::FecnRate { rate }));
             }

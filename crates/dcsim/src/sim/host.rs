@@ -5,7 +5,7 @@
 //! retransmission with a NAK when a lossy fabric dropped something. The sending side
 //! writes only `senders`, the receiving side only `receivers`; both count in `flow_stats`.
 
-use super::{QpState, Simulation, NO_COLL, NO_IO, NO_SW, NO_TCP, NO_UET};
+use super::{FlowStats, QpState, Receiver, Simulation, NO_COLL, NO_IO, NO_SW, NO_TCP, NO_UET};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::{nic_timing, Ack};
@@ -20,6 +20,7 @@ impl Simulation {
     }
 
     pub(crate) fn on_flow_start(&mut self, f: FlowId) {
+        self.create_sender(f);
         let s = &mut self.senders[f.idx()];
         s.started = true;
         s.msg_start = self.fx.q.now();
@@ -69,7 +70,8 @@ impl Simulation {
     }
 
     pub(crate) fn on_qp_wake(&mut self, f: FlowId) {
-        if self.senders[f.idx()].state == QpState::Waking {
+        // (A stale wake of a retired sender: it was idle.)
+        if self.senders.get(f.idx()).is_some_and(|s| s.state == QpState::Waking) {
             self.senders[f.idx()].state = QpState::Idle;
             self.activate(f);
         }
@@ -242,6 +244,7 @@ impl Simulation {
         let now = self.now_t();
         let lat = (now - pkt.sent()).0;
         self.rec.latency.record(lat);
+        // (The destination's row exists: made with the receiver, `receive_data`.)
         let st = &mut self.flow_stats[pkt.flow.idx()];
         if st.pkts_rx == 0 {
             st.first_arrival = now;
@@ -284,19 +287,32 @@ impl Simulation {
         let w = self.host.ooo_window;
         let now = self.now_t();
         let f = pkt.flow;
+        // The receiver and the destination's statistics row are made at the flow's first
+        // arrival here (flows made on demand are RoCE).
+        let sr = self.host.selective_repeat;
+        let (stats, init, flows, fx) = (&mut self.flow_stats, &self.flow_init, &self.flows, &self.fx);
+        let make = || {
+            if !stats.has(f.idx()) {
+                let src = fx.nodes[flows[f.idx()].src.idx()].ports.start as usize;
+                let row = FlowStats { ideal_fct: init[f.idx()].ideal_fct, min_rate: fx.ports[src].rate(), ..FlowStats::default() };
+                stats.insert(f.idx(), row);
+            }
+            Receiver::new(if sr { w } else { 0 })
+        };
+        let rs = self.receivers.slot_or_insert_with(f.idx(), make);
         self.count_arrival(pkt);
         let hdr = &self.flows[f.idx()];
         // UET NAKs no gap (a sprayed flow's gaps are reordering): it SACKs what it holds.
         let (uet, tolerance) = if hdr.uet == NO_UET { (false, self.host.reorder_tolerance) } else { (true, u32::MAX) };
         let mut sack = 0u16;
-        let r = &mut self.receivers[f.idx()];
+        let r = self.receivers.at_mut(rs);
         let in_order = pkt.seq() == r.rcv_next || hdr.udp;
         let reply = if in_order {
             r.rcv_next = pkt.seq() + 1;
             r.nak_for = u32::MAX;
             self.count_delivery(f, pkt.payload as u64);
-            let (jumped, hole) = if self.receivers[f.idx()].ooo.is_empty() { (false, false) } else { self.deliver_held(f) };
-            let (hdr, r) = (&self.flows[f.idx()], &mut self.receivers[f.idx()]);
+            let (jumped, hole) = if self.receivers.at(rs).ooo.is_empty() { (false, false) } else { self.deliver_held(f) };
+            let (hdr, r) = (&self.flows[f.idx()], self.receivers.at_mut(rs));
             if hdr.udp {
                 // No ACKs: a finite UDP flow is complete when its last packet arrives.
                 let st = &mut self.flow_stats[f.idx()];
@@ -361,10 +377,10 @@ impl Simulation {
             Some(PktKind::Ack) // duplicate: repeat the cumulative ACK
         };
         // Storage: a leg's last packet arrived in order (one test per packet).
-        let io_done = self.flows[f.idx()].io != NO_IO && in_order && self.receivers[f.idx()].rcv_next == self.flows[f.idx()].npkts;
+        let io_done = self.flows[f.idx()].io != NO_IO && in_order && self.receivers.at(rs).rcv_next == self.flows[f.idx()].npkts;
         if let Some(kind) = reply {
             let hdr = &self.flows[f.idx()];
-            let (src, dst, seq) = (hdr.src, hdr.dst, self.receivers[f.idx()].rcv_next);
+            let (src, dst, seq) = (hdr.src, hdr.dst, self.receivers.at(rs).rcv_next);
             let ece = pkt.flags & FLAG_CE != 0;
             let mut ack = Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece, !self.host.acks_in_data);
             if sack != 0 {
@@ -431,6 +447,11 @@ impl Simulation {
     fn receive_ack(&mut self, pkt: &Packet, int: Option<&IntStack>) {
         let now = self.now_t();
         let f = pkt.flow;
+        if !self.senders.has(f.idx()) {
+            // A retired sender (`retire_sender`: RoCE, not windowed, done and idle): an
+            // ACK moves nothing, NAKs nothing it still has to send, and runs no hook.
+            return;
+        }
         let uet = self.flows[f.idx()].uet != NO_UET;
         let s = &mut self.senders[f.idx()];
         let old_una = s.snd_una;
@@ -565,6 +586,7 @@ impl Simulation {
         if s.cc_dynamic {
             self.cc_hook(f, |cc, ctx| cc.on_finish(ctx));
         }
+        self.retire_sender(f);
     }
 
     /// Payload bytes of packets `from..to` of flow `f` (a message's last packet may be
@@ -583,7 +605,8 @@ impl Simulation {
         }
         let now = self.now_t();
         let rto = self.host.rto;
-        let s = &mut self.senders[f.idx()];
+        // (A retired sender had nothing outstanding: its timeout does nothing.)
+        let Some(s) = self.senders.get_mut(f.idx()) else { return };
         if gen != s.rto_gen || !s.rto_armed {
             return;
         }

@@ -28,7 +28,7 @@ mod uet;
 use std::collections::VecDeque;
 
 pub(crate) use crate::collectives::world::NO_COLL;
-pub(crate) use flow::{FlowHeader, FlowStats, QpState, Receiver, Sender, NO_TCP, NO_UET};
+pub(crate) use flow::{FlowHeader, FlowSlots, FlowStats, QpState, Receiver, Sender, NO_TCP, NO_UET};
 pub use storage::IoKpi;
 pub(crate) use storage::NO_IO;
 pub(crate) use sw_limiter::NO_SW;
@@ -74,13 +74,25 @@ pub struct Simulation {
     /// pair (written only by the source NIC), the receiver (written only by the
     /// destination NIC) and its statistics (written by whoever observes an event).
     pub(crate) flows: Vec<FlowHeader>,
-    pub(crate) senders: Vec<Sender>,
-    pub(crate) cc_timers: Vec<flow::CcTimers>,
-    pub(crate) receivers: Vec<Receiver>,
-    pub(crate) flow_stats: Vec<FlowStats>,
+    /// The source's working state (queue pair, timers, reaction point), created when
+    /// the flow starts and retired when it finishes (`flow/slots.rs`; build time for the
+    /// flows that `flow_init` marks `EAGER`), in the partition of its source only.
+    pub(crate) senders: FlowSlots<Sender>,
+    pub(crate) cc_timers: FlowSlots<flow::CcTimers>,
+    /// What creating a flow's sender at its start takes (`build::create_sender`).
+    pub(crate) flow_init: Vec<flow::FlowInit>,
+    /// The congestion controls' plans, the NIC's frame size and the fabric's base RTT,
+    /// from which a flow's reaction point is made when it starts.
+    pub(crate) cc_plans: Vec<crate::models::CcPlan>,
+    pub(crate) base_rtt: SimTime,
+    /// Made at the flow's first arrival in the destination's partition, and the
+    /// statistics row at its start or first arrival in each partition that sees it
+    /// (`build::open_receiver`, `open_stats`; at build for `EAGER` flows); kept.
+    pub(crate) receivers: FlowSlots<Receiver>,
+    pub(crate) flow_stats: FlowSlots<FlowStats>,
     /// Reaction-point state per flow, apart from `flows` so that the per-packet path does
     /// not carry it through the cache.
-    pub(crate) ccs: Vec<Cc>,
+    pub(crate) ccs: FlowSlots<Cc>,
     /// TCP's and UET's per-flow state (`transports.rs`).
     pub(crate) tp: transports::Transports,
 

@@ -62,6 +62,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     }
     s.models.marking.close(&s.fx, end);
     s.models.rx.finish(end);
+    s.fill_stats();
     for f in s.flow_stats.iter_mut() {
         if let Some(since) = f.limited_since.take() {
             f.limited_ps += (end - since).0;
@@ -97,7 +98,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     // flows
     let steady = s.stats_cfg.steady_start;
     let mut t = Table::default();
-    let fl: Vec<Flow<'_>> = s.flows.iter().zip(&s.flow_stats).map(|(h, st)| Flow { h, st }).collect();
+    let fl: Vec<Flow<'_>> = s.flows.iter().zip(s.flow_stats.iter()).map(|(h, st)| Flow { h, st }).collect();
     t.push("flow_id", Column::U64((0..fl.len() as u64).collect()));
     t.push("src", Column::Str(fl.iter().map(|f| name(f.h.src)).collect()));
     t.push("dst", Column::Str(fl.iter().map(|f| name(f.h.dst)).collect()));
@@ -161,9 +162,11 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     // it can matter: selective repeat, or a load-balancing mode other than ECMP.
     let reorder = s.host.selective_repeat || s.models.load_balancing.on;
     if reorder {
-        t.push("ooo_arrivals", Column::U64(s.receivers.iter().map(|r| r.ooo_rx as u64).collect()));
-        t.push("reorder_peak", Column::U64(s.receivers.iter().map(|r| r.held_peak as u64).collect()));
-        t.push("spurious_retransmits", Column::U64(s.receivers.iter().map(|r| r.dup_rx as u64).collect()));
+        // (A flow that never arrived has no receiver: zeros, as built.)
+        let rx = |f: usize| s.receivers.get(f).map_or((0, 0, 0), |r| (r.ooo_rx, r.held_peak, r.dup_rx));
+        t.push("ooo_arrivals", Column::U64((0..fl.len()).map(|f| rx(f).0 as u64).collect()));
+        t.push("reorder_peak", Column::U64((0..fl.len()).map(|f| rx(f).1 as u64).collect()));
+        t.push("spurious_retransmits", Column::U64((0..fl.len()).map(|f| rx(f).2 as u64).collect()));
     }
     t.push("pkts_received", Column::U64(fl.iter().map(|f| f.st.pkts_rx).collect()));
     t.push(

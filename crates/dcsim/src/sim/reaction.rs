@@ -14,7 +14,7 @@ impl Simulation {
     /// A CNP for flow `f` reached its sender.
     pub(crate) fn on_cnp_received(&mut self, f: FlowId) {
         self.flow_stats[f.idx()].cnps_rx += 1;
-        if self.senders[f.idx()].done {
+        if self.senders.get(f.idx()).is_none_or(|s| s.done) {
             return;
         }
         self.cc_hook(f, |cc, ctx| cc.on_cnp(ctx));
@@ -22,7 +22,7 @@ impl Simulation {
 
     /// A feedback frame (QCN CNM, BCN, BCN00) reached the source host.
     pub(crate) fn on_feedback_frame(&mut self, pkt: &Packet) {
-        if self.senders[pkt.flow.idx()].done {
+        if self.senders.get(pkt.flow.idx()).is_none_or(|s| s.done) {
             return; // the source has stopped: nothing to regulate
         }
         let fb = pkt.feedback_of();
@@ -31,7 +31,8 @@ impl Simulation {
     }
 
     pub(crate) fn on_cc_timer(&mut self, f: FlowId, kind: u8, gen: u32) {
-        if self.cc_timers[f.idx()].gen[kind as usize] != gen {
+        // (A retired sender's timers were all cancelled when it finished.)
+        if self.cc_timers.get(f.idx()).is_none_or(|t| t.gen[kind as usize] != gen) {
             return;
         }
         self.cc_hook(f, |cc, ctx| cc.on_timer(ctx, kind));

@@ -57,7 +57,11 @@ impl SwLimiter {
 }
 
 /// Flow `f`'s queue pair and its limiter, unless the flow is done.
-fn limiter<'a>(senders: &'a mut [Sender], sw: &'a mut [SwLimiter], f: FlowId) -> Option<(&'a mut Sender, &'a mut SwLimiter)> {
+fn limiter<'a>(
+    senders: &'a mut super::FlowSlots<Sender>,
+    sw: &'a mut [SwLimiter],
+    f: FlowId,
+) -> Option<(&'a mut Sender, &'a mut SwLimiter)> {
     let s = &mut senders[f.idx()];
     if s.done {
         return None;

@@ -47,7 +47,7 @@ impl FlowSteadiness {
 impl Simulation {
     /// An interval ends at `t`: record the flows' deliveries, and skip if they are steady.
     pub(crate) fn ff_flow_check(&mut self, t: SimTime) {
-        let started = self.senders.iter().filter(|s| s.started).count();
+        let started = (0..self.flows.len()).filter(|&f| sender_started(&self.senders, f)).count();
         let finished = self.flow_stats.iter().filter(|s| s.finish.is_some()).count();
         let (events, hops, end) = (self.fx.q.processed(), self.hops, self.end);
         let Some(ff) = self.ff.as_deref_mut() else { return };
@@ -58,6 +58,7 @@ impl Simulation {
         let mut delivered =
             if fs.marks.len() == 2 * w + 1 { fs.marks.pop_front().map(|m| m.delivered).unwrap_or_default() } else { Vec::new() };
         delivered.clear();
+        // (A fast-forward run makes every flow's records at build: one row per flow.)
         delivered.extend(self.flow_stats.iter().map(|s| s.delivered));
         fs.marks.push_back(Mark { started, finished, events, hops, delivered });
         if fs.marks.len() < 2 * w + 1 {
@@ -71,7 +72,7 @@ impl Simulation {
         // Per flow under way: its rate (bytes per ps) and the relative error of it.
         let mut rates = Vec::new();
         for f in 0..self.flows.len() {
-            if !self.senders[f].started || self.flow_stats[f].finish.is_some() {
+            if !sender_started(&self.senders, f) || self.flow_stats[f].finish.is_some() {
                 continue;
             }
             let d: Vec<f64> = (0..2 * w).map(|i| (fs.marks[i + 1].delivered[f] - fs.marks[i].delivered[f]) as f64).collect();
@@ -81,7 +82,7 @@ impl Simulation {
         // The next change: a start, a finish at the measured rates, the end.
         let now = t.0 as f64;
         let next_start =
-            (0..self.flows.len()).filter(|&f| !self.senders[f].started).map(|f| self.flows[f].start.0).min().unwrap_or(u64::MAX);
+            (0..self.flows.len()).filter(|&f| !sender_started(&self.senders, f)).map(|f| self.flows[f].start.0).min().unwrap_or(u64::MAX);
         let mut horizon = (next_start.min(end.0) as f64) - now;
         for &(f, r, _) in &rates {
             let h = &self.flows[f];
@@ -127,4 +128,9 @@ impl Simulation {
             }
         }
     }
+}
+
+/// Whether flow `f`'s sender has started (its records may have been retired since).
+fn sender_started(senders: &crate::sim::FlowSlots<crate::sim::Sender>, f: usize) -> bool {
+    senders.retired(f) || senders.get(f).is_some_and(|s| s.started)
 }

@@ -1,7 +1,9 @@
 //! The end of a parallel run: the first partition takes from each other partition what
-//! that one ran (its ports, the queue pairs of its hosts, the receivers of flows to its
-//! hosts) and adds up what all of them counted, so that the result tables are built from
-//! one world as after a one-thread run. Its egress queues take the other partitions'
+//! that one ran (its ports, the queue pairs of its hosts made at build, the receivers of
+//! flows to its hosts) and adds up what all of them counted (statistics rows: moved where
+//! the first partition has none), so that the result tables are built from one world as
+//! after a one-thread run. (Queue pairs made at a flow's start stay where they ran: no
+//! table reads them.) Its egress queues take the other partitions'
 //! counters only (their frames stay in the other pools); the frames still in flight are
 //! copied into its pool for the conservation check. Each fabric model merges its own
 //! state (`FabricModel::merge`).
@@ -41,20 +43,32 @@ impl Simulation {
                     }
                 }
                 if part[src.idx()] == me {
-                    swap(&mut self.senders[f], &mut o.senders[f]);
-                    swap(&mut self.ccs[f], &mut o.ccs[f]);
-                    swap(&mut self.cc_timers[f], &mut o.cc_timers[f]);
+                    self.senders.adopt(&mut o.senders, f);
+                    self.ccs.adopt(&mut o.ccs, f);
+                    self.cc_timers.adopt(&mut o.cc_timers, f);
                     if tcp != crate::sim::NO_TCP as usize {
                         swap(&mut self.tp.tcp_tx[tcp], &mut o.tp.tcp_tx[tcp]);
                     }
                 }
                 if part[dst.idx()] == me {
-                    swap(&mut self.receivers[f], &mut o.receivers[f]);
+                    if let Some(r) = o.receivers.take(f) {
+                        if self.receivers.has(f) {
+                            self.receivers[f] = r;
+                        } else {
+                            self.receivers.insert(f, r);
+                        }
+                    }
                     if tcp != crate::sim::NO_TCP as usize {
                         swap(&mut self.tp.tcp_rx[tcp], &mut o.tp.tcp_rx[tcp]);
                     }
                 }
-                self.flow_stats[f].absorb(&mut o.flow_stats[f]);
+                if let Some(mut st) = o.flow_stats.take(f) {
+                    if self.flow_stats.has(f) {
+                        self.flow_stats[f].absorb(&mut st);
+                    } else {
+                        self.flow_stats.insert(f, st);
+                    }
+                }
                 self.rec.drops_by_flow[f] += o.rec.drops_by_flow[f];
             }
             self.rec.latency.absorb(&o.rec.latency);

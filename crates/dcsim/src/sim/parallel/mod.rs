@@ -1,7 +1,8 @@
 //! The conservative parallel engine (`simulation.threads` > 1).
 //!
-//! The fabric is partitioned (`partition.rs`); each partition is a whole world built from
-//! the plan that runs only its own nodes' events (a frame's arrival is the receiving
+//! The fabric is partitioned (`partition.rs`); each partition is a whole fabric built from
+//! the plan (flows' working state made only where their hosts are: `sim/flow/slots.rs`)
+//! that runs only its own nodes' events (a frame's arrival is the receiving
 //! port's, a queue pair's timers its source host's, a receiver's its destination's).
 //! Partitions run in rounds, each on its own thread: they agree on the earliest pending
 //! event t and all process their events before t + lookahead, the shortest delay of a
