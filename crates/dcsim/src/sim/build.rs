@@ -334,9 +334,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         },
         flows,
         cc_timers,
-        flow_init,
-        cc_plans: plan.ccs.clone(),
-        base_rtt,
+        make: super::flow::FlowMaking { init: flow_init, cc_plans: plan.ccs.clone(), base_rtt },
         senders,
         receivers,
         flow_stats,
@@ -427,15 +425,15 @@ impl Simulation {
         if self.senders.has(f.idx()) {
             return;
         }
-        let (init, h) = (self.flow_init[f.idx()], &self.flows[f.idx()]);
+        let (init, h) = (self.make.init[f.idx()], &self.flows[f.idx()]);
         let host_rate = self.src_rate(f);
         let spec = NicSpec {
             line_rate: host_rate,
             mtu_wire: self.host.mtu + self.host.header_bytes + self.fx.preamble,
             mss: self.host.mtu,
-            base_rtt: self.base_rtt,
+            base_rtt: self.make.base_rtt,
         };
-        let cc = Cc::new(&self.cc_plans[init.cc as usize], &spec);
+        let cc = Cc::new(&self.make.cc_plans[init.cc as usize], &spec);
         let s = new_sender(&init, &cc, h, host_rate);
         self.senders.insert(f.idx(), s);
         self.ccs.insert(f.idx(), cc);
@@ -459,7 +457,7 @@ impl Simulation {
 
     #[inline(never)]
     fn new_stats(&mut self, f: FlowId) {
-        let st = FlowStats { ideal_fct: self.flow_init[f.idx()].ideal_fct, min_rate: self.src_rate(f), ..FlowStats::default() };
+        let st = FlowStats { ideal_fct: self.make.init[f.idx()].ideal_fct, min_rate: self.src_rate(f), ..FlowStats::default() };
         self.flow_stats.insert(f.idx(), st);
     }
 
@@ -480,7 +478,7 @@ impl Simulation {
         self.create_sender(f);
         self.open_stats(f);
         self.open_receiver(f);
-        self.flow_init[f.idx()].cc = EAGER;
+        self.make.init[f.idx()].cc = EAGER;
     }
 
     /// After a run (its partitions merged): a statistics row for every flow, those that
@@ -495,7 +493,7 @@ impl Simulation {
     /// more (a sender made at its start, idle, with no state elsewhere).
     pub(crate) fn retire_sender(&mut self, f: FlowId) {
         let i = f.idx();
-        if self.flow_init[i].cc == EAGER || self.senders[i].state != QpState::Idle {
+        if self.make.init[i].cc == EAGER || self.senders[i].state != QpState::Idle {
             return;
         }
         self.senders.retire(i);

@@ -290,7 +290,7 @@ impl Simulation {
         // The receiver and the destination's statistics row are made at the flow's first
         // arrival here (flows made on demand are RoCE).
         let sr = self.host.selective_repeat;
-        let (stats, init, flows, fx) = (&mut self.flow_stats, &self.flow_init, &self.flows, &self.fx);
+        let (stats, init, flows, fx) = (&mut self.flow_stats, &self.make.init, &self.flows, &self.fx);
         let make = || {
             if !stats.has(f.idx()) {
                 let src = fx.nodes[flows[f.idx()].src.idx()].ports.start as usize;

@@ -76,15 +76,11 @@ pub struct Simulation {
     pub(crate) flows: Vec<FlowHeader>,
     /// The source's working state (queue pair, timers, reaction point), created when
     /// the flow starts and retired when it finishes (`flow/slots.rs`; build time for the
-    /// flows that `flow_init` marks `EAGER`), in the partition of its source only.
+    /// flows that `make.init` marks `EAGER`), in the partition of its source only.
     pub(crate) senders: FlowSlots<Sender>,
     pub(crate) cc_timers: FlowSlots<flow::CcTimers>,
-    /// What creating a flow's sender at its start takes (`build::create_sender`).
-    pub(crate) flow_init: Vec<flow::FlowInit>,
-    /// The congestion controls' plans, the NIC's frame size and the fabric's base RTT,
-    /// from which a flow's reaction point is made when it starts.
-    pub(crate) cc_plans: Vec<crate::models::CcPlan>,
-    pub(crate) base_rtt: SimTime,
+    /// What creating a flow's records at its start takes (`build::create_sender`).
+    pub(crate) make: flow::FlowMaking,
     /// Made at the flow's first arrival in the destination's partition, and the
     /// statistics row at its start or first arrival in each partition that sees it
     /// (`build::open_receiver`, `open_stats`; at build for `EAGER` flows); kept.

@@ -48,6 +48,14 @@ pub(crate) const NO_TCP: u32 = u32::MAX;
 /// `FlowHeader::uet` of a flow that is not UET.
 pub(crate) const NO_UET: u32 = u32::MAX;
 
+/// What creating a flow's records at its start takes: per flow its static description,
+/// the congestion controls' plans and the fabric's base RTT (a reaction point's input).
+pub(crate) struct FlowMaking {
+    pub init: Vec<FlowInit>,
+    pub cc_plans: Vec<crate::models::CcPlan>,
+    pub base_rtt: SimTime,
+}
+
 /// The static description of a flow that is not in its header: what its queue pair,
 /// reaction point and statistics row are made of when it starts.
 #[derive(Clone, Copy)]
@@ -55,7 +63,7 @@ pub(crate) struct FlowInit {
     /// The traffic entry's `rate`.
     pub rate: Option<Rate>,
     pub messages: u32,
-    /// Index in `Simulation::cc_plans` (`EAGER`: the sender was made at build time and
+    /// Index in `FlowMaking::cc_plans` (`EAGER`: the sender was made at build time and
     /// lives for the whole run).
     pub cc: u32,
     /// Its FCT alone in the empty fabric (`FlowStats::ideal_fct`).

@@ -12,7 +12,7 @@ mod sender;
 mod slots;
 mod stats;
 
-pub(crate) use header::{FlowHeader, FlowInit, EAGER, NO_TCP, NO_UET};
+pub(crate) use header::{FlowHeader, FlowInit, FlowMaking, EAGER, NO_TCP, NO_UET};
 pub(crate) use receiver::Receiver;
 pub(crate) use sender::{CcTimers, QpState, Sender};
 pub(crate) use slots::FlowSlots;
