@@ -94,11 +94,7 @@ impl JobRt {
         };
         let dur = SimTime(its.clone().map(span).sum::<u64>() / its.len().max(1) as u64);
         self.skips.push((at, n, period, dur));
-        let bump = |t: &mut SimTime| {
-            if *t != SimTime::MAX {
-                *t = *t + by;
-            }
-        };
+        let bump = |t: &mut SimTime| *t = t.later(by);
         // Ranks may be an iteration apart: every record of `at` or later is before the
         // skip (none is `SimTime::MAX` yet after it).
         for it in at as usize..self.plan.iterations as usize {

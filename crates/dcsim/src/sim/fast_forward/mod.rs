@@ -117,11 +117,7 @@ impl Simulation {
         let rounds = self.fx.q.round_len().map(|l| (l, self.owners.clone()));
         self.fx.q.shift(by, rounds, fixed);
         self.clock = self.fx.q.now();
-        let shift = |t: &mut SimTime| {
-            if *t != SimTime::MAX {
-                *t = *t + by;
-            }
-        };
+        let shift = |t: &mut SimTime| *t = t.later(by);
         self.cc_timers.iter_mut().flat_map(|t| t.quiet.iter_mut()).for_each(shift);
         for p in self.fx.ports.iter_mut() {
             shift(&mut p.tx_until);
