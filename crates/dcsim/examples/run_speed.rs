@@ -49,5 +49,9 @@ fn main() {
         wall * 1e9 / sim.packet_hops().max(1) as f64,
         sim.peak_packets()
     );
-    println!("digest {:016x}", sim.finish().digest());
+    let res = sim.finish();
+    // The tables' sizes: what the results hold in memory at the end.
+    let rows: Vec<String> = res.tables.iter().filter(|(_, t)| t.rows() > 0).map(|(n, t)| format!("{n} {}", t.rows())).collect();
+    println!("rows: {}", rows.join(", "));
+    println!("digest {:016x}", res.digest());
 }

@@ -17,8 +17,52 @@ pub trait LogRow: Copy {
     fn key(&self) -> Self::Key;
 }
 
-pub struct CappedLog<T> {
-    rows: Vec<T>,
+/// How a capped log holds its rows: a `Vec` of them, or columns (`RateRows`) for a log
+/// long enough that its table should take its columns as they are.
+pub trait Rows: Default {
+    type Row;
+    type Key: Ord;
+    fn len(&self) -> usize;
+    fn push(&mut self, row: Self::Row);
+    fn key_of(row: &Self::Row) -> Self::Key;
+    /// The key of row `i`.
+    fn key(&self, i: usize) -> Self::Key;
+    /// Orders the rows by key, ties in the order they came (a stable sort).
+    fn sort(&mut self);
+    fn truncate(&mut self, n: usize);
+    fn append(&mut self, other: &mut Self);
+}
+
+impl<T: LogRow> Rows for Vec<T> {
+    type Row = T;
+    type Key = T::Key;
+    fn len(&self) -> usize {
+        self.len()
+    }
+    #[inline]
+    fn push(&mut self, row: T) {
+        self.push(row)
+    }
+    #[inline]
+    fn key_of(row: &T) -> T::Key {
+        row.key()
+    }
+    fn key(&self, i: usize) -> T::Key {
+        self[i].key()
+    }
+    fn sort(&mut self) {
+        self.sort_by_key(|r| r.key()); // stable
+    }
+    fn truncate(&mut self, n: usize) {
+        self.truncate(n)
+    }
+    fn append(&mut self, other: &mut Self) {
+        self.append(other)
+    }
+}
+
+pub struct CappedLog<S> {
+    rows: S,
     max: usize,
     /// Rows seen but not kept.
     dropped: u64,
@@ -27,17 +71,17 @@ pub struct CappedLog<T> {
     trimmed: bool,
 }
 
-impl<T: LogRow> CappedLog<T> {
+impl<S: Rows> CappedLog<S> {
     pub fn new(max: u64) -> Self {
-        CappedLog { rows: Vec::new(), max: max.min(usize::MAX as u64) as usize, dropped: 0, trimmed: false }
+        CappedLog { rows: S::default(), max: max.min(usize::MAX as u64) as usize, dropped: 0, trimmed: false }
     }
 
     /// Records a row. Rows come nearly in the log's order (most logs by time), so a row past
     /// the limit is nearly always refused on one comparison; one that sorts earlier is kept,
     /// and the log is trimmed again when it has grown by a quarter of its limit.
     #[inline]
-    pub fn push(&mut self, row: T) {
-        if self.max == 0 || (self.trimmed && row.key() >= self.rows[self.max - 1].key()) {
+    pub fn push(&mut self, row: S::Row) {
+        if self.max == 0 || (self.trimmed && S::key_of(&row) >= self.rows.key(self.max - 1)) {
             self.dropped += 1;
             return;
         }
@@ -49,7 +93,7 @@ impl<T: LogRow> CappedLog<T> {
     }
 
     fn trim(&mut self) {
-        self.rows.sort_by_key(|r| r.key()); // stable
+        self.rows.sort();
         if self.rows.len() > self.max {
             self.dropped += (self.rows.len() - self.max) as u64;
             self.rows.truncate(self.max);
@@ -59,7 +103,7 @@ impl<T: LogRow> CappedLog<T> {
 
     /// Moves another log's rows and counts here (a parallel run's merge); `finish` orders
     /// and cuts the union.
-    pub fn absorb(&mut self, o: &mut CappedLog<T>) {
+    pub fn absorb(&mut self, o: &mut CappedLog<S>) {
         self.rows.append(&mut o.rows);
         self.dropped += o.dropped;
         self.trimmed = false;
@@ -71,14 +115,18 @@ impl<T: LogRow> CappedLog<T> {
         self.trimmed = false;
     }
 
-    pub fn rows(&self) -> &[T] {
+    pub fn rows(&self) -> &S {
         &self.rows
+    }
+    /// The rows, leaving the log empty (for a table that takes them as they are).
+    pub fn take_rows(&mut self) -> S {
+        std::mem::take(&mut self.rows)
     }
     pub fn len(&self) -> usize {
         self.rows.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.rows.len() == 0
     }
     /// Rows seen but not kept (after `finish`: all of them past the limit).
     pub fn dropped(&self) -> u64 {
@@ -101,7 +149,7 @@ mod tests {
     }
 
     fn kept(max: u64, rows: &[R]) -> (Vec<R>, u64) {
-        let mut log = CappedLog::new(max);
+        let mut log: CappedLog<Vec<R>> = CappedLog::new(max);
         for &r in rows {
             log.push(r);
         }
@@ -144,7 +192,7 @@ mod tests {
         let rows: Vec<R> = (0..600).map(|i| R((i * 7919) % 97, i)).collect();
         let (a, b): (Vec<R>, Vec<R>) = rows.iter().partition(|r| r.0 % 3 == 0);
         for max in [1, 50, 300, 1000] {
-            let (mut la, mut lb) = (CappedLog::new(max), CappedLog::new(max));
+            let (mut la, mut lb): (CappedLog<Vec<R>>, CappedLog<Vec<R>>) = (CappedLog::new(max), CappedLog::new(max));
             a.iter().for_each(|&r| la.push(r));
             b.iter().for_each(|&r| lb.push(r));
             la.absorb(&mut lb);

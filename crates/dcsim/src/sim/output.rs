@@ -397,9 +397,12 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     tables.push(("goodput".to_string(), t));
 
     let mut t = Table::default();
-    t.push("time_ps", Column::U64(s.rec.rate_log.rows().iter().map(|r| r.0 .0).collect()));
-    t.push("flow_id", Column::U64(s.rec.rate_log.rows().iter().map(|r| r.1 as u64).collect()));
-    t.push("rate_gbps", Column::F64(s.rec.rate_log.rows().iter().map(|r| r.2.as_gbps_f64()).collect()));
+    // The longest log of a long run: its columns become the table's (the rates in
+    // place), so that the table does not double it.
+    let rates = s.rec.rate_log.take_rows();
+    t.push("time_ps", Column::U64(rates.time));
+    t.push("flow_id", Column::U64(rates.flow.into_iter().map(u64::from).collect()));
+    t.push("rate_gbps", Column::F64(rates.rate.into_iter().map(|r| crate::units::Rate(r).as_gbps_f64()).collect()));
     tables.push(("rates".to_string(), t));
 
     // On request only (other runs' tables are unchanged): the traced flows' window and

@@ -4,7 +4,7 @@
 //! works on; `output.rs` turns it into tables and `parallel/merge.rs` adds partitions up.
 
 use crate::net::capped_log::CappedLog;
-use crate::net::stats::{GoodputRow, Histogram, Samples};
+use crate::net::stats::{GoodputRow, Histogram, RateRows, Samples};
 use crate::plan::Plan;
 use crate::units::{Rate, SimTime};
 
@@ -16,12 +16,12 @@ pub(crate) struct Records {
     /// Queue samples (`stats.sample_interval`), and those past `stats.max_rows`.
     pub samples: Samples,
     pub samples_dropped: u64,
-    pub goodput: CappedLog<GoodputRow>,
+    pub goodput: CappedLog<Vec<GoodputRow>>,
     /// Rate changes of queue pairs: (time, flow, rate).
-    pub rate_log: CappedLog<(SimTime, u32, Rate)>,
+    pub rate_log: CappedLog<RateRows>,
     /// `stats.trace_flows`: (time, flow, window bytes or u64::MAX for none, rate), and the
     /// last traced (window, rate) per flow (empty when nothing is traced).
-    pub cc_trace: CappedLog<(SimTime, u32, u64, Rate)>,
+    pub cc_trace: CappedLog<Vec<(SimTime, u32, u64, Rate)>>,
     pub cc_trace_last: Vec<(u64, Rate)>,
     /// `stats.class_interval`: payload bytes delivered in order per bin and priority,
     /// and the bytes past the last bin kept.

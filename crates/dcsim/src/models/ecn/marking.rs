@@ -56,7 +56,7 @@ pub(crate) struct Marking {
     /// (congestion point, flow) pairs seen crossing a congested queue.
     pub pairs: HashSet<(u32, u32), BuildHasherDefault<FxHasher>>,
     /// Congestion intervals, at most `stats.max_rows`.
-    pub intervals: CappedLog<Interval>,
+    pub intervals: CappedLog<Vec<Interval>>,
     pub demand: Option<Demand>,
     /// Key of the marking draws: each is derived from (queue, frame, time).
     pub key: u64,

@@ -22,7 +22,7 @@ use crate::units::SimTime;
 pub struct Pfc {
     pub plan: PfcPlan,
     pub refresh_gen: Vec<u32>,
-    pub log: CappedLog<PfcEvent>,
+    pub log: CappedLog<Vec<PfcEvent>>,
 }
 
 impl Pfc {
