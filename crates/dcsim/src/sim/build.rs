@@ -281,8 +281,6 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let failures = models.link_faults.active;
     let nic_rx_extras = models.rx.on || plan.switch.pfc.mode == FlowControl::IbCredits;
     let mut sim = Simulation {
-        name: plan.name.clone(),
-        seed: plan.seed,
         end: plan.duration,
         host: plan.host.clone(),
         models,
@@ -299,6 +297,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             quiet_tx: !failures,
             hold_quiet: true,
             cc_key: crate::rng::stream_key(plan.seed, "cc"),
+            name: plan.name.clone(),
+            seed: plan.seed,
+            rate_schedule: rate_steps,
         },
         rec: super::records::Records::new(plan),
         links: plan.links.clone(),
@@ -309,13 +310,10 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         clock: SimTime::ZERO,
         nics: (0..n).map(|_| Nic::default()).collect(),
         hops: 0,
-        rate_schedule: rate_steps,
         watchdog: super::checks::Watchdog::new(plan.flows.len(), n_ports),
-        next_sample: if plan.stats.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
         storage: None,
         jobs: None,
         ff: None,
-        io_next: SimTime::MAX,
         sw,
         part: Default::default(),
         owners: Default::default(),
@@ -357,7 +355,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             sim.make_eager(FlowId(f as u32));
             sim.senders[f].msg_limit = 0;
         }
-        sim.io_next = st.first_row(plan.duration);
+        sim.rec.io_next = st.first_row(plan.duration);
         sim.storage = Some(Box::new(st));
         sim.storage_start();
     }
@@ -510,7 +508,7 @@ fn owners(sim: &Simulation) -> crate::event::owners::Owners {
         port_node: sim.fx.ports.iter().map(|p| p.node.0).collect(),
         flow_src: sim.flows.iter().map(|h| h.src.0).collect(),
         flow_dst: sim.flows.iter().map(|h| h.dst.0).collect(),
-        rate_step_port: sim.rate_schedule.iter().map(|&(p, _)| port(p)).collect(),
+        rate_step_port: sim.setup.rate_schedule.iter().map(|&(p, _)| port(p)).collect(),
         storm_port: sim.models.pause_storms.storms.iter().map(|s| port(s.port)).collect(),
         rx_nic_port: sim.models.rx.nics.iter().map(|n| port(n.port)).collect(),
         rx_change_port: sim.models.rx.changes.iter().map(|c| port(sim.models.rx.nics[c.0 as usize].port)).collect(),

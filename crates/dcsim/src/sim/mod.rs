@@ -41,7 +41,7 @@ pub(crate) use crate::net::fabric::{After, Fabric};
 pub(crate) use crate::net::port::{Node, Port, Tx};
 use crate::plan::{HostPlan, LinkPlan, Plan, StatsPlan};
 use crate::results::Results;
-use crate::units::{LinkRate, Rate, SimTime};
+use crate::units::{LinkRate, SimTime};
 
 /// A host's NIC: queue pairs ready to send in round-robin order.
 #[derive(Default)]
@@ -51,8 +51,6 @@ pub(crate) struct Nic {
 }
 
 pub struct Simulation {
-    pub(crate) name: String,
-    pub(crate) seed: u64,
     pub(crate) end: SimTime,
     pub(crate) host: HostPlan,
     /// The fabric models' state (the `fabric_models!` list of `models/mod.rs`).
@@ -95,16 +93,10 @@ pub struct Simulation {
     /// Packets that finished crossing a link (every frame kind).
     pub(crate) hops: u64,
 
-    /// Time of the next queue sample (`SimTime::MAX`: none).
-    pub(crate) next_sample: SimTime,
-    /// Service-rate changes: (port, new rate), scheduled as `PortRate(index)`.
-    pub(crate) rate_schedule: Vec<(PortId, Rate)>,
     /// Events at one picosecond, counted so that a clock that stops advancing ends the run.
     pub(crate) watchdog: checks::Watchdog,
-    /// Storage I/O (`sim/storage.rs`), if the run has any; its next KPI row
-    /// (`SimTime::MAX`: none).
+    /// Storage I/O (`sim/storage.rs`), if the run has any.
     pub(crate) storage: Option<Box<storage::Storage>>,
-    pub(crate) io_next: SimTime,
     /// Training jobs and collectives (`collectives/world.rs`), if the run has any.
     pub(crate) jobs: Option<Box<crate::collectives::world::Jobs>>,
     /// `simulation.fast_forward`: the steadiness test and the skips made
@@ -236,7 +228,7 @@ impl Simulation {
     /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.
     pub(crate) fn periodic_due(&self) -> SimTime {
         let ff = self.ff.as_ref().map_or(SimTime::MAX, |f| f.next_check());
-        self.next_sample.min(self.models.pfc_watchdog.next).min(self.io_next).min(self.models.deadlocks.next).min(ff)
+        self.rec.next_sample.min(self.models.pfc_watchdog.next).min(self.rec.io_next).min(self.models.deadlocks.next).min(ff)
     }
 
     /// The samples, watchdog polls, storage KPI rows and deadlock checks due at `t`, in
@@ -246,13 +238,13 @@ impl Simulation {
     fn run_periodic(&mut self, t: SimTime) -> bool {
         self.fx.q.set_now(t);
         self.clock = t;
-        if self.next_sample == t {
+        if self.rec.next_sample == t {
             self.take_sample();
         }
         if self.models.pfc_watchdog.next == t {
             self.pfc_watchdog_poll();
         }
-        if self.io_next == t {
+        if self.rec.io_next == t {
             self.take_io_kpi();
         }
         if self.ff.as_ref().is_some_and(|f| f.next_check() == t) {
@@ -281,7 +273,7 @@ impl Simulation {
             Event::CnpOut(f) => self.cnp_out(f),
             Event::Forward(p, pkt) => self.switch_receive(p, pkt),
             Event::PortRate(k) => {
-                let (p, rate) = self.rate_schedule[k as usize];
+                let (p, rate) = self.setup.rate_schedule[k as usize];
                 self.fx.ports[p.idx()].line = LinkRate::new(rate);
             }
             Event::FecnTick => self.models.l2.on_fecn_tick(&mut self.fx, self.end),
@@ -534,8 +526,8 @@ impl Simulation {
     /// Records the queues as they are at `next_sample` (after every event up to that
     /// time), and moves `next_sample` on.
     fn take_sample(&mut self) {
-        let now = self.next_sample;
-        self.next_sample = match self.stats_cfg.sample_interval {
+        let now = self.rec.next_sample;
+        self.rec.next_sample = match self.stats_cfg.sample_interval {
             Some(iv) if now + iv <= self.end => now + iv,
             _ => SimTime::MAX,
         };

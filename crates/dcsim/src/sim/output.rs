@@ -462,8 +462,8 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     let finished = s.flow_stats.iter().filter(|f| f.finish.is_some()).count();
     let rows: serde_json::Map<String, serde_json::Value> = tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
     let mut summary = json!({
-        "name": s.name,
-        "seed": s.seed,
+        "name": s.setup.name,
+        "seed": s.setup.seed,
         "version": crate::VERSION,
         "duration_ps": end.0,
         "steady_start_ps": steady.0,
@@ -568,7 +568,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
         summary["pcap"] = c.summary();
     }
     // Loud in every test build: a violated invariant is a model error.
-    debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.name, summary["checks"]);
+    debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.setup.name, summary["checks"]);
     Results { tables, summary }
 }
 

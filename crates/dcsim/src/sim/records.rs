@@ -30,6 +30,10 @@ pub(crate) struct Records {
     /// Data packets of each flow dropped by switches (a fabric-side count, for the
     /// conservation check; switches do not touch the flows' host-side records).
     pub drops_by_flow: Vec<u64>,
+    /// When the loop next records the queues (`stats.sample_interval`) and storage's
+    /// next KPI row (`SimTime::MAX`: never).
+    pub next_sample: SimTime,
+    pub io_next: SimTime,
 }
 
 impl Records {
@@ -50,6 +54,8 @@ impl Records {
             },
             class_dropped: 0,
             drops_by_flow: vec![0; plan.flows.len()],
+            next_sample: if st.sample_interval.is_some_and(|iv| iv.0 > 0) { SimTime::ZERO } else { SimTime::MAX },
+            io_next: SimTime::MAX,
         }
     }
 }

@@ -32,4 +32,9 @@ pub(crate) struct Setup {
     pub hold_quiet: bool,
     /// Key of the random draws handed to congestion-control hooks (with flow and hook).
     pub cc_key: u64,
+    /// The scenario's name and seed (the summary's).
+    pub name: String,
+    pub seed: u64,
+    /// Service-rate changes: (port, new rate), scheduled as `PortRate(index)`.
+    pub rate_schedule: Vec<(crate::ids::PortId, crate::units::Rate)>,
 }

@@ -287,9 +287,9 @@ impl Simulation {
 
     /// Records the KPI row of the interval ending at `io_next`, and moves `io_next` on.
     pub(crate) fn take_io_kpi(&mut self) {
-        let now = self.io_next;
+        let now = self.rec.io_next;
         let iv = self.io().interval.expect("KPI rows are due only with an interval");
-        self.io_next = if now + iv <= self.end { now + iv } else { SimTime::MAX };
+        self.rec.io_next = if now + iv <= self.end { now + iv } else { SimTime::MAX };
         let marks: u64 = self.fx.prio_stats.iter().map(|c| c.ecn_marked).sum();
         let cnps: u64 = self.flow_stats.iter().map(|f| f.cnps_sent).sum();
         let mut paused = 0u64;

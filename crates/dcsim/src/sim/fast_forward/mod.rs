@@ -130,7 +130,7 @@ impl Simulation {
         }
         self.receivers.iter_mut().for_each(|r| shift(&mut r.ack_oldest));
         self.flow_stats.iter_mut().for_each(|s| s.limited_since = s.limited_since.map(|t| t.later(by)));
-        for t in [&mut self.next_sample, &mut self.io_next] {
+        for t in [&mut self.rec.next_sample, &mut self.rec.io_next] {
             shift(t);
         }
         self.fx.pool.shift_times(by);
