@@ -1,7 +1,7 @@
 //! The parallel engine (`simulation.threads`) gives the results of one thread, bit for
 //! bit: every table and the summary (`Results::digest`, which leaves out the engine's
 //! memory figures), the number of events and of link crossings, on fabrics it splits
-//! into partitions, driven in chunks as the Python runner drives it.
+//! into two, three and four partitions, driven in chunks as the Python runner drives it.
 
 use std::path::Path;
 
@@ -19,7 +19,7 @@ fn same_as_one_thread(file: &str, overrides: &[&str]) -> (String, u64, u64, Vec<
     let one = run(file, overrides, 1);
     eprintln!("{file} {overrides:?}: {one:?}");
     assert!(one.2 > 5_000, "{file}: too small a run to compare ({} link crossings)", one.2);
-    for threads in [2, 3] {
+    for threads in [2, 3, 4] {
         let par = run(file, overrides, threads);
         assert_eq!(one, par, "{file} {overrides:?}: threads = {threads} differs from one thread");
     }
