@@ -3,7 +3,8 @@
 //! `summary.json`, and how a parallel run's partitions of it become one. Every method
 //! but `new` has a default that does nothing, so a model states only what it has.
 
-use crate::event::EventQueue;
+use crate::event::owners::Subject;
+use crate::event::{Event, EventQueue, ModelEvent};
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::fabric::Fabric;
 use crate::net::packet::{Packet, PacketPool};
@@ -122,4 +123,50 @@ pub(crate) trait FabricModel: Sized {
     /// The end of a parallel run: takes from `other`, the same model in another
     /// partition, what that partition ran; `theirs(node)` says whether a node was its.
     fn merge(&mut self, _other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {}
+
+    /// The model's kinds of event (`Event::Model`, made with `model_event`): each kind's
+    /// number, which the event's tie key is made of (one no other event uses), and whose
+    /// event it is (the parallel engine's partitions and the rounds keep each node's).
+    const EVENTS: &'static [(u8, Subject)] = &[];
+
+    /// For an event kind of `Subject::Listed`: the port each index acts on.
+    fn event_ports(&self, _kind: u8) -> Vec<u32> {
+        Vec::new()
+    }
+
+    /// One of the model's events is due. What it asks of the world (`Fabric::after`) is
+    /// done when it returns; `Some(next)` then calls it again with `next` (never
+    /// scheduled), for a hook whose every step must see the effects of the one before.
+    fn on_event<F: Fn(FlowId) -> FlowInfo>(&mut self, _fx: &mut Fabric, _ev: ModelEvent, _cx: &EventCtx<F>) -> Option<ModelEvent> {
+        None
+    }
+}
+
+/// What a model's event hook is given beside the fabric and its own state.
+pub(crate) struct EventCtx<F> {
+    /// The end of the run: periodic events stop there.
+    pub end: SimTime,
+    /// The priorities the run's flows use (bit p: priority p).
+    pub used_prios: u8,
+    /// A flow's ends and priority, as its frames' headers say.
+    pub flow: F,
+}
+
+/// A flow's ends and priority (`EventCtx::flow`).
+#[derive(Clone, Copy)]
+pub(crate) struct FlowInfo {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub prio: u8,
+}
+
+/// A model's place in the `fabric_models!` list (implemented by the list).
+pub(crate) trait Listed {
+    const TAG: u8;
+}
+
+/// Model `M`'s event of kind `kind` with fields `c`, `a`, `b`.
+#[inline]
+pub(crate) fn model_event<M: Listed>(kind: u8, c: u8, a: u32, b: u32) -> Event {
+    Event::Model(ModelEvent::new(M::TAG, kind, c, a, b))
 }

@@ -275,6 +275,39 @@ macro_rules! fabric_models {
             pub fn merge(&mut self, other: &mut FabricModels, fx: &$crate::net::fabric::Fabric, theirs: &dyn Fn($crate::ids::NodeId) -> bool) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::merge(&mut self.$name, &mut other.$name, fx, theirs); )*
             }
+            /// Every model's kinds of event: (kind, whose, for `Subject::Listed` the
+            /// port of each index), for `event::owners`.
+            pub fn event_owners(&self) -> Vec<(u8, $crate::event::owners::Subject, Vec<u32>)> {
+                let mut v = Vec::new();
+                $( $(#[cfg($cfg)])? for &(kind, subject) in <$Ty as $crate::models::fabric_model::FabricModel>::EVENTS {
+                    v.push((kind, subject, $crate::models::fabric_model::FabricModel::event_ports(&self.$name, kind)));
+                } )*
+                v
+            }
+            /// A model's event is due: its model's hook (`FabricModel::on_event`).
+            #[inline]
+            pub fn on_event<F: Fn($crate::ids::FlowId) -> $crate::models::fabric_model::FlowInfo>(
+                &mut self,
+                fx: &mut $crate::net::fabric::Fabric,
+                ev: $crate::event::ModelEvent,
+                cx: &$crate::models::fabric_model::EventCtx<F>,
+            ) -> Option<$crate::event::ModelEvent> {
+                $( $(#[cfg($cfg)])? if ev.model == <$Ty as $crate::models::fabric_model::Listed>::TAG {
+                    return $crate::models::fabric_model::FabricModel::on_event(&mut self.$name, fx, ev, cx);
+                } )*
+                unreachable!("{ev:?}: no such model")
+            }
         }
+
+        /// The models' places in the list (`Listed::TAG`, `Event::Model`).
+        #[allow(non_camel_case_types, dead_code)]
+        #[repr(u8)]
+        enum ModelTag {
+            $( $(#[cfg($cfg)])? $name, )*
+        }
+
+        $( $(#[cfg($cfg)])? impl $crate::models::fabric_model::Listed for $Ty {
+            const TAG: u8 = ModelTag::$name as u8;
+        } )*
     };
 }

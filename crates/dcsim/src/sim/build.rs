@@ -513,8 +513,8 @@ fn owners(sim: &Simulation) -> crate::event::owners::Owners {
         rate_step_port: sim.rate_schedule.iter().map(|&(p, _)| port(p)).collect(),
         storm_port: sim.models.pause_storms.storms.iter().map(|s| port(s.port)).collect(),
         rx_nic_port: sim.models.rx.nics.iter().map(|n| port(n.port)).collect(),
-        rx_change_port: sim.models.rx.changes.iter().map(|c| port(sim.models.rx.nics[c.0 as usize].port)).collect(),
         rank_node: sim.jobs.as_ref().map_or(Vec::new(), |j| j.rank_hosts()),
+        model_events: sim.models.event_owners(),
     })
 }
 

@@ -3,9 +3,10 @@
 //! meet: the value one needs of the other is computed here and passed in.
 
 use super::{After, Simulation};
-use crate::event::Event;
+use crate::event::ModelEvent;
 use crate::ids::{FlowId, PktId, PortId};
 use crate::models::ecn::cnp::CnpFlow;
+use crate::models::fabric_model::{EventCtx, FlowInfo};
 use crate::models::pfc::{FlowControl, WatchdogAction};
 use crate::models::rx_buffer::world::RxIn;
 use crate::models::Feedback;
@@ -29,6 +30,23 @@ impl Simulation {
     /// The RED thresholds port `p` uses now, if ECN marking is on.
     pub fn ecn_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
         self.models.marking.thresholds(p)
+    }
+
+    /// A fabric model's event: its hook (through the list's dispatch), then what it asked
+    /// of the world; again while the hook has a next step.
+    pub(super) fn on_model_event(&mut self, ev: ModelEvent) {
+        let mut ev = Some(ev);
+        while let Some(e) = ev {
+            let flows = &self.flows;
+            let flow = |f: FlowId| {
+                let h = &flows[f.idx()];
+                FlowInfo { src: h.src, dst: h.dst, prio: h.prio }
+            };
+            let cx = EventCtx { end: self.end, used_prios: self.setup.used_prios, flow };
+            let mark = self.fx.after.len();
+            ev = self.models.on_event(&mut self.fx, e, &cx);
+            self.run_after(mark);
+        }
     }
 
     /// Does what the hooks since `mark` asked of the world (`Fabric::after`), in order:
@@ -156,25 +174,6 @@ impl Simulation {
     /// IB credits: a data frame for port `p`'s input buffer was lost on the wire.
     pub(crate) fn ib_on_lost(&mut self, p: PortId, vl: u8, wire: u64) {
         self.models.ib.on_lost(p, vl, wire);
-    }
-
-    /// The periodic FCPs: every port, every VL in use, in order.
-    pub(crate) fn on_ib_tick(&mut self) {
-        let period = self.models.ib.period.expect("scheduled only with a period");
-        for p in 0..self.fx.ports.len() {
-            for vl in 0..8u8 {
-                if self.setup.used_prios & (1 << vl) == 0 {
-                    continue;
-                }
-                let mark = self.fx.after.len();
-                self.models.ib.on_tick(&mut self.fx, PortId(p as u32), vl);
-                self.run_after(mark);
-            }
-        }
-        let next = self.now_t() + period;
-        if next <= self.end {
-            self.fx.q.schedule(next, Event::IbTick);
-        }
     }
 
     /// An FCP reached port `p`.

@@ -284,7 +284,6 @@ impl Simulation {
                 let (p, rate) = self.rate_schedule[k as usize];
                 self.fx.ports[p.idx()].line = LinkRate::new(rate);
             }
-            Event::FecnTick => self.models.l2.on_fecn_tick(&mut self.fx, self.end),
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
             Event::Link(k) => self.on_link_step(k),
             Event::PauseStorm(k) => {
@@ -293,12 +292,11 @@ impl Simulation {
                 self.run_after(mark);
             }
             Event::RxDone(k) => self.on_rx_done(k),
-            Event::RxRate(k) => self.models.rx.on_rate(&mut self.fx, k),
-            Event::IbTick => self.on_ib_tick(),
             Event::SwBurst(f) => self.sw_post(f),
             Event::Rank(k) => self.on_rank(k),
             Event::Credit(n) => self.on_credit_tick(n),
             Event::FastForward => self.fast_forward_now(),
+            Event::Model(m) => self.on_model_event(m),
         }
     }
 

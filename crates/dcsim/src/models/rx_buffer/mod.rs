@@ -88,7 +88,7 @@ pub struct RxBuffers {
     /// NIC index of each node (`u32::MAX`: none).
     pub slot: Vec<u32>,
     pub nics: Vec<Nic>,
-    /// The plan's rate changes, resolved to NIC indices, scheduled as `RxRate(k)`.
+    /// The plan's rate changes, resolved to NIC indices, scheduled as `RX_RATE` events.
     pub changes: Vec<(u32, Rate)>,
 }
 

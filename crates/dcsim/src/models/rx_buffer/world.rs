@@ -6,11 +6,15 @@ use std::collections::VecDeque;
 use super::{keys, Nic, NicStats, RxBuffers};
 use crate::event::{Event, EventQueue};
 use crate::ids::{PktId, PortId};
+use crate::models::fabric_model::model_event;
 use crate::net::fabric::Fabric;
 use crate::net::mmu::DropReason;
 use crate::net::packet::Packet;
 use crate::plan::Plan;
 use crate::units::{Rate, SimTime};
+
+/// The event of a processing-rate change (its tie-key number); `a`: the change.
+pub(crate) const RX_RATE: u8 = 17;
 
 impl RxBuffers {
     /// The plan's receive buffers; `port_of(host)` is the host's port. Schedules the rate
@@ -40,7 +44,7 @@ impl RxBuffers {
         for (k, c) in rx.changes.iter().enumerate() {
             changes.push((slot[c.host as usize], c.rate));
             if c.at <= plan.duration {
-                q.schedule(c.at, Event::RxRate(k as u32));
+                q.schedule(c.at, model_event::<Self>(RX_RATE, 0, k as u32, 0));
             }
         }
         RxBuffers { on: true, size: rx.size, xoff_fixed: rx.xoff.is_some(), slot, nics, changes }
