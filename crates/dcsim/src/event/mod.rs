@@ -46,10 +46,6 @@ pub enum Event {
     Rto(FlowId, u32),
     /// Timer `kind` of a flow's congestion control; stale if the generation moved on.
     CcTimer(FlowId, u8, u32),
-    /// A receiver may send the CNP it held back for a flow (interval or NIC limit).
-    CnpDeferred(FlowId),
-    /// A CNP the receiver generated `host.cnp.delay` ago reaches its NIC's send queue.
-    CnpOut(FlowId),
     /// A switch finished processing a frame that arrived on the port: forward it.
     Forward(PortId, PktId),
     /// Entry k of the switches' rate schedule takes effect.
@@ -123,7 +119,6 @@ impl Event {
             Event::FlowStop(f) => (6, f.0 as u64, 0),
             Event::Rto(f, g) => (7, f.0 as u64, g as u64),
             Event::CcTimer(f, k, g) => (8, f.0 as u64, (k as u64) << 32 | g as u64),
-            Event::CnpDeferred(f) => (9, f.0 as u64, 0),
             Event::Forward(p, _) => (10, p.0 as u64, 0),
             Event::PortRate(k) => (11, k as u64, 0),
             Event::DelAck(f, g) => (13, f.0 as u64, g as u64),
@@ -132,7 +127,6 @@ impl Event {
             Event::RxDone(k) => (16, k as u64, 0),
             Event::SwBurst(f) => (19, f.0 as u64, 0),
             Event::Rank(k) => (20, k as u64, 0),
-            Event::CnpOut(f) => (21, f.0 as u64, 0),
             Event::Credit(k) => (22, k as u64, 0),
             Event::FastForward => (23, 0, 0),
             Event::Model(m) => (m.kind as u64, m.a() as u64, (m.c as u64) << 32 | m.b() as u64),

@@ -96,7 +96,7 @@ impl Owners {
             Event::QpWake(f) | Event::FlowStart(f) | Event::FlowStop(f) | Event::Rto(f, _) | Event::CcTimer(f, ..) | Event::SwBurst(f) => {
                 self.src[f.idx()]
             }
-            Event::CnpDeferred(f) | Event::CnpOut(f) | Event::DelAck(f, _) => self.dst[f.idx()],
+            Event::DelAck(f, _) => self.dst[f.idx()],
             Event::PortRate(k) => self.rate_step[k as usize],
             Event::PauseStorm(k) => self.storm[k as usize],
             Event::RxDone(k) => self.rx_nic[k as usize],

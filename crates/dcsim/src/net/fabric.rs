@@ -8,7 +8,7 @@
 //! right after the hook returns, in the order asked.
 
 use crate::event::EventQueue;
-use crate::ids::{NodeId, PortId};
+use crate::ids::{FlowId, NodeId, PortId};
 use crate::net::mmu::Mmu;
 use crate::net::packet::PacketPool;
 use crate::net::port::{Node, Port};
@@ -24,6 +24,8 @@ pub enum After {
     Kick(PortId),
     /// A host's queue pairs of this priority may send again (its port was unpaused).
     Unpark(NodeId, u8),
+    /// A flow's receiver sent a CNP: counted against the flow.
+    CnpSent(FlowId),
 }
 
 pub struct Fabric {

@@ -5,7 +5,6 @@
 use super::{After, Simulation};
 use crate::event::ModelEvent;
 use crate::ids::{FlowId, PktId, PortId};
-use crate::models::ecn::cnp::CnpFlow;
 use crate::models::fabric_model::{EventCtx, FlowInfo};
 use crate::models::pfc::{FlowControl, WatchdogAction};
 use crate::models::rx_buffer::world::RxIn;
@@ -58,6 +57,7 @@ impl Simulation {
             match self.fx.after[i] {
                 After::Kick(p) => self.kick(p),
                 After::Unpark(node, prio) => self.unpark(node, prio),
+                After::CnpSent(f) => self.flow_stats[f.idx()].cnps_sent += 1,
             }
             i += 1;
         }
@@ -246,32 +246,9 @@ impl Simulation {
     pub(crate) fn on_marked(&mut self, f: FlowId) {
         self.flow_stats[f.idx()].marked_rx += 1;
         let mark = self.fx.after.len();
-        let flow = self.cnp_flow(f);
-        if self.models.cnp.on_marked(&mut self.fx, f, flow) {
-            self.flow_stats[f.idx()].cnps_sent += 1;
-        }
-        self.run_after(mark);
-    }
-
-    pub(crate) fn on_cnp_deferred(&mut self, f: FlowId) {
-        let mark = self.fx.after.len();
-        let flow = self.cnp_flow(f);
-        if self.models.cnp.on_deferred(&mut self.fx, f, flow) {
-            self.flow_stats[f.idx()].cnps_sent += 1;
-        }
-        self.run_after(mark);
-    }
-
-    /// A CNP decided `host.cnp.delay` ago leaves its NIC.
-    pub(crate) fn cnp_out(&mut self, f: FlowId) {
-        let mark = self.fx.after.len();
-        let flow = self.cnp_flow(f);
-        self.models.cnp.out(&mut self.fx, f, flow);
-        self.run_after(mark);
-    }
-
-    fn cnp_flow(&self, f: FlowId) -> CnpFlow {
         let h = &self.flows[f.idx()];
-        CnpFlow { src: h.src, dst: h.dst, prio: h.prio }
+        let flow = FlowInfo { src: h.src, dst: h.dst, prio: h.prio };
+        self.models.cnp.on_marked(&mut self.fx, f, flow);
+        self.run_after(mark);
     }
 }

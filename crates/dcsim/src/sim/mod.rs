@@ -277,8 +277,6 @@ impl Simulation {
             Event::FlowStop(f) => self.on_flow_stop(f),
             Event::Rto(f, gen) => self.on_rto(f, gen),
             Event::CcTimer(f, kind, gen) => self.on_cc_timer(f, kind, gen),
-            Event::CnpDeferred(f) => self.on_cnp_deferred(f),
-            Event::CnpOut(f) => self.cnp_out(f),
             Event::Forward(p, pkt) => self.switch_receive(p, pkt),
             Event::PortRate(k) => {
                 let (p, rate) = self.rate_schedule[k as usize];
