@@ -32,10 +32,6 @@ pub enum Event {
     TxDone(PortId),
     /// The last bit of a packet reached the receiving port.
     Arrive(PortId, PktId),
-    /// A received pause on (port, priority) ran out; stale if the generation moved on.
-    PauseExpire(PortId, u8, u32),
-    /// Re-send XOFF for the ingress (port, priority) if it is still congested.
-    PfcRefresh(PortId, u8, u32),
     /// A paced queue pair may send again.
     QpWake(FlowId),
     /// A flow's message is posted.
@@ -54,10 +50,6 @@ pub enum Event {
     DelAck(FlowId, u32),
     /// Step k of the link failures (down, up, routes converged).
     Link(u32),
-    /// Injected pause storm k sends its next pause frame (or its XON at the end).
-    PauseStorm(u32),
-    /// NIC k finished processing the frame at the head of its receive buffer.
-    RxDone(u32),
     /// A flow's software rate limiter (perftest's) may post its next burst.
     SwBurst(FlowId),
     /// A job's rank k ends its compute (or its job starts): it takes its next step.
@@ -112,8 +104,6 @@ impl Event {
             // Not the packet's pool slot: it depends on allocation order, which differs
             // between engines. One port has at most one arrival per picosecond.
             Event::Arrive(p, _) => (1, p.0 as u64, 0),
-            Event::PauseExpire(p, c, g) => (2, p.0 as u64, (c as u64) << 32 | g as u64),
-            Event::PfcRefresh(p, c, g) => (3, p.0 as u64, (c as u64) << 32 | g as u64),
             Event::QpWake(f) => (4, f.0 as u64, 0),
             Event::FlowStart(f) => (5, f.0 as u64, 0),
             Event::FlowStop(f) => (6, f.0 as u64, 0),
@@ -123,8 +113,6 @@ impl Event {
             Event::PortRate(k) => (11, k as u64, 0),
             Event::DelAck(f, g) => (13, f.0 as u64, g as u64),
             Event::Link(k) => (14, k as u64, 0),
-            Event::PauseStorm(k) => (15, k as u64, 0),
-            Event::RxDone(k) => (16, k as u64, 0),
             Event::SwBurst(f) => (19, f.0 as u64, 0),
             Event::Rank(k) => (20, k as u64, 0),
             Event::Credit(k) => (22, k as u64, 0),
@@ -557,8 +545,6 @@ mod tests {
             flow_src: (0..ids).map(|i| i % nodes).collect(),
             flow_dst: Vec::new(),
             rate_step_port: Vec::new(),
-            storm_port: Vec::new(),
-            rx_nic_port: Vec::new(),
             rank_node: Vec::new(),
             model_events: Vec::new(),
         })

@@ -29,10 +29,8 @@ pub struct Owners {
     /// Per flow: source and destination host.
     src: Vec<u32>,
     dst: Vec<u32>,
-    /// Per rate-schedule step, pause storm and NIC receive buffer: the port each acts on.
+    /// Per rate-schedule step: the port it acts on.
     rate_step: Vec<u32>,
-    storm: Vec<u32>,
-    rx_nic: Vec<u32>,
     /// Per rank of a job: its host.
     rank: Vec<u32>,
     /// Per kind of model event: whose it is, and for `Subject::Listed` the node of each
@@ -48,10 +46,8 @@ pub struct OwnerTables {
     /// The source and destination host of each flow.
     pub flow_src: Vec<u32>,
     pub flow_dst: Vec<u32>,
-    /// The port each rate-schedule step, pause storm and NIC receive buffer acts on.
+    /// The port each rate-schedule step acts on.
     pub rate_step_port: Vec<u32>,
-    pub storm_port: Vec<u32>,
-    pub rx_nic_port: Vec<u32>,
     /// The host of each job rank.
     pub rank_node: Vec<u32>,
     /// The fabric models' kinds of event: (kind, whose, for `Subject::Listed` the port
@@ -70,8 +66,6 @@ impl Owners {
             model,
             nodes: t.nodes,
             rate_step: node(t.rate_step_port),
-            storm: node(t.storm_port),
-            rx_nic: node(t.rx_nic_port),
             rank: t.rank_node,
             src: t.flow_src,
             dst: t.flow_dst,
@@ -90,16 +84,12 @@ impl Owners {
     #[inline(always)]
     pub fn of(&self, ev: &Event) -> u32 {
         match *ev {
-            Event::TxDone(p) | Event::Arrive(p, _) | Event::PauseExpire(p, ..) | Event::PfcRefresh(p, ..) | Event::Forward(p, _) => {
-                self.port[p.idx()]
-            }
+            Event::TxDone(p) | Event::Arrive(p, _) | Event::Forward(p, _) => self.port[p.idx()],
             Event::QpWake(f) | Event::FlowStart(f) | Event::FlowStop(f) | Event::Rto(f, _) | Event::CcTimer(f, ..) | Event::SwBurst(f) => {
                 self.src[f.idx()]
             }
             Event::DelAck(f, _) => self.dst[f.idx()],
             Event::PortRate(k) => self.rate_step[k as usize],
-            Event::PauseStorm(k) => self.storm[k as usize],
-            Event::RxDone(k) => self.rx_nic[k as usize],
             Event::Rank(k) => self.rank[k as usize],
             Event::Credit(n) => n,
             Event::Model(m) => self.of_model(m),

@@ -140,6 +140,19 @@ pub(crate) trait FabricModel: Sized {
     fn on_event<F: Fn(FlowId) -> FlowInfo>(&mut self, _fx: &mut Fabric, _ev: ModelEvent, _cx: &EventCtx<F>) -> Option<ModelEvent> {
         None
     }
+
+    /// Whether the ingress (`port`, `class`), whose XOFF this model sent, is back under
+    /// its XON threshold (a refresh of the XOFF asks); `None`: not this model's (the
+    /// first model that answers decides; none: the switch buffer).
+    fn ingress_under_xon(&mut self, _fx: &Fabric, _port: PortId, _class: u8) -> Option<bool> {
+        None
+    }
+
+    /// The pause, in quanta, that an XON out of (`port`, `class`) must still carry for
+    /// this model (a pause it holds for the port's peer); 0: none.
+    fn xon_quanta(&self, _fx: &Fabric, _port: PortId, _class: u8) -> u32 {
+        0
+    }
 }
 
 /// What a model's event hook is given beside the fabric and its own state.

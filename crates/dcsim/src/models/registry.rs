@@ -297,6 +297,22 @@ macro_rules! fabric_models {
                 } )*
                 unreachable!("{ev:?}: no such model")
             }
+            /// Whether the ingress (`port`, `class`) is back under its XON threshold: the
+            /// first model that answers, else the switch buffer.
+            pub fn ingress_under_xon(&mut self, fx: &$crate::net::fabric::Fabric, port: $crate::ids::PortId, class: u8) -> bool {
+                $( $(#[cfg($cfg)])? if let Some(under) = $crate::models::fabric_model::FabricModel::ingress_under_xon(&mut self.$name, fx, port, class) {
+                    return under;
+                } )*
+                fx.mmu.under_xon(port, class)
+            }
+            /// The pause an XON out of (`port`, `class`) must still carry: the longest
+            /// any model asks for.
+            #[inline]
+            pub fn xon_quanta(&self, fx: &$crate::net::fabric::Fabric, port: $crate::ids::PortId, class: u8) -> u32 {
+                let mut q = 0;
+                $( $(#[cfg($cfg)])? { q = q.max($crate::models::fabric_model::FabricModel::xon_quanta(&self.$name, fx, port, class)); } )*
+                q
+            }
         }
 
         /// The models' places in the list (`Listed::TAG`, `Event::Model`).

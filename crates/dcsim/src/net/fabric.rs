@@ -8,7 +8,7 @@
 //! right after the hook returns, in the order asked.
 
 use crate::event::EventQueue;
-use crate::ids::{FlowId, NodeId, PortId};
+use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::mmu::Mmu;
 use crate::net::packet::PacketPool;
 use crate::net::port::{Node, Port};
@@ -26,6 +26,13 @@ pub enum After {
     Unpark(NodeId, u8),
     /// A flow's receiver sent a CNP: counted against the flow.
     CnpSent(FlowId),
+    /// Send a PFC frame (or PAUSE) out of the port for the class: XOFF if true, else XON.
+    Pause(PortId, u8, bool),
+    /// A NIC hands a frame it received on the port to its transport.
+    Deliver(PortId, PktId),
+    /// Re-send the XOFF of the ingress (port, class), or XON if it is back under its
+    /// threshold (a PFC refresh).
+    Refresh(PortId, u8),
 }
 
 pub struct Fabric {

@@ -6,7 +6,7 @@ use super::{After, Simulation};
 use crate::event::ModelEvent;
 use crate::ids::{FlowId, PktId, PortId};
 use crate::models::fabric_model::{EventCtx, FlowInfo};
-use crate::models::pfc::{FlowControl, WatchdogAction};
+use crate::models::pfc::WatchdogAction;
 use crate::models::rx_buffer::world::RxIn;
 use crate::models::Feedback;
 use crate::net::packet::Packet;
@@ -58,6 +58,12 @@ impl Simulation {
                 After::Kick(p) => self.kick(p),
                 After::Unpark(node, prio) => self.unpark(node, prio),
                 After::CnpSent(f) => self.flow_stats[f.idx()].cnps_sent += 1,
+                After::Pause(p, class, xoff) => self.send_pfc(p, class, xoff),
+                After::Deliver(p, id) => self.nic_consume(p, id),
+                After::Refresh(p, class) => {
+                    let resume = self.models.ingress_under_xon(&self.fx, p, class);
+                    self.send_pfc(p, class, !resume);
+                }
             }
             i += 1;
         }
@@ -66,41 +72,16 @@ impl Simulation {
 
     /// Queues a PFC frame (or PAUSE) out of `port` for `class` (`models/pfc`).
     pub(crate) fn send_pfc(&mut self, port: PortId, class: u8, xoff: bool) {
-        // An XON must not end a remote-PFC pause this switch sent the host behind `port`
-        // (models/remote_pfc/tor.rs): it becomes a pause for what is left.
-        let xon_quanta = if !xoff && self.models.rpfc.on {
-            let rate = self.fx.ports[port.idx()].rate();
-            self.models.rpfc.tor.remaining(port.idx(), class, self.fx.now(), rate).unwrap_or(0)
-        } else {
-            0
-        };
+        // An XON carries what is left of a pause a model holds for the port's peer.
+        let xon_quanta = if xoff { 0 } else { self.models.xon_quanta(&self.fx, port, class) };
         let mark = self.fx.after.len();
         self.models.pfc.send(&mut self.fx, port, class, xoff, xon_quanta);
         self.run_after(mark);
     }
 
-    /// While still congested, re-send XOFF before the upstream pause runs out.
-    pub(super) fn on_pfc_refresh(&mut self, port: PortId, class: u8, gen: u32) {
-        if !self.models.pfc.refresh_due(&self.fx, port, class, gen) {
-            return;
-        }
-        let resume = if self.models.rx.on && self.fx.nodes[self.fx.ports[port.idx()].node.idx()].is_host {
-            self.models.rx.under_xon(&self.fx, port)
-        } else {
-            self.fx.mmu.under_xon(port, class)
-        };
-        self.send_pfc(port, class, !resume);
-    }
-
     pub(super) fn on_pfc_frame(&mut self, p: PortId, id: PktId) {
         let mark = self.fx.after.len();
         self.models.pfc.on_frame(&mut self.fx, &mut self.models.pfc_watchdog, p, id);
-        self.run_after(mark);
-    }
-
-    pub(super) fn on_pause_expire(&mut self, p: PortId, prio: u8, gen: u32) {
-        let mark = self.fx.after.len();
-        self.models.pfc.on_expire(&mut self.fx, p, prio, gen);
         self.run_after(mark);
     }
 
@@ -185,37 +166,15 @@ impl Simulation {
 
     /// A frame reached host port `p` of a run with NIC receive buffers.
     pub(crate) fn rx_arrive(&mut self, p: PortId, id: PktId) {
+        let mark = self.fx.after.len();
         match self.models.rx.arrive(&mut self.fx, p, id) {
             RxIn::Direct => self.nic_consume(p, id),
             RxIn::Dropped(pkt) => {
                 self.count_drop(&pkt);
             }
-            RxIn::Queued(Some(port)) => self.rx_send_pause(port, true),
-            RxIn::Queued(None) => {}
+            RxIn::Queued => {}
         }
-    }
-
-    /// A NIC finished processing its head frame: XON if it drained, then the transport.
-    pub(crate) fn on_rx_done(&mut self, k: u32) {
-        let (p, id, resume) = self.models.rx.done(&mut self.fx, k);
-        if resume {
-            self.rx_send_pause(p, false);
-        }
-        self.nic_consume(p, id);
-    }
-
-    /// Sends XOFF (or XON) for every lossless class from a NIC's port `port` to its switch.
-    fn rx_send_pause(&mut self, port: PortId, xoff: bool) {
-        let classes = match self.models.pfc.plan.mode {
-            FlowControl::Pfc => self.models.pfc.plan.lossless,
-            FlowControl::Pause => 1, // one PAUSE frame stops every priority
-            FlowControl::None | FlowControl::IbCredits => return,
-        };
-        for c in 0..8u8 {
-            if classes & (1 << c) != 0 && self.fx.mmu.xoff_sent(port, c) != xoff {
-                self.send_pfc(port, c, xoff);
-            }
-        }
+        self.run_after(mark);
     }
 
     /// A FECN source sends a probe for flow `f` (`models/fecn/probes.rs`).

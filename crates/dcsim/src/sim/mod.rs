@@ -270,8 +270,6 @@ impl Simulation {
         match ev {
             Event::TxDone(p) => self.on_tx_done(p),
             Event::Arrive(p, pkt) => self.on_arrive(p, pkt),
-            Event::PauseExpire(p, prio, gen) => self.on_pause_expire(p, prio, gen),
-            Event::PfcRefresh(p, class, gen) => self.on_pfc_refresh(p, class, gen),
             Event::QpWake(f) => self.on_qp_wake(f),
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::FlowStop(f) => self.on_flow_stop(f),
@@ -284,12 +282,6 @@ impl Simulation {
             }
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
             Event::Link(k) => self.on_link_step(k),
-            Event::PauseStorm(k) => {
-                let mark = self.fx.after.len();
-                self.models.pause_storms.on_storm(&mut self.fx, &self.models.pfc.plan, k, self.end);
-                self.run_after(mark);
-            }
-            Event::RxDone(k) => self.on_rx_done(k),
             Event::SwBurst(f) => self.sw_post(f),
             Event::Rank(k) => self.on_rank(k),
             Event::Credit(n) => self.on_credit_tick(n),

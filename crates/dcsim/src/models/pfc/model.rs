@@ -6,12 +6,14 @@ use std::mem::swap;
 use serde_json::json;
 
 use super::deadlock::DeadlockDetector;
-use super::frames::Pfc;
-use super::storm::PauseStorms;
+use super::frames::{Pfc, PAUSE_EXPIRE, PFC_REFRESH};
+use super::storm::{PauseStorms, PAUSE_STORM};
 use super::watchdog::PfcWatchdog;
 use super::FlowControl;
+use crate::event::owners::Subject;
+use crate::event::ModelEvent;
 use crate::ids::{NodeId, PortId};
-use crate::models::fabric_model::{BuildCtx, FabricModel, FlowEnds, Tables};
+use crate::models::fabric_model::{BuildCtx, EventCtx, FabricModel, FlowEnds, FlowInfo, Tables};
 use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
@@ -24,6 +26,24 @@ impl FabricModel for Pfc {
 
     fn new(ctx: &mut BuildCtx) -> Self {
         Pfc::new(&ctx.plan.switch.pfc, ctx.ports.len(), ctx.plan.stats.max_pfc_events)
+    }
+
+    /// Both are the port's.
+    const EVENTS: &'static [(u8, Subject)] = &[(PAUSE_EXPIRE, Subject::Port), (PFC_REFRESH, Subject::Port)];
+
+    fn on_event<F: Fn(crate::ids::FlowId) -> FlowInfo>(
+        &mut self,
+        fx: &mut Fabric,
+        ev: ModelEvent,
+        _cx: &EventCtx<F>,
+    ) -> Option<ModelEvent> {
+        let p = PortId(ev.a());
+        match ev.kind {
+            PAUSE_EXPIRE => self.on_expire(fx, p, ev.c, ev.b()),
+            PFC_REFRESH => self.on_refresh(fx, p, ev.c, ev.b()),
+            _ => unreachable!("{ev:?}"),
+        }
+        None
     }
 
     fn tables(&self, fx: &Fabric, _ends: FlowEnds, out: &mut Tables) {
@@ -93,6 +113,18 @@ impl FabricModel for PauseStorms {
     fn new(ctx: &mut BuildCtx) -> Self {
         let port_of: Vec<PortId> = (0..ctx.nodes.len() as u32).map(|h| ctx.host_port(h)).collect();
         PauseStorms::new(ctx.plan, ctx.q, |h| port_of[h as usize])
+    }
+
+    /// A storm's frames leave its host's port.
+    const EVENTS: &'static [(u8, Subject)] = &[(PAUSE_STORM, Subject::Listed)];
+
+    fn event_ports(&self, _kind: u8) -> Vec<u32> {
+        self.storms.iter().map(|s| s.port.0).collect()
+    }
+
+    fn on_event<F: Fn(crate::ids::FlowId) -> FlowInfo>(&mut self, fx: &mut Fabric, ev: ModelEvent, cx: &EventCtx<F>) -> Option<ModelEvent> {
+        self.on_storm(fx, ev.a(), cx.end);
+        None
     }
 
     /// Runs with injected pause storms only.

@@ -90,6 +90,9 @@ pub struct RxBuffers {
     pub nics: Vec<Nic>,
     /// The plan's rate changes, resolved to NIC indices, scheduled as `RX_RATE` events.
     pub changes: Vec<(u32, Rate)>,
+    /// The classes a NIC's pause covers (bit c: class c): the lossless ones under PFC,
+    /// class 0 (every priority) under PAUSE, none otherwise.
+    pub pause_classes: u8,
 }
 
 impl RxBuffers {

@@ -5,7 +5,7 @@ use std::mem::swap;
 
 use serde_json::json;
 
-use super::world::RX_RATE;
+use super::world::{RX_DONE, RX_RATE};
 use super::RxBuffers;
 use crate::event::owners::Subject;
 use crate::event::ModelEvent;
@@ -26,11 +26,17 @@ impl FabricModel for RxBuffers {
         RxBuffers::new(ctx.plan, ctx.q, |h| port_of[h as usize])
     }
 
-    /// A rate change acts on its NIC's port.
-    const EVENTS: &'static [(u8, Subject)] = &[(RX_RATE, Subject::Listed)];
+    /// A host's XOFF is its NIC's: a refresh asks whether the NIC has drained.
+    fn ingress_under_xon(&mut self, fx: &Fabric, port: crate::ids::PortId, _class: u8) -> Option<bool> {
+        (self.on && fx.is_host(fx.ports[port.idx()].node)).then(|| self.under_xon(fx, port))
+    }
+
+    /// Both act on a NIC's port.
+    const EVENTS: &'static [(u8, Subject)] = &[(RX_DONE, Subject::Listed), (RX_RATE, Subject::Listed)];
 
     fn event_ports(&self, kind: u8) -> Vec<u32> {
         match kind {
+            RX_DONE => self.nics.iter().map(|n| n.port.0).collect(),
             RX_RATE => self.changes.iter().map(|c| self.nics[c.0 as usize].port.0).collect(),
             _ => Vec::new(),
         }
@@ -43,6 +49,7 @@ impl FabricModel for RxBuffers {
         _cx: &EventCtx<F>,
     ) -> Option<ModelEvent> {
         match ev.kind {
+            RX_DONE => self.done(fx, ev.a()),
             RX_RATE => self.on_rate(fx, ev.a()),
             _ => unreachable!("{ev:?}"),
         }
