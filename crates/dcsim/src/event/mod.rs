@@ -708,6 +708,59 @@ mod tests {
         assert_eq!(std::mem::size_of::<Option<Event>>(), 12);
     }
 
+    /// The fabric models' kinds of event (the first number of their tie keys) are their
+    /// own: no two models', nor an engine event's, share one.
+    #[test]
+    fn model_event_kinds_are_their_own() {
+        let (p, f) = (PortId(0), FlowId(0));
+        let engine = [
+            Event::TxDone(p),
+            Event::Arrive(p, PktId(0)),
+            Event::QpWake(f),
+            Event::FlowStart(f),
+            Event::FlowStop(f),
+            Event::Rto(f, 0),
+            Event::CcTimer(f, 0, 0),
+            Event::Forward(p, PktId(0)),
+            Event::PortRate(0),
+            Event::DelAck(f, 0),
+            Event::Link(0),
+            Event::SwBurst(f),
+            Event::Rank(0),
+            Event::Credit(0),
+            Event::FastForward,
+        ];
+        // Every engine variant is listed above (a new one fails to compile here).
+        for e in engine {
+            match e {
+                Event::TxDone(_)
+                | Event::Arrive(..)
+                | Event::QpWake(_)
+                | Event::FlowStart(_)
+                | Event::FlowStop(_)
+                | Event::Rto(..)
+                | Event::CcTimer(..)
+                | Event::Forward(..)
+                | Event::PortRate(_)
+                | Event::DelAck(..)
+                | Event::Link(_)
+                | Event::SwBurst(_)
+                | Event::Rank(_)
+                | Event::Credit(_)
+                | Event::FastForward => {}
+                Event::Model(_) => unreachable!(),
+            }
+        }
+        let mut kinds: Vec<u64> = engine.iter().map(|e| e.ident() >> 56).collect();
+        let models = crate::models::FabricModels::event_kinds();
+        assert!(!models.is_empty());
+        kinds.extend(models.iter().map(|&k| k as u64));
+        let n = kinds.len();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(kinds.len(), n, "a kind of event is used twice");
+    }
+
     /// A frame's pool slot is left out of the tie key: the same arrival (or forward) gets
     /// the same key in engines whose pools allocate in different orders.
     #[test]

@@ -275,6 +275,13 @@ macro_rules! fabric_models {
             pub fn merge(&mut self, other: &mut FabricModels, fx: &$crate::net::fabric::Fabric, theirs: &dyn Fn($crate::ids::NodeId) -> bool) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::merge(&mut self.$name, &mut other.$name, fx, theirs); )*
             }
+            /// Every model's kinds of event, in the list's order.
+            #[cfg(test)]
+            pub fn event_kinds() -> Vec<u8> {
+                let mut v = Vec::new();
+                $( $(#[cfg($cfg)])? v.extend(<$Ty as $crate::models::fabric_model::FabricModel>::EVENTS.iter().map(|e| e.0)); )*
+                v
+            }
             /// Every model's kinds of event: (kind, whose, for `Subject::Listed` the
             /// port of each index), for `event::owners`.
             pub fn event_owners(&self) -> Vec<(u8, $crate::event::owners::Subject, Vec<u32>)> {

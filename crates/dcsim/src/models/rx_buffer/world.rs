@@ -10,7 +10,7 @@ use crate::models::fabric_model::model_event;
 use crate::net::fabric::{After, Fabric};
 use crate::net::mmu::DropReason;
 use crate::net::packet::Packet;
-use crate::plan::{FlowControl, Plan};
+use crate::plan::Plan;
 use crate::units::{Rate, SimTime};
 
 /// The events (their tie-key numbers): NIC `a` finished processing the frame at the
@@ -49,13 +49,7 @@ impl RxBuffers {
                 q.schedule(c.at, model_event::<Self>(RX_RATE, 0, k as u32, 0));
             }
         }
-        let pfc = &plan.switch.pfc;
-        let pause_classes = match pfc.mode {
-            FlowControl::Pfc => pfc.lossless,
-            FlowControl::Pause => 1, // one PAUSE frame stops every priority
-            FlowControl::None | FlowControl::IbCredits => 0,
-        };
-        RxBuffers { on: true, size: rx.size, xoff_fixed: rx.xoff.is_some(), slot, nics, changes, pause_classes }
+        RxBuffers { on: true, size: rx.size, xoff_fixed: rx.xoff.is_some(), slot, nics, changes, pause_classes: super::pause_classes(plan) }
     }
 }
 
