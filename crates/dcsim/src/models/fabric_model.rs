@@ -7,7 +7,7 @@ use crate::event::owners::Subject;
 use crate::event::{Event, EventQueue, ModelEvent};
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::fabric::Fabric;
-use crate::net::packet::{Packet, PacketPool};
+use crate::net::packet::{Packet, PacketPool, PktKind};
 use crate::net::port::{Node, Port};
 use crate::net::queue::Queued;
 use crate::net::routing::RouteInputs;
@@ -153,6 +153,23 @@ pub(crate) trait FabricModel: Sized {
     fn xon_quanta(&self, _fx: &Fabric, _port: PortId, _class: u8) -> u32 {
         0
     }
+
+    /// Whether the model owns link-level control frames of `kind` (the world hands each
+    /// one that reaches a port to the first model that owns its kind: `on_frame`).
+    fn owns_frame(_kind: PktKind) -> bool {
+        false
+    }
+
+    /// A link-level control frame `pkt` reached port `p`, before its owner's hook: the
+    /// priorities it names that this model holds against it (a queue the PFC watchdog
+    /// holds in a storm ignores pauses).
+    fn frame_held(&mut self, _fx: &Fabric, _p: PortId, _pkt: &Packet) -> u8 {
+        0
+    }
+
+    /// A control frame `id` of a kind the model owns reached port `p`; `held`: the
+    /// priorities other models hold against it (`frame_held`).
+    fn on_frame(&mut self, _fx: &mut Fabric, _p: PortId, _id: PktId, _held: u8) {}
 }
 
 /// What a model's event hook is given beside the fabric and its own state.

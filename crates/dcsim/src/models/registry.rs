@@ -304,6 +304,17 @@ macro_rules! fabric_models {
                 } )*
                 unreachable!("{ev:?}: no such model")
             }
+            /// A link-level control frame reached port `p`: the priorities models hold
+            /// against it, then its owner's hook (`FabricModel::on_frame`).
+            pub fn on_frame(&mut self, fx: &mut $crate::net::fabric::Fabric, p: $crate::ids::PortId, id: $crate::ids::PktId) {
+                let pkt = *fx.pool.get(id);
+                let mut held = 0u8;
+                $( $(#[cfg($cfg)])? { held |= $crate::models::fabric_model::FabricModel::frame_held(&mut self.$name, fx, p, &pkt); } )*
+                $( $(#[cfg($cfg)])? if <$Ty as $crate::models::fabric_model::FabricModel>::owns_frame(pkt.kind) {
+                    return $crate::models::fabric_model::FabricModel::on_frame(&mut self.$name, fx, p, id, held);
+                } )*
+                unreachable!("a {:?} frame no model owns", pkt.kind)
+            }
             /// Whether the ingress (`port`, `class`) is back under its XON threshold: the
             /// first model that answers, else the switch buffer.
             pub fn ingress_under_xon(&mut self, fx: &$crate::net::fabric::Fabric, port: $crate::ids::PortId, class: u8) -> bool {

@@ -1,6 +1,7 @@
 //! Where the world runs the fabric models' hooks (`models/`, each taking the fabric and its
-//! own state) and does what they ask of it afterwards (`After`), and where two models
-//! meet: the value one needs of the other is computed here and passed in.
+//! own state) and does what they ask of it afterwards (`After`): their events and
+//! link-level frames through the list's dispatch (`FabricModels::on_event`, `on_frame`),
+//! and the hooks not generated yet by name.
 
 use super::{After, Simulation};
 use crate::event::ModelEvent;
@@ -79,9 +80,11 @@ impl Simulation {
         self.run_after(mark);
     }
 
-    pub(super) fn on_pfc_frame(&mut self, p: PortId, id: PktId) {
+    /// A link-level control frame (PFC, an InfiniBand FCP) reached port `p`: its model's
+    /// hook, through the list.
+    pub(super) fn on_link_frame(&mut self, p: PortId, id: PktId) {
         let mark = self.fx.after.len();
-        self.models.pfc.on_frame(&mut self.fx, &mut self.models.pfc_watchdog, p, id);
+        self.models.on_frame(&mut self.fx, p, id);
         self.run_after(mark);
     }
 
@@ -155,13 +158,6 @@ impl Simulation {
     /// IB credits: a data frame for port `p`'s input buffer was lost on the wire.
     pub(crate) fn ib_on_lost(&mut self, p: PortId, vl: u8, wire: u64) {
         self.models.ib.on_lost(p, vl, wire);
-    }
-
-    /// An FCP reached port `p`.
-    pub(crate) fn on_fcp(&mut self, p: PortId, id: PktId) {
-        let mark = self.fx.after.len();
-        self.models.ib.on_fcp(&mut self.fx, p, id);
-        self.run_after(mark);
     }
 
     /// A frame reached host port `p` of a run with NIC receive buffers.

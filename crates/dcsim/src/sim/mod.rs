@@ -458,8 +458,7 @@ impl Simulation {
         }
         self.hops += 1;
         match self.fx.pool.get(pkt).kind {
-            crate::net::packet::PktKind::Pfc => return self.on_pfc_frame(p, pkt),
-            crate::net::packet::PktKind::IbFcp => return self.on_fcp(p, pkt),
+            crate::net::packet::PktKind::Pfc | crate::net::packet::PktKind::IbFcp => return self.on_link_frame(p, pkt),
             _ => {}
         }
         if self.fx.ports[p.idx()].host {

@@ -88,6 +88,14 @@ impl crate::models::fabric_model::FabricModel for IbCredits {
 
     const EVENTS: &'static [(u8, Subject)] = &[(IB_TICK, Subject::None)];
 
+    fn owns_frame(kind: crate::net::packet::PktKind) -> bool {
+        kind == crate::net::packet::PktKind::IbFcp
+    }
+
+    fn on_frame(&mut self, fx: &mut Fabric, p: crate::ids::PortId, id: crate::ids::PktId, _held: u8) {
+        self.on_fcp(fx, p, id);
+    }
+
     /// The periodic FCPs: every port, every VL in use, in order, each FCP's transmitter
     /// kicked before the next is built (the event's `a`: the next (port, VL), flat).
     fn on_event<F: Fn(crate::ids::FlowId) -> FlowInfo>(&mut self, fx: &mut Fabric, ev: ModelEvent, cx: &EventCtx<F>) -> Option<ModelEvent> {

@@ -5,7 +5,6 @@
 //! them (a transmitter's next frame, a NIC's parked queue pairs) is asked for through
 //! `Fabric::kick` and `After::Unpark`.
 
-use super::watchdog::PfcWatchdog;
 use super::{FlowControl, PauseMode, PfcPlan};
 use crate::ids::{PktId, PortId};
 use crate::models::fabric_model::model_event;
@@ -97,8 +96,8 @@ impl Pfc {
     }
 
     /// A PFC/PAUSE frame reached port `p`: pause or resume its transmitter. A queue in a
-    /// pause storm ignores pauses (the switches' PFC watchdog).
-    pub fn on_frame(&mut self, fx: &mut Fabric, watchdog: &mut PfcWatchdog, p: PortId, id: PktId) {
+    /// pause storm (the switches' PFC watchdog) ignores pauses: `held`.
+    pub(super) fn on_pause_frame(&mut self, fx: &mut Fabric, p: PortId, id: PktId, held: u8) {
         let now = fx.now();
         let pkt = *fx.pool.get(id);
         fx.pool.free(id);
@@ -112,7 +111,7 @@ impl Pfc {
             }
             let port = &mut fx.ports[p.idx()];
             port.pause_gen[prio as usize] = port.pause_gen[prio as usize].wrapping_add(1);
-            if quanta > 0 && watchdog.on_pause(p, prio, now) {
+            if quanta > 0 && held & (1 << prio) != 0 {
                 fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
                 continue;
             }

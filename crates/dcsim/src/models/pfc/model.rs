@@ -15,6 +15,7 @@ use crate::event::ModelEvent;
 use crate::ids::{NodeId, PortId};
 use crate::models::fabric_model::{BuildCtx, EventCtx, FabricModel, FlowEnds, FlowInfo, Tables};
 use crate::net::fabric::Fabric;
+use crate::net::packet::{Packet, PktKind};
 use crate::results::{Column, Table};
 
 fn node_name(fx: &Fabric, n: NodeId) -> String {
@@ -26,6 +27,14 @@ impl FabricModel for Pfc {
 
     fn new(ctx: &mut BuildCtx) -> Self {
         Pfc::new(&ctx.plan.switch.pfc, ctx.ports.len(), ctx.plan.stats.max_pfc_events)
+    }
+
+    fn owns_frame(kind: PktKind) -> bool {
+        kind == PktKind::Pfc
+    }
+
+    fn on_frame(&mut self, fx: &mut Fabric, p: PortId, id: crate::ids::PktId, held: u8) {
+        self.on_pause_frame(fx, p, id, held);
     }
 
     /// Both are the port's.
@@ -141,6 +150,19 @@ impl FabricModel for PauseStorms {
 
 impl FabricModel for PfcWatchdog {
     type Keys = crate::models::fabric_model::NoSection;
+
+    /// A pause arrived: the priorities whose queue is in a storm ignore it.
+    fn frame_held(&mut self, fx: &Fabric, p: PortId, pkt: &Packet) -> u8 {
+        if pkt.kind != PktKind::Pfc {
+            return 0;
+        }
+        let (mask, quanta) = pkt.pause();
+        if quanta == 0 {
+            return 0;
+        }
+        let now = fx.now();
+        (0..8u8).filter(|&prio| mask & (1 << prio) != 0 && self.on_pause(p, prio, now)).fold(0, |held, prio| held | 1 << prio)
+    }
 
     fn shift_times(&mut self, by: crate::units::SimTime) {
         self.shift_times(by);
