@@ -170,6 +170,20 @@ pub(crate) trait FabricModel: Sized {
     /// A control frame `id` of a kind the model owns reached port `p`; `held`: the
     /// priorities other models hold against it (`frame_held`).
     fn on_frame(&mut self, _fx: &mut Fabric, _p: PortId, _id: PktId, _held: u8) {}
+
+    /// When the model's next poll is due (`SimTime::MAX`: never). A poll is work the run
+    /// loop does between events at its period, as it takes samples: not an event, so it
+    /// neither counts as one nor takes part in the order of tied events.
+    fn next_poll(&self) -> SimTime {
+        SimTime::MAX
+    }
+
+    /// The model's poll due now, step by step as `on_event`: `step` 0 starts it, and
+    /// `Some(next)` calls it again with `next` once what it asked of the world is done.
+    /// `owned[node]`: whether this partition of a parallel run runs the node (empty: all).
+    fn on_poll(&mut self, _fx: &mut Fabric, _step: u32, _owned: &[bool]) -> Option<u32> {
+        None
+    }
 }
 
 /// What a model's event hook is given beside the fabric and its own state.

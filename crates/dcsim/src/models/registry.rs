@@ -315,6 +315,25 @@ macro_rules! fabric_models {
                 } )*
                 unreachable!("a {:?} frame no model owns", pkt.kind)
             }
+            /// The earliest of the models' next polls.
+            pub fn next_poll(&self) -> $crate::units::SimTime {
+                let mut t = $crate::units::SimTime::MAX;
+                $( $(#[cfg($cfg)])? { t = t.min($crate::models::fabric_model::FabricModel::next_poll(&self.$name)); } )*
+                t
+            }
+            /// Step `step` of the poll of the model at place `tag` in the list, if its
+            /// poll is due at `t` (or under way): `FabricModel::on_poll`.
+            pub fn poll_step(&mut self, fx: &mut $crate::net::fabric::Fabric, tag: u8, t: $crate::units::SimTime, step: u32, owned: &[bool]) -> Option<u32> {
+                $( $(#[cfg($cfg)])? if tag == <$Ty as $crate::models::fabric_model::Listed>::TAG {
+                    if step == 0 && $crate::models::fabric_model::FabricModel::next_poll(&self.$name) != t {
+                        return None;
+                    }
+                    return $crate::models::fabric_model::FabricModel::on_poll(&mut self.$name, fx, step, owned);
+                } )*
+                None
+            }
+            /// How many models the list has (their places: `Listed::TAG`).
+            pub const COUNT: u8 = ModelTag::_End as u8;
             /// Whether the ingress (`port`, `class`) is back under its XON threshold: the
             /// first model that answers, else the switch buffer.
             pub fn ingress_under_xon(&mut self, fx: &$crate::net::fabric::Fabric, port: $crate::ids::PortId, class: u8) -> bool {
@@ -338,6 +357,7 @@ macro_rules! fabric_models {
         #[repr(u8)]
         enum ModelTag {
             $( $(#[cfg($cfg)])? $name, )*
+            _End,
         }
 
         $( $(#[cfg($cfg)])? impl $crate::models::fabric_model::Listed for $Ty {

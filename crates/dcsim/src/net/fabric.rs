@@ -33,6 +33,9 @@ pub enum After {
     /// Re-send the XOFF of the ingress (port, class), or XON if it is back under its
     /// threshold (a PFC refresh).
     Refresh(PortId, u8),
+    /// Drop every frame egress (port, priority) holds: the PFC watchdog put the queue in
+    /// a storm, with the "drop" action.
+    StormDrain(PortId, u8),
 }
 
 pub struct Fabric {

@@ -7,10 +7,11 @@ use super::{After, Simulation};
 use crate::event::ModelEvent;
 use crate::ids::{FlowId, PktId, PortId};
 use crate::models::fabric_model::{EventCtx, FlowInfo};
-use crate::models::pfc::WatchdogAction;
 use crate::models::rx_buffer::world::RxIn;
+use crate::models::FabricModels;
 use crate::models::Feedback;
 use crate::net::packet::Packet;
+use crate::units::SimTime;
 
 impl Simulation {
     /// New RED thresholds during a run (seed 004's reconfiguration): on the switch ports
@@ -61,6 +62,13 @@ impl Simulation {
                 After::CnpSent(f) => self.flow_stats[f.idx()].cnps_sent += 1,
                 After::Pause(p, class, xoff) => self.send_pfc(p, class, xoff),
                 After::Deliver(p, id) => self.nic_consume(p, id),
+                After::StormDrain(p, prio) => {
+                    while self.fx.egress.queue(p, prio).pkts > 0 {
+                        let item = self.dequeue_egress(p, prio);
+                        self.release_ingress(self.ingress_of(p, &item), prio, item.frame as u64);
+                        self.storm_drop(p, prio, item.id);
+                    }
+                }
                 After::Refresh(p, class) => {
                     let resume = self.models.ingress_under_xon(&self.fx, p, class);
                     self.send_pfc(p, class, !resume);
@@ -96,31 +104,16 @@ impl Simulation {
         was
     }
 
-    /// The PFC watchdog's poll due now: each switch's lossless queues are looked at in
-    /// port order; a queue entering a storm with the "drop" action drops what it holds,
-    /// and each port's transmitter then picks its next frame.
-    pub(crate) fn pfc_watchdog_poll(&mut self) {
-        let Some((now, w)) = self.models.pfc_watchdog.begin_poll() else { return };
-        for p in 0..self.fx.ports.len() {
-            let port = &self.fx.ports[p];
-            if self.fx.nodes[port.node.idx()].is_host || !self.owns(port.node) {
-                continue;
-            }
-            let pid = PortId(p as u32);
-            for c in 0..8u8 {
-                if !self.is_lossless(c) {
-                    continue;
-                }
+    /// The models' polls due at `t` (the PFC watchdog's), in the list's order, each step
+    /// by step with what it asked of the world done after each step.
+    pub(super) fn models_poll(&mut self, t: SimTime) {
+        for tag in 0..FabricModels::COUNT {
+            let mut step = Some(0);
+            while let Some(s) = step {
                 let mark = self.fx.after.len();
-                let started = self.models.pfc_watchdog.poll_queue(&mut self.fx, pid, c, now, &w);
+                step = self.models.poll_step(&mut self.fx, tag, t, s, &self.part.owned);
                 self.run_after(mark);
-                while started && w.action == WatchdogAction::Drop && self.fx.egress.queue(pid, c).pkts > 0 {
-                    let item = self.dequeue_egress(pid, c);
-                    self.release_ingress(self.ingress_of(pid, &item), c, item.frame as u64);
-                    self.storm_drop(pid, c, item.id);
-                }
             }
-            self.kick(pid);
         }
     }
 

@@ -236,7 +236,7 @@ impl Simulation {
     /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.
     pub(crate) fn periodic_due(&self) -> SimTime {
         let ff = self.ff.as_ref().map_or(SimTime::MAX, |f| f.next_check());
-        self.next_sample.min(self.models.pfc_watchdog.next).min(self.io_next).min(self.models.deadlocks.next).min(ff)
+        self.next_sample.min(self.models.next_poll()).min(self.io_next).min(self.models.deadlocks.next).min(ff)
     }
 
     /// The samples, watchdog polls, storage KPI rows and deadlock checks due at `t`, in
@@ -249,8 +249,8 @@ impl Simulation {
         if self.next_sample == t {
             self.take_sample();
         }
-        if self.models.pfc_watchdog.next == t {
-            self.pfc_watchdog_poll();
+        if self.models.next_poll() == t {
+            self.models_poll(t);
         }
         if self.io_next == t {
             self.take_io_kpi();

@@ -170,7 +170,16 @@ impl FabricModel for PfcWatchdog {
 
     fn new(ctx: &mut BuildCtx) -> Self {
         let pfc = &ctx.plan.switch.pfc;
-        PfcWatchdog::new(pfc.watchdog.clone().filter(|_| pfc.mode != FlowControl::None), ctx.ports.len())
+        let lossless = (0..8u8).filter(|&c| pfc.is_lossless(c)).fold(0, |m, c| m | 1 << c);
+        PfcWatchdog::new(pfc.watchdog.clone().filter(|_| pfc.mode != FlowControl::None), ctx.ports.len(), lossless)
+    }
+
+    fn next_poll(&self) -> crate::units::SimTime {
+        self.next
+    }
+
+    fn on_poll(&mut self, fx: &mut Fabric, step: u32, owned: &[bool]) -> Option<u32> {
+        self.poll_step(fx, step, owned)
     }
 
     /// Each port's storm state is its partition's.
