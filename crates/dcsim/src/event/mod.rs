@@ -32,10 +32,6 @@ pub enum Event {
     TxDone(PortId),
     /// The last bit of a packet reached the receiving port.
     Arrive(PortId, PktId),
-    /// A received pause on (port, priority) ran out; stale if the generation moved on.
-    PauseExpire(PortId, u8, u32),
-    /// Re-send XOFF for the ingress (port, priority) if it is still congested.
-    PfcRefresh(PortId, u8, u32),
     /// A paced queue pair may send again.
     QpWake(FlowId),
     /// A flow's message is posted.
@@ -46,28 +42,14 @@ pub enum Event {
     Rto(FlowId, u32),
     /// Timer `kind` of a flow's congestion control; stale if the generation moved on.
     CcTimer(FlowId, u8, u32),
-    /// A receiver may send the CNP it held back for a flow (interval or NIC limit).
-    CnpDeferred(FlowId),
-    /// A CNP the receiver generated `host.cnp.delay` ago reaches its NIC's send queue.
-    CnpOut(FlowId),
     /// A switch finished processing a frame that arrived on the port: forward it.
     Forward(PortId, PktId),
     /// Entry k of the switches' rate schedule takes effect.
     PortRate(u32),
-    /// FECN: switches recompute their advertised rates.
-    FecnTick,
     /// A TCP receiver's delayed-ACK timer; stale if the generation moved on.
     DelAck(FlowId, u32),
     /// Step k of the link failures (down, up, routes converged).
     Link(u32),
-    /// Injected pause storm k sends its next pause frame (or its XON at the end).
-    PauseStorm(u32),
-    /// NIC k finished processing the frame at the head of its receive buffer.
-    RxDone(u32),
-    /// Receive-buffer processing-rate change k takes effect.
-    RxRate(u32),
-    /// InfiniBand credits: every port sends its periodic FCPs.
-    IbTick,
     /// A flow's software rate limiter (perftest's) may post its next burst.
     SwBurst(FlowId),
     /// A job's rank k ends its compute (or its job starts): it takes its next step.
@@ -76,6 +58,41 @@ pub enum Event {
     Credit(u32),
     /// Fast-forward: skip the steady iterations found at this time (`sim/fast_forward`).
     FastForward,
+    /// An event of a fabric model (`models/`), dispatched to it by the registry.
+    Model(ModelEvent),
+}
+
+/// An event of a fabric model (`Event::Model`): the model's place in the `fabric_models!`
+/// list, the event's kind and its fields. The kind is the number the event's tie key is
+/// made of (`Event::ident`), stated by the model (`FabricModel::EVENTS`): one that no other
+/// event uses. Packed (byte-aligned), so that `Event` stays 12 bytes: read the wide fields
+/// with `a()` and `b()`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(C, packed)]
+pub struct ModelEvent {
+    pub model: u8,
+    pub kind: u8,
+    /// A small field (a priority).
+    pub c: u8,
+    a: u32,
+    b: u32,
+}
+
+impl ModelEvent {
+    #[inline]
+    pub const fn new(model: u8, kind: u8, c: u8, a: u32, b: u32) -> Self {
+        ModelEvent { model, kind, c, a, b }
+    }
+    /// The first wide field (a port, a flow, an index).
+    #[inline]
+    pub fn a(self) -> u32 {
+        self.a
+    }
+    /// The second wide field (a generation).
+    #[inline]
+    pub fn b(self) -> u32 {
+        self.b
+    }
 }
 
 impl Event {
@@ -87,28 +104,20 @@ impl Event {
             // Not the packet's pool slot: it depends on allocation order, which differs
             // between engines. One port has at most one arrival per picosecond.
             Event::Arrive(p, _) => (1, p.0 as u64, 0),
-            Event::PauseExpire(p, c, g) => (2, p.0 as u64, (c as u64) << 32 | g as u64),
-            Event::PfcRefresh(p, c, g) => (3, p.0 as u64, (c as u64) << 32 | g as u64),
             Event::QpWake(f) => (4, f.0 as u64, 0),
             Event::FlowStart(f) => (5, f.0 as u64, 0),
             Event::FlowStop(f) => (6, f.0 as u64, 0),
             Event::Rto(f, g) => (7, f.0 as u64, g as u64),
             Event::CcTimer(f, k, g) => (8, f.0 as u64, (k as u64) << 32 | g as u64),
-            Event::CnpDeferred(f) => (9, f.0 as u64, 0),
             Event::Forward(p, _) => (10, p.0 as u64, 0),
             Event::PortRate(k) => (11, k as u64, 0),
-            Event::FecnTick => (12, 0, 0),
             Event::DelAck(f, g) => (13, f.0 as u64, g as u64),
             Event::Link(k) => (14, k as u64, 0),
-            Event::PauseStorm(k) => (15, k as u64, 0),
-            Event::RxDone(k) => (16, k as u64, 0),
-            Event::RxRate(k) => (17, k as u64, 0),
-            Event::IbTick => (18, 0, 0),
             Event::SwBurst(f) => (19, f.0 as u64, 0),
             Event::Rank(k) => (20, k as u64, 0),
-            Event::CnpOut(f) => (21, f.0 as u64, 0),
             Event::Credit(k) => (22, k as u64, 0),
             Event::FastForward => (23, 0, 0),
+            Event::Model(m) => (m.kind as u64, m.a() as u64, (m.c as u64) << 32 | m.b() as u64),
         };
         // Cheap and injective enough for ordering: variant, then the fields.
         (v << 56) ^ (a << 24) ^ b.rotate_left(40)
@@ -410,7 +419,7 @@ mod tests {
         for f in 0..5000u32 {
             reference.schedule(&mut q, SimTime(rng.below(4)), Event::FlowStart(FlowId(f)));
         }
-        reference.schedule(&mut q, SimTime::us(50), Event::FecnTick);
+        reference.schedule(&mut q, SimTime::us(50), Event::Link(0));
         let mut n = 0;
         while let Some((t, ev)) = q.pop() {
             assert_eq!((t.0, ev), reference.take_next(), "event {n}");
@@ -536,10 +545,8 @@ mod tests {
             flow_src: (0..ids).map(|i| i % nodes).collect(),
             flow_dst: Vec::new(),
             rate_step_port: Vec::new(),
-            storm_port: Vec::new(),
-            rx_nic_port: Vec::new(),
-            rx_change_port: Vec::new(),
             rank_node: Vec::new(),
+            model_events: Vec::new(),
         })
     }
 
@@ -691,6 +698,67 @@ mod tests {
         assert_eq!(a, order(&shuffled));
         assert_eq!(a, order(&reversed));
         assert_ne!(a, evs, "ties are not served in index order");
+    }
+
+    /// The enum stays 12 bytes (an entry of the queue 24): a model's event is packed.
+    #[test]
+    fn events_stay_small() {
+        assert_eq!(std::mem::size_of::<Event>(), 12);
+        assert_eq!(std::mem::size_of::<Entry>(), 24);
+        assert_eq!(std::mem::size_of::<Option<Event>>(), 12);
+    }
+
+    /// The fabric models' kinds of event (the first number of their tie keys) are their
+    /// own: no two models', nor an engine event's, share one.
+    #[test]
+    fn model_event_kinds_are_their_own() {
+        let (p, f) = (PortId(0), FlowId(0));
+        let engine = [
+            Event::TxDone(p),
+            Event::Arrive(p, PktId(0)),
+            Event::QpWake(f),
+            Event::FlowStart(f),
+            Event::FlowStop(f),
+            Event::Rto(f, 0),
+            Event::CcTimer(f, 0, 0),
+            Event::Forward(p, PktId(0)),
+            Event::PortRate(0),
+            Event::DelAck(f, 0),
+            Event::Link(0),
+            Event::SwBurst(f),
+            Event::Rank(0),
+            Event::Credit(0),
+            Event::FastForward,
+        ];
+        // Every engine variant is listed above (a new one fails to compile here).
+        for e in engine {
+            match e {
+                Event::TxDone(_)
+                | Event::Arrive(..)
+                | Event::QpWake(_)
+                | Event::FlowStart(_)
+                | Event::FlowStop(_)
+                | Event::Rto(..)
+                | Event::CcTimer(..)
+                | Event::Forward(..)
+                | Event::PortRate(_)
+                | Event::DelAck(..)
+                | Event::Link(_)
+                | Event::SwBurst(_)
+                | Event::Rank(_)
+                | Event::Credit(_)
+                | Event::FastForward => {}
+                Event::Model(_) => unreachable!(),
+            }
+        }
+        let mut kinds: Vec<u64> = engine.iter().map(|e| e.ident() >> 56).collect();
+        let models = crate::models::FabricModels::event_kinds();
+        assert!(!models.is_empty());
+        kinds.extend(models.iter().map(|&k| k as u64));
+        let n = kinds.len();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(kinds.len(), n, "a kind of event is used twice");
     }
 
     /// A frame's pool slot is left out of the tie key: the same arrival (or forward) gets

@@ -3,10 +3,11 @@
 //! `summary.json`, and how a parallel run's partitions of it become one. Every method
 //! but `new` has a default that does nothing, so a model states only what it has.
 
-use crate::event::EventQueue;
+use crate::event::owners::Subject;
+use crate::event::{Event, EventQueue, ModelEvent};
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::fabric::Fabric;
-use crate::net::packet::{Packet, PacketPool};
+use crate::net::packet::{Packet, PacketPool, PktKind};
 use crate::net::port::{Node, Port};
 use crate::net::queue::Queued;
 use crate::net::routing::RouteInputs;
@@ -122,4 +123,94 @@ pub(crate) trait FabricModel: Sized {
     /// The end of a parallel run: takes from `other`, the same model in another
     /// partition, what that partition ran; `theirs(node)` says whether a node was its.
     fn merge(&mut self, _other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {}
+
+    /// The model's kinds of event (`Event::Model`, made with `model_event`): each kind's
+    /// number, which the event's tie key is made of (one no other event uses), and whose
+    /// event it is (the parallel engine's partitions and the rounds keep each node's).
+    const EVENTS: &'static [(u8, Subject)] = &[];
+
+    /// For an event kind of `Subject::Listed`: the port each index acts on.
+    fn event_ports(&self, _kind: u8) -> Vec<u32> {
+        Vec::new()
+    }
+
+    /// One of the model's events is due. What it asks of the world (`Fabric::after`) is
+    /// done when it returns; `Some(next)` then calls it again with `next` (never
+    /// scheduled), for a hook whose every step must see the effects of the one before.
+    fn on_event<F: Fn(FlowId) -> FlowInfo>(&mut self, _fx: &mut Fabric, _ev: ModelEvent, _cx: &EventCtx<F>) -> Option<ModelEvent> {
+        None
+    }
+
+    /// Whether the ingress (`port`, `class`), whose XOFF this model sent, is back under
+    /// its XON threshold (a refresh of the XOFF asks); `None`: not this model's (the
+    /// first model that answers decides; none: the switch buffer).
+    fn ingress_under_xon(&mut self, _fx: &Fabric, _port: PortId, _class: u8) -> Option<bool> {
+        None
+    }
+
+    /// The pause, in quanta, that an XON out of (`port`, `class`) must still carry for
+    /// this model (a pause it holds for the port's peer); 0: none.
+    fn xon_quanta(&self, _fx: &Fabric, _port: PortId, _class: u8) -> u32 {
+        0
+    }
+
+    /// Whether the model owns link-level control frames of `kind` (the world hands each
+    /// one that reaches a port to the first model that owns its kind: `on_frame`).
+    fn owns_frame(_kind: PktKind) -> bool {
+        false
+    }
+
+    /// A link-level control frame `pkt` reached port `p`, before its owner's hook: the
+    /// priorities it names that this model holds against it (a queue the PFC watchdog
+    /// holds in a storm ignores pauses).
+    fn frame_held(&mut self, _fx: &Fabric, _p: PortId, _pkt: &Packet) -> u8 {
+        0
+    }
+
+    /// A control frame `id` of a kind the model owns reached port `p`; `held`: the
+    /// priorities other models hold against it (`frame_held`).
+    fn on_frame(&mut self, _fx: &mut Fabric, _p: PortId, _id: PktId, _held: u8) {}
+
+    /// When the model's next poll is due (`SimTime::MAX`: never). A poll is work the run
+    /// loop does between events at its period, as it takes samples: not an event, so it
+    /// neither counts as one nor takes part in the order of tied events.
+    fn next_poll(&self) -> SimTime {
+        SimTime::MAX
+    }
+
+    /// The model's poll due now, step by step as `on_event`: `step` 0 starts it, and
+    /// `Some(next)` calls it again with `next` once what it asked of the world is done.
+    /// `owned[node]`: whether this partition of a parallel run runs the node (empty: all).
+    fn on_poll(&mut self, _fx: &mut Fabric, _step: u32, _owned: &[bool]) -> Option<u32> {
+        None
+    }
+}
+
+/// What a model's event hook is given beside the fabric and its own state.
+pub(crate) struct EventCtx<F> {
+    /// The end of the run: periodic events stop there.
+    pub end: SimTime,
+    /// The priorities the run's flows use (bit p: priority p).
+    pub used_prios: u8,
+    /// A flow's ends and priority, as its frames' headers say.
+    pub flow: F,
+}
+
+/// A flow's ends and priority (`EventCtx::flow`).
+#[derive(Clone, Copy)]
+pub(crate) struct FlowInfo {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub prio: u8,
+}
+
+/// A model's place in the `fabric_models!` list (implemented by the list).
+pub(crate) trait Listed {
+    const TAG: u8;
+}
+
+/// Model `M`'s event of kind `kind` with fields `c`, `a`, `b`.
+#[inline]
+pub(crate) fn model_event<M: Listed>(kind: u8, c: u8, a: u32, b: u32) -> Event {
+    Event::Model(ModelEvent::new(M::TAG, kind, c, a, b))
 }

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use super::bcn::{BcnCp, BcnSignal};
+use super::fecn::ports::FECN_TICK;
 use super::fecn::FecnPort;
 use super::qcn::QcnCp;
 use super::{Feedback, L2Cm};
@@ -160,9 +161,22 @@ impl crate::models::fabric_model::FabricModel for L2State {
             ctx.pool.enable_tags();
         }
         if let Some(t) = l2.first_tick() {
-            ctx.q.schedule(t, crate::event::Event::FecnTick);
+            ctx.q.schedule(t, crate::models::fabric_model::model_event::<Self>(FECN_TICK, 0, 0, 0));
         }
         l2
+    }
+
+    const EVENTS: &'static [(u8, crate::event::owners::Subject)] = &[(FECN_TICK, crate::event::owners::Subject::None)];
+
+    /// FECN's periodic rate computation (`fecn/ports.rs`).
+    fn on_event<F: Fn(FlowId) -> crate::models::fabric_model::FlowInfo>(
+        &mut self,
+        fx: &mut Fabric,
+        _ev: crate::event::ModelEvent,
+        cx: &crate::models::fabric_model::EventCtx<F>,
+    ) -> Option<crate::event::ModelEvent> {
+        self.on_fecn_tick(fx, cx.end);
+        None
     }
 
     fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {

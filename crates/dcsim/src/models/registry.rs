@@ -275,6 +275,93 @@ macro_rules! fabric_models {
             pub fn merge(&mut self, other: &mut FabricModels, fx: &$crate::net::fabric::Fabric, theirs: &dyn Fn($crate::ids::NodeId) -> bool) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::merge(&mut self.$name, &mut other.$name, fx, theirs); )*
             }
+            /// Every model's kinds of event, in the list's order.
+            #[cfg(test)]
+            pub fn event_kinds() -> Vec<u8> {
+                let mut v = Vec::new();
+                $( $(#[cfg($cfg)])? v.extend(<$Ty as $crate::models::fabric_model::FabricModel>::EVENTS.iter().map(|e| e.0)); )*
+                v
+            }
+            /// Every model's kinds of event: (kind, whose, for `Subject::Listed` the
+            /// port of each index), for `event::owners`.
+            pub fn event_owners(&self) -> Vec<(u8, $crate::event::owners::Subject, Vec<u32>)> {
+                let mut v = Vec::new();
+                $( $(#[cfg($cfg)])? for &(kind, subject) in <$Ty as $crate::models::fabric_model::FabricModel>::EVENTS {
+                    v.push((kind, subject, $crate::models::fabric_model::FabricModel::event_ports(&self.$name, kind)));
+                } )*
+                v
+            }
+            /// A model's event is due: its model's hook (`FabricModel::on_event`).
+            #[inline]
+            pub fn on_event<F: Fn($crate::ids::FlowId) -> $crate::models::fabric_model::FlowInfo>(
+                &mut self,
+                fx: &mut $crate::net::fabric::Fabric,
+                ev: $crate::event::ModelEvent,
+                cx: &$crate::models::fabric_model::EventCtx<F>,
+            ) -> Option<$crate::event::ModelEvent> {
+                $( $(#[cfg($cfg)])? if ev.model == <$Ty as $crate::models::fabric_model::Listed>::TAG {
+                    return $crate::models::fabric_model::FabricModel::on_event(&mut self.$name, fx, ev, cx);
+                } )*
+                unreachable!("{ev:?}: no such model")
+            }
+            /// A link-level control frame reached port `p`: the priorities models hold
+            /// against it, then its owner's hook (`FabricModel::on_frame`).
+            pub fn on_frame(&mut self, fx: &mut $crate::net::fabric::Fabric, p: $crate::ids::PortId, id: $crate::ids::PktId) {
+                let pkt = *fx.pool.get(id);
+                let mut held = 0u8;
+                $( $(#[cfg($cfg)])? { held |= $crate::models::fabric_model::FabricModel::frame_held(&mut self.$name, fx, p, &pkt); } )*
+                $( $(#[cfg($cfg)])? if <$Ty as $crate::models::fabric_model::FabricModel>::owns_frame(pkt.kind) {
+                    return $crate::models::fabric_model::FabricModel::on_frame(&mut self.$name, fx, p, id, held);
+                } )*
+                unreachable!("a {:?} frame no model owns", pkt.kind)
+            }
+            /// The earliest of the models' next polls.
+            pub fn next_poll(&self) -> $crate::units::SimTime {
+                let mut t = $crate::units::SimTime::MAX;
+                $( $(#[cfg($cfg)])? { t = t.min($crate::models::fabric_model::FabricModel::next_poll(&self.$name)); } )*
+                t
+            }
+            /// Step `step` of the poll of the model at place `tag` in the list, if its
+            /// poll is due at `t` (or under way): `FabricModel::on_poll`.
+            pub fn poll_step(&mut self, fx: &mut $crate::net::fabric::Fabric, tag: u8, t: $crate::units::SimTime, step: u32, owned: &[bool]) -> Option<u32> {
+                $( $(#[cfg($cfg)])? if tag == <$Ty as $crate::models::fabric_model::Listed>::TAG {
+                    if step == 0 && $crate::models::fabric_model::FabricModel::next_poll(&self.$name) != t {
+                        return None;
+                    }
+                    return $crate::models::fabric_model::FabricModel::on_poll(&mut self.$name, fx, step, owned);
+                } )*
+                None
+            }
+            /// How many models the list has (their places: `Listed::TAG`).
+            pub const COUNT: u8 = ModelTag::_End as u8;
+            /// Whether the ingress (`port`, `class`) is back under its XON threshold: the
+            /// first model that answers, else the switch buffer.
+            pub fn ingress_under_xon(&mut self, fx: &$crate::net::fabric::Fabric, port: $crate::ids::PortId, class: u8) -> bool {
+                $( $(#[cfg($cfg)])? if let Some(under) = $crate::models::fabric_model::FabricModel::ingress_under_xon(&mut self.$name, fx, port, class) {
+                    return under;
+                } )*
+                fx.mmu.under_xon(port, class)
+            }
+            /// The pause an XON out of (`port`, `class`) must still carry: the longest
+            /// any model asks for.
+            #[inline]
+            pub fn xon_quanta(&self, fx: &$crate::net::fabric::Fabric, port: $crate::ids::PortId, class: u8) -> u32 {
+                let mut q = 0;
+                $( $(#[cfg($cfg)])? { q = q.max($crate::models::fabric_model::FabricModel::xon_quanta(&self.$name, fx, port, class)); } )*
+                q
+            }
         }
+
+        /// The models' places in the list (`Listed::TAG`, `Event::Model`).
+        #[allow(non_camel_case_types, dead_code)]
+        #[repr(u8)]
+        enum ModelTag {
+            $( $(#[cfg($cfg)])? $name, )*
+            _End,
+        }
+
+        $( $(#[cfg($cfg)])? impl $crate::models::fabric_model::Listed for $Ty {
+            const TAG: u8 = ModelTag::$name as u8;
+        } )*
     };
 }

@@ -8,7 +8,7 @@
 //! right after the hook returns, in the order asked.
 
 use crate::event::EventQueue;
-use crate::ids::{NodeId, PortId};
+use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::mmu::Mmu;
 use crate::net::packet::PacketPool;
 use crate::net::port::{Node, Port};
@@ -24,6 +24,18 @@ pub enum After {
     Kick(PortId),
     /// A host's queue pairs of this priority may send again (its port was unpaused).
     Unpark(NodeId, u8),
+    /// A flow's receiver sent a CNP: counted against the flow.
+    CnpSent(FlowId),
+    /// Send a PFC frame (or PAUSE) out of the port for the class: XOFF if true, else XON.
+    Pause(PortId, u8, bool),
+    /// A NIC hands a frame it received on the port to its transport.
+    Deliver(PortId, PktId),
+    /// Re-send the XOFF of the ingress (port, class), or XON if it is back under its
+    /// threshold (a PFC refresh).
+    Refresh(PortId, u8),
+    /// Drop every frame egress (port, priority) holds: the PFC watchdog put the queue in
+    /// a storm, with the "drop" action.
+    StormDrain(PortId, u8),
 }
 
 pub struct Fabric {

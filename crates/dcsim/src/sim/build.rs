@@ -509,10 +509,8 @@ fn owners(sim: &Simulation) -> crate::event::owners::Owners {
         flow_src: sim.flows.iter().map(|h| h.src.0).collect(),
         flow_dst: sim.flows.iter().map(|h| h.dst.0).collect(),
         rate_step_port: sim.setup.rate_schedule.iter().map(|&(p, _)| port(p)).collect(),
-        storm_port: sim.models.pause_storms.storms.iter().map(|s| port(s.port)).collect(),
-        rx_nic_port: sim.models.rx.nics.iter().map(|n| port(n.port)).collect(),
-        rx_change_port: sim.models.rx.changes.iter().map(|c| port(sim.models.rx.nics[c.0 as usize].port)).collect(),
         rank_node: sim.jobs.as_ref().map_or(Vec::new(), |j| j.rank_hosts()),
+        model_events: sim.models.event_owners(),
     })
 }
 

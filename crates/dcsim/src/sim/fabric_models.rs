@@ -1,15 +1,17 @@
 //! Where the world runs the fabric models' hooks (`models/`, each taking the fabric and its
-//! own state) and does what they ask of it afterwards (`After`), and where two models
-//! meet: the value one needs of the other is computed here and passed in.
+//! own state) and does what they ask of it afterwards (`After`): their events and
+//! link-level frames through the list's dispatch (`FabricModels::on_event`, `on_frame`),
+//! and the hooks not generated yet by name.
 
 use super::{After, Simulation};
-use crate::event::Event;
+use crate::event::ModelEvent;
 use crate::ids::{FlowId, PktId, PortId};
-use crate::models::ecn::cnp::CnpFlow;
-use crate::models::pfc::{FlowControl, WatchdogAction};
+use crate::models::fabric_model::{EventCtx, FlowInfo};
 use crate::models::rx_buffer::world::RxIn;
+use crate::models::FabricModels;
 use crate::models::Feedback;
 use crate::net::packet::Packet;
+use crate::units::SimTime;
 
 impl Simulation {
     /// New RED thresholds during a run (seed 004's reconfiguration): on the switch ports
@@ -31,6 +33,23 @@ impl Simulation {
         self.models.marking.thresholds(p)
     }
 
+    /// A fabric model's event: its hook (through the list's dispatch), then what it asked
+    /// of the world; again while the hook has a next step.
+    pub(super) fn on_model_event(&mut self, ev: ModelEvent) {
+        let mut ev = Some(ev);
+        while let Some(e) = ev {
+            let flows = &self.flows;
+            let flow = |f: FlowId| {
+                let h = &flows[f.idx()];
+                FlowInfo { src: h.src, dst: h.dst, prio: h.prio }
+            };
+            let cx = EventCtx { end: self.end, used_prios: self.setup.used_prios, flow };
+            let mark = self.fx.after.len();
+            ev = self.models.on_event(&mut self.fx, e, &cx);
+            self.run_after(mark);
+        }
+    }
+
     /// Does what the hooks since `mark` asked of the world (`Fabric::after`), in order:
     /// what a hook asks for happens right after it, as if it had done it itself.
     #[inline]
@@ -40,6 +59,20 @@ impl Simulation {
             match self.fx.after[i] {
                 After::Kick(p) => self.kick(p),
                 After::Unpark(node, prio) => self.unpark(node, prio),
+                After::CnpSent(f) => self.flow_stats[f.idx()].cnps_sent += 1,
+                After::Pause(p, class, xoff) => self.send_pfc(p, class, xoff),
+                After::Deliver(p, id) => self.nic_consume(p, id),
+                After::StormDrain(p, prio) => {
+                    while self.fx.egress.queue(p, prio).pkts > 0 {
+                        let item = self.dequeue_egress(p, prio);
+                        self.release_ingress(self.ingress_of(p, &item), prio, item.frame as u64);
+                        self.storm_drop(p, prio, item.id);
+                    }
+                }
+                After::Refresh(p, class) => {
+                    let resume = self.models.ingress_under_xon(&self.fx, p, class);
+                    self.send_pfc(p, class, !resume);
+                }
             }
             i += 1;
         }
@@ -48,41 +81,18 @@ impl Simulation {
 
     /// Queues a PFC frame (or PAUSE) out of `port` for `class` (`models/pfc`).
     pub(crate) fn send_pfc(&mut self, port: PortId, class: u8, xoff: bool) {
-        // An XON must not end a remote-PFC pause this switch sent the host behind `port`
-        // (models/remote_pfc/tor.rs): it becomes a pause for what is left.
-        let xon_quanta = if !xoff && self.models.rpfc.on {
-            let rate = self.fx.ports[port.idx()].rate();
-            self.models.rpfc.tor.remaining(port.idx(), class, self.fx.now(), rate).unwrap_or(0)
-        } else {
-            0
-        };
+        // An XON carries what is left of a pause a model holds for the port's peer.
+        let xon_quanta = if xoff { 0 } else { self.models.xon_quanta(&self.fx, port, class) };
         let mark = self.fx.after.len();
         self.models.pfc.send(&mut self.fx, port, class, xoff, xon_quanta);
         self.run_after(mark);
     }
 
-    /// While still congested, re-send XOFF before the upstream pause runs out.
-    pub(super) fn on_pfc_refresh(&mut self, port: PortId, class: u8, gen: u32) {
-        if !self.models.pfc.refresh_due(&self.fx, port, class, gen) {
-            return;
-        }
-        let resume = if self.models.rx.on && self.fx.nodes[self.fx.ports[port.idx()].node.idx()].is_host {
-            self.models.rx.under_xon(&self.fx, port)
-        } else {
-            self.fx.mmu.under_xon(port, class)
-        };
-        self.send_pfc(port, class, !resume);
-    }
-
-    pub(super) fn on_pfc_frame(&mut self, p: PortId, id: PktId) {
+    /// A link-level control frame (PFC, an InfiniBand FCP) reached port `p`: its model's
+    /// hook, through the list.
+    pub(super) fn on_link_frame(&mut self, p: PortId, id: PktId) {
         let mark = self.fx.after.len();
-        self.models.pfc.on_frame(&mut self.fx, &mut self.models.pfc_watchdog, p, id);
-        self.run_after(mark);
-    }
-
-    pub(super) fn on_pause_expire(&mut self, p: PortId, prio: u8, gen: u32) {
-        let mark = self.fx.after.len();
-        self.models.pfc.on_expire(&mut self.fx, p, prio, gen);
+        self.models.on_frame(&mut self.fx, p, id);
         self.run_after(mark);
     }
 
@@ -94,31 +104,16 @@ impl Simulation {
         was
     }
 
-    /// The PFC watchdog's poll due now: each switch's lossless queues are looked at in
-    /// port order; a queue entering a storm with the "drop" action drops what it holds,
-    /// and each port's transmitter then picks its next frame.
-    pub(crate) fn pfc_watchdog_poll(&mut self) {
-        let Some((now, w)) = self.models.pfc_watchdog.begin_poll() else { return };
-        for p in 0..self.fx.ports.len() {
-            let port = &self.fx.ports[p];
-            if self.fx.nodes[port.node.idx()].is_host || !self.owns(port.node) {
-                continue;
-            }
-            let pid = PortId(p as u32);
-            for c in 0..8u8 {
-                if !self.is_lossless(c) {
-                    continue;
-                }
+    /// The models' polls due at `t` (the PFC watchdog's), in the list's order, each step
+    /// by step with what it asked of the world done after each step.
+    pub(super) fn models_poll(&mut self, t: SimTime) {
+        for tag in 0..FabricModels::COUNT {
+            let mut step = Some(0);
+            while let Some(s) = step {
                 let mark = self.fx.after.len();
-                let started = self.models.pfc_watchdog.poll_queue(&mut self.fx, pid, c, now, &w);
+                step = self.models.poll_step(&mut self.fx, tag, t, s, &self.part.owned);
                 self.run_after(mark);
-                while started && w.action == WatchdogAction::Drop && self.fx.egress.queue(pid, c).pkts > 0 {
-                    let item = self.dequeue_egress(pid, c);
-                    self.release_ingress(self.ingress_of(pid, &item), c, item.frame as u64);
-                    self.storm_drop(pid, c, item.id);
-                }
             }
-            self.kick(pid);
         }
     }
 
@@ -158,65 +153,17 @@ impl Simulation {
         self.models.ib.on_lost(p, vl, wire);
     }
 
-    /// The periodic FCPs: every port, every VL in use, in order.
-    pub(crate) fn on_ib_tick(&mut self) {
-        let period = self.models.ib.period.expect("scheduled only with a period");
-        for p in 0..self.fx.ports.len() {
-            for vl in 0..8u8 {
-                if self.setup.used_prios & (1 << vl) == 0 {
-                    continue;
-                }
-                let mark = self.fx.after.len();
-                self.models.ib.on_tick(&mut self.fx, PortId(p as u32), vl);
-                self.run_after(mark);
-            }
-        }
-        let next = self.now_t() + period;
-        if next <= self.end {
-            self.fx.q.schedule(next, Event::IbTick);
-        }
-    }
-
-    /// An FCP reached port `p`.
-    pub(crate) fn on_fcp(&mut self, p: PortId, id: PktId) {
-        let mark = self.fx.after.len();
-        self.models.ib.on_fcp(&mut self.fx, p, id);
-        self.run_after(mark);
-    }
-
     /// A frame reached host port `p` of a run with NIC receive buffers.
     pub(crate) fn rx_arrive(&mut self, p: PortId, id: PktId) {
+        let mark = self.fx.after.len();
         match self.models.rx.arrive(&mut self.fx, p, id) {
             RxIn::Direct => self.nic_consume(p, id),
             RxIn::Dropped(pkt) => {
                 self.count_drop(&pkt);
             }
-            RxIn::Queued(Some(port)) => self.rx_send_pause(port, true),
-            RxIn::Queued(None) => {}
+            RxIn::Queued => {}
         }
-    }
-
-    /// A NIC finished processing its head frame: XON if it drained, then the transport.
-    pub(crate) fn on_rx_done(&mut self, k: u32) {
-        let (p, id, resume) = self.models.rx.done(&mut self.fx, k);
-        if resume {
-            self.rx_send_pause(p, false);
-        }
-        self.nic_consume(p, id);
-    }
-
-    /// Sends XOFF (or XON) for every lossless class from a NIC's port `port` to its switch.
-    fn rx_send_pause(&mut self, port: PortId, xoff: bool) {
-        let classes = match self.models.pfc.plan.mode {
-            FlowControl::Pfc => self.models.pfc.plan.lossless,
-            FlowControl::Pause => 1, // one PAUSE frame stops every priority
-            FlowControl::None | FlowControl::IbCredits => return,
-        };
-        for c in 0..8u8 {
-            if classes & (1 << c) != 0 && self.fx.mmu.xoff_sent(port, c) != xoff {
-                self.send_pfc(port, c, xoff);
-            }
-        }
+        self.run_after(mark);
     }
 
     /// A FECN source sends a probe for flow `f` (`models/fecn/probes.rs`).
@@ -247,32 +194,9 @@ impl Simulation {
     pub(crate) fn on_marked(&mut self, f: FlowId) {
         self.flow_stats[f.idx()].marked_rx += 1;
         let mark = self.fx.after.len();
-        let flow = self.cnp_flow(f);
-        if self.models.cnp.on_marked(&mut self.fx, f, flow) {
-            self.flow_stats[f.idx()].cnps_sent += 1;
-        }
-        self.run_after(mark);
-    }
-
-    pub(crate) fn on_cnp_deferred(&mut self, f: FlowId) {
-        let mark = self.fx.after.len();
-        let flow = self.cnp_flow(f);
-        if self.models.cnp.on_deferred(&mut self.fx, f, flow) {
-            self.flow_stats[f.idx()].cnps_sent += 1;
-        }
-        self.run_after(mark);
-    }
-
-    /// A CNP decided `host.cnp.delay` ago leaves its NIC.
-    pub(crate) fn cnp_out(&mut self, f: FlowId) {
-        let mark = self.fx.after.len();
-        let flow = self.cnp_flow(f);
-        self.models.cnp.out(&mut self.fx, f, flow);
-        self.run_after(mark);
-    }
-
-    fn cnp_flow(&self, f: FlowId) -> CnpFlow {
         let h = &self.flows[f.idx()];
-        CnpFlow { src: h.src, dst: h.dst, prio: h.prio }
+        let flow = FlowInfo { src: h.src, dst: h.dst, prio: h.prio };
+        self.models.cnp.on_marked(&mut self.fx, f, flow);
+        self.run_after(mark);
     }
 }

@@ -228,7 +228,7 @@ impl Simulation {
     /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.
     pub(crate) fn periodic_due(&self) -> SimTime {
         let ff = self.ff.as_ref().map_or(SimTime::MAX, |f| f.next_check());
-        self.rec.next_sample.min(self.models.pfc_watchdog.next).min(self.rec.io_next).min(self.models.deadlocks.next).min(ff)
+        self.rec.next_sample.min(self.models.next_poll()).min(self.rec.io_next).min(self.models.deadlocks.next).min(ff)
     }
 
     /// The samples, watchdog polls, storage KPI rows and deadlock checks due at `t`, in
@@ -241,8 +241,8 @@ impl Simulation {
         if self.rec.next_sample == t {
             self.take_sample();
         }
-        if self.models.pfc_watchdog.next == t {
-            self.pfc_watchdog_poll();
+        if self.models.next_poll() == t {
+            self.models_poll(t);
         }
         if self.rec.io_next == t {
             self.take_io_kpi();
@@ -262,35 +262,23 @@ impl Simulation {
         match ev {
             Event::TxDone(p) => self.on_tx_done(p),
             Event::Arrive(p, pkt) => self.on_arrive(p, pkt),
-            Event::PauseExpire(p, prio, gen) => self.on_pause_expire(p, prio, gen),
-            Event::PfcRefresh(p, class, gen) => self.on_pfc_refresh(p, class, gen),
             Event::QpWake(f) => self.on_qp_wake(f),
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::FlowStop(f) => self.on_flow_stop(f),
             Event::Rto(f, gen) => self.on_rto(f, gen),
             Event::CcTimer(f, kind, gen) => self.on_cc_timer(f, kind, gen),
-            Event::CnpDeferred(f) => self.on_cnp_deferred(f),
-            Event::CnpOut(f) => self.cnp_out(f),
             Event::Forward(p, pkt) => self.switch_receive(p, pkt),
             Event::PortRate(k) => {
                 let (p, rate) = self.setup.rate_schedule[k as usize];
                 self.fx.ports[p.idx()].line = LinkRate::new(rate);
             }
-            Event::FecnTick => self.models.l2.on_fecn_tick(&mut self.fx, self.end),
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
             Event::Link(k) => self.on_link_step(k),
-            Event::PauseStorm(k) => {
-                let mark = self.fx.after.len();
-                self.models.pause_storms.on_storm(&mut self.fx, &self.models.pfc.plan, k, self.end);
-                self.run_after(mark);
-            }
-            Event::RxDone(k) => self.on_rx_done(k),
-            Event::RxRate(k) => self.models.rx.on_rate(&mut self.fx, k),
-            Event::IbTick => self.on_ib_tick(),
             Event::SwBurst(f) => self.sw_post(f),
             Event::Rank(k) => self.on_rank(k),
             Event::Credit(n) => self.on_credit_tick(n),
             Event::FastForward => self.fast_forward_now(),
+            Event::Model(m) => self.on_model_event(m),
         }
     }
 
@@ -462,8 +450,7 @@ impl Simulation {
         }
         self.hops += 1;
         match self.fx.pool.get(pkt).kind {
-            crate::net::packet::PktKind::Pfc => return self.on_pfc_frame(p, pkt),
-            crate::net::packet::PktKind::IbFcp => return self.on_fcp(p, pkt),
+            crate::net::packet::PktKind::Pfc | crate::net::packet::PktKind::IbFcp => return self.on_link_frame(p, pkt),
             _ => {}
         }
         if self.fx.ports[p.idx()].host {

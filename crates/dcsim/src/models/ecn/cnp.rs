@@ -4,9 +4,11 @@
 //! NIC. The CNP is a real frame to the sender; its reaction point is the flow's `Cc`.
 //! With `cnp.delay` (models/nic_timing) it reaches the NIC's send queue that much later.
 
-use crate::event::Event;
-use crate::ids::{FlowId, NodeId, PortId};
-use crate::net::fabric::Fabric;
+use crate::event::owners::Subject;
+use crate::event::ModelEvent;
+use crate::ids::{FlowId, PortId};
+use crate::models::fabric_model::{model_event, EventCtx, FlowInfo};
+use crate::net::fabric::{After, Fabric};
 use crate::net::packet::Packet;
 use crate::units::SimTime;
 
@@ -31,16 +33,8 @@ pub struct CnpPlan {
 struct QpNp {
     last_cnp: Option<SimTime>,
     marked_since_cnp: u32,
-    /// A `CnpDeferred` event is scheduled.
+    /// A `CNP_DEFERRED` event is scheduled.
     pending: bool,
-}
-
-/// What a flow's CNPs need of it: its ends and priority.
-#[derive(Clone, Copy)]
-pub(crate) struct CnpFlow {
-    pub src: NodeId,
-    pub dst: NodeId,
-    pub prio: u8,
 }
 
 /// The notification points of every NIC: per queue pair its CNP window, per NIC the
@@ -58,19 +52,17 @@ impl NotificationPoints {
         NotificationPoints { cfg, delay, qps: vec![QpNp::default(); flows], nic_next: vec![SimTime::ZERO; nodes] }
     }
 
-    /// The receiver of flow `f` got a CE-marked data packet. Returns whether a CNP went
-    /// out now.
-    pub fn on_marked(&mut self, fx: &mut Fabric, f: FlowId, flow: CnpFlow) -> bool {
+    /// The receiver of flow `f` got a CE-marked data packet.
+    pub fn on_marked(&mut self, fx: &mut Fabric, f: FlowId, flow: FlowInfo) {
         let now = fx.now();
         let iv = self.cfg.interval;
         let qp = &mut self.qps[f.idx()];
         if iv.0 == 0 || qp.last_cnp.is_none_or(|t| now - t >= iv) {
-            self.send(fx, f, flow)
+            self.send(fx, f, flow);
         } else {
             qp.marked_since_cnp += 1;
             let at = qp.last_cnp.unwrap() + iv;
             self.defer(fx, f, at);
-            false
         }
     }
 
@@ -78,37 +70,35 @@ impl NotificationPoints {
         let qp = &mut self.qps[f.idx()];
         if !qp.pending {
             qp.pending = true;
-            fx.q.schedule(at, Event::CnpDeferred(f));
+            fx.q.schedule(at, model_event::<Self>(CNP_DEFERRED, 0, f.0, 0));
         }
     }
 
-    /// Flow `f`'s deferred CNP is due. Returns whether a CNP went out now.
-    pub fn on_deferred(&mut self, fx: &mut Fabric, f: FlowId, flow: CnpFlow) -> bool {
+    /// Flow `f`'s deferred CNP is due.
+    fn on_deferred(&mut self, fx: &mut Fabric, f: FlowId, flow: FlowInfo) {
         let now = fx.now();
         let iv = self.cfg.interval;
         let qp = &mut self.qps[f.idx()];
         qp.pending = false;
         if qp.marked_since_cnp == 0 {
-            return false;
+            return;
         }
         match qp.last_cnp {
-            Some(t) if now - t < iv => {
-                self.defer(fx, f, t + iv);
-                false
-            }
+            Some(t) if now - t < iv => self.defer(fx, f, t + iv),
             _ => self.send(fx, f, flow),
         }
     }
 
-    /// Sends a CNP for flow `f` from its receiver, unless the NIC's CNP rate limit holds
-    /// it back (then it goes out as soon as the NIC may send one).
-    fn send(&mut self, fx: &mut Fabric, f: FlowId, flow: CnpFlow) -> bool {
+    /// Sends a CNP for flow `f` from its receiver (counted against the flow:
+    /// `After::CnpSent`), unless the NIC's CNP rate limit holds it back (then it goes out
+    /// as soon as the NIC may send one).
+    fn send(&mut self, fx: &mut Fabric, f: FlowId, flow: FlowInfo) {
         let now = fx.now();
         let next = self.nic_next[flow.dst.idx()];
         if now < next {
             self.qps[f.idx()].marked_since_cnp += 1;
             self.defer(fx, f, next);
-            return false;
+            return;
         }
         self.nic_next[flow.dst.idx()] = now + self.cfg.nic_gap;
         let qp = &mut self.qps[f.idx()];
@@ -117,15 +107,15 @@ impl NotificationPoints {
         if self.delay.0 != 0 {
             // The NIC takes `delay` to build it: the rate limits above count from the
             // decision, the frame leaves later (`out`).
-            fx.q.schedule(now + self.delay, Event::CnpOut(f));
-            return true;
+            fx.q.schedule(now + self.delay, model_event::<Self>(CNP_OUT, 0, f.0, 0));
+        } else {
+            self.out(fx, f, flow);
         }
-        self.out(fx, f, flow);
-        true
+        fx.after.push(After::CnpSent(f));
     }
 
     /// The CNP decided for flow `f` reaches its receiver's NIC: queued ahead of data.
-    pub fn out(&self, fx: &mut Fabric, f: FlowId, flow: CnpFlow) {
+    fn out(&self, fx: &mut Fabric, f: FlowId, flow: FlowInfo) {
         let c = &self.cfg;
         let id = fx.pool.alloc(Packet::cnp(f, flow.src, c.bytes, c.priority.unwrap_or(flow.prio), c.priority.is_none()));
         // The NIC sends CNPs ahead of data, whatever their priority on the fabric.
@@ -147,4 +137,23 @@ impl crate::models::fabric_model::FabricModel for NotificationPoints {
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
         NotificationPoints::new(ctx.plan.host.cnp.clone(), ctx.plan.host.timing.cnp_delay, ctx.plan.flows.len(), ctx.nodes.len())
     }
+
+    /// Both are the flow's receiver's.
+    const EVENTS: &'static [(u8, Subject)] = &[(CNP_DEFERRED, Subject::FlowDst), (CNP_OUT, Subject::FlowDst)];
+
+    /// `a`: the flow.
+    fn on_event<F: Fn(FlowId) -> FlowInfo>(&mut self, fx: &mut Fabric, ev: ModelEvent, cx: &EventCtx<F>) -> Option<ModelEvent> {
+        let f = FlowId(ev.a());
+        match ev.kind {
+            CNP_DEFERRED => self.on_deferred(fx, f, (cx.flow)(f)),
+            CNP_OUT => self.out(fx, f, (cx.flow)(f)),
+            _ => unreachable!("{ev:?}"),
+        }
+        None
+    }
 }
+
+/// The events (their tie-key numbers): a CNP held back (interval or NIC limit) may go,
+/// and a CNP the receiver generated `host.cnp.delay` ago reaches its NIC's send queue.
+const CNP_DEFERRED: u8 = 9;
+const CNP_OUT: u8 = 21;

@@ -1,11 +1,13 @@
 //! FECN at the switch ports: every port recomputes its advertised rate once per interval
-//! (`FecnTick`), and a probe leaving through a port takes the lower of its rate field and
+//! (`FECN_TICK`), and a probe leaving through a port takes the lower of its rate field and
 //! the port's advertised rate.
 
-use crate::event::Event;
 use crate::ids::{PktId, PortId};
 use crate::net::fabric::Fabric;
 use crate::units::SimTime;
+
+/// The event of the periodic rate computation (its tie-key number).
+pub(crate) const FECN_TICK: u8 = 12;
 
 impl crate::models::l2cm::L2State {
     /// A probe passes a switch toward egress `out`: it keeps the lowest advertised rate.
@@ -29,7 +31,7 @@ impl crate::models::l2cm::L2State {
             self.fecn[i].on_interval(&p, rate, qlen, p.interval);
         }
         if now + p.interval <= end {
-            fx.q.schedule(now + p.interval, Event::FecnTick);
+            fx.q.schedule(now + p.interval, crate::models::fabric_model::model_event::<Self>(FECN_TICK, 0, 0, 0));
         }
     }
 }

@@ -6,6 +6,11 @@
 
 pub mod world;
 
+use crate::event::owners::Subject;
+use crate::event::ModelEvent;
+use crate::models::fabric_model::{model_event, EventCtx, FlowInfo};
+use crate::net::fabric::Fabric;
+
 /// The credit unit (IBA "block").
 pub const BLOCK_BYTES: u64 = 64;
 /// Size of a flow-control packet on the wire model (a minimum frame).
@@ -76,11 +81,43 @@ impl crate::models::fabric_model::FabricModel for IbCredits {
         let mut ib = IbCredits::new(on, ctx.ports.len(), pfc.ib_buffer, pfc.ib_update, ctx.max_wire as u64);
         ib.period = pfc.ib_period.filter(|_| ib.on);
         if let Some(t) = ib.period.filter(|&t| t <= ctx.plan.duration) {
-            ctx.q.schedule(t, crate::event::Event::IbTick);
+            ctx.q.schedule(t, model_event::<Self>(IB_TICK, 0, 0, 0));
         }
         ib
     }
+
+    const EVENTS: &'static [(u8, Subject)] = &[(IB_TICK, Subject::None)];
+
+    fn owns_frame(kind: crate::net::packet::PktKind) -> bool {
+        kind == crate::net::packet::PktKind::IbFcp
+    }
+
+    fn on_frame(&mut self, fx: &mut Fabric, p: crate::ids::PortId, id: crate::ids::PktId, _held: u8) {
+        self.on_fcp(fx, p, id);
+    }
+
+    /// The periodic FCPs: every port, every VL in use, in order, each FCP's transmitter
+    /// kicked before the next is built (the event's `a`: the next (port, VL), flat).
+    fn on_event<F: Fn(crate::ids::FlowId) -> FlowInfo>(&mut self, fx: &mut Fabric, ev: ModelEvent, cx: &EventCtx<F>) -> Option<ModelEvent> {
+        let n = fx.ports.len() * 8;
+        let mut i = ev.a() as usize;
+        while i < n && cx.used_prios & (1 << (i % 8)) == 0 {
+            i += 1;
+        }
+        if i < n {
+            self.on_tick(fx, crate::ids::PortId((i / 8) as u32), (i % 8) as u8);
+            return Some(ModelEvent::new(ev.model, ev.kind, 0, i as u32 + 1, 0));
+        }
+        let next = fx.now() + self.period.expect("scheduled only with a period");
+        if next <= cx.end {
+            fx.q.schedule(next, model_event::<Self>(IB_TICK, 0, 0, 0));
+        }
+        None
+    }
 }
+
+/// The event of the periodic FCPs (its tie-key number).
+const IB_TICK: u8 = 18;
 
 #[cfg(test)]
 mod tests {

@@ -52,8 +52,8 @@ impl IbCredits {
     }
 
     /// The periodic FCP of port `p` for VL `vl`: its cumulative limit again, which repairs
-    /// an FCP lost on the wire (a link failure). The world calls it for every port and VL
-    /// in use, each FCP's transmitter kicked before the next is built.
+    /// an FCP lost on the wire (a link failure). Sent for every port and VL in use, each
+    /// FCP's transmitter kicked before the next is built (`IB_TICK`).
     pub fn on_tick(&mut self, fx: &mut Fabric, p: PortId, vl: u8) {
         self.send_fcp(fx, p, vl);
     }

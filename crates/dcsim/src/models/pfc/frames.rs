@@ -5,16 +5,20 @@
 //! them (a transmitter's next frame, a NIC's parked queue pairs) is asked for through
 //! `Fabric::kick` and `After::Unpark`.
 
-use super::watchdog::PfcWatchdog;
 use super::{FlowControl, PauseMode, PfcPlan};
-use crate::event::Event;
 use crate::ids::{PktId, PortId};
+use crate::models::fabric_model::model_event;
 use crate::models::pfc::headroom::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
 use crate::net::capped_log::CappedLog;
 use crate::net::fabric::{After, Fabric};
 use crate::net::packet::Packet;
 use crate::net::stats::PfcEvent;
 use crate::units::SimTime;
+
+/// PFC's events (their tie-key numbers; `a`: the port, `c`: the priority or class, `b`:
+/// the generation): a received pause ran out, an ingress's XOFF is due for a refresh.
+pub(super) const PAUSE_EXPIRE: u8 = 2;
+pub(super) const PFC_REFRESH: u8 = 3;
 
 /// PFC's state in a run: its parameters, the generation of each ingress (port, class)'s
 /// XOFF refreshes (whether an XOFF is outstanding is the buffer's, `Mmu::xoff_sent`) and
@@ -70,7 +74,7 @@ impl Pfc {
                 self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
                 let dur = quanta_to_time(quanta, rate);
                 let after = SimTime((dur.0 as f64 * self.plan.refresh_fraction) as u64).max(SimTime(1));
-                fx.q.schedule(now + after, Event::PfcRefresh(port, class, self.refresh_gen[ci]));
+                fx.q.schedule(now + after, model_event::<Self>(PFC_REFRESH, class, port.0, self.refresh_gen[ci]));
             }
         } else {
             fx.prio_stats[ci].pfc_xon_tx += 1;
@@ -81,16 +85,19 @@ impl Pfc {
         fx.kick(port);
     }
 
-    /// Whether a refresh of the ingress (port, class) is still due: its generation is
-    /// current and its XOFF outstanding. The caller then re-sends XOFF, or XON if the
-    /// ingress is back under its threshold.
-    pub fn refresh_due(&self, fx: &Fabric, port: PortId, class: u8, gen: u32) -> bool {
-        gen == self.refresh_gen[port.idx() * 8 + class as usize] && fx.mmu.xoff_sent(port, class)
+    /// While the ingress (port, class) is still congested, re-send XOFF before the
+    /// upstream pause runs out: if the refresh is still due (its generation is current
+    /// and its XOFF outstanding), the world re-sends XOFF, or XON if the ingress is back
+    /// under its threshold (`After::Refresh`).
+    pub(super) fn on_refresh(&self, fx: &mut Fabric, port: PortId, class: u8, gen: u32) {
+        if gen == self.refresh_gen[port.idx() * 8 + class as usize] && fx.mmu.xoff_sent(port, class) {
+            fx.after.push(After::Refresh(port, class));
+        }
     }
 
     /// A PFC/PAUSE frame reached port `p`: pause or resume its transmitter. A queue in a
-    /// pause storm ignores pauses (the switches' PFC watchdog).
-    pub fn on_frame(&mut self, fx: &mut Fabric, watchdog: &mut PfcWatchdog, p: PortId, id: PktId) {
+    /// pause storm (the switches' PFC watchdog) ignores pauses: `held`.
+    pub(super) fn on_pause_frame(&mut self, fx: &mut Fabric, p: PortId, id: PktId, held: u8) {
         let now = fx.now();
         let pkt = *fx.pool.get(id);
         fx.pool.free(id);
@@ -104,7 +111,7 @@ impl Pfc {
             }
             let port = &mut fx.ports[p.idx()];
             port.pause_gen[prio as usize] = port.pause_gen[prio as usize].wrapping_add(1);
-            if quanta > 0 && watchdog.on_pause(p, prio, now) {
+            if quanta > 0 && held & (1 << prio) != 0 {
                 fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
                 continue;
             }
@@ -117,7 +124,7 @@ impl Pfc {
                 if self.plan.pause_mode != PauseMode::Infinite {
                     let gen = port.pause_gen[prio as usize];
                     let until = now + quanta_to_time(quanta, port.rate());
-                    fx.q.schedule(until, Event::PauseExpire(p, prio, gen));
+                    fx.q.schedule(until, model_event::<Self>(PAUSE_EXPIRE, prio, p.0, gen));
                 }
                 fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
             } else {
@@ -131,7 +138,7 @@ impl Pfc {
     }
 
     /// A received pause on (p, prio) ran out, unless a later frame renewed or ended it.
-    pub fn on_expire(&mut self, fx: &mut Fabric, p: PortId, prio: u8, gen: u32) {
+    pub(super) fn on_expire(&mut self, fx: &mut Fabric, p: PortId, prio: u8, gen: u32) {
         if fx.ports[p.idx()].pause_gen[prio as usize] != gen {
             return;
         }

@@ -6,13 +6,16 @@ use std::mem::swap;
 use serde_json::json;
 
 use super::deadlock::DeadlockDetector;
-use super::frames::Pfc;
-use super::storm::PauseStorms;
+use super::frames::{Pfc, PAUSE_EXPIRE, PFC_REFRESH};
+use super::storm::{PauseStorms, PAUSE_STORM};
 use super::watchdog::PfcWatchdog;
 use super::FlowControl;
+use crate::event::owners::Subject;
+use crate::event::ModelEvent;
 use crate::ids::{NodeId, PortId};
-use crate::models::fabric_model::{BuildCtx, FabricModel, FlowEnds, Tables};
+use crate::models::fabric_model::{BuildCtx, EventCtx, FabricModel, FlowEnds, FlowInfo, Tables};
 use crate::net::fabric::Fabric;
+use crate::net::packet::{Packet, PktKind};
 use crate::results::{Column, Table};
 
 fn node_name(fx: &Fabric, n: NodeId) -> String {
@@ -24,6 +27,32 @@ impl FabricModel for Pfc {
 
     fn new(ctx: &mut BuildCtx) -> Self {
         Pfc::new(&ctx.plan.switch.pfc, ctx.ports.len(), ctx.plan.stats.max_pfc_events)
+    }
+
+    fn owns_frame(kind: PktKind) -> bool {
+        kind == PktKind::Pfc
+    }
+
+    fn on_frame(&mut self, fx: &mut Fabric, p: PortId, id: crate::ids::PktId, held: u8) {
+        self.on_pause_frame(fx, p, id, held);
+    }
+
+    /// Both are the port's.
+    const EVENTS: &'static [(u8, Subject)] = &[(PAUSE_EXPIRE, Subject::Port), (PFC_REFRESH, Subject::Port)];
+
+    fn on_event<F: Fn(crate::ids::FlowId) -> FlowInfo>(
+        &mut self,
+        fx: &mut Fabric,
+        ev: ModelEvent,
+        _cx: &EventCtx<F>,
+    ) -> Option<ModelEvent> {
+        let p = PortId(ev.a());
+        match ev.kind {
+            PAUSE_EXPIRE => self.on_expire(fx, p, ev.c, ev.b()),
+            PFC_REFRESH => self.on_refresh(fx, p, ev.c, ev.b()),
+            _ => unreachable!("{ev:?}"),
+        }
+        None
     }
 
     fn tables(&self, fx: &Fabric, _ends: FlowEnds, out: &mut Tables) {
@@ -95,6 +124,18 @@ impl FabricModel for PauseStorms {
         PauseStorms::new(ctx.plan, ctx.q, |h| port_of[h as usize])
     }
 
+    /// A storm's frames leave its host's port.
+    const EVENTS: &'static [(u8, Subject)] = &[(PAUSE_STORM, Subject::Listed)];
+
+    fn event_ports(&self, _kind: u8) -> Vec<u32> {
+        self.storms.iter().map(|s| s.port.0).collect()
+    }
+
+    fn on_event<F: Fn(crate::ids::FlowId) -> FlowInfo>(&mut self, fx: &mut Fabric, ev: ModelEvent, cx: &EventCtx<F>) -> Option<ModelEvent> {
+        self.on_storm(fx, ev.a(), cx.end);
+        None
+    }
+
     /// Runs with injected pause storms only.
     fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
         if !self.storms.is_empty() {
@@ -110,13 +151,35 @@ impl FabricModel for PauseStorms {
 impl FabricModel for PfcWatchdog {
     type Keys = crate::models::fabric_model::NoSection;
 
+    /// A pause arrived: the priorities whose queue is in a storm ignore it.
+    fn frame_held(&mut self, fx: &Fabric, p: PortId, pkt: &Packet) -> u8 {
+        if pkt.kind != PktKind::Pfc {
+            return 0;
+        }
+        let (mask, quanta) = pkt.pause();
+        if quanta == 0 {
+            return 0;
+        }
+        let now = fx.now();
+        (0..8u8).filter(|&prio| mask & (1 << prio) != 0 && self.on_pause(p, prio, now)).fold(0, |held, prio| held | 1 << prio)
+    }
+
     fn shift_times(&mut self, by: crate::units::SimTime) {
         self.shift_times(by);
     }
 
     fn new(ctx: &mut BuildCtx) -> Self {
         let pfc = &ctx.plan.switch.pfc;
-        PfcWatchdog::new(pfc.watchdog.clone().filter(|_| pfc.mode != FlowControl::None), ctx.ports.len())
+        let lossless = (0..8u8).filter(|&c| pfc.is_lossless(c)).fold(0, |m, c| m | 1 << c);
+        PfcWatchdog::new(pfc.watchdog.clone().filter(|_| pfc.mode != FlowControl::None), ctx.ports.len(), lossless)
+    }
+
+    fn next_poll(&self) -> crate::units::SimTime {
+        self.next
+    }
+
+    fn on_poll(&mut self, fx: &mut Fabric, step: u32, owned: &[bool]) -> Option<u32> {
+        self.poll_step(fx, step, owned)
     }
 
     /// Each port's storm state is its partition's.

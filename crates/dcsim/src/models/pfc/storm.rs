@@ -7,8 +7,9 @@
 //! (`watchdog.rs`) is the remedy switches ship.
 
 use super::{FlowControl, PauseMode, PfcPlan};
-use crate::event::{Event, EventQueue};
+use crate::event::EventQueue;
 use crate::ids::PortId;
+use crate::models::fabric_model::model_event;
 use crate::models::pfc::headroom::{quanta_to_time, time_to_quanta, PFC_FRAME_BYTES};
 use crate::net::fabric::Fabric;
 use crate::net::packet::Packet;
@@ -28,7 +29,12 @@ pub struct Storm {
 pub struct PauseStorms {
     pub storms: Vec<Storm>,
     pub frames_sent: u64,
+    /// How the storms' frames pause (the run's PFC parameters).
+    pfc: PfcPlan,
 }
+
+/// The event of a storm's next frame (its tie-key number); `a`: the storm.
+pub(super) const PAUSE_STORM: u8 = 15;
 
 impl PauseStorms {
     /// The plan's storms, their first frames scheduled; `port_of(host)` is the host's port.
@@ -37,17 +43,18 @@ impl PauseStorms {
         for (k, st) in plan.host.pause_storms.iter().enumerate() {
             storms.push(Storm { port: port_of(st.host), priority: st.priority, stop: st.stop });
             if st.start <= plan.duration {
-                q.schedule(st.start, Event::PauseStorm(k as u32));
+                q.schedule(st.start, model_event::<Self>(PAUSE_STORM, 0, k as u32, 0));
             }
         }
-        PauseStorms { storms, frames_sent: 0 }
+        PauseStorms { storms, frames_sent: 0, pfc: plan.switch.pfc.clone() }
     }
 }
 
 impl PauseStorms {
     /// Storm `k` sends its next pause (or, at its stop time, an XON).
-    pub fn on_storm(&mut self, fx: &mut Fabric, pfc: &PfcPlan, k: u32, end: SimTime) {
+    pub(super) fn on_storm(&mut self, fx: &mut Fabric, k: u32, end: SimTime) {
         let now = fx.now();
+        let pfc = &self.pfc;
         let st = self.storms[k as usize];
         let rate = fx.ports[st.port.idx()].rate();
         let ending = st.stop.is_some_and(|s| now >= s);
@@ -71,7 +78,7 @@ impl PauseStorms {
             next = next.min(s);
         }
         if next <= end {
-            fx.q.schedule(next, Event::PauseStorm(k));
+            fx.q.schedule(next, model_event::<Self>(PAUSE_STORM, 0, k, 0));
         }
     }
 }

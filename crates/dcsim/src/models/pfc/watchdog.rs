@@ -13,7 +13,7 @@
 
 use crate::ids::PortId;
 use crate::models::pfc::{WatchdogAction, WatchdogPlan};
-use crate::net::fabric::Fabric;
+use crate::net::fabric::{After, Fabric};
 use crate::units::SimTime;
 
 /// The watchdog's state (`Simulation::pfc_watchdog`).
@@ -27,12 +27,18 @@ pub struct PfcWatchdog {
     pub storms_now: u32,
     /// Per (port, priority): when a pause last arrived for it.
     last_pause: Vec<SimTime>,
+    /// The lossless priorities (bit per priority): the queues polled.
+    lossless: u8,
+    /// The time of the poll under way.
+    polling: SimTime,
 }
 
 impl PfcWatchdog {
-    pub fn new(plan: Option<WatchdogPlan>, ports: usize) -> Self {
+    pub fn new(plan: Option<WatchdogPlan>, ports: usize, lossless: u8) -> Self {
         let on = plan.is_some();
         PfcWatchdog {
+            lossless,
+            polling: SimTime::ZERO,
             next: plan.as_ref().map_or(SimTime::MAX, |w| w.poll),
             plan,
             storm: if on { vec![0; ports] } else { Vec::new() },
@@ -72,20 +78,49 @@ impl PfcWatchdog {
 }
 
 impl PfcWatchdog {
-    /// Starts the poll due at `next`: its time and settings, the following poll booked.
-    /// `None` when the watchdog is off.
-    pub fn begin_poll(&mut self) -> Option<(SimTime, WatchdogPlan)> {
-        let now = self.next;
+    /// Step `step` of the poll due now: each switch's lossless egress queues in port
+    /// order (a queue entering a storm with the "drop" action has what it holds dropped:
+    /// `After::StormDrain`), then the port's transmitter picks its next frame. Step
+    /// `port * 9 + c` polls class `c` of the port, step `port * 9 + 8` kicks it; each
+    /// step sees what the ones before it asked of the world done. `owned`: the nodes this
+    /// partition runs (empty: all).
+    pub(super) fn poll_step(&mut self, fx: &mut Fabric, step: u32, owned: &[bool]) -> Option<u32> {
         let w = self.plan.clone()?;
-        self.next = now + w.poll;
-        Some((now, w))
+        if step == 0 {
+            self.polling = self.next;
+            self.next = self.polling + w.poll;
+        }
+        let n = fx.ports.len() * 9;
+        let mut i = step as usize;
+        while i < n {
+            let (p, k) = (i / 9, i % 9);
+            let node = fx.ports[p].node;
+            if fx.is_host(node) || !(owned.is_empty() || owned[node.idx()]) {
+                i = (p + 1) * 9;
+                continue;
+            }
+            let pid = PortId(p as u32);
+            if k == 8 {
+                fx.kick(pid);
+                return Some(i as u32 + 1);
+            }
+            if self.lossless & (1 << k) == 0 {
+                i += 1;
+                continue;
+            }
+            if self.poll_queue(fx, pid, k as u8, self.polling, &w) && w.action == WatchdogAction::Drop {
+                fx.after.push(After::StormDrain(pid, k as u8));
+            }
+            return Some(i as u32 + 1);
+        }
+        None
     }
 
     /// The poll at `now` looks at the lossless egress queue (p, c): a queue paused for
     /// `detection` while holding frames enters a storm (its pause is lifted and ignored
     /// from now on; true is returned: with "drop" the caller drops what it holds); a
     /// storm ends when no pause arrived for `restoration`.
-    pub fn poll_queue(&mut self, fx: &mut Fabric, p: PortId, c: u8, now: SimTime, w: &WatchdogPlan) -> bool {
+    fn poll_queue(&mut self, fx: &mut Fabric, p: PortId, c: u8, now: SimTime, w: &WatchdogPlan) -> bool {
         let (pi, ci) = (p.idx(), p.idx() * 8 + c as usize);
         let storm = self.storm[pi] & (1 << c) != 0;
         let port = &fx.ports[pi];

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::RemotePfc;
-use crate::ids::{FlowId, NodeId};
+use crate::ids::{FlowId, NodeId, PortId};
 use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, FlowEnds, Tables};
 use crate::net::fabric::Fabric;
 use crate::net::packet::PktKind;
@@ -32,6 +32,16 @@ impl FabricModel for RemotePfc {
 
     fn new(ctx: &mut BuildCtx) -> Self {
         RemotePfc::new(ctx.plan, ctx.port_rates, ctx.plan.nodes.len())
+    }
+
+    /// An XON must not end a remote-PFC pause this switch sent the host behind `port`
+    /// (`tor.rs`): it becomes a pause for what is left.
+    fn xon_quanta(&self, fx: &Fabric, port: PortId, class: u8) -> u32 {
+        if !self.on {
+            return 0;
+        }
+        let rate = fx.ports[port.idx()].rate();
+        self.tor.remaining(port.idx(), class, fx.now(), rate).unwrap_or(0)
     }
 
     /// `remote_pfc`: one row per node. Switches: messages their queues sent, messages

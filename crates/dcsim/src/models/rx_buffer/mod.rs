@@ -88,8 +88,11 @@ pub struct RxBuffers {
     /// NIC index of each node (`u32::MAX`: none).
     pub slot: Vec<u32>,
     pub nics: Vec<Nic>,
-    /// The plan's rate changes, resolved to NIC indices, scheduled as `RxRate(k)`.
+    /// The plan's rate changes, resolved to NIC indices, scheduled as `RX_RATE` events.
     pub changes: Vec<(u32, Rate)>,
+    /// The classes a NIC's pause covers (bit c: class c): the lossless ones under PFC,
+    /// class 0 (every priority) under PAUSE, none otherwise.
+    pub pause_classes: u8,
 }
 
 impl RxBuffers {
@@ -100,5 +103,16 @@ impl RxBuffers {
             Some(&k) if k != u32::MAX => Some(k as usize),
             _ => None,
         }
+    }
+}
+
+/// The classes a NIC's pause covers under the run's flow control (`RxBuffers::pause_classes`).
+fn pause_classes(plan: &crate::plan::Plan) -> u8 {
+    use crate::plan::FlowControl;
+    let pfc = &plan.switch.pfc;
+    match pfc.mode {
+        FlowControl::Pfc => pfc.lossless,
+        FlowControl::Pause => 1, // one PAUSE frame stops every priority
+        FlowControl::None | FlowControl::IbCredits => 0,
     }
 }

@@ -5,9 +5,12 @@ use std::mem::swap;
 
 use serde_json::json;
 
+use super::world::{RX_DONE, RX_RATE};
 use super::RxBuffers;
+use crate::event::owners::Subject;
+use crate::event::ModelEvent;
 use crate::ids::NodeId;
-use crate::models::fabric_model::{BuildCtx, FabricModel, FlowEnds, Tables};
+use crate::models::fabric_model::{BuildCtx, EventCtx, FabricModel, FlowEnds, FlowInfo, Tables};
 use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
@@ -21,6 +24,36 @@ impl FabricModel for RxBuffers {
     fn new(ctx: &mut BuildCtx) -> Self {
         let port_of: Vec<crate::ids::PortId> = (0..ctx.nodes.len() as u32).map(|h| ctx.host_port(h)).collect();
         RxBuffers::new(ctx.plan, ctx.q, |h| port_of[h as usize])
+    }
+
+    /// A host's XOFF is its NIC's: a refresh asks whether the NIC has drained.
+    fn ingress_under_xon(&mut self, fx: &Fabric, port: crate::ids::PortId, _class: u8) -> Option<bool> {
+        (self.on && fx.is_host(fx.ports[port.idx()].node)).then(|| self.under_xon(fx, port))
+    }
+
+    /// Both act on a NIC's port.
+    const EVENTS: &'static [(u8, Subject)] = &[(RX_DONE, Subject::Listed), (RX_RATE, Subject::Listed)];
+
+    fn event_ports(&self, kind: u8) -> Vec<u32> {
+        match kind {
+            RX_DONE => self.nics.iter().map(|n| n.port.0).collect(),
+            RX_RATE => self.changes.iter().map(|c| self.nics[c.0 as usize].port.0).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn on_event<F: Fn(crate::ids::FlowId) -> FlowInfo>(
+        &mut self,
+        fx: &mut Fabric,
+        ev: ModelEvent,
+        _cx: &EventCtx<F>,
+    ) -> Option<ModelEvent> {
+        match ev.kind {
+            RX_DONE => self.done(fx, ev.a()),
+            RX_RATE => self.on_rate(fx, ev.a()),
+            _ => unreachable!("{ev:?}"),
+        }
+        None
     }
 
     /// `rx_buffers`: one row per NIC with a receive buffer.

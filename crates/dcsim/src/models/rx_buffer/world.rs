@@ -4,13 +4,19 @@
 use std::collections::VecDeque;
 
 use super::{keys, Nic, NicStats, RxBuffers};
-use crate::event::{Event, EventQueue};
+use crate::event::EventQueue;
 use crate::ids::{PktId, PortId};
-use crate::net::fabric::Fabric;
+use crate::models::fabric_model::model_event;
+use crate::net::fabric::{After, Fabric};
 use crate::net::mmu::DropReason;
 use crate::net::packet::Packet;
 use crate::plan::Plan;
 use crate::units::{Rate, SimTime};
+
+/// The events (their tie-key numbers): NIC `a` finished processing the frame at the
+/// head of its receive buffer; processing-rate change `a` takes effect.
+pub(crate) const RX_DONE: u8 = 16;
+pub(crate) const RX_RATE: u8 = 17;
 
 impl RxBuffers {
     /// The plan's receive buffers; `port_of(host)` is the host's port. Schedules the rate
@@ -40,10 +46,10 @@ impl RxBuffers {
         for (k, c) in rx.changes.iter().enumerate() {
             changes.push((slot[c.host as usize], c.rate));
             if c.at <= plan.duration {
-                q.schedule(c.at, Event::RxRate(k as u32));
+                q.schedule(c.at, model_event::<Self>(RX_RATE, 0, k as u32, 0));
             }
         }
-        RxBuffers { on: true, size: rx.size, xoff_fixed: rx.xoff.is_some(), slot, nics, changes }
+        RxBuffers { on: true, size: rx.size, xoff_fixed: rx.xoff.is_some(), slot, nics, changes, pause_classes: super::pause_classes(plan) }
     }
 }
 
@@ -53,8 +59,8 @@ pub enum RxIn {
     Direct,
     /// The buffer was full: the frame (freed) is lost, counted at the port.
     Dropped(Packet),
-    /// Queued; `Some(port)` when the NIC now pauses its switch (XOFF out of `port`).
-    Queued(Option<PortId>),
+    /// Queued (if the NIC now pauses its switch, its XOFFs are asked for: `After::Pause`).
+    Queued,
 }
 
 impl RxBuffers {
@@ -81,9 +87,20 @@ impl RxBuffers {
             self.start(fx, k);
         }
         if over && !pausing {
-            return RxIn::Queued(Some(self.set_pausing(fx.now(), k, true)));
+            let port = self.set_pausing(fx.now(), k, true);
+            self.pause_switch(fx, port, true);
         }
-        RxIn::Queued(None)
+        RxIn::Queued
+    }
+
+    /// Asks for XOFF (or XON) for every class the NIC's pause covers, out of its port
+    /// `port` to its switch.
+    fn pause_switch(&self, fx: &mut Fabric, port: PortId, xoff: bool) {
+        for c in 0..8u8 {
+            if self.pause_classes & (1 << c) != 0 && fx.mmu.xoff_sent(port, c) != xoff {
+                fx.after.push(After::Pause(port, c, xoff));
+            }
+        }
     }
 
     /// Starts processing the frame at the head of NIC `k`'s buffer, if it may.
@@ -96,12 +113,12 @@ impl RxBuffers {
         nic.busy = true;
         let t = nic.rate.tx_time(fx.pool.get(id).frame as u64);
         let at = fx.now() + t;
-        fx.q.schedule(at, Event::RxDone(k as u32));
+        fx.q.schedule(at, model_event::<Self>(RX_DONE, 0, k as u32, 0));
     }
 
-    /// NIC `k` finished processing its head frame: returns the port and the frame for
-    /// the transport, and whether the NIC now resumes its switch (XON out of the port).
-    pub fn done(&mut self, fx: &mut Fabric, k: u32) -> (PortId, PktId, bool) {
+    /// NIC `k` finished processing its head frame: XON if it drained, then the frame to
+    /// the transport (`After::Deliver`).
+    pub(super) fn done(&mut self, fx: &mut Fabric, k: u32) {
         let k = k as usize;
         let nic = &mut self.nics[k];
         nic.busy = false;
@@ -114,7 +131,10 @@ impl RxBuffers {
             self.set_pausing(fx.now(), k, false);
         }
         self.start(fx, k);
-        (p, id, under)
+        if under {
+            self.pause_switch(fx, p, false);
+        }
+        fx.after.push(After::Deliver(p, id));
     }
 
     /// Rate change `k` takes effect (a frame in service finishes at the old rate).

@@ -304,10 +304,10 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
         {
             let mut s = sims[me].lock().unwrap();
             s.take_mail(me, n, shared);
-            // The PFC watchdog's polls send frames too (a restored queue transmits): a
-            // round starts no later than the next one, or a frame it sends could reach
-            // another partition in that partition's past.
-            let next = s.fx.q.next_time().map_or(u64::MAX, |t| t.0).min(s.models.pfc_watchdog.next.0);
+            // The models' polls (the PFC watchdog's) send frames too (a restored queue
+            // transmits): a round starts no later than the next one, or a frame it sends
+            // could reach another partition in that partition's past.
+            let next = s.fx.q.next_time().map_or(u64::MAX, |t| t.0).min(s.models.next_poll().0);
             shared.next[me].store(next, Ordering::Relaxed);
         }
         timing.time(true, || shared.barrier.wait());
