@@ -543,6 +543,12 @@ impl Plan {
         Ok(false)
     }
 
+    /// The largest frame on the wire: MTU + header (+ preamble and gap if counted).
+    pub fn max_wire(&self) -> u32 {
+        let preamble = if self.host.preamble_ifg { crate::models::pfc::headroom::PREAMBLE_IFG } else { 0 };
+        self.host.mtu + self.host.header_bytes + preamble
+    }
+
     /// The links of each node in port order: a node's ports are numbered in the order
     /// its links are listed, by the world and by every check made on the plan.
     pub fn node_links(&self) -> Vec<Vec<usize>> {

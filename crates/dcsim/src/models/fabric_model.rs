@@ -122,4 +122,16 @@ pub(crate) trait FabricModel: Sized {
     /// The end of a parallel run: takes from `other`, the same model in another
     /// partition, what that partition ran; `theirs(node)` says whether a node was its.
     fn merge(&mut self, _other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {}
+
+    /// The model's checks of a plan: its keys' values and what they must agree with in
+    /// the rest of the plan (nodes, links, flows, other models); errors name the
+    /// scenario field. Run by `FabricModels::check_plan` in the list's order, once the
+    /// topology and the flows are valid; `ctx` is the plan's (smallest host rate, cell).
+    fn check_plan(_plan: &Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        Ok(())
+    }
+
+    /// Appends what a valid plan runs that it may not mean (`scenario::validate::warnings`),
+    /// one line each, `path: reason`.
+    fn warnings(_plan: &Plan, _out: &mut Vec<String>) {}
 }

@@ -172,4 +172,8 @@ impl crate::models::fabric_model::FabricModel for L2State {
     fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(crate::ids::NodeId) -> bool) {
         self.feedback_sent += other.feedback_sent;
     }
+
+    fn check_plan(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        plan.switch.l2cm.check("switch.l2cm", ctx)
+    }
 }

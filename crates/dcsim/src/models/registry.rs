@@ -218,15 +218,6 @@ macro_rules! fabric_models {
             }
         }
 
-        impl FabricPlan {
-            /// The checks of every table given.
-            pub fn check(&self, ctx: &$crate::keys::KeyCtx) -> $crate::Result<()> {
-                use $crate::keys::Check;
-                $( $(#[cfg($cfg)])? if let Some(p) = &self.$name { p.check(concat!("fabric.", stringify!($name)), ctx)?; } )*
-                Ok(())
-            }
-        }
-
         impl FabricModels {
             /// Every model's state for a run, built in the list's order.
             pub fn new(ctx: &mut $crate::models::fabric_model::BuildCtx) -> Self {
@@ -274,6 +265,20 @@ macro_rules! fabric_models {
             /// Takes from another partition's models what that partition ran.
             pub fn merge(&mut self, other: &mut FabricModels, fx: &$crate::net::fabric::Fabric, theirs: &dyn Fn($crate::ids::NodeId) -> bool) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::merge(&mut self.$name, &mut other.$name, fx, theirs); )*
+            }
+            /// Every model's checks of a plan, in the list's order: its `[fabric.<name>]`
+            /// table's values, then its `check_plan` (`scenario::validate`).
+            pub fn check_plan(plan: &$crate::plan::Plan, ctx: &$crate::keys::KeyCtx) -> $crate::Result<()> {
+                use $crate::keys::Check;
+                $( $(#[cfg($cfg)])? {
+                    if let Some(p) = &plan.fabric.$name { p.check(concat!("fabric.", stringify!($name)), ctx)?; }
+                    <$Ty as $crate::models::fabric_model::FabricModel>::check_plan(plan, ctx)?;
+                } )*
+                Ok(())
+            }
+            /// Every model's warnings about a valid plan, in the list's order.
+            pub fn warnings(plan: &$crate::plan::Plan, out: &mut Vec<String>) {
+                $( $(#[cfg($cfg)])? <$Ty as $crate::models::fabric_model::FabricModel>::warnings(plan, out); )*
             }
         }
     };

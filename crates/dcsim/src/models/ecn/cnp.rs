@@ -147,4 +147,9 @@ impl crate::models::fabric_model::FabricModel for NotificationPoints {
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
         NotificationPoints::new(ctx.plan.host.cnp.clone(), ctx.plan.host.timing.cnp_delay, ctx.plan.flows.len(), ctx.nodes.len())
     }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        use crate::keys::Check;
+        plan.host.cnp.check("host.cnp", &crate::keys::KeyCtx::NONE)
+    }
 }

@@ -59,4 +59,8 @@ impl FabricModel for LinkFaults {
             "route_updates": self.log.iter().filter(|e| routes(self.steps[e.1 as usize].action)).count(),
         });
     }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::checks::check_plan(plan)
+    }
 }

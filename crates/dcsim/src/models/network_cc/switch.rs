@@ -141,6 +141,10 @@ impl crate::models::fabric_model::FabricModel for NetCcState {
     fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(crate::ids::NodeId) -> bool) {
         self.sent += other.sent;
     }
+
+    fn check_plan(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::keys::check_plan(plan, ctx)
+    }
 }
 
 #[cfg(test)]

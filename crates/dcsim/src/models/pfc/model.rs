@@ -45,6 +45,14 @@ impl FabricModel for Pfc {
     fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {
         self.log.absorb(&mut other.log);
     }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::checks::check_plan(plan)
+    }
+
+    fn warnings(plan: &crate::plan::Plan, out: &mut Vec<String>) {
+        super::checks::warnings(plan, out)
+    }
 }
 
 impl FabricModel for DeadlockDetector {
@@ -104,6 +112,10 @@ impl FabricModel for PauseStorms {
 
     fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {
         self.frames_sent += other.frames_sent;
+    }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::checks::check_pause_storms(plan)
     }
 }
 

@@ -76,4 +76,8 @@ impl FabricModel for RemotePfc {
         add(&mut self.tor.pauses, &other.tor.pauses);
         add(&mut self.tor.granted_ps, &other.tor.granted_ps);
     }
+
+    fn check_plan(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::keys::check_plan(plan, ctx)
+    }
 }

@@ -65,4 +65,8 @@ impl FabricModel for RxBuffers {
             }
         }
     }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::keys::check(plan)
+    }
 }

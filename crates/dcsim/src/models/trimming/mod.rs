@@ -176,4 +176,8 @@ impl FabricModel for Trimming {
         add(&mut self.flow_trimmed, &other.flow_trimmed);
         add(&mut self.flow_resent, &other.flow_resent);
     }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        keys::check(plan)
+    }
 }
