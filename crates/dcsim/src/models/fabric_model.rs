@@ -134,4 +134,11 @@ pub(crate) trait FabricModel: Sized {
     /// Appends what a valid plan runs that it may not mean (`scenario::validate::warnings`),
     /// one line each, `path: reason`.
     fn warnings(_plan: &Plan, _out: &mut Vec<String>) {}
+
+    /// Appends the Parameters tables of the model's folder (`models/param_tables.rs`):
+    /// the page under `docs/models/`, the block name, the table of a `params!` declaration.
+    fn param_tables(_out: &mut ParamTables) {}
 }
+
+/// (page under `docs/models/`, block name, table) per declared Parameters table.
+pub(crate) type ParamTables = Vec<(&'static str, &'static str, crate::keys::kind::Table)>;

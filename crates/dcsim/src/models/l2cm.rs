@@ -176,4 +176,13 @@ impl crate::models::fabric_model::FabricModel for L2State {
     fn check_plan(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
         plan.switch.l2cm.check("switch.l2cm", ctx)
     }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("qcn.md", "qcn", <super::qcn::QcnKeys as crate::keys::Declared>::table()));
+        out.push(("qcn.md", "qcn_cp", <super::qcn::QcnCpKeys as crate::keys::Declared>::table()));
+        out.push(("bcn.md", "bcn", <super::bcn::BcnKeys as crate::keys::Declared>::table()));
+        out.push(("bcn.md", "bcn_cp", <super::bcn::BcnCpKeys as crate::keys::Declared>::table()));
+        out.push(("fecn.md", "fecn", <super::fecn::FecnKeys as crate::keys::Declared>::table()));
+        out.push(("fecn.md", "fecn_switch", <super::fecn::FecnSwitchKeys as crate::keys::Declared>::table()));
+    }
 }

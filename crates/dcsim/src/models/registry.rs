@@ -280,6 +280,10 @@ macro_rules! fabric_models {
             pub fn warnings(plan: &$crate::plan::Plan, out: &mut Vec<String>) {
                 $( $(#[cfg($cfg)])? <$Ty as $crate::models::fabric_model::FabricModel>::warnings(plan, out); )*
             }
+            /// Every model's Parameters tables, in the list's order.
+            pub fn param_tables(out: &mut $crate::models::fabric_model::ParamTables) {
+                $( $(#[cfg($cfg)])? <$Ty as $crate::models::fabric_model::FabricModel>::param_tables(out); )*
+            }
         }
     };
 }

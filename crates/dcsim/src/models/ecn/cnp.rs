@@ -152,4 +152,8 @@ impl crate::models::fabric_model::FabricModel for NotificationPoints {
         use crate::keys::Check;
         plan.host.cnp.check("host.cnp", &crate::keys::KeyCtx::NONE)
     }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("ecn.md", "cnp", <super::keys::CnpKeys as crate::keys::Declared>::table()));
+    }
 }

@@ -158,4 +158,8 @@ impl FabricModel for Marking {
         let s = &plan.switch;
         s.ecn.check("switch.ecn", &crate::keys::KeyCtx { line_rate: None, cell: s.cell.map(u64::from) })
     }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("ecn.md", "ecn", <super::keys::EcnKeys as crate::keys::Declared>::table()));
+    }
 }

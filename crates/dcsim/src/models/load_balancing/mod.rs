@@ -239,4 +239,8 @@ impl FabricModel for LoadBalancing {
     fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
         keys::validate(plan)
     }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("load_balancing.md", "load_balancing", <LoadBalancingKeys as crate::keys::Declared>::table()));
+    }
 }

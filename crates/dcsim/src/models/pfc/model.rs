@@ -53,6 +53,12 @@ impl FabricModel for Pfc {
     fn warnings(plan: &crate::plan::Plan, out: &mut Vec<String>) {
         super::checks::warnings(plan, out)
     }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("pfc.md", "pfc", <super::keys::PfcKeys as crate::keys::Declared>::table()));
+        out.push(("pfc.md", "buffer_shared", <super::buffer::SharedBufferKeys as crate::keys::Declared>::table()));
+        out.push(("pfc.md", "buffer_static", <super::buffer::StaticBufferKeys as crate::keys::Declared>::table()));
+    }
 }
 
 impl FabricModel for DeadlockDetector {
@@ -141,5 +147,9 @@ impl FabricModel for PfcWatchdog {
                 swap(&mut self.storm[p], &mut other.storm[p]);
             }
         }
+    }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("deadlock.md", "pfc_watchdog", <super::keys::WatchdogKeys as crate::keys::Declared>::table()));
     }
 }

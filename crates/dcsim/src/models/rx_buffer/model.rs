@@ -69,4 +69,8 @@ impl FabricModel for RxBuffers {
     fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
         super::keys::check(plan)
     }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("rx_buffer.md", "rx_buffer", <super::keys::RxBufferKeys as crate::keys::Declared>::table()));
+    }
 }

@@ -180,4 +180,8 @@ impl FabricModel for Trimming {
     fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
         keys::check(plan)
     }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("trimming.md", "trimming", <keys::TrimmingKeys as crate::keys::Declared>::table()));
+    }
 }

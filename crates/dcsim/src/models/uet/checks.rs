@@ -20,6 +20,11 @@ impl FabricModel for Uet {
     fn warnings(plan: &crate::plan::Plan, out: &mut Vec<String>) {
         warnings(plan, out)
     }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("uet.md", "nscc", <crate::models::nscc::NsccKeys as crate::keys::Declared>::table()));
+        out.push(("uet.md", "uet", <super::UetKeys as crate::keys::Declared>::table()));
+    }
 }
 
 /// The plan's checks of UET: `[host.uet]`'s keys, and RCCC's pull target, which rides
