@@ -184,7 +184,7 @@ pub fn plan_work(p: &Plan) -> Work {
             w.add("switch.pfc.ib_period", "periodic credit updates", periods(dur, iv).saturating_mul(ports).saturating_mul(prios));
         }
         // A paused class's XOFF is refreshed every half pause time while congested.
-        let classes = if pfc.mode == FlowControl::Pfc { pfc.lossless.count_ones().max(1) as u64 } else { 1 };
+        let classes = pfc.pause_classes().count_ones().max(1) as u64;
         let refresh = SimTime((pfc.pause_time.0 / 2).max(1));
         w.add("switch.pfc.pause_time", "pause refreshes", periods(dur, refresh).saturating_mul(switch_ports).saturating_mul(classes));
         for (k, s) in p.host.pause_storms.iter().enumerate() {
