@@ -138,6 +138,13 @@ pub(crate) trait FabricModel: Sized {
     /// Appends the Parameters tables of the model's folder (`models/param_tables.rs`):
     /// the page under `docs/models/`, the block name, the table of a `params!` declaration.
     fn param_tables(_out: &mut ParamTables) {}
+
+    /// Why this run's lossless priorities may drop without a model error (the
+    /// `lossless_no_drops` invariant, `sim/checks.rs`, does not apply), if they may: a
+    /// threshold or headroom the scenario fixed rather than the model.
+    fn lossless_unchecked(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// (page under `docs/models/`, block name, table) per declared Parameters table.

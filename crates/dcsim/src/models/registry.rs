@@ -284,6 +284,11 @@ macro_rules! fabric_models {
             pub fn param_tables(out: &mut $crate::models::fabric_model::ParamTables) {
                 $( $(#[cfg($cfg)])? <$Ty as $crate::models::fabric_model::FabricModel>::param_tables(out); )*
             }
+            /// The first model's reason (in the list's order) why lossless priorities may drop.
+            pub fn lossless_unchecked(&self) -> Option<&'static str> {
+                $( $(#[cfg($cfg)])? if let Some(why) = $crate::models::fabric_model::FabricModel::lossless_unchecked(&self.$name) { return Some(why); } )*
+                None
+            }
         }
     };
 }

@@ -19,6 +19,19 @@ fn node_name(fx: &Fabric, n: NodeId) -> String {
     fx.nodes[n.idx()].name.clone()
 }
 
+impl Pfc {
+    /// The priorities whose frames must never drop, in words, with the key that says so.
+    pub fn lossless_text(&self) -> String {
+        match self.plan.mode {
+            FlowControl::None => "no priority: switch.pfc.mode = \"off\"".to_string(),
+            FlowControl::Pause => "every priority (switch.pfc.mode = \"pause\")".to_string(),
+            FlowControl::IbCredits => "every priority (switch.pfc.mode = \"ib_credits\")".to_string(),
+            FlowControl::Pfc if self.plan.lossless == 0 => "no priority: switch.pfc.lossless = []".to_string(),
+            FlowControl::Pfc => format!("priorities [{}] (switch.pfc.lossless)", crate::keys::kind::priority_numbers(self.plan.lossless)),
+        }
+    }
+}
+
 impl FabricModel for Pfc {
     type Keys = crate::models::fabric_model::NoSection;
 
@@ -58,6 +71,19 @@ impl FabricModel for Pfc {
         out.push(("pfc.md", "pfc", <super::keys::PfcKeys as crate::keys::Declared>::table()));
         out.push(("pfc.md", "buffer_shared", <super::buffer::SharedBufferKeys as crate::keys::Declared>::table()));
         out.push(("pfc.md", "buffer_static", <super::buffer::StaticBufferKeys as crate::keys::Declared>::table()));
+    }
+
+    fn lossless_unchecked(&self) -> Option<&'static str> {
+        if self.plan.mode == FlowControl::None {
+            return Some("no PFC or PAUSE in this run");
+        }
+        if let super::Headroom::Fixed(_) = self.plan.headroom {
+            return Some("not checked: the headroom is fixed by the scenario (switch.pfc.headroom)");
+        }
+        if self.plan.xoff.is_some() {
+            return Some("not checked: XOFF is fixed by the scenario (switch.pfc.xoff)");
+        }
+        None
     }
 }
 

@@ -73,4 +73,8 @@ impl FabricModel for RxBuffers {
     fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
         out.push(("rx_buffer.md", "rx_buffer", <super::keys::RxBufferKeys as crate::keys::Declared>::table()));
     }
+
+    fn lossless_unchecked(&self) -> Option<&'static str> {
+        self.xoff_fixed.then_some("not checked: XOFF of the NIC receive buffers is fixed by the scenario (host.rx_buffer.xoff)")
+    }
 }
