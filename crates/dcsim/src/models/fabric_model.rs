@@ -145,6 +145,18 @@ pub(crate) trait FabricModel: Sized {
     fn lossless_unchecked(&self) -> Option<&'static str> {
         None
     }
+
+    /// What of the model in `plan` makes the run's events not each one node's own
+    /// (`Plan::not_node_local`: no partitions, no rounds), with the key that turns it on.
+    fn not_node_local(_plan: &Plan) -> Option<&'static str> {
+        None
+    }
+
+    /// The key of the model's timed changes in `plan`, which fast-forward cannot skip
+    /// (`Plan::fast_forward_mode`).
+    fn not_fast_forwarded(_plan: &Plan) -> Option<&'static str> {
+        None
+    }
 }
 
 /// (page under `docs/models/`, block name, table) per declared Parameters table.

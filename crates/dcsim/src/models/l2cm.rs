@@ -185,4 +185,8 @@ impl crate::models::fabric_model::FabricModel for L2State {
         out.push(("fecn.md", "fecn", <super::fecn::FecnKeys as crate::keys::Declared>::table()));
         out.push(("fecn.md", "fecn_switch", <super::fecn::FecnSwitchKeys as crate::keys::Declared>::table()));
     }
+
+    fn not_node_local(plan: &crate::plan::Plan) -> Option<&'static str> {
+        plan.switch.l2cm.fecn().map(|_| "switch.l2cm of type \"fecn\" or \"efecn\" (one rate update for all switches)")
+    }
 }

@@ -289,6 +289,16 @@ macro_rules! fabric_models {
                 $( $(#[cfg($cfg)])? if let Some(why) = $crate::models::fabric_model::FabricModel::lossless_unchecked(&self.$name) { return Some(why); } )*
                 None
             }
+            /// The first model (in the list's order) whose events in `plan` are not node-local.
+            pub fn not_node_local(plan: &$crate::plan::Plan) -> Option<&'static str> {
+                $( $(#[cfg($cfg)])? if let Some(what) = <$Ty as $crate::models::fabric_model::FabricModel>::not_node_local(plan) { return Some(what); } )*
+                None
+            }
+            /// The first model (in the list's order) with timed changes in `plan`.
+            pub fn not_fast_forwarded(plan: &$crate::plan::Plan) -> Option<&'static str> {
+                $( $(#[cfg($cfg)])? if let Some(what) = <$Ty as $crate::models::fabric_model::FabricModel>::not_fast_forwarded(plan) { return Some(what); } )*
+                None
+            }
         }
     };
 }

@@ -80,6 +80,10 @@ impl crate::models::fabric_model::FabricModel for IbCredits {
         }
         ib
     }
+
+    fn not_node_local(plan: &crate::plan::Plan) -> Option<&'static str> {
+        (plan.switch.pfc.mode == crate::plan::FlowControl::IbCredits).then_some("switch.pfc.mode = \"ib_credits\"")
+    }
 }
 
 #[cfg(test)]

@@ -149,6 +149,10 @@ impl FabricModel for PauseStorms {
     fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
         super::checks::check_pause_storms(plan)
     }
+
+    fn not_fast_forwarded(plan: &crate::plan::Plan) -> Option<&'static str> {
+        (!plan.host.pause_storms.is_empty()).then_some("host.pause_storms")
+    }
 }
 
 impl FabricModel for PfcWatchdog {

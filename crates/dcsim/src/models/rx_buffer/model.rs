@@ -77,4 +77,8 @@ impl FabricModel for RxBuffers {
     fn lossless_unchecked(&self) -> Option<&'static str> {
         self.xoff_fixed.then_some("not checked: XOFF of the NIC receive buffers is fixed by the scenario (host.rx_buffer.xoff)")
     }
+
+    fn not_fast_forwarded(plan: &crate::plan::Plan) -> Option<&'static str> {
+        plan.host.rx_buffer.as_ref().is_some_and(|r| !r.changes.is_empty()).then_some("host.rx_buffer.rate_changes")
+    }
 }
