@@ -157,7 +157,22 @@ pub(crate) trait FabricModel: Sized {
     fn not_fast_forwarded(_plan: &Plan) -> Option<&'static str> {
         None
     }
+
+    /// Appends the model's periodic work in `plan` to the event estimate
+    /// (`scenario/work.rs`): (the field that drives it, what it is, events).
+    fn work(_plan: &Plan, _at: &WorkCtx, _out: &mut WorkTerms) {}
 }
+
+/// What the event estimate counts a model's periodic work against: the run's switch
+/// ports, all ports, and the priorities its flows use.
+pub(crate) struct WorkCtx {
+    pub switch_ports: u64,
+    pub ports: u64,
+    pub prios: u64,
+}
+
+/// (field, what, events) per term of the event estimate.
+pub(crate) type WorkTerms = Vec<(String, String, u64)>;
 
 /// (page under `docs/models/`, block name, table) per declared Parameters table.
 pub(crate) type ParamTables = Vec<(&'static str, &'static str, crate::keys::kind::Table)>;

@@ -189,4 +189,14 @@ impl crate::models::fabric_model::FabricModel for L2State {
     fn not_node_local(plan: &crate::plan::Plan) -> Option<&'static str> {
         plan.switch.l2cm.fecn().map(|_| "switch.l2cm of type \"fecn\" or \"efecn\" (one rate update for all switches)")
     }
+
+    fn work(p: &Plan, at: &crate::models::fabric_model::WorkCtx, out: &mut crate::models::fabric_model::WorkTerms) {
+        if let Some(f) = p.switch.l2cm.fecn() {
+            out.push((
+                "switch.l2cm.interval".into(),
+                "FECN rate updates".into(),
+                f.interval.periods_in(p.duration).saturating_mul(at.switch_ports),
+            ));
+        }
+    }
 }

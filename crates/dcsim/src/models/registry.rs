@@ -299,6 +299,10 @@ macro_rules! fabric_models {
                 $( $(#[cfg($cfg)])? if let Some(what) = <$Ty as $crate::models::fabric_model::FabricModel>::not_fast_forwarded(plan) { return Some(what); } )*
                 None
             }
+            /// Every model's periodic work in `plan` (the event estimate), in the list's order.
+            pub fn work(plan: &$crate::plan::Plan, at: &$crate::models::fabric_model::WorkCtx, out: &mut $crate::models::fabric_model::WorkTerms) {
+                $( $(#[cfg($cfg)])? <$Ty as $crate::models::fabric_model::FabricModel>::work(plan, at, out); )*
+            }
         }
     };
 }

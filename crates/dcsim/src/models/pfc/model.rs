@@ -85,6 +85,44 @@ impl FabricModel for Pfc {
         }
         None
     }
+
+    /// Deadlock checks, watchdog polls, periodic credit updates (all `[switch.pfc]`
+    /// keys), pause refreshes and injected storms' pauses.
+    fn work(p: &crate::plan::Plan, at: &crate::models::fabric_model::WorkCtx, out: &mut crate::models::fabric_model::WorkTerms) {
+        let (pfc, dur) = (&p.switch.pfc, p.duration);
+        if pfc.mode == FlowControl::None {
+            return;
+        }
+        if let Some(iv) = pfc.deadlock_check {
+            out.push(("switch.pfc.deadlock_check".into(), "deadlock checks".into(), iv.periods_in(dur).saturating_mul(at.switch_ports)));
+        }
+        if let Some(wd) = &pfc.watchdog {
+            out.push((
+                "switch.pfc.watchdog.poll_interval".into(),
+                "PFC watchdog polls".into(),
+                wd.poll.periods_in(dur).saturating_mul(at.switch_ports),
+            ));
+        }
+        if let Some(iv) = pfc.ib_period {
+            out.push((
+                "switch.pfc.ib_period".into(),
+                "periodic credit updates".into(),
+                iv.periods_in(dur).saturating_mul(at.ports).saturating_mul(at.prios),
+            ));
+        }
+        // A paused class's XOFF is refreshed every half pause time while congested.
+        let classes = pfc.pause_classes().count_ones().max(1) as u64;
+        let refresh = crate::units::SimTime((pfc.pause_time.0 / 2).max(1));
+        out.push((
+            "switch.pfc.pause_time".into(),
+            "pause refreshes".into(),
+            refresh.periods_in(dur).saturating_mul(at.switch_ports).saturating_mul(classes),
+        ));
+        for (k, s) in p.host.pause_storms.iter().enumerate() {
+            let span = crate::units::SimTime(s.stop.unwrap_or(dur).min(dur).0.saturating_sub(s.start.0));
+            out.push((format!("host.pause_storms[{k}]"), "storm pauses".into(), refresh.periods_in(span)));
+        }
+    }
 }
 
 impl FabricModel for DeadlockDetector {
