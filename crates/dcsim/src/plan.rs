@@ -482,15 +482,14 @@ impl Plan {
         let global = [
             (p.stats.pcap.is_some(), "stats.pcap (one capture file in time order)"),
             (!p.storage.is_empty(), "storage traffic (its closed loop spans the fabric)"),
-            (!p.switch.link_failures.is_empty(), "switch.link_failures (routes change everywhere at once)"),
-            (p.switch.pfc.mode == FlowControl::IbCredits, "switch.pfc.mode = \"ib_credits\""),
-            (
-                matches!(p.switch.l2cm, L2Cm::Fecn(_) | L2Cm::Efecn(_)),
-                "switch.l2cm of type \"fecn\" or \"efecn\" (one rate update for all switches)",
-            ),
-            (p.ccs.iter().any(|c| matches!(c, CcPlan::External(_))), "congestion control of type \"python\""),
         ];
-        global.iter().find(|(on, _)| *on).map(|&(_, what)| what)
+        let python = p.ccs.iter().any(|c| matches!(c, CcPlan::External(_)));
+        global
+            .iter()
+            .find(|(on, _)| *on)
+            .map(|&(_, what)| what)
+            .or_else(|| crate::models::FabricModels::not_node_local(p))
+            .or_else(|| python.then_some("congestion control of type \"python\""))
     }
 
     /// What `simulation.fast_forward` can skip in this run (`sim/fast_forward`): training
@@ -498,14 +497,11 @@ impl Plan {
     /// long-lived (`Ok(false)`); otherwise why not. Flows or jobs that would start at or
     /// after the end never run and do not count.
     pub fn fast_forward_mode(&self) -> std::result::Result<bool, String> {
-        let timed = [
-            (!self.switch.rate_schedule.is_empty(), "switch.rate_schedule"),
-            (!self.switch.link_failures.is_empty(), "switch.link_failures"),
-            (!self.host.pause_storms.is_empty(), "host.pause_storms"),
-            (self.host.rx_buffer.as_ref().is_some_and(|r| !r.changes.is_empty()), "host.rx_buffer.rate_changes"),
-            (!self.storage.is_empty(), "storage traffic"),
-        ];
-        if let Some((_, what)) = timed.iter().find(|(on, _)| *on) {
+        let timed = (!self.switch.rate_schedule.is_empty())
+            .then_some("switch.rate_schedule")
+            .or_else(|| crate::models::FabricModels::not_fast_forwarded(self))
+            .or_else(|| (!self.storage.is_empty()).then_some("storage traffic"));
+        if let Some(what) = timed {
             return Err(format!("{what} is not fast-forwarded (its changes do not repeat)"));
         }
         let name = |g: u32| {
@@ -541,6 +537,12 @@ impl Plan {
             return Err("the run has no traffic".into());
         }
         Ok(false)
+    }
+
+    /// The largest frame on the wire: MTU + header (+ preamble and gap if counted).
+    pub fn max_wire(&self) -> u32 {
+        let preamble = if self.host.preamble_ifg { crate::models::pfc::headroom::PREAMBLE_IFG } else { 0 };
+        self.host.mtu + self.host.header_bytes + preamble
     }
 
     /// The links of each node in port order: a node's ports are numbered in the order

@@ -9,6 +9,16 @@ pub struct SimTime(pub u64);
 
 impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
+
+    /// Visits of a period `self` within `span` (at least one when the span is not empty),
+    /// for the event estimate (`scenario/work.rs`).
+    pub fn periods_in(self, span: SimTime) -> u64 {
+        if span.0 == 0 {
+            return 0;
+        }
+        span.0 / self.0.max(1) + 1
+    }
+
     pub const MAX: SimTime = SimTime(u64::MAX);
     pub const fn ps(v: u64) -> Self {
         SimTime(v)

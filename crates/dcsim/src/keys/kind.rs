@@ -295,8 +295,12 @@ impl Kind for Priorities {
 
 /// "priority 3" or "priorities 3, 4" of a priority mask.
 pub fn priority_list(mask: u8) -> String {
-    let l: Vec<String> = (0..8).filter(|q| mask & (1 << q) != 0).map(|q: u8| q.to_string()).collect();
-    format!("{} {}", if l.len() == 1 { "priority" } else { "priorities" }, l.join(", "))
+    format!("{} {}", if mask.count_ones() == 1 { "priority" } else { "priorities" }, priority_numbers(mask))
+}
+
+/// "3, 4" of a priority mask.
+pub fn priority_numbers(mask: u8) -> String {
+    (0..8u8).filter(|q| mask & (1 << q) != 0).map(|q| q.to_string()).collect::<Vec<_>>().join(", ")
 }
 
 impl<K: Kind> Kind for Opt<K> {

@@ -184,6 +184,45 @@ pub(crate) trait FabricModel: Sized {
     fn on_poll(&mut self, _fx: &mut Fabric, _step: u32, _owned: &[bool]) -> Option<u32> {
         None
     }
+
+    /// The model's checks of a plan: its keys' values and what they must agree with in
+    /// the rest of the plan (nodes, links, flows, other models); errors name the
+    /// scenario field. Run by `FabricModels::check_plan` in the list's order, once the
+    /// topology and the flows are valid; `ctx` is the plan's (smallest host rate, cell).
+    fn check_plan(_plan: &Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        Ok(())
+    }
+
+    /// Appends what a valid plan runs that it may not mean (`scenario::validate::warnings`),
+    /// one line each, `path: reason`.
+    fn warnings(_plan: &Plan, _out: &mut Vec<String>) {}
+
+    /// Appends the Parameters tables of the model's folder (`models/param_tables.rs`):
+    /// the page under `docs/models/`, the block name, the table of a `params!` declaration.
+    fn param_tables(_out: &mut ParamTables) {}
+
+    /// Why this run's lossless priorities may drop without a model error (the
+    /// `lossless_no_drops` invariant, `sim/checks.rs`, does not apply), if they may: a
+    /// threshold or headroom the scenario fixed rather than the model.
+    fn lossless_unchecked(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// What of the model in `plan` makes the run's events not each one node's own
+    /// (`Plan::not_node_local`: no partitions, no rounds), with the key that turns it on.
+    fn not_node_local(_plan: &Plan) -> Option<&'static str> {
+        None
+    }
+
+    /// The key of the model's timed changes in `plan`, which fast-forward cannot skip
+    /// (`Plan::fast_forward_mode`).
+    fn not_fast_forwarded(_plan: &Plan) -> Option<&'static str> {
+        None
+    }
+
+    /// Appends the model's periodic work in `plan` to the event estimate
+    /// (`scenario/work.rs`): (the field that drives it, what it is, events).
+    fn work(_plan: &Plan, _at: &WorkCtx, _out: &mut WorkTerms) {}
 }
 
 /// What a model's event hook is given beside the fabric and its own state.
@@ -214,3 +253,17 @@ pub(crate) trait Listed {
 pub(crate) fn model_event<M: Listed>(kind: u8, c: u8, a: u32, b: u32) -> Event {
     Event::Model(ModelEvent::new(M::TAG, kind, c, a, b))
 }
+
+/// What the event estimate counts a model's periodic work against: the run's switch
+/// ports, all ports, and the priorities its flows use.
+pub(crate) struct WorkCtx {
+    pub switch_ports: u64,
+    pub ports: u64,
+    pub prios: u64,
+}
+
+/// (field, what, events) per term of the event estimate.
+pub(crate) type WorkTerms = Vec<(String, String, u64)>;
+
+/// (page under `docs/models/`, block name, table) per declared Parameters table.
+pub(crate) type ParamTables = Vec<(&'static str, &'static str, crate::keys::kind::Table)>;

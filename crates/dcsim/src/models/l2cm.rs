@@ -186,4 +186,31 @@ impl crate::models::fabric_model::FabricModel for L2State {
     fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(crate::ids::NodeId) -> bool) {
         self.feedback_sent += other.feedback_sent;
     }
+
+    fn check_plan(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        plan.switch.l2cm.check("switch.l2cm", ctx)
+    }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("qcn.md", "qcn", <super::qcn::QcnKeys as crate::keys::Declared>::table()));
+        out.push(("qcn.md", "qcn_cp", <super::qcn::QcnCpKeys as crate::keys::Declared>::table()));
+        out.push(("bcn.md", "bcn", <super::bcn::BcnKeys as crate::keys::Declared>::table()));
+        out.push(("bcn.md", "bcn_cp", <super::bcn::BcnCpKeys as crate::keys::Declared>::table()));
+        out.push(("fecn.md", "fecn", <super::fecn::FecnKeys as crate::keys::Declared>::table()));
+        out.push(("fecn.md", "fecn_switch", <super::fecn::FecnSwitchKeys as crate::keys::Declared>::table()));
+    }
+
+    fn not_node_local(plan: &crate::plan::Plan) -> Option<&'static str> {
+        plan.switch.l2cm.fecn().map(|_| "switch.l2cm of type \"fecn\" or \"efecn\" (one rate update for all switches)")
+    }
+
+    fn work(p: &Plan, at: &crate::models::fabric_model::WorkCtx, out: &mut crate::models::fabric_model::WorkTerms) {
+        if let Some(f) = p.switch.l2cm.fecn() {
+            out.push((
+                "switch.l2cm.interval".into(),
+                "FECN rate updates".into(),
+                f.interval.periods_in(p.duration).saturating_mul(at.switch_ports),
+            ));
+        }
+    }
 }

@@ -177,6 +177,8 @@ fabric_models! {
     trimming: trimming::Trimming,
     /// Load balancing at switches: spraying, flowlets, adaptive, entropy (`load_balancing/`).
     load_balancing: load_balancing::LoadBalancing,
+    /// The Ultra Ethernet transport's checks and warnings (`uet/checks.rs`).
+    uet: uet::Uet,
     /// The worked example of "How to add a fabric model" (unit tests only).
     #[cfg(test)]
     every_nth: every_nth::EveryNth,

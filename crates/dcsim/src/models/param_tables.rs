@@ -6,47 +6,28 @@
 
 use crate::keys::kind::Table;
 use crate::keys::Declared;
-use crate::models::{
-    bbr, bcn, cubic, dcqcn, dctcp, ecn, fecn, fixed_rate, hpcc, load_balancing, network_cc, newreno, nscc, pfc, qcn, rcm, remote_pfc,
-    rx_buffer, swift, tcp, timely, trimming,
-};
+use crate::models::{bbr, cubic, dcqcn, dctcp, fixed_rate, hpcc, newreno, rcm, swift, tcp, timely, FabricModels};
 
-/// (page under `docs/models/`, block name, table) of every declared model.
+/// (page under `docs/models/`, block name, table) of every declared model: the reaction
+/// points that no fabric model's page holds, then each fabric model's tables
+/// (`FabricModel::param_tables`, in the `fabric_models!` list's order).
 pub fn tables() -> Vec<(&'static str, &'static str, Table)> {
-    vec![
+    let mut out = vec![
         ("dcqcn.md", "dcqcn", dcqcn::DcqcnKeys::table()),
         ("dctcp.md", "dctcp", dctcp::DctcpKeys::table()),
         ("dctcp.md", "dctcp_rate", dctcp::DctcpRateKeys::table()),
         ("timely.md", "timely", timely::TimelyKeys::table()),
         ("swift.md", "swift", swift::SwiftKeys::table()),
         ("hpcc.md", "hpcc", hpcc::HpccKeys::table()),
-        ("qcn.md", "qcn", qcn::QcnKeys::table()),
-        ("qcn.md", "qcn_cp", qcn::QcnCpKeys::table()),
-        ("bcn.md", "bcn", bcn::BcnKeys::table()),
-        ("bcn.md", "bcn_cp", bcn::BcnCpKeys::table()),
-        ("fecn.md", "fecn", fecn::FecnKeys::table()),
-        ("fecn.md", "fecn_switch", fecn::FecnSwitchKeys::table()),
-        ("network_cc.md", "network_cc", network_cc::NetworkCcKeys::table()),
-        ("network_cc.md", "network_cc_switch", network_cc::NetworkCcSwitchKeys::table()),
-        ("rx_buffer.md", "rx_buffer", rx_buffer::keys::RxBufferKeys::table()),
         ("fixed_rate.md", "fixed_rate", fixed_rate::FixedRateKeys::table()),
-        ("ecn.md", "ecn", ecn::keys::EcnKeys::table()),
-        ("ecn.md", "cnp", ecn::keys::CnpKeys::table()),
-        ("pfc.md", "pfc", pfc::keys::PfcKeys::table()),
-        ("pfc.md", "buffer_shared", pfc::buffer::SharedBufferKeys::table()),
-        ("pfc.md", "buffer_static", pfc::buffer::StaticBufferKeys::table()),
-        ("deadlock.md", "pfc_watchdog", pfc::keys::WatchdogKeys::table()),
-        ("remote_pfc.md", "remote_pfc", remote_pfc::keys::RemotePfcKeys::table()),
         ("rcm.md", "rcm_linear", rcm::RcmLinearKeys::table()),
         ("tcp.md", "tcp", tcp::TcpKeys::table()),
         ("tcp.md", "newreno", newreno::NewRenoKeys::table()),
         ("tcp.md", "cubic", cubic::CubicKeys::table()),
         ("tcp.md", "bbr", bbr::BbrKeys::table()),
-        ("uet.md", "nscc", nscc::NsccKeys::table()),
-        ("uet.md", "uet", crate::models::uet::UetKeys::table()),
-        ("trimming.md", "trimming", trimming::keys::TrimmingKeys::table()),
-        ("load_balancing.md", "load_balancing", load_balancing::LoadBalancingKeys::table()),
-    ]
+    ];
+    FabricModels::param_tables(&mut out);
+    out
 }
 
 /// The scenario-keys reference under `docs/`: every declared table has its block there

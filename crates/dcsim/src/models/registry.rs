@@ -218,15 +218,6 @@ macro_rules! fabric_models {
             }
         }
 
-        impl FabricPlan {
-            /// The checks of every table given.
-            pub fn check(&self, ctx: &$crate::keys::KeyCtx) -> $crate::Result<()> {
-                use $crate::keys::Check;
-                $( $(#[cfg($cfg)])? if let Some(p) = &self.$name { p.check(concat!("fabric.", stringify!($name)), ctx)?; } )*
-                Ok(())
-            }
-        }
-
         impl FabricModels {
             /// Every model's state for a run, built in the list's order.
             pub fn new(ctx: &mut $crate::models::fabric_model::BuildCtx) -> Self {
@@ -349,6 +340,43 @@ macro_rules! fabric_models {
                 let mut q = 0;
                 $( $(#[cfg($cfg)])? { q = q.max($crate::models::fabric_model::FabricModel::xon_quanta(&self.$name, fx, port, class)); } )*
                 q
+            }
+            /// Every model's checks of a plan, in the list's order: its `[fabric.<name>]`
+            /// table's values, then its `check_plan` (`scenario::validate`).
+            pub fn check_plan(plan: &$crate::plan::Plan, ctx: &$crate::keys::KeyCtx) -> $crate::Result<()> {
+                use $crate::keys::Check;
+                $( $(#[cfg($cfg)])? {
+                    if let Some(p) = &plan.fabric.$name { p.check(concat!("fabric.", stringify!($name)), ctx)?; }
+                    <$Ty as $crate::models::fabric_model::FabricModel>::check_plan(plan, ctx)?;
+                } )*
+                Ok(())
+            }
+            /// Every model's warnings about a valid plan, in the list's order.
+            pub fn warnings(plan: &$crate::plan::Plan, out: &mut Vec<String>) {
+                $( $(#[cfg($cfg)])? <$Ty as $crate::models::fabric_model::FabricModel>::warnings(plan, out); )*
+            }
+            /// Every model's Parameters tables, in the list's order.
+            pub fn param_tables(out: &mut $crate::models::fabric_model::ParamTables) {
+                $( $(#[cfg($cfg)])? <$Ty as $crate::models::fabric_model::FabricModel>::param_tables(out); )*
+            }
+            /// The first model's reason (in the list's order) why lossless priorities may drop.
+            pub fn lossless_unchecked(&self) -> Option<&'static str> {
+                $( $(#[cfg($cfg)])? if let Some(why) = $crate::models::fabric_model::FabricModel::lossless_unchecked(&self.$name) { return Some(why); } )*
+                None
+            }
+            /// The first model (in the list's order) whose events in `plan` are not node-local.
+            pub fn not_node_local(plan: &$crate::plan::Plan) -> Option<&'static str> {
+                $( $(#[cfg($cfg)])? if let Some(what) = <$Ty as $crate::models::fabric_model::FabricModel>::not_node_local(plan) { return Some(what); } )*
+                None
+            }
+            /// The first model (in the list's order) with timed changes in `plan`.
+            pub fn not_fast_forwarded(plan: &$crate::plan::Plan) -> Option<&'static str> {
+                $( $(#[cfg($cfg)])? if let Some(what) = <$Ty as $crate::models::fabric_model::FabricModel>::not_fast_forwarded(plan) { return Some(what); } )*
+                None
+            }
+            /// Every model's periodic work in `plan` (the event estimate), in the list's order.
+            pub fn work(plan: &$crate::plan::Plan, at: &$crate::models::fabric_model::WorkCtx, out: &mut $crate::models::fabric_model::WorkTerms) {
+                $( $(#[cfg($cfg)])? <$Ty as $crate::models::fabric_model::FabricModel>::work(plan, at, out); )*
             }
         }
 

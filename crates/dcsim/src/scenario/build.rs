@@ -321,8 +321,8 @@ fn static_routes(s: &SwitchSpec, plan: &Plan) -> Result<Vec<StaticRoute>> {
     Ok(out)
 }
 
-/// Resolves `[host] pause_storms` against the node names (checked in
-/// `validate::validate_pause_storms`).
+/// Resolves `[host] pause_storms` against the node names (checked with the plan by the
+/// pause storms' fabric model, `FabricModels::check_plan`).
 fn pause_storms(h: &HostSpec, plan: &Plan) -> Result<Vec<PauseStorm>> {
     let mut out = Vec::new();
     for (i, st) in h.pause_storms.iter().flatten().enumerate() {
@@ -342,8 +342,8 @@ fn pause_storms(h: &HostSpec, plan: &Plan) -> Result<Vec<PauseStorm>> {
     Ok(out)
 }
 
-/// Resolves `[switch] link_failures` against the topology's node names (checked in
-/// `validate::validate_link_failures`).
+/// Resolves `[switch] link_failures` against the topology's node names (checked with the
+/// plan by the link failures' fabric model, `FabricModels::check_plan`).
 fn link_failures(s: &SwitchSpec, plan: &Plan) -> Result<Vec<LinkFailure>> {
     let mut out = Vec::new();
     for (i, f) in s.link_failures.iter().flatten().enumerate() {

@@ -3,37 +3,38 @@
 //!
 //! The checks are made on the plan alone, without building the world: a plan that
 //! passes them builds (`sim::Simulation::new` assumes a validated plan and reports no
-//! user errors). What depends on the ports (per-port headroom against the buffer,
-//! rate-schedule ports, pcap ports) is computed here from the links, numbering each node's ports
-//! in the order its links are listed, as the world does.
+//! user errors). What depends on the ports (rate-schedule ports, pcap ports; a model's
+//! per-port checks, like PFC's headroom against the buffer) is computed from the links,
+//! numbering each node's ports in the order its links are listed, as the world does.
+//!
+//! The fabric models' checks (their keys, and their keys against the rest of the plan)
+//! are each model's, in its folder: `FabricModels::check_plan` runs them in the order of
+//! the `fabric_models!` list, once the topology and the flows are known valid.
 
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::keys::{Check, KeyCtx};
-use crate::models::pfc::headroom::{headroom_charged, PREAMBLE_IFG};
+use crate::models::FabricModels;
 use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, NodeKind, Plan, SchedulerKind, SwLimit, Transport};
 use crate::units::{Rate, SimTime, MAX_RATE, MAX_TIME};
 
-/// Runs every check.
+/// Runs every check: the plan's own settings, the topology, the congestion controls and
+/// the flows, then the fabric models' checks, then what needs those (routes, threads, the
+/// event estimate).
 pub fn validate_plan(plan: &Plan) -> Result<()> {
     validate_settings(plan)?;
     validate_memory(plan)?;
     let comp = validate_topology(plan)?;
     validate_models(plan)?;
     validate_egress_limit(plan)?;
-    validate_remote_pfc(plan)?;
     validate_flows(plan, &comp)?;
     check_connected(plan, &comp)?;
-    validate_buffers(plan)?;
+    FabricModels::check_plan(plan, &key_ctx(plan))?;
     validate_rate_schedule(plan)?;
     validate_routes(plan)?;
-    validate_link_failures(plan)?;
-    validate_pause_storms(plan)?;
     validate_pcap(plan)?;
     validate_threads(plan)?;
-    crate::models::rx_buffer::keys::check(plan)?;
-    crate::models::trimming::keys::check(plan)?;
     crate::scenario::work::plan_work(plan).check(plan.max_events)
 }
 
@@ -58,51 +59,6 @@ pub fn validate_threads(p: &Plan) -> Result<()> {
     }
     if let Some(what) = p.not_node_local() {
         return Err(Error::scenario(K, format!("the parallel engine does not run {what} yet; use threads = 1")));
-    }
-    Ok(())
-}
-
-/// `host.pause_storms`: each names a host with one link to a switch, a priority that
-/// the switch's flow control pauses, and `stop` (if given) after `start`.
-pub fn validate_pause_storms(p: &Plan) -> Result<()> {
-    for (k, st) in p.host.pause_storms.iter().enumerate() {
-        let at = format!("host.pause_storms[{k}]");
-        let node = p
-            .nodes
-            .get(st.host as usize)
-            .ok_or_else(|| Error::scenario(format!("{at}.host"), format!("node index {} does not exist", st.host)))?;
-        if node.kind != NodeKind::Host {
-            return Err(Error::scenario(format!("{at}.host"), format!("'{}' is not a host", node.name)));
-        }
-        let links: Vec<_> = p.links.iter().filter(|l| l.a == st.host || l.b == st.host).collect();
-        let to_switch = links.len() == 1 && {
-            let other = if links[0].a == st.host { links[0].b } else { links[0].a };
-            p.nodes[other as usize].kind == NodeKind::Switch
-        };
-        if !to_switch {
-            return Err(Error::scenario(format!("{at}.host"), format!("'{}' must have one link, to a switch", node.name)));
-        }
-        match p.switch.pfc.mode {
-            FlowControl::None => return Err(Error::scenario(format!("{at}.host"), "switch.pfc.mode is off: switches ignore pause frames")),
-            _ if !p.switch.pfc.is_lossless(st.priority) => {
-                return Err(Error::scenario(
-                    format!("{at}.priority"),
-                    format!("priority {} is not lossless (switch.pfc.lossless)", st.priority),
-                ))
-            }
-            _ => {}
-        }
-        if st.start > MAX_TIME {
-            return Err(Error::scenario(format!("{at}.start"), format!("must be at most {MAX_TIME}")));
-        }
-        if let Some(stop) = st.stop {
-            if stop <= st.start {
-                return Err(Error::scenario(format!("{at}.stop"), format!("must be after start ({stop} <= {})", st.start)));
-            }
-            if stop > MAX_TIME {
-                return Err(Error::scenario(format!("{at}.stop"), format!("must be at most {MAX_TIME}")));
-            }
-        }
     }
     Ok(())
 }
@@ -181,7 +137,6 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
             ),
         ));
     }
-    h.cnp.check("host.cnp", &KeyCtx::NONE)?;
     let frame = max_wire(p) as u64;
     let s = &p.switch;
     match s.buffer {
@@ -202,9 +157,6 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
             }
         }
     }
-    crate::models::pfc::buffer::check(&s.buffer, "switch.buffer")?;
-    crate::models::pfc::keys::check(p)?;
-    s.pfc.check("switch.pfc", &KeyCtx { line_rate: None, cell: s.cell.map(u64::from) })?;
     if s.scheduler.kind == SchedulerKind::Dwrr {
         for (i, &w) in s.scheduler.weights.iter().enumerate() {
             if w == 0 {
@@ -215,7 +167,6 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     if s.egress_limit == Some(0) {
         return Err(Error::scenario("switch.egress_limit", "must be > 0"));
     }
-    s.ecn.check("switch.ecn", &KeyCtx { line_rate: None, cell: s.cell.map(u64::from) })?;
     match s.detection {
         Detection::Ecn { .. } | Detection::Rcm1a { .. } => {}
         Detection::Rcm1b { window, .. } => {
@@ -256,6 +207,11 @@ fn validate_egress_limit(p: &Plan) -> Result<()> {
     Ok(())
 }
 
+/// The key context of a plan's checks: the smallest host line rate, the cell size.
+pub fn key_ctx(p: &Plan) -> KeyCtx {
+    KeyCtx { line_rate: min_host_rate(p), cell: p.switch.cell.map(u64::from) }
+}
+
 /// The smallest rate of a link that ends at a host (`None` without hosts).
 pub fn min_host_rate(p: &Plan) -> Option<Rate> {
     let is_host = |i: u32| p.nodes.get(i as usize).map(|n| n.kind == NodeKind::Host).unwrap_or(false);
@@ -264,12 +220,12 @@ pub fn min_host_rate(p: &Plan) -> Option<Rate> {
 
 /// The models' parameters: `Plan::ccs` present and each valid (entry 0 is `host.cc`; a
 /// later entry is named after the `[[traffic]]` entry of the first flow that uses it), no
-/// ACK-driven algorithm on a UDP flow, and `[switch.l2cm]`.
+/// ACK-driven algorithm on a UDP flow, `[host.tcp]` and TCP's flows.
 pub fn validate_models(p: &Plan) -> Result<()> {
     if p.ccs.is_empty() {
         return Err(Error::scenario("host.cc", "the plan has no congestion control entry (ccs[0])"));
     }
-    let ctx = KeyCtx { line_rate: min_host_rate(p), cell: p.switch.cell.map(u64::from) };
+    let ctx = key_ctx(p);
     for (k, cc) in p.ccs.iter().enumerate() {
         let path = if k == 0 {
             "host.cc".to_string()
@@ -294,9 +250,6 @@ pub fn validate_models(p: &Plan) -> Result<()> {
     // TCP: a window-based algorithm, and no lossless priority without ECN (a paused
     // queue never drops, so without marks TCP would only see delay and fill the buffer).
     p.host.tcp.check("host.tcp", &ctx)?;
-    p.fabric.check(&ctx)?;
-    crate::models::load_balancing::validate(p)?;
-    crate::models::uet::validate(p, &ctx)?;
     for f in p.flows.iter().filter(|f| f.transport == Transport::Tcp) {
         if let Some(cc) = p.ccs.get(f.cc as usize).filter(|cc| !cc.windowed()) {
             let path = if f.cc == 0 { "host.cc".to_string() } else { format!("traffic[{}].cc", f.group) };
@@ -324,178 +277,20 @@ pub fn validate_models(p: &Plan) -> Result<()> {
             ));
         }
     }
-    validate_network_cc(p, &ctx)?;
-    p.switch.l2cm.check("switch.l2cm", &ctx)
-}
-
-/// `[switch.remote_pfc]` against the rest of the plan: its own values; flow control on
-/// (the ToR answers with a timed PFC pause, so not `pause_mode = "infinite"`); a
-/// threshold at or above every switch port's ECN Kmin (remote PFC is the backstop behind
-/// ECN, not a replacement of it); a default threshold needs ECN; and every host that
-/// sends on a lossless priority hangs off a switch (its ToR, which turns messages into
-/// pauses).
-pub fn validate_remote_pfc(p: &Plan) -> Result<()> {
-    const P: &str = "switch.remote_pfc";
-    let rp = &p.switch.remote_pfc;
-    if !rp.enabled {
-        return Ok(());
-    }
-    rp.check(P, &KeyCtx { line_rate: min_host_rate(p), cell: p.switch.cell.map(u64::from) })?;
-    let pfc = &p.switch.pfc;
-    if !(0..8).any(|q| pfc.is_lossless(q)) {
-        return Err(Error::scenario(
-            format!("{P}.enabled"),
-            "remote PFC pauses lossless priorities, but switch.pfc has none (mode = \"off\" or lossless = [])",
-        ));
-    }
-    if pfc.pause_mode == crate::plan::PauseMode::Infinite {
-        return Err(Error::scenario(
-            format!("{P}.enabled"),
-            "remote PFC sends timed pauses; switch.pfc.pause_mode = \"infinite\" ignores pause durations",
-        ));
-    }
-    let ecn_on = p.switch.ecn.mode != EcnMode::Off;
-    match rp.threshold {
-        None if !ecn_on => {
-            return Err(Error::scenario(
-                format!("{P}.threshold"),
-                "missing: its default is 2 x Kmax of the ECN marker, and switch.ecn.mode = \"off\"; give a size",
-            ))
-        }
-        Some(t) if ecn_on => {
-            let is_switch = |i: u32| p.nodes[i as usize].kind == NodeKind::Switch;
-            for l in p.links.iter().filter(|l| is_switch(l.a) || is_switch(l.b)) {
-                let kmin = crate::models::ecn::marker::thresholds_for(&p.switch.ecn, l.rate).kmin;
-                if t < kmin {
-                    return Err(Error::scenario(
-                        format!("{P}.threshold"),
-                        format!(
-                            "{t} B is below the ECN Kmin ({kmin} B) of the {} switch ports: remote PFC would act before ECN marks",
-                            l.rate
-                        ),
-                    ));
-                }
-            }
-        }
-        _ => {}
-    }
-    if let Some(g) = rp.target {
-        let is_switch = |i: u32| p.nodes[i as usize].kind == NodeKind::Switch;
-        for l in p.links.iter().filter(|l| is_switch(l.a) || is_switch(l.b)) {
-            let t = rp.threshold.unwrap_or(2 * crate::models::ecn::marker::thresholds_for(&p.switch.ecn, l.rate).kmax);
-            if g >= t {
-                return Err(Error::scenario(
-                    format!("{P}.target"),
-                    format!("must be below the threshold ({g} B >= {t} B on the {} switch ports)", l.rate),
-                ));
-            }
-        }
-    }
-    let lossless = |prio: u8| pfc.is_lossless(prio);
-    // A host's one link leads to its ToR (hosts have exactly one link).
-    let mut peer = vec![u32::MAX; p.nodes.len()];
-    for l in &p.links {
-        peer[l.a as usize] = l.b;
-        peer[l.b as usize] = l.a;
-    }
-    let mut seen = vec![false; p.nodes.len()];
-    for f in p.flows.iter().filter(|f| lossless(f.priority)) {
-        if std::mem::replace(&mut seen[f.src as usize], true) {
-            continue;
-        }
-        let src = &p.nodes[f.src as usize].name;
-        let why = match peer[f.src as usize] {
-            u32::MAX => "the host has no link".to_string(),
-            n if p.nodes[n as usize].kind == NodeKind::Switch => continue,
-            n => format!("its link goes to host '{}', not to a switch", p.nodes[n as usize].name),
-        };
-        return Err(Error::scenario(P, format!("the ToR of host '{src}' (a source of traffic[{}]) cannot be found: {why}", f.group)));
-    }
     Ok(())
 }
 
-/// `[switch.network_cc]`: its parameters, its switches, its priorities against the
-/// lossless classes, and every `type = "network_cc"` flow on a priority it serves.
-fn validate_network_cc(p: &Plan, ctx: &KeyCtx) -> Result<()> {
-    let path = "switch.network_cc";
-    if let Some(n) = &p.switch.network_cc {
-        n.check(path, ctx)?;
-        for (i, &node) in n.nodes.iter().flatten().enumerate() {
-            if p.nodes.get(node as usize).is_none_or(|x| x.kind != NodeKind::Switch) {
-                return Err(Error::scenario(format!("{path}.switches[{i}]"), format!("node {node} is not a switch")));
-            }
-        }
-        for prio in (0..8u8).filter(|q| n.priorities & (1 << q) != 0) {
-            if !p.switch.pfc.is_lossless(prio) && n.rule.is_none() {
-                return Err(Error::scenario(
-                    format!("{path}.priorities"),
-                    format!(
-                        "priority {prio} is lossy (not protected by switch.pfc): the default rule is specified for lossless classes; name a rule (switch.network_cc.rule = \"rcp\" or \"cnp\") to run NetworkCC on a lossy priority"
-                    ),
-                ));
-            }
-        }
-    }
-    for f in &p.flows {
-        if !matches!(p.ccs.get(f.cc as usize), Some(crate::models::CcPlan::NetworkCc(_))) {
-            continue;
-        }
-        let served = p.switch.network_cc.as_ref().is_some_and(|n| n.priorities & (1 << f.priority) != 0);
-        if !served {
-            let at = if f.cc == 0 { "host.cc".to_string() } else { format!("traffic[{}].cc", f.group) };
-            return Err(Error::scenario(
-                at,
-                format!(
-                    "type = \"network_cc\" takes its rate from switch notifications, but no switch sends them for priority {} (add it to [switch.network_cc] priorities)",
-                    f.priority
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// What a plan runs that it may not mean to: RoCE flows on a priority that nothing
-/// protects, one line per traffic entry and priority (`traffic[2].priority: ...`). RoCE
-/// recovers a drop by going back N packets, so such a run is valid but is no longer the
-/// lossless fabric RoCE is designed for. TCP and UDP on a lossy priority are not
-/// flagged: they are made for it (and TCP on a lossless one is an error without ECN).
+/// What a valid plan runs that it may not mean to, one line each (`path: reason`): the
+/// fabric models' warnings, in the list's order.
 pub fn warnings(p: &Plan) -> Vec<String> {
-    let mut seen: Vec<(u32, u8)> = Vec::new();
     let mut out = Vec::new();
-    for f in p.flows.iter().filter(|f| f.transport == Transport::Roce && !p.switch.pfc.is_lossless(f.priority)) {
-        if seen.contains(&(f.group, f.priority)) {
-            continue;
-        }
-        seen.push((f.group, f.priority));
-        let pfc = &p.switch.pfc;
-        let why = if pfc.mode == FlowControl::None {
-            "switch.pfc.mode = \"off\"".to_string()
-        } else if pfc.lossless == 0 {
-            "switch.pfc.lossless = []".to_string()
-        } else {
-            format!("switch.pfc.lossless protects {} only", crate::scenario::build::priority_list(pfc.lossless))
-        };
-        out.push(format!(
-            "traffic[{}].priority: RoCE flows on priority {}, which is lossy ({why}): full buffers drop their frames and go-back-N resends them",
-            f.group, f.priority
-        ));
-    }
-    // A window-limited sender whose window is below `ack_every` packets waits for the
-    // retransmission timer: the receiver holds its ACK for packets that cannot come.
-    if p.host.ack_every > 1 && p.ccs.iter().any(|c| matches!(c, crate::models::CcPlan::Nscc(_))) {
-        out.push(format!(
-            "host.ack_every: {} with NSCC: a window below {} packets stalls until the retransmission timer (the receiver holds its ACK); use 1",
-            p.host.ack_every, p.host.ack_every
-        ));
-    }
-    out.extend(crate::models::uet::warnings(p));
+    FabricModels::warnings(p, &mut out);
     out
 }
 
 /// The largest frame on the wire: MTU + header (+ preamble and gap if counted).
 pub fn max_wire(p: &Plan) -> u32 {
-    p.host.mtu + p.host.header_bytes + if p.host.preamble_ifg { PREAMBLE_IFG } else { 0 }
+    p.max_wire()
 }
 
 /// Node names, links, host degrees. Returns the connected component of every node.
@@ -679,81 +474,6 @@ pub fn validate_pcap(p: &Plan) -> Result<()> {
     Ok(())
 }
 
-/// The switch buffer against the headroom of every switch port (pfc.md 1.6, computed
-/// from the port's link as the world computes it). Static buffer without an explicit
-/// `xoff`: each lossless class's share of a port's buffer must hold the port's headroom
-/// plus a frame (XOFF is placed one headroom below the share). Shared buffer: a switch's
-/// reserves and headroom plus a frame must fit in the buffer. The first switch port (in
-/// node order, then port order) that fails is named.
-pub fn validate_buffers(p: &Plan) -> Result<()> {
-    let pfc = &p.switch.pfc;
-    let max_wire = max_wire(p);
-    if pfc.mode == FlowControl::IbCredits {
-        // Credits come in whole 64-byte blocks; a VL needs one largest frame's worth.
-        let frame = (max_wire as u64).div_ceil(64) * 64;
-        let buffer = pfc.ib_buffer / 64 * 64;
-        if buffer < frame {
-            return Err(Error::scenario(
-                "switch.pfc.ib_buffer",
-                format!("{} B of input buffer per VL is less than one largest frame ({frame} B in 64 B credits)", pfc.ib_buffer),
-            ));
-        }
-        // The receiver must return credits before the sender can be left below a frame
-        // with nothing in flight, or the VL would stop for good.
-        if pfc.ib_update.div_ceil(64) * 64 > buffer - frame + 64 {
-            return Err(Error::scenario(
-                "switch.pfc.ib_update",
-                format!(
-                    "{} B exceeds the input buffer less one largest frame ({} B): credits would never be returned",
-                    pfc.ib_update,
-                    buffer - frame + 64
-                ),
-            ));
-        }
-    }
-    let n_classes = pfc.classes();
-    let links = p.node_links();
-    let switches = || p.nodes.iter().zip(&links).filter(|(nd, _)| nd.kind == NodeKind::Switch);
-    let headroom =
-        |k: usize| headroom_charged(&pfc.headroom, p.links[k].rate, p.links[k].delay, max_wire, pfc.reaction_quanta, p.switch.cell);
-    match p.switch.buffer {
-        BufferPlan::Static { port_buffer } => {
-            if pfc.xoff.is_some() || pfc.mode == FlowControl::None {
-                return Ok(());
-            }
-            let share = port_buffer / n_classes;
-            for (_, ls) in switches() {
-                for &k in ls {
-                    let headroom = headroom(k);
-                    // XOFF, placed one headroom below the share, must leave room for a frame.
-                    if pfc.static_thresholds(port_buffer, headroom).0 <= max_wire as u64 {
-                        return Err(Error::scenario(
-                            "switch.buffer.size",
-                            format!(
-                                "a static buffer of {port_buffer} B per port leaves {share} B per lossless class, \
-                                 not enough for its headroom of {headroom} B plus one frame ({max_wire} B on a {} link)",
-                                p.links[k].rate
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
-        BufferPlan::Shared { total, reserve, .. } => {
-            for (nd, ls) in switches() {
-                let fixed: u64 = ls.iter().map(|&k| reserve + headroom(k) * n_classes).sum();
-                if fixed + max_wire as u64 >= total {
-                    return Err(Error::scenario(
-                        "switch.buffer.size",
-                        format!("{total} B cannot hold the reserves and headroom of switch '{}' ({fixed} B) plus a frame", nd.name),
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 /// `switch.rate_schedule`: each step names a switch port (a switch and a node it is
 /// linked to) and a rate > 0.
 pub fn validate_rate_schedule(p: &Plan) -> Result<()> {
@@ -777,64 +497,6 @@ pub fn validate_rate_schedule(p: &Plan) -> Result<()> {
         }
         if st.rate > MAX_RATE {
             return Err(Error::scenario(format!("{at}.rate"), format!("must be at most {MAX_RATE}")));
-        }
-    }
-    Ok(())
-}
-
-/// `switch.link_failures`: each names two switches that share a link, `up` (if given)
-/// comes after `down`, two failures of one link do not overlap, and `switch.convergence`
-/// is given.
-pub fn validate_link_failures(p: &Plan) -> Result<()> {
-    let fails = &p.switch.link_failures;
-    if fails.is_empty() {
-        return Ok(());
-    }
-    match p.switch.convergence {
-        None => {
-            return Err(Error::scenario(
-                "switch.convergence",
-                "required when switch.link_failures is given (the time until routes avoid a failed link)",
-            ))
-        }
-        Some(c) if c > MAX_TIME => return Err(Error::scenario("switch.convergence", format!("must be at most {MAX_TIME}"))),
-        Some(_) => {}
-    }
-    let n = p.nodes.len() as u32;
-    for (k, f) in fails.iter().enumerate() {
-        let at = format!("switch.link_failures[{k}]");
-        for (key, v) in [("a", f.a), ("b", f.b)] {
-            if v >= n {
-                return Err(Error::scenario(format!("{at}.{key}"), format!("node index {v} does not exist")));
-            }
-            if p.nodes[v as usize].kind != NodeKind::Switch {
-                return Err(Error::scenario(
-                    format!("{at}.{key}"),
-                    format!("'{}' is not a switch (only links between switches can fail)", p.nodes[v as usize].name),
-                ));
-            }
-        }
-        if !p.links.iter().any(|l| (l.a == f.a && l.b == f.b) || (l.a == f.b && l.b == f.a)) {
-            let (a, b) = (&p.nodes[f.a as usize].name, &p.nodes[f.b as usize].name);
-            return Err(Error::scenario(format!("{at}.b"), format!("no link between '{a}' and '{b}'")));
-        }
-        if f.down > MAX_TIME {
-            return Err(Error::scenario(format!("{at}.down"), format!("must be at most {MAX_TIME}")));
-        }
-        if let Some(up) = f.up {
-            if up <= f.down {
-                return Err(Error::scenario(format!("{at}.up"), format!("must be after down ({} <= {})", up, f.down)));
-            }
-            if up > MAX_TIME {
-                return Err(Error::scenario(format!("{at}.up"), format!("must be at most {MAX_TIME}")));
-            }
-        }
-        let same = |g: &crate::plan::LinkFailure| (g.a == f.a && g.b == f.b) || (g.a == f.b && g.b == f.a);
-        for (j, g) in fails.iter().enumerate().take(k) {
-            let overlap = same(g) && g.up.is_none_or(|u| f.down < u) && f.up.is_none_or(|u| g.down < u);
-            if overlap {
-                return Err(Error::scenario(format!("{at}.down"), format!("the link is already down then (switch.link_failures[{j}])")));
-            }
         }
     }
     Ok(())

@@ -31,8 +31,9 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::models::CcPlan;
-use crate::plan::{FlowControl, NodeKind, Plan, Transport};
+use crate::models::fabric_model::WorkCtx;
+use crate::models::{CcPlan, FabricModels};
+use crate::plan::{NodeKind, Plan, Transport};
 use crate::units::SimTime;
 
 pub use crate::plan::DEFAULT_MAX_EVENTS;
@@ -146,10 +147,7 @@ pub fn sci(n: u64) -> String {
 
 /// Periods of `iv` in `span` (at least one when the span is not empty).
 fn periods(span: SimTime, iv: SimTime) -> u64 {
-    if span.0 == 0 {
-        return 0;
-    }
-    span.0 / iv.0.max(1) + 1
+    iv.periods_in(span)
 }
 
 /// The estimate of a validated plan (names, links and flows resolved).
@@ -172,28 +170,11 @@ pub fn plan_work(p: &Plan) -> Work {
         let slots = p.storage.iter().map(|s| s.slots as u64).sum::<u64>().max(1);
         w.add("stats.io_interval", "storage KPI rows", periods(dur, iv).saturating_mul(slots));
     }
-    let pfc = &p.switch.pfc;
-    if pfc.mode != FlowControl::None {
-        if let Some(iv) = pfc.deadlock_check {
-            w.add("switch.pfc.deadlock_check", "deadlock checks", periods(dur, iv).saturating_mul(switch_ports));
-        }
-        if let Some(wd) = &pfc.watchdog {
-            w.add("switch.pfc.watchdog.poll_interval", "PFC watchdog polls", periods(dur, wd.poll).saturating_mul(switch_ports));
-        }
-        if let Some(iv) = pfc.ib_period {
-            w.add("switch.pfc.ib_period", "periodic credit updates", periods(dur, iv).saturating_mul(ports).saturating_mul(prios));
-        }
-        // A paused class's XOFF is refreshed every half pause time while congested.
-        let classes = if pfc.mode == FlowControl::Pfc { pfc.lossless.count_ones().max(1) as u64 } else { 1 };
-        let refresh = SimTime((pfc.pause_time.0 / 2).max(1));
-        w.add("switch.pfc.pause_time", "pause refreshes", periods(dur, refresh).saturating_mul(switch_ports).saturating_mul(classes));
-        for (k, s) in p.host.pause_storms.iter().enumerate() {
-            let span = SimTime(s.stop.unwrap_or(dur).min(dur).0.saturating_sub(s.start.0));
-            w.add(format!("host.pause_storms[{k}]"), "storm pauses", periods(span, refresh));
-        }
-    }
-    if let Some(f) = p.switch.l2cm.fecn() {
-        w.add("switch.l2cm.interval", "FECN rate updates", periods(dur, f.interval).saturating_mul(switch_ports));
+    // The fabric models' periodic work, in the list's order.
+    let mut terms = Vec::new();
+    FabricModels::work(p, &WorkCtx { switch_ports, ports, prios }, &mut terms);
+    for (field, what, events) in terms {
+        w.add(field, what, events);
     }
     let steps = p.switch.rate_schedule.iter().filter(|s| s.at <= dur).count() as u64;
     w.add("switch.rate_schedule", "rate-schedule steps", steps);

@@ -17,7 +17,6 @@ use serde_json::{json, Value};
 use super::Simulation;
 use crate::ids::PortId;
 use crate::net::packet::PktKind;
-use crate::plan::{FlowControl, Headroom};
 use crate::units::SimTime;
 
 /// Counts events at the current picosecond. A valid run has a bounded number of them:
@@ -132,21 +131,10 @@ impl Simulation {
     }
 
     /// Whether the model guarantees that lossless priorities never drop: PFC or PAUSE
-    /// on, headroom computed by the model, XOFF placed by the model.
+    /// on, headroom computed by the model, XOFF placed by the model (each fabric model
+    /// says why not, `FabricModel::lossless_unchecked`).
     fn lossless_guaranteed(&self) -> Result<(), &'static str> {
-        if self.models.pfc.plan.mode == FlowControl::None {
-            return Err("no PFC or PAUSE in this run");
-        }
-        if let Headroom::Fixed(_) = self.models.pfc.plan.headroom {
-            return Err("not checked: the headroom is fixed by the scenario (switch.pfc.headroom)");
-        }
-        if self.models.pfc.plan.xoff.is_some() {
-            return Err("not checked: XOFF is fixed by the scenario (switch.pfc.xoff)");
-        }
-        if self.models.rx.xoff_fixed {
-            return Err("not checked: XOFF of the NIC receive buffers is fixed by the scenario (host.rx_buffer.xoff)");
-        }
-        Ok(())
+        self.models.lossless_unchecked().map_or(Ok(()), Err)
     }
 
     fn check_lossless(&self) -> Value {
@@ -181,18 +169,11 @@ impl Simulation {
     /// The priorities whose drops `check_lossless` counts, and those that carry flows
     /// but are lossy (their drops are not its concern), in words.
     fn lossless_checked(&self) -> String {
-        let list = |m: u8| (0..8u8).filter(|q| m & (1 << q) != 0).map(|q| q.to_string()).collect::<Vec<_>>().join(", ");
         let used = self.flows.iter().fold(0u8, |m, f| m | 1 << f.prio);
         let lossy_used = (0..8u8).filter(|&q| used & (1 << q) != 0 && !self.is_lossless(q)).fold(0u8, |m, q| m | 1 << q);
-        let mut text = match self.models.pfc.plan.mode {
-            FlowControl::None => "no priority: switch.pfc.mode = \"off\"".to_string(),
-            FlowControl::Pause => "every priority (switch.pfc.mode = \"pause\")".to_string(),
-            FlowControl::IbCredits => "every priority (switch.pfc.mode = \"ib_credits\")".to_string(),
-            FlowControl::Pfc if self.models.pfc.plan.lossless == 0 => "no priority: switch.pfc.lossless = []".to_string(),
-            FlowControl::Pfc => format!("priorities [{}] (switch.pfc.lossless)", list(self.models.pfc.plan.lossless)),
-        };
+        let mut text = self.models.pfc.lossless_text();
         if lossy_used != 0 {
-            text += &format!("; flows on lossy priorities [{}] are not covered", list(lossy_used));
+            text += &format!("; flows on lossy priorities [{}] are not covered", crate::keys::kind::priority_numbers(lossy_used));
         }
         text
     }

@@ -151,6 +151,15 @@ impl crate::models::fabric_model::FabricModel for NotificationPoints {
         }
         None
     }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        use crate::keys::Check;
+        plan.host.cnp.check("host.cnp", &crate::keys::KeyCtx::NONE)
+    }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("ecn.md", "cnp", <super::keys::CnpKeys as crate::keys::Declared>::table()));
+    }
 }
 
 /// The events (their tie-key numbers): a CNP held back (interval or NIC limit) may go,

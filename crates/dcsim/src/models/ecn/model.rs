@@ -152,4 +152,14 @@ impl FabricModel for Marking {
         self.pairs.extend(other.pairs.drain());
         self.intervals.absorb(&mut other.intervals);
     }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        use crate::keys::Check;
+        let s = &plan.switch;
+        s.ecn.check("switch.ecn", &crate::keys::KeyCtx { line_rate: None, cell: s.cell.map(u64::from) })
+    }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("ecn.md", "ecn", <super::keys::EcnKeys as crate::keys::Declared>::table()));
+    }
 }

@@ -12,6 +12,7 @@ use crate::keys::{at, Check, KeyCtx, Keys};
 use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel};
 use crate::net::fabric::Fabric;
 use crate::net::packet::{PktKind, FLAG_CE};
+use crate::plan::{NodeKind, Plan};
 
 /// `[fabric.every_nth]`.
 #[derive(Clone, Debug, Deserialize)]
@@ -81,6 +82,21 @@ impl FabricModel for EveryNth {
     fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {
         self.marked += other.marked;
     }
+
+    /// Against the rest of the plan (its own values are `Check`ed before): it marks at
+    /// switches, so the topology must have one.
+    fn check_plan(plan: &Plan, _ctx: &KeyCtx) -> Result<()> {
+        if plan.fabric.every_nth.is_some() && !plan.nodes.iter().any(|n| n.kind == NodeKind::Switch) {
+            return Err(Error::scenario("fabric.every_nth", "the topology has no switch to mark at"));
+        }
+        Ok(())
+    }
+
+    fn warnings(plan: &Plan, out: &mut Vec<String>) {
+        if plan.fabric.every_nth.as_ref().is_some_and(|p| p.n == 1) {
+            out.push("fabric.every_nth.n: 1 marks every data frame".to_string());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -126,5 +142,13 @@ flows = [{ src = "h1", dst = "h0", size = "100KB" }]
         assert!(e.to_string().contains("fabric.every_nth") && e.to_string().contains("unknown field"), "{e}");
         let e = crate::scenario::load_str(ONE_FLOW, Path::new("."), &["fabric.pfc.x=1".into()]).unwrap_err();
         assert!(e.to_string().contains("fabric.pfc") && e.to_string().contains("[switch] or [host]"), "{e}");
+        // Its plan check and its warning are called from the list.
+        let mut p = plan.clone();
+        p.nodes.iter_mut().for_each(|n| n.kind = crate::plan::NodeKind::Host);
+        let e = crate::models::FabricModels::check_plan(&p, &crate::keys::KeyCtx::NONE).unwrap_err();
+        assert_eq!(e.to_string(), "fabric.every_nth: the topology has no switch to mark at");
+        assert!(crate::scenario::validate::warnings(&plan).is_empty());
+        let one = crate::scenario::load_str(ONE_FLOW, Path::new("."), &["fabric.every_nth.n=1".into()]).unwrap();
+        assert_eq!(crate::scenario::validate::warnings(&one), vec!["fabric.every_nth.n: 1 marks every data frame".to_string()]);
     }
 }

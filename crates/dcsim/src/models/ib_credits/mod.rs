@@ -114,6 +114,10 @@ impl crate::models::fabric_model::FabricModel for IbCredits {
         }
         None
     }
+
+    fn not_node_local(plan: &crate::plan::Plan) -> Option<&'static str> {
+        (plan.switch.pfc.mode == crate::plan::FlowControl::IbCredits).then_some("switch.pfc.mode = \"ib_credits\"")
+    }
 }
 
 /// The event of the periodic FCPs (its tie-key number).

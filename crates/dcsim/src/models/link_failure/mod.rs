@@ -11,6 +11,7 @@
 //! `steps.rs` holds the hooks (they take the fabric; the world empties a failed port,
 //! `sim/link_down.rs`); this file the state and what is counted.
 
+mod checks;
 mod model;
 pub mod steps;
 

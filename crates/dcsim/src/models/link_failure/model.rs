@@ -59,4 +59,16 @@ impl FabricModel for LinkFaults {
             "route_updates": self.log.iter().filter(|e| routes(self.steps[e.1 as usize].action)).count(),
         });
     }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::checks::check_plan(plan)
+    }
+
+    fn not_node_local(plan: &crate::plan::Plan) -> Option<&'static str> {
+        (!plan.switch.link_failures.is_empty()).then_some("switch.link_failures (routes change everywhere at once)")
+    }
+
+    fn not_fast_forwarded(plan: &crate::plan::Plan) -> Option<&'static str> {
+        (!plan.switch.link_failures.is_empty()).then_some("switch.link_failures")
+    }
 }

@@ -14,7 +14,7 @@
 mod keys;
 
 pub(crate) use keys::routing_of;
-pub use keys::{validate, LoadBalancingKeys, LoadBalancingParams, Mode, Rule, MODES};
+pub use keys::{LoadBalancingKeys, LoadBalancingParams, Mode, Rule, MODES};
 
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::models::fabric_model::{BuildCtx, FabricModel};
@@ -234,5 +234,13 @@ impl FabricModel for LoadBalancing {
         }
         self.flowlets_started += other.flowlets_started;
         self.diverted += other.diverted;
+    }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        keys::validate(plan)
+    }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("load_balancing.md", "load_balancing", <LoadBalancingKeys as crate::keys::Declared>::table()));
     }
 }

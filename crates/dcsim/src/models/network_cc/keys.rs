@@ -1,13 +1,14 @@
 //! Scenario keys of NetworkCC: the switch side (`[switch.network_cc]`) and the reaction
 //! point (`type = "network_cc"` in `[host.cc]` or a traffic entry's `cc`), with the
-//! checks of their parameters. Which switches and priorities may run it against the
-//! fabric's lossless classes is checked with the plan (`scenario/validate.rs`).
+//! checks of their parameters, and against the plan (`check_plan`: which switches and
+//! priorities may run it against the fabric's lossless classes).
 
 use super::rp::{NetworkCcParams, Reaction};
 use super::{NetworkCcPlan, SnRule, SnTrigger};
 use crate::error::{Error, Result};
 use crate::keys::{at, at_most_line_rate, kind, Check, KeyCtx, Keys};
 use crate::models::dcqcn::DcqcnKeys;
+use crate::plan::{NodeKind, Plan};
 
 crate::params! {
     /// `type = "network_cc"` reaction point.
@@ -97,4 +98,45 @@ fn switch_check_more(p: &NetworkCcPlan, path: &str, ctx: &KeyCtx) -> Result<()> 
         return Err(Error::scenario(k("threshold"), "must be > 0 (a notification for every frame is not a congestion signal)"));
     }
     at_most_line_rate(p.rcp.rate_min, &k("rate_min"), ctx)
+}
+
+/// `[switch.network_cc]`: its parameters, its switches, its priorities against the
+/// lossless classes, and every `type = "network_cc"` flow on a priority it serves.
+pub(crate) fn check_plan(p: &Plan, ctx: &KeyCtx) -> Result<()> {
+    let path = "switch.network_cc";
+    if let Some(n) = &p.switch.network_cc {
+        n.check(path, ctx)?;
+        for (i, &node) in n.nodes.iter().flatten().enumerate() {
+            if p.nodes.get(node as usize).is_none_or(|x| x.kind != NodeKind::Switch) {
+                return Err(Error::scenario(format!("{path}.switches[{i}]"), format!("node {node} is not a switch")));
+            }
+        }
+        for prio in (0..8u8).filter(|q| n.priorities & (1 << q) != 0) {
+            if !p.switch.pfc.is_lossless(prio) && n.rule.is_none() {
+                return Err(Error::scenario(
+                    format!("{path}.priorities"),
+                    format!(
+                        "priority {prio} is lossy (not protected by switch.pfc): the default rule is specified for lossless classes; name a rule (switch.network_cc.rule = \"rcp\" or \"cnp\") to run NetworkCC on a lossy priority"
+                    ),
+                ));
+            }
+        }
+    }
+    for f in &p.flows {
+        if !matches!(p.ccs.get(f.cc as usize), Some(crate::models::CcPlan::NetworkCc(_))) {
+            continue;
+        }
+        let served = p.switch.network_cc.as_ref().is_some_and(|n| n.priorities & (1 << f.priority) != 0);
+        if !served {
+            let at = if f.cc == 0 { "host.cc".to_string() } else { format!("traffic[{}].cc", f.group) };
+            return Err(Error::scenario(
+                at,
+                format!(
+                    "type = \"network_cc\" takes its rate from switch notifications, but no switch sends them for priority {} (add it to [switch.network_cc] priorities)",
+                    f.priority
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

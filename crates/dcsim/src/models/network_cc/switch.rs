@@ -141,6 +141,15 @@ impl crate::models::fabric_model::FabricModel for NetCcState {
     fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(crate::ids::NodeId) -> bool) {
         self.sent += other.sent;
     }
+
+    fn check_plan(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::keys::check_plan(plan, ctx)
+    }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("network_cc.md", "network_cc", <super::NetworkCcKeys as crate::keys::Declared>::table()));
+        out.push(("network_cc.md", "network_cc_switch", <super::NetworkCcSwitchKeys as crate::keys::Declared>::table()));
+    }
 }
 
 #[cfg(test)]

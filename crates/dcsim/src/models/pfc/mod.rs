@@ -7,6 +7,7 @@
 //! buffer's, whose thresholds PFC pauses at, in `buffer.rs`).
 
 pub mod buffer;
+pub(crate) mod checks;
 pub mod deadlock;
 pub mod frames;
 pub mod headroom;

@@ -22,6 +22,19 @@ fn node_name(fx: &Fabric, n: NodeId) -> String {
     fx.nodes[n.idx()].name.clone()
 }
 
+impl Pfc {
+    /// The priorities whose frames must never drop, in words, with the key that says so.
+    pub fn lossless_text(&self) -> String {
+        match self.plan.mode {
+            FlowControl::None => "no priority: switch.pfc.mode = \"off\"".to_string(),
+            FlowControl::Pause => "every priority (switch.pfc.mode = \"pause\")".to_string(),
+            FlowControl::IbCredits => "every priority (switch.pfc.mode = \"ib_credits\")".to_string(),
+            FlowControl::Pfc if self.plan.lossless == 0 => "no priority: switch.pfc.lossless = []".to_string(),
+            FlowControl::Pfc => format!("priorities [{}] (switch.pfc.lossless)", crate::keys::kind::priority_numbers(self.plan.lossless)),
+        }
+    }
+}
+
 impl FabricModel for Pfc {
     type Keys = crate::models::fabric_model::NoSection;
 
@@ -73,6 +86,71 @@ impl FabricModel for Pfc {
 
     fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {
         self.log.absorb(&mut other.log);
+    }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::checks::check_plan(plan)
+    }
+
+    fn warnings(plan: &crate::plan::Plan, out: &mut Vec<String>) {
+        super::checks::warnings(plan, out)
+    }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("pfc.md", "pfc", <super::keys::PfcKeys as crate::keys::Declared>::table()));
+        out.push(("pfc.md", "buffer_shared", <super::buffer::SharedBufferKeys as crate::keys::Declared>::table()));
+        out.push(("pfc.md", "buffer_static", <super::buffer::StaticBufferKeys as crate::keys::Declared>::table()));
+    }
+
+    fn lossless_unchecked(&self) -> Option<&'static str> {
+        if self.plan.mode == FlowControl::None {
+            return Some("no PFC or PAUSE in this run");
+        }
+        if let super::Headroom::Fixed(_) = self.plan.headroom {
+            return Some("not checked: the headroom is fixed by the scenario (switch.pfc.headroom)");
+        }
+        if self.plan.xoff.is_some() {
+            return Some("not checked: XOFF is fixed by the scenario (switch.pfc.xoff)");
+        }
+        None
+    }
+
+    /// Deadlock checks, watchdog polls, periodic credit updates (all `[switch.pfc]`
+    /// keys), pause refreshes and injected storms' pauses.
+    fn work(p: &crate::plan::Plan, at: &crate::models::fabric_model::WorkCtx, out: &mut crate::models::fabric_model::WorkTerms) {
+        let (pfc, dur) = (&p.switch.pfc, p.duration);
+        if pfc.mode == FlowControl::None {
+            return;
+        }
+        if let Some(iv) = pfc.deadlock_check {
+            out.push(("switch.pfc.deadlock_check".into(), "deadlock checks".into(), iv.periods_in(dur).saturating_mul(at.switch_ports)));
+        }
+        if let Some(wd) = &pfc.watchdog {
+            out.push((
+                "switch.pfc.watchdog.poll_interval".into(),
+                "PFC watchdog polls".into(),
+                wd.poll.periods_in(dur).saturating_mul(at.switch_ports),
+            ));
+        }
+        if let Some(iv) = pfc.ib_period {
+            out.push((
+                "switch.pfc.ib_period".into(),
+                "periodic credit updates".into(),
+                iv.periods_in(dur).saturating_mul(at.ports).saturating_mul(at.prios),
+            ));
+        }
+        // A paused class's XOFF is refreshed every half pause time while congested.
+        let classes = pfc.pause_classes().count_ones().max(1) as u64;
+        let refresh = crate::units::SimTime((pfc.pause_time.0 / 2).max(1));
+        out.push((
+            "switch.pfc.pause_time".into(),
+            "pause refreshes".into(),
+            refresh.periods_in(dur).saturating_mul(at.switch_ports).saturating_mul(classes),
+        ));
+        for (k, s) in p.host.pause_storms.iter().enumerate() {
+            let span = crate::units::SimTime(s.stop.unwrap_or(dur).min(dur).0.saturating_sub(s.start.0));
+            out.push((format!("host.pause_storms[{k}]"), "storm pauses".into(), refresh.periods_in(span)));
+        }
     }
 }
 
@@ -146,6 +224,14 @@ impl FabricModel for PauseStorms {
     fn merge(&mut self, other: &mut Self, _fx: &Fabric, _theirs: &dyn Fn(NodeId) -> bool) {
         self.frames_sent += other.frames_sent;
     }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::checks::check_pause_storms(plan)
+    }
+
+    fn not_fast_forwarded(plan: &crate::plan::Plan) -> Option<&'static str> {
+        (!plan.host.pause_storms.is_empty()).then_some("host.pause_storms")
+    }
 }
 
 impl FabricModel for PfcWatchdog {
@@ -192,5 +278,9 @@ impl FabricModel for PfcWatchdog {
                 swap(&mut self.storm[p], &mut other.storm[p]);
             }
         }
+    }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("deadlock.md", "pfc_watchdog", <super::keys::WatchdogKeys as crate::keys::Declared>::table()));
     }
 }

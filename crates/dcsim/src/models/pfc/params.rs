@@ -98,13 +98,27 @@ impl PfcPlan {
     /// headroom (the whole share without flow control), unless the scenario gives them;
     /// XON `resume_offset` below XOFF. The one computation the world and the checks use.
     pub fn static_thresholds(&self, port_buffer: u64, headroom: u64) -> (u64, u64) {
-        let share = port_buffer / self.classes();
-        let xoff = match self.xoff {
-            Some(x) => x,
-            None if self.mode == FlowControl::None => share,
-            None => share.saturating_sub(headroom),
-        };
-        (xoff, self.xon.unwrap_or(xoff.saturating_sub(self.resume_offset)))
+        let headroom = if self.mode == FlowControl::None { 0 } else { headroom };
+        self.thresholds(port_buffer / self.classes(), headroom, self.xoff, self.xon)
+    }
+
+    /// The (XOFF, XON) rule of a buffer of `space` bytes that pauses its sender (a static
+    /// switch buffer's class share, a NIC's receive buffer): XOFF `headroom` below the
+    /// space and XON `resume_offset` below XOFF, unless given.
+    pub fn thresholds(&self, space: u64, headroom: u64, xoff: Option<u64>, xon: Option<u64>) -> (u64, u64) {
+        let xoff = xoff.unwrap_or(space.saturating_sub(headroom));
+        (xoff, xon.unwrap_or(xoff.saturating_sub(self.resume_offset)))
+    }
+
+    /// The classes a pause for every lossless class covers, as a mask: the lossless
+    /// priorities under PFC, class 0 under PAUSE (one frame stops the link), none
+    /// without pause frames (off, or InfiniBand credits).
+    pub fn pause_classes(&self) -> u8 {
+        match self.mode {
+            FlowControl::Pfc => self.lossless,
+            FlowControl::Pause => 1,
+            FlowControl::None | FlowControl::IbCredits => 0,
+        }
     }
 }
 

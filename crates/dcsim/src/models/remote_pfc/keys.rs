@@ -1,9 +1,10 @@
-//! Scenario keys of remote PFC, `[switch.remote_pfc]`, and the checks of the values that
-//! do not depend on the rest of the plan.
+//! Scenario keys of remote PFC, `[switch.remote_pfc]`: the checks of the values alone,
+//! and against the rest of the plan (`check_plan`).
 
 use super::params::RemotePfcPlan;
 use crate::error::{Error, Result};
-use crate::keys::{at, kind, KeyCtx, SizeStr};
+use crate::keys::{at, kind, Check, KeyCtx, SizeStr};
+use crate::plan::{EcnMode, NodeKind, Plan};
 
 crate::params! {
     /// `[switch.remote_pfc]`
@@ -47,6 +48,92 @@ fn check_more(p: &RemotePfcPlan, path: &str, _: &KeyCtx) -> Result<()> {
         if g >= t {
             return Err(Error::scenario(k("target"), format!("must be below threshold ({g} B >= {t} B)")));
         }
+    }
+    Ok(())
+}
+
+/// `[switch.remote_pfc]` against the rest of the plan: its own values; flow control on
+/// (the ToR answers with a timed PFC pause, so not `pause_mode = "infinite"`); a
+/// threshold at or above every switch port's ECN Kmin (remote PFC is the backstop behind
+/// ECN, not a replacement of it); a default threshold needs ECN; and every host that
+/// sends on a lossless priority hangs off a switch (its ToR, which turns messages into
+/// pauses).
+pub(crate) fn check_plan(p: &Plan, ctx: &KeyCtx) -> Result<()> {
+    const P: &str = "switch.remote_pfc";
+    let rp = &p.switch.remote_pfc;
+    if !rp.enabled {
+        return Ok(());
+    }
+    rp.check(P, ctx)?;
+    let pfc = &p.switch.pfc;
+    if !(0..8).any(|q| pfc.is_lossless(q)) {
+        return Err(Error::scenario(
+            format!("{P}.enabled"),
+            "remote PFC pauses lossless priorities, but switch.pfc has none (mode = \"off\" or lossless = [])",
+        ));
+    }
+    if pfc.pause_mode == crate::plan::PauseMode::Infinite {
+        return Err(Error::scenario(
+            format!("{P}.enabled"),
+            "remote PFC sends timed pauses; switch.pfc.pause_mode = \"infinite\" ignores pause durations",
+        ));
+    }
+    let ecn_on = p.switch.ecn.mode != EcnMode::Off;
+    match rp.threshold {
+        None if !ecn_on => {
+            return Err(Error::scenario(
+                format!("{P}.threshold"),
+                "missing: its default is 2 x Kmax of the ECN marker, and switch.ecn.mode = \"off\"; give a size",
+            ))
+        }
+        Some(t) if ecn_on => {
+            let is_switch = |i: u32| p.nodes[i as usize].kind == NodeKind::Switch;
+            for l in p.links.iter().filter(|l| is_switch(l.a) || is_switch(l.b)) {
+                let kmin = crate::models::ecn::marker::thresholds_for(&p.switch.ecn, l.rate).kmin;
+                if t < kmin {
+                    return Err(Error::scenario(
+                        format!("{P}.threshold"),
+                        format!(
+                            "{t} B is below the ECN Kmin ({kmin} B) of the {} switch ports: remote PFC would act before ECN marks",
+                            l.rate
+                        ),
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(g) = rp.target {
+        let is_switch = |i: u32| p.nodes[i as usize].kind == NodeKind::Switch;
+        for l in p.links.iter().filter(|l| is_switch(l.a) || is_switch(l.b)) {
+            let t = rp.threshold.unwrap_or(2 * crate::models::ecn::marker::thresholds_for(&p.switch.ecn, l.rate).kmax);
+            if g >= t {
+                return Err(Error::scenario(
+                    format!("{P}.target"),
+                    format!("must be below the threshold ({g} B >= {t} B on the {} switch ports)", l.rate),
+                ));
+            }
+        }
+    }
+    let lossless = |prio: u8| pfc.is_lossless(prio);
+    // A host's one link leads to its ToR (hosts have exactly one link).
+    let mut peer = vec![u32::MAX; p.nodes.len()];
+    for l in &p.links {
+        peer[l.a as usize] = l.b;
+        peer[l.b as usize] = l.a;
+    }
+    let mut seen = vec![false; p.nodes.len()];
+    for f in p.flows.iter().filter(|f| lossless(f.priority)) {
+        if std::mem::replace(&mut seen[f.src as usize], true) {
+            continue;
+        }
+        let src = &p.nodes[f.src as usize].name;
+        let why = match peer[f.src as usize] {
+            u32::MAX => "the host has no link".to_string(),
+            n if p.nodes[n as usize].kind == NodeKind::Switch => continue,
+            n => format!("its link goes to host '{}', not to a switch", p.nodes[n as usize].name),
+        };
+        return Err(Error::scenario(P, format!("the ToR of host '{src}' (a source of traffic[{}]) cannot be found: {why}", f.group)));
     }
     Ok(())
 }

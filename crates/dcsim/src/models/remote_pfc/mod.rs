@@ -6,7 +6,8 @@
 //! priority and the computed duration (`tor.rs`). Intermediate switches forward the
 //! message and are not paused. Scenario keys `[switch.remote_pfc]` (`keys.rs`), resolved
 //! parameters (`params.rs`); the checks that need the topology and the ECN marker
-//! (threshold below Kmin, a source without a ToR) are in `scenario/validate.rs`.
+//! (threshold below Kmin, a source without a ToR) are `keys::check_plan`, run from the
+//! fabric-model list.
 
 pub mod cp;
 pub mod keys;

@@ -86,4 +86,12 @@ impl FabricModel for RemotePfc {
         add(&mut self.tor.pauses, &other.tor.pauses);
         add(&mut self.tor.granted_ps, &other.tor.granted_ps);
     }
+
+    fn check_plan(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::keys::check_plan(plan, ctx)
+    }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("remote_pfc.md", "remote_pfc", <super::keys::RemotePfcKeys as crate::keys::Declared>::table()));
+    }
 }

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use super::{RateChange, RxBufferPlan};
 use crate::error::{Error, Result};
 use crate::keys::{at, kind, Check, KeyCtx, Keys, RateStr, TimeStr};
-use crate::models::pfc::headroom::{headroom_bytes, PREAMBLE_IFG};
+use crate::models::pfc::headroom::headroom_bytes;
 use crate::plan::{FlowControl, NodeKind, Plan};
 use crate::units::{parse_rate, MAX_TIME};
 
@@ -77,21 +77,17 @@ impl RxBufferKeys {
     }
 }
 
-/// The (XOFF, XON) thresholds of the NIC on `link` (its one link to a switch).
+/// The (XOFF, XON) thresholds of the NIC on `link` (its one link to a switch), by the
+/// rule of a switch port's (`PfcPlan::thresholds`) with the NIC's own headroom.
 pub fn thresholds(rx: &RxBufferPlan, plan: &Plan, link: usize) -> (u64, u64) {
-    let pfc = &plan.switch.pfc;
-    let xoff = rx.xoff.unwrap_or_else(|| rx.size.saturating_sub(headroom(plan, link)));
-    let xon = rx.xon.unwrap_or(xoff.saturating_sub(pfc.resume_offset));
-    (xoff, xon)
+    plan.switch.pfc.thresholds(rx.size, headroom(plan, link), rx.xoff, rx.xon)
 }
 
 /// What can still arrive after the NIC decides to pause (pfc.md 1.6, as for a switch port).
 fn headroom(plan: &Plan, link: usize) -> u64 {
     let pfc = &plan.switch.pfc;
-    let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
-    let max_wire = plan.host.mtu + plan.host.header_bytes + preamble;
     let l = &plan.links[link];
-    headroom_bytes(&pfc.headroom, l.rate, l.delay, max_wire, pfc.reaction_quanta)
+    headroom_bytes(&pfc.headroom, l.rate, l.delay, plan.max_wire(), pfc.reaction_quanta)
 }
 
 /// The host's one link, which must lead to a switch.
@@ -111,8 +107,7 @@ pub fn check(plan: &Plan) -> Result<()> {
     let Some(rx) = &plan.host.rx_buffer else { return Ok(()) };
     rx.check(PATH, &KeyCtx::NONE)?;
     let pfc = &plan.switch.pfc;
-    let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
-    let max_wire = (plan.host.mtu + plan.host.header_bytes + preamble) as u64;
+    let max_wire = plan.max_wire() as u64;
     if rx.size < 2 * max_wire {
         return Err(Error::scenario(at(PATH, "size"), format!("{} B cannot hold two frames of {max_wire} B", rx.size)));
     }

@@ -105,14 +105,3 @@ impl RxBuffers {
         }
     }
 }
-
-/// The classes a NIC's pause covers under the run's flow control (`RxBuffers::pause_classes`).
-fn pause_classes(plan: &crate::plan::Plan) -> u8 {
-    use crate::plan::FlowControl;
-    let pfc = &plan.switch.pfc;
-    match pfc.mode {
-        FlowControl::Pfc => pfc.lossless,
-        FlowControl::Pause => 1, // one PAUSE frame stops every priority
-        FlowControl::None | FlowControl::IbCredits => 0,
-    }
-}

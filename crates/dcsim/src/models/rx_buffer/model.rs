@@ -98,4 +98,20 @@ impl FabricModel for RxBuffers {
             }
         }
     }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::keys::check(plan)
+    }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("rx_buffer.md", "rx_buffer", <super::keys::RxBufferKeys as crate::keys::Declared>::table()));
+    }
+
+    fn lossless_unchecked(&self) -> Option<&'static str> {
+        self.xoff_fixed.then_some("not checked: XOFF of the NIC receive buffers is fixed by the scenario (host.rx_buffer.xoff)")
+    }
+
+    fn not_fast_forwarded(plan: &crate::plan::Plan) -> Option<&'static str> {
+        plan.host.rx_buffer.as_ref().is_some_and(|r| !r.changes.is_empty()).then_some("host.rx_buffer.rate_changes")
+    }
 }

@@ -49,7 +49,15 @@ impl RxBuffers {
                 q.schedule(c.at, model_event::<Self>(RX_RATE, 0, k as u32, 0));
             }
         }
-        RxBuffers { on: true, size: rx.size, xoff_fixed: rx.xoff.is_some(), slot, nics, changes, pause_classes: super::pause_classes(plan) }
+        RxBuffers {
+            on: true,
+            size: rx.size,
+            xoff_fixed: rx.xoff.is_some(),
+            slot,
+            nics,
+            changes,
+            pause_classes: plan.switch.pfc.pause_classes(),
+        }
     }
 }
 

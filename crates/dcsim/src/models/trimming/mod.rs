@@ -176,4 +176,12 @@ impl FabricModel for Trimming {
         add(&mut self.flow_trimmed, &other.flow_trimmed);
         add(&mut self.flow_resent, &other.flow_resent);
     }
+
+    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
+        keys::check(plan)
+    }
+
+    fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
+        out.push(("trimming.md", "trimming", <keys::TrimmingKeys as crate::keys::Declared>::table()));
+    }
 }

@@ -11,8 +11,10 @@
 //! 256-byte quanta (`QUANTUM`), cumulative, so that a lost or reordered credit frame or
 //! pull target is made good by the next one.
 
+mod checks;
 mod keys;
 
+pub(crate) use checks::Uet;
 pub use keys::UetKeys;
 
 use crate::ids::FlowId;
@@ -62,62 +64,6 @@ pub fn default_cc(plan: &mut crate::plan::Plan, host_cc_given: bool, ctx: &crate
         f.cc = k;
     }
     Ok(())
-}
-
-/// The plan's checks of UET: `[host.uet]`'s keys, and RCCC's pull target, which rides
-/// in the frame tag that BCN and FECN use for their own.
-pub fn validate(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
-    use crate::keys::Check;
-    plan.host.uet.check("host.uet", ctx)?;
-    if plan.host.uet.rccc && !matches!(plan.switch.l2cm, crate::models::L2Cm::None) {
-        return Err(crate::Error::scenario(
-            "host.uet.rccc",
-            "RCCC's pull target rides in the data frames' tag, which [switch.l2cm] (BCN, FECN) uses: not both in one run",
-        ));
-    }
-    Ok(())
-}
-
-/// What a valid plan runs that it may not mean: UET flows whose entropy no switch
-/// sprays by (every switch hashes per flow, `ecmp`, on a fabric with a choice of paths),
-/// UET flows on a lossy priority that is not trimmed (a lost packet waits for the
-/// retransmission timer: UET NAKs no gap), and `[host.uet] rccc` without UET flows.
-pub fn warnings(plan: &crate::plan::Plan) -> Vec<String> {
-    use crate::models::load_balancing::Mode;
-    let mut out = Vec::new();
-    let Some(first) = plan.flows.iter().find(|f| f.transport == crate::plan::Transport::Uet) else {
-        if plan.host.uet.rccc {
-            out.push("host.uet.rccc: no traffic entry has transport = \"uet\"; RCCC changes nothing".to_string());
-        }
-        return out;
-    };
-    let pfc = &plan.switch.pfc;
-    let trimmed = plan.fabric.trimming.as_ref().filter(|t| t.enabled).map_or(0, |t| t.mask(|q| pfc.is_lossless(q)));
-    let untrimmed = |f: &&crate::plan::FlowPlan| {
-        f.transport == crate::plan::Transport::Uet && !pfc.is_lossless(f.priority) && trimmed & (1 << f.priority) == 0
-    };
-    if let Some(f) = plan.flows.iter().find(untrimmed).filter(|_| plan.host.uet.loss_threshold.is_none()) {
-        out.push(format!(
-            "traffic[{}].priority: UET flows on lossy priority {} without [fabric.trimming]: UET NAKs no gap, so a packet the fabric drops waits for host.rto ({}) unless host.uet.loss_threshold is set",
-            f.group, f.priority, plan.host.rto
-        ));
-    }
-    let per_flow = plan.fabric.load_balancing.as_ref().is_none_or(|p| p.mode == Mode::Ecmp && p.rules.iter().all(|r| r.mode == Mode::Ecmp));
-    if per_flow {
-        let routing = crate::models::load_balancing::routing_of(plan);
-        let choice = plan
-            .nodes
-            .iter()
-            .enumerate()
-            .any(|(k, n)| n.kind == crate::plan::NodeKind::Switch && routing.multipath(crate::ids::NodeId(k as u32)));
-        if choice {
-            out.push(format!(
-                "fabric.load_balancing.mode: transport = \"uet\" (traffic[{}]) puts an entropy value on each packet, but every switch hashes per flow (ecmp), so each flow keeps one path; set mode = \"entropy\" to spray it",
-                first.group
-            ));
-        }
-    }
-    out
 }
 
 /// A sender's selective-ACK scoreboard: which packets above the cumulative ACK the
