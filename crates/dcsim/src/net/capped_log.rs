@@ -23,6 +23,9 @@ pub trait Rows: Default {
     type Row;
     type Key: Ord;
     fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     fn push(&mut self, row: Self::Row);
     fn key_of(row: &Self::Row) -> Self::Key;
     /// The key of row `i`.
@@ -126,7 +129,7 @@ impl<S: Rows> CappedLog<S> {
         self.rows.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.rows.len() == 0
+        self.rows.is_empty()
     }
     /// Rows seen but not kept (after `finish`: all of them past the limit).
     pub fn dropped(&self) -> u64 {
