@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import dcsim
-from conftest import REPO
+from conftest import REPO, interruptible, signal_state
 
 
 def _scenario_file() -> Path:
@@ -106,6 +106,17 @@ def test_cli_run_csv_quiet(cli, scenario_file, tmp_path):
     assert (out / "flows.csv").exists() and p.stdout == ""
 
 
+def _communicate_or_fail(proc):
+    """The output of a run told to stop; fails with its signal masks if it goes on."""
+    try:
+        return proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        state = signal_state(proc.pid)
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"the run went on 30 s after the signal ({state})")
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_stops_a_long_run(scenario_file, tmp_path):
     proc = subprocess.Popen(
@@ -125,6 +136,7 @@ def test_ctrl_c_stops_a_long_run(scenario_file, tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
     # Interrupt once the simulation is running (its progress bar is drawn), not at a
     # fixed time: on a loaded machine the imports alone can take seconds.
@@ -133,7 +145,7 @@ def test_ctrl_c_stops_a_long_run(scenario_file, tmp_path):
     assert first and proc.poll() is None, f"the 100 s run ended early: {proc.communicate()}"
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    _, err = _communicate_or_fail(proc)
     err = first + err
     assert proc.returncode == 130
     assert time.monotonic() - t0 < 5
@@ -161,11 +173,12 @@ def test_sigterm_stops_a_long_run_and_writes_nothing(scenario_file, tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
     time.sleep(2.0)
     assert proc.poll() is None, f"the 100 s run ended early: {proc.communicate()}"
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=30)
+    _, err = _communicate_or_fail(proc)
     assert proc.returncode == 143, err
     assert "terminated" in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
