@@ -223,6 +223,34 @@ pub(crate) trait FabricModel: Sized {
     /// Appends the model's periodic work in `plan` to the event estimate
     /// (`scenario/work.rs`): (the field that drives it, what it is, events).
     fn work(_plan: &Plan, _at: &WorkCtx, _out: &mut WorkTerms) {}
+
+    /// Whether the model stopped the run before its end (a deadlock found): the run loop
+    /// stops, and the run's statistics end at the clock.
+    fn stopped(&self) -> bool {
+        false
+    }
+
+    /// The run ended at `end` (a parallel run's partitions merged): the model closes what
+    /// is still open (intervals, pauses) and puts its logs in their final order.
+    fn end_run(&mut self, _fx: &Fabric, _end: SimTime) {}
+
+    /// Whether the model may deliver a flow's frames out of order (the flows table then
+    /// shows the receivers' reordering).
+    fn reorders(&self) -> bool {
+        false
+    }
+
+    /// Whether the model lets lossless frames be dropped at hosts' NICs (a switch queue
+    /// the PFC watchdog holds ignores the pauses of the NIC behind it).
+    fn nic_drops_lossless(&self) -> bool {
+        false
+    }
+
+    /// The priorities this run keeps lossless, in words with the key that says so, for
+    /// the `lossless_no_drops` check (`None`: not this model's to say).
+    fn lossless_text(&self) -> Option<String> {
+        None
+    }
 }
 
 /// What a model's event hook is given beside the fabric and its own state.

@@ -378,6 +378,30 @@ macro_rules! fabric_models {
             pub fn work(plan: &$crate::plan::Plan, at: &$crate::models::fabric_model::WorkCtx, out: &mut $crate::models::fabric_model::WorkTerms) {
                 $( $(#[cfg($cfg)])? <$Ty as $crate::models::fabric_model::FabricModel>::work(plan, at, out); )*
             }
+            /// Whether some model stopped the run before its end.
+            pub fn stopped(&self) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::stopped(&self.$name) { return true; } )*
+                false
+            }
+            /// The run ended at `end`: every model's `end_run`, in the list's order.
+            pub fn end_run(&mut self, fx: &$crate::net::fabric::Fabric, end: $crate::units::SimTime) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::end_run(&mut self.$name, fx, end); )*
+            }
+            /// Whether some model may deliver a flow's frames out of order.
+            pub fn reorders(&self) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::reorders(&self.$name) { return true; } )*
+                false
+            }
+            /// Whether some model lets lossless frames be dropped at hosts' NICs.
+            pub fn nic_drops_lossless(&self) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::nic_drops_lossless(&self.$name) { return true; } )*
+                false
+            }
+            /// The run's lossless priorities in words: the first model that says.
+            pub fn lossless_text(&self) -> String {
+                $( $(#[cfg($cfg)])? if let Some(t) = $crate::models::fabric_model::FabricModel::lossless_text(&self.$name) { return t; } )*
+                "no priority".to_string()
+            }
         }
 
         /// The models' places in the list (`Listed::TAG`, `Event::Model`).

@@ -147,9 +147,7 @@ impl Simulation {
             if n == 0 || !self.is_lossless(prio) {
                 continue;
             }
-            // A switch queue in a pause storm ignores the pauses of the NIC behind it (the
-            // PFC watchdog's purpose), so that NIC's receive buffer may overflow.
-            if self.models.pfc_watchdog.plan.is_some() && self.fx.nodes[self.fx.ports[port].node.idx()].is_host {
+            if self.models.nic_drops_lossless() && self.fx.nodes[self.fx.ports[port].node.idx()].is_host {
                 continue;
             }
             drops += n;
@@ -171,7 +169,7 @@ impl Simulation {
     fn lossless_checked(&self) -> String {
         let used = self.flows.iter().fold(0u8, |m, f| m | 1 << f.prio);
         let lossy_used = (0..8u8).filter(|&q| used & (1 << q) != 0 && !self.is_lossless(q)).fold(0u8, |m, q| m | 1 << q);
-        let mut text = self.models.pfc.lossless_text();
+        let mut text = self.models.lossless_text();
         if lossy_used != 0 {
             text += &format!("; flows on lossy priorities [{}] are not covered", crate::keys::kind::priority_numbers(lossy_used));
         }

@@ -163,7 +163,7 @@ impl Simulation {
     /// `run_until` on this world (a whole run, or one partition of a parallel one).
     pub(crate) fn run_local_until(&mut self, t: SimTime) -> bool {
         let stop = t.min(self.end);
-        if self.watchdog.stalled.is_some() || self.models.deadlocks.stopped_at.is_some() {
+        if self.watchdog.stalled.is_some() || self.models.stopped() {
             return false;
         }
         loop {

@@ -30,10 +30,8 @@ fn canonical_logs(s: &mut Simulation) {
         *v = ix.iter().take(max).map(|&i| v[i]).collect();
     }
     let max = s.stats_cfg.max_rows.min(usize::MAX as u64) as usize;
-    s.models.pfc.log.finish();
     s.rec.rate_log.finish();
     s.rec.cc_trace.finish();
-    s.models.marking.intervals.finish();
     s.rec.goodput.finish();
     let sm = &mut s.rec.samples;
     let n = sm.time.len();
@@ -51,7 +49,7 @@ fn canonical_logs(s: &mut Simulation) {
 
 pub(super) fn finish(s: &mut Simulation) -> Results {
     // A run stopped at a deadlock ends there.
-    let end = if s.models.deadlocks.stopped_at.is_some() { s.clock.min(s.end) } else { s.end };
+    let end = if s.models.stopped() { s.clock.min(s.end) } else { s.end };
     // Close what is still open at the end: pauses and goodput bins.
     for (p, port) in s.fx.ports.iter().enumerate() {
         for prio in 0..8 {
@@ -60,8 +58,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             }
         }
     }
-    s.models.marking.close(&s.fx, end);
-    s.models.rx.finish(end);
+    s.models.end_run(&s.fx, end);
     s.fill_stats();
     for f in s.flow_stats.iter_mut() {
         if let Some(since) = f.limited_since.take() {
@@ -160,7 +157,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("retransmits", Column::U64(fl.iter().map(|f| f.st.retransmits).collect()));
     // Reordering, as the RoCE receiver saw it (0 for TCP and UDP flows); in runs where
     // it can matter: selective repeat, or a load-balancing mode other than ECMP.
-    let reorder = s.host.selective_repeat || s.models.load_balancing.on;
+    let reorder = s.host.selective_repeat || s.models.reorders();
     if reorder {
         // (A flow that never arrived has no receiver: zeros, as built.)
         let rx = |f: usize| s.receivers.get(f).map_or((0, 0, 0), |r| (r.ooo_rx, r.held_peak, r.dup_rx));

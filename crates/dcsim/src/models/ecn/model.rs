@@ -89,6 +89,12 @@ impl Marking {
 impl FabricModel for Marking {
     type Keys = NoSection;
 
+    /// Congested intervals still open end with the run.
+    fn end_run(&mut self, fx: &Fabric, end: crate::units::SimTime) {
+        self.close(fx, end);
+        self.intervals.finish();
+    }
+
     fn shift_times(&mut self, by: crate::units::SimTime) {
         self.red.iter_mut().for_each(|r| r.shift_times(by));
         for cp in self.cps.iter_mut() {

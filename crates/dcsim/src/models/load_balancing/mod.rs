@@ -151,6 +151,11 @@ impl LoadBalancing {
 impl FabricModel for LoadBalancing {
     type Keys = LoadBalancingKeys;
 
+    /// Any mode but ECMP may spread a flow's frames over paths of different delays.
+    fn reorders(&self) -> bool {
+        self.on
+    }
+
     fn new(ctx: &mut BuildCtx) -> Self {
         let plan = ctx.plan;
         let p = plan.fabric.load_balancing.as_ref();

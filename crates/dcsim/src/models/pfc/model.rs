@@ -22,21 +22,23 @@ fn node_name(fx: &Fabric, n: NodeId) -> String {
     fx.nodes[n.idx()].name.clone()
 }
 
-impl Pfc {
+impl FabricModel for Pfc {
+    type Keys = crate::models::fabric_model::NoSection;
+
     /// The priorities whose frames must never drop, in words, with the key that says so.
-    pub fn lossless_text(&self) -> String {
-        match self.plan.mode {
+    fn lossless_text(&self) -> Option<String> {
+        Some(match self.plan.mode {
             FlowControl::None => "no priority: switch.pfc.mode = \"off\"".to_string(),
             FlowControl::Pause => "every priority (switch.pfc.mode = \"pause\")".to_string(),
             FlowControl::IbCredits => "every priority (switch.pfc.mode = \"ib_credits\")".to_string(),
             FlowControl::Pfc if self.plan.lossless == 0 => "no priority: switch.pfc.lossless = []".to_string(),
             FlowControl::Pfc => format!("priorities [{}] (switch.pfc.lossless)", crate::keys::kind::priority_numbers(self.plan.lossless)),
-        }
+        })
     }
-}
 
-impl FabricModel for Pfc {
-    type Keys = crate::models::fabric_model::NoSection;
+    fn end_run(&mut self, _fx: &Fabric, _end: crate::units::SimTime) {
+        self.log.finish();
+    }
 
     fn new(ctx: &mut BuildCtx) -> Self {
         Pfc::new(&ctx.plan.switch.pfc, ctx.ports.len(), ctx.plan.stats.max_pfc_events)
@@ -157,6 +159,10 @@ impl FabricModel for Pfc {
 impl FabricModel for DeadlockDetector {
     type Keys = crate::models::fabric_model::NoSection;
 
+    fn stopped(&self) -> bool {
+        self.stopped_at.is_some()
+    }
+
     fn shift_times(&mut self, by: crate::units::SimTime) {
         self.next = self.next.later(by);
     }
@@ -236,6 +242,12 @@ impl FabricModel for PauseStorms {
 
 impl FabricModel for PfcWatchdog {
     type Keys = crate::models::fabric_model::NoSection;
+
+    /// A switch queue in a pause storm ignores the pauses of the NIC behind it (the
+    /// watchdog's purpose), so that NIC's receive buffer may overflow.
+    fn nic_drops_lossless(&self) -> bool {
+        self.plan.is_some()
+    }
 
     /// A pause arrived: the priorities whose queue is in a storm ignore it.
     fn frame_held(&mut self, fx: &Fabric, p: PortId, pkt: &Packet) -> u8 {

@@ -17,6 +17,10 @@ use crate::results::{Column, Table};
 impl FabricModel for RxBuffers {
     type Keys = crate::models::fabric_model::NoSection;
 
+    fn end_run(&mut self, _fx: &crate::net::fabric::Fabric, end: crate::units::SimTime) {
+        self.finish(end);
+    }
+
     fn shift_times(&mut self, by: crate::units::SimTime) {
         self.nics.iter_mut().for_each(|n| n.paused_since = n.paused_since.later(by));
     }

@@ -179,7 +179,7 @@ impl Simulation {
     /// `run_until` of a parallel run, on its first partition.
     pub(super) fn run_parallel(&mut self, t: SimTime) -> bool {
         let stop = t.min(self.end);
-        if self.watchdog.stalled.is_some() || self.models.deadlocks.stopped_at.is_some() {
+        if self.watchdog.stalled.is_some() || self.models.stopped() {
             return false;
         }
         let mut par = self.part.par.take().expect("a parallel run");
