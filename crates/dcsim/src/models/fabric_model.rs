@@ -251,6 +251,41 @@ pub(crate) trait FabricModel: Sized {
     fn lossless_text(&self) -> Option<String> {
         None
     }
+
+    /// When the model's next check of the whole fabric is due (`SimTime::MAX`: never).
+    /// Like a poll it is not an event; unlike one it reads every partition of a parallel
+    /// run at once, so it runs between rounds, on the first partition's models.
+    fn next_check(&self) -> SimTime {
+        SimTime::MAX
+    }
+
+    /// The model's check due now (`next_check`) over the fabric `w`; it sets its next.
+    /// True: it stops the run here (`stopped`).
+    fn on_check(&mut self, _w: &Worlds) -> bool {
+        false
+    }
+}
+
+/// The fabric as a whole-fabric check reads it (`FabricModel::on_check`): one world, or
+/// the partitions of a parallel run (each port read from the partition that runs its
+/// node).
+pub(crate) struct Worlds<'a> {
+    /// Each partition's fabric (one in a one-thread run).
+    pub fabrics: &'a [&'a Fabric],
+    /// The partition of each node (empty: one world).
+    pub part: &'a [u16],
+}
+
+impl<'a> Worlds<'a> {
+    /// The world that runs port `p`'s node.
+    #[inline]
+    pub fn at(&self, p: u32) -> &'a Fabric {
+        if self.part.is_empty() {
+            return self.fabrics[0];
+        }
+        let node = self.fabrics[0].ports[p as usize].node;
+        self.fabrics[self.part[node.idx()] as usize]
+    }
 }
 
 /// What a model's event hook is given beside the fabric and its own state.

@@ -402,6 +402,20 @@ macro_rules! fabric_models {
                 $( $(#[cfg($cfg)])? if let Some(t) = $crate::models::fabric_model::FabricModel::lossless_text(&self.$name) { return t; } )*
                 "no priority".to_string()
             }
+            /// The earliest of the models' next whole-fabric checks.
+            pub fn next_check(&self) -> $crate::units::SimTime {
+                let mut t = $crate::units::SimTime::MAX;
+                $( $(#[cfg($cfg)])? { t = t.min($crate::models::fabric_model::FabricModel::next_check(&self.$name)); } )*
+                t
+            }
+            /// The checks due at `t`, in the list's order; true if one stops the run.
+            pub fn run_checks(&mut self, t: $crate::units::SimTime, w: &$crate::models::fabric_model::Worlds) -> bool {
+                let mut stop = false;
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::next_check(&self.$name) == t {
+                    stop |= $crate::models::fabric_model::FabricModel::on_check(&mut self.$name, w);
+                } )*
+                stop
+            }
         }
 
         /// The models' places in the list (`Listed::TAG`, `Event::Model`).

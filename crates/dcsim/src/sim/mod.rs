@@ -36,6 +36,7 @@ pub(crate) use sw_limiter::NO_SW;
 use crate::error::Result;
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
+use crate::models::fabric_model::Worlds;
 use crate::models::Cc;
 pub(crate) use crate::net::fabric::{After, Fabric};
 pub(crate) use crate::net::port::{Node, Port, Tx};
@@ -225,14 +226,17 @@ impl Simulation {
         false
     }
 
-    /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.
+    /// The earliest of the next sample, the models' polls, storage KPI row and the models'
+    /// whole-fabric checks (a parallel run's partitions leave those to the rounds).
     pub(crate) fn periodic_due(&self) -> SimTime {
         let ff = self.ff.as_ref().map_or(SimTime::MAX, |f| f.next_check());
-        self.rec.next_sample.min(self.models.next_poll()).min(self.rec.io_next).min(self.models.deadlocks.next).min(ff)
+        let checks = if self.part.owned.is_empty() { self.models.next_check() } else { SimTime::MAX };
+        self.rec.next_sample.min(self.models.next_poll()).min(self.rec.io_next).min(checks).min(ff)
     }
 
-    /// The samples, watchdog polls, storage KPI rows and deadlock checks due at `t`, in
-    /// that order, with the clock at `t`. True when a deadlock stops the run (at `t`).
+    /// The samples, the models' polls, storage KPI rows and the models' checks (the
+    /// deadlock detector's) due at `t`, in that order, with the clock at `t`. True when a
+    /// check stops the run (at `t`).
     #[cold]
     #[inline(never)]
     fn run_periodic(&mut self, t: SimTime) -> bool {
@@ -250,11 +254,11 @@ impl Simulation {
         if self.ff.as_ref().is_some_and(|f| f.next_check() == t) {
             self.ff_flow_check(t);
         }
-        if self.models.deadlocks.next != t {
+        if !self.part.owned.is_empty() || self.models.next_check() != t {
             return false;
         }
         let fabrics = [&self.fx];
-        self.models.deadlocks.check(&crate::models::pfc::deadlock::Worlds { fabrics: &fabrics, part: &[] })
+        self.models.run_checks(t, &Worlds { fabrics: &fabrics, part: &[] })
     }
 
     #[inline(always)]

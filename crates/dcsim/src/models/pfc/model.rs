@@ -163,6 +163,14 @@ impl FabricModel for DeadlockDetector {
         self.stopped_at.is_some()
     }
 
+    fn next_check(&self) -> crate::units::SimTime {
+        self.next
+    }
+
+    fn on_check(&mut self, w: &crate::models::fabric_model::Worlds) -> bool {
+        self.check(w)
+    }
+
     fn shift_times(&mut self, by: crate::units::SimTime) {
         self.next = self.next.later(by);
     }

@@ -13,8 +13,9 @@
 //! own keys, so each partition serves its events exactly as one world would: the results
 //! are identical to one thread's. At the end the partitions are merged (`merge.rs`).
 //!
-//! The PFC deadlock check reads pauses and queues across the fabric: rounds end at its
-//! times, and it runs on all partitions at once between rounds.
+//! A model's whole-fabric check (PFC deadlock detection: `FabricModel::on_check`) reads
+//! pauses and queues across the fabric: rounds end at its times, and it runs on all
+//! partitions at once between rounds.
 
 mod barrier;
 mod merge;
@@ -30,6 +31,7 @@ use super::Simulation;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::ids::{PktId, PortId};
+use crate::models::fabric_model::Worlds;
 use crate::net::packet::{IntStack, Packet, FLAG_INT};
 use crate::plan::Plan;
 use crate::units::SimTime;
@@ -53,8 +55,8 @@ pub(crate) struct Parallel {
     pub part: Vec<u16>,
     /// How far a partition may run ahead of the earliest pending event.
     pub lookahead: SimTime,
-    /// The next deadlock check (`SimTime::MAX`: none), run between rounds.
-    pub deadlock_next: SimTime,
+    /// The models' next whole-fabric check (`SimTime::MAX`: none), run between rounds.
+    pub checks_next: SimTime,
 }
 
 /// A frame posted to another partition: when and where it arrives; its INT stack, if it
@@ -141,7 +143,7 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
     for _ in 1..parts {
         others.push(super::build::build(plan)?);
     }
-    let deadlock_next = sim.models.deadlocks.next;
+    let checks_next = sim.models.next_check();
     for (i, s) in std::iter::once(&mut *sim).chain(others.iter_mut()).enumerate() {
         s.part.owned = part.iter().map(|&p| p as usize == i).collect();
         for p in 0..s.fx.ports.len() {
@@ -149,15 +151,15 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
             s.fx.ports[p].remote = part[node.idx()] != part[s.fx.ports[peer.idx()].node.idx()];
         }
         let (owners, owned) = (&s.owners, &s.part.owned);
+        // The models' whole-fabric checks run between rounds, over all partitions (a
+        // partition's loop leaves them: `periodic_due`).
         s.fx.q.retain(|ev| owned[owners.of(ev) as usize]);
-        // The deadlock check runs between rounds, over all partitions.
-        s.models.deadlocks.next = SimTime::MAX;
     }
     if debug() {
         let counts: Vec<usize> = (0..parts).map(|i| part.iter().filter(|&&p| p as usize == i).count()).collect();
         eprintln!("partitions {counts:?} lookahead {lookahead:?}");
     }
-    sim.part.par = Some(Box::new(Parallel { others, part, lookahead, deadlock_next }));
+    sim.part.par = Some(Box::new(Parallel { others, part, lookahead, checks_next }));
     Ok(())
 }
 
@@ -168,7 +170,7 @@ struct Shared {
     next: Vec<AtomicU64>,
     /// Mail from partition i to j at `i * n + j`.
     mail: Vec<Mutex<Post>>,
-    deadlock_next: AtomicU64,
+    checks_next: AtomicU64,
     /// A partition's clock stopped advancing (set during a round, read after it).
     stalled: AtomicBool,
     /// A deadlock stopped the run (set by the check between rounds, read after it).
@@ -188,7 +190,7 @@ impl Simulation {
             barrier: SpinBarrier::new(n),
             next: (0..n).map(|_| AtomicU64::new(0)).collect(),
             mail: (0..n * n).map(|_| Mutex::new(Post::default())).collect(),
-            deadlock_next: AtomicU64::new(par.deadlock_next.0),
+            checks_next: AtomicU64::new(par.checks_next.0),
             stalled: AtomicBool::new(false),
             halt: AtomicBool::new(false),
         };
@@ -205,7 +207,7 @@ impl Simulation {
                 rounds(0, &sims, &shared, part, window, stop);
             });
         }
-        par.deadlock_next = SimTime(shared.deadlock_next.load(Ordering::Relaxed));
+        par.checks_next = SimTime(shared.checks_next.load(Ordering::Relaxed));
         let halted = shared.halt.load(Ordering::Relaxed) || shared.stalled.load(Ordering::Relaxed);
         let pending = !self.fx.q.is_empty() || par.others.iter().any(|s| !s.fx.q.is_empty());
         self.part.par = Some(par);
@@ -312,7 +314,7 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
         }
         timing.time(true, || shared.barrier.wait());
         let t = shared.next.iter().map(|x| x.load(Ordering::Relaxed)).min().unwrap();
-        let check = shared.deadlock_next.load(Ordering::Relaxed);
+        let check = shared.checks_next.load(Ordering::Relaxed);
         if t > stop.0 && check > stop.0 {
             break;
         }
@@ -336,10 +338,8 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
                 let (first, rest) = guards.split_first_mut().unwrap();
                 let first: &mut Simulation = first;
                 let fabrics: Vec<&crate::net::fabric::Fabric> = std::iter::once(&first.fx).chain(rest.iter().map(|g| &g.fx)).collect();
-                first.models.deadlocks.next = SimTime(check);
-                let stopped = first.models.deadlocks.check(&crate::models::pfc::deadlock::Worlds { fabrics: &fabrics, part });
-                shared.deadlock_next.store(first.models.deadlocks.next.0, Ordering::Relaxed);
-                first.models.deadlocks.next = SimTime::MAX;
+                let stopped = first.models.run_checks(SimTime(check), &Worlds { fabrics: &fabrics, part });
+                shared.checks_next.store(first.models.next_check().0, Ordering::Relaxed);
                 if stopped {
                     // As one world ends such a run: at the check.
                     first.clock = SimTime(check);
