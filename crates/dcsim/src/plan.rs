@@ -474,6 +474,18 @@ impl PcapPlan {
 }
 
 impl Plan {
+    /// Whether frames of priority `prio` must never drop (`PfcPlan::is_lossless`, the
+    /// one rule).
+    #[inline]
+    pub fn is_lossless(&self, prio: u8) -> bool {
+        self.switch.pfc.is_lossless(prio)
+    }
+
+    /// The key that makes priorities lossless in this plan, for messages.
+    pub fn lossless_key(&self) -> &'static str {
+        self.switch.pfc.lossless_key()
+    }
+
     /// What makes a run's events not each one node's own, with the key that turns it on:
     /// then neither the parallel engine's partitions nor rounds served node by node
     /// (`event/rounds.rs`) can run it, and it is served in time order on one thread.

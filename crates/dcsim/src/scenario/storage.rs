@@ -163,7 +163,7 @@ pub fn build(
 }
 
 fn lossless(plan: &Plan, prio: u8) -> bool {
-    plan.switch.pfc.is_lossless(prio)
+    plan.is_lossless(prio)
 }
 
 /// `[min, max]` or `[size]`: the sizes `min x 2^k <= max`.

@@ -197,8 +197,8 @@ fn validate_egress_limit(p: &Plan) -> Result<()> {
     let s = &p.switch;
     // A drop-tail cap on a lossless queue would have to pause, not drop: the limit is
     // for lossy priorities, and with every flow on a lossless one it could never act.
-    if s.egress_limit.is_some() && !p.flows.is_empty() && p.flows.iter().all(|f| p.switch.pfc.is_lossless(f.priority)) {
-        let how = if s.pfc.mode == FlowControl::Pfc { "switch.pfc.lossless" } else { "switch.pfc.mode" };
+    if s.egress_limit.is_some() && !p.flows.is_empty() && p.flows.iter().all(|f| p.is_lossless(f.priority)) {
+        let how = p.lossless_key();
         return Err(Error::scenario(
             "switch.egress_limit",
             format!("applies to lossy priorities only, and every flow is on a lossless one ({how}); remove it or put traffic on a lossy priority"),
@@ -263,7 +263,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
             ));
         }
         let pfc = &p.switch.pfc;
-        let lossless = p.switch.pfc.is_lossless(f.priority);
+        let lossless = p.is_lossless(f.priority);
         let ecn = p.switch.ecn.mode != EcnMode::Off && p.switch.ecn.priorities & (1 << f.priority) != 0;
         if lossless && !ecn {
             return Err(Error::scenario(

@@ -281,7 +281,7 @@ fn frames(p: &Plan, w: &mut Work) -> Vec<u64> {
     // bounds it too when no frame is dropped on the way (every flow lossless), with the
     // frames the switch buffers can hold at the end, each some hops on its way.
     // The estimate runs before validation: a priority above 7 is no class.
-    let lossless = |prio: u8| prio < 8 && p.switch.pfc.is_lossless(prio);
+    let lossless = |prio: u8| prio < 8 && p.is_lossless(prio);
     let frame_hops = if p.flows.iter().all(|f| lossless(f.priority)) {
         let is_switch = |i: u32| p.nodes.get(i as usize).is_some_and(|n| n.kind == NodeKind::Switch);
         let switches = p.nodes.iter().filter(|n| n.kind == NodeKind::Switch).count() as u64;

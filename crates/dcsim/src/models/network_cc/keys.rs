@@ -112,7 +112,7 @@ pub(crate) fn check_plan(p: &Plan, ctx: &KeyCtx) -> Result<()> {
             }
         }
         for prio in (0..8u8).filter(|q| n.priorities & (1 << q) != 0) {
-            if !p.switch.pfc.is_lossless(prio) && n.rule.is_none() {
+            if !p.is_lossless(prio) && n.rule.is_none() {
                 return Err(Error::scenario(
                     format!("{path}.priorities"),
                     format!(

@@ -84,6 +84,15 @@ impl PfcPlan {
         }
     }
 
+    /// The key that makes priorities lossless under this plan, for messages.
+    pub fn lossless_key(&self) -> &'static str {
+        if self.mode == FlowControl::Pfc {
+            "switch.pfc.lossless"
+        } else {
+            "switch.pfc.mode"
+        }
+    }
+
     /// MMU accounting classes: one under PAUSE (it stops the whole link), one per
     /// lossless priority otherwise (at least one).
     pub fn classes(&self) -> u64 {

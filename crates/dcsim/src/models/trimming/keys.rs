@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::keys::{at, kind, KeyCtx};
-use crate::plan::{FlowControl, Plan};
+use crate::plan::Plan;
 
 /// Resolved parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,16 +83,15 @@ pub fn check(p: &Plan) -> Result<()> {
             format!("must be at most the MTU (host.mtu = {} B; got {} B)", p.host.mtu, t.header_bytes),
         ));
     }
-    let pfc = &p.switch.pfc;
-    let how = if pfc.mode == FlowControl::Pfc { "switch.pfc.lossless" } else { "switch.pfc.mode" };
+    let how = p.lossless_key();
     if let Some(ps) = &t.priorities {
-        if let Some(q) = ps.iter().find(|&&q| pfc.is_lossless(q as u8)) {
+        if let Some(q) = ps.iter().find(|&&q| p.is_lossless(q as u8)) {
             return Err(Error::scenario(
                 format!("{P}.priorities"),
                 format!("priority {q} is lossless ({how}): its queues pause the sender and never drop, so there is nothing to trim"),
             ));
         }
-    } else if t.mask(|q| pfc.is_lossless(q)) == 0 {
+    } else if t.mask(|q| p.is_lossless(q)) == 0 {
         return Err(Error::scenario(
             format!("{P}.priorities"),
             format!("every priority is lossless ({how}): there is nothing to trim; turn flow control off or give lossy priorities"),

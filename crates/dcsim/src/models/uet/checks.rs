@@ -55,10 +55,9 @@ fn warnings(plan: &crate::plan::Plan, out: &mut Vec<String>) {
         }
         return;
     };
-    let pfc = &plan.switch.pfc;
-    let trimmed = plan.fabric.trimming.as_ref().filter(|t| t.enabled).map_or(0, |t| t.mask(|q| pfc.is_lossless(q)));
+    let trimmed = plan.fabric.trimming.as_ref().filter(|t| t.enabled).map_or(0, |t| t.mask(|q| plan.is_lossless(q)));
     let untrimmed = |f: &&crate::plan::FlowPlan| {
-        f.transport == crate::plan::Transport::Uet && !pfc.is_lossless(f.priority) && trimmed & (1 << f.priority) == 0
+        f.transport == crate::plan::Transport::Uet && !plan.is_lossless(f.priority) && trimmed & (1 << f.priority) == 0
     };
     if let Some(f) = plan.flows.iter().find(untrimmed).filter(|_| plan.host.uet.loss_threshold.is_none()) {
         out.push(format!(
