@@ -378,6 +378,83 @@ macro_rules! fabric_models {
             pub fn work(plan: &$crate::plan::Plan, at: &$crate::models::fabric_model::WorkCtx, out: &mut $crate::models::fabric_model::WorkTerms) {
                 $( $(#[cfg($cfg)])? <$Ty as $crate::models::fabric_model::FabricModel>::work(plan, at, out); )*
             }
+            /// Which hooks on a frame's way through a switch some model acts on (asked
+            /// once per run: the world tests one flag per hook and frame).
+            pub fn switch_hooks(&self) -> $crate::models::fabric_model::SwitchHooks {
+                use $crate::models::fabric_model::FabricModel as M;
+                let mut h = $crate::models::fabric_model::SwitchHooks::default();
+                $( $(#[cfg($cfg)])? {
+                    let m = &self.$name;
+                    h.route |= M::wants_route(m);
+                    h.control_forwarded |= M::wants_control_forwarded(m);
+                    h.refuses |= M::wants_refuses(m);
+                    h.offered |= M::wants_offered(m);
+                    h.overflow |= M::wants_overflow(m);
+                } )*
+                h
+            }
+            /// The egress port of `pkt` at switch `node`: the first model that chooses it.
+            #[inline]
+            pub fn route(&mut self, fx: &$crate::net::fabric::Fabric, node: $crate::ids::NodeId, pkt: &$crate::net::packet::Packet) -> Option<$crate::ids::PortId> {
+                $( $(#[cfg($cfg)])? if let Some(p) = $crate::models::fabric_model::FabricModel::route(&mut self.$name, fx, node, pkt) {
+                    return Some(p);
+                } )*
+                None
+            }
+            /// A control frame is forwarded out of `out`: true if a model took it.
+            #[inline]
+            pub fn control_forwarded(&mut self, fx: &mut $crate::net::fabric::Fabric, node: $crate::ids::NodeId, out: $crate::ids::PortId, id: $crate::ids::PktId, pkt: &$crate::net::packet::Packet) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::control_forwarded(&mut self.$name, fx, node, out, id, pkt) {
+                    return true;
+                } )*
+                false
+            }
+            /// Whether a model drops a data frame routed to (`out`, `prio`) before the buffer.
+            #[inline]
+            pub fn refuses(&mut self, fx: &mut $crate::net::fabric::Fabric, out: $crate::ids::PortId, prio: u8, pkt: &$crate::net::packet::Packet) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::refuses(&mut self.$name, fx, out, prio, pkt) {
+                    return true;
+                } )*
+                false
+            }
+            /// A data frame is offered to egress `out`: every model's hook, in order.
+            #[inline]
+            pub fn offered(&mut self, fx: &mut $crate::net::fabric::Fabric, out: $crate::ids::PortId, pkt: &$crate::net::packet::Packet) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::offered(&mut self.$name, fx, out, pkt); )*
+            }
+            /// A data frame found no room: the first model that decides its fate.
+            pub fn overflow(&mut self, fx: &mut $crate::net::fabric::Fabric, o: &$crate::models::fabric_model::Overflow) -> Option<$crate::models::fabric_model::Fate> {
+                $( $(#[cfg($cfg)])? if let Some(f) = $crate::models::fabric_model::FabricModel::overflow(&mut self.$name, fx, o) {
+                    return Some(f);
+                } )*
+                None
+            }
+            /// The lowest egress limit a model asks for (`FabricModel::egress_limit`).
+            pub fn egress_limit(&self) -> Option<u64> {
+                let mut l: Option<u64> = None;
+                $( $(#[cfg($cfg)])? if let Some(m) = $crate::models::fabric_model::FabricModel::egress_limit(&self.$name) {
+                    l = Some(l.map_or(m, |l| l.min(m)));
+                } )*
+                l
+            }
+            /// The priorities the models' own frames use.
+            pub fn frame_prios(&self) -> u8 {
+                let mut p = 0;
+                $( $(#[cfg($cfg)])? { p |= $crate::models::fabric_model::FabricModel::frame_prios(&self.$name); } )*
+                p
+            }
+            /// Whether some model may deliver a flow's frames out of order.
+            pub fn reorders(&self) -> bool {
+                let mut any = false;
+                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::reorders(&self.$name); } )*
+                any
+            }
+            /// Whether some model lets a switch ignore a NIC's pauses.
+            pub fn ignores_host_pauses(&self) -> bool {
+                let mut any = false;
+                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::ignores_host_pauses(&self.$name); } )*
+                any
+            }
         }
 
         /// The models' places in the list (`Listed::TAG`, `Event::Model`).

@@ -149,7 +149,7 @@ impl Simulation {
             }
             // A switch queue in a pause storm ignores the pauses of the NIC behind it (the
             // PFC watchdog's purpose), so that NIC's receive buffer may overflow.
-            if self.models.pfc_watchdog.plan.is_some() && self.fx.nodes[self.fx.ports[port].node.idx()].is_host {
+            if self.models.ignores_host_pauses() && self.fx.nodes[self.fx.ports[port].node.idx()].is_host {
                 continue;
             }
             drops += n;

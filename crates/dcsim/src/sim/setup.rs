@@ -16,6 +16,9 @@ pub(crate) struct Setup {
     pub enqueue_hooks: bool,
     /// Some model acts on each frame leaving a switch egress (ECN marking at dequeue).
     pub dequeue_hooks: bool,
+    /// Which hooks on a frame's way through a switch some model acts on (routing, control
+    /// frames, drops before the buffer, offered load, frames without room).
+    pub switch_hooks: crate::models::fabric_model::SwitchHooks,
     /// Frames reaching a host take the slow path (NIC receive buffers or IB credits).
     pub nic_rx_extras: bool,
     /// RoCE senders arm their retransmission timer on lossless priorities too (a run

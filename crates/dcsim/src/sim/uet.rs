@@ -2,7 +2,7 @@
 //! selective-ACK scoreboard and its credits, a receiver's selective ACKs, and the
 //! receiving NIC's credit pacer (RCCC). The rest of a UET flow is a RoCE queue pair with
 //! selective repeat (`sim/host.rs`), its trimmed headers NAKed at once
-//! (`sim/trimming.rs`). docs/models/uet.md.
+//! (`sim/header_nak.rs`). docs/models/uet.md.
 
 use super::{Simulation, NO_UET};
 use crate::event::Event;

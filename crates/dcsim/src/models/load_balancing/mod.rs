@@ -19,7 +19,7 @@ pub use keys::{LoadBalancingKeys, LoadBalancingParams, Mode, Rule, MODES};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::models::fabric_model::{BuildCtx, FabricModel};
 use crate::net::fabric::Fabric;
-use crate::net::packet::Packet;
+use crate::net::packet::{Packet, PktKind};
 use crate::rng::{keyed, mix64, stream_key};
 
 /// One entry of a switch's flowlet table: when a frame hashing to it last passed
@@ -78,7 +78,7 @@ fn among(h: u64, n: usize) -> usize {
 impl LoadBalancing {
     /// The egress port of data frame `pkt` at switch `node` (`on` is true).
     #[inline]
-    pub fn route(&mut self, fx: &Fabric, node: NodeId, pkt: &Packet) -> PortId {
+    fn next_hop(&mut self, fx: &Fabric, node: NodeId, pkt: &Packet) -> PortId {
         let mode = self.modes[node.idx()][pkt.prio as usize & 7];
         if mode == Mode::Ecmp {
             return fx.routing.route(node, pkt.dst, pkt.flow.0);
@@ -211,6 +211,22 @@ impl FabricModel for LoadBalancing {
             flowlets_started: 0,
             diverted: 0,
         }
+    }
+
+    fn wants_route(&self) -> bool {
+        self.on
+    }
+
+    /// A data frame's next hop by its switch's mode for its priority; control frames
+    /// keep the flow's ECMP path.
+    #[inline]
+    fn route(&mut self, fx: &Fabric, node: NodeId, pkt: &Packet) -> Option<PortId> {
+        (pkt.kind == PktKind::Data).then(|| self.next_hop(fx, node, pkt))
+    }
+
+    /// Per-packet modes spread a flow's frames over paths of different queues.
+    fn reorders(&self) -> bool {
+        self.on
     }
 
     fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
