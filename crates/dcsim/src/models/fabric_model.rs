@@ -304,6 +304,42 @@ pub(crate) trait FabricModel: Sized {
     fn ignores_host_pauses(&self) -> bool {
         false
     }
+
+    /// Whether `data_sent` acts in this run (one flag for all models, tested per frame).
+    fn wants_data_sent(&self) -> bool {
+        false
+    }
+
+    /// Data frame `id` of flow `f` leaves its source NIC. `regulator()` is the rate
+    /// limiter tag the flow's reaction point puts on it (BCN), asked only if needed.
+    fn data_sent<R: Fn() -> Option<u32>>(&mut self, _fx: &mut Fabric, _f: FlowId, _id: PktId, _regulator: &R) {}
+
+    /// Whether the model keeps the senders' queues of packets to resend (`queue_resend`,
+    /// `next_resend`): one flag for all models.
+    fn wants_resends(&self) -> bool {
+        false
+    }
+
+    /// A NAK (or a timeout) named packet `seq` of flow `f` while the sender's one
+    /// pending resend was another. True: the model queued it (`next_resend` gives it
+    /// back); false: it replaces the pending one.
+    fn queue_resend(&mut self, _f: FlowId, _seq: u32) -> bool {
+        false
+    }
+
+    /// The next packet of flow `f` to resend that the model queued, at or above `snd_una`.
+    fn next_resend(&mut self, _f: FlowId, _snd_una: u32) -> Option<u32> {
+        None
+    }
+
+    /// How many packets of flow `f` the model holds to resend (none are in flight).
+    fn resends_pending(&self, _f: FlowId) -> u32 {
+        0
+    }
+
+    /// The sender of flow `f` resends `n` packets on a NAK that answered a trimmed header
+    /// (`FLAG_TRIM`).
+    fn header_nak_answered(&mut self, _f: FlowId, _n: u64) {}
 }
 
 /// What a model's event hook is given beside the fabric and its own state.
@@ -388,4 +424,12 @@ pub(crate) struct SwitchHooks {
     pub refuses: bool,
     pub offered: bool,
     pub overflow: bool,
+}
+
+/// Which hooks on a data frame's sender some model of the run acts on
+/// (`FabricModels::sender_hooks`, asked once per run).
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct SenderHooks {
+    pub data_sent: bool,
+    pub resends: bool,
 }

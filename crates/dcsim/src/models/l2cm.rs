@@ -192,6 +192,18 @@ impl crate::models::fabric_model::FabricModel for L2State {
         false
     }
 
+    fn wants_data_sent(&self) -> bool {
+        self.tags
+    }
+
+    /// BCN: a data frame carries the tag of the rate limiter that sent it.
+    #[inline]
+    fn data_sent<R: Fn() -> Option<u32>>(&mut self, fx: &mut Fabric, _f: FlowId, id: PktId, regulator: &R) {
+        if self.tags {
+            fx.pool.set_tag(id, regulator());
+        }
+    }
+
     fn wants_offered(&self) -> bool {
         !self.fecn.is_empty()
     }

@@ -455,6 +455,46 @@ macro_rules! fabric_models {
                 $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::ignores_host_pauses(&self.$name); } )*
                 any
             }
+            /// Which hooks on a data frame's sender some model acts on (asked once per run).
+            pub fn sender_hooks(&self) -> $crate::models::fabric_model::SenderHooks {
+                use $crate::models::fabric_model::FabricModel as M;
+                let mut h = $crate::models::fabric_model::SenderHooks::default();
+                $( $(#[cfg($cfg)])? {
+                    h.data_sent |= M::wants_data_sent(&self.$name);
+                    h.resends |= M::wants_resends(&self.$name);
+                } )*
+                h
+            }
+            /// A data frame leaves its source NIC: every model's hook, in order.
+            #[inline]
+            pub fn data_sent<R: Fn() -> Option<u32>>(&mut self, fx: &mut $crate::net::fabric::Fabric, f: $crate::ids::FlowId, id: $crate::ids::PktId, regulator: &R) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::data_sent(&mut self.$name, fx, f, id, regulator); )*
+            }
+            /// A packet to resend while another is pending: true if a model queued it.
+            pub fn queue_resend(&mut self, f: $crate::ids::FlowId, seq: u32) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::queue_resend(&mut self.$name, f, seq) {
+                    return true;
+                } )*
+                false
+            }
+            /// The next queued packet of `f` to resend: the first model's that holds one.
+            pub fn next_resend(&mut self, f: $crate::ids::FlowId, snd_una: u32) -> Option<u32> {
+                $( $(#[cfg($cfg)])? if let Some(s) = $crate::models::fabric_model::FabricModel::next_resend(&mut self.$name, f, snd_una) {
+                    return Some(s);
+                } )*
+                None
+            }
+            /// The packets of `f` the models hold to resend.
+            #[inline]
+            pub fn resends_pending(&self, f: $crate::ids::FlowId) -> u32 {
+                let mut n = 0;
+                $( $(#[cfg($cfg)])? { n += $crate::models::fabric_model::FabricModel::resends_pending(&self.$name, f); } )*
+                n
+            }
+            /// A NAK that answered a trimmed header made the sender of `f` resend `n` packets.
+            pub fn header_nak_answered(&mut self, f: $crate::ids::FlowId, n: u64) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::header_nak_answered(&mut self.$name, f, n); )*
+            }
         }
 
         /// The models' places in the list (`Listed::TAG`, `Event::Model`).

@@ -292,6 +292,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             enqueue_hooks: false,
             dequeue_hooks: false,
             switch_hooks: Default::default(),
+            sender_hooks: Default::default(),
             nic_rx_extras,
             rto_lossless: failures,
             prefetch_ports: n_ports >= super::prefetch::MIN_PORTS,
@@ -369,6 +370,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     sim.setup.enqueue_hooks = sim.models.wants_enqueued();
     sim.setup.dequeue_hooks = sim.models.wants_dequeued();
     sim.setup.switch_hooks = sim.models.switch_hooks();
+    sim.setup.sender_hooks = sim.models.sender_hooks();
     // The models' own frames show in the ports table; a model's limit below the egress
     // limit is where the world's limit test hands frames to it (`overflow`).
     sim.setup.used_prios |= sim.models.frame_prios();

@@ -19,6 +19,9 @@ pub(crate) struct Setup {
     /// Which hooks on a frame's way through a switch some model acts on (routing, control
     /// frames, drops before the buffer, offered load, frames without room).
     pub switch_hooks: crate::models::fabric_model::SwitchHooks,
+    /// Which hooks on a data frame's sender some model acts on (entropy values, BCN's
+    /// tags, trimming's queue of packets to resend).
+    pub sender_hooks: crate::models::fabric_model::SenderHooks,
     /// Frames reaching a host take the slow path (NIC receive buffers or IB credits).
     pub nic_rx_extras: bool,
     /// RoCE senders arm their retransmission timer on lossless priorities too (a run

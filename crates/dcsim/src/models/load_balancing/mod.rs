@@ -140,7 +140,7 @@ impl LoadBalancing {
     /// `entropy`: the entropy value of flow `f`'s next frame (its sender cycles through
     /// `entropy_values` values from a per-flow start).
     #[inline]
-    pub fn next_entropy(&mut self, f: FlowId) -> u8 {
+    fn next_entropy(&mut self, f: FlowId) -> u8 {
         let e = &mut self.next_ev[f.idx()];
         let v = *e;
         *e = if v + 1 == self.ev_values { 0 } else { v + 1 };
@@ -227,6 +227,18 @@ impl FabricModel for LoadBalancing {
     /// Per-packet modes spread a flow's frames over paths of different queues.
     fn reorders(&self) -> bool {
         self.on
+    }
+
+    fn wants_data_sent(&self) -> bool {
+        self.entropy_on
+    }
+
+    /// `entropy`: the sender puts its flow's next entropy value on the frame.
+    #[inline]
+    fn data_sent<R: Fn() -> Option<u32>>(&mut self, fx: &mut Fabric, f: FlowId, id: crate::ids::PktId, _regulator: &R) {
+        if self.entropy_on {
+            fx.pool.get_mut(id).entropy = self.next_entropy(f);
+        }
     }
 
     fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {

@@ -8,6 +8,7 @@
 //! pending. The switch's cut is the `overflow` hook (`switch.rs`).
 
 pub mod keys;
+mod sender;
 mod switch;
 
 use std::collections::VecDeque;
@@ -45,38 +46,6 @@ pub struct Trimming {
     flow_resent: Vec<u64>,
     /// Per flow (selective repeat): packets named by NAKs while a resend was pending.
     resends: Vec<VecDeque<u32>>,
-}
-
-impl Trimming {
-    /// The sender of `flow` resends `n` packets on a NAK that answered a header.
-    pub fn count_resent(&mut self, flow: FlowId, n: u64) {
-        self.flow_resent[flow.idx()] += n;
-    }
-
-    /// Selective repeat: a NAK named `seq` while another resend was pending.
-    pub fn queue_resend(&mut self, flow: FlowId, seq: u32) {
-        let q = &mut self.resends[flow.idx()];
-        if !q.contains(&seq) {
-            q.push_back(seq);
-        }
-    }
-
-    /// Packets of `flow` queued to resend (on a run without trimming: none).
-    pub fn pending(&self, flow: FlowId) -> usize {
-        self.resends.get(flow.idx()).map_or(0, |q| q.len())
-    }
-
-    /// The next packet of `flow` to resend, skipping those acknowledged since (below
-    /// `snd_una`).
-    pub fn next_resend(&mut self, flow: FlowId, snd_una: u32) -> Option<u32> {
-        let q = &mut self.resends[flow.idx()];
-        while let Some(s) = q.pop_front() {
-            if s >= snd_una {
-                return Some(s);
-            }
-        }
-        None
-    }
 }
 
 /// The sum of `a` and `b`, element by element, into `a`.
@@ -140,6 +109,34 @@ impl FabricModel for Trimming {
         } else {
             0
         }
+    }
+
+    fn wants_resends(&self) -> bool {
+        self.on
+    }
+
+    fn queue_resend(&mut self, f: FlowId, seq: u32) -> bool {
+        self.on && {
+            self.push_resend(f, seq);
+            true
+        }
+    }
+
+    fn next_resend(&mut self, f: FlowId, snd_una: u32) -> Option<u32> {
+        if self.on {
+            self.pop_resend(f, snd_una)
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn resends_pending(&self, f: FlowId) -> u32 {
+        self.pending(f) as u32
+    }
+
+    fn header_nak_answered(&mut self, f: FlowId, n: u64) {
+        self.flow_resent[f.idx()] += n;
     }
 
     /// Columns added to the `ports` and `flows` tables (only in runs with trimming, so
