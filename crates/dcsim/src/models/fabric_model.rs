@@ -340,6 +340,13 @@ pub(crate) trait FabricModel: Sized {
     /// The sender of flow `f` resends `n` packets on a NAK that answered a trimmed header
     /// (`FLAG_TRIM`).
     fn header_nak_answered(&mut self, _f: FlowId, _n: u64) {}
+
+    /// Whether the model in `plan` makes every sender at build and keeps it after its flow
+    /// finishes (`sim/flow/header.rs`, `EAGER`): frames it makes (trimmed headers and
+    /// their NAKs) may reach a sender after its last ACK.
+    fn eager_senders(_plan: &Plan) -> bool {
+        false
+    }
 }
 
 /// What a model's event hook is given beside the fabric and its own state.

@@ -491,6 +491,11 @@ macro_rules! fabric_models {
                 $( $(#[cfg($cfg)])? { n += $crate::models::fabric_model::FabricModel::resends_pending(&self.$name, f); } )*
                 n
             }
+            /// Whether some model in `plan` needs every sender made at build.
+            pub fn eager_senders(plan: &$crate::plan::Plan) -> bool {
+                $( $(#[cfg($cfg)])? if <$Ty as $crate::models::fabric_model::FabricModel>::eager_senders(plan) { return true; } )*
+                false
+            }
             /// A NAK that answered a trimmed header made the sender of `f` resend `n` packets.
             pub fn header_nak_answered(&mut self, f: $crate::ids::FlowId, n: u64) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::header_nak_answered(&mut self.$name, f, n); )*

@@ -137,8 +137,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         (FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?);
     // Senders that may be made at their flow's start and retired at its finish (see
     // `EAGER`): the run allows it, then each flow decides.
-    let trimming = plan.fabric.trimming.as_ref().is_some_and(|t| t.enabled);
-    let lazy_run = plan.fast_forward.is_none() && !trimming;
+    let lazy_run = plan.fast_forward.is_none() && !FabricModels::eager_senders(plan);
     let (mut tcp_tx, mut tcp_rx) = (Vec::new(), Vec::new());
     let (mut uet_tx, mut uet_rx) = (Vec::new(), Vec::new());
     let mut sw = Vec::new();

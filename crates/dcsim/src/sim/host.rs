@@ -153,7 +153,7 @@ impl Simulation {
             if !resend {
                 s.next_seq = seq + 1;
             } else if tcp == NO_TCP {
-                // The next packet a NAK named while this one was pending (trimming).
+                // The next packet a NAK named while this one was pending.
                 s.resend = if self.setup.sender_hooks.resends { self.models.next_resend(f, s.snd_una) } else { None };
             }
             let wire = frame + self.fx.preamble;

@@ -111,6 +111,10 @@ impl FabricModel for Trimming {
         }
     }
 
+    fn eager_senders(plan: &crate::plan::Plan) -> bool {
+        plan.fabric.trimming.as_ref().is_some_and(|t| t.enabled)
+    }
+
     fn wants_resends(&self) -> bool {
         self.on
     }
