@@ -7,6 +7,7 @@ use crate::event::owners::Subject;
 use crate::event::{Event, EventQueue, ModelEvent};
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::fabric::Fabric;
+use crate::net::mmu::DropReason;
 use crate::net::packet::{Packet, PacketPool, PktKind};
 use crate::net::port::{Node, Port};
 use crate::net::queue::Queued;
@@ -234,8 +235,76 @@ pub(crate) trait FabricModel: Sized {
     /// is still open (intervals, pauses) and puts its logs in their final order.
     fn end_run(&mut self, _fx: &Fabric, _end: SimTime) {}
 
-    /// Whether the model may deliver a flow's frames out of order (the flows table then
-    /// shows the receivers' reordering).
+    /// Whether `route` acts in this run (one flag for all models, as for `enqueued`).
+    fn wants_route(&self) -> bool {
+        false
+    }
+
+    /// The egress port of frame `pkt` at switch `node`, if this model chooses it: the
+    /// first model that answers decides; none, the routes' per-flow ECMP.
+    fn route(&mut self, _fx: &Fabric, _node: NodeId, _pkt: &Packet) -> Option<PortId> {
+        None
+    }
+
+    /// Whether `control_forwarded` acts in this run (one flag for all models).
+    fn wants_control_forwarded(&self) -> bool {
+        false
+    }
+
+    /// Control frame `pkt` (`id`) is forwarded by switch `node` out of port `out`. True:
+    /// the model took it (queued or consumed it itself, asking the world with `After`);
+    /// false: the world queues it in the port's control FIFO.
+    fn control_forwarded(&mut self, _fx: &mut Fabric, _node: NodeId, _out: PortId, _id: PktId, _pkt: &Packet) -> bool {
+        false
+    }
+
+    /// Whether `refuses` acts in this run (one flag for all models).
+    fn wants_refuses(&self) -> bool {
+        false
+    }
+
+    /// Whether the model drops data frame `pkt`, routed to egress (`out`, `prio`), before
+    /// the buffer sees it (a queue the PFC watchdog holds in a storm), having counted it
+    /// where it counts such drops. The world then frees the frame, counts it lost to its
+    /// flow and gives back its place in the input buffer.
+    fn refuses(&mut self, _fx: &mut Fabric, _out: PortId, _prio: u8, _pkt: &Packet) -> bool {
+        false
+    }
+
+    /// Whether `offered` acts in this run (one flag for all models).
+    fn wants_offered(&self) -> bool {
+        false
+    }
+
+    /// Data frame `pkt` is offered to egress `out`, before the buffer admits or drops it
+    /// (the load FECN measures).
+    fn offered(&mut self, _fx: &mut Fabric, _out: PortId, _pkt: &Packet) {}
+
+    /// Whether `overflow` acts in this run (one flag for all models).
+    fn wants_overflow(&self) -> bool {
+        false
+    }
+
+    /// A data frame found no room (`Overflow`): what becomes of it (`Fate`), if this
+    /// model decides; the first model that answers decides, none: it is dropped.
+    fn overflow(&mut self, _fx: &mut Fabric, _o: &Overflow) -> Option<Fate> {
+        None
+    }
+
+    /// A limit on an egress queue's bytes, below `switch.egress_limit`, above which the
+    /// model wants to see the frames of lossy priorities (`overflow`).
+    fn egress_limit(&self) -> Option<u64> {
+        None
+    }
+
+    /// The priorities the model's own frames use (bit per priority), beside the flows'
+    /// (they show in the ports table).
+    fn frame_prios(&self) -> u8 {
+        0
+    }
+
+    /// Whether the model may deliver a flow's frames out of order (the flows table's
+    /// reordering columns).
     fn reorders(&self) -> bool {
         false
     }
@@ -262,6 +331,49 @@ pub(crate) trait FabricModel: Sized {
     /// The model's check due now (`next_check`) over the fabric `w`; it sets its next.
     /// True: it stops the run here (`stopped`).
     fn on_check(&mut self, _w: &Worlds) -> bool {
+        false
+    }
+
+    /// Whether `data_sent` acts in this run (one flag for all models, tested per frame).
+    fn wants_data_sent(&self) -> bool {
+        false
+    }
+
+    /// Data frame `id` of flow `f` leaves its source NIC. `regulator()` is the rate
+    /// limiter tag the flow's reaction point puts on it (BCN), asked only if needed.
+    fn data_sent<R: Fn() -> Option<u32>>(&mut self, _fx: &mut Fabric, _f: FlowId, _id: PktId, _regulator: &R) {}
+
+    /// Whether the model keeps the senders' queues of packets to resend (`queue_resend`,
+    /// `next_resend`): one flag for all models.
+    fn wants_resends(&self) -> bool {
+        false
+    }
+
+    /// A NAK (or a timeout) named packet `seq` of flow `f` while the sender's one
+    /// pending resend was another. True: the model queued it (`next_resend` gives it
+    /// back); false: it replaces the pending one.
+    fn queue_resend(&mut self, _f: FlowId, _seq: u32) -> bool {
+        false
+    }
+
+    /// The next packet of flow `f` to resend that the model queued, at or above `snd_una`.
+    fn next_resend(&mut self, _f: FlowId, _snd_una: u32) -> Option<u32> {
+        None
+    }
+
+    /// How many packets of flow `f` the model holds to resend (none are in flight).
+    fn resends_pending(&self, _f: FlowId) -> u32 {
+        0
+    }
+
+    /// The sender of flow `f` resends `n` packets on a NAK that answered a trimmed header
+    /// (`FLAG_TRIM`).
+    fn header_nak_answered(&mut self, _f: FlowId, _n: u64) {}
+
+    /// Whether the model in `plan` makes every sender at build and keeps it after its flow
+    /// finishes (`sim/flow/header.rs`, `EAGER`): frames it makes (trimmed headers and
+    /// their NAKs) may reach a sender after its last ACK.
+    fn eager_senders(_plan: &Plan) -> bool {
         false
     }
 }
@@ -330,3 +442,52 @@ pub(crate) type WorkTerms = Vec<(String, String, u64)>;
 
 /// (page under `docs/models/`, block name, table) per declared Parameters table.
 pub(crate) type ParamTables = Vec<(&'static str, &'static str, crate::keys::kind::Table)>;
+
+/// A data frame a switch has no room for (`FabricModel::overflow`): it came in through
+/// `in_port` and was routed to egress (`out`, `prio`).
+pub(crate) struct Overflow<'a> {
+    pub in_port: PortId,
+    pub out: PortId,
+    pub prio: u8,
+    pub id: PktId,
+    pub pkt: &'a Packet,
+    /// The bytes the egress would hold with the frame, above the run's limit
+    /// (`switch.egress_limit` or a model's lower `egress_limit`); `None`: the buffer
+    /// refused the frame (`reason`).
+    pub over_limit: Option<u64>,
+    /// Why the frame is dropped if no model makes something else of it.
+    pub reason: DropReason,
+}
+
+/// What becomes of a frame a switch has no room for (`FabricModel::overflow`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Fate {
+    /// Queued after all: above the model's limit, not the world's.
+    Queue,
+    /// Dropped for the `Overflow`'s reason.
+    Drop,
+    /// The model made another frame of it in its place (a trimmed header) and asked
+    /// the world to take it through the switch again (`After::Receive`); what the frame
+    /// carried is lost to its flow.
+    Replaced,
+}
+
+/// Which hooks on a frame's way through a switch some model of the run acts on
+/// (`FabricModels::switch_hooks`, asked once per run): one flag per hook, tested by the
+/// world per frame.
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct SwitchHooks {
+    pub route: bool,
+    pub control_forwarded: bool,
+    pub refuses: bool,
+    pub offered: bool,
+    pub overflow: bool,
+}
+
+/// Which hooks on a data frame's sender some model of the run acts on
+/// (`FabricModels::sender_hooks`, asked once per run).
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct SenderHooks {
+    pub data_sent: bool,
+    pub resends: bool,
+}

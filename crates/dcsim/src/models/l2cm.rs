@@ -179,6 +179,41 @@ impl crate::models::fabric_model::FabricModel for L2State {
         None
     }
 
+    fn wants_control_forwarded(&self) -> bool {
+        !self.fecn.is_empty()
+    }
+
+    /// FECN: a probe takes the lowest rate its path's ports advertise.
+    #[inline]
+    fn control_forwarded(&mut self, fx: &mut Fabric, _node: NodeId, out: crate::ids::PortId, id: PktId, pkt: &Packet) -> bool {
+        if pkt.kind == PktKind::Probe {
+            self.stamp_probe(fx, out, id);
+        }
+        false
+    }
+
+    fn wants_data_sent(&self) -> bool {
+        self.tags
+    }
+
+    /// BCN: a data frame carries the tag of the rate limiter that sent it.
+    #[inline]
+    fn data_sent<R: Fn() -> Option<u32>>(&mut self, fx: &mut Fabric, _f: FlowId, id: PktId, regulator: &R) {
+        if self.tags {
+            fx.pool.set_tag(id, regulator());
+        }
+    }
+
+    fn wants_offered(&self) -> bool {
+        !self.fecn.is_empty()
+    }
+
+    /// FECN measures the load offered to each port.
+    #[inline]
+    fn offered(&mut self, fx: &mut Fabric, out: crate::ids::PortId, pkt: &Packet) {
+        self.on_offer(fx, out, pkt.frame as u32);
+    }
+
     fn summary(&self, _fx: &Fabric, summary: &mut serde_json::Value) {
         summary["counters"]["l2_feedback_sent"] = serde_json::json!(self.feedback_sent);
     }

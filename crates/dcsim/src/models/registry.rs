@@ -416,6 +416,116 @@ macro_rules! fabric_models {
                 } )*
                 stop
             }
+            /// Which hooks on a frame's way through a switch some model acts on (asked
+            /// once per run: the world tests one flag per hook and frame).
+            pub fn switch_hooks(&self) -> $crate::models::fabric_model::SwitchHooks {
+                use $crate::models::fabric_model::FabricModel as M;
+                let mut h = $crate::models::fabric_model::SwitchHooks::default();
+                $( $(#[cfg($cfg)])? {
+                    let m = &self.$name;
+                    h.route |= M::wants_route(m);
+                    h.control_forwarded |= M::wants_control_forwarded(m);
+                    h.refuses |= M::wants_refuses(m);
+                    h.offered |= M::wants_offered(m);
+                    h.overflow |= M::wants_overflow(m);
+                } )*
+                h
+            }
+            /// The egress port of `pkt` at switch `node`: the first model that chooses it.
+            #[inline]
+            pub fn route(&mut self, fx: &$crate::net::fabric::Fabric, node: $crate::ids::NodeId, pkt: &$crate::net::packet::Packet) -> Option<$crate::ids::PortId> {
+                $( $(#[cfg($cfg)])? if let Some(p) = $crate::models::fabric_model::FabricModel::route(&mut self.$name, fx, node, pkt) {
+                    return Some(p);
+                } )*
+                None
+            }
+            /// A control frame is forwarded out of `out`: true if a model took it.
+            #[inline]
+            pub fn control_forwarded(&mut self, fx: &mut $crate::net::fabric::Fabric, node: $crate::ids::NodeId, out: $crate::ids::PortId, id: $crate::ids::PktId, pkt: &$crate::net::packet::Packet) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::control_forwarded(&mut self.$name, fx, node, out, id, pkt) {
+                    return true;
+                } )*
+                false
+            }
+            /// Whether a model drops a data frame routed to (`out`, `prio`) before the buffer.
+            #[inline]
+            pub fn refuses(&mut self, fx: &mut $crate::net::fabric::Fabric, out: $crate::ids::PortId, prio: u8, pkt: &$crate::net::packet::Packet) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::refuses(&mut self.$name, fx, out, prio, pkt) {
+                    return true;
+                } )*
+                false
+            }
+            /// A data frame is offered to egress `out`: every model's hook, in order.
+            #[inline]
+            pub fn offered(&mut self, fx: &mut $crate::net::fabric::Fabric, out: $crate::ids::PortId, pkt: &$crate::net::packet::Packet) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::offered(&mut self.$name, fx, out, pkt); )*
+            }
+            /// A data frame found no room: the first model that decides its fate.
+            pub fn overflow(&mut self, fx: &mut $crate::net::fabric::Fabric, o: &$crate::models::fabric_model::Overflow) -> Option<$crate::models::fabric_model::Fate> {
+                $( $(#[cfg($cfg)])? if let Some(f) = $crate::models::fabric_model::FabricModel::overflow(&mut self.$name, fx, o) {
+                    return Some(f);
+                } )*
+                None
+            }
+            /// The lowest egress limit a model asks for (`FabricModel::egress_limit`).
+            pub fn egress_limit(&self) -> Option<u64> {
+                let mut l: Option<u64> = None;
+                $( $(#[cfg($cfg)])? if let Some(m) = $crate::models::fabric_model::FabricModel::egress_limit(&self.$name) {
+                    l = Some(l.map_or(m, |l| l.min(m)));
+                } )*
+                l
+            }
+            /// The priorities the models' own frames use.
+            pub fn frame_prios(&self) -> u8 {
+                let mut p = 0;
+                $( $(#[cfg($cfg)])? { p |= $crate::models::fabric_model::FabricModel::frame_prios(&self.$name); } )*
+                p
+            }
+            /// Which hooks on a data frame's sender some model acts on (asked once per run).
+            pub fn sender_hooks(&self) -> $crate::models::fabric_model::SenderHooks {
+                use $crate::models::fabric_model::FabricModel as M;
+                let mut h = $crate::models::fabric_model::SenderHooks::default();
+                $( $(#[cfg($cfg)])? {
+                    h.data_sent |= M::wants_data_sent(&self.$name);
+                    h.resends |= M::wants_resends(&self.$name);
+                } )*
+                h
+            }
+            /// A data frame leaves its source NIC: every model's hook, in order.
+            #[inline]
+            pub fn data_sent<R: Fn() -> Option<u32>>(&mut self, fx: &mut $crate::net::fabric::Fabric, f: $crate::ids::FlowId, id: $crate::ids::PktId, regulator: &R) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::data_sent(&mut self.$name, fx, f, id, regulator); )*
+            }
+            /// A packet to resend while another is pending: true if a model queued it.
+            pub fn queue_resend(&mut self, f: $crate::ids::FlowId, seq: u32) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::queue_resend(&mut self.$name, f, seq) {
+                    return true;
+                } )*
+                false
+            }
+            /// The next queued packet of `f` to resend: the first model's that holds one.
+            pub fn next_resend(&mut self, f: $crate::ids::FlowId, snd_una: u32) -> Option<u32> {
+                $( $(#[cfg($cfg)])? if let Some(s) = $crate::models::fabric_model::FabricModel::next_resend(&mut self.$name, f, snd_una) {
+                    return Some(s);
+                } )*
+                None
+            }
+            /// The packets of `f` the models hold to resend.
+            #[inline]
+            pub fn resends_pending(&self, f: $crate::ids::FlowId) -> u32 {
+                let mut n = 0;
+                $( $(#[cfg($cfg)])? { n += $crate::models::fabric_model::FabricModel::resends_pending(&self.$name, f); } )*
+                n
+            }
+            /// Whether some model in `plan` needs every sender made at build.
+            pub fn eager_senders(plan: &$crate::plan::Plan) -> bool {
+                $( $(#[cfg($cfg)])? if <$Ty as $crate::models::fabric_model::FabricModel>::eager_senders(plan) { return true; } )*
+                false
+            }
+            /// A NAK that answered a trimmed header made the sender of `f` resend `n` packets.
+            pub fn header_nak_answered(&mut self, f: $crate::ids::FlowId, n: u64) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::header_nak_answered(&mut self.$name, f, n); )*
+            }
         }
 
         /// The models' places in the list (`Listed::TAG`, `Event::Model`).

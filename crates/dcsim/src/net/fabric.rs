@@ -36,6 +36,9 @@ pub enum After {
     /// Drop every frame egress (port, priority) holds: the PFC watchdog put the queue in
     /// a storm, with the "drop" action.
     StormDrain(PortId, u8),
+    /// A frame a model made in place of another (a trimmed header) takes the switch's
+    /// data path again, as if it had just come in through the port.
+    Receive(PortId, PktId),
 }
 
 pub struct Fabric {

@@ -137,8 +137,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         (FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?);
     // Senders that may be made at their flow's start and retired at its finish (see
     // `EAGER`): the run allows it, then each flow decides.
-    let trimming = plan.fabric.trimming.as_ref().is_some_and(|t| t.enabled);
-    let lazy_run = plan.fast_forward.is_none() && !trimming;
+    let lazy_run = plan.fast_forward.is_none() && !FabricModels::eager_senders(plan);
     let (mut tcp_tx, mut tcp_rx) = (Vec::new(), Vec::new());
     let (mut uet_tx, mut uet_rx) = (Vec::new(), Vec::new());
     let mut sw = Vec::new();
@@ -291,6 +290,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             processing_delay: plan.switch.processing_delay,
             enqueue_hooks: false,
             dequeue_hooks: false,
+            switch_hooks: Default::default(),
+            sender_hooks: Default::default(),
             nic_rx_extras,
             rto_lossless: failures,
             prefetch_ports: n_ports >= super::prefetch::MIN_PORTS,
@@ -367,13 +368,13 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     sim.set_node_rounds(true);
     sim.setup.enqueue_hooks = sim.models.wants_enqueued();
     sim.setup.dequeue_hooks = sim.models.wants_dequeued();
-    if sim.models.trimming.on {
-        // Trimming: headers show in the ports table; a trimming threshold below the
-        // egress limit is where the world's limit test catches frames (sim/trimming.rs).
-        sim.setup.used_prios |= 1 << sim.models.trimming.header_prio;
-        if sim.models.trimming.threshold < sim.setup.egress_limit.unwrap_or(u64::MAX) {
-            sim.setup.egress_limit = Some(sim.models.trimming.threshold);
-        }
+    sim.setup.switch_hooks = sim.models.switch_hooks();
+    sim.setup.sender_hooks = sim.models.sender_hooks();
+    // The models' own frames show in the ports table; a model's limit below the egress
+    // limit is where the world's limit test hands frames to it (`overflow`).
+    sim.setup.used_prios |= sim.models.frame_prios();
+    if let Some(l) = sim.models.egress_limit().filter(|&l| l < sim.setup.egress_limit.unwrap_or(u64::MAX)) {
+        sim.setup.egress_limit = Some(l);
     }
     Ok(sim)
 }

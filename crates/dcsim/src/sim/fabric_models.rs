@@ -82,6 +82,7 @@ impl Simulation {
                     let resume = self.models.ingress_under_xon(&self.fx, p, class);
                     self.send_pfc(p, class, !resume);
                 }
+                After::Receive(p, id) => self.switch_receive(p, id),
             }
             i += 1;
         }

@@ -124,7 +124,7 @@ impl Simulation {
                 let out = if hdr.uet == NO_UET {
                     0
                 } else {
-                    self.tp.uet_tx[hdr.uet as usize].sack.count + s.resend.is_some() as u32 + self.models.trimming.pending(f) as u32
+                    self.tp.uet_tx[hdr.uet as usize].sack.count + s.resend.is_some() as u32 + self.models.resends_pending(f)
                 };
                 let in_flight = (s.next_seq - s.snd_una).saturating_sub(out) as u64 * self.host.mtu as u64;
                 if in_flight > 0 && in_flight + self.host.mtu as u64 > self.ccs[f.idx()].window().unwrap_or(u64::MAX) {
@@ -153,8 +153,8 @@ impl Simulation {
             if !resend {
                 s.next_seq = seq + 1;
             } else if tcp == NO_TCP {
-                // Trimming: the next packet a NAK named while this one was pending.
-                s.resend = if self.models.trimming.on { self.models.trimming.next_resend(f, s.snd_una) } else { None };
+                // The next packet a NAK named while this one was pending.
+                s.resend = if self.setup.sender_hooks.resends { self.models.next_resend(f, s.snd_una) } else { None };
             }
             let wire = frame + self.fx.preamble;
             s.last_tx = now;
@@ -188,11 +188,9 @@ impl Simulation {
                 self.fx.pool.get_mut(id).flags |= FLAG_INT;
                 self.fx.pool.int_mut(id).clear();
             }
-            if self.models.l2.tags {
-                self.fx.pool.set_tag(id, self.ccs[f.idx()].regulator_cp());
-            }
-            if self.models.load_balancing.entropy_on {
-                self.fx.pool.get_mut(id).entropy = self.models.load_balancing.next_entropy(f);
+            if self.setup.sender_hooks.data_sent {
+                let ccs = &self.ccs;
+                self.models.data_sent(&mut self.fx, f, id, &|| ccs[f.idx()].regulator_cp());
             }
             if tcp != NO_TCP {
                 self.tcp_sent(f, tcp, id, seq, resend);
@@ -469,7 +467,7 @@ impl Simulation {
                 if !named && s.resend != Some(una) {
                     self.flow_stats[f.idx()].retransmits += 1;
                     match s.resend {
-                        Some(_) if self.models.trimming.on => self.models.trimming.queue_resend(f, una),
+                        Some(_) if self.setup.sender_hooks.resends && self.models.queue_resend(f, una) => {}
                         _ => s.resend = Some(una),
                     }
                     self.activate(f);
@@ -501,7 +499,7 @@ impl Simulation {
                 // those named before it).
                 self.flow_stats[f.idx()].retransmits += 1;
                 match s.resend {
-                    Some(r) if r != seq && self.models.trimming.on => self.models.trimming.queue_resend(f, seq),
+                    Some(r) if r != seq && self.setup.sender_hooks.resends && self.models.queue_resend(f, seq) => {}
                     _ => s.resend = Some(seq),
                 }
                 1
@@ -512,7 +510,7 @@ impl Simulation {
                 n
             };
             if pkt.flags & FLAG_TRIM != 0 {
-                self.models.trimming.count_resent(f, n);
+                self.models.header_nak_answered(f, n);
             }
             self.activate(f);
         }
@@ -624,8 +622,8 @@ impl Simulation {
                 // IRN: resend the first unacknowledged packet only; the receiver names
                 // the next hole below what it holds once that one arrives.
                 self.flow_stats[f.idx()].retransmits += 1;
-                if let Some(r) = s.resend.filter(|&r| r != s.snd_una && self.models.trimming.on) {
-                    self.models.trimming.queue_resend(f, r); // a NAKed resend still pending
+                if let Some(r) = s.resend.filter(|&r| r != s.snd_una && self.setup.sender_hooks.resends) {
+                    self.models.queue_resend(f, r); // a NAKed resend still pending
                 }
                 s.resend = Some(s.snd_una);
                 // What was sent before the timeout and is still unacknowledged when

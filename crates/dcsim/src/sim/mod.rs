@@ -8,6 +8,7 @@ mod checks;
 mod fabric_models;
 mod fast_forward;
 mod flow;
+mod header_nak;
 mod host;
 mod link_down;
 mod output;
@@ -22,7 +23,6 @@ mod sw_limiter;
 mod switch;
 mod tcp;
 mod transports;
-mod trimming;
 mod uet;
 
 use std::collections::VecDeque;

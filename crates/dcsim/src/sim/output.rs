@@ -156,7 +156,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
     t.push("pkts_sent", Column::U64(fl.iter().map(|f| f.st.pkts_sent).collect()));
     t.push("retransmits", Column::U64(fl.iter().map(|f| f.st.retransmits).collect()));
     // Reordering, as the RoCE receiver saw it (0 for TCP and UDP flows); in runs where
-    // it can matter: selective repeat, or a load-balancing mode other than ECMP.
+    // it can matter: selective repeat, or a model that spreads a flow over paths.
     let reorder = s.host.selective_repeat || s.models.reorders();
     if reorder {
         // (A flow that never arrived has no receiver: zeros, as built.)

@@ -6,8 +6,9 @@ use crate::units::SimTime;
 pub(crate) struct Setup {
     /// Priorities some flow uses (bit per priority).
     pub used_prios: u8,
-    /// Frames longer than this (bytes, at a switch egress) are dropped
-    /// (`switch.egress_limit`, or trimming's threshold below it).
+    /// A frame of a lossy priority that would take a switch egress queue above this many
+    /// bytes goes to the models' `overflow` hooks, else is dropped (`switch.egress_limit`,
+    /// or a model's lower `egress_limit`).
     pub egress_limit: Option<u64>,
     /// A switch's processing delay before a frame joins its egress queue.
     pub processing_delay: SimTime,
@@ -16,6 +17,12 @@ pub(crate) struct Setup {
     pub enqueue_hooks: bool,
     /// Some model acts on each frame leaving a switch egress (ECN marking at dequeue).
     pub dequeue_hooks: bool,
+    /// Which hooks on a frame's way through a switch some model acts on (routing, control
+    /// frames, drops before the buffer, offered load, frames without room).
+    pub switch_hooks: crate::models::fabric_model::SwitchHooks,
+    /// Which hooks on a data frame's sender some model acts on (what its frames carry,
+    /// a queue of packets to resend).
+    pub sender_hooks: crate::models::fabric_model::SenderHooks,
     /// Frames reaching a host take the slow path (NIC receive buffers or IB credits).
     pub nic_rx_extras: bool,
     /// RoCE senders arm their retransmission timer on lossless priorities too (a run

@@ -4,7 +4,7 @@
 
 use super::Simulation;
 use crate::ids::{PktId, PortId};
-use crate::models::fabric_model::Enqueued;
+use crate::models::fabric_model::{Enqueued, Fate, Overflow};
 use crate::net::mmu::DropReason;
 use crate::net::packet::{Packet, PktKind};
 use crate::net::queue::Queued;
@@ -13,8 +13,9 @@ impl Simulation {
     pub(crate) fn switch_receive(&mut self, in_port: PortId, id: PktId) {
         let node = self.fx.ports[in_port.idx()].node;
         let pkt = *self.fx.pool.get(id);
-        let out = if self.models.load_balancing.on && pkt.kind == PktKind::Data {
-            self.models.load_balancing.route(&self.fx, node, &pkt)
+        let hooks = self.setup.switch_hooks;
+        let out = if hooks.route {
+            self.models.route(&self.fx, node, &pkt).unwrap_or_else(|| self.fx.routing.route(node, pkt.dst, pkt.flow.0))
         } else {
             self.fx.routing.route(node, pkt.dst, pkt.flow.0)
         };
@@ -24,38 +25,44 @@ impl Simulation {
             return;
         }
         if pkt.is_control() {
-            if pkt.kind == PktKind::Probe {
-                self.models.l2.stamp_probe(&mut self.fx, out, id);
-            } else if pkt.kind == PktKind::RemotePfc {
+            if hooks.control_forwarded {
                 let mark = self.fx.after.len();
-                self.models.rpfc.forward(&mut self.fx, node, out, id);
+                let taken = self.models.control_forwarded(&mut self.fx, node, out, id, &pkt);
                 self.run_after(mark);
-                return;
+                if taken {
+                    return;
+                }
             }
             self.fx.ports[out.idx()].ctrl.push(&mut self.fx.pool, id);
             self.switch_try_send(out);
             return;
         }
         let prio = pkt.prio;
-        if self.models.pfc_watchdog.drops(out, prio) {
+        if hooks.refuses && self.models.refuses(&mut self.fx, out, prio, &pkt) {
             self.ib_on_dropped(in_port, &pkt);
-            self.storm_drop(out, prio, id);
+            self.count_drop(&pkt);
+            self.fx.pool.free(id);
             return;
         }
         let class = self.class_of(prio);
         let size = pkt.frame as u64;
-        if !self.models.l2.fecn.is_empty() {
-            self.models.l2.on_offer(&self.fx, out, pkt.frame as u32);
+        if hooks.offered {
+            let mark = self.fx.after.len();
+            self.models.offered(&mut self.fx, out, &pkt);
+            self.run_after(mark);
         }
         let lossless = self.is_lossless(prio);
         if let (Some(limit), false) = (self.setup.egress_limit, lossless) {
             let bytes = self.fx.egress.queue(out, prio).bytes + size;
-            if bytes > limit && self.over_egress_limit(in_port, out, prio, id, bytes) {
-                return;
+            if bytes > limit {
+                let o = Overflow { in_port, out, prio, id, pkt: &pkt, over_limit: Some(bytes), reason: DropReason::EgressFull };
+                if self.overflow(&o) != Fate::Queue {
+                    return;
+                }
             }
         }
         if let Err(reason) = self.fx.mmu.admit(in_port, class, size, lossless) {
-            self.drop_or_trim(in_port, out, prio, id, reason);
+            self.overflow(&Overflow { in_port, out, prio, id, pkt: &pkt, over_limit: None, reason });
             return;
         }
         let local = self.fx.ports[in_port.idx()].local;
@@ -75,6 +82,26 @@ impl Simulation {
             self.send_pfc(in_port, class, true);
         }
         self.switch_try_send(out);
+    }
+
+    /// A data frame found no room (over the egress limit, or refused by the buffer): the
+    /// models' `overflow` hooks decide its fate (the first that answers), else it is
+    /// dropped. What a model made of it in its place (`Fate::Replaced`) takes the switch's
+    /// path again once the frame is counted lost to its flow.
+    #[inline(never)]
+    fn overflow(&mut self, o: &Overflow) -> Fate {
+        let mark = self.fx.after.len();
+        let fate = if self.setup.switch_hooks.overflow { self.models.overflow(&mut self.fx, o) } else { None };
+        let fate = fate.unwrap_or(Fate::Drop);
+        match fate {
+            Fate::Queue => {}
+            Fate::Drop => self.drop_packet(o.in_port, o.prio, o.id, o.reason),
+            Fate::Replaced => {
+                self.count_drop(o.pkt);
+            }
+        }
+        self.run_after(mark);
+        fate
     }
 
     pub(crate) fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {

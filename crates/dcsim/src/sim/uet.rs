@@ -2,7 +2,7 @@
 //! selective-ACK scoreboard and its credits, a receiver's selective ACKs, and the
 //! receiving NIC's credit pacer (RCCC). The rest of a UET flow is a RoCE queue pair with
 //! selective repeat (`sim/host.rs`), its trimmed headers NAKed at once
-//! (`sim/trimming.rs`). docs/models/uet.md.
+//! (`sim/header_nak.rs`). docs/models/uet.md.
 
 use super::{Simulation, NO_UET};
 use crate::event::Event;
@@ -84,7 +84,7 @@ impl Simulation {
         let s = &self.senders[f.idx()];
         let (mtu, hdr) = (self.host.mtu as u64, self.host.header_bytes as u64);
         let left = s.msg_limit.saturating_sub(s.next_seq);
-        let resends = s.resend.is_some() as u64 + self.models.trimming.pending(f) as u64;
+        let resends = s.resend.is_some() as u64 + self.models.resends_pending(f) as u64;
         let backlog = self.payload_bytes(f, s.next_seq, s.next_seq + left) + (left as u64 + resends) * hdr + resends * mtu;
         // With a window of its own (NSCC) a sender asks for no more than it may send.
         let cap = self.ccs[f.idx()].window().map_or(u64::MAX, |w| w + mtu + hdr);

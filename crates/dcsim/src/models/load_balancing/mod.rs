@@ -19,7 +19,7 @@ pub use keys::{LoadBalancingKeys, LoadBalancingParams, Mode, Rule, MODES};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::models::fabric_model::{BuildCtx, FabricModel};
 use crate::net::fabric::Fabric;
-use crate::net::packet::Packet;
+use crate::net::packet::{Packet, PktKind};
 use crate::rng::{keyed, mix64, stream_key};
 
 /// One entry of a switch's flowlet table: when a frame hashing to it last passed
@@ -78,7 +78,7 @@ fn among(h: u64, n: usize) -> usize {
 impl LoadBalancing {
     /// The egress port of data frame `pkt` at switch `node` (`on` is true).
     #[inline]
-    pub fn route(&mut self, fx: &Fabric, node: NodeId, pkt: &Packet) -> PortId {
+    fn next_hop(&mut self, fx: &Fabric, node: NodeId, pkt: &Packet) -> PortId {
         let mode = self.modes[node.idx()][pkt.prio as usize & 7];
         if mode == Mode::Ecmp {
             return fx.routing.route(node, pkt.dst, pkt.flow.0);
@@ -140,7 +140,7 @@ impl LoadBalancing {
     /// `entropy`: the entropy value of flow `f`'s next frame (its sender cycles through
     /// `entropy_values` values from a per-flow start).
     #[inline]
-    pub fn next_entropy(&mut self, f: FlowId) -> u8 {
+    fn next_entropy(&mut self, f: FlowId) -> u8 {
         let e = &mut self.next_ev[f.idx()];
         let v = *e;
         *e = if v + 1 == self.ev_values { 0 } else { v + 1 };
@@ -150,11 +150,6 @@ impl LoadBalancing {
 
 impl FabricModel for LoadBalancing {
     type Keys = LoadBalancingKeys;
-
-    /// Any mode but ECMP may spread a flow's frames over paths of different delays.
-    fn reorders(&self) -> bool {
-        self.on
-    }
 
     fn new(ctx: &mut BuildCtx) -> Self {
         let plan = ctx.plan;
@@ -215,6 +210,34 @@ impl FabricModel for LoadBalancing {
             decisions: [0; 6],
             flowlets_started: 0,
             diverted: 0,
+        }
+    }
+
+    fn wants_route(&self) -> bool {
+        self.on
+    }
+
+    /// A data frame's next hop by its switch's mode for its priority; control frames
+    /// keep the flow's ECMP path.
+    #[inline]
+    fn route(&mut self, fx: &Fabric, node: NodeId, pkt: &Packet) -> Option<PortId> {
+        (pkt.kind == PktKind::Data).then(|| self.next_hop(fx, node, pkt))
+    }
+
+    /// Per-packet modes spread a flow's frames over paths of different queues.
+    fn reorders(&self) -> bool {
+        self.on
+    }
+
+    fn wants_data_sent(&self) -> bool {
+        self.entropy_on
+    }
+
+    /// `entropy`: the sender puts its flow's next entropy value on the frame.
+    #[inline]
+    fn data_sent<R: Fn() -> Option<u32>>(&mut self, fx: &mut Fabric, f: FlowId, id: crate::ids::PktId, _regulator: &R) {
+        if self.entropy_on {
+            fx.pool.get_mut(id).entropy = self.next_entropy(f);
         }
     }
 

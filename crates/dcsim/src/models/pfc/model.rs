@@ -9,7 +9,7 @@ use super::deadlock::DeadlockDetector;
 use super::frames::{Pfc, PAUSE_EXPIRE, PFC_REFRESH};
 use super::storm::{PauseStorms, PAUSE_STORM};
 use super::watchdog::PfcWatchdog;
-use super::FlowControl;
+use super::{FlowControl, WatchdogAction};
 use crate::event::owners::Subject;
 use crate::event::ModelEvent;
 use crate::ids::{NodeId, PortId};
@@ -298,6 +298,21 @@ impl FabricModel for PfcWatchdog {
                 swap(&mut self.storm[p], &mut other.storm[p]);
             }
         }
+    }
+
+    fn wants_refuses(&self) -> bool {
+        self.plan.as_ref().is_some_and(|w| w.action == WatchdogAction::Drop)
+    }
+
+    /// With the "drop" action, a frame routed to a queue in a storm is dropped, counted
+    /// per (port, priority) as the watchdog's (`pfc_storm_drops`), not as a buffer drop.
+    #[inline]
+    fn refuses(&mut self, fx: &mut Fabric, out: PortId, prio: u8, _pkt: &Packet) -> bool {
+        let drop = self.drops(out, prio);
+        if drop {
+            fx.prio_stats[out.idx() * 8 + prio as usize].pfc_storm_drops += 1;
+        }
+        drop
     }
 
     fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {

@@ -30,6 +30,27 @@ impl FabricModel for RemotePfc {
         }
     }
 
+    fn wants_control_forwarded(&self) -> bool {
+        self.on
+    }
+
+    /// A remote-PFC message: forwarded, or turned into a pause by the source's ToR.
+    #[inline]
+    fn control_forwarded(
+        &mut self,
+        fx: &mut Fabric,
+        node: NodeId,
+        out: PortId,
+        id: crate::ids::PktId,
+        pkt: &crate::net::packet::Packet,
+    ) -> bool {
+        let mine = pkt.kind == PktKind::RemotePfc;
+        if mine {
+            self.forward(fx, node, out, id);
+        }
+        mine
+    }
+
     fn new(ctx: &mut BuildCtx) -> Self {
         RemotePfc::new(ctx.plan, ctx.port_rates, ctx.plan.nodes.len())
     }

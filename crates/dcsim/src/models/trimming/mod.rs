@@ -2,32 +2,39 @@
 //! a switch that would drop a data frame of a trimming priority (its egress queue at
 //! `switch.egress_limit` or at `threshold`, or the buffer refusing it) cuts it to its
 //! header and queues the header at `header_priority`; the receiver answers a header
-//! with a NAK naming that packet (`sim/trimming.rs`). This state holds the parameters,
-//! the counters (per (port, priority) and per flow) and each sender's queue of packets
-//! to resend that a NAK named while another resend was pending.
+//! with a NAK naming that packet (`sim/header_nak.rs`). This state holds the parameters,
+//! the counters (per (port, priority) and per flow), which flows' frames may be cut, and
+//! each sender's queue of packets to resend that a NAK named while another resend was
+//! pending. The switch's cut is the `overflow` hook (`switch.rs`).
 
 pub mod keys;
+mod sender;
+mod switch;
 
 use std::collections::VecDeque;
 
-use crate::ids::{FlowId, NodeId, PortId};
-use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, FlowEnds, Tables};
+use crate::ids::{FlowId, NodeId};
+use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, Fate, FlowEnds, Overflow, Tables};
 use crate::net::fabric::Fabric;
 use crate::net::packet::PktKind;
+use crate::plan::Transport;
 use crate::results::Column;
 
 /// The run-time state; inert (`on` false, no arrays) without `[fabric.trimming]`.
 #[derive(Default)]
 pub struct Trimming {
     pub on: bool,
-    pub header_prio: u8,
-    pub header_bytes: u32,
+    header_prio: u8,
+    header_bytes: u32,
     /// The priorities that trim, one bit each.
     mask: u8,
+    /// Per flow: whether its frames may be cut (RoCE and UET: TCP's receiver has no NAK,
+    /// and UDP no one to tell).
+    flow_trims: Vec<bool>,
     /// Trim above this many queued bytes (`u64::MAX`: only where a drop would happen).
-    pub threshold: u64,
+    threshold: u64,
     /// `switch.egress_limit` (`u64::MAX`: none): above it, a frame not trimmed is dropped.
-    pub egress_limit: u64,
+    egress_limit: u64,
     /// Per (port, priority): data frames trimmed at that egress, headers queued at it,
     /// headers dropped at it.
     trimmed: Vec<u64>,
@@ -39,55 +46,6 @@ pub struct Trimming {
     flow_resent: Vec<u64>,
     /// Per flow (selective repeat): packets named by NAKs while a resend was pending.
     resends: Vec<VecDeque<u32>>,
-}
-
-impl Trimming {
-    /// Whether data frames of `prio` are trimmed instead of dropped.
-    #[inline]
-    pub fn trims(&self, prio: u8) -> bool {
-        self.mask & (1 << prio) != 0
-    }
-
-    /// A data frame of `flow` was cut to its header at egress (`out`, `prio`).
-    pub fn count_trim(&mut self, out: PortId, prio: u8, flow: FlowId) {
-        self.trimmed[out.idx() * 8 + prio as usize] += 1;
-        self.flow_trimmed[flow.idx()] += 1;
-    }
-
-    /// A header found its queue (`out`, `prio`) full and was dropped.
-    pub fn count_header_drop(&mut self, out: PortId, prio: u8) {
-        self.headers_dropped[out.idx() * 8 + prio as usize] += 1;
-    }
-
-    /// The sender of `flow` resends `n` packets on a NAK that answered a header.
-    pub fn count_resent(&mut self, flow: FlowId, n: u64) {
-        self.flow_resent[flow.idx()] += n;
-    }
-
-    /// Selective repeat: a NAK named `seq` while another resend was pending.
-    pub fn queue_resend(&mut self, flow: FlowId, seq: u32) {
-        let q = &mut self.resends[flow.idx()];
-        if !q.contains(&seq) {
-            q.push_back(seq);
-        }
-    }
-
-    /// Packets of `flow` queued to resend (on a run without trimming: none).
-    pub fn pending(&self, flow: FlowId) -> usize {
-        self.resends.get(flow.idx()).map_or(0, |q| q.len())
-    }
-
-    /// The next packet of `flow` to resend, skipping those acknowledged since (below
-    /// `snd_una`).
-    pub fn next_resend(&mut self, flow: FlowId, snd_una: u32) -> Option<u32> {
-        let q = &mut self.resends[flow.idx()];
-        while let Some(s) = q.pop_front() {
-            if s >= snd_una {
-                return Some(s);
-            }
-        }
-        None
-    }
 }
 
 /// The sum of `a` and `b`, element by element, into `a`.
@@ -109,6 +67,7 @@ impl FabricModel for Trimming {
             header_prio: p.header_priority as u8,
             header_bytes: p.header_bytes as u32,
             mask: p.mask(|q| pfc.is_lossless(q)),
+            flow_trims: ctx.plan.flows.iter().map(|f| !matches!(f.transport, Transport::Tcp | Transport::Udp)).collect(),
             threshold: p.threshold.unwrap_or(u64::MAX),
             egress_limit: ctx.plan.switch.egress_limit.unwrap_or(u64::MAX),
             trimmed: vec![0; np],
@@ -128,6 +87,60 @@ impl FabricModel for Trimming {
         if e.pkt.kind == PktKind::Trimmed {
             self.headers[e.out.idx() * 8 + e.prio as usize] += 1;
         }
+    }
+
+    fn wants_overflow(&self) -> bool {
+        self.on
+    }
+
+    fn overflow(&mut self, fx: &mut Fabric, o: &Overflow) -> Option<Fate> {
+        self.on.then(|| self.on_overflow(fx, o))
+    }
+
+    /// A `threshold` below the egress limit: frames above it come to `overflow`.
+    fn egress_limit(&self) -> Option<u64> {
+        self.on.then_some(self.threshold)
+    }
+
+    /// Headers travel at their own priority.
+    fn frame_prios(&self) -> u8 {
+        if self.on {
+            1 << self.header_prio
+        } else {
+            0
+        }
+    }
+
+    fn eager_senders(plan: &crate::plan::Plan) -> bool {
+        plan.fabric.trimming.as_ref().is_some_and(|t| t.enabled)
+    }
+
+    fn wants_resends(&self) -> bool {
+        self.on
+    }
+
+    fn queue_resend(&mut self, f: FlowId, seq: u32) -> bool {
+        self.on && {
+            self.push_resend(f, seq);
+            true
+        }
+    }
+
+    fn next_resend(&mut self, f: FlowId, snd_una: u32) -> Option<u32> {
+        if self.on {
+            self.pop_resend(f, snd_una)
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn resends_pending(&self, f: FlowId) -> u32 {
+        self.pending(f) as u32
+    }
+
+    fn header_nak_answered(&mut self, f: FlowId, n: u64) {
+        self.flow_resent[f.idx()] += n;
     }
 
     /// Columns added to the `ports` and `flows` tables (only in runs with trimming, so

@@ -72,7 +72,7 @@ pub(crate) struct FlowInit {
 
 /// `FlowInit::cc` of a flow whose records (sender, receiver, statistics) are all made at
 /// build time, in every partition: one with state outside the queue pair that events may
-/// still reach after it finishes (TCP, UET, storage,
-/// jobs, software limiter, stop time, trimming, windowed or traced congestion control,
-/// UDP, an external algorithm) or in a run with fast-forward.
+/// still reach after it finishes (TCP, UET, storage, jobs, software limiter, stop time,
+/// a fabric model's frames (`FabricModel::eager_senders`), windowed or traced congestion
+/// control, UDP, an external algorithm) or in a run with fast-forward.
 pub(crate) const EAGER: u32 = u32::MAX;
