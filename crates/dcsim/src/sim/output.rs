@@ -60,8 +60,7 @@ pub(super) fn finish(s: &mut Simulation) -> Results {
             }
         }
     }
-    s.models.marking.close(&s.fx, end);
-    s.models.rx.finish(end);
+    s.models.run_ends(&s.fx, end);
     s.fill_stats();
     for f in s.flow_stats.iter_mut() {
         if let Some(since) = f.limited_since.take() {

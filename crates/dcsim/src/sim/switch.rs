@@ -19,7 +19,7 @@ impl Simulation {
             self.fx.routing.route(node, pkt.dst, pkt.flow.0)
         };
         if self.models.link_faults.active && self.link_unusable(out) {
-            self.ib_on_dropped(in_port, &pkt);
+            self.input_dropped(in_port, &pkt);
             self.drop_at_unusable(out, id);
             return;
         }
@@ -38,7 +38,7 @@ impl Simulation {
         }
         let prio = pkt.prio;
         if self.models.pfc_watchdog.drops(out, prio) {
-            self.ib_on_dropped(in_port, &pkt);
+            self.input_dropped(in_port, &pkt);
             self.storm_drop(out, prio, id);
             return;
         }
@@ -70,8 +70,8 @@ impl Simulation {
             self.run_after(mark);
         }
 
-        // Credits need no XOFF: the sender cannot overrun the input buffer.
-        if lossless && !self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.over_xoff(in_port, class) && !self.models.ib.on {
+        // Under credits no XOFF: the sender cannot overrun the input buffer.
+        if lossless && !self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.over_xoff(in_port, class) && self.setup.switch_xoff {
             self.send_pfc(in_port, class, true);
         }
         self.switch_try_send(out);
@@ -79,7 +79,7 @@ impl Simulation {
 
     pub(crate) fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {
         let pkt = *self.fx.pool.get(id);
-        self.ib_on_dropped(in_port, &pkt);
+        self.input_dropped(in_port, &pkt);
         self.fx.prio_stats[in_port.idx() * 8 + prio as usize].drops[reason as usize] += 1;
         self.count_drop(&pkt);
         self.fx.pool.free(id);
@@ -162,8 +162,8 @@ impl Simulation {
     pub(crate) fn release_ingress(&mut self, in_port: PortId, prio: u8, size: u64) {
         let class = self.class_of(prio);
         self.fx.mmu.release(in_port, class, size);
-        if self.models.ib.on {
-            self.ib_on_free(in_port, prio, size + self.fx.preamble as u64);
+        if self.setup.freed_hooks {
+            self.input_freed(in_port, prio, size + self.fx.preamble as u64);
         }
         if self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.under_xon(in_port, class) {
             self.send_pfc(in_port, class, false);

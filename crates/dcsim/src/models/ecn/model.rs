@@ -128,6 +128,12 @@ impl FabricModel for Marking {
         Marking::new(ctx.plan, ctx.port_rates, &port_nodes, &radix)
     }
 
+    /// Congested intervals still open end with the run (after the ports' pauses: the
+    /// world closes those first).
+    fn run_ends(&mut self, fx: &Fabric, end: crate::units::SimTime) {
+        self.close(fx, end);
+    }
+
     fn tables(&self, fx: &Fabric, ends: FlowEnds, out: &mut Tables) {
         out.push(("congestion".to_string(), self.points(fx, ends)));
         out.push(("congestion_intervals".to_string(), self.interval_table(fx)));
