@@ -292,6 +292,44 @@ pub(crate) trait FabricModel: Sized {
     /// The run ends at `end` (before its tables): close what is still open (pause
     /// intervals, congestion intervals).
     fn run_ends(&mut self, _fx: &Fabric, _end: SimTime) {}
+
+    /// A setting changed between steps of a run (`Simulation::set_ecn`): `apply` false
+    /// checks it (errors `path: reason`), true applies it (checked before). `None`: not
+    /// this model's setting (the first model that answers decides).
+    fn change(&mut self, _fx: &Fabric, _s: &Setting, _apply: bool) -> Option<crate::Result<()>> {
+        None
+    }
+
+    /// The RED marking thresholds (kmin, kmax, pmax) port `p` uses now, if this model
+    /// marks there.
+    fn red_thresholds(&self, _p: u32) -> Option<(u64, u64, f64)> {
+        None
+    }
+
+    /// When the model's next check of the whole fabric is due (`SimTime::MAX`: never).
+    /// The loop runs it between events, after the polls due then, like a sample; a
+    /// parallel run's between rounds, over every partition (`sim/parallel`).
+    fn next_check(&self) -> SimTime {
+        SimTime::MAX
+    }
+
+    /// The check due now (`next_check`), over every partition's fabric: true if it stops
+    /// the run.
+    fn check_fabric(&mut self, _w: &crate::net::fabric::Worlds) -> bool {
+        false
+    }
+
+    /// When the model stopped the run, if it did (the run ends there).
+    fn stopped_at(&self) -> Option<SimTime> {
+        None
+    }
+}
+
+/// A setting the caller of a run changes between its steps (the Python `Stepper`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Setting<'a> {
+    /// RED marking thresholds on the switch ports `ports` (port ids; `None`: every one).
+    Red { kmin: u64, kmax: u64, pmax: f64, ports: Option<&'a [u32]> },
 }
 
 /// What a model's event hook is given beside the fabric and its own state.

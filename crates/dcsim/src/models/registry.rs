@@ -455,6 +455,36 @@ macro_rules! fabric_models {
             pub fn run_ends(&mut self, fx: &$crate::net::fabric::Fabric, end: $crate::units::SimTime) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::run_ends(&mut self.$name, fx, end); )*
             }
+            /// A setting changed between steps of a run: checked (`apply` false) or applied
+            /// by the first model that takes it.
+            pub fn change(&mut self, fx: &$crate::net::fabric::Fabric, s: &$crate::models::fabric_model::Setting, apply: bool) -> $crate::Result<()> {
+                $( $(#[cfg($cfg)])? if let Some(r) = $crate::models::fabric_model::FabricModel::change(&mut self.$name, fx, s, apply) { return r; } )*
+                Err($crate::error::Error::scenario("setting", format!("no fabric model of this run takes {s:?}")))
+            }
+            /// The earliest of the models' next checks of the whole fabric.
+            pub fn next_check(&self) -> $crate::units::SimTime {
+                let mut t = $crate::units::SimTime::MAX;
+                $( $(#[cfg($cfg)])? { t = t.min($crate::models::fabric_model::FabricModel::next_check(&self.$name)); } )*
+                t
+            }
+            /// The checks due at `t` over `w`, in the list's order: true if one stops the run.
+            pub fn checks_due(&mut self, t: $crate::units::SimTime, w: &$crate::net::fabric::Worlds) -> bool {
+                let mut stop = false;
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::next_check(&self.$name) == t {
+                    stop |= $crate::models::fabric_model::FabricModel::check_fabric(&mut self.$name, w);
+                } )*
+                stop
+            }
+            /// When a model stopped the run, if one did.
+            pub fn stopped_at(&self) -> Option<$crate::units::SimTime> {
+                $( $(#[cfg($cfg)])? if let Some(t) = $crate::models::fabric_model::FabricModel::stopped_at(&self.$name) { return Some(t); } )*
+                None
+            }
+            /// The RED thresholds port `p` uses now: the first model that marks there.
+            pub fn red_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
+                $( $(#[cfg($cfg)])? if let Some(t) = $crate::models::fabric_model::FabricModel::red_thresholds(&self.$name, p) { return Some(t); } )*
+                None
+            }
         }
 
         /// The models' places in the list (`Listed::TAG`, `Event::Model`).

@@ -86,3 +86,24 @@ impl Fabric {
         PortId(self.nodes[n.idx()].ports.start)
     }
 }
+
+/// The fabric as a check over all of it reads it (`FabricModel::check_fabric`): one world, or
+/// the partitions of a parallel run (each port read from the partition that runs its node).
+pub struct Worlds<'a> {
+    /// Each partition's fabric (one in a one-thread run).
+    pub fabrics: &'a [&'a Fabric],
+    /// The partition of each node (empty: one world).
+    pub part: &'a [u16],
+}
+
+impl<'a> Worlds<'a> {
+    /// The world that runs port `p`'s node.
+    #[inline]
+    pub fn at(&self, p: u32) -> &'a Fabric {
+        if self.part.is_empty() {
+            return self.fabrics[0];
+        }
+        let node = self.fabrics[0].ports[p as usize].node;
+        self.fabrics[self.part[node.idx()] as usize]
+    }
+}

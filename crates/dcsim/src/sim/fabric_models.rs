@@ -8,7 +8,7 @@
 use super::{After, Simulation};
 use crate::event::ModelEvent;
 use crate::ids::{FlowId, PktId, PortId};
-use crate::models::fabric_model::{EventCtx, FlowInfo};
+use crate::models::fabric_model::{EventCtx, FlowInfo, Setting};
 use crate::models::FabricModels;
 use crate::net::packet::Packet;
 use crate::units::SimTime;
@@ -18,19 +18,19 @@ impl Simulation {
     /// `ports` (port ids; `None`: every switch port). Frames queued from now on are
     /// judged by them; nothing already marked changes.
     pub fn set_ecn(&mut self, kmin: u64, kmax: u64, pmax: f64, ports: Option<&[u32]>) -> crate::error::Result<()> {
-        self.models.marking.check_thresholds(&self.fx, kmin, kmax, pmax, ports)?;
-        let th = crate::models::ecn::marker::Thresholds { kmin, kmax, pmax };
-        self.models.marking.apply_thresholds(&self.fx, th, ports);
+        let s = Setting::Red { kmin, kmax, pmax, ports };
+        self.models.change(&self.fx, &s, false)?;
+        self.models.change(&self.fx, &s, true)?;
         // Each partition of a parallel run marks at its own ports.
         for other in self.part.par.iter_mut().flat_map(|p| p.others.iter_mut()) {
-            other.models.marking.apply_thresholds(&other.fx, th, ports);
+            other.models.change(&other.fx, &s, true)?;
         }
         Ok(())
     }
 
     /// The RED thresholds port `p` uses now, if ECN marking is on.
     pub fn ecn_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
-        self.models.marking.thresholds(p)
+        self.models.red_thresholds(p)
     }
 
     /// A fabric model's event: its hook (through the list's dispatch), then what it asked

@@ -163,7 +163,7 @@ impl Simulation {
     /// `run_until` on this world (a whole run, or one partition of a parallel one).
     pub(crate) fn run_local_until(&mut self, t: SimTime) -> bool {
         let stop = t.min(self.end);
-        if self.watchdog.stalled.is_some() || self.models.deadlocks.stopped_at.is_some() {
+        if self.watchdog.stalled.is_some() || self.models.stopped_at().is_some() {
             return false;
         }
         loop {
@@ -228,7 +228,7 @@ impl Simulation {
     /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.
     pub(crate) fn periodic_due(&self) -> SimTime {
         let ff = self.ff.as_ref().map_or(SimTime::MAX, |f| f.next_check());
-        self.rec.next_sample.min(self.models.next_poll()).min(self.rec.io_next).min(self.models.deadlocks.next).min(ff)
+        self.rec.next_sample.min(self.models.next_poll()).min(self.rec.io_next).min(self.models.next_check()).min(ff)
     }
 
     /// The samples, watchdog polls, storage KPI rows and deadlock checks due at `t`, in
@@ -250,11 +250,11 @@ impl Simulation {
         if self.ff.as_ref().is_some_and(|f| f.next_check() == t) {
             self.ff_flow_check(t);
         }
-        if self.models.deadlocks.next != t {
+        if self.models.next_check() != t {
             return false;
         }
         let fabrics = [&self.fx];
-        self.models.deadlocks.check(&crate::models::pfc::deadlock::Worlds { fabrics: &fabrics, part: &[] })
+        self.models.checks_due(t, &crate::net::fabric::Worlds { fabrics: &fabrics, part: &[] })
     }
 
     #[inline(always)]

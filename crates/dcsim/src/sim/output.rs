@@ -51,7 +51,7 @@ fn canonical_logs(s: &mut Simulation) {
 
 pub(super) fn finish(s: &mut Simulation) -> Results {
     // A run stopped at a deadlock ends there.
-    let end = if s.models.deadlocks.stopped_at.is_some() { s.clock.min(s.end) } else { s.end };
+    let end = if s.models.stopped_at().is_some() { s.clock.min(s.end) } else { s.end };
     // Close what is still open at the end: pauses and goodput bins.
     for (p, port) in s.fx.ports.iter().enumerate() {
         for prio in 0..8 {

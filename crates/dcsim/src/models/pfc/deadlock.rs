@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ids::PortId;
-use crate::net::fabric::Fabric;
+use crate::net::fabric::Worlds;
 use crate::units::SimTime;
 
 /// One egress queue: (port id, priority).
@@ -59,27 +59,6 @@ impl DeadlockDetector {
             found: Vec::new(),
             stopped_at: None,
         }
-    }
-}
-
-/// The fabric as the detector reads it: one world, or the partitions of a parallel run
-/// (each port read from the partition that runs its node).
-pub struct Worlds<'a> {
-    /// Each partition's fabric (one in a one-thread run).
-    pub fabrics: &'a [&'a Fabric],
-    /// The partition of each node (empty: one world).
-    pub part: &'a [u16],
-}
-
-impl<'a> Worlds<'a> {
-    /// The world that runs port `p`'s node.
-    #[inline]
-    fn at(&self, p: u32) -> &'a Fabric {
-        if self.part.is_empty() {
-            return self.fabrics[0];
-        }
-        let node = self.fabrics[0].ports[p as usize].node;
-        self.fabrics[self.part[node.idx()] as usize]
     }
 }
 

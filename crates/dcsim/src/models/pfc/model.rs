@@ -161,6 +161,18 @@ impl FabricModel for DeadlockDetector {
         self.next = self.next.later(by);
     }
 
+    fn next_check(&self) -> crate::units::SimTime {
+        self.next
+    }
+
+    fn check_fabric(&mut self, w: &crate::net::fabric::Worlds) -> bool {
+        DeadlockDetector::check(self, w)
+    }
+
+    fn stopped_at(&self) -> Option<crate::units::SimTime> {
+        self.stopped_at
+    }
+
     fn new(ctx: &mut BuildCtx) -> Self {
         let pfc = &ctx.plan.switch.pfc;
         DeadlockDetector::new(pfc.deadlock_check.filter(|_| pfc.mode != FlowControl::None), pfc.deadlock_stop)

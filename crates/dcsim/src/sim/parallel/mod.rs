@@ -179,7 +179,7 @@ impl Simulation {
     /// `run_until` of a parallel run, on its first partition.
     pub(super) fn run_parallel(&mut self, t: SimTime) -> bool {
         let stop = t.min(self.end);
-        if self.watchdog.stalled.is_some() || self.models.deadlocks.stopped_at.is_some() {
+        if self.watchdog.stalled.is_some() || self.models.stopped_at().is_some() {
             return false;
         }
         let mut par = self.part.par.take().expect("a parallel run");
@@ -337,7 +337,7 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
                 let first: &mut Simulation = first;
                 let fabrics: Vec<&crate::net::fabric::Fabric> = std::iter::once(&first.fx).chain(rest.iter().map(|g| &g.fx)).collect();
                 first.models.deadlocks.next = SimTime(check);
-                let stopped = first.models.deadlocks.check(&crate::models::pfc::deadlock::Worlds { fabrics: &fabrics, part });
+                let stopped = first.models.deadlocks.check(&crate::net::fabric::Worlds { fabrics: &fabrics, part });
                 shared.deadlock_next.store(first.models.deadlocks.next.0, Ordering::Relaxed);
                 first.models.deadlocks.next = SimTime::MAX;
                 if stopped {
