@@ -228,7 +228,10 @@ impl Simulation {
     /// The earliest of the next sample, watchdog poll, storage KPI row and deadlock check.
     pub(crate) fn periodic_due(&self) -> SimTime {
         let ff = self.ff.as_ref().map_or(SimTime::MAX, |f| f.next_check());
-        self.rec.next_sample.min(self.models.next_poll()).min(self.rec.io_next).min(self.models.next_check()).min(ff)
+        // A parallel run's partitions leave the checks over the whole fabric to the
+        // rounds, which run them over all partitions at once (`sim/parallel`).
+        let check = if self.part.owned.is_empty() { self.models.next_check() } else { SimTime::MAX };
+        self.rec.next_sample.min(self.models.next_poll()).min(self.rec.io_next).min(check).min(ff)
     }
 
     /// The samples, watchdog polls, storage KPI rows and deadlock checks due at `t`, in
@@ -250,7 +253,7 @@ impl Simulation {
         if self.ff.as_ref().is_some_and(|f| f.next_check() == t) {
             self.ff_flow_check(t);
         }
-        if self.models.next_check() != t {
+        if !self.part.owned.is_empty() || self.models.next_check() != t {
             return false;
         }
         let fabrics = [&self.fx];

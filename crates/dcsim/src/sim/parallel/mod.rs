@@ -53,8 +53,6 @@ pub(crate) struct Parallel {
     pub part: Vec<u16>,
     /// How far a partition may run ahead of the earliest pending event.
     pub lookahead: SimTime,
-    /// The next deadlock check (`SimTime::MAX`: none), run between rounds.
-    pub deadlock_next: SimTime,
 }
 
 /// A frame posted to another partition: when and where it arrives; its INT stack, if it
@@ -141,7 +139,6 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
     for _ in 1..parts {
         others.push(super::build::build(plan)?);
     }
-    let deadlock_next = sim.models.deadlocks.next;
     for (i, s) in std::iter::once(&mut *sim).chain(others.iter_mut()).enumerate() {
         s.part.owned = part.iter().map(|&p| p as usize == i).collect();
         for p in 0..s.fx.ports.len() {
@@ -150,14 +147,14 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
         }
         let (owners, owned) = (&s.owners, &s.part.owned);
         s.fx.q.retain(|ev| owned[owners.of(ev) as usize]);
-        // The deadlock check runs between rounds, over all partitions.
-        s.models.deadlocks.next = SimTime::MAX;
+        // (The models' checks over the whole fabric, the deadlock detector's, run between
+        // rounds over all partitions, on the first partition's models: `periodic_due`.)
     }
     if debug() {
         let counts: Vec<usize> = (0..parts).map(|i| part.iter().filter(|&&p| p as usize == i).count()).collect();
         eprintln!("partitions {counts:?} lookahead {lookahead:?}");
     }
-    sim.part.par = Some(Box::new(Parallel { others, part, lookahead, deadlock_next }));
+    sim.part.par = Some(Box::new(Parallel { others, part, lookahead }));
     Ok(())
 }
 
@@ -168,7 +165,8 @@ struct Shared {
     next: Vec<AtomicU64>,
     /// Mail from partition i to j at `i * n + j`.
     mail: Vec<Mutex<Post>>,
-    deadlock_next: AtomicU64,
+    /// The models' next check over the whole fabric (the first partition's).
+    check_next: AtomicU64,
     /// A partition's clock stopped advancing (set during a round, read after it).
     stalled: AtomicBool,
     /// A deadlock stopped the run (set by the check between rounds, read after it).
@@ -188,7 +186,7 @@ impl Simulation {
             barrier: SpinBarrier::new(n),
             next: (0..n).map(|_| AtomicU64::new(0)).collect(),
             mail: (0..n * n).map(|_| Mutex::new(Post::default())).collect(),
-            deadlock_next: AtomicU64::new(par.deadlock_next.0),
+            check_next: AtomicU64::new(self.models.next_check().0),
             stalled: AtomicBool::new(false),
             halt: AtomicBool::new(false),
         };
@@ -205,7 +203,6 @@ impl Simulation {
                 rounds(0, &sims, &shared, part, window, stop);
             });
         }
-        par.deadlock_next = SimTime(shared.deadlock_next.load(Ordering::Relaxed));
         let halted = shared.halt.load(Ordering::Relaxed) || shared.stalled.load(Ordering::Relaxed);
         let pending = !self.fx.q.is_empty() || par.others.iter().any(|s| !s.fx.q.is_empty());
         self.part.par = Some(par);
@@ -312,7 +309,7 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
         }
         timing.time(true, || shared.barrier.wait());
         let t = shared.next.iter().map(|x| x.load(Ordering::Relaxed)).min().unwrap();
-        let check = shared.deadlock_next.load(Ordering::Relaxed);
+        let check = shared.check_next.load(Ordering::Relaxed);
         if t > stop.0 && check > stop.0 {
             break;
         }
@@ -336,10 +333,8 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
                 let (first, rest) = guards.split_first_mut().unwrap();
                 let first: &mut Simulation = first;
                 let fabrics: Vec<&crate::net::fabric::Fabric> = std::iter::once(&first.fx).chain(rest.iter().map(|g| &g.fx)).collect();
-                first.models.deadlocks.next = SimTime(check);
-                let stopped = first.models.deadlocks.check(&crate::net::fabric::Worlds { fabrics: &fabrics, part });
-                shared.deadlock_next.store(first.models.deadlocks.next.0, Ordering::Relaxed);
-                first.models.deadlocks.next = SimTime::MAX;
+                let stopped = first.models.checks_due(SimTime(check), &crate::net::fabric::Worlds { fabrics: &fabrics, part });
+                shared.check_next.store(first.models.next_check().0, Ordering::Relaxed);
                 if stopped {
                     // As one world ends such a run: at the check.
                     first.clock = SimTime(check);
