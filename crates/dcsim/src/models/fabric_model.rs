@@ -321,6 +321,84 @@ pub(crate) trait FabricModel: Sized {
         None
     }
 
+    /// Whether `at_host` acts in this run: the world tests one flag per frame reaching a
+    /// host (the same as for `input_freed`: a NIC consuming a frame frees its input
+    /// buffer).
+    fn wants_at_host(&self) -> bool {
+        false
+    }
+
+    /// A frame `id` reached host port `p`: true if the model took it (queued it at the
+    /// NIC, or dropped it with `After::Drop`); the first model that takes it decides, and
+    /// the NIC consumes a frame no model takes (one queued goes on with `After::Deliver`).
+    fn at_host(&mut self, _fx: &mut Fabric, _p: PortId, _id: PktId) -> bool {
+        false
+    }
+
+    /// Whether `data_started` acts in this run (one flag per data frame sent).
+    fn wants_data_started(&self) -> bool {
+        false
+    }
+
+    /// A data frame of priority `prio`, `wire` bytes on the wire (preamble and gap
+    /// included), starts on port `p`.
+    fn data_started(&mut self, _fx: &mut Fabric, _p: PortId, _prio: u8, _wire: u64) {}
+
+    /// Whether `input_freed` acts in this run (one flag per frame leaving a switch or
+    /// consumed by a NIC).
+    fn wants_input_freed(&self) -> bool {
+        false
+    }
+
+    /// A data frame of priority `prio` (`wire` bytes on the wire) that came in through
+    /// port `p` left that port's input buffer: sent on, dropped at the switch, or
+    /// consumed by the host's NIC.
+    fn input_freed(&mut self, _fx: &mut Fabric, _p: PortId, _prio: u8, _wire: u64) {}
+
+    /// Whether `data_lost` acts in this run.
+    fn wants_data_lost(&self) -> bool {
+        false
+    }
+
+    /// A data frame of priority `prio` (`wire` bytes on the wire) for port `p`'s input
+    /// buffer was lost on the wire (a failed link).
+    fn data_lost(&mut self, _fx: &mut Fabric, _p: PortId, _prio: u8, _wire: u64) {}
+
+    /// Whether switches leave it to this model to keep senders from overrunning their
+    /// input buffers (credits): a switch then sends no XOFF of its own.
+    fn replaces_xoff(&self) -> bool {
+        false
+    }
+
+    /// Whether `marked_arrived` acts in this run (one flag per CE-marked packet).
+    fn wants_marked_arrived(&self) -> bool {
+        false
+    }
+
+    /// A CE-marked data packet of flow `f` (`flow`: its ends) reached its receiver.
+    fn marked_arrived(&mut self, _fx: &mut Fabric, _f: FlowId, _flow: FlowInfo) {}
+
+    /// The reaction point of flow `f` asked for a probe (`CcCtx::send_probe`), at its
+    /// source.
+    fn probe_asked(&mut self, _fx: &mut Fabric, _f: FlowId, _flow: FlowInfo) {}
+
+    /// A probe or a probe's reply `pkt` (already freed) of a flow with ends `flow`
+    /// reached a host. A rate for the flow's reaction point goes as `After::Feedback`.
+    fn probe_arrived(&mut self, _fx: &mut Fabric, _pkt: &Packet, _flow: FlowInfo) {}
+
+    /// A setting changed between steps of a run (`Simulation::set_ecn`): `apply` false
+    /// checks it (errors `path: reason`), true applies it (checked before). `None`: not
+    /// this model's setting (the first model that answers decides).
+    fn change(&mut self, _fx: &Fabric, _s: &Setting, _apply: bool) -> Option<crate::Result<()>> {
+        None
+    }
+
+    /// The RED marking thresholds (kmin, kmax, pmax) port `p` uses now, if this model
+    /// marks there.
+    fn red_thresholds(&self, _p: u32) -> Option<(u64, u64, f64)> {
+        None
+    }
+
     /// When the model's next check of the whole fabric is due (`SimTime::MAX`: never).
     /// Like a poll it is not an event; unlike one it reads every partition of a parallel
     /// run at once, so it runs between rounds, on the first partition's models.
@@ -398,6 +476,13 @@ impl<'a> Worlds<'a> {
         let node = self.fabrics[0].ports[p as usize].node;
         self.fabrics[self.part[node.idx()] as usize]
     }
+}
+
+/// A setting the caller of a run changes between its steps (the Python `Stepper`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Setting<'a> {
+    /// RED marking thresholds on the switch ports `ports` (port ids; `None`: every one).
+    Red { kmin: u64, kmax: u64, pmax: f64, ports: Option<&'a [u32]> },
 }
 
 /// What a model's event hook is given beside the fabric and its own state.

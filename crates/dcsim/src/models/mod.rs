@@ -179,6 +179,8 @@ fabric_models! {
     load_balancing: load_balancing::LoadBalancing,
     /// The Ultra Ethernet transport's checks and warnings (`uet/checks.rs`).
     uet: uet::Uet,
+    /// FECN's probes between a flow's hosts (`fecn/probes.rs`).
+    fecn_probes: fecn::probes::FecnProbes,
     /// The worked example of "How to add a fabric model" (unit tests only).
     #[cfg(test)]
     every_nth: every_nth::EveryNth,

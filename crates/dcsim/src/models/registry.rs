@@ -402,7 +402,86 @@ macro_rules! fabric_models {
                 $( $(#[cfg($cfg)])? if let Some(t) = $crate::models::fabric_model::FabricModel::lossless_text(&self.$name) { return t; } )*
                 "no priority".to_string()
             }
-            /// The earliest of the models' next whole-fabric checks.
+            /// Whether some model acts on frames reaching a host.
+            pub fn wants_at_host(&self) -> bool {
+                let mut any = false;
+                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_at_host(&self.$name); } )*
+                any
+            }
+            /// A frame reached host port `p`: true if a model took it (the first that does,
+            /// in the list's order), else the NIC consumes it.
+            #[inline]
+            pub fn at_host(&mut self, fx: &mut $crate::net::fabric::Fabric, p: $crate::ids::PortId, id: $crate::ids::PktId) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::at_host(&mut self.$name, fx, p, id) { return true; } )*
+                false
+            }
+            /// Whether some model acts on data frames starting on a port.
+            pub fn wants_data_started(&self) -> bool {
+                let mut any = false;
+                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_data_started(&self.$name); } )*
+                any
+            }
+            /// A data frame starts on port `p`: every model's hook, in the list's order.
+            #[inline]
+            pub fn data_started(&mut self, fx: &mut $crate::net::fabric::Fabric, p: $crate::ids::PortId, prio: u8, wire: u64) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::data_started(&mut self.$name, fx, p, prio, wire); )*
+            }
+            /// Whether some model acts on data frames leaving an input buffer.
+            pub fn wants_input_freed(&self) -> bool {
+                let mut any = false;
+                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_input_freed(&self.$name); } )*
+                any
+            }
+            /// A data frame left port `p`'s input buffer: every model's hook, in order.
+            #[inline]
+            pub fn input_freed(&mut self, fx: &mut $crate::net::fabric::Fabric, p: $crate::ids::PortId, prio: u8, wire: u64) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::input_freed(&mut self.$name, fx, p, prio, wire); )*
+            }
+            /// Whether some model acts on data frames lost on the wire.
+            pub fn wants_data_lost(&self) -> bool {
+                let mut any = false;
+                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_data_lost(&self.$name); } )*
+                any
+            }
+            /// A data frame for port `p`'s input buffer was lost on the wire: every
+            /// model's hook, in order.
+            pub fn data_lost(&mut self, fx: &mut $crate::net::fabric::Fabric, p: $crate::ids::PortId, prio: u8, wire: u64) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::data_lost(&mut self.$name, fx, p, prio, wire); )*
+            }
+            /// Whether a model keeps senders from overrunning switch input buffers
+            /// (switches then send no XOFF of their own).
+            pub fn replaces_xoff(&self) -> bool {
+                let mut any = false;
+                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::replaces_xoff(&self.$name); } )*
+                any
+            }
+            /// Whether some model acts on CE-marked packets reaching their receiver.
+            pub fn wants_marked_arrived(&self) -> bool {
+                let mut any = false;
+                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_marked_arrived(&self.$name); } )*
+                any
+            }
+            /// A CE-marked data packet of flow `f` reached its receiver: every model's
+            /// hook, in order.
+            #[inline]
+            pub fn marked_arrived(&mut self, fx: &mut $crate::net::fabric::Fabric, f: $crate::ids::FlowId, flow: $crate::models::fabric_model::FlowInfo) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::marked_arrived(&mut self.$name, fx, f, flow); )*
+            }
+            /// Flow `f`'s reaction point asked for a probe: every model's hook, in order.
+            pub fn probe_asked(&mut self, fx: &mut $crate::net::fabric::Fabric, f: $crate::ids::FlowId, flow: $crate::models::fabric_model::FlowInfo) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::probe_asked(&mut self.$name, fx, f, flow); )*
+            }
+            /// A probe (or its reply) reached a host: every model's hook, in order.
+            pub fn probe_arrived(&mut self, fx: &mut $crate::net::fabric::Fabric, pkt: &$crate::net::packet::Packet, flow: $crate::models::fabric_model::FlowInfo) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::probe_arrived(&mut self.$name, fx, pkt, flow); )*
+            }
+            /// A setting changed between steps of a run: checked (`apply` false) or applied
+            /// by the first model that takes it.
+            pub fn change(&mut self, fx: &$crate::net::fabric::Fabric, s: &$crate::models::fabric_model::Setting, apply: bool) -> $crate::Result<()> {
+                $( $(#[cfg($cfg)])? if let Some(r) = $crate::models::fabric_model::FabricModel::change(&mut self.$name, fx, s, apply) { return r; } )*
+                Err($crate::error::Error::scenario("setting", format!("no fabric model of this run takes {s:?}")))
+            }
+            /// The earliest of the models' next checks of the whole fabric.
             pub fn next_check(&self) -> $crate::units::SimTime {
                 let mut t = $crate::units::SimTime::MAX;
                 $( $(#[cfg($cfg)])? { t = t.min($crate::models::fabric_model::FabricModel::next_check(&self.$name)); } )*
@@ -525,6 +604,11 @@ macro_rules! fabric_models {
             /// A NAK that answered a trimmed header made the sender of `f` resend `n` packets.
             pub fn header_nak_answered(&mut self, f: $crate::ids::FlowId, n: u64) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::header_nak_answered(&mut self.$name, f, n); )*
+            }
+            /// The RED thresholds port `p` uses now: the first model that marks there.
+            pub fn red_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
+                $( $(#[cfg($cfg)])? if let Some(t) = $crate::models::fabric_model::FabricModel::red_thresholds(&self.$name, p) { return Some(t); } )*
+                None
             }
         }
 

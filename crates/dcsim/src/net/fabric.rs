@@ -10,7 +10,7 @@
 use crate::event::EventQueue;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::mmu::Mmu;
-use crate::net::packet::PacketPool;
+use crate::net::packet::{Feedback, PacketPool};
 use crate::net::port::{Node, Port};
 use crate::net::queue::EgressQueues;
 use crate::net::routing::Routing;
@@ -18,7 +18,7 @@ use crate::net::stats::PrioCounters;
 use crate::units::SimTime;
 
 /// What a hook asks the world to do once it returns.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub enum After {
     /// Let the (idle) transmitter of the port pick its next frame.
     Kick(PortId),
@@ -39,6 +39,12 @@ pub enum After {
     /// A frame a model made in place of another (a trimmed header) takes the switch's
     /// data path again, as if it had just come in through the port.
     Receive(PortId, PktId),
+    /// A frame a model took is lost (counted at its port by the model): counted against
+    /// its flow if it is data, then freed.
+    Drop(PktId),
+    /// Feedback for a flow's reaction point (a FECN probe's rate), unless its source
+    /// has stopped.
+    Feedback(FlowId, Feedback),
 }
 
 pub struct Fabric {

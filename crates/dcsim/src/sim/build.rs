@@ -16,7 +16,7 @@ use crate::net::packet::{PacketPool, PktFifo};
 use crate::net::queue::EgressQueues;
 use crate::net::routing::{Graph, RouteInputs, Routing};
 use crate::net::stats::PrioCounters;
-use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan, Transport};
+use crate::plan::{BufferPlan, NodeKind, Plan, Transport};
 use crate::units::{LinkRate, Rate, SimTime};
 
 pub(super) fn build(plan: &Plan) -> Result<Simulation> {
@@ -278,7 +278,11 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     };
     let models = FabricModels::new(&mut ctx);
     let failures = models.link_faults.active;
-    let nic_rx_extras = models.rx.on || plan.switch.pfc.mode == FlowControl::IbCredits;
+    // The host and port hooks' flags, one per hook, tested where frames pass.
+    let freed_hooks = models.wants_input_freed();
+    let host_hooks = models.wants_at_host() || freed_hooks;
+    let (started_hooks, lost_hooks) = (models.wants_data_started(), models.wants_data_lost());
+    let (marked_hooks, switch_xoff) = (models.wants_marked_arrived(), !models.replaces_xoff());
     let mut sim = Simulation {
         end: plan.duration,
         host: plan.host.clone(),
@@ -292,7 +296,12 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             dequeue_hooks: false,
             switch_hooks: Default::default(),
             sender_hooks: Default::default(),
-            nic_rx_extras,
+            host_hooks,
+            started_hooks,
+            freed_hooks,
+            lost_hooks,
+            marked_hooks,
+            switch_xoff,
             rto_lossless: failures,
             prefetch_ports: n_ports >= super::prefetch::MIN_PORTS,
             quiet_tx: !failures,

@@ -1,15 +1,15 @@
 //! Where the world runs the fabric models' hooks (`models/`, each taking the fabric and its
 //! own state) and does what they ask of it afterwards (`After`): their events and
 //! link-level frames through the list's dispatch (`FabricModels::on_event`, `on_frame`),
-//! and the hooks not generated yet by name.
+//! and the hooks at hosts and ports (`at_host`, `data_started`, `input_freed`,
+//! `data_lost`, `marked_arrived`, `probe_asked`, `probe_arrived`), each behind one flag of
+//! `Setup` where it is on the path of every frame.
 
 use super::{After, Simulation};
 use crate::event::ModelEvent;
 use crate::ids::{FlowId, PktId, PortId};
-use crate::models::fabric_model::{EventCtx, FlowInfo};
-use crate::models::rx_buffer::world::RxIn;
+use crate::models::fabric_model::{EventCtx, FlowInfo, Setting};
 use crate::models::FabricModels;
-use crate::models::Feedback;
 use crate::net::packet::Packet;
 use crate::units::SimTime;
 
@@ -18,19 +18,19 @@ impl Simulation {
     /// `ports` (port ids; `None`: every switch port). Frames queued from now on are
     /// judged by them; nothing already marked changes.
     pub fn set_ecn(&mut self, kmin: u64, kmax: u64, pmax: f64, ports: Option<&[u32]>) -> crate::error::Result<()> {
-        self.models.marking.check_thresholds(&self.fx, kmin, kmax, pmax, ports)?;
-        let th = crate::models::ecn::marker::Thresholds { kmin, kmax, pmax };
-        self.models.marking.apply_thresholds(&self.fx, th, ports);
+        let s = Setting::Red { kmin, kmax, pmax, ports };
+        self.models.change(&self.fx, &s, false)?;
+        self.models.change(&self.fx, &s, true)?;
         // Each partition of a parallel run marks at its own ports.
         for other in self.part.par.iter_mut().flat_map(|p| p.others.iter_mut()) {
-            other.models.marking.apply_thresholds(&other.fx, th, ports);
+            other.models.change(&other.fx, &s, true)?;
         }
         Ok(())
     }
 
     /// The RED thresholds port `p` uses now, if ECN marking is on.
     pub fn ecn_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
-        self.models.marking.thresholds(p)
+        self.models.red_thresholds(p)
     }
 
     /// A fabric model's event: its hook (through the list's dispatch), then what it asked
@@ -78,6 +78,12 @@ impl Simulation {
                         self.storm_drop(p, prio, item.id);
                     }
                 }
+                After::Drop(id) => {
+                    let pkt = *self.fx.pool.get(id);
+                    self.count_drop(&pkt);
+                    self.fx.pool.free(id);
+                }
+                After::Feedback(f, fb) => self.feedback_to(f, fb),
                 After::Refresh(p, class) => {
                     let resume = self.models.ingress_under_xon(&self.fx, p, class);
                     self.send_pfc(p, class, !resume);
@@ -136,77 +142,84 @@ impl Simulation {
         self.fx.pool.free(id);
     }
 
-    /// IB credits: a data frame of `wire` bytes and VL `vl` starts on port `p`.
+    /// A flow's ends and priority, as its frames' headers say.
     #[inline]
-    pub(crate) fn ib_on_send(&mut self, p: PortId, vl: u8, wire: u64) {
-        self.models.ib.on_send(&mut self.fx, p, vl, wire);
+    fn flow_info(&self, f: FlowId) -> FlowInfo {
+        let h = &self.flows[f.idx()];
+        FlowInfo { src: h.src, dst: h.dst, prio: h.prio }
     }
 
-    /// IB credits: a data frame of `wire` bytes and VL `vl` left port `p`'s input buffer.
-    pub(crate) fn ib_on_free(&mut self, p: PortId, vl: u8, wire: u64) {
+    /// A data frame of `wire` bytes and priority `prio` starts on port `p`: the models'
+    /// `data_started` (the caller tests `setup.started_hooks`).
+    #[inline]
+    pub(crate) fn data_started(&mut self, p: PortId, prio: u8, wire: u64) {
         let mark = self.fx.after.len();
-        self.models.ib.on_free(&mut self.fx, p, vl, wire);
+        self.models.data_started(&mut self.fx, p, prio, wire);
+        self.run_after(mark);
+    }
+
+    /// A data frame of `wire` bytes and priority `prio` left port `p`'s input buffer: the
+    /// models' `input_freed` (the caller tests `setup.freed_hooks`).
+    pub(crate) fn input_freed(&mut self, p: PortId, prio: u8, wire: u64) {
+        let mark = self.fx.after.len();
+        self.models.input_freed(&mut self.fx, p, prio, wire);
         self.run_after(mark);
     }
 
     /// A switch dropped a frame that had come in through `p` (no route, a dead port, the
-    /// PFC watchdog): its input-buffer space is free again, and its credits go back.
+    /// PFC watchdog): a data frame's input-buffer space is free again.
     #[inline]
-    pub(crate) fn ib_on_dropped(&mut self, p: PortId, pkt: &Packet) {
-        if self.models.ib.on && !pkt.is_control() {
-            self.ib_on_free(p, pkt.prio, pkt.frame as u64 + self.fx.preamble as u64);
+    pub(crate) fn input_dropped(&mut self, p: PortId, pkt: &Packet) {
+        if self.setup.freed_hooks && !pkt.is_control() {
+            self.input_freed(p, pkt.prio, pkt.frame as u64 + self.fx.preamble as u64);
         }
     }
 
-    /// IB credits: a data frame for port `p`'s input buffer was lost on the wire.
-    pub(crate) fn ib_on_lost(&mut self, p: PortId, vl: u8, wire: u64) {
-        self.models.ib.on_lost(p, vl, wire);
-    }
-
-    /// A frame reached host port `p` of a run with NIC receive buffers.
-    pub(crate) fn rx_arrive(&mut self, p: PortId, id: PktId) {
+    /// A data frame of `wire` bytes and priority `prio` for port `p`'s input buffer was
+    /// lost on the wire: the models' `data_lost` (the caller tests `setup.lost_hooks`).
+    pub(crate) fn data_lost(&mut self, p: PortId, prio: u8, wire: u64) {
         let mark = self.fx.after.len();
-        match self.models.rx.arrive(&mut self.fx, p, id) {
-            RxIn::Direct => self.nic_consume(p, id),
-            RxIn::Dropped(pkt) => {
-                self.count_drop(&pkt);
-            }
-            RxIn::Queued => {}
-        }
+        self.models.data_lost(&mut self.fx, p, prio, wire);
         self.run_after(mark);
     }
 
-    /// A FECN source sends a probe for flow `f` (`models/fecn/probes.rs`).
+    /// A frame reached host port `p` of a run whose models act there (`setup.host_hooks`):
+    /// the first model that takes it decides, else the NIC consumes it.
+    pub(crate) fn host_arrival(&mut self, p: PortId, id: PktId) {
+        let mark = self.fx.after.len();
+        let taken = self.models.at_host(&mut self.fx, p, id);
+        self.run_after(mark);
+        if !taken {
+            self.nic_consume(p, id);
+        }
+    }
+
+    /// Flow `f`'s reaction point asked for a probe: the models' `probe_asked`.
     pub(crate) fn send_probe(&mut self, f: FlowId) {
-        let (src, dst) = (self.flows[f.idx()].src, self.flows[f.idx()].dst);
+        let flow = self.flow_info(f);
         let mark = self.fx.after.len();
-        crate::models::fecn::probes::send_probe(&mut self.fx, f, src, dst);
+        self.models.probe_asked(&mut self.fx, f, flow);
         self.run_after(mark);
     }
 
-    /// A FECN probe or its reply reached a host; the source's reaction point takes the
-    /// rate a reply brings back, unless the source has stopped.
+    /// A probe or its reply reached a host: the models' `probe_arrived` (a rate for the
+    /// source's reaction point comes back as `After::Feedback`).
     pub(crate) fn on_probe(&mut self, pkt: &Packet) {
-        let f = pkt.flow;
-        let (src, dst) = (self.flows[f.idx()].src, self.flows[f.idx()].dst);
+        let flow = self.flow_info(pkt.flow);
         let mark = self.fx.after.len();
-        let rate = crate::models::fecn::probes::on_probe(&mut self.fx, pkt, src, dst);
+        self.models.probe_arrived(&mut self.fx, pkt, flow);
         self.run_after(mark);
-        if let Some(rate) = rate {
-            if self.senders.get(f.idx()).is_some_and(|s| !s.done) {
-                self.flow_stats[f.idx()].feedback_rx += 1;
-                self.cc_hook(f, |cc, ctx| cc.on_feedback(ctx, Feedback::FecnRate { rate }));
-            }
-        }
     }
 
-    /// The receiver of flow `f` got a CE-marked data packet (`models/ecn/cnp.rs`).
+    /// The receiver of flow `f` got a CE-marked data packet: counted, then the models'
+    /// `marked_arrived` (a CNP to send).
     pub(crate) fn on_marked(&mut self, f: FlowId) {
         self.flow_stats[f.idx()].marked_rx += 1;
-        let mark = self.fx.after.len();
-        let h = &self.flows[f.idx()];
-        let flow = FlowInfo { src: h.src, dst: h.dst, prio: h.prio };
-        self.models.cnp.on_marked(&mut self.fx, f, flow);
-        self.run_after(mark);
+        if self.setup.marked_hooks {
+            let flow = self.flow_info(f);
+            let mark = self.fx.after.len();
+            self.models.marked_arrived(&mut self.fx, f, flow);
+            self.run_after(mark);
+        }
     }
 }

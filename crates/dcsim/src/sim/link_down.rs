@@ -58,16 +58,17 @@ impl Simulation {
     }
 
     /// Whether the frame `id` arriving at port `p` was lost on the wire of a failed link;
-    /// if so it is dropped (with IB credits, its buffer space goes back as credits).
+    /// if so it is dropped (a data frame through the models' `data_lost`: IB credits count
+    /// its blocks as returned).
     #[inline]
     pub(crate) fn lost_on_wire(&mut self, p: PortId, id: PktId) -> bool {
         if !self.models.link_faults.lost_on_wire(&self.fx, p, id) {
             return false;
         }
         if self.fx.pool.get(id).kind == PktKind::Data {
-            if self.models.ib.on {
+            if self.setup.lost_hooks {
                 let k = *self.fx.pool.get(id);
-                self.ib_on_lost(p, k.prio, k.frame as u64 + self.fx.preamble as u64);
+                self.data_lost(p, k.prio, k.frame as u64 + self.fx.preamble as u64);
             }
             self.lose_data(id);
         } else {

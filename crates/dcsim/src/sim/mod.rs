@@ -435,13 +435,13 @@ impl Simulation {
         }
     }
 
-    /// The NIC hands a received frame to the transport; with IB credits its input buffer
-    /// space goes back to the sender as credits now.
+    /// The NIC hands a received frame to the transport; a data frame's input buffer space
+    /// is free now (with IB credits, it goes back to the sender as credits).
     pub(crate) fn nic_consume(&mut self, p: PortId, pkt: PktId) {
-        if self.models.ib.on {
+        if self.setup.freed_hooks {
             let k = *self.fx.pool.get(pkt);
             if !k.is_control() {
-                self.ib_on_free(p, k.prio, k.frame as u64 + self.fx.preamble as u64);
+                self.input_freed(p, k.prio, k.frame as u64 + self.fx.preamble as u64);
             }
         }
         self.host_receive(p, pkt);
@@ -458,8 +458,8 @@ impl Simulation {
             _ => {}
         }
         if self.fx.ports[p.idx()].host {
-            if self.setup.nic_rx_extras {
-                self.rx_arrive(p, pkt);
+            if self.setup.host_hooks {
+                self.host_arrival(p, pkt);
             } else {
                 self.host_receive(p, pkt);
             }
@@ -493,8 +493,8 @@ impl Simulation {
                 let c = &mut self.fx.prio_stats[p.idx() * 8 + prio as usize];
                 c.tx_bytes += frame as u64;
                 c.tx_pkts += 1;
-                if self.models.ib.on {
-                    self.ib_on_send(p, prio, wire as u64);
+                if self.setup.started_hooks {
+                    self.data_started(p, prio, wire as u64);
                 }
             }
         }

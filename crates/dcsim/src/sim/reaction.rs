@@ -6,7 +6,7 @@ use super::{QpState, Sender, Simulation};
 use crate::event::Event;
 use crate::ids::FlowId;
 use crate::models::{Cc, CcCtx};
-use crate::net::packet::Packet;
+use crate::net::packet::{Feedback, Packet};
 use crate::rng::{keyed, unit};
 use crate::units::{Rate, SimTime};
 
@@ -22,12 +22,17 @@ impl Simulation {
 
     /// A feedback frame (QCN CNM, BCN, BCN00) reached the source host.
     pub(crate) fn on_feedback_frame(&mut self, pkt: &Packet) {
-        if self.senders.get(pkt.flow.idx()).is_none_or(|s| s.done) {
+        self.feedback_to(pkt.flow, pkt.feedback_of());
+    }
+
+    /// Feedback for flow `f`'s reaction point: a feedback frame's, or a rate a fabric
+    /// model brings back (`After::Feedback`: a FECN probe's).
+    pub(crate) fn feedback_to(&mut self, f: FlowId, fb: Feedback) {
+        if self.senders.get(f.idx()).is_none_or(|s| s.done) {
             return; // the source has stopped: nothing to regulate
         }
-        let fb = pkt.feedback_of();
-        self.flow_stats[pkt.flow.idx()].feedback_rx += 1;
-        self.cc_hook(pkt.flow, |cc, ctx| cc.on_feedback(ctx, fb));
+        self.flow_stats[f.idx()].feedback_rx += 1;
+        self.cc_hook(f, |cc, ctx| cc.on_feedback(ctx, fb));
     }
 
     pub(crate) fn on_cc_timer(&mut self, f: FlowId, kind: u8, gen: u32) {

@@ -20,7 +20,7 @@ impl Simulation {
             self.fx.routing.route(node, pkt.dst, pkt.flow.0)
         };
         if self.models.link_faults.active && self.link_unusable(out) {
-            self.ib_on_dropped(in_port, &pkt);
+            self.input_dropped(in_port, &pkt);
             self.drop_at_unusable(out, id);
             return;
         }
@@ -39,7 +39,7 @@ impl Simulation {
         }
         let prio = pkt.prio;
         if hooks.refuses && self.models.refuses(&mut self.fx, out, prio, &pkt) {
-            self.ib_on_dropped(in_port, &pkt);
+            self.input_dropped(in_port, &pkt);
             self.count_drop(&pkt);
             self.fx.pool.free(id);
             return;
@@ -77,8 +77,8 @@ impl Simulation {
             self.run_after(mark);
         }
 
-        // Credits need no XOFF: the sender cannot overrun the input buffer.
-        if lossless && !self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.over_xoff(in_port, class) && !self.models.ib.on {
+        // Under credits no XOFF: the sender cannot overrun the input buffer.
+        if lossless && !self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.over_xoff(in_port, class) && self.setup.switch_xoff {
             self.send_pfc(in_port, class, true);
         }
         self.switch_try_send(out);
@@ -106,7 +106,7 @@ impl Simulation {
 
     pub(crate) fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {
         let pkt = *self.fx.pool.get(id);
-        self.ib_on_dropped(in_port, &pkt);
+        self.input_dropped(in_port, &pkt);
         self.fx.prio_stats[in_port.idx() * 8 + prio as usize].drops[reason as usize] += 1;
         self.count_drop(&pkt);
         self.fx.pool.free(id);
@@ -189,8 +189,8 @@ impl Simulation {
     pub(crate) fn release_ingress(&mut self, in_port: PortId, prio: u8, size: u64) {
         let class = self.class_of(prio);
         self.fx.mmu.release(in_port, class, size);
-        if self.models.ib.on {
-            self.ib_on_free(in_port, prio, size + self.fx.preamble as u64);
+        if self.setup.freed_hooks {
+            self.input_freed(in_port, prio, size + self.fx.preamble as u64);
         }
         if self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.under_xon(in_port, class) {
             self.send_pfc(in_port, class, false);

@@ -152,6 +152,15 @@ impl crate::models::fabric_model::FabricModel for NotificationPoints {
         None
     }
 
+    /// Every marked packet meets its queue pair's notification point.
+    fn wants_marked_arrived(&self) -> bool {
+        true
+    }
+
+    fn marked_arrived(&mut self, fx: &mut Fabric, f: FlowId, flow: FlowInfo) {
+        self.on_marked(fx, f, flow);
+    }
+
     fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
         use crate::keys::Check;
         plan.host.cnp.check("host.cnp", &crate::keys::KeyCtx::NONE)

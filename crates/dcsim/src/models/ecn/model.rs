@@ -3,7 +3,7 @@
 
 use super::marking::Marking;
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, FlowEnds, NoSection, Tables};
+use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, FlowEnds, NoSection, Setting, Tables};
 use crate::models::rcm::detection::victim_by_time;
 use crate::net::fabric::Fabric;
 use crate::net::queue::Queued;
@@ -132,6 +132,21 @@ impl FabricModel for Marking {
         let port_nodes: Vec<u32> = ctx.ports.iter().map(|p| p.node.0).collect();
         let radix: Vec<u32> = ctx.ports.iter().map(|p| ctx.nodes[p.node.idx()].ports.len() as u32).collect();
         Marking::new(ctx.plan, ctx.port_rates, &port_nodes, &radix)
+    }
+
+    /// New RED thresholds during a run (seed 004's reconfiguration).
+    fn change(&mut self, fx: &Fabric, s: &Setting, apply: bool) -> Option<crate::Result<()>> {
+        match *s {
+            Setting::Red { kmin, kmax, pmax, ports } if apply => {
+                self.apply_thresholds(fx, super::marker::Thresholds { kmin, kmax, pmax }, ports);
+                Some(Ok(()))
+            }
+            Setting::Red { kmin, kmax, pmax, ports } => Some(self.check_thresholds(fx, kmin, kmax, pmax, ports)),
+        }
+    }
+
+    fn red_thresholds(&self, p: u32) -> Option<(u64, u64, f64)> {
+        self.thresholds(p)
     }
 
     fn tables(&self, fx: &Fabric, ends: FlowEnds, out: &mut Tables) {

@@ -1,16 +1,42 @@
 //! FECN probes at the hosts: a source sends a 64-byte probe toward its destination (the
 //! switch ports on its way lower the rate it carries, `ports.rs`); the destination
-//! reflects it, and the source takes the rate it brings back.
+//! reflects it, and the source's reaction point takes the rate it brings back. A line
+//! of the fabric-model list with no state: the probes are its frames.
 
 use crate::ids::{FlowId, NodeId, PortId};
+use crate::models::fabric_model::{BuildCtx, FabricModel, FlowInfo, NoSection};
 use crate::models::l2cm::L2_FRAME;
-use crate::net::fabric::Fabric;
-use crate::net::packet::{Packet, PktKind, NO_RATE};
+use crate::net::fabric::{After, Fabric};
+use crate::net::packet::{Feedback, Packet, PktKind, NO_RATE};
 use crate::units::Rate;
 
-/// The source `src` of flow `f` sends a probe toward its destination `dst`.
-pub(crate) fn send_probe(fx: &mut Fabric, f: FlowId, src: NodeId, dst: NodeId) {
-    send(fx, src, dst, f, PktKind::Probe, NO_RATE);
+/// FECN's probes and their replies, between a flow's hosts.
+pub(crate) struct FecnProbes;
+
+impl FabricModel for FecnProbes {
+    type Keys = NoSection;
+
+    fn new(_ctx: &mut BuildCtx) -> Self {
+        FecnProbes
+    }
+
+    /// The source sends a probe toward the destination.
+    fn probe_asked(&mut self, fx: &mut Fabric, f: FlowId, flow: FlowInfo) {
+        send(fx, flow.src, flow.dst, f, PktKind::Probe, NO_RATE);
+    }
+
+    /// The destination reflects a probe; at the source, a reply's rate goes to the
+    /// reaction point (none when no FECN port is on the path).
+    fn probe_arrived(&mut self, fx: &mut Fabric, pkt: &Packet, flow: FlowInfo) {
+        match pkt.kind {
+            PktKind::Probe => send(fx, flow.dst, flow.src, pkt.flow, PktKind::ProbeReply, pkt.probe_rate()),
+            _ if pkt.probe_rate() != NO_RATE => {
+                let rate = Rate(pkt.probe_rate() as u64 * 1000);
+                fx.after.push(After::Feedback(pkt.flow, Feedback::FecnRate { rate }));
+            }
+            _ => {}
+        }
+    }
 }
 
 fn send(fx: &mut Fabric, from: NodeId, to: NodeId, f: FlowId, kind: PktKind, rate_kbps: u32) {
@@ -18,16 +44,4 @@ fn send(fx: &mut Fabric, from: NodeId, to: NodeId, f: FlowId, kind: PktKind, rat
     let p = PortId(fx.nodes[from.idx()].ports.start);
     fx.ports[p.idx()].ctrl.push(&mut fx.pool, id);
     fx.kick(p);
-}
-
-/// A probe of a flow from `src` to `dst` reached a host: the destination reflects it; at
-/// the source, the rate the reply brings back (`None`: no FECN port on its path).
-pub(crate) fn on_probe(fx: &mut Fabric, pkt: &Packet, src: NodeId, dst: NodeId) -> Option<Rate> {
-    match pkt.kind {
-        PktKind::Probe => {
-            send(fx, dst, src, pkt.flow, PktKind::ProbeReply, pkt.probe_rate());
-            None
-        }
-        _ => (pkt.probe_rate() != NO_RATE).then(|| Rate(pkt.probe_rate() as u64 * 1000)),
-    }
 }

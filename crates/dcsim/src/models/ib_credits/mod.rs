@@ -118,6 +118,37 @@ impl crate::models::fabric_model::FabricModel for IbCredits {
     fn not_node_local(plan: &crate::plan::Plan) -> Option<&'static str> {
         (plan.switch.pfc.mode == crate::plan::FlowControl::IbCredits).then_some("switch.pfc.mode = \"ib_credits\"")
     }
+
+    fn wants_data_started(&self) -> bool {
+        self.on
+    }
+
+    /// The transmitter spends the frame's credits.
+    fn data_started(&mut self, fx: &mut Fabric, p: crate::ids::PortId, vl: u8, wire: u64) {
+        self.on_send(fx, p, vl, wire);
+    }
+
+    fn wants_input_freed(&self) -> bool {
+        self.on
+    }
+
+    /// The receiver grants the frame's blocks back.
+    fn input_freed(&mut self, fx: &mut Fabric, p: crate::ids::PortId, vl: u8, wire: u64) {
+        self.on_free(fx, p, vl, wire);
+    }
+
+    fn wants_data_lost(&self) -> bool {
+        self.on
+    }
+
+    fn data_lost(&mut self, _fx: &mut Fabric, p: crate::ids::PortId, vl: u8, wire: u64) {
+        self.on_lost(p, vl, wire);
+    }
+
+    /// Credits need no XOFF: a sender cannot overrun the input buffer.
+    fn replaces_xoff(&self) -> bool {
+        self.on
+    }
 }
 
 /// The event of the periodic FCPs (its tie-key number).

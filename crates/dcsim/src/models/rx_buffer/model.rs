@@ -30,6 +30,15 @@ impl FabricModel for RxBuffers {
         RxBuffers::new(ctx.plan, ctx.q, |h| port_of[h as usize])
     }
 
+    fn wants_at_host(&self) -> bool {
+        self.on
+    }
+
+    /// Into the NIC's receive buffer, if it has one.
+    fn at_host(&mut self, fx: &mut Fabric, p: crate::ids::PortId, id: crate::ids::PktId) -> bool {
+        self.arrive(fx, p, id)
+    }
+
     /// A host's XOFF is its NIC's: a refresh asks whether the NIC has drained.
     fn ingress_under_xon(&mut self, fx: &Fabric, port: crate::ids::PortId, _class: u8) -> Option<bool> {
         (self.on && fx.is_host(fx.ports[port.idx()].node)).then(|| self.under_xon(fx, port))

@@ -9,7 +9,6 @@ use crate::ids::{PktId, PortId};
 use crate::models::fabric_model::model_event;
 use crate::net::fabric::{After, Fabric};
 use crate::net::mmu::DropReason;
-use crate::net::packet::Packet;
 use crate::plan::Plan;
 use crate::units::{Rate, SimTime};
 
@@ -61,31 +60,23 @@ impl RxBuffers {
     }
 }
 
-/// What became of a frame that reached a host port (`RxBuffers::arrive`).
-pub enum RxIn {
-    /// The NIC has no receive buffer: the transport takes the frame now.
-    Direct,
-    /// The buffer was full: the frame (freed) is lost, counted at the port.
-    Dropped(Packet),
-    /// Queued (if the NIC now pauses its switch, its XOFFs are asked for: `After::Pause`).
-    Queued,
-}
-
 impl RxBuffers {
-    /// A frame's last bit reached host port `p`: into the NIC's receive buffer, or (a NIC
-    /// without one) straight to the transport.
-    pub fn arrive(&mut self, fx: &mut Fabric, p: PortId, id: PktId) -> RxIn {
+    /// A frame's last bit reached host port `p`: into the NIC's receive buffer (true), or
+    /// (a NIC without one) not taken (false: the transport has it now). A frame that
+    /// finds the buffer full is counted at the port and lost (`After::Drop`); one queued
+    /// may make the NIC pause its switch (`After::Pause`).
+    pub fn arrive(&mut self, fx: &mut Fabric, p: PortId, id: PktId) -> bool {
         let node = fx.ports[p.idx()].node.idx();
-        let Some(k) = self.nic_of_node(node) else { return RxIn::Direct };
+        let Some(k) = self.nic_of_node(node) else { return false };
         let frame = fx.pool.get(id).frame as u64;
         let size = self.size;
         let nic = &mut self.nics[k];
         if nic.used + frame > size {
             nic.stats.drops += 1;
-            let pkt = *fx.pool.get(id);
-            fx.prio_stats[p.idx() * 8 + pkt.prio as usize].drops[DropReason::BufferFull as usize] += 1;
-            fx.pool.free(id);
-            return RxIn::Dropped(pkt);
+            let prio = fx.pool.get(id).prio;
+            fx.prio_stats[p.idx() * 8 + prio as usize].drops[DropReason::BufferFull as usize] += 1;
+            fx.after.push(After::Drop(id));
+            return true;
         }
         nic.fifo.push_back(id);
         nic.used += frame;
@@ -98,7 +89,7 @@ impl RxBuffers {
             let port = self.set_pausing(fx.now(), k, true);
             self.pause_switch(fx, port, true);
         }
-        RxIn::Queued
+        true
     }
 
     /// Asks for XOFF (or XON) for every class the NIC's pause covers, out of its port

@@ -55,8 +55,6 @@ pub(crate) struct Parallel {
     pub part: Vec<u16>,
     /// How far a partition may run ahead of the earliest pending event.
     pub lookahead: SimTime,
-    /// The models' next whole-fabric check (`SimTime::MAX`: none), run between rounds.
-    pub checks_next: SimTime,
 }
 
 /// A frame posted to another partition: when and where it arrives; its INT stack, if it
@@ -143,7 +141,6 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
     for _ in 1..parts {
         others.push(super::build::build(plan)?);
     }
-    let checks_next = sim.models.next_check();
     for (i, s) in std::iter::once(&mut *sim).chain(others.iter_mut()).enumerate() {
         s.part.owned = part.iter().map(|&p| p as usize == i).collect();
         for p in 0..s.fx.ports.len() {
@@ -151,15 +148,15 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
             s.fx.ports[p].remote = part[node.idx()] != part[s.fx.ports[peer.idx()].node.idx()];
         }
         let (owners, owned) = (&s.owners, &s.part.owned);
-        // The models' whole-fabric checks run between rounds, over all partitions (a
-        // partition's loop leaves them: `periodic_due`).
         s.fx.q.retain(|ev| owned[owners.of(ev) as usize]);
+        // (The models' checks over the whole fabric, the deadlock detector's, run between
+        // rounds over all partitions, on the first partition's models: `periodic_due`.)
     }
     if debug() {
         let counts: Vec<usize> = (0..parts).map(|i| part.iter().filter(|&&p| p as usize == i).count()).collect();
         eprintln!("partitions {counts:?} lookahead {lookahead:?}");
     }
-    sim.part.par = Some(Box::new(Parallel { others, part, lookahead, checks_next }));
+    sim.part.par = Some(Box::new(Parallel { others, part, lookahead }));
     Ok(())
 }
 
@@ -170,7 +167,8 @@ struct Shared {
     next: Vec<AtomicU64>,
     /// Mail from partition i to j at `i * n + j`.
     mail: Vec<Mutex<Post>>,
-    checks_next: AtomicU64,
+    /// The models' next check over the whole fabric (the first partition's).
+    check_next: AtomicU64,
     /// A partition's clock stopped advancing (set during a round, read after it).
     stalled: AtomicBool,
     /// A deadlock stopped the run (set by the check between rounds, read after it).
@@ -190,7 +188,7 @@ impl Simulation {
             barrier: SpinBarrier::new(n),
             next: (0..n).map(|_| AtomicU64::new(0)).collect(),
             mail: (0..n * n).map(|_| Mutex::new(Post::default())).collect(),
-            checks_next: AtomicU64::new(par.checks_next.0),
+            check_next: AtomicU64::new(self.models.next_check().0),
             stalled: AtomicBool::new(false),
             halt: AtomicBool::new(false),
         };
@@ -207,7 +205,6 @@ impl Simulation {
                 rounds(0, &sims, &shared, part, window, stop);
             });
         }
-        par.checks_next = SimTime(shared.checks_next.load(Ordering::Relaxed));
         let halted = shared.halt.load(Ordering::Relaxed) || shared.stalled.load(Ordering::Relaxed);
         let pending = !self.fx.q.is_empty() || par.others.iter().any(|s| !s.fx.q.is_empty());
         self.part.par = Some(par);
@@ -314,7 +311,7 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
         }
         timing.time(true, || shared.barrier.wait());
         let t = shared.next.iter().map(|x| x.load(Ordering::Relaxed)).min().unwrap();
-        let check = shared.checks_next.load(Ordering::Relaxed);
+        let check = shared.check_next.load(Ordering::Relaxed);
         if t > stop.0 && check > stop.0 {
             break;
         }
@@ -339,7 +336,7 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
                 let first: &mut Simulation = first;
                 let fabrics: Vec<&crate::net::fabric::Fabric> = std::iter::once(&first.fx).chain(rest.iter().map(|g| &g.fx)).collect();
                 let stopped = first.models.run_checks(SimTime(check), &Worlds { fabrics: &fabrics, part });
-                shared.checks_next.store(first.models.next_check().0, Ordering::Relaxed);
+                shared.check_next.store(first.models.next_check().0, Ordering::Relaxed);
                 if stopped {
                     // As one world ends such a run: at the check.
                     first.clock = SimTime(check);
