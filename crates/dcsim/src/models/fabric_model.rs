@@ -569,6 +569,26 @@ pub(crate) struct SwitchHooks {
     pub overflow: bool,
 }
 
+/// Which host and port hooks some model of the run acts on (`FabricModels::port_hooks`,
+/// asked once per run).
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct PortHooks {
+    /// Frames reaching a host take the models' path (`at_host`, or `input_freed` as the
+    /// NIC consumes them: NIC receive buffers, IB credits).
+    pub at_host: bool,
+    /// Data frames starting on a port (IB credits spent).
+    pub data_started: bool,
+    /// Data frames leaving an input buffer (IB credits granted back).
+    pub input_freed: bool,
+    /// Data frames lost on the wire (IB credits).
+    pub data_lost: bool,
+    /// CE-marked packets reaching their receiver (CNPs).
+    pub marked_arrived: bool,
+    /// Switches send XOFF when an ingress passes its threshold (not under credits:
+    /// `FabricModel::replaces_xoff`).
+    pub switch_xoff: bool,
+}
+
 /// Which hooks on a data frame's sender some model of the run acts on
 /// (`FabricModels::sender_hooks`, asked once per run).
 #[derive(Copy, Clone, Debug, Default)]

@@ -402,12 +402,6 @@ macro_rules! fabric_models {
                 $( $(#[cfg($cfg)])? if let Some(t) = $crate::models::fabric_model::FabricModel::lossless_text(&self.$name) { return t; } )*
                 "no priority".to_string()
             }
-            /// Whether some model acts on frames reaching a host.
-            pub fn wants_at_host(&self) -> bool {
-                let mut any = false;
-                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_at_host(&self.$name); } )*
-                any
-            }
             /// A frame reached host port `p`: true if a model took it (the first that does,
             /// in the list's order), else the NIC consumes it.
             #[inline]
@@ -415,51 +409,38 @@ macro_rules! fabric_models {
                 $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::at_host(&mut self.$name, fx, p, id) { return true; } )*
                 false
             }
-            /// Whether some model acts on data frames starting on a port.
-            pub fn wants_data_started(&self) -> bool {
-                let mut any = false;
-                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_data_started(&self.$name); } )*
-                any
-            }
             /// A data frame starts on port `p`: every model's hook, in the list's order.
             #[inline]
             pub fn data_started(&mut self, fx: &mut $crate::net::fabric::Fabric, p: $crate::ids::PortId, prio: u8, wire: u64) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::data_started(&mut self.$name, fx, p, prio, wire); )*
-            }
-            /// Whether some model acts on data frames leaving an input buffer.
-            pub fn wants_input_freed(&self) -> bool {
-                let mut any = false;
-                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_input_freed(&self.$name); } )*
-                any
             }
             /// A data frame left port `p`'s input buffer: every model's hook, in order.
             #[inline]
             pub fn input_freed(&mut self, fx: &mut $crate::net::fabric::Fabric, p: $crate::ids::PortId, prio: u8, wire: u64) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::input_freed(&mut self.$name, fx, p, prio, wire); )*
             }
-            /// Whether some model acts on data frames lost on the wire.
-            pub fn wants_data_lost(&self) -> bool {
-                let mut any = false;
-                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_data_lost(&self.$name); } )*
-                any
-            }
             /// A data frame for port `p`'s input buffer was lost on the wire: every
             /// model's hook, in order.
             pub fn data_lost(&mut self, fx: &mut $crate::net::fabric::Fabric, p: $crate::ids::PortId, prio: u8, wire: u64) {
                 $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::data_lost(&mut self.$name, fx, p, prio, wire); )*
             }
-            /// Whether a model keeps senders from overrunning switch input buffers
-            /// (switches then send no XOFF of their own).
-            pub fn replaces_xoff(&self) -> bool {
-                let mut any = false;
-                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::replaces_xoff(&self.$name); } )*
-                any
-            }
-            /// Whether some model acts on CE-marked packets reaching their receiver.
-            pub fn wants_marked_arrived(&self) -> bool {
-                let mut any = false;
-                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_marked_arrived(&self.$name); } )*
-                any
+            /// Which host and port hooks some model acts on (asked once per run: the world
+            /// tests one flag per hook where frames pass).
+            pub fn port_hooks(&self) -> $crate::models::fabric_model::PortHooks {
+                use $crate::models::fabric_model::FabricModel as M;
+                let mut h = $crate::models::fabric_model::PortHooks { switch_xoff: true, ..Default::default() };
+                $( $(#[cfg($cfg)])? {
+                    let m = &self.$name;
+                    h.at_host |= M::wants_at_host(m);
+                    h.data_started |= M::wants_data_started(m);
+                    h.input_freed |= M::wants_input_freed(m);
+                    h.data_lost |= M::wants_data_lost(m);
+                    h.marked_arrived |= M::wants_marked_arrived(m);
+                    h.switch_xoff &= !M::replaces_xoff(m);
+                } )*
+                // A NIC consuming a frame frees its input buffer: the slow path at hosts.
+                h.at_host |= h.input_freed;
+                h
             }
             /// A CE-marked data packet of flow `f` reached its receiver: every model's
             /// hook, in order.

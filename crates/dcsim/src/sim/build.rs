@@ -278,11 +278,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     };
     let models = FabricModels::new(&mut ctx);
     let failures = models.link_faults.active;
-    // The host and port hooks' flags, one per hook, tested where frames pass.
-    let freed_hooks = models.wants_input_freed();
-    let host_hooks = models.wants_at_host() || freed_hooks;
-    let (started_hooks, lost_hooks) = (models.wants_data_started(), models.wants_data_lost());
-    let (marked_hooks, switch_xoff) = (models.wants_marked_arrived(), !models.replaces_xoff());
+    let port_hooks = models.port_hooks();
     let mut sim = Simulation {
         end: plan.duration,
         host: plan.host.clone(),
@@ -296,12 +292,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             dequeue_hooks: false,
             switch_hooks: Default::default(),
             sender_hooks: Default::default(),
-            host_hooks,
-            started_hooks,
-            freed_hooks,
-            lost_hooks,
-            marked_hooks,
-            switch_xoff,
+            port_hooks,
             rto_lossless: failures,
             prefetch_ports: n_ports >= super::prefetch::MIN_PORTS,
             quiet_tx: !failures,

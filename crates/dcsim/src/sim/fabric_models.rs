@@ -150,7 +150,7 @@ impl Simulation {
     }
 
     /// A data frame of `wire` bytes and priority `prio` starts on port `p`: the models'
-    /// `data_started` (the caller tests `setup.started_hooks`).
+    /// `data_started` (the caller tests `setup.port_hooks.data_started`).
     #[inline]
     pub(crate) fn data_started(&mut self, p: PortId, prio: u8, wire: u64) {
         let mark = self.fx.after.len();
@@ -159,7 +159,7 @@ impl Simulation {
     }
 
     /// A data frame of `wire` bytes and priority `prio` left port `p`'s input buffer: the
-    /// models' `input_freed` (the caller tests `setup.freed_hooks`).
+    /// models' `input_freed` (the caller tests `setup.port_hooks.input_freed`).
     pub(crate) fn input_freed(&mut self, p: PortId, prio: u8, wire: u64) {
         let mark = self.fx.after.len();
         self.models.input_freed(&mut self.fx, p, prio, wire);
@@ -170,20 +170,20 @@ impl Simulation {
     /// PFC watchdog): a data frame's input-buffer space is free again.
     #[inline]
     pub(crate) fn input_dropped(&mut self, p: PortId, pkt: &Packet) {
-        if self.setup.freed_hooks && !pkt.is_control() {
+        if self.setup.port_hooks.input_freed && !pkt.is_control() {
             self.input_freed(p, pkt.prio, pkt.frame as u64 + self.fx.preamble as u64);
         }
     }
 
     /// A data frame of `wire` bytes and priority `prio` for port `p`'s input buffer was
-    /// lost on the wire: the models' `data_lost` (the caller tests `setup.lost_hooks`).
+    /// lost on the wire: the models' `data_lost` (the caller tests `setup.port_hooks.data_lost`).
     pub(crate) fn data_lost(&mut self, p: PortId, prio: u8, wire: u64) {
         let mark = self.fx.after.len();
         self.models.data_lost(&mut self.fx, p, prio, wire);
         self.run_after(mark);
     }
 
-    /// A frame reached host port `p` of a run whose models act there (`setup.host_hooks`):
+    /// A frame reached host port `p` of a run whose models act there (`setup.port_hooks.at_host`):
     /// the first model that takes it decides, else the NIC consumes it.
     pub(crate) fn host_arrival(&mut self, p: PortId, id: PktId) {
         let mark = self.fx.after.len();
@@ -215,7 +215,7 @@ impl Simulation {
     /// `marked_arrived` (a CNP to send).
     pub(crate) fn on_marked(&mut self, f: FlowId) {
         self.flow_stats[f.idx()].marked_rx += 1;
-        if self.setup.marked_hooks {
+        if self.setup.port_hooks.marked_arrived {
             let flow = self.flow_info(f);
             let mark = self.fx.after.len();
             self.models.marked_arrived(&mut self.fx, f, flow);

@@ -66,7 +66,7 @@ impl Simulation {
             return false;
         }
         if self.fx.pool.get(id).kind == PktKind::Data {
-            if self.setup.lost_hooks {
+            if self.setup.port_hooks.data_lost {
                 let k = *self.fx.pool.get(id);
                 self.data_lost(p, k.prio, k.frame as u64 + self.fx.preamble as u64);
             }

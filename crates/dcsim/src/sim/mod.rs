@@ -438,7 +438,7 @@ impl Simulation {
     /// The NIC hands a received frame to the transport; a data frame's input buffer space
     /// is free now (with IB credits, it goes back to the sender as credits).
     pub(crate) fn nic_consume(&mut self, p: PortId, pkt: PktId) {
-        if self.setup.freed_hooks {
+        if self.setup.port_hooks.input_freed {
             let k = *self.fx.pool.get(pkt);
             if !k.is_control() {
                 self.input_freed(p, k.prio, k.frame as u64 + self.fx.preamble as u64);
@@ -458,7 +458,7 @@ impl Simulation {
             _ => {}
         }
         if self.fx.ports[p.idx()].host {
-            if self.setup.host_hooks {
+            if self.setup.port_hooks.at_host {
                 self.host_arrival(p, pkt);
             } else {
                 self.host_receive(p, pkt);
@@ -493,7 +493,7 @@ impl Simulation {
                 let c = &mut self.fx.prio_stats[p.idx() * 8 + prio as usize];
                 c.tx_bytes += frame as u64;
                 c.tx_pkts += 1;
-                if self.setup.started_hooks {
+                if self.setup.port_hooks.data_started {
                     self.data_started(p, prio, wire as u64);
                 }
             }

@@ -23,20 +23,9 @@ pub(crate) struct Setup {
     /// Which hooks on a data frame's sender some model acts on (what its frames carry,
     /// a queue of packets to resend).
     pub sender_hooks: crate::models::fabric_model::SenderHooks,
-    /// Frames reaching a host take the models' path (`FabricModels::at_host`, or
-    /// `input_freed` as the NIC consumes them: NIC receive buffers, IB credits).
-    pub host_hooks: bool,
-    /// Some model acts on data frames starting on a port (IB credits spent).
-    pub started_hooks: bool,
-    /// Some model acts on data frames leaving an input buffer (IB credits granted).
-    pub freed_hooks: bool,
-    /// Some model acts on data frames lost on the wire (IB credits).
-    pub lost_hooks: bool,
-    /// Some model acts on CE-marked packets reaching their receiver (CNPs).
-    pub marked_hooks: bool,
-    /// Switches send XOFF when an ingress passes its threshold (not under credits:
-    /// `FabricModel::replaces_xoff`).
-    pub switch_xoff: bool,
+    /// Which host and port hooks some model acts on (frames reaching hosts, data frames
+    /// started, freed and lost, marked packets; whether switches send XOFF).
+    pub port_hooks: crate::models::fabric_model::PortHooks,
     /// RoCE senders arm their retransmission timer on lossless priorities too (a run
     /// with link failures loses frames there).
     pub rto_lossless: bool,

@@ -78,7 +78,8 @@ impl Simulation {
         }
 
         // Under credits no XOFF: the sender cannot overrun the input buffer.
-        if lossless && !self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.over_xoff(in_port, class) && self.setup.switch_xoff {
+        if lossless && !self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.over_xoff(in_port, class) && self.setup.port_hooks.switch_xoff
+        {
             self.send_pfc(in_port, class, true);
         }
         self.switch_try_send(out);
@@ -189,7 +190,7 @@ impl Simulation {
     pub(crate) fn release_ingress(&mut self, in_port: PortId, prio: u8, size: u64) {
         let class = self.class_of(prio);
         self.fx.mmu.release(in_port, class, size);
-        if self.setup.freed_hooks {
+        if self.setup.port_hooks.input_freed {
             self.input_freed(in_port, prio, size + self.fx.preamble as u64);
         }
         if self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.under_xon(in_port, class) {
