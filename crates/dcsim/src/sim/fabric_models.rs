@@ -5,6 +5,7 @@
 //! `data_lost`, `marked_arrived`, `probe_asked`, `probe_arrived`), each behind one flag of
 //! `Setup` where it is on the path of every frame.
 
+use super::FlowHeader;
 use super::{After, Simulation};
 use crate::event::ModelEvent;
 use crate::ids::{FlowId, PktId, PortId};
@@ -39,10 +40,7 @@ impl Simulation {
         let mut ev = Some(ev);
         while let Some(e) = ev {
             let flows = &self.flows;
-            let flow = |f: FlowId| {
-                let h = &flows[f.idx()];
-                FlowInfo { src: h.src, dst: h.dst, prio: h.prio }
-            };
+            let flow = |f: FlowId| flow_info(flows, f);
             let cx = EventCtx { end: self.end, used_prios: self.setup.used_prios, flow };
             let mark = self.fx.after.len();
             ev = self.models.on_event(&mut self.fx, e, &cx);
@@ -142,13 +140,6 @@ impl Simulation {
         self.fx.pool.free(id);
     }
 
-    /// A flow's ends and priority, as its frames' headers say.
-    #[inline]
-    fn flow_info(&self, f: FlowId) -> FlowInfo {
-        let h = &self.flows[f.idx()];
-        FlowInfo { src: h.src, dst: h.dst, prio: h.prio }
-    }
-
     /// A data frame of `wire` bytes and priority `prio` starts on port `p`: the models'
     /// `data_started` (the caller tests `setup.port_hooks.data_started`).
     #[inline]
@@ -196,7 +187,7 @@ impl Simulation {
 
     /// Flow `f`'s reaction point asked for a probe: the models' `probe_asked`.
     pub(crate) fn send_probe(&mut self, f: FlowId) {
-        let flow = self.flow_info(f);
+        let flow = flow_info(&self.flows, f);
         let mark = self.fx.after.len();
         self.models.probe_asked(&mut self.fx, f, flow);
         self.run_after(mark);
@@ -205,7 +196,7 @@ impl Simulation {
     /// A probe or its reply reached a host: the models' `probe_arrived` (a rate for the
     /// source's reaction point comes back as `After::Feedback`).
     pub(crate) fn on_probe(&mut self, pkt: &Packet) {
-        let flow = self.flow_info(pkt.flow);
+        let flow = flow_info(&self.flows, pkt.flow);
         let mark = self.fx.after.len();
         self.models.probe_arrived(&mut self.fx, pkt, flow);
         self.run_after(mark);
@@ -216,10 +207,18 @@ impl Simulation {
     pub(crate) fn on_marked(&mut self, f: FlowId) {
         self.flow_stats[f.idx()].marked_rx += 1;
         if self.setup.port_hooks.marked_arrived {
-            let flow = self.flow_info(f);
+            let flow = flow_info(&self.flows, f);
             let mark = self.fx.after.len();
             self.models.marked_arrived(&mut self.fx, f, flow);
             self.run_after(mark);
         }
     }
+}
+
+/// A flow's ends and priority, as its frames' headers say (what a model's hook is told
+/// of a flow).
+#[inline]
+fn flow_info(flows: &[FlowHeader], f: FlowId) -> FlowInfo {
+    let h = &flows[f.idx()];
+    FlowInfo { src: h.src, dst: h.dst, prio: h.prio }
 }

@@ -230,8 +230,17 @@ impl Simulation {
     /// whole-fabric checks (a parallel run's partitions leave those to the rounds).
     pub(crate) fn periodic_due(&self) -> SimTime {
         let ff = self.ff.as_ref().map_or(SimTime::MAX, |f| f.next_check());
-        let checks = if self.part.owned.is_empty() { self.models.next_check() } else { SimTime::MAX };
-        self.rec.next_sample.min(self.models.next_poll()).min(self.rec.io_next).min(checks).min(ff)
+        self.rec.next_sample.min(self.models.next_poll()).min(self.rec.io_next).min(self.checks_due()).min(ff)
+    }
+
+    /// When this world runs the models' next whole-fabric check: never in a partition of
+    /// a parallel run (its rounds run the checks over all partitions).
+    fn checks_due(&self) -> SimTime {
+        if self.part.owned.is_empty() {
+            self.models.next_check()
+        } else {
+            SimTime::MAX
+        }
     }
 
     /// The samples, the models' polls, storage KPI rows and the models' checks (the
@@ -254,7 +263,7 @@ impl Simulation {
         if self.ff.as_ref().is_some_and(|f| f.next_check() == t) {
             self.ff_flow_check(t);
         }
-        if !self.part.owned.is_empty() || self.models.next_check() != t {
+        if self.checks_due() != t {
             return false;
         }
         let fabrics = [&self.fx];
