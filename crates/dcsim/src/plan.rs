@@ -241,22 +241,6 @@ pub struct HostPlan {
     pub timing: crate::models::nic_timing::NicTiming,
     /// The TCP transport (`[host.tcp]`): timers, delayed ACKs.
     pub tcp: crate::models::tcp::TcpParams,
-    /// The Ultra Ethernet transport (`[host.uet]`): receiver credits.
-    pub uet: crate::models::uet::UetParams,
-    /// Malfunctioning NICs that keep pausing their switch (`models/pfc/storm.rs`).
-    pub pause_storms: Vec<PauseStorm>,
-    /// NIC receive buffers with a processing rate (`models/rx_buffer`), if any.
-    pub rx_buffer: Option<crate::models::rx_buffer::RxBufferPlan>,
-}
-
-/// From `start` (until `stop`, if given) host `host` sends XOFF for `priority` to its
-/// switch over and over, as a NIC whose receive buffer stays full does.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PauseStorm {
-    pub host: u32,
-    pub priority: u8,
-    pub start: SimTime,
-    pub stop: Option<SimTime>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -294,25 +278,6 @@ pub struct SwitchPlan {
     pub routes: Vec<StaticRoute>,
     /// Up-down routing from this root switch (node index); `None`: shortest paths.
     pub up_down_root: Option<u32>,
-    /// Remote PFC (source flow control, seed 001): off by default.
-    pub remote_pfc: RemotePfcPlan,
-    /// NetworkCC congestion points (`[switch.network_cc]`), if configured.
-    pub network_cc: Option<crate::models::network_cc::NetworkCcPlan>,
-    /// Links between switches that go down (and optionally up again) during the run.
-    pub link_failures: Vec<LinkFailure>,
-    /// Time from a link going down or up until every switch's routes reflect it
-    /// (`None`: not given; required when there are link failures).
-    pub convergence: Option<SimTime>,
-}
-
-/// The link between switches `a` and `b` (node indices) goes down at `down` and, if
-/// `up` is given, comes back at `up`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LinkFailure {
-    pub a: u32,
-    pub b: u32,
-    pub down: SimTime,
-    pub up: Option<SimTime>,
 }
 
 /// At switch `at`, frames to host `to` leave toward the neighbour `via` (node indices).
@@ -389,9 +354,6 @@ impl Default for HostPlan {
             cnp: CnpPlan::default(),
             timing: Default::default(),
             tcp: crate::models::tcp::TcpParams::default(),
-            uet: crate::models::uet::UetParams::default(),
-            pause_storms: Vec::new(),
-            rx_buffer: None,
         }
     }
 }
@@ -413,10 +375,6 @@ impl Default for SwitchPlan {
             l2cm: L2Cm::None,
             routes: Vec::new(),
             up_down_root: None,
-            remote_pfc: RemotePfcPlan::default(),
-            network_cc: None,
-            link_failures: Vec::new(),
-            convergence: None,
         }
     }
 }

@@ -13,22 +13,38 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::plan::{NodeKind, NodePlan};
 use crate::units::{parse_bytes, parse_rate, parse_time, Rate, SimTime};
 
 /// What a model's keys may depend on besides themselves.
 #[derive(Copy, Clone, Debug)]
-pub struct KeyCtx {
+pub struct KeyCtx<'a> {
     /// The smallest host link rate (`None`: the topology has no hosts): the base of
     /// rate defaults and the upper bound of minimum rates.
     pub line_rate: Option<Rate>,
     /// The switch buffer's cell (`switch.cell`, bytes): switch sizes may be written in
     /// cells (`kind::Cells`).
     pub cell: Option<u64>,
+    /// The topology's nodes, for keys that name them (empty: none known).
+    pub nodes: &'a [NodePlan],
 }
 
-impl KeyCtx {
+impl KeyCtx<'_> {
     /// No hosts known, no cell.
-    pub const NONE: KeyCtx = KeyCtx { line_rate: None, cell: None };
+    pub const NONE: KeyCtx<'static> = KeyCtx { line_rate: None, cell: None, nodes: &[] };
+
+    /// The index of the node named `name`, of kind `kind` if given; the error names `path`.
+    pub fn node(&self, name: &str, kind: Option<NodeKind>, path: &str) -> Result<u32> {
+        let k = self.nodes.iter().position(|n| n.name == name);
+        match (k, kind) {
+            (None, Some(NodeKind::Switch)) => Err(Error::scenario(path, format!("no switch named '{name}'"))),
+            (None, _) => Err(Error::scenario(path, format!("no node named '{name}'"))),
+            (Some(k), Some(want)) if self.nodes[k].kind != want => {
+                Err(Error::scenario(path, format!("'{name}' is not a {}", if want == NodeKind::Host { "host" } else { "switch" })))
+            }
+            (Some(k), _) => Ok(k as u32),
+        }
+    }
 }
 
 /// A model's TOML table (deserialized with unknown keys refused) and how it resolves.
@@ -54,6 +70,57 @@ pub trait Declared {
 impl Check for () {
     fn check(&self, _: &str, _: &KeyCtx) -> Result<()> {
         Ok(())
+    }
+}
+
+/// The keys of a model without keys of its own (PFC's watchdog, its storms and its
+/// deadlock check take theirs from `[switch.pfc]` and `[host]`): naming its
+/// `[fabric.<name>]` table is an error that says so.
+#[derive(Clone, Debug, Default)]
+pub struct NoSection;
+
+impl<'de> serde::Deserialize<'de> for NoSection {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> std::result::Result<Self, D::Error> {
+        Err(serde::de::Error::custom("this model has no [fabric] table: its keys are in [switch] or [host] (docs/scenarios.md)"))
+    }
+}
+
+impl Keys for NoSection {
+    type Out = ();
+    fn build(&self, _: &str, _: &KeyCtx) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A table that may be absent: `None` resolves to `None`.
+impl<K: Keys> Keys for Option<K> {
+    type Out = Option<K::Out>;
+    fn build(&self, path: &str, ctx: &KeyCtx) -> Result<Self::Out> {
+        self.as_ref().map(|k| k.build(path, ctx)).transpose()
+    }
+}
+
+impl<C: Check> Check for Option<C> {
+    fn check(&self, path: &str, ctx: &KeyCtx) -> Result<()> {
+        self.as_ref().map_or(Ok(()), |c| c.check(path, ctx))
+    }
+}
+
+/// A table whose absence means the parameters' defaults (`Out::default()`, as a `Plan`
+/// written in Rust has them), not the keys' defaults applied to an empty table.
+#[derive(Clone, Debug, Default)]
+pub struct OrDefault<K>(pub Option<K>);
+
+impl<'de, K: Deserialize<'de>> Deserialize<'de> for OrDefault<K> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        K::deserialize(d).map(|k| OrDefault(Some(k)))
+    }
+}
+
+impl<K: Keys<Out: Default>> Keys for OrDefault<K> {
+    type Out = K::Out;
+    fn build(&self, path: &str, ctx: &KeyCtx) -> Result<Self::Out> {
+        self.0.as_ref().map_or_else(|| Ok(K::Out::default()), |k| k.build(path, ctx))
     }
 }
 
@@ -297,4 +364,41 @@ pub fn de_at<T: for<'de> Deserialize<'de>>(v: toml::Value, prefix: &str) -> std:
         }
         (join(prefix, &path), msg)
     })
+}
+
+/// The keys of struct `T`'s table, as serde reads them (for a model's keys that sit in a
+/// table it shares, such as `[switch]`): asked of `T`'s `Deserialize` itself, so that
+/// they are declared once. Empty for a type that is not a struct.
+pub fn fields_of<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
+    use serde::de::value::Error as E;
+    /// Answers `deserialize_struct` with an error, keeping the field names it is given.
+    struct Fields<'c>(&'c std::cell::Cell<&'static [&'static str]>);
+    impl<'de> Deserializer<'de> for Fields<'_> {
+        type Error = E;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, E> {
+            Err(de::Error::custom("not a struct"))
+        }
+        fn deserialize_option<V: Visitor<'de>>(self, v: V) -> std::result::Result<V::Value, E> {
+            v.visit_some(self)
+        }
+        fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, v: V) -> std::result::Result<V::Value, E> {
+            v.visit_newtype_struct(self)
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> std::result::Result<V::Value, E> {
+            self.0.set(fields);
+            Err(de::Error::custom("fields taken"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            unit unit_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+    let cell = std::cell::Cell::new(&[][..]);
+    let _ = T::deserialize(Fields(&cell));
+    cell.get()
 }

@@ -49,24 +49,6 @@ pub(crate) type Tables = Vec<(String, Table)>;
 /// name the flows a model saw).
 pub(crate) type FlowEnds<'a> = &'a dyn Fn(FlowId) -> (NodeId, NodeId);
 
-/// The `Keys` of a model that has no `[fabric.<name>]` table (its keys are in `[switch]`
-/// or `[host]`, older than the list): naming the table is an error that says so.
-#[derive(Clone, Debug)]
-pub(crate) enum NoSection {}
-
-impl<'de> serde::Deserialize<'de> for NoSection {
-    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> std::result::Result<Self, D::Error> {
-        Err(serde::de::Error::custom("this model has no [fabric] table: its keys are in [switch] or [host] (docs/scenarios.md)"))
-    }
-}
-
-impl crate::keys::Keys for NoSection {
-    type Out = ();
-    fn build(&self, _: &str, _: &crate::keys::KeyCtx) -> crate::Result<()> {
-        match *self {}
-    }
-}
-
 /// A frame of a data class just queued at a switch egress: port `out`, priority `prio`,
 /// from the switch's ingress port `in_local`; the queue held `q_before` bytes before it.
 pub(crate) struct Enqueued<'a> {
@@ -80,13 +62,6 @@ pub(crate) struct Enqueued<'a> {
 }
 
 pub(crate) trait FabricModel: Sized {
-    /// The model's `[fabric.<name>]` table (`<name>` its line in the list), resolved into
-    /// `Plan::fabric.<name>`. `NoSection` for a model whose keys are elsewhere.
-    type Keys: crate::keys::Keys<Out: Clone + std::fmt::Debug + PartialEq + crate::keys::Check>
-        + serde::de::DeserializeOwned
-        + Clone
-        + std::fmt::Debug;
-
     /// The model's state for a run of `ctx.plan` (inert if the plan does not use it).
     fn new(ctx: &mut BuildCtx) -> Self;
 

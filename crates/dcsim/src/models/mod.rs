@@ -158,30 +158,30 @@ fabric_models! {
     /// 802.1Qau-family congestion points: QCN, BCN, FECN, E-FECN (`l2cm.rs`).
     l2: l2cm::L2State,
     /// Remote PFC: congestion points and source ToRs (`remote_pfc/`).
-    rpfc: remote_pfc::RemotePfc,
+    rpfc: remote_pfc::RemotePfc = crate::keys::OrDefault<remote_pfc::keys::RemotePfcKeys> => "switch.remote_pfc",
     /// InfiniBand credit-based link flow control (`ib_credits/`).
     ib: ib_credits::IbCredits,
     /// NetworkCC congestion points (`network_cc/switch.rs`).
-    netcc: network_cc::switch::NetCcState,
+    netcc: network_cc::switch::NetCcState = Option<network_cc::NetworkCcSwitchKeys> => "switch.network_cc",
     /// NIC receive buffers (`rx_buffer/`).
-    rx: rx_buffer::RxBuffers,
+    rx: rx_buffer::RxBuffers = Option<rx_buffer::keys::RxBufferKeys> => "host.rx_buffer",
     /// Link failures and routing convergence (`link_failure/`).
-    link_faults: link_failure::LinkFaults,
+    link_faults: link_failure::LinkFaults = link_failure::LinkFailureKeys => "switch",
     /// Injected pause storms (`pfc/storm.rs`).
-    pause_storms: pfc::storm::PauseStorms,
+    pause_storms: pfc::storm::PauseStorms = pfc::PauseStormKeys => "host",
     /// The PFC watchdog (`pfc/watchdog.rs`).
     pfc_watchdog: pfc::watchdog::PfcWatchdog,
     /// Cyclic-pause (deadlock) detection (`pfc/deadlock.rs`).
     deadlocks: pfc::deadlock::DeadlockDetector,
     /// Packet trimming: full queues cut data frames to headers (`trimming/`).
-    trimming: trimming::Trimming,
+    trimming: trimming::Trimming = Option<trimming::keys::TrimmingKeys>,
     /// Load balancing at switches: spraying, flowlets, adaptive, entropy (`load_balancing/`).
-    load_balancing: load_balancing::LoadBalancing,
+    load_balancing: load_balancing::LoadBalancing = Option<load_balancing::LoadBalancingKeys>,
     /// The Ultra Ethernet transport's checks and warnings (`uet/checks.rs`).
-    uet: uet::Uet,
+    uet: uet::Uet = crate::keys::OrDefault<uet::UetKeys> => "host.uet",
     /// FECN's probes between a flow's hosts (`fecn/probes.rs`).
     fecn_probes: fecn::probes::FecnProbes,
     /// The worked example of "How to add a fabric model" (unit tests only).
     #[cfg(test)]
-    every_nth: every_nth::EveryNth,
+    every_nth: every_nth::EveryNth = Option<every_nth::EveryNthKeys>,
 }

@@ -183,39 +183,78 @@ macro_rules! congestion_points {
     };
 }
 
-/// `name: Type,` per fabric model, after its doc comment and optionally one
-/// `#[cfg(...)]`: the world's `FabricModels` (one field per model), the loops over their
-/// `FabricModel` impls (construction, the enqueue hook, tables, summary, merge) and the
-/// `[fabric]` scenario table (`FabricSpec`, a `name` table per model, into
-/// `FabricPlan`, `Plan::fabric`). Hooks are static calls: no dynamic dispatch.
+/// A fabric model's keys: `NoSection` unless the list names them.
+macro_rules! fabric_keys {
+    () => {
+        $crate::keys::NoSection
+    };
+    ($Keys:ty) => {
+        $Keys
+    };
+}
+
+/// Where a fabric model's keys are: `[fabric.<name>]` unless the list says.
+macro_rules! fabric_place {
+    ($name:ident) => {
+        concat!("fabric.", stringify!($name))
+    };
+    ($name:ident $place:literal) => {
+        $place
+    };
+}
+
+/// `name: Type = Keys => "place",` per fabric model, after its doc comment and optionally
+/// one `#[cfg(...)]`: its state, its keys (none if `= Keys` is left out) and where they
+/// are if not in `[fabric.<name>]` (`switch.pfc`; `switch` for keys of `[switch]`). The
+/// keys resolve into `Keys::Out`, the model's field of `Plan::fabric`. The world's
+/// `FabricModels` (one field per model), the loops over their `FabricModel` impls
+/// (construction, the enqueue hook, tables, summary, merge) and the scenario keys
+/// (`FabricSpec`, one field per model, into `FabricPlan`, `Plan::fabric`). Hooks are
+/// static calls: no dynamic dispatch.
 macro_rules! fabric_models {
-    ($( $(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])? $name:ident: $Ty:ty, )*) => {
+    ($( $(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])? $name:ident: $Ty:ty $(= $Keys:ty)? $(=> $place:literal)?, )*) => {
         /// The state of every fabric model of a run (`Simulation::models`).
         pub(crate) struct FabricModels {
             $( $(#[doc = $doc])* $(#[cfg($cfg)])? pub $name: $Ty, )*
         }
 
-        /// `[fabric]`: one optional table per fabric model that takes its keys there.
+        /// Every model's keys, one field per model: the table `[fabric.<name>]`, or for a
+        /// model placed elsewhere (`=> "switch.pfc"`) its keys moved here from there
+        /// (`scenario::schema::deserialize`, by `fabric_places`).
         #[derive(Clone, Debug, Default, serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         pub struct FabricSpec {
-            $( $(#[cfg($cfg)])? pub(crate) $name: Option<<$Ty as $crate::models::fabric_model::FabricModel>::Keys>, )*
+            $( $(#[cfg($cfg)])? #[serde(default)] pub(crate) $name: fabric_keys!($($Keys)?), )*
         }
 
-        /// The resolved `[fabric]` tables (`None`: the table is absent).
+        /// Every model's resolved parameters (`Plan::fabric`), one field per model.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct FabricPlan {
-            $( $(#[cfg($cfg)])? pub(crate) $name: Option<<<$Ty as $crate::models::fabric_model::FabricModel>::Keys as $crate::keys::Keys>::Out>, )*
+            $( $(#[doc = $doc])* $(#[cfg($cfg)])? pub $name: <fabric_keys!($($Keys)?) as $crate::keys::Keys>::Out, )*
         }
 
         impl FabricSpec {
-            /// Units parsed and defaults applied; errors name `fabric.<name>.<key>`.
+            /// Units parsed, names resolved and defaults applied; errors name the keys
+            /// where the scenario file has them.
             pub fn build(&self, ctx: &$crate::keys::KeyCtx) -> $crate::Result<FabricPlan> {
                 use $crate::keys::Keys;
                 Ok(FabricPlan {
-                    $( $(#[cfg($cfg)])? $name: self.$name.as_ref().map(|k| k.build(concat!("fabric.", stringify!($name)), ctx)).transpose()?, )*
+                    $( $(#[cfg($cfg)])? $name: self.$name.build(fabric_place!($name $($place)?), ctx)?, )*
                 })
             }
+        }
+
+        /// (model, where its keys are in a scenario file, the keys) per model: the
+        /// table `fabric.<name>`, a table of its own elsewhere (`switch.pfc`), or keys
+        /// of a table it shares (`switch`: the keys its `Keys` struct has).
+        pub(crate) fn fabric_places() -> Vec<(&'static str, &'static str, &'static [&'static str])> {
+            let mut v = Vec::new();
+            $( $(#[cfg($cfg)])? v.push((
+                stringify!($name),
+                fabric_place!($name $($place)?),
+                $crate::keys::fields_of::<fabric_keys!($($Keys)?)>(),
+            )); )*
+            v
         }
 
         impl FabricModels {
@@ -346,7 +385,7 @@ macro_rules! fabric_models {
             pub fn check_plan(plan: &$crate::plan::Plan, ctx: &$crate::keys::KeyCtx) -> $crate::Result<()> {
                 use $crate::keys::Check;
                 $( $(#[cfg($cfg)])? {
-                    if let Some(p) = &plan.fabric.$name { p.check(concat!("fabric.", stringify!($name)), ctx)?; }
+                    plan.fabric.$name.check(fabric_place!($name $($place)?), ctx)?;
                     <$Ty as $crate::models::fabric_model::FabricModel>::check_plan(plan, ctx)?;
                 } )*
                 Ok(())

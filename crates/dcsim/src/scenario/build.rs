@@ -111,19 +111,10 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     plan.switch.rate_schedule = rate_schedule(&s.switch, &plan)?;
     plan.switch.routes = static_routes(&s.switch, &plan)?;
     plan.switch.up_down_root = up_down_root(&s.switch, &plan)?;
-    plan.switch.link_failures = link_failures(&s.switch, &plan)?;
-    plan.host.pause_storms = pause_storms(&s.host, &plan)?;
-    plan.host.rx_buffer = s.host.rx_buffer.as_ref().map(|k| k.resolve(&plan)).transpose()?;
-    plan.switch.convergence = s.switch.convergence.as_ref().map(|t| t.time("switch.convergence")).transpose()?;
     plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
-    let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan), cell: plan.switch.cell.map(u64::from) };
-    plan.fabric = s.fabric.build(&ctx)?;
-    if let Some(n) = &s.switch.network_cc {
-        let nodes = &plan.nodes;
-        plan.switch.network_cc = Some(n.resolve("switch.network_cc", &ctx, |name| {
-            nodes.iter().position(|n| n.name == name && n.kind == NodeKind::Switch).map(|k| k as u32)
-        })?);
-    }
+    let fabric = s.fabric.build(&validate::key_ctx(&plan))?;
+    plan.fabric = fabric;
+    let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan), cell: plan.switch.cell.map(u64::from), nodes: &[] };
     if let Some(l) = &s.switch.l2cm {
         plan.switch.l2cm = l.build("switch.l2cm", &ctx)?;
     }
@@ -198,10 +189,6 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
     if let Some(t) = &h.tcp {
         use crate::keys::Keys;
         p.tcp = t.build("host.tcp", &KeyCtx::NONE)?;
-    }
-    if let Some(u) = &h.uet {
-        use crate::keys::Keys;
-        p.uet = u.build("host.uet", &crate::keys::KeyCtx::NONE)?;
     }
     if let Some(c) = &h.cnp {
         use crate::keys::Keys;
@@ -321,46 +308,6 @@ fn static_routes(s: &SwitchSpec, plan: &Plan) -> Result<Vec<StaticRoute>> {
     Ok(out)
 }
 
-/// Resolves `[host] pause_storms` against the node names (checked with the plan by the
-/// pause storms' fabric model, `FabricModels::check_plan`).
-fn pause_storms(h: &HostSpec, plan: &Plan) -> Result<Vec<PauseStorm>> {
-    let mut out = Vec::new();
-    for (i, st) in h.pause_storms.iter().flatten().enumerate() {
-        let p = format!("host.pause_storms[{i}]");
-        let host = plan
-            .nodes
-            .iter()
-            .position(|n| n.name == st.host)
-            .map(|k| k as u32)
-            .ok_or_else(|| Error::scenario(format!("{p}.host"), format!("no node named '{}'", st.host)))?;
-        if !(0..8).contains(&st.priority) {
-            return Err(Error::scenario(format!("{p}.priority"), format!("must be 0..7 (got {})", st.priority)));
-        }
-        let stop = st.stop.as_ref().map(|t| t.time(&format!("{p}.stop"))).transpose()?;
-        out.push(PauseStorm { host, priority: st.priority as u8, start: st.start.time(&format!("{p}.start"))?, stop });
-    }
-    Ok(out)
-}
-
-/// Resolves `[switch] link_failures` against the topology's node names (checked with the
-/// plan by the link failures' fabric model, `FabricModels::check_plan`).
-fn link_failures(s: &SwitchSpec, plan: &Plan) -> Result<Vec<LinkFailure>> {
-    let mut out = Vec::new();
-    for (i, f) in s.link_failures.iter().flatten().enumerate() {
-        let p = format!("switch.link_failures[{i}]");
-        let find = |name: &str, key: &str| {
-            plan.nodes
-                .iter()
-                .position(|n| n.name == name)
-                .map(|k| k as u32)
-                .ok_or_else(|| Error::scenario(format!("{p}.{key}"), format!("no node named '{name}'")))
-        };
-        let up = f.up.as_ref().map(|t| t.time(&format!("{p}.up"))).transpose()?;
-        out.push(LinkFailure { a: find(&f.a, "a")?, b: find(&f.b, "b")?, down: f.down.time(&format!("{p}.down"))?, up });
-    }
-    Ok(out)
-}
-
 fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     let mut p = SwitchPlan::default();
     if let Some(v) = &s.cell {
@@ -374,10 +321,6 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     if let Some(d) = &s.processing_delay {
         p.processing_delay = d.time("switch.processing_delay")?;
     }
-    if let Some(r) = &s.remote_pfc {
-        use crate::keys::Keys;
-        p.remote_pfc = r.build("switch.remote_pfc", &KeyCtx::NONE)?;
-    }
     if let Some(a) = s.arbitration {
         p.arbitration = match a {
             ArbitrationSpec::Fifo => Arbitration::Fifo,
@@ -388,7 +331,7 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
     if let Some(v) = &s.egress_limit {
         p.egress_limit = Some(v.bytes_or_cells("switch.egress_limit", cell)?);
     }
-    let key_ctx = KeyCtx { line_rate: None, cell };
+    let key_ctx = KeyCtx { cell, ..KeyCtx::NONE };
     match &s.buffer {
         None => {}
         Some(BufferSpec::Static(b)) => p.buffer = b.resolve("switch.buffer", &key_ctx)?,

@@ -117,22 +117,6 @@ pub struct HostSpec {
     pub cc: Option<CcSpec>,
     /// `[host.tcp]`: the TCP transport's timers and delayed ACKs.
     pub tcp: Option<crate::models::tcp::TcpKeys>,
-    /// `[host.uet]`: the Ultra Ethernet transport's receiver credits (RCCC).
-    pub uet: Option<crate::models::uet::UetKeys>,
-    /// NICs that keep sending PFC pauses: `[{ host, priority, start, stop }, ...]`.
-    pub pause_storms: Option<Vec<PauseStormSpec>>,
-    /// `[host.rx_buffer]`: NIC receive buffers drained at a processing rate.
-    pub rx_buffer: Option<crate::models::rx_buffer::keys::RxBufferKeys>,
-}
-
-/// From `start` (until `stop`) the NIC of `host` keeps pausing `priority` at its switch.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PauseStormSpec {
-    pub host: String,
-    pub priority: i64,
-    pub start: TimeStr,
-    pub stop: Option<TimeStr>,
 }
 
 /// `[topology]`, selected by `type`.
@@ -269,25 +253,6 @@ pub struct SwitchSpec {
     pub routing: Option<String>,
     /// Root switch of up-down routing (default: the first switch).
     pub up_down_root: Option<String>,
-    /// `[switch.remote_pfc]`: remote PFC (source flow control).
-    pub remote_pfc: Option<crate::models::remote_pfc::keys::RemotePfcKeys>,
-    /// `[switch.network_cc]`: switch-originated notifications with rate (NetworkCC).
-    pub network_cc: Option<crate::models::network_cc::NetworkCcSwitchKeys>,
-    /// Links between switches that fail: `[{ a, b, down, up }, ...]` (`up` optional).
-    pub link_failures: Option<Vec<LinkFailureSpec>>,
-    /// Routing convergence delay after a link goes down or up (required with
-    /// `link_failures`).
-    pub convergence: Option<TimeStr>,
-}
-
-/// The link between switches `a` and `b` goes down at `down` (and up at `up`).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkFailureSpec {
-    pub a: String,
-    pub b: String,
-    pub down: TimeStr,
-    pub up: Option<TimeStr>,
 }
 
 /// At switch `at`, frames to host `to` leave toward the neighbour `via`.
@@ -753,10 +718,13 @@ fn check_scheduler(ty: &str, v: toml::Value, p: &str) -> Option<(String, String)
 
 /// Deserializes a whole scenario from a TOML value. Errors name the dotted field path.
 pub fn deserialize(v: toml::Value) -> Result<Scenario> {
-    let (rest, common) = split_traffic(&v)?;
+    let (mut rest, common) = split_traffic(&v)?;
+    let places = crate::models::fabric_places();
+    place_model_keys(&mut rest, &places)?;
     let at = |path: String, msg: String| {
         let (path, msg) = refine(&rest, &path).unwrap_or((path, msg));
         let msg = with_common_keys(&v, &path, msg);
+        let (path, msg) = model_place(&places, path, msg);
         let path = if path.is_empty() { "scenario".to_string() } else { path };
         Error::scenario(path, msg)
     };
@@ -771,6 +739,82 @@ pub fn deserialize(v: toml::Value) -> Result<Scenario> {
         s.traffic_common.push(common);
     }
     Ok(s)
+}
+
+/// (model, place, keys) per fabric model (`models::fabric_places`).
+type Places = [(&'static str, &'static str, &'static [&'static str])];
+
+/// Moves each fabric model's keys from where a scenario file has them (`[switch.pfc]`,
+/// or keys of `[switch]`) to its field of `[fabric]`, so that `FabricSpec` reads them all.
+/// A model placed elsewhere has no `[fabric.<name>]` table.
+fn place_model_keys(v: &mut toml::Value, places: &Places) -> Result<()> {
+    for &(name, place, keys) in places {
+        if place == format!("fabric.{name}") {
+            continue;
+        }
+        if v.get("fabric").and_then(|f| f.get(name)).is_some() {
+            return Err(Error::scenario(format!("fabric.{name}"), format!("unknown table: these keys are in [{place}]")));
+        }
+        let (table, key) = place.split_once('.').unwrap_or((place, ""));
+        let Some(t) = v.get_mut(table).and_then(|t| t.as_table_mut()) else { continue };
+        let moved = if key.is_empty() {
+            let sub: toml::Table = keys.iter().filter_map(|k| t.remove(*k).map(|x| (k.to_string(), x))).collect();
+            if sub.is_empty() {
+                continue;
+            }
+            toml::Value::Table(sub)
+        } else {
+            let Some(x) = t.remove(key) else { continue };
+            x
+        };
+        let Some(fabric) = v.as_table_mut().map(|t| t.entry("fabric").or_insert_with(|| toml::Value::Table(Default::default())))
+        else {
+            continue;
+        };
+        if let Some(f) = fabric.as_table_mut() {
+            f.insert(name.to_string(), moved);
+        }
+    }
+    Ok(())
+}
+
+/// An error's path inside a moved model's keys names them where the file has them
+/// (`fabric.pfc.xoff` is `switch.pfc.xoff`); an unknown key of a table that models share
+/// lists their keys too, and one of `[fabric]` lists only the tables that are there.
+fn model_place(places: &Places, path: String, msg: String) -> (String, String) {
+    for &(name, place, _) in places {
+        let from = format!("fabric.{name}");
+        if place == from {
+            continue;
+        }
+        if let Some(rest) = path.strip_prefix(&from).filter(|r| r.is_empty() || r.starts_with(['.', '['])) {
+            return (format!("{place}{rest}"), msg);
+        }
+    }
+    let Some(rest) = msg.strip_prefix("unknown field '") else { return (path, msg) };
+    let Some((key, tail)) = rest.split_once('\'') else { return (path, msg) };
+    // A suggestion already made is made again from the whole list.
+    let tail = if tail.starts_with(" (did you mean") { tail.split_once("?)").map_or(tail, |(_, t)| t) } else { tail };
+    let Some(list) = tail.strip_prefix(", expected one of ").or_else(|| tail.strip_prefix(", expected ")) else {
+        return (path, msg);
+    };
+    let mut all: Vec<String> = list.split(", ").map(str::to_string).collect();
+    if path == "fabric" {
+        all.retain(|k| places.iter().any(|&(n, p, _)| format!("'{n}'") == *k && p == format!("fabric.{n}")));
+    } else {
+        for &(_, place, keys) in places {
+            let (table, sub) = place.split_once('.').unwrap_or((place, ""));
+            if table == path {
+                if sub.is_empty() {
+                    all.extend(keys.iter().map(|k| format!("'{k}'")));
+                } else {
+                    all.push(format!("'{sub}'"));
+                }
+            }
+        }
+    }
+    let msg = crate::keys::clean_msg(&format!("unknown field '{key}', expected one of {}", all.join(", ")));
+    (path, msg)
 }
 
 /// An unknown key of `traffic[i]` is also compared with the shared keys its type takes

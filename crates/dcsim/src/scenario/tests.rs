@@ -331,6 +331,29 @@ fn unknown_keys_suggest_the_closest_key() {
     assert!(e.contains("unknown field 'zzzzzz', expected one of") && !e.contains("did you mean"), "{e}");
 }
 
+/// Fabric models' keys where the file has them (`[switch.remote_pfc]`, `convergence` of
+/// `[switch]`): errors name them there, unknown keys list them with the table's own, and
+/// `[fabric.<name>]` of a model placed elsewhere is refused.
+#[test]
+fn fabric_model_keys_are_named_where_the_file_has_them() {
+    expect(BASE, &["switch.remote_pfc.min_quanta=0"], &["switch.remote_pfc.min_quanta: "]);
+    expect(BASE, &["switch.convergence=\"1\""], &["switch.convergence: "]);
+    expect(BASE, &["host.rx_buffer.hosts=[\"nowhere\"]"], &["host.rx_buffer.hosts[0]: no node named 'nowhere'"]);
+    expect(BASE, &["switch.convergenc=\"1us\""], &["switch: unknown field 'convergenc' (did you mean 'convergence'?)"]);
+    let e = err(BASE, &["switch.zzzzzz=1"]);
+    for k in ["'arbitration'", "'pfc'", "'remote_pfc'", "'link_failures'", "'convergence'"] {
+        assert!(e.contains(k), "{e} lacks {k}");
+    }
+    expect(BASE, &["host.zzzzzz=1"], &["'rx_buffer'", "'pause_storms'", "'uet'"]);
+    expect(BASE, &["fabric.rpfc.enabled=true"], &["fabric.rpfc: unknown table: these keys are in [switch.remote_pfc]"]);
+    let e = err(BASE, &["fabric.zzzzzz=1"]);
+    assert!(e.contains("'trimming'") && !e.contains("'rpfc'"), "{e}");
+    // Absent, a model's keys take its parameters' defaults (as a plan written in Rust).
+    let p = load(BASE, &[]).unwrap();
+    assert_eq!(p.fabric.rpfc, Plan::new("x", p.duration).fabric.rpfc);
+    assert!(p.fabric.rx.is_none() && p.fabric.link_faults.failures.is_empty());
+}
+
 #[test]
 fn bad_negative_rate() {
     expect(BASE, &["topology.rate=\"-40Gbps\""], &["topology.rate:", "negative"]);

@@ -208,8 +208,8 @@ fn validate_egress_limit(p: &Plan) -> Result<()> {
 }
 
 /// The key context of a plan's checks: the smallest host line rate, the cell size.
-pub fn key_ctx(p: &Plan) -> KeyCtx {
-    KeyCtx { line_rate: min_host_rate(p), cell: p.switch.cell.map(u64::from) }
+pub fn key_ctx(p: &Plan) -> KeyCtx<'_> {
+    KeyCtx { line_rate: min_host_rate(p), cell: p.switch.cell.map(u64::from), nodes: &p.nodes }
 }
 
 /// The smallest rate of a link that ends at a host (`None` without hosts).

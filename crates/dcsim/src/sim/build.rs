@@ -181,7 +181,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             super::NO_TCP
         };
         let uet = if fp.transport == Transport::Uet {
-            let u = &plan.host.uet;
+            let u = &plan.fabric.uet;
             // RCCC's window: 1.5 BDP of the fabric's largest base RTT at the line rate.
             let bdp = host_rate.0 as u128 * base_rtt.0 as u128 / 8_000_000_000_000;
             let max_credit = u.max_credit.unwrap_or((bdp * 3 / 2) as u64);
@@ -338,12 +338,12 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         receivers,
         flow_stats,
         ccs,
-        tp: super::transports::Transports { tcp_tx, tcp_rx, uet_tx, uet_rx, pacers: Vec::new(), uet: plan.host.uet.clone() },
+        tp: super::transports::Transports { tcp_tx, tcp_rx, uet_tx, uet_rx, pacers: Vec::new(), uet: plan.fabric.uet.clone() },
     };
-    if plan.host.uet.rccc && plan.flows.iter().any(|f| f.transport == Transport::Uet) {
+    if plan.fabric.uet.rccc && plan.flows.iter().any(|f| f.transport == Transport::Uet) {
         // Every host may receive: one credit pacer per node (switches' stay unused).
         let rate = |n: &Node| n.ports.clone().next().map_or(crate::units::Rate(1), |p| sim.fx.ports[p as usize].rate());
-        sim.tp.pacers = sim.fx.nodes.iter().map(|n| crate::models::uet::CreditPacer::new(rate(n), plan.host.uet.credit_rate)).collect();
+        sim.tp.pacers = sim.fx.nodes.iter().map(|n| crate::models::uet::CreditPacer::new(rate(n), plan.fabric.uet.credit_rate)).collect();
         sim.fx.pool.enable_tags(); // the pull target rides in the data frame's tag
     }
     if let Some((st, io_of)) = super::storage::Storage::new(plan) {

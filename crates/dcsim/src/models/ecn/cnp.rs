@@ -127,7 +127,6 @@ impl NotificationPoints {
 
 /// No table or summary of its own; nothing to merge.
 impl crate::models::fabric_model::FabricModel for NotificationPoints {
-    type Keys = crate::models::fabric_model::NoSection;
 
     fn shift_times(&mut self, by: SimTime) {
         self.qps.iter_mut().for_each(|q| q.last_cnp = q.last_cnp.map(|t| t.later(by)));

@@ -3,7 +3,7 @@
 
 use super::marking::Marking;
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, FlowEnds, NoSection, Setting, Tables};
+use crate::models::fabric_model::{BuildCtx, Enqueued, FabricModel, FlowEnds, Setting, Tables};
 use crate::models::rcm::detection::victim_by_time;
 use crate::net::fabric::Fabric;
 use crate::net::queue::Queued;
@@ -87,7 +87,6 @@ impl Marking {
 }
 
 impl FabricModel for Marking {
-    type Keys = NoSection;
 
     /// Congested intervals still open end with the run.
     fn end_run(&mut self, fx: &Fabric, end: crate::units::SimTime) {
@@ -177,7 +176,7 @@ impl FabricModel for Marking {
     fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
         use crate::keys::Check;
         let s = &plan.switch;
-        s.ecn.check("switch.ecn", &crate::keys::KeyCtx { line_rate: None, cell: s.cell.map(u64::from) })
+        s.ecn.check("switch.ecn", &crate::keys::KeyCtx { cell: s.cell.map(u64::from), ..crate::keys::KeyCtx::NONE })
     }
 
     fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {

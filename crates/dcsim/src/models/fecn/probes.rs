@@ -4,7 +4,7 @@
 //! of the fabric-model list with no state: the probes are its frames.
 
 use crate::ids::{FlowId, NodeId, PortId};
-use crate::models::fabric_model::{BuildCtx, FabricModel, FlowInfo, NoSection};
+use crate::models::fabric_model::{BuildCtx, FabricModel, FlowInfo};
 use crate::models::l2cm::L2_FRAME;
 use crate::net::fabric::{After, Fabric};
 use crate::net::packet::{Feedback, Packet, PktKind, NO_RATE};
@@ -14,7 +14,6 @@ use crate::units::Rate;
 pub(crate) struct FecnProbes;
 
 impl FabricModel for FecnProbes {
-    type Keys = NoSection;
 
     fn new(_ctx: &mut BuildCtx) -> Self {
         FecnProbes

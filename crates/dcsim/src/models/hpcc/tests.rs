@@ -140,7 +140,7 @@ fn w_ai_is_a_window_step_per_t_and_defaults_follow_the_nic() {
 #[test]
 fn keys_and_checks() {
     use crate::keys::{Check, KeyCtx, Keys};
-    let ctx = KeyCtx { line_rate: Some(Rate::gbps(100)), cell: None };
+    let ctx = KeyCtx { line_rate: Some(Rate::gbps(100)), ..KeyCtx::NONE };
     let keys = |t: &str| -> crate::Result<HpccParams> {
         let k: HpccKeys = toml::from_str(t).map_err(|e| crate::Error::scenario("cc", e.to_string()))?;
         let p = k.build("cc", &ctx)?;

@@ -8,11 +8,11 @@ use crate::units::MAX_TIME;
 /// comes after `down`, two failures of one link do not overlap, and `switch.convergence`
 /// is given.
 pub(crate) fn check_plan(p: &Plan) -> Result<()> {
-    let fails = &p.switch.link_failures;
+    let fails = &p.fabric.link_faults.failures;
     if fails.is_empty() {
         return Ok(());
     }
-    match p.switch.convergence {
+    match p.fabric.link_faults.convergence {
         None => {
             return Err(Error::scenario(
                 "switch.convergence",
@@ -51,7 +51,7 @@ pub(crate) fn check_plan(p: &Plan) -> Result<()> {
                 return Err(Error::scenario(format!("{at}.up"), format!("must be at most {MAX_TIME}")));
             }
         }
-        let same = |g: &crate::plan::LinkFailure| (g.a == f.a && g.b == f.b) || (g.a == f.b && g.b == f.a);
+        let same = |g: &super::LinkFailure| (g.a == f.a && g.b == f.b) || (g.a == f.b && g.b == f.a);
         for (j, g) in fails.iter().enumerate().take(k) {
             let overlap = same(g) && g.up.is_none_or(|u| f.down < u) && f.up.is_none_or(|u| g.down < u);
             if overlap {

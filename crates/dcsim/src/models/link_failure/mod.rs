@@ -12,8 +12,11 @@
 //! `sim/link_down.rs`); this file the state and what is counted.
 
 mod checks;
+mod keys;
 mod model;
 pub mod steps;
+
+pub use keys::{LinkFailure, LinkFailureKeys, LinkFailurePlan, LinkFailureSpec};
 
 use crate::ids::PortId;
 use crate::net::routing::RouteInputs;

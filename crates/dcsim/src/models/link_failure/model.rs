@@ -10,10 +10,9 @@ use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
 impl FabricModel for LinkFaults {
-    type Keys = crate::models::fabric_model::NoSection;
 
     fn new(ctx: &mut BuildCtx) -> Self {
-        if ctx.plan.switch.link_failures.is_empty() {
+        if ctx.plan.fabric.link_faults.failures.is_empty() {
             return LinkFaults::default();
         }
         let g = ctx.routes;
@@ -65,10 +64,10 @@ impl FabricModel for LinkFaults {
     }
 
     fn not_node_local(plan: &crate::plan::Plan) -> Option<&'static str> {
-        (!plan.switch.link_failures.is_empty()).then_some("switch.link_failures (routes change everywhere at once)")
+        (!plan.fabric.link_faults.failures.is_empty()).then_some("switch.link_failures (routes change everywhere at once)")
     }
 
     fn not_fast_forwarded(plan: &crate::plan::Plan) -> Option<&'static str> {
-        (!plan.switch.link_failures.is_empty()).then_some("switch.link_failures")
+        (!plan.fabric.link_faults.failures.is_empty()).then_some("switch.link_failures")
     }
 }

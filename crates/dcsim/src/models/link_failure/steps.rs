@@ -21,11 +21,11 @@ impl LinkFaults {
         port_toward: impl Fn(u32, u32) -> PortId,
         peer: impl Fn(PortId) -> PortId,
     ) -> LinkFaults {
-        let fails = &plan.switch.link_failures;
+        let fails = &plan.fabric.link_faults.failures;
         if fails.is_empty() {
             return LinkFaults::default();
         }
-        let conv = plan.switch.convergence.expect("validated plan: convergence is given with link failures");
+        let conv = plan.fabric.link_faults.convergence.expect("validated plan: convergence is given with link failures");
         let mut steps = Vec::new();
         for (i, f) in fails.iter().enumerate() {
             let pa = port_toward(f.a, f.b);

@@ -149,7 +149,6 @@ impl LoadBalancing {
 }
 
 impl FabricModel for LoadBalancing {
-    type Keys = LoadBalancingKeys;
 
     fn new(ctx: &mut BuildCtx) -> Self {
         let plan = ctx.plan;

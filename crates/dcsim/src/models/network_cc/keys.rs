@@ -36,6 +36,7 @@ fn check_more(p: &NetworkCcParams, path: &str, ctx: &KeyCtx) -> Result<()> {
 crate::params! {
     /// `[switch.network_cc]`: the congestion points (switch-originated notifications with rate).
     pub struct NetworkCcSwitchKeys => NetworkCcPlan {
+        build_more: switch_names,
         check_more: switch_check_more,
     }
     /// the switches that send notifications (names)
@@ -62,22 +63,15 @@ crate::params! {
     rate_min => rcp.rate_min: kind::Rate, POSITIVE;
 }
 
-impl NetworkCcSwitchKeys {
-    /// Resolves units and defaults; `switch_index` finds a switch by name (`None`: no
-    /// such switch).
-    pub fn resolve(&self, path: &str, ctx: &KeyCtx, switch_index: impl Fn(&str) -> Option<u32>) -> Result<NetworkCcPlan> {
-        let mut p = self.build(path, ctx)?;
-        if let Some(list) = &self.switches {
-            let mut nodes = Vec::new();
-            for (i, name) in list.iter().enumerate() {
-                let n = switch_index(name)
-                    .ok_or_else(|| Error::scenario(format!("{}[{i}]", at(path, "switches")), format!("no switch named '{name}'")))?;
-                nodes.push(n);
-            }
-            p.nodes = Some(nodes);
-        }
-        Ok(p)
+/// The switches named resolved against the topology (`ctx.nodes`).
+fn switch_names(k: &NetworkCcSwitchKeys, p: &mut NetworkCcPlan, path: &str, ctx: &KeyCtx) -> Result<()> {
+    if let Some(list) = &k.switches {
+        let at = at(path, "switches");
+        p.nodes = Some(
+            list.iter().enumerate().map(|(i, name)| ctx.node(name, Some(NodeKind::Switch), &format!("{at}[{i}]"))).collect::<Result<_>>()?,
+        );
     }
+    Ok(())
 }
 
 fn switch_check_more(p: &NetworkCcPlan, path: &str, ctx: &KeyCtx) -> Result<()> {
@@ -102,10 +96,9 @@ fn switch_check_more(p: &NetworkCcPlan, path: &str, ctx: &KeyCtx) -> Result<()> 
 
 /// `[switch.network_cc]`: its parameters, its switches, its priorities against the
 /// lossless classes, and every `type = "network_cc"` flow on a priority it serves.
-pub(crate) fn check_plan(p: &Plan, ctx: &KeyCtx) -> Result<()> {
+pub(crate) fn check_plan(p: &Plan) -> Result<()> {
     let path = "switch.network_cc";
-    if let Some(n) = &p.switch.network_cc {
-        n.check(path, ctx)?;
+    if let Some(n) = &p.fabric.netcc {
         for (i, &node) in n.nodes.iter().flatten().enumerate() {
             if p.nodes.get(node as usize).is_none_or(|x| x.kind != NodeKind::Switch) {
                 return Err(Error::scenario(format!("{path}.switches[{i}]"), format!("node {node} is not a switch")));
@@ -126,7 +119,7 @@ pub(crate) fn check_plan(p: &Plan, ctx: &KeyCtx) -> Result<()> {
         if !matches!(p.ccs.get(f.cc as usize), Some(crate::models::CcPlan::NetworkCc(_))) {
             continue;
         }
-        let served = p.switch.network_cc.as_ref().is_some_and(|n| n.priorities & (1 << f.priority) != 0);
+        let served = p.fabric.netcc.as_ref().is_some_and(|n| n.priorities & (1 << f.priority) != 0);
         if !served {
             let at = if f.cc == 0 { "host.cc".to_string() } else { format!("traffic[{}].cc", f.group) };
             return Err(Error::scenario(

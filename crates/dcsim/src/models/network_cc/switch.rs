@@ -41,7 +41,7 @@ pub(crate) struct NetCcState {
 impl NetCcState {
     /// `port_node_is_switch[p]`: the switch node of port `p`, if it belongs to one.
     pub fn new(plan: &Plan, port_rates: &[Rate], port_switch: &[Option<u32>], base_rtt: SimTime) -> Self {
-        let Some(p) = plan.switch.network_cc.clone() else {
+        let Some(p) = plan.fabric.netcc.clone() else {
             return NetCcState {
                 active: false,
                 plan: NetworkCcPlan::default(),
@@ -113,7 +113,6 @@ impl crate::models::fabric_model::FabricModel for NetCcState {
         self.rcp.iter_mut().for_each(|r| r.shift_times(by));
     }
 
-    type Keys = crate::models::fabric_model::NoSection;
 
     fn wants_enqueued(&self) -> bool {
         self.active
@@ -142,8 +141,8 @@ impl crate::models::fabric_model::FabricModel for NetCcState {
         self.sent += other.sent;
     }
 
-    fn check_plan(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
-        super::keys::check_plan(plan, ctx)
+    fn check_plan(plan: &crate::plan::Plan, _: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::keys::check_plan(plan)
     }
 
     fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {

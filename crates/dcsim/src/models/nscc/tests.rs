@@ -203,7 +203,7 @@ fn base_rtt_follows_the_smallest_sample() {
 
 #[test]
 fn keys_and_checks_name_the_field() {
-    let ctx = KeyCtx { line_rate: Some(Rate::gbps(100)), cell: None };
+    let ctx = KeyCtx { line_rate: Some(Rate::gbps(100)), ..KeyCtx::NONE };
     let keys = |t: &str| -> NsccKeys { toml::from_str(t).unwrap() };
     let p = keys("target = \"6us\"\nfi = \"8KiB\"\nalpha = 1000.0\nmax_cwnd = \"200KB\"").build("host.cc", &ctx).unwrap();
     assert_eq!(p.target, Some(SimTime::us(6)));

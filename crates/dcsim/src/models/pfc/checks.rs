@@ -14,7 +14,7 @@ pub(crate) fn check_plan(p: &Plan) -> Result<()> {
     let s = &p.switch;
     super::buffer::check(&s.buffer, "switch.buffer")?;
     super::keys::check(p)?;
-    s.pfc.check("switch.pfc", &KeyCtx { line_rate: None, cell: s.cell.map(u64::from) })?;
+    s.pfc.check("switch.pfc", &KeyCtx { cell: s.cell.map(u64::from), ..KeyCtx::NONE })?;
     check_buffers(p)
 }
 
@@ -96,7 +96,7 @@ fn check_buffers(p: &Plan) -> Result<()> {
 /// `host.pause_storms`: each names a host with one link to a switch, a priority that
 /// the switch's flow control pauses, and `stop` (if given) after `start`.
 pub(crate) fn check_pause_storms(p: &Plan) -> Result<()> {
-    for (k, st) in p.host.pause_storms.iter().enumerate() {
+    for (k, st) in p.fabric.pause_storms.storms.iter().enumerate() {
         let at = format!("host.pause_storms[{k}]");
         let node = p
             .nodes

@@ -15,7 +15,9 @@ pub mod keys;
 mod model;
 pub mod params;
 pub mod storm;
+mod storm_keys;
 pub mod watchdog;
 
 pub use frames::{unpause, Pfc};
+pub use storm_keys::{PauseStorm, PauseStormKeys, PauseStormPlan, PauseStormSpec};
 pub use params::{FlowControl, Headroom, PauseMode, PfcPlan, WatchdogAction, WatchdogPlan};

@@ -23,7 +23,6 @@ fn node_name(fx: &Fabric, n: NodeId) -> String {
 }
 
 impl FabricModel for Pfc {
-    type Keys = crate::models::fabric_model::NoSection;
 
     /// The priorities whose frames must never drop, in words, with the key that says so.
     fn lossless_text(&self) -> Option<String> {
@@ -149,7 +148,7 @@ impl FabricModel for Pfc {
             "pause refreshes".into(),
             refresh.periods_in(dur).saturating_mul(at.switch_ports).saturating_mul(classes),
         ));
-        for (k, s) in p.host.pause_storms.iter().enumerate() {
+        for (k, s) in p.fabric.pause_storms.storms.iter().enumerate() {
             let span = crate::units::SimTime(s.stop.unwrap_or(dur).min(dur).0.saturating_sub(s.start.0));
             out.push((format!("host.pause_storms[{k}]"), "storm pauses".into(), refresh.periods_in(span)));
         }
@@ -157,7 +156,6 @@ impl FabricModel for Pfc {
 }
 
 impl FabricModel for DeadlockDetector {
-    type Keys = crate::models::fabric_model::NoSection;
 
     fn stopped(&self) -> bool {
         self.stopped_at.is_some()
@@ -209,7 +207,6 @@ impl FabricModel for DeadlockDetector {
 }
 
 impl FabricModel for PauseStorms {
-    type Keys = crate::models::fabric_model::NoSection;
 
     fn new(ctx: &mut BuildCtx) -> Self {
         let port_of: Vec<PortId> = (0..ctx.nodes.len() as u32).map(|h| ctx.host_port(h)).collect();
@@ -244,12 +241,11 @@ impl FabricModel for PauseStorms {
     }
 
     fn not_fast_forwarded(plan: &crate::plan::Plan) -> Option<&'static str> {
-        (!plan.host.pause_storms.is_empty()).then_some("host.pause_storms")
+        (!plan.fabric.pause_storms.storms.is_empty()).then_some("host.pause_storms")
     }
 }
 
 impl FabricModel for PfcWatchdog {
-    type Keys = crate::models::fabric_model::NoSection;
 
     /// A switch queue in a pause storm ignores the pauses of the NIC behind it (the
     /// watchdog's purpose), so that NIC's receive buffer may overflow.

@@ -40,7 +40,7 @@ impl PauseStorms {
     /// The plan's storms, their first frames scheduled; `port_of(host)` is the host's port.
     pub fn new(plan: &Plan, q: &mut EventQueue, port_of: impl Fn(u32) -> PortId) -> PauseStorms {
         let mut storms = Vec::new();
-        for (k, st) in plan.host.pause_storms.iter().enumerate() {
+        for (k, st) in plan.fabric.pause_storms.storms.iter().enumerate() {
             storms.push(Storm { port: port_of(st.host), priority: st.priority, stop: st.stop });
             if st.start <= plan.duration {
                 q.schedule(st.start, model_event::<Self>(PAUSE_STORM, 0, k as u32, 0));

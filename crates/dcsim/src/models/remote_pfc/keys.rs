@@ -3,7 +3,7 @@
 
 use super::params::RemotePfcPlan;
 use crate::error::{Error, Result};
-use crate::keys::{at, kind, Check, KeyCtx, SizeStr};
+use crate::keys::{at, kind, KeyCtx, SizeStr};
 use crate::plan::{EcnMode, NodeKind, Plan};
 
 crate::params! {
@@ -58,13 +58,12 @@ fn check_more(p: &RemotePfcPlan, path: &str, _: &KeyCtx) -> Result<()> {
 /// ECN, not a replacement of it); a default threshold needs ECN; and every host that
 /// sends on a lossless priority hangs off a switch (its ToR, which turns messages into
 /// pauses).
-pub(crate) fn check_plan(p: &Plan, ctx: &KeyCtx) -> Result<()> {
+pub(crate) fn check_plan(p: &Plan) -> Result<()> {
     const P: &str = "switch.remote_pfc";
-    let rp = &p.switch.remote_pfc;
+    let rp = &p.fabric.rpfc;
     if !rp.enabled {
         return Ok(());
     }
-    rp.check(P, ctx)?;
     let pfc = &p.switch.pfc;
     if !(0..8).any(|q| pfc.is_lossless(q)) {
         return Err(Error::scenario(

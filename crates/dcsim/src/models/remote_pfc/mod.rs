@@ -37,7 +37,7 @@ pub(crate) struct RemotePfc {
 impl RemotePfc {
     /// `port_rates` and `port_node` are per port, `n_nodes` the node count.
     pub fn new(plan: &Plan, port_rates: &[Rate], n_nodes: usize) -> Self {
-        let p = &plan.switch.remote_pfc;
+        let p = &plan.fabric.rpfc;
         if !p.enabled {
             return RemotePfc { on: false, cp: cp::CpState::default(), tor: tor::TorState::default(), pause_all: false };
         }

@@ -16,7 +16,6 @@ impl FabricModel for RemotePfc {
         self.tor.shift_times(by);
     }
 
-    type Keys = crate::models::fabric_model::NoSection;
 
     fn wants_enqueued(&self) -> bool {
         self.on
@@ -108,8 +107,8 @@ impl FabricModel for RemotePfc {
         add(&mut self.tor.granted_ps, &other.tor.granted_ps);
     }
 
-    fn check_plan(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
-        super::keys::check_plan(plan, ctx)
+    fn check_plan(plan: &crate::plan::Plan, _: &crate::keys::KeyCtx) -> crate::Result<()> {
+        super::keys::check_plan(plan)
     }
 
     fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {

@@ -4,7 +4,7 @@ use serde::Deserialize;
 
 use super::{RateChange, RxBufferPlan};
 use crate::error::{Error, Result};
-use crate::keys::{at, kind, Check, KeyCtx, Keys, RateStr, TimeStr};
+use crate::keys::{at, kind, KeyCtx, RateStr, TimeStr};
 use crate::models::pfc::headroom::headroom_bytes;
 use crate::plan::{FlowControl, NodeKind, Plan};
 use crate::units::{parse_rate, MAX_TIME};
@@ -23,7 +23,9 @@ impl Default for RxBufferPlan {
 
 crate::params! {
     /// `[host.rx_buffer]`: NIC receive buffers drained at a processing rate (slow receivers).
-    pub struct RxBufferKeys => RxBufferPlan {}
+    pub struct RxBufferKeys => RxBufferPlan {
+        build_more: resolve_names,
+    }
     /// the receive buffer of each NIC; at least two frames, and (with PFC or PAUSE and the default `xoff`) the link's PFC headroom plus two frames; with `ib_credits` at least `switch.pfc.ib_buffer`
     size: kind::Size, ANY;
     /// processing rate (frame bytes per second the host drains)
@@ -47,34 +49,24 @@ pub struct RateChangeKeys {
     pub rate: RateStr,
 }
 
-impl RxBufferKeys {
-    /// Resolves names and units (the plan's nodes must be known); `check` does the rest.
-    pub fn resolve(&self, plan: &Plan) -> Result<RxBufferPlan> {
-        let host = |name: &str, path: String| -> Result<u32> {
-            let k =
-                plan.nodes.iter().position(|n| n.name == name).ok_or_else(|| Error::scenario(&path, format!("no node named '{name}'")))?;
-            if plan.nodes[k].kind != NodeKind::Host {
-                return Err(Error::scenario(path, format!("'{name}' is not a host")));
-            }
-            Ok(k as u32)
-        };
-        let hosts = match &self.hosts {
-            None => (0..plan.nodes.len() as u32).filter(|&k| plan.nodes[k as usize].kind == NodeKind::Host).collect(),
-            Some(v) if v.is_empty() => return Err(Error::scenario(at(PATH, "hosts"), "is empty (leave it out for every host)")),
-            Some(v) => v.iter().enumerate().map(|(i, n)| host(n, format!("{PATH}.hosts[{i}]"))).collect::<Result<Vec<_>>>()?,
-        };
-        let mut changes = Vec::new();
-        for (i, c) in self.rate_changes.iter().flatten().enumerate() {
-            let p = format!("{PATH}.rate_changes[{i}]");
-            let h = host(&c.host, format!("{p}.host"))?;
-            if !hosts.contains(&h) {
-                return Err(Error::scenario(format!("{p}.host"), format!("'{}' has no receive buffer ({PATH}.hosts)", c.host)));
-            }
-            let rate = parse_rate(&c.rate.0).map_err(|e| Error::scenario(format!("{p}.rate"), e.0))?;
-            changes.push(RateChange { host: h, at: c.at.time(&format!("{p}.at"))?, rate });
+/// The host names resolved against the topology (`ctx.nodes`); `check` does the rest.
+fn resolve_names(k: &RxBufferKeys, p: &mut RxBufferPlan, path: &str, ctx: &KeyCtx) -> Result<()> {
+    let host = |name: &str, path: String| ctx.node(name, Some(NodeKind::Host), &path);
+    p.hosts = match &k.hosts {
+        None => (0..ctx.nodes.len() as u32).filter(|&h| ctx.nodes[h as usize].kind == NodeKind::Host).collect(),
+        Some(v) if v.is_empty() => return Err(Error::scenario(at(path, "hosts"), "is empty (leave it out for every host)")),
+        Some(v) => v.iter().enumerate().map(|(i, n)| host(n, format!("{path}.hosts[{i}]"))).collect::<Result<Vec<_>>>()?,
+    };
+    for (i, c) in k.rate_changes.iter().flatten().enumerate() {
+        let at = format!("{path}.rate_changes[{i}]");
+        let h = host(&c.host, format!("{at}.host"))?;
+        if !p.hosts.contains(&h) {
+            return Err(Error::scenario(format!("{at}.host"), format!("'{}' has no receive buffer ({path}.hosts)", c.host)));
         }
-        Ok(RxBufferPlan { hosts, changes, ..self.build(PATH, &KeyCtx::NONE)? })
+        let rate = parse_rate(&c.rate.0).map_err(|e| Error::scenario(format!("{at}.rate"), e.0))?;
+        p.changes.push(RateChange { host: h, at: c.at.time(&format!("{at}.at"))?, rate });
     }
+    Ok(())
 }
 
 /// The (XOFF, XON) thresholds of the NIC on `link` (its one link to a switch), by the
@@ -104,8 +96,7 @@ pub fn host_link(plan: &Plan, host: u32) -> Option<usize> {
 
 /// Checks `[host.rx_buffer]` against the resolved plan (topology, flow control).
 pub fn check(plan: &Plan) -> Result<()> {
-    let Some(rx) = &plan.host.rx_buffer else { return Ok(()) };
-    rx.check(PATH, &KeyCtx::NONE)?;
+    let Some(rx) = &plan.fabric.rx else { return Ok(()) };
     let pfc = &plan.switch.pfc;
     let max_wire = plan.max_wire() as u64;
     if rx.size < 2 * max_wire {

@@ -15,7 +15,6 @@ use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
 impl FabricModel for RxBuffers {
-    type Keys = crate::models::fabric_model::NoSection;
 
     fn end_run(&mut self, _fx: &crate::net::fabric::Fabric, end: crate::units::SimTime) {
         self.finish(end);
@@ -125,6 +124,6 @@ impl FabricModel for RxBuffers {
     }
 
     fn not_fast_forwarded(plan: &crate::plan::Plan) -> Option<&'static str> {
-        plan.host.rx_buffer.as_ref().is_some_and(|r| !r.changes.is_empty()).then_some("host.rx_buffer.rate_changes")
+        plan.fabric.rx.as_ref().is_some_and(|r| !r.changes.is_empty()).then_some("host.rx_buffer.rate_changes")
     }
 }

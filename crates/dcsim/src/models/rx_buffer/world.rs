@@ -21,7 +21,7 @@ impl RxBuffers {
     /// The plan's receive buffers; `port_of(host)` is the host's port. Schedules the rate
     /// changes.
     pub fn new(plan: &Plan, q: &mut EventQueue, port_of: impl Fn(u32) -> PortId) -> RxBuffers {
-        let Some(rx) = &plan.host.rx_buffer else { return RxBuffers::default() };
+        let Some(rx) = &plan.fabric.rx else { return RxBuffers::default() };
         let mut slot = vec![u32::MAX; plan.nodes.len()];
         let mut nics = Vec::with_capacity(rx.hosts.len());
         for &h in &rx.hosts {

@@ -1,20 +1,19 @@
 //! UET's checks of a plan and its warnings, and its place in the fabric-model list
 //! (`Uet`: no state of its own there; the NIC side is `sim/uet.rs`).
 
-use crate::models::fabric_model::{BuildCtx, FabricModel, NoSection};
+use crate::models::fabric_model::{BuildCtx, FabricModel};
 
 /// The transport in the `fabric_models!` list: its checks and warnings, nothing at run time.
 pub(crate) struct Uet;
 
 impl FabricModel for Uet {
-    type Keys = NoSection;
 
     fn new(_ctx: &mut BuildCtx) -> Self {
         Uet
     }
 
-    fn check_plan(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
-        check_plan(plan, ctx)
+    fn check_plan(plan: &crate::plan::Plan, _: &crate::keys::KeyCtx) -> crate::Result<()> {
+        check_plan(plan)
     }
 
     fn warnings(plan: &crate::plan::Plan, out: &mut Vec<String>) {
@@ -27,12 +26,10 @@ impl FabricModel for Uet {
     }
 }
 
-/// The plan's checks of UET: `[host.uet]`'s keys, and RCCC's pull target, which rides
-/// in the frame tag that BCN and FECN use for their own.
-fn check_plan(plan: &crate::plan::Plan, ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
-    use crate::keys::Check;
-    plan.host.uet.check("host.uet", ctx)?;
-    if plan.host.uet.rccc && !matches!(plan.switch.l2cm, crate::models::L2Cm::None) {
+/// The plan's checks of UET beyond `[host.uet]`'s keys: RCCC's pull target rides in the
+/// frame tag that BCN and FECN use for their own.
+fn check_plan(plan: &crate::plan::Plan) -> crate::Result<()> {
+    if plan.fabric.uet.rccc && !matches!(plan.switch.l2cm, crate::models::L2Cm::None) {
         return Err(crate::Error::scenario(
             "host.uet.rccc",
             "RCCC's pull target rides in the data frames' tag, which [switch.l2cm] (BCN, FECN) uses: not both in one run",
@@ -50,7 +47,7 @@ fn warnings(plan: &crate::plan::Plan, out: &mut Vec<String>) {
     use crate::models::load_balancing::Mode;
     nscc_ack_every(plan, out);
     let Some(first) = plan.flows.iter().find(|f| f.transport == crate::plan::Transport::Uet) else {
-        if plan.host.uet.rccc {
+        if plan.fabric.uet.rccc {
             out.push("host.uet.rccc: no traffic entry has transport = \"uet\"; RCCC changes nothing".to_string());
         }
         return;
@@ -59,7 +56,7 @@ fn warnings(plan: &crate::plan::Plan, out: &mut Vec<String>) {
     let untrimmed = |f: &&crate::plan::FlowPlan| {
         f.transport == crate::plan::Transport::Uet && !plan.is_lossless(f.priority) && trimmed & (1 << f.priority) == 0
     };
-    if let Some(f) = plan.flows.iter().find(untrimmed).filter(|_| plan.host.uet.loss_threshold.is_none()) {
+    if let Some(f) = plan.flows.iter().find(untrimmed).filter(|_| plan.fabric.uet.loss_threshold.is_none()) {
         out.push(format!(
             "traffic[{}].priority: UET flows on lossy priority {} without [fabric.trimming]: UET NAKs no gap, so a packet the fabric drops waits for host.rto ({}) unless host.uet.loss_threshold is set",
             f.group, f.priority, plan.host.rto
