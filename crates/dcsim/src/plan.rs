@@ -258,7 +258,6 @@ pub struct SwitchPlan {
     /// cells. `None`: byte accounting.
     pub cell: Option<u32>,
     pub buffer: BufferPlan,
-    pub pfc: PfcPlan,
     pub scheduler: SchedulerPlan,
     pub arbitration: Arbitration,
     /// Lossy egress drop-tail limit per (port, priority) in bytes, if any.
@@ -363,7 +362,6 @@ impl Default for SwitchPlan {
         SwitchPlan {
             cell: None,
             buffer: BufferPlan::Shared { total: 32 << 20, reserve: 4 * 1024, alpha_shift: 3 },
-            pfc: PfcPlan::default(),
             scheduler: SchedulerPlan { kind: SchedulerKind::Strict, weights: [1; 8], strict_mask: 0, unit: EtsUnit::Bytes },
             arbitration: Arbitration::Fifo,
             egress_limit: None,
@@ -436,12 +434,12 @@ impl Plan {
     /// one rule).
     #[inline]
     pub fn is_lossless(&self, prio: u8) -> bool {
-        self.switch.pfc.is_lossless(prio)
+        self.fabric.pfc.is_lossless(prio)
     }
 
     /// The key that makes priorities lossless in this plan, for messages.
     pub fn lossless_key(&self) -> &'static str {
-        self.switch.pfc.lossless_key()
+        self.fabric.pfc.lossless_key()
     }
 
     /// What makes a run's events not each one node's own, with the key that turns it on:

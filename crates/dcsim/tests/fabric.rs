@@ -53,13 +53,13 @@ fn parking_lot_with_per_flow_arbitration_is_fair() {
 fn lossy_fabric_drops_and_counts_by_reason_pfc_does_not() {
     let mut plan = parking_lot(SimTime::ms(5));
     plan.switch.buffer = BufferPlan::Static { port_buffer: 100_000 };
-    plan.switch.pfc.mode = FlowControl::None;
+    plan.fabric.pfc.mode = FlowControl::None;
     let lossy = sim::run(&plan).unwrap();
     assert!(drops(&lossy) > 0);
     assert_eq!(lossy.summary["counters"]["drops"]["buffer_full"], drops(&lossy));
     assert!(lossy.summary["counters"]["retransmitted_packets"].as_u64().unwrap() > 0, "go-back-N recovers");
 
-    plan.switch.pfc.mode = FlowControl::Pfc;
+    plan.fabric.pfc.mode = FlowControl::Pfc;
     let lossless = sim::run(&plan).unwrap();
     assert_eq!(drops(&lossless), 0);
     assert!(lossless.summary["counters"]["pfc_xoff_sent"].as_u64().unwrap() > 0);
@@ -85,8 +85,8 @@ fn incast_64_to_1_at_100g_is_lossless_and_keeps_the_receiver_busy() {
 fn incast_2_to_1_ingress_stays_between_the_watermarks() {
     let mut plan = incast(2, 40, 500, None, SimTime::ms(3));
     plan.switch.buffer = BufferPlan::Static { port_buffer: 200_000 };
-    plan.switch.pfc.xoff = Some(60_000);
-    plan.switch.pfc.xon = Some(40_000);
+    plan.fabric.pfc.xoff = Some(60_000);
+    plan.fabric.pfc.xon = Some(40_000);
     plan.stats.steady_start = SimTime::ms(1);
     let r = sim::run(&plan).unwrap();
     assert_eq!(drops(&r), 0);
@@ -132,7 +132,7 @@ fn computed_headroom_is_enough_on_long_links() {
 fn too_little_headroom_drops_and_says_why() {
     let mut plan = incast(8, 100, 10_000, None, SimTime::ms(1));
     plan.switch.buffer = BufferPlan::Static { port_buffer: 400_000 };
-    plan.switch.pfc.headroom = Headroom::Fixed(5_000);
+    plan.fabric.pfc.headroom = Headroom::Fixed(5_000);
     let r = sim::run(&plan).unwrap();
     assert!(r.summary["counters"]["drops"]["headroom_exceeded"].as_u64().unwrap() > 0);
 }
@@ -140,7 +140,7 @@ fn too_little_headroom_drops_and_says_why() {
 #[test]
 fn pause_8023x_stops_the_whole_link_and_is_lossless() {
     let mut plan = incast(4, 40, 500, None, SimTime::ms(2));
-    plan.switch.pfc.mode = FlowControl::Pause;
+    plan.fabric.pfc.mode = FlowControl::Pause;
     plan.flows[0].priority = 1; // different priorities, one PAUSE class
     let r = sim::run(&plan).unwrap();
     assert_eq!(drops(&r), 0);
@@ -194,7 +194,7 @@ fn symmetric_senders_get_symmetric_service() {
     // Two identical senders into a lossy, tight switch: whoever wins simultaneous
     // arrivals would take all the drops if ties were served in a fixed order.
     let mut plan = incast(2, 40, 1000, None, SimTime::ms(5));
-    plan.switch.pfc.mode = FlowControl::None;
+    plan.fabric.pfc.mode = FlowControl::None;
     plan.switch.buffer = BufferPlan::Static { port_buffer: 30_000 };
     plan.switch.egress_limit = Some(20_000);
     plan.stats.steady_start = SimTime::ms(1);
@@ -272,7 +272,7 @@ fn closed_loop_messages_follow_one_another() {
 #[test]
 fn udp_cbr_sources_are_unacknowledged_and_lossy() {
     let mut plan = incast(2, 10, 500, None, SimTime::ms(2));
-    plan.switch.pfc.mode = FlowControl::None;
+    plan.fabric.pfc.mode = FlowControl::None;
     plan.switch.egress_limit = Some(150_000);
     for f in &mut plan.flows {
         f.transport = Transport::Udp;
@@ -324,7 +324,7 @@ fn selective_repeat_resends_fewer_packets_than_go_back_n() {
     // once its buffer is full; finite flows that lose packets there.
     let mut plan = parking_lot(SimTime::ms(10));
     plan.switch.buffer = BufferPlan::Static { port_buffer: 100_000 };
-    plan.switch.pfc.mode = FlowControl::None;
+    plan.fabric.pfc.mode = FlowControl::None;
     for f in plan.flows.iter_mut() {
         f.size = Some(2_000_000);
         f.rate = Some(dcsim::Rate::gbps(11));

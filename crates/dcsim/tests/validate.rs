@@ -46,7 +46,7 @@ fn buffer_sizes_around_the_headroom_bound() {
             for buffer in [BufferPlan::Static { port_buffer: size }, BufferPlan::Shared { total: size * 4, reserve: 1024, alpha_shift: 3 }]
             {
                 let mut p = base.clone();
-                p.switch.pfc.lossless = lossless;
+                p.fabric.pfc.lossless = lossless;
                 p.switch.buffer = buffer;
                 if validate_plan(&p).is_ok() {
                     assert!(builds(&p), "{:?} lossless {lossless:#b}: validated but does not build", p.switch.buffer);

@@ -150,7 +150,7 @@ impl L2Cm {
 
 fabric_models! {
     /// PFC / 802.3x PAUSE: frames, refresh, pause expiry, the event log (`pfc/frames.rs`).
-    pfc: pfc::Pfc,
+    pfc: pfc::Pfc = pfc::keys::PfcKeys => "switch.pfc",
     /// ECN marking and congestion detection (`ecn/marking.rs`).
     marking: ecn::marking::Marking,
     /// RoCEv2 notification points: CNPs for marked packets (`ecn/cnp.rs`).

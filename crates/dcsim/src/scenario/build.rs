@@ -337,7 +337,6 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
         Some(BufferSpec::Static(b)) => p.buffer = b.resolve("switch.buffer", &key_ctx)?,
         Some(BufferSpec::Shared(b)) => p.buffer = b.resolve("switch.buffer", &key_ctx)?,
     }
-    p.pfc = crate::keys::Keys::build(&s.pfc, "switch.pfc", &key_ctx)?;
     p.ecn = crate::keys::Keys::build(&s.ecn, "switch.ecn", &key_ctx)?;
     if s.congestion.nodes.is_some() {
         return Err(Error::scenario("switch.congestion.nodes", "only in [[switch.congestion_override]]"));

@@ -229,9 +229,6 @@ pub struct SwitchSpec {
     /// Lossy drop-tail limit per egress (port, priority); none by default.
     pub egress_limit: Option<SizeStr>,
     pub buffer: Option<BufferSpec>,
-    /// `[switch.pfc]`: flow control.
-    #[serde(default)]
-    pub pfc: crate::models::pfc::keys::PfcKeys,
     pub scheduler: Option<SchedulerSpec>,
     /// `[switch.ecn]`: ECN marking at egress queues.
     #[serde(default)]

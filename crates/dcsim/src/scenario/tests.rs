@@ -106,7 +106,7 @@ fn full_scenario_parses() {
     assert_eq!(p.links[0].delay, SimTime::ns(100));
     assert_eq!(p.switch.egress_limit, None);
     assert_eq!(p.switch.buffer, BufferPlan::Shared { total: 32 << 20, reserve: 4096, alpha_shift: 3 });
-    assert_eq!(p.switch.pfc.lossless, 1 << 3);
+    assert_eq!(p.fabric.pfc.lossless, 1 << 3);
     assert_eq!(p.switch.scheduler.kind, SchedulerKind::Dwrr);
     assert_eq!(p.switch.scheduler.weights[3], 2);
     assert_eq!(p.switch.scheduler.strict_mask, 1 << 7);
@@ -182,7 +182,7 @@ fn overrides_apply_before_deserialization() {
         ],
     )
     .unwrap();
-    assert_eq!(p.switch.pfc.mode, FlowControl::None);
+    assert_eq!(p.fabric.pfc.mode, FlowControl::None);
     assert_eq!(p.seed, 7);
     assert_eq!(p.links[0].rate, Rate::gbps(100));
     assert_eq!(p.flows[1].size, Some(2000));

@@ -262,7 +262,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
                 ),
             ));
         }
-        let pfc = &p.switch.pfc;
+        let pfc = &p.fabric.pfc;
         let lossless = p.is_lossless(f.priority);
         let ecn = p.switch.ecn.mode != EcnMode::Off && p.switch.ecn.priorities & (1 << f.priority) != 0;
         if lossless && !ecn {

@@ -82,7 +82,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     // Buffers.
     let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
     let max_wire = plan.host.mtu + plan.host.header_bytes + preamble;
-    let pfc = &plan.switch.pfc;
+    let pfc = &plan.fabric.pfc;
     let n_classes = pfc.classes();
     let host_rate = ports.iter().filter(|p| routes.is_host[p.node.idx()]).map(|p| p.rate()).min().unwrap_or(Rate(1));
     let mut switch_of = vec![u32::MAX; n];

@@ -75,7 +75,7 @@ impl crate::models::fabric_model::FabricModel for IbCredits {
 
     /// The periodic FCPs are one event for every port.
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
-        let pfc = &ctx.plan.switch.pfc;
+        let pfc = &ctx.plan.fabric.pfc;
         let on = pfc.mode == crate::plan::FlowControl::IbCredits;
         let mut ib = IbCredits::new(on, ctx.ports.len(), pfc.ib_buffer, pfc.ib_update, ctx.max_wire as u64);
         ib.period = pfc.ib_period.filter(|_| ib.on);
@@ -115,7 +115,7 @@ impl crate::models::fabric_model::FabricModel for IbCredits {
     }
 
     fn not_node_local(plan: &crate::plan::Plan) -> Option<&'static str> {
-        (plan.switch.pfc.mode == crate::plan::FlowControl::IbCredits).then_some("switch.pfc.mode = \"ib_credits\"")
+        (plan.fabric.pfc.mode == crate::plan::FlowControl::IbCredits).then_some("switch.pfc.mode = \"ib_credits\"")
     }
 
     fn wants_data_started(&self) -> bool {

@@ -3,18 +3,15 @@
 //! warning about RoCE on a priority nothing protects.
 
 use crate::error::{Error, Result};
-use crate::keys::{Check, KeyCtx};
 use crate::models::pfc::headroom::headroom_charged;
 use crate::plan::{BufferPlan, FlowControl, NodeKind, Plan, Transport};
 use crate::units::MAX_TIME;
 
-/// `[switch.buffer]` and `[switch.pfc]`: their values, then the buffer against the
-/// headroom of every switch port.
+/// `[switch.buffer]`'s values (`[switch.pfc]`'s are checked by the list), then the
+/// buffer against the headroom of every switch port.
 pub(crate) fn check_plan(p: &Plan) -> Result<()> {
-    let s = &p.switch;
-    super::buffer::check(&s.buffer, "switch.buffer")?;
+    super::buffer::check(&p.switch.buffer, "switch.buffer")?;
     super::keys::check(p)?;
-    s.pfc.check("switch.pfc", &KeyCtx { cell: s.cell.map(u64::from), ..KeyCtx::NONE })?;
     check_buffers(p)
 }
 
@@ -25,7 +22,7 @@ pub(crate) fn check_plan(p: &Plan) -> Result<()> {
 /// reserves and headroom plus a frame must fit in the buffer. The first switch port (in
 /// node order, then port order) that fails is named.
 fn check_buffers(p: &Plan) -> Result<()> {
-    let pfc = &p.switch.pfc;
+    let pfc = &p.fabric.pfc;
     let max_wire = p.max_wire();
     if pfc.mode == FlowControl::IbCredits {
         // Credits come in whole 64-byte blocks; a VL needs one largest frame's worth.
@@ -113,9 +110,9 @@ pub(crate) fn check_pause_storms(p: &Plan) -> Result<()> {
         if !to_switch {
             return Err(Error::scenario(format!("{at}.host"), format!("'{}' must have one link, to a switch", node.name)));
         }
-        match p.switch.pfc.mode {
+        match p.fabric.pfc.mode {
             FlowControl::None => return Err(Error::scenario(format!("{at}.host"), "switch.pfc.mode is off: switches ignore pause frames")),
-            _ if !p.switch.pfc.is_lossless(st.priority) => {
+            _ if !p.fabric.pfc.is_lossless(st.priority) => {
                 return Err(Error::scenario(
                     format!("{at}.priority"),
                     format!("priority {} is not lossless (switch.pfc.lossless)", st.priority),
@@ -145,12 +142,12 @@ pub(crate) fn check_pause_storms(p: &Plan) -> Result<()> {
 /// flagged: they are made for it (and TCP on a lossless one is an error without ECN).
 pub(crate) fn warnings(p: &Plan, out: &mut Vec<String>) {
     let mut seen: Vec<(u32, u8)> = Vec::new();
-    for f in p.flows.iter().filter(|f| f.transport == Transport::Roce && !p.switch.pfc.is_lossless(f.priority)) {
+    for f in p.flows.iter().filter(|f| f.transport == Transport::Roce && !p.fabric.pfc.is_lossless(f.priority)) {
         if seen.contains(&(f.group, f.priority)) {
             continue;
         }
         seen.push((f.group, f.priority));
-        let pfc = &p.switch.pfc;
+        let pfc = &p.fabric.pfc;
         let why = if pfc.mode == FlowControl::None {
             "switch.pfc.mode = \"off\"".to_string()
         } else if pfc.lossless == 0 {

@@ -192,7 +192,7 @@ fn check_more(p: &PfcPlan, path: &str, ctx: &KeyCtx) -> Result<()> {
 /// `[switch.pfc]` against the switch buffer: explicit thresholds need a static buffer
 /// and fit in its port buffer.
 pub fn check(plan: &Plan) -> Result<()> {
-    let pfc = &plan.switch.pfc;
+    let pfc = &plan.fabric.pfc;
     match plan.switch.buffer {
         BufferPlan::Static { port_buffer } => {
             if let Some(xoff) = pfc.xoff.filter(|&x| x > port_buffer) {

@@ -40,7 +40,7 @@ impl FabricModel for Pfc {
     }
 
     fn new(ctx: &mut BuildCtx) -> Self {
-        Pfc::new(&ctx.plan.switch.pfc, ctx.ports.len(), ctx.plan.stats.max_pfc_events)
+        Pfc::new(&ctx.plan.fabric.pfc, ctx.ports.len(), ctx.plan.stats.max_pfc_events)
     }
 
     fn owns_frame(kind: PktKind) -> bool {
@@ -119,7 +119,7 @@ impl FabricModel for Pfc {
     /// Deadlock checks, watchdog polls, periodic credit updates (all `[switch.pfc]`
     /// keys), pause refreshes and injected storms' pauses.
     fn work(p: &crate::plan::Plan, at: &crate::models::fabric_model::WorkCtx, out: &mut crate::models::fabric_model::WorkTerms) {
-        let (pfc, dur) = (&p.switch.pfc, p.duration);
+        let (pfc, dur) = (&p.fabric.pfc, p.duration);
         if pfc.mode == FlowControl::None {
             return;
         }
@@ -174,7 +174,7 @@ impl FabricModel for DeadlockDetector {
     }
 
     fn new(ctx: &mut BuildCtx) -> Self {
-        let pfc = &ctx.plan.switch.pfc;
+        let pfc = &ctx.plan.fabric.pfc;
         DeadlockDetector::new(pfc.deadlock_check.filter(|_| pfc.mode != FlowControl::None), pfc.deadlock_stop)
     }
 
@@ -271,7 +271,7 @@ impl FabricModel for PfcWatchdog {
     }
 
     fn new(ctx: &mut BuildCtx) -> Self {
-        let pfc = &ctx.plan.switch.pfc;
+        let pfc = &ctx.plan.fabric.pfc;
         let lossless = (0..8u8).filter(|&c| pfc.is_lossless(c)).fold(0, |m, c| m | 1 << c);
         PfcWatchdog::new(pfc.watchdog.clone().filter(|_| pfc.mode != FlowControl::None), ctx.ports.len(), lossless)
     }

@@ -46,7 +46,7 @@ impl PauseStorms {
                 q.schedule(st.start, model_event::<Self>(PAUSE_STORM, 0, k as u32, 0));
             }
         }
-        PauseStorms { storms, frames_sent: 0, pfc: plan.switch.pfc.clone() }
+        PauseStorms { storms, frames_sent: 0, pfc: plan.fabric.pfc.clone() }
     }
 }
 

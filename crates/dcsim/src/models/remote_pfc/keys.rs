@@ -64,7 +64,7 @@ pub(crate) fn check_plan(p: &Plan) -> Result<()> {
     if !rp.enabled {
         return Ok(());
     }
-    let pfc = &p.switch.pfc;
+    let pfc = &p.fabric.pfc;
     if !(0..8).any(|q| pfc.is_lossless(q)) {
         return Err(Error::scenario(
             format!("{P}.enabled"),

@@ -55,7 +55,7 @@ impl RemotePfc {
             on: true,
             cp: cp::CpState::new(p, threshold, target, n_nodes),
             tor: tor::TorState::new(port_rates.len(), n_nodes),
-            pause_all: plan.switch.pfc.mode == crate::models::pfc::FlowControl::Pause,
+            pause_all: plan.fabric.pfc.mode == crate::models::pfc::FlowControl::Pause,
         }
     }
 }

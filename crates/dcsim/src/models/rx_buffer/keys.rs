@@ -72,12 +72,12 @@ fn resolve_names(k: &RxBufferKeys, p: &mut RxBufferPlan, path: &str, ctx: &KeyCt
 /// The (XOFF, XON) thresholds of the NIC on `link` (its one link to a switch), by the
 /// rule of a switch port's (`PfcPlan::thresholds`) with the NIC's own headroom.
 pub fn thresholds(rx: &RxBufferPlan, plan: &Plan, link: usize) -> (u64, u64) {
-    plan.switch.pfc.thresholds(rx.size, headroom(plan, link), rx.xoff, rx.xon)
+    plan.fabric.pfc.thresholds(rx.size, headroom(plan, link), rx.xoff, rx.xon)
 }
 
 /// What can still arrive after the NIC decides to pause (pfc.md 1.6, as for a switch port).
 fn headroom(plan: &Plan, link: usize) -> u64 {
-    let pfc = &plan.switch.pfc;
+    let pfc = &plan.fabric.pfc;
     let l = &plan.links[link];
     headroom_bytes(&pfc.headroom, l.rate, l.delay, plan.max_wire(), pfc.reaction_quanta)
 }
@@ -97,7 +97,7 @@ pub fn host_link(plan: &Plan, host: u32) -> Option<usize> {
 /// Checks `[host.rx_buffer]` against the resolved plan (topology, flow control).
 pub fn check(plan: &Plan) -> Result<()> {
     let Some(rx) = &plan.fabric.rx else { return Ok(()) };
-    let pfc = &plan.switch.pfc;
+    let pfc = &plan.fabric.pfc;
     let max_wire = plan.max_wire() as u64;
     if rx.size < 2 * max_wire {
         return Err(Error::scenario(at(PATH, "size"), format!("{} B cannot hold two frames of {max_wire} B", rx.size)));

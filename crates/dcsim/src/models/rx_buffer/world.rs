@@ -55,7 +55,7 @@ impl RxBuffers {
             slot,
             nics,
             changes,
-            pause_classes: plan.switch.pfc.pause_classes(),
+            pause_classes: plan.fabric.pfc.pause_classes(),
         }
     }
 }

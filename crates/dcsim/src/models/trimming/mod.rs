@@ -60,7 +60,7 @@ impl FabricModel for Trimming {
     fn new(ctx: &mut BuildCtx) -> Self {
         let Some(p) = ctx.plan.fabric.trimming.as_ref().filter(|p| p.enabled) else { return Trimming::default() };
         let (np, nf) = (ctx.ports.len() * 8, ctx.plan.flows.len());
-        let pfc = &ctx.plan.switch.pfc;
+        let pfc = &ctx.plan.fabric.pfc;
         Trimming {
             on: true,
             header_prio: p.header_priority as u8,
