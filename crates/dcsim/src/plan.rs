@@ -262,11 +262,6 @@ pub struct SwitchPlan {
     pub arbitration: Arbitration,
     /// Lossy egress drop-tail limit per (port, priority) in bytes, if any.
     pub egress_limit: Option<u64>,
-    pub ecn: EcnPlan,
-    /// Which rule decides that an egress queue is congested and marks its packets.
-    pub detection: Detection,
-    /// Switches (node indices) that use another rule than `detection`.
-    pub detection_overrides: Vec<(u32, Detection)>,
     /// Time a switch takes to process a frame before it reaches the egress queue.
     pub processing_delay: SimTime,
     /// Changes of an egress port's service rate over time (the QCN step test).
@@ -365,9 +360,6 @@ impl Default for SwitchPlan {
             scheduler: SchedulerPlan { kind: SchedulerKind::Strict, weights: [1; 8], strict_mask: 0, unit: EtsUnit::Bytes },
             arbitration: Arbitration::Fifo,
             egress_limit: None,
-            ecn: EcnPlan::default(),
-            detection: Detection::Ecn { root_only: false },
-            detection_overrides: Vec::new(),
             processing_delay: SimTime::ZERO,
             rate_schedule: Vec::new(),
             l2cm: L2Cm::None,

@@ -100,5 +100,5 @@ fn a_vendor_configuration_in_cells_is_entered_as_written() {
             .collect();
     let plan = dcsim::scenario::load_str(HELD, Path::new("."), &ov).unwrap();
     assert_eq!(plan.switch.cell, Some(208));
-    assert_eq!((plan.switch.ecn.kmin, plan.switch.ecn.kmax), (Some(416_000), Some(2_080_000)));
+    assert_eq!((plan.fabric.marking.ecn.kmin, plan.fabric.marking.ecn.kmax), (Some(416_000), Some(2_080_000)));
 }

@@ -22,7 +22,7 @@ fn strs<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [String] {
 fn parking_lot_congestion_points_root_and_victim() {
     let mut plan = parking_lot(SimTime::ms(5));
     plan.switch.buffer = BufferPlan::Static { port_buffer: 100_000 };
-    plan.switch.detection = Detection::Rcm1a { threshold: 20_000, mark_victims: true };
+    plan.fabric.marking.detection = Detection::Rcm1a { threshold: 20_000, mark_victims: true };
     let r = sim::run(&plan).unwrap();
     let (node, peer, role, pairs) =
         (strs(&r, "congestion", "node"), strs(&r, "congestion", "peer"), strs(&r, "congestion", "role"), strs(&r, "congestion", "pairs"));
@@ -49,7 +49,7 @@ fn parking_lot_congestion_points_root_and_victim() {
 #[test]
 fn cnps_respect_the_per_flow_interval() {
     let mut plan = incast(2, 40, 1000, None, SimTime::ms(2));
-    plan.switch.ecn = EcnPlan { mode: EcnMode::Step, kmin: Some(10_000), kmax: Some(10_000), pmax: 1.0, ..EcnPlan::default() };
+    plan.fabric.marking.ecn = EcnPlan { mode: EcnMode::Step, kmin: Some(10_000), kmax: Some(10_000), pmax: 1.0, ..EcnPlan::default() };
     plan.host.cnp.interval = SimTime::us(50);
     let r = sim::run(&plan).unwrap();
     let cnps = col_u64(&r, "flows", "cnps_sent");
@@ -71,7 +71,7 @@ fn cnps_respect_the_per_flow_interval() {
 #[test]
 fn nic_cnp_rate_limit() {
     let mut plan = incast(8, 40, 1000, None, SimTime::ms(1));
-    plan.switch.ecn = EcnPlan { mode: EcnMode::Step, kmin: Some(5_000), kmax: Some(5_000), pmax: 1.0, ..EcnPlan::default() };
+    plan.fabric.marking.ecn = EcnPlan { mode: EcnMode::Step, kmin: Some(5_000), kmax: Some(5_000), pmax: 1.0, ..EcnPlan::default() };
     plan.host.cnp.interval = SimTime::ZERO;
     plan.host.cnp.nic_gap = SimTime::us(10);
     let r = sim::run(&plan).unwrap();
@@ -84,8 +84,8 @@ fn nic_cnp_rate_limit() {
 fn root_only_marking_spares_victims() {
     let mut plan = parking_lot(SimTime::ms(3));
     plan.switch.buffer = BufferPlan::Static { port_buffer: 100_000 };
-    plan.switch.ecn = EcnPlan { mode: EcnMode::Step, kmin: Some(20_000), kmax: Some(20_000), pmax: 1.0, ..EcnPlan::default() };
-    plan.switch.detection = Detection::Ecn { root_only: true };
+    plan.fabric.marking.ecn = EcnPlan { mode: EcnMode::Step, kmin: Some(20_000), kmax: Some(20_000), pmax: 1.0, ..EcnPlan::default() };
+    plan.fabric.marking.detection = Detection::Ecn { root_only: true };
     let r = sim::run(&plan).unwrap();
     let (node, peer) = (strs(&r, "congestion", "node"), strs(&r, "congestion", "peer"));
     let marked = col_u64(&r, "congestion", "marked");
@@ -105,11 +105,11 @@ fn root_only_marking_spares_victims() {
 #[test]
 fn rule_1b_needs_oversubscription() {
     let mut plan = incast(1, 40, 1000, None, SimTime::ms(1));
-    plan.switch.detection = Detection::Rcm1b { threshold: 1, window: SimTime::us(10) };
+    plan.fabric.marking.detection = Detection::Rcm1b { threshold: 1, window: SimTime::us(10) };
     let r = sim::run(&plan).unwrap();
     assert_eq!(r.table("congestion").unwrap().rows(), 0);
     let mut plan = incast(2, 40, 1000, None, SimTime::ms(1));
-    plan.switch.detection = Detection::Rcm1b { threshold: 20_000, window: SimTime::us(10) };
+    plan.fabric.marking.detection = Detection::Rcm1b { threshold: 20_000, window: SimTime::us(10) };
     let r = sim::run(&plan).unwrap();
     assert_eq!(strs(&r, "congestion", "peer"), ["h0"]);
     assert!(col_u64(&r, "flows", "marked_received").iter().all(|&m| m > 0));
@@ -200,7 +200,7 @@ fn detection_rule_per_switch() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/seed000_parking_lot_rcm_1a.toml");
     let mut plan = dcsim::scenario::load_file(&path, &["simulation.duration=\"3ms\"".to_string()]).unwrap();
     let s1 = plan.nodes.iter().position(|n| n.name == "S1").unwrap() as u32;
-    plan.switch.detection_overrides = vec![(s1, Detection::Rcm1b { threshold: 1, window: SimTime::us(10) })];
+    plan.fabric.marking.detection_overrides = vec![(s1, Detection::Rcm1b { threshold: 1, window: SimTime::us(10) })];
     let r = sim::run(&plan).unwrap();
     let (node, peer) = (strs(&r, "congestion", "node"), strs(&r, "congestion", "peer"));
     let marked = col_u64(&r, "congestion", "marked");
@@ -208,7 +208,7 @@ fn detection_rule_per_switch() {
     // Under 1a (not marking victims) S1 -> S2 marks only before PFC makes it a victim;
     // under 1b it marks whenever A, B and C oversubscribe it.
     let mut plan_1a = plan.clone();
-    plan_1a.switch.detection_overrides.clear();
+    plan_1a.fabric.marking.detection_overrides.clear();
     let r1a = sim::run(&plan_1a).unwrap();
     let (n1, p1) = (strs(&r1a, "congestion", "node"), strs(&r1a, "congestion", "peer"));
     let m1 = col_u64(&r1a, "congestion", "marked");

@@ -233,7 +233,7 @@ fn seed_scenario_file_matches_published_goodput() {
 fn statistics_do_not_perturb_the_run() {
     let run = |on: bool| {
         let mut plan = incast(4, 40, 1000, None, SimTime::ms(2));
-        plan.switch.ecn = EcnPlan { mode: EcnMode::Red, kmin: Some(5_000), kmax: Some(50_000), pmax: 0.1, ..EcnPlan::default() };
+        plan.fabric.marking.ecn = EcnPlan { mode: EcnMode::Red, kmin: Some(5_000), kmax: Some(50_000), pmax: 0.1, ..EcnPlan::default() };
         plan.stats.sample_interval = on.then_some(SimTime::ns(700));
         plan.stats.goodput_interval = on.then_some(SimTime::us(3));
         plan.stats.max_pfc_events = if on { 1_000_000 } else { 0 };

@@ -152,7 +152,7 @@ fabric_models! {
     /// PFC / 802.3x PAUSE: frames, refresh, pause expiry, the event log (`pfc/frames.rs`).
     pfc: pfc::Pfc = pfc::keys::PfcKeys => "switch.pfc",
     /// ECN marking and congestion detection (`ecn/marking.rs`).
-    marking: ecn::marking::Marking,
+    marking: ecn::marking::Marking = ecn::MarkingKeys => "switch",
     /// RoCEv2 notification points: CNPs for marked packets (`ecn/cnp.rs`).
     cnp: ecn::cnp::NotificationPoints,
     /// 802.1Qau-family congestion points: QCN, BCN, FECN, E-FECN (`l2cm.rs`).

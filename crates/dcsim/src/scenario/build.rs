@@ -111,7 +111,6 @@ pub fn build(s: &Scenario, files: &FileScope, default_name: &str) -> Result<Plan
     plan.switch.rate_schedule = rate_schedule(&s.switch, &plan)?;
     plan.switch.routes = static_routes(&s.switch, &plan)?;
     plan.switch.up_down_root = up_down_root(&s.switch, &plan)?;
-    plan.switch.detection_overrides = detection_overrides(&s.switch, &plan)?;
     let fabric = s.fabric.build(&validate::key_ctx(&plan))?;
     plan.fabric = fabric;
     let ctx = KeyCtx { line_rate: validate::min_host_rate(&plan), cell: plan.switch.cell.map(u64::from), nodes: &[] };
@@ -200,45 +199,12 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
     Ok(p)
 }
 
-/// Errors if a key of another algorithm (or detection rule) was given.
-fn only_for<T>(v: &Option<T>, path: &str, key: &str, owner: &str) -> Result<()> {
-    match v {
-        Some(_) => Err(Error::scenario(format!("{path}.{key}"), format!("only for {owner}"))),
-        None => Ok(()),
-    }
-}
-
 /// Messages per flow of an entry: its `messages`, or a latency probe's `iters`.
 fn traffic_messages(e: &TrafficSpec, c: &TrafficCommon) -> Option<u32> {
     match e {
         TrafficSpec::IbWriteLat(s) => Some(s.iters.unwrap_or(1000)),
         _ => c.messages,
     }
-}
-
-/// Resolves `[[switch.congestion_override]]` entries to (switch index, rule).
-fn detection_overrides(s: &SwitchSpec, plan: &Plan) -> Result<Vec<(u32, Detection)>> {
-    let mut out = Vec::new();
-    // A port's rule is a 16-bit index (`models/ecn/marking.rs`, `PortMark`).
-    if s.congestion_override.iter().flatten().count() >= u16::MAX as usize {
-        return Err(Error::scenario("switch.congestion_override", format!("at most {} rules", u16::MAX - 1)));
-    }
-    for (i, o) in s.congestion_override.iter().flatten().enumerate() {
-        let p = format!("switch.congestion_override[{i}]");
-        let Some(nodes) = &o.nodes else {
-            return Err(Error::scenario(format!("{p}.nodes"), "missing: list the switches this rule applies to"));
-        };
-        let d = detection(o, &p)?;
-        for (j, name) in nodes.iter().enumerate() {
-            let k = plan
-                .nodes
-                .iter()
-                .position(|n| &n.name == name && n.kind == NodeKind::Switch)
-                .ok_or_else(|| Error::scenario(format!("{p}.nodes[{j}]"), format!("no switch named '{name}'")))?;
-            out.push((k as u32, d.clone()));
-        }
-    }
-    Ok(out)
 }
 
 /// Resolves `[switch] rate_schedule` against the topology's node names and links.
@@ -337,11 +303,6 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
         Some(BufferSpec::Static(b)) => p.buffer = b.resolve("switch.buffer", &key_ctx)?,
         Some(BufferSpec::Shared(b)) => p.buffer = b.resolve("switch.buffer", &key_ctx)?,
     }
-    p.ecn = crate::keys::Keys::build(&s.ecn, "switch.ecn", &key_ctx)?;
-    if s.congestion.nodes.is_some() {
-        return Err(Error::scenario("switch.congestion.nodes", "only in [[switch.congestion_override]]"));
-    }
-    p.detection = detection(&s.congestion, "switch.congestion")?;
     if let Some(sch) = &s.scheduler {
         p.scheduler = match sch {
             SchedulerSpec::Strict(_) => SchedulerPlan { kind: SchedulerKind::Strict, ..p.scheduler },
@@ -397,39 +358,6 @@ fn switch(s: &SwitchSpec) -> Result<SwitchPlan> {
         };
     }
     Ok(p)
-}
-
-fn detection(s: &CongestionSpec, path: &str) -> Result<Detection> {
-    let kind = s.detection.unwrap_or(DetectionSpec::Ecn);
-    if kind != DetectionSpec::Ecn {
-        only_for(&s.root_only, path, "root_only", "detection = \"ecn\"")?;
-    }
-    if kind == DetectionSpec::Ecn {
-        only_for(&s.threshold, path, "threshold", "detection = \"rcm_1a\" or \"rcm_1b\"")?;
-    }
-    if kind != DetectionSpec::Rcm1a {
-        only_for(&s.mark_victims, path, "mark_victims", "detection = \"rcm_1a\"")?;
-    }
-    if kind != DetectionSpec::Rcm1b {
-        only_for(&s.window, path, "window", "detection = \"rcm_1b\"")?;
-    }
-    let threshold = |name: &str| -> Result<u64> {
-        match &s.threshold {
-            Some(v) => v.bytes(&format!("{path}.threshold")),
-            None => Err(Error::scenario(format!("{path}.threshold"), format!("missing; detection = \"{name}\" needs a threshold"))),
-        }
-    };
-    Ok(match kind {
-        DetectionSpec::Ecn => Detection::Ecn { root_only: s.root_only.unwrap_or(false) },
-        DetectionSpec::Rcm1a => Detection::Rcm1a { threshold: threshold("rcm_1a")?, mark_victims: s.mark_victims.unwrap_or(false) },
-        DetectionSpec::Rcm1b => {
-            let window = match &s.window {
-                Some(v) => v.time(&format!("{path}.window"))?,
-                None => SimTime::us(10),
-            };
-            Detection::Rcm1b { threshold: threshold("rcm_1b")?, window }
-        }
-    })
 }
 
 fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {

@@ -230,14 +230,6 @@ pub struct SwitchSpec {
     pub egress_limit: Option<SizeStr>,
     pub buffer: Option<BufferSpec>,
     pub scheduler: Option<SchedulerSpec>,
-    /// `[switch.ecn]`: ECN marking at egress queues.
-    #[serde(default)]
-    pub ecn: crate::models::ecn::keys::EcnKeys,
-    /// `[switch.congestion]`: the rule that decides which queues mark.
-    #[serde(default)]
-    pub congestion: CongestionSpec,
-    /// `[[switch.congestion_override]]`: another rule for the switches listed in `nodes`.
-    pub congestion_override: Option<Vec<CongestionSpec>>,
     /// Time to process a frame before it reaches the egress queue (default "0ns").
     pub processing_delay: Option<TimeStr>,
     /// Service-rate changes of egress ports: `[{ node, peer, at, rate }, ...]`.
@@ -279,34 +271,6 @@ pub enum TransportSpec {
     Udp,
     Tcp,
     Uet,
-}
-
-/// `[switch.congestion]`
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CongestionSpec {
-    /// Only in `[[switch.congestion_override]]`: the switches this entry applies to.
-    pub nodes: Option<Vec<String>>,
-    /// ecn | rcm_1a | rcm_1b (default ecn).
-    pub detection: Option<DetectionSpec>,
-    /// ecn only: skip queues whose port is paused by PFC (default false).
-    pub root_only: Option<bool>,
-    /// rcm_1a / rcm_1b (required for them): queue bytes above which a queue is congested.
-    pub threshold: Option<SizeStr>,
-    /// rcm_1a only: mark at victims too (default false).
-    pub mark_victims: Option<bool>,
-    /// rcm_1b only: arrival window (> 0, default "10us").
-    pub window: Option<TimeStr>,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
-pub enum DetectionSpec {
-    #[serde(rename = "ecn")]
-    Ecn,
-    #[serde(rename = "rcm_1a")]
-    Rcm1a,
-    #[serde(rename = "rcm_1b")]
-    Rcm1b,
 }
 
 #[derive(Copy, Clone, Debug, Deserialize)]

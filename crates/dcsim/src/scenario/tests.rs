@@ -540,8 +540,8 @@ fn dcqcn(p: &Plan, k: usize) -> DcqcnParams {
 fn new_sections_default_to_plan_defaults() {
     let p = load(STAR8, &[]).unwrap();
     assert_eq!(p.host.cnp, HostPlan::default().cnp);
-    assert_eq!(p.switch.ecn, EcnPlan::default());
-    assert_eq!(p.switch.detection, Detection::Ecn { root_only: false });
+    assert_eq!(p.fabric.marking.ecn, EcnPlan::default());
+    assert_eq!(p.fabric.marking.detection, Detection::Ecn { root_only: false });
     assert_eq!(p.ccs, vec![CcPlan::None(())]);
     let p = load(BASE, &[]).unwrap();
     assert_eq!(p.ccs, vec![CcPlan::None(())]);
@@ -680,7 +680,7 @@ fn ecn_section_parses() {
     );
     let p = load(&t, &[]).unwrap();
     assert_eq!(
-        p.switch.ecn,
+        p.fabric.marking.ecn,
         EcnPlan {
             mode: EcnMode::RedAvg,
             kmin: Some(5_000),
@@ -696,7 +696,7 @@ fn ecn_section_parses() {
         }
     );
     let p = load(STAR8, &["switch.ecn.mode=red"]).unwrap();
-    assert_eq!(p.switch.ecn, EcnPlan { mode: EcnMode::Red, ..EcnPlan::default() });
+    assert_eq!(p.fabric.marking.ecn, EcnPlan { mode: EcnMode::Red, ..EcnPlan::default() });
     // Step marking: kmax may be omitted (also per speed, where it takes kmin).
     let p = load(
         STAR8,
@@ -708,26 +708,26 @@ fn ecn_section_parses() {
         ],
     )
     .unwrap();
-    assert_eq!((p.switch.ecn.mode, p.switch.ecn.kmin, p.switch.ecn.kmax, p.switch.ecn.pmax), (EcnMode::Step, Some(30_000), None, 1.0));
-    assert_eq!(p.switch.ecn.by_speed, vec![EcnSpeedPlan { rate: Rate::gbps(10), kmin: 12_000, kmax: 12_000, pmax: 1.0 }]);
+    assert_eq!((p.fabric.marking.ecn.mode, p.fabric.marking.ecn.kmin, p.fabric.marking.ecn.kmax, p.fabric.marking.ecn.pmax), (EcnMode::Step, Some(30_000), None, 1.0));
+    assert_eq!(p.fabric.marking.ecn.by_speed, vec![EcnSpeedPlan { rate: Rate::gbps(10), kmin: 12_000, kmax: 12_000, pmax: 1.0 }]);
 }
 
 #[test]
 fn congestion_section_parses() {
     let p = load(STAR8, &["switch.congestion.detection=ecn", "switch.congestion.root_only=true"]).unwrap();
-    assert_eq!(p.switch.detection, Detection::Ecn { root_only: true });
+    assert_eq!(p.fabric.marking.detection, Detection::Ecn { root_only: true });
     let p = load(STAR8, &["switch.congestion.detection=rcm_1a", "switch.congestion.threshold=20KB"]).unwrap();
-    assert_eq!(p.switch.detection, Detection::Rcm1a { threshold: 20_000, mark_victims: false });
+    assert_eq!(p.fabric.marking.detection, Detection::Rcm1a { threshold: 20_000, mark_victims: false });
     let p = load(STAR8, &["switch.congestion.detection=rcm_1a", "switch.congestion.threshold=20KB", "switch.congestion.mark_victims=true"])
         .unwrap();
-    assert_eq!(p.switch.detection, Detection::Rcm1a { threshold: 20_000, mark_victims: true });
+    assert_eq!(p.fabric.marking.detection, Detection::Rcm1a { threshold: 20_000, mark_victims: true });
     let p = load(STAR8, &["switch.congestion.detection=rcm_1b", "switch.congestion.threshold=\"8KiB\""]).unwrap();
-    assert_eq!(p.switch.detection, Detection::Rcm1b { threshold: 8192, window: SimTime::us(10) });
+    assert_eq!(p.fabric.marking.detection, Detection::Rcm1b { threshold: 8192, window: SimTime::us(10) });
     let t = format!("{STAR8}[switch.congestion]\ndetection = \"rcm_1b\"\nthreshold = \"20KB\"\nwindow = \"2us\"\n");
-    assert_eq!(load(&t, &[]).unwrap().switch.detection, Detection::Rcm1b { threshold: 20_000, window: SimTime::us(2) });
+    assert_eq!(load(&t, &[]).unwrap().fabric.marking.detection, Detection::Rcm1b { threshold: 20_000, window: SimTime::us(2) });
     // ECN off with ECN detection is accepted: nothing marks.
     let p = load(STAR8, &["switch.ecn.mode=off", "switch.congestion.detection=ecn"]).unwrap();
-    assert_eq!((p.switch.ecn.mode, p.switch.detection.clone()), (EcnMode::Off, Detection::Ecn { root_only: false }));
+    assert_eq!((p.fabric.marking.ecn.mode, p.fabric.marking.detection.clone()), (EcnMode::Off, Detection::Ecn { root_only: false }));
 }
 
 #[test]
@@ -1120,5 +1120,5 @@ fn declared_switch_keys_name_their_field() {
     expect(STAR8, &["switch.network_cc.alpha=2.0"], &["switch.network_cc.alpha: must be in (0, 1] (got 2)"]);
     let p = load(STAR8, &["switch.cell=\"200B\"", "switch.ecn.mode=red", "switch.ecn.kmin=\"10cells\"", "switch.ecn.kmax=\"20cells\""])
         .unwrap();
-    assert_eq!((p.switch.ecn.kmin, p.switch.ecn.kmax), (Some(2000), Some(4000)));
+    assert_eq!((p.fabric.marking.ecn.kmin, p.fabric.marking.ecn.kmax), (Some(2000), Some(4000)));
 }

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::keys::{Check, KeyCtx};
 use crate::models::FabricModels;
-use crate::plan::{BufferPlan, Detection, EcnMode, FlowControl, FlowPlan, NodeKind, Plan, SchedulerKind, SwLimit, Transport};
+use crate::plan::{BufferPlan, EcnMode, FlowControl, FlowPlan, NodeKind, Plan, SchedulerKind, SwLimit, Transport};
 use crate::units::{Rate, SimTime, MAX_RATE, MAX_TIME};
 
 /// Runs every check: the plan's own settings, the topology, the congestion controls and
@@ -167,14 +167,6 @@ pub fn validate_settings(p: &Plan) -> Result<()> {
     if s.egress_limit == Some(0) {
         return Err(Error::scenario("switch.egress_limit", "must be > 0"));
     }
-    match s.detection {
-        Detection::Ecn { .. } | Detection::Rcm1a { .. } => {}
-        Detection::Rcm1b { window, .. } => {
-            if window == SimTime::ZERO {
-                return Err(Error::scenario("switch.congestion.window", "must be > 0"));
-            }
-        }
-    }
     let st = &p.stats;
     if let Some((i, f)) = st.trace_flows.iter().enumerate().find(|(_, &f)| f as usize >= p.flows.len()) {
         return Err(Error::scenario(
@@ -264,7 +256,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
         }
         let pfc = &p.fabric.pfc;
         let lossless = p.is_lossless(f.priority);
-        let ecn = p.switch.ecn.mode != EcnMode::Off && p.switch.ecn.priorities & (1 << f.priority) != 0;
+        let ecn = p.fabric.marking.ecn.mode != EcnMode::Off && p.fabric.marking.ecn.priorities & (1 << f.priority) != 0;
         if lossless && !ecn {
             return Err(Error::scenario(
                 format!("traffic[{}].priority", f.group),

@@ -66,10 +66,10 @@ impl Marking {
     /// `port_rates`, `port_nodes` and `radix`: per port, its rate, its node and its
     /// node's number of ports.
     pub fn new(plan: &Plan, port_rates: &[Rate], port_nodes: &[u32], radix: &[u32]) -> Self {
-        let ecn = &plan.switch.ecn;
-        let mut rules = vec![plan.switch.detection.clone()];
+        let ecn = &plan.fabric.marking.ecn;
+        let mut rules = vec![plan.fabric.marking.detection.clone()];
         let mut node_rule = vec![0u16; plan.nodes.len()];
-        for (node, d) in &plan.switch.detection_overrides {
+        for (node, d) in &plan.fabric.marking.detection_overrides {
             node_rule[*node as usize] = intern(&mut rules, d.clone()) as u16;
         }
         let mut used = vec![false; rules.len()];

@@ -10,7 +10,9 @@ pub mod cnp;
 pub mod keys;
 pub mod marker;
 pub mod marking;
+mod marking_keys;
 mod model;
 pub mod params;
 
+pub use marking_keys::{CongestionSpec, DetectionSpec, MarkingKeys, MarkingPlan};
 pub use params::{Detection, EcnMode, EcnPlan, EcnSpeedPlan, MarkPoint};

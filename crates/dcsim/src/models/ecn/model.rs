@@ -173,12 +173,6 @@ impl FabricModel for Marking {
         self.intervals.absorb(&mut other.intervals);
     }
 
-    fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
-        use crate::keys::Check;
-        let s = &plan.switch;
-        s.ecn.check("switch.ecn", &crate::keys::KeyCtx { cell: s.cell.map(u64::from), ..crate::keys::KeyCtx::NONE })
-    }
-
     fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {
         out.push(("ecn.md", "ecn", <super::keys::EcnKeys as crate::keys::Declared>::table()));
     }

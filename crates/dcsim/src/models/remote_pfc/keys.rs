@@ -77,7 +77,7 @@ pub(crate) fn check_plan(p: &Plan) -> Result<()> {
             "remote PFC sends timed pauses; switch.pfc.pause_mode = \"infinite\" ignores pause durations",
         ));
     }
-    let ecn_on = p.switch.ecn.mode != EcnMode::Off;
+    let ecn_on = p.fabric.marking.ecn.mode != EcnMode::Off;
     match rp.threshold {
         None if !ecn_on => {
             return Err(Error::scenario(
@@ -88,7 +88,7 @@ pub(crate) fn check_plan(p: &Plan) -> Result<()> {
         Some(t) if ecn_on => {
             let is_switch = |i: u32| p.nodes[i as usize].kind == NodeKind::Switch;
             for l in p.links.iter().filter(|l| is_switch(l.a) || is_switch(l.b)) {
-                let kmin = crate::models::ecn::marker::thresholds_for(&p.switch.ecn, l.rate).kmin;
+                let kmin = crate::models::ecn::marker::thresholds_for(&p.fabric.marking.ecn, l.rate).kmin;
                 if t < kmin {
                     return Err(Error::scenario(
                         format!("{P}.threshold"),
@@ -105,7 +105,7 @@ pub(crate) fn check_plan(p: &Plan) -> Result<()> {
     if let Some(g) = rp.target {
         let is_switch = |i: u32| p.nodes[i as usize].kind == NodeKind::Switch;
         for l in p.links.iter().filter(|l| is_switch(l.a) || is_switch(l.b)) {
-            let t = rp.threshold.unwrap_or(2 * crate::models::ecn::marker::thresholds_for(&p.switch.ecn, l.rate).kmax);
+            let t = rp.threshold.unwrap_or(2 * crate::models::ecn::marker::thresholds_for(&p.fabric.marking.ecn, l.rate).kmax);
             if g >= t {
                 return Err(Error::scenario(
                     format!("{P}.target"),

@@ -46,7 +46,7 @@ impl RemotePfc {
         let (threshold, target) = port_rates
             .iter()
             .map(|r| {
-                let th = thresholds_for(&plan.switch.ecn, *r);
+                let th = thresholds_for(&plan.fabric.marking.ecn, *r);
                 let t = p.threshold.unwrap_or(2 * th.kmax);
                 (t, p.target.unwrap_or(th.kmin).min(t))
             })
