@@ -235,9 +235,7 @@ pub struct HostPlan {
     /// study's simulator, instead of the control class. The receiving NIC still sends
     /// them ahead of its data.
     pub acks_in_data: bool,
-    /// Notification point: how a receiving NIC answers CE-marked packets.
-    pub cnp: CnpPlan,
-    /// The NIC's own delays: doorbell to wire, CNP generation, ACK coalescing by time.
+    /// The NIC's own delays: doorbell to wire, ACK coalescing by time.
     pub timing: crate::models::nic_timing::NicTiming,
     /// The TCP transport (`[host.tcp]`): timers, delayed ACKs.
     pub tcp: crate::models::tcp::TcpParams,
@@ -345,7 +343,6 @@ impl Default for HostPlan {
             ooo_window: 4096,
             reorder_tolerance: 0,
             acks_in_data: false,
-            cnp: CnpPlan::default(),
             timing: Default::default(),
             tcp: crate::models::tcp::TcpParams::default(),
         }

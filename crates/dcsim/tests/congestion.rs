@@ -50,7 +50,7 @@ fn parking_lot_congestion_points_root_and_victim() {
 fn cnps_respect_the_per_flow_interval() {
     let mut plan = incast(2, 40, 1000, None, SimTime::ms(2));
     plan.fabric.marking.ecn = EcnPlan { mode: EcnMode::Step, kmin: Some(10_000), kmax: Some(10_000), pmax: 1.0, ..EcnPlan::default() };
-    plan.host.cnp.interval = SimTime::us(50);
+    plan.fabric.cnp.interval = SimTime::us(50);
     let r = sim::run(&plan).unwrap();
     let cnps = col_u64(&r, "flows", "cnps_sent");
     let marked = col_u64(&r, "flows", "marked_received");
@@ -62,7 +62,7 @@ fn cnps_respect_the_per_flow_interval() {
         assert_eq!(got[i], cnps[i], "every CNP reaches its sender");
     }
     // Interval zero answers every marked packet.
-    plan.host.cnp.interval = SimTime::ZERO;
+    plan.fabric.cnp.interval = SimTime::ZERO;
     let r = sim::run(&plan).unwrap();
     assert_eq!(col_u64(&r, "flows", "cnps_sent"), col_u64(&r, "flows", "marked_received"));
 }
@@ -72,8 +72,8 @@ fn cnps_respect_the_per_flow_interval() {
 fn nic_cnp_rate_limit() {
     let mut plan = incast(8, 40, 1000, None, SimTime::ms(1));
     plan.fabric.marking.ecn = EcnPlan { mode: EcnMode::Step, kmin: Some(5_000), kmax: Some(5_000), pmax: 1.0, ..EcnPlan::default() };
-    plan.host.cnp.interval = SimTime::ZERO;
-    plan.host.cnp.nic_gap = SimTime::us(10);
+    plan.fabric.cnp.interval = SimTime::ZERO;
+    plan.fabric.cnp.nic_gap = SimTime::us(10);
     let r = sim::run(&plan).unwrap();
     let total: u64 = col_u64(&r, "flows", "cnps_sent").iter().sum();
     assert!(total <= 101 && total > 50, "{total} CNPs from one NIC in 1 ms at one per 10 us");

@@ -154,7 +154,7 @@ fabric_models! {
     /// ECN marking and congestion detection (`ecn/marking.rs`).
     marking: ecn::marking::Marking = ecn::MarkingKeys => "switch",
     /// RoCEv2 notification points: CNPs for marked packets (`ecn/cnp.rs`).
-    cnp: ecn::cnp::NotificationPoints,
+    cnp: ecn::cnp::NotificationPoints = crate::keys::OrDefault<ecn::keys::CnpKeys> => "host.cnp",
     /// 802.1Qau-family congestion points: QCN, BCN, FECN, E-FECN (`l2cm.rs`).
     l2: l2cm::L2State,
     /// Remote PFC: congestion points and source ToRs (`remote_pfc/`).

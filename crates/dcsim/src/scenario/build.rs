@@ -189,13 +189,6 @@ fn host(h: &HostSpec) -> Result<HostPlan> {
         use crate::keys::Keys;
         p.tcp = t.build("host.tcp", &KeyCtx::NONE)?;
     }
-    if let Some(c) = &h.cnp {
-        use crate::keys::Keys;
-        p.cnp = c.build("host.cnp", &KeyCtx::NONE)?;
-        if let Some(d) = c.delay("host.cnp")? {
-            p.timing.cnp_delay = d;
-        }
-    }
     Ok(p)
 }
 

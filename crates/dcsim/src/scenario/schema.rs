@@ -111,8 +111,6 @@ pub struct HostSpec {
     /// Where switches queue RoCE ACK/NAK frames: "control" (default) or "data" (the
     /// flow's priority, behind its data).
     pub ack_queue: Option<String>,
-    /// `[host.cnp]`: how a receiving NIC answers CE-marked packets.
-    pub cnp: Option<crate::models::ecn::keys::CnpKeys>,
     /// `[host.cc]`: the default reaction point of every flow (`Plan::ccs[0]`).
     pub cc: Option<CcSpec>,
     /// `[host.tcp]`: the TCP transport's timers and delayed ACKs.

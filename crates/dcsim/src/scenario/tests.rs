@@ -539,7 +539,7 @@ fn dcqcn(p: &Plan, k: usize) -> DcqcnParams {
 #[test]
 fn new_sections_default_to_plan_defaults() {
     let p = load(STAR8, &[]).unwrap();
-    assert_eq!(p.host.cnp, HostPlan::default().cnp);
+    assert_eq!(p.fabric.cnp, CnpPlan::default());
     assert_eq!(p.fabric.marking.ecn, EcnPlan::default());
     assert_eq!(p.fabric.marking.detection, Detection::Ecn { root_only: false });
     assert_eq!(p.ccs, vec![CcPlan::None(())]);
@@ -552,12 +552,12 @@ fn new_sections_default_to_plan_defaults() {
 fn cnp_section_parses() {
     let t = format!("{STAR8}[host.cnp]\ninterval = \"0us\"\nnic_gap = \"1us\"\nsize = \"80B\"\npriority = 6\n");
     let p = load(&t, &[]).unwrap();
-    assert_eq!(p.host.cnp, CnpPlan { interval: SimTime::ZERO, nic_gap: SimTime::us(1), bytes: 80, priority: Some(6) });
+    assert_eq!(p.fabric.cnp, CnpPlan { interval: SimTime::ZERO, nic_gap: SimTime::us(1), bytes: 80, priority: Some(6), delay: SimTime::ZERO });
     let p = load(&t, &["host.cnp.priority=control"]).unwrap();
-    assert_eq!(p.host.cnp.priority, None);
+    assert_eq!(p.fabric.cnp.priority, None);
     let p = load(STAR8, &["host.cnp.interval=\"20us\""]).unwrap();
-    assert_eq!(p.host.cnp.interval, SimTime::us(20));
-    assert_eq!((p.host.cnp.bytes, p.host.cnp.priority, p.host.cnp.nic_gap), (78, None, SimTime::ZERO));
+    assert_eq!(p.fabric.cnp.interval, SimTime::us(20));
+    assert_eq!((p.fabric.cnp.bytes, p.fabric.cnp.priority, p.fabric.cnp.nic_gap), (78, None, SimTime::ZERO));
 }
 
 #[test]

@@ -26,6 +26,8 @@ pub struct CnpPlan {
     /// `None`: the control class (never paused, not charged to buffers). `Some(p)`: a
     /// normal frame of priority p.
     pub priority: Option<u8>,
+    /// CE-marked packet to CNP queued at the NIC (NIC timing); zero: at once.
+    pub delay: SimTime,
 }
 
 /// A queue pair's notification point, at its receiver.
@@ -134,7 +136,7 @@ impl crate::models::fabric_model::FabricModel for NotificationPoints {
     }
 
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
-        NotificationPoints::new(ctx.plan.host.cnp.clone(), ctx.plan.host.timing.cnp_delay, ctx.plan.flows.len(), ctx.nodes.len())
+        NotificationPoints::new(ctx.plan.fabric.cnp.clone(), ctx.plan.fabric.cnp.delay, ctx.plan.flows.len(), ctx.nodes.len())
     }
 
     /// Both are the flow's receiver's.
@@ -162,7 +164,7 @@ impl crate::models::fabric_model::FabricModel for NotificationPoints {
 
     fn check_plan(plan: &crate::plan::Plan, _ctx: &crate::keys::KeyCtx) -> crate::Result<()> {
         use crate::keys::Check;
-        plan.host.cnp.check("host.cnp", &crate::keys::KeyCtx::NONE)
+        plan.fabric.cnp.check("host.cnp", &crate::keys::KeyCtx::NONE)
     }
 
     fn param_tables(out: &mut crate::models::fabric_model::ParamTables) {

@@ -109,7 +109,7 @@ impl Default for CnpPlan {
     /// One CNP per queue pair per 50 us (the paper's and NICs' default), no NIC limit,
     /// a 78-byte RoCEv2 frame in the control class.
     fn default() -> Self {
-        CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None }
+        CnpPlan { interval: SimTime::us(50), nic_gap: SimTime::ZERO, bytes: 78, priority: None, delay: SimTime::ZERO }
     }
 }
 
@@ -131,15 +131,10 @@ crate::params! {
     priority: by_hand(CnpPriorityKey, "`\"control\"` or priority", "`\"control\"`", "0..=7");
 }
 
-impl CnpKeys {
-    /// `delay`, which the NIC's timing holds (`host.timing.cnp_delay`); `None`: not given.
-    pub fn delay(&self, path: &str) -> Result<Option<SimTime>> {
-        self.delay.as_ref().map(|t| t.time(&at(path, "delay"))).transpose()
-    }
-}
-
 fn cnp_build_more(k: &CnpKeys, p: &mut CnpPlan, path: &str, _: &KeyCtx) -> Result<()> {
-    k.delay(path)?;
+    if let Some(t) = &k.delay {
+        p.delay = t.time(&at(path, "delay"))?;
+    }
     if let Some(v) = &k.size {
         let key = at(path, "size");
         let b = v.bytes(&key)?;

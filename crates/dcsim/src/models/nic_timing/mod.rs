@@ -8,13 +8,11 @@
 
 use crate::units::SimTime;
 
-/// The NIC's timing settings, resolved (`[host]` and `[host.cnp]` keys).
+/// The NIC's timing settings, resolved (`[host]` keys; the CNP delay is `CnpPlan::delay`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NicTiming {
     /// Doorbell to first byte on the wire, per posted message; zero: at once.
     pub doorbell: SimTime,
-    /// CE-marked packet to CNP queued at the NIC; zero: at once.
-    pub cnp_delay: SimTime,
     /// An ACK is due once this long has passed since the oldest packet not yet
     /// acknowledged arrived (checked as packets arrive); zero: by count only.
     pub ack_interval: SimTime,
