@@ -73,9 +73,8 @@ impl Check for () {
     }
 }
 
-/// The keys of a model without keys of its own (PFC's watchdog, its storms and its
-/// deadlock check take theirs from `[switch.pfc]` and `[host]`): naming its
-/// `[fabric.<name>]` table is an error that says so.
+/// The keys of a model without keys of its own (one set by another model's keys, as a
+/// mode of it): naming its `[fabric.<name>]` table is an error that says so.
 #[derive(Clone, Debug, Default)]
 pub struct NoSection;
 

@@ -205,7 +205,7 @@ macro_rules! fabric_place {
 
 /// `name: Type = Keys => "place",` per fabric model, after its doc comment and optionally
 /// one `#[cfg(...)]`: its state, its keys (none if `= Keys` is left out) and where they
-/// are if not in `[fabric.<name>]` (`switch.pfc`; `switch` for keys of `[switch]`). The
+/// are if not in `[fabric.<name>]` (`switch.<table>`; `switch` for keys of `[switch]`). The
 /// keys resolve into `Keys::Out`, the model's field of `Plan::fabric`. The world's
 /// `FabricModels` (one field per model), the loops over their `FabricModel` impls
 /// (construction, the enqueue hook, tables, summary, merge) and the scenario keys
@@ -219,7 +219,7 @@ macro_rules! fabric_models {
         }
 
         /// Every model's keys, one field per model: the table `[fabric.<name>]`, or for a
-        /// model placed elsewhere (`=> "switch.pfc"`) its keys moved here from there
+        /// model placed elsewhere (`=> "switch.<table>"`) its keys moved here from there
         /// (`scenario::schema::deserialize`, by `fabric_places`).
         #[derive(Clone, Debug, Default, serde::Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -245,7 +245,7 @@ macro_rules! fabric_models {
         }
 
         /// (model, where its keys are in a scenario file, the keys) per model: the
-        /// table `fabric.<name>`, a table of its own elsewhere (`switch.pfc`), or keys
+        /// table `fabric.<name>`, a table of its own elsewhere (`switch.<table>`), or keys
         /// of a table it shares (`switch`: the keys its `Keys` struct has).
         pub(crate) fn fabric_places() -> Vec<(&'static str, &'static str, &'static [&'static str])> {
             let mut v = Vec::new();

@@ -703,7 +703,7 @@ pub fn deserialize(v: toml::Value) -> Result<Scenario> {
 /// (model, place, keys) per fabric model (`models::fabric_places`).
 type Places = [(&'static str, &'static str, &'static [&'static str])];
 
-/// Moves each fabric model's keys from where a scenario file has them (`[switch.pfc]`,
+/// Moves each fabric model's keys from where a scenario file has them (`[switch.<table>]`,
 /// or keys of `[switch]`) to its field of `[fabric]`, so that `FabricSpec` reads them all.
 /// A model placed elsewhere has no `[fabric.<name>]` table.
 fn place_model_keys(v: &mut toml::Value, places: &Places) -> Result<()> {
@@ -738,7 +738,7 @@ fn place_model_keys(v: &mut toml::Value, places: &Places) -> Result<()> {
 }
 
 /// An error's path inside a moved model's keys names them where the file has them
-/// (`fabric.pfc.xoff` is `switch.pfc.xoff`); an unknown key of a table that models share
+/// (`fabric.<name>.<key>` is `<place>.<key>`); an unknown key of a table that models share
 /// lists their keys too, and one of `[fabric]` lists only the tables that are there.
 fn model_place(places: &Places, path: String, msg: String) -> (String, String) {
     for &(name, place, _) in places {
