@@ -498,8 +498,17 @@ impl Plan {
 
     /// The largest frame on the wire: MTU + header (+ preamble and gap if counted).
     pub fn max_wire(&self) -> u32 {
-        let preamble = if self.host.preamble_ifg { crate::models::pfc::headroom::PREAMBLE_IFG } else { 0 };
-        self.host.mtu + self.host.header_bytes + preamble
+        self.host.mtu + self.host.header_bytes + self.preamble()
+    }
+
+    /// Bytes of preamble, start delimiter and inter-frame gap each frame takes on the
+    /// wire (0 with `host.preamble_ifg` off).
+    pub fn preamble(&self) -> u32 {
+        if self.host.preamble_ifg {
+            crate::models::pfc::headroom::PREAMBLE_IFG
+        } else {
+            0
+        }
     }
 
     /// The links of each node in port order: a node's ports are numbered in the order

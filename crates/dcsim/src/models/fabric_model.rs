@@ -124,6 +124,25 @@ pub(crate) trait FabricModel: Sized {
         None
     }
 
+    /// The switch buffer's accounting class of priority `prio`, if this model decides it
+    /// (the first that answers; none: the priority itself).
+    #[inline]
+    fn class_of(&self, _prio: u8) -> Option<u8> {
+        None
+    }
+
+    /// Whether frames of priority `prio` must never drop, if this model decides it (the
+    /// first that answers; none: lossy).
+    #[inline]
+    fn lossless(&self, _prio: u8) -> Option<bool> {
+        None
+    }
+
+    /// The ingress (`port`, `class`) crossed its XOFF threshold (`xoff`) or fell back
+    /// under XON: what the link's flow control sends upstream (an XON carries
+    /// `xon_quanta`, what `xon_quanta` asked).
+    fn pause_upstream(&mut self, _fx: &mut Fabric, _port: PortId, _class: u8, _xoff: bool, _xon_quanta: u32) {}
+
     /// The pause, in quanta, that an XON out of (`port`, `class`) must still carry for
     /// this model (a pause it holds for the port's peer); 0: none.
     fn xon_quanta(&self, _fx: &Fabric, _port: PortId, _class: u8) -> u32 {

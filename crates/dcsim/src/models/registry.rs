@@ -372,6 +372,28 @@ macro_rules! fabric_models {
                 } )*
                 fx.mmu.under_xon(port, class)
             }
+            /// The switch buffer's accounting class of priority `prio`: the first model
+            /// that answers, else the priority itself.
+            #[inline]
+            pub fn class_of(&self, prio: u8) -> u8 {
+                $( $(#[cfg($cfg)])? if let Some(c) = $crate::models::fabric_model::FabricModel::class_of(&self.$name, prio) {
+                    return c;
+                } )*
+                prio
+            }
+            /// Whether priority `prio` is lossless: the first model that answers, else not.
+            #[inline]
+            pub fn is_lossless(&self, prio: u8) -> bool {
+                $( $(#[cfg($cfg)])? if let Some(l) = $crate::models::fabric_model::FabricModel::lossless(&self.$name, prio) {
+                    return l;
+                } )*
+                false
+            }
+            /// The ingress (`port`, `class`) crossed XOFF (`xoff`) or fell under XON:
+            /// every model's `pause_upstream`, in the list's order.
+            pub fn pause_upstream(&mut self, fx: &mut $crate::net::fabric::Fabric, port: $crate::ids::PortId, class: u8, xoff: bool, xon_quanta: u32) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::pause_upstream(&mut self.$name, fx, port, class, xoff, xon_quanta); )*
+            }
             /// The pause an XON out of (`port`, `class`) must still carry: the longest
             /// any model asks for.
             #[inline]

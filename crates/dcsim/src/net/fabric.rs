@@ -88,4 +88,23 @@ impl Fabric {
     pub fn first_port(&self, n: NodeId) -> PortId {
         PortId(self.nodes[n.idx()].ports.start)
     }
+
+    /// Opens port `p`'s transmitter for priority `prio` again (a pause ended), adding the
+    /// paused time to its counter; returns whether it was paused. A host's queue pairs of
+    /// that priority are unparked after the hook (`After::Unpark`).
+    pub fn unpause(&mut self, p: PortId, prio: u8) -> bool {
+        let now = self.now();
+        let port = &mut self.ports[p.idx()];
+        if port.paused & (1 << prio) == 0 {
+            return false;
+        }
+        port.paused &= !(1 << prio);
+        let since = port.paused_since[prio as usize];
+        self.prio_stats[p.idx() * 8 + prio as usize].paused_ps += (now - since).0;
+        let node = port.node;
+        if self.nodes[node.idx()].is_host {
+            self.after.push(After::Unpark(node, prio));
+        }
+        true
+    }
 }

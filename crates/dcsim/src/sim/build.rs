@@ -8,15 +8,13 @@ use crate::error::Result;
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::models::fabric_model::BuildCtx;
-use crate::models::pfc::headroom::{headroom_charged, PREAMBLE_IFG};
 use crate::models::FabricModels;
 use crate::models::{Cc, NicSpec};
-use crate::net::mmu::{Mmu, Model, PortBuffer};
 use crate::net::packet::{PacketPool, PktFifo};
 use crate::net::queue::EgressQueues;
 use crate::net::routing::{Graph, RouteInputs, Routing};
 use crate::net::stats::PrioCounters;
-use crate::plan::{BufferPlan, NodeKind, Plan, Transport};
+use crate::plan::{NodeKind, Plan, Transport};
 use crate::units::{LinkRate, Rate, SimTime};
 
 pub(super) fn build(plan: &Plan) -> Result<Simulation> {
@@ -80,50 +78,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let routes = RouteInputs { is_host, node_ports, peer_node, overrides, seed: plan.seed, up_down };
 
     // Buffers.
-    let preamble = if plan.host.preamble_ifg { PREAMBLE_IFG } else { 0 };
-    let max_wire = plan.host.mtu + plan.host.header_bytes + preamble;
-    let pfc = &plan.fabric.pfc;
-    let n_classes = pfc.classes();
-    let host_rate = ports.iter().filter(|p| routes.is_host[p.node.idx()]).map(|p| p.rate()).min().unwrap_or(Rate(1));
-    let mut switch_of = vec![u32::MAX; n];
-    let mut n_sw = 0u32;
-    for (i, nd) in nodes.iter().enumerate() {
-        if !nd.is_host {
-            switch_of[i] = n_sw;
-            n_sw += 1;
-        }
-    }
-    let mut port_buf = try_vec(n_ports, "ports")?;
-    for p in &ports {
-        if routes.is_host[p.node.idx()] {
-            port_buf.push(None);
-            continue;
-        }
-        let headroom = headroom_charged(&pfc.headroom, p.rate(), p.delay, max_wire, pfc.reaction_quanta, plan.switch.cell);
-        let (xoff, xon) = match plan.switch.buffer {
-            BufferPlan::Static { port_buffer } => pfc.static_thresholds(port_buffer, headroom),
-            BufferPlan::Shared { .. } => (0, 0),
-        };
-        let shift = match plan.switch.buffer {
-            BufferPlan::Shared { alpha_shift, .. } => {
-                // alpha doubles for each factor of two the port is faster than the NICs.
-                let mut s = alpha_shift as i32;
-                let mut r = host_rate.0.max(1);
-                while r * 2 <= p.rate().0 && s > 0 {
-                    r *= 2;
-                    s -= 1;
-                }
-                s as u8
-            }
-            BufferPlan::Static { .. } => 0,
-        };
-        port_buf.push(Some(PortBuffer { switch: switch_of[p.node.idx()], headroom, xoff, xon, shift }));
-    }
-    let (model, totals) = match plan.switch.buffer {
-        BufferPlan::Static { port_buffer } => (Model::Static { port_buffer }, vec![0; n_sw as usize]),
-        BufferPlan::Shared { total, reserve, .. } => (Model::Shared { reserve }, vec![total; n_sw as usize]),
-    };
-    let mmu = Mmu::with_cells(model, pfc.resume_offset, &port_buf, &totals, n_classes, plan.switch.cell.map_or(0, u64::from));
+    let (preamble, max_wire) = (plan.preamble(), plan.max_wire());
+    let mmu = crate::models::pfc::switch_buffer::mmu(plan, &nodes, &ports, max_wire)?;
     let radix: Vec<u32> = ports.iter().map(|p| nodes[p.node.idx()].ports.len() as u32).collect();
     let egress = EgressQueues::new(&radix, plan.switch.arbitration, plan.switch.scheduler.clone(), max_wire);
 
@@ -202,7 +158,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             last_payload: last,
             udp: fp.transport == crate::plan::Transport::Udp,
             int,
-            lossy: !pfc.is_lossless(fp.priority),
+            lossy: !plan.is_lossless(fp.priority),
             tcp,
             uet,
             io: super::NO_IO,

@@ -67,7 +67,7 @@ impl Simulation {
                 After::Kick(p) => self.kick(p),
                 After::Unpark(node, prio) => self.unpark(node, prio),
                 After::CnpSent(f) => self.flow_stats[f.idx()].cnps_sent += 1,
-                After::Pause(p, class, xoff) => self.send_pfc(p, class, xoff),
+                After::Pause(p, class, xoff) => self.send_pause(p, class, xoff),
                 After::Deliver(p, id) => self.nic_consume(p, id),
                 After::StormDrain(p, prio) => {
                     while self.fx.egress.queue(p, prio).pkts > 0 {
@@ -84,7 +84,7 @@ impl Simulation {
                 After::Feedback(f, fb) => self.feedback_to(f, fb),
                 After::Refresh(p, class) => {
                     let resume = self.models.ingress_under_xon(&self.fx, p, class);
-                    self.send_pfc(p, class, !resume);
+                    self.send_pause(p, class, !resume);
                 }
                 After::Receive(p, id) => self.switch_receive(p, id),
             }
@@ -93,12 +93,13 @@ impl Simulation {
         self.fx.after.truncate(mark);
     }
 
-    /// Queues a PFC frame (or PAUSE) out of `port` for `class` (`models/pfc`).
-    pub(crate) fn send_pfc(&mut self, port: PortId, class: u8, xoff: bool) {
+    /// The ingress (`port`, `class`) crossed XOFF (`xoff`) or fell under XON: the link's
+    /// flow control tells the upstream (`FabricModels::pause_upstream`).
+    pub(crate) fn send_pause(&mut self, port: PortId, class: u8, xoff: bool) {
         // An XON carries what is left of a pause a model holds for the port's peer.
         let xon_quanta = if xoff { 0 } else { self.models.xon_quanta(&self.fx, port, class) };
         let mark = self.fx.after.len();
-        self.models.pfc.send(&mut self.fx, port, class, xoff, xon_quanta);
+        self.models.pause_upstream(&mut self.fx, port, class, xoff, xon_quanta);
         self.run_after(mark);
     }
 
@@ -113,7 +114,7 @@ impl Simulation {
     /// Clears the pause of (port, prio); returns whether it was paused.
     pub(crate) fn unpause(&mut self, p: PortId, prio: u8) -> bool {
         let mark = self.fx.after.len();
-        let was = crate::models::pfc::unpause(&mut self.fx, p, prio);
+        let was = self.fx.unpause(p, prio);
         self.run_after(mark);
         was
     }

@@ -561,16 +561,16 @@ impl Simulation {
         self.part.owned.is_empty() || self.part.owned[n.idx()]
     }
 
-    /// MMU accounting class of a priority: itself under PFC, one class under PAUSE.
+    /// The switch buffer's accounting class of a priority (flow control decides).
     #[inline]
     pub(crate) fn class_of(&self, prio: u8) -> u8 {
-        self.models.pfc.class_of(prio)
+        self.models.class_of(prio)
     }
 
-    /// Whether a priority is protected by PFC/PAUSE.
+    /// Whether a priority is lossless (flow control decides).
     #[inline]
     pub(crate) fn is_lossless(&self, prio: u8) -> bool {
-        self.models.pfc.is_lossless(prio)
+        self.models.is_lossless(prio)
     }
 }
 

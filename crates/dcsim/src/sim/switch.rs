@@ -80,7 +80,7 @@ impl Simulation {
         // Under credits no XOFF: the sender cannot overrun the input buffer.
         if lossless && !self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.over_xoff(in_port, class) && self.setup.port_hooks.switch_xoff
         {
-            self.send_pfc(in_port, class, true);
+            self.send_pause(in_port, class, true);
         }
         self.switch_try_send(out);
     }
@@ -194,7 +194,7 @@ impl Simulation {
             self.input_freed(in_port, prio, size + self.fx.preamble as u64);
         }
         if self.fx.mmu.xoff_sent(in_port, class) && self.fx.mmu.under_xon(in_port, class) {
-            self.send_pfc(in_port, class, false);
+            self.send_pause(in_port, class, false);
         }
     }
 }

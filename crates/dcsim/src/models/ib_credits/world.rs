@@ -66,7 +66,7 @@ impl IbCredits {
         fx.prio_stats[ci].pfc_xon_rx += 1;
         // Cumulative: an older FCP overtaken by a newer one changes nothing.
         self.limit[ci] = self.limit[ci].max(limit);
-        if self.credits(ci) >= self.max_need && crate::models::pfc::unpause(fx, p, vl) {
+        if self.credits(ci) >= self.max_need && fx.unpause(p, vl) {
             fx.kick(p);
         }
     }

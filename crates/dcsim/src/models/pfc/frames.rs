@@ -36,7 +36,7 @@ impl Pfc {
 
     /// MMU accounting class of a priority: itself under PFC, one class under PAUSE.
     #[inline]
-    pub fn class_of(&self, prio: u8) -> u8 {
+    pub fn class(&self, prio: u8) -> u8 {
         if self.plan.mode == FlowControl::Pause {
             0
         } else {
@@ -44,11 +44,6 @@ impl Pfc {
         }
     }
 
-    /// Whether a priority is protected by PFC/PAUSE (or credits): the one definition.
-    #[inline]
-    pub fn is_lossless(&self, prio: u8) -> bool {
-        self.plan.is_lossless(prio)
-    }
 
     /// Queues a PFC frame (or 802.3x PAUSE) out of `port` for `class`. An XON carries
     /// `xon_quanta` instead of zero (a remote-PFC pause still running for the host behind
@@ -129,7 +124,7 @@ impl Pfc {
                 fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
             } else {
                 fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xon_rx += 1;
-                resumed |= unpause(fx, p, prio);
+                resumed |= fx.unpause(p, prio);
             }
         }
         if resumed {
@@ -142,7 +137,7 @@ impl Pfc {
         if fx.ports[p.idx()].pause_gen[prio as usize] != gen {
             return;
         }
-        if unpause(fx, p, prio) {
+        if fx.unpause(p, prio) {
             fx.prio_stats[p.idx() * 8 + prio as usize].pfc_expired += 1;
             let now = fx.now();
             self.log.push(PfcEvent { time: now, port: p.0, prio, kind: 2 });
@@ -151,21 +146,3 @@ impl Pfc {
     }
 }
 
-/// Clears the pause of (port, prio), adding the paused time to its counter; returns
-/// whether it was paused. A host's queue pairs of that priority are unparked after the
-/// hook (`After::Unpark`).
-pub fn unpause(fx: &mut Fabric, p: PortId, prio: u8) -> bool {
-    let now = fx.now();
-    let port = &mut fx.ports[p.idx()];
-    if port.paused & (1 << prio) == 0 {
-        return false;
-    }
-    port.paused &= !(1 << prio);
-    let since = port.paused_since[prio as usize];
-    fx.prio_stats[p.idx() * 8 + prio as usize].paused_ps += (now - since).0;
-    let node = port.node;
-    if fx.nodes[node.idx()].is_host {
-        fx.after.push(After::Unpark(node, prio));
-    }
-    true
-}

@@ -47,6 +47,20 @@ impl FabricModel for Pfc {
         kind == PktKind::Pfc
     }
 
+    #[inline]
+    fn class_of(&self, prio: u8) -> Option<u8> {
+        Some(self.class(prio))
+    }
+
+    #[inline]
+    fn lossless(&self, prio: u8) -> Option<bool> {
+        Some(self.plan.is_lossless(prio))
+    }
+
+    fn pause_upstream(&mut self, fx: &mut Fabric, port: PortId, class: u8, xoff: bool, xon_quanta: u32) {
+        self.send(fx, port, class, xoff, xon_quanta);
+    }
+
     fn on_frame(&mut self, fx: &mut Fabric, p: PortId, id: crate::ids::PktId, held: u8) {
         self.on_pause_frame(fx, p, id, held);
     }

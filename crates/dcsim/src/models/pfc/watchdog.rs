@@ -128,7 +128,7 @@ impl PfcWatchdog {
             self.storm[pi] |= 1 << c;
             self.storms_now += 1;
             fx.prio_stats[ci].pfc_storms += 1;
-            super::unpause(fx, p, c);
+            fx.unpause(p, c);
             return true;
         }
         if storm && now - self.last_pause[ci] >= w.restoration {
