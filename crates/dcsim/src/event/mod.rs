@@ -48,8 +48,6 @@ pub enum Event {
     PortRate(u32),
     /// A TCP receiver's delayed-ACK timer; stale if the generation moved on.
     DelAck(FlowId, u32),
-    /// Step k of the link failures (down, up, routes converged).
-    Link(u32),
     /// A flow's software rate limiter (perftest's) may post its next burst.
     SwBurst(FlowId),
     /// A job's rank k ends its compute (or its job starts): it takes its next step.
@@ -112,7 +110,6 @@ impl Event {
             Event::Forward(p, _) => (10, p.0 as u64, 0),
             Event::PortRate(k) => (11, k as u64, 0),
             Event::DelAck(f, g) => (13, f.0 as u64, g as u64),
-            Event::Link(k) => (14, k as u64, 0),
             Event::SwBurst(f) => (19, f.0 as u64, 0),
             Event::Rank(k) => (20, k as u64, 0),
             Event::Credit(k) => (22, k as u64, 0),
@@ -419,7 +416,7 @@ mod tests {
         for f in 0..5000u32 {
             reference.schedule(&mut q, SimTime(rng.below(4)), Event::FlowStart(FlowId(f)));
         }
-        reference.schedule(&mut q, SimTime::us(50), Event::Link(0));
+        reference.schedule(&mut q, SimTime::us(50), Event::PortRate(0));
         let mut n = 0;
         while let Some((t, ev)) = q.pop() {
             assert_eq!((t.0, ev), reference.take_next(), "event {n}");
@@ -724,7 +721,6 @@ mod tests {
             Event::Forward(p, PktId(0)),
             Event::PortRate(0),
             Event::DelAck(f, 0),
-            Event::Link(0),
             Event::SwBurst(f),
             Event::Rank(0),
             Event::Credit(0),
@@ -743,7 +739,6 @@ mod tests {
                 | Event::Forward(..)
                 | Event::PortRate(_)
                 | Event::DelAck(..)
-                | Event::Link(_)
                 | Event::SwBurst(_)
                 | Event::Rank(_)
                 | Event::Credit(_)

@@ -93,7 +93,7 @@ impl Owners {
             Event::Rank(k) => self.rank[k as usize],
             Event::Credit(n) => n,
             Event::Model(m) => self.of_model(m),
-            Event::Link(_) | Event::FastForward => unreachable!("{ev:?} belongs to no node"),
+            Event::FastForward => unreachable!("{ev:?} belongs to no node"),
         }
     }
 

@@ -124,6 +124,41 @@ pub(crate) trait FabricModel: Sized {
         None
     }
 
+    /// Whether this model takes links down (`unusable`, `lost_on_wire` and the rest of
+    /// the down-port hooks act: `SwitchHooks::unusable`, `PortHooks::lost_on_wire`).
+    fn wants_down_ports(&self) -> bool {
+        false
+    }
+
+    /// Whether a frame must not leave by `out`: its link is down, or `PortId::NONE` (the
+    /// switch has no route left).
+    #[inline]
+    fn unusable(&self, _fx: &Fabric, _out: PortId) -> bool {
+        false
+    }
+
+    /// A frame routed to a port it cannot leave by (`unusable`): counted; a control
+    /// frame freed by the model that frees it, `true` for a data frame the world loses
+    /// (`lost_at_down`).
+    fn drop_unusable(&mut self, _fx: &mut Fabric, _out: PortId, _id: PktId) -> bool {
+        false
+    }
+
+    /// Whether the frame `id` arriving at port `p` was on the wire of a link when it
+    /// failed (counted; the world drops it).
+    #[inline]
+    fn lost_on_wire(&mut self, _fx: &Fabric, _p: PortId, _id: PktId) -> bool {
+        false
+    }
+
+    /// Port `p`'s link is down (`After::PortDown`, or its transmitter found it down):
+    /// the control frames waiting there are the model's to drop.
+    fn port_down(&mut self, _fx: &mut Fabric, _p: PortId) {}
+
+    /// A frame of `flow` lost to a down link, `counted` against the flow if data,
+    /// `queued` if it waited at the port when the link failed.
+    fn lost_at_down(&mut self, _flow: FlowId, _counted: bool, _queued: bool) {}
+
     /// The switch buffer's accounting class of priority `prio`, if this model decides it
     /// (the first that answers; none: the priority itself).
     #[inline]
@@ -561,6 +596,8 @@ pub(crate) struct SwitchHooks {
     pub refuses: bool,
     pub offered: bool,
     pub overflow: bool,
+    /// A model takes links down: a frame routed to a down port is dropped.
+    pub unusable: bool,
 }
 
 /// Which host and port hooks some model of the run acts on (`FabricModels::port_hooks`,
@@ -581,6 +618,8 @@ pub(crate) struct PortHooks {
     /// Switches send XOFF when an ingress passes its threshold (not under credits:
     /// `FabricModel::replaces_xoff`).
     pub switch_xoff: bool,
+    /// A model takes links down: frames on a failed wire are lost at arrival.
+    pub lost_on_wire: bool,
 }
 
 /// Which hooks on a data frame's sender some model of the run acts on

@@ -372,6 +372,43 @@ macro_rules! fabric_models {
                 } )*
                 fx.mmu.under_xon(port, class)
             }
+            /// Whether some model takes links down.
+            pub fn down_ports(&self) -> bool {
+                let mut any = false;
+                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_down_ports(&self.$name); } )*
+                any
+            }
+            /// Whether a frame must not leave by `out`: some model says so.
+            #[inline]
+            pub fn unusable(&self, fx: &$crate::net::fabric::Fabric, out: $crate::ids::PortId) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::unusable(&self.$name, fx, out) {
+                    return true;
+                } )*
+                false
+            }
+            /// A frame routed to a port it cannot leave by: every model counts it; true
+            /// if the world loses it as data.
+            pub fn drop_unusable(&mut self, fx: &mut $crate::net::fabric::Fabric, out: $crate::ids::PortId, id: $crate::ids::PktId) -> bool {
+                let mut lose = false;
+                $( $(#[cfg($cfg)])? { lose |= $crate::models::fabric_model::FabricModel::drop_unusable(&mut self.$name, fx, out, id); } )*
+                lose
+            }
+            /// Whether a frame arriving at `p` was lost on a failed wire: some model says so.
+            #[inline]
+            pub fn lost_on_wire(&mut self, fx: &$crate::net::fabric::Fabric, p: $crate::ids::PortId, id: $crate::ids::PktId) -> bool {
+                $( $(#[cfg($cfg)])? if $crate::models::fabric_model::FabricModel::lost_on_wire(&mut self.$name, fx, p, id) {
+                    return true;
+                } )*
+                false
+            }
+            /// Port `p`'s link is down: every model's hook, in the list's order.
+            pub fn port_down(&mut self, fx: &mut $crate::net::fabric::Fabric, p: $crate::ids::PortId) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::port_down(&mut self.$name, fx, p); )*
+            }
+            /// A frame lost to a down link: every model's hook, in the list's order.
+            pub fn lost_at_down(&mut self, flow: $crate::ids::FlowId, counted: bool, queued: bool) {
+                $( $(#[cfg($cfg)])? $crate::models::fabric_model::FabricModel::lost_at_down(&mut self.$name, flow, counted, queued); )*
+            }
             /// The switch buffer's accounting class of priority `prio`: the first model
             /// that answers, else the priority itself.
             #[inline]
@@ -498,6 +535,7 @@ macro_rules! fabric_models {
                     h.data_lost |= M::wants_data_lost(m);
                     h.marked_arrived |= M::wants_marked_arrived(m);
                     h.switch_xoff &= !M::replaces_xoff(m);
+                    h.lost_on_wire |= M::wants_down_ports(m);
                 } )*
                 // A NIC consuming a frame frees its input buffer: the slow path at hosts.
                 h.at_host |= h.input_freed;
@@ -549,6 +587,7 @@ macro_rules! fabric_models {
                     h.refuses |= M::wants_refuses(m);
                     h.offered |= M::wants_offered(m);
                     h.overflow |= M::wants_overflow(m);
+                    h.unusable |= M::wants_down_ports(m);
                 } )*
                 h
             }

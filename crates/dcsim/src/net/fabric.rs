@@ -45,6 +45,9 @@ pub enum After {
     /// Feedback for a flow's reaction point (a FECN probe's rate), unless its source
     /// has stopped.
     Feedback(FlowId, Feedback),
+    /// The port's link failed: its pauses end, its queues are emptied (buffer released)
+    /// and what they held is lost (`FabricModel::port_down`, `lost_at_down`).
+    PortDown(PortId),
 }
 
 pub struct Fabric {

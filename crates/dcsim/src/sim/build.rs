@@ -233,7 +233,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         routes: &routes,
     };
     let models = FabricModels::new(&mut ctx);
-    let failures = models.link_faults.active;
+    let failures = models.down_ports();
     let port_hooks = models.port_hooks();
     let mut sim = Simulation {
         end: plan.duration,

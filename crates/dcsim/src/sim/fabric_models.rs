@@ -87,6 +87,7 @@ impl Simulation {
                     self.send_pause(p, class, !resume);
                 }
                 After::Receive(p, id) => self.switch_receive(p, id),
+                After::PortDown(p) => self.port_down(p),
             }
             i += 1;
         }

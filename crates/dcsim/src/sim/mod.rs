@@ -286,7 +286,6 @@ impl Simulation {
                 self.fx.ports[p.idx()].line = LinkRate::new(rate);
             }
             Event::DelAck(f, gen) => self.on_delayed_ack(f, gen),
-            Event::Link(k) => self.on_link_step(k),
             Event::SwBurst(f) => self.sw_post(f),
             Event::Rank(k) => self.on_rank(k),
             Event::Credit(n) => self.on_credit_tick(n),
@@ -458,7 +457,7 @@ impl Simulation {
 
     #[inline]
     fn on_arrive(&mut self, p: PortId, pkt: PktId) {
-        if self.models.link_faults.active && self.lost_on_wire(p, pkt) {
+        if self.setup.port_hooks.lost_on_wire && self.lost_on_wire(p, pkt) {
             return;
         }
         self.hops += 1;

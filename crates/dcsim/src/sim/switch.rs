@@ -19,7 +19,7 @@ impl Simulation {
         } else {
             self.fx.routing.route(node, pkt.dst, pkt.flow.0)
         };
-        if self.models.link_faults.active && self.link_unusable(out) {
+        if hooks.unusable && self.models.unusable(&self.fx, out) {
             self.input_dropped(in_port, &pkt);
             self.drop_at_unusable(out, id);
             return;

@@ -60,7 +60,7 @@ pub struct Step {
 pub struct LinkFaults {
     /// The run has link failures: the per-frame checks are made only then.
     pub active: bool,
-    /// Steps, indexed by `Event::Link`.
+    /// Steps, indexed by the `LINK_STEP` event's `a`.
     pub steps: Vec<Step>,
     /// Per port: routes avoid it (converged after a failure).
     pub routed_dead: Vec<bool>,

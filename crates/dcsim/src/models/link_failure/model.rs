@@ -3,10 +3,13 @@
 
 use serde_json::json;
 
+use super::steps::LINK_STEP;
 use super::{Action, LinkFaults};
+use crate::event::owners::Subject;
+use crate::event::ModelEvent;
 use crate::ids::PortId;
-use crate::models::fabric_model::{BuildCtx, FabricModel, FlowEnds, Tables};
-use crate::net::fabric::Fabric;
+use crate::models::fabric_model::{BuildCtx, EventCtx, FabricModel, FlowEnds, FlowInfo, Tables};
+use crate::net::fabric::{After, Fabric};
 use crate::results::{Column, Table};
 
 impl FabricModel for LinkFaults {
@@ -69,5 +72,48 @@ impl FabricModel for LinkFaults {
 
     fn not_fast_forwarded(plan: &crate::plan::Plan) -> Option<&'static str> {
         (!plan.fabric.link_faults.failures.is_empty()).then_some("switch.link_failures")
+    }
+
+    /// A step is the whole fabric's (routes change everywhere at once).
+    const EVENTS: &'static [(u8, Subject)] = &[(LINK_STEP, Subject::None)];
+
+    /// Step `a` of the failures: a link going down is the world's to take down
+    /// (`After::PortDown`, each end in turn).
+    fn on_event<F: Fn(crate::ids::FlowId) -> FlowInfo>(&mut self, fx: &mut Fabric, ev: ModelEvent, _cx: &EventCtx<F>) -> Option<ModelEvent> {
+        for p in self.on_step(fx, ev.a()).into_iter().flatten() {
+            fx.after.push(After::PortDown(p));
+        }
+        None
+    }
+
+    fn wants_down_ports(&self) -> bool {
+        self.active
+    }
+
+    #[inline]
+    fn unusable(&self, fx: &Fabric, out: PortId) -> bool {
+        LinkFaults::unusable(fx, out)
+    }
+
+    fn drop_unusable(&mut self, fx: &mut Fabric, out: PortId, id: crate::ids::PktId) -> bool {
+        self.drop_at_unusable(fx, out, id)
+    }
+
+    #[inline]
+    fn lost_on_wire(&mut self, fx: &Fabric, p: PortId, id: crate::ids::PktId) -> bool {
+        LinkFaults::lost_on_wire(self, fx, p, id)
+    }
+
+    fn port_down(&mut self, fx: &mut Fabric, p: PortId) {
+        self.flush_control(fx, p);
+    }
+
+    fn lost_at_down(&mut self, flow: crate::ids::FlowId, counted: bool, queued: bool) {
+        if queued {
+            self.dropped_at_down_port += 1;
+        }
+        if counted {
+            self.lost(flow);
+        }
     }
 }

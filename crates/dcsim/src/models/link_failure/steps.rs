@@ -1,15 +1,19 @@
 //! Link failures on the fabric: the steps (down, up, routes converged) and the frames a
-//! failed link loses. Emptying a failed port's queues is the world's (`sim/link_down.rs`):
-//! it releases buffer and may send PFC frames.
+//! failed link loses. Emptying a failed port's queues is the world's (`After::PortDown`,
+//! `sim/link_down.rs`): it releases buffer and may send pause frames.
 
 use super::{Action, LinkFaults, RouteInputs, Step};
-use crate::event::{Event, EventQueue};
+use crate::event::EventQueue;
+use crate::models::fabric_model::model_event;
 use crate::ids::{FlowId, PktId, PortId};
 use crate::net::fabric::Fabric;
 use crate::net::packet::PktKind;
 use crate::net::routing::{Graph, Routing};
 use crate::plan::Plan;
 use crate::units::SimTime;
+
+/// The event of step `a` of the failures (its tie-key number).
+pub(super) const LINK_STEP: u8 = 14;
 
 impl LinkFaults {
     /// The steps of the plan's failures, scheduled on `q`. `port_toward(a, b)` is the
@@ -40,7 +44,7 @@ impl LinkFaults {
         }
         for (k, st) in steps.iter().enumerate() {
             if st.at <= plan.duration {
-                q.schedule(st.at, Event::Link(k as u32));
+                q.schedule(st.at, model_event::<Self>(LINK_STEP, 0, k as u32, 0));
             }
         }
         LinkFaults {
@@ -56,7 +60,7 @@ impl LinkFaults {
 
 impl LinkFaults {
     /// Step `k` of the failures is due. Returns the ports whose link goes down: the world
-    /// takes each down in turn (`sim/link_down.rs`).
+    /// takes each down in turn (`After::PortDown`, `sim/link_down.rs`).
     pub(crate) fn on_step(&mut self, fx: &mut Fabric, k: u32) -> Option<[PortId; 2]> {
         let now = fx.now();
         let st = self.steps[k as usize];
