@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::keys::{Check, KeyCtx};
 use crate::models::FabricModels;
-use crate::plan::{BufferPlan, EcnMode, FlowControl, FlowPlan, NodeKind, Plan, SchedulerKind, SwLimit, Transport};
+use crate::plan::{BufferPlan, EcnMode, FlowPlan, NodeKind, Plan, SchedulerKind, SwLimit, Transport};
 use crate::units::{Rate, SimTime, MAX_RATE, MAX_TIME};
 
 /// Runs every check: the plan's own settings, the topology, the congestion controls and
@@ -254,7 +254,6 @@ pub fn validate_models(p: &Plan) -> Result<()> {
                 ),
             ));
         }
-        let pfc = &p.fabric.pfc;
         let lossless = p.is_lossless(f.priority);
         let ecn = p.fabric.marking.ecn.mode != EcnMode::Off && p.fabric.marking.ecn.priorities & (1 << f.priority) != 0;
         if lossless && !ecn {
@@ -263,7 +262,7 @@ pub fn validate_models(p: &Plan) -> Result<()> {
                 format!(
                     "TCP on priority {} which is lossless ({}) without ECN marking on it: put TCP on a lossy priority or enable [switch.ecn] for priority {}",
                     f.priority,
-                    if pfc.mode == FlowControl::Pause { "switch.pfc.mode = \"pause\"" } else { "switch.pfc.lossless" },
+                    p.lossless_key(),
                     f.priority
                 ),
             ));
