@@ -401,3 +401,55 @@ pub fn fields_of<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
     let _ = T::deserialize(Fields(&cell));
     cell.get()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table with a default of its own: `n = 2` when the table is given empty.
+    #[derive(Clone, Debug, Default, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Two {
+        n: Option<u32>,
+        #[allow(dead_code)]
+        other: Option<String>,
+    }
+
+    impl Keys for Two {
+        type Out = u32;
+        fn build(&self, _: &str, _: &KeyCtx) -> Result<u32> {
+            Ok(self.n.unwrap_or(2))
+        }
+    }
+
+    #[test]
+    fn an_absent_table_is_none_or_the_parameters_default() {
+        let ctx = KeyCtx::NONE;
+        assert_eq!(None::<Two>.build("x", &ctx).unwrap(), None);
+        assert_eq!(Some(Two::default()).build("x", &ctx).unwrap(), Some(2));
+        // Absent: `Out::default()` (0), not the keys' default for an empty table (2).
+        assert_eq!(OrDefault::<Two>::default().build("x", &ctx).unwrap(), 0);
+        let given: OrDefault<Two> = de_at(toml::Value::Table(Default::default()), "x").unwrap();
+        assert_eq!(given.build("x", &ctx).unwrap(), 2);
+    }
+
+    #[test]
+    fn fields_of_names_a_structs_keys_through_option_and_or_default() {
+        assert_eq!(fields_of::<Two>(), &["n", "other"]);
+        assert_eq!(fields_of::<Option<Two>>(), &["n", "other"]);
+        assert_eq!(fields_of::<OrDefault<Two>>(), &["n", "other"]);
+        assert!(fields_of::<NoSection>().is_empty());
+        assert!(fields_of::<u32>().is_empty());
+    }
+
+    #[test]
+    fn node_names_resolve_with_their_kind() {
+        let nodes = [NodePlan { name: "h0".into(), kind: NodeKind::Host }, NodePlan { name: "s0".into(), kind: NodeKind::Switch }];
+        let ctx = KeyCtx { nodes: &nodes, ..KeyCtx::NONE };
+        assert_eq!(ctx.node("s0", Some(NodeKind::Switch), "p").unwrap(), 1);
+        assert_eq!(ctx.node("h0", None, "p").unwrap(), 0);
+        assert_eq!(ctx.node("h0", Some(NodeKind::Switch), "p").unwrap_err().to_string(), "p: 'h0' is not a switch");
+        assert_eq!(ctx.node("x", Some(NodeKind::Switch), "p").unwrap_err().to_string(), "p: no switch named 'x'");
+        assert_eq!(ctx.node("x", None, "p").unwrap_err().to_string(), "p: no node named 'x'");
+    }
+}

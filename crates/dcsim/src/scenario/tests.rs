@@ -331,27 +331,36 @@ fn unknown_keys_suggest_the_closest_key() {
     assert!(e.contains("unknown field 'zzzzzz', expected one of") && !e.contains("did you mean"), "{e}");
 }
 
-/// Fabric models' keys where the file has them (`[switch.remote_pfc]`, `convergence` of
-/// `[switch]`): errors name them there, unknown keys list them with the table's own, and
-/// `[fabric.<name>]` of a model placed elsewhere is refused.
+/// Every fabric model's keys where the list places them: `[fabric.<name>]` of a model
+/// placed elsewhere is refused naming the place, an error inside its keys names them
+/// where the file has them, an unknown key of the table they sit in lists them, and
+/// one of `[fabric]` lists only the tables that are there.
 #[test]
-fn fabric_model_keys_are_named_where_the_file_has_them() {
-    expect(BASE, &["switch.remote_pfc.min_quanta=0"], &["switch.remote_pfc.min_quanta: "]);
-    expect(BASE, &["switch.convergence=\"1\""], &["switch.convergence: "]);
-    expect(BASE, &["host.rx_buffer.hosts=[\"nowhere\"]"], &["host.rx_buffer.hosts[0]: no node named 'nowhere'"]);
-    expect(BASE, &["switch.convergenc=\"1us\""], &["switch: unknown field 'convergenc' (did you mean 'convergence'?)"]);
-    let e = err(BASE, &["switch.zzzzzz=1"]);
-    for k in ["'arbitration'", "'pfc'", "'remote_pfc'", "'link_failures'", "'convergence'"] {
-        assert!(e.contains(k), "{e} lacks {k}");
+fn fabric_model_keys_are_named_where_the_list_places_them() {
+    let places = crate::models::fabric_places();
+    let fabric_list = err(BASE, &["fabric.zzzzzz=1"]);
+    for &(name, place, keys) in &places {
+        let own = format!("fabric.{name}");
+        if place == own {
+            assert!(fabric_list.contains(&format!("'{name}'")), "{fabric_list} lacks {name}");
+            if keys.is_empty() {
+                // A model without keys: its table is refused.
+                expect(BASE, &[&format!("{own}.x=1")], &[&format!("{own}: "), "[switch] or [host]"]);
+            }
+            continue;
+        }
+        assert!(!fabric_list.contains(&format!("'{name}'")), "{fabric_list} lists {name}, placed at {place}");
+        expect(BASE, &[&format!("{own}.x=1")], &[&format!("{own}: unknown table: these keys are in [{place}]")]);
+        let (table, sub) = place.split_once('.').unwrap_or((place, ""));
+        let listed = err(BASE, &[&format!("{table}.zzzzzz=1")]);
+        let mine: Vec<&str> = if sub.is_empty() { keys.to_vec() } else { vec![sub] };
+        for k in mine {
+            assert!(listed.contains(&format!("'{k}'")), "{listed} lacks {name}'s '{k}'");
+            let at = format!("{table}.{k}");
+            let e = err(BASE, &[&format!("{at}.zzzzzz=1")]);
+            assert!(e.starts_with(&format!("{at}:")) || e.starts_with(&format!("{at}.")), "{e} should name {at}");
+        }
     }
-    expect(BASE, &["host.zzzzzz=1"], &["'rx_buffer'", "'pause_storms'", "'uet'"]);
-    expect(BASE, &["fabric.rpfc.enabled=true"], &["fabric.rpfc: unknown table: these keys are in [switch.remote_pfc]"]);
-    let e = err(BASE, &["fabric.zzzzzz=1"]);
-    assert!(e.contains("'trimming'") && !e.contains("'rpfc'"), "{e}");
-    // Absent, a model's keys take its parameters' defaults (as a plan written in Rust).
-    let p = load(BASE, &[]).unwrap();
-    assert_eq!(p.fabric.rpfc, Plan::new("x", p.duration).fabric.rpfc);
-    assert!(p.fabric.rx.is_none() && p.fabric.link_faults.failures.is_empty());
 }
 
 #[test]

@@ -139,10 +139,6 @@ flows = [{ src = "h1", dst = "h0", size = "100KB" }]
         assert!(e.to_string().contains("fabric.every_nth.n: must be >= 1 (got 0)"), "{e}");
         let e = crate::scenario::load_str(ONE_FLOW, Path::new("."), &["fabric.every_nth.m=1".into()]).unwrap_err();
         assert!(e.to_string().contains("fabric.every_nth") && e.to_string().contains("unknown field"), "{e}");
-        let e = crate::scenario::load_str(ONE_FLOW, Path::new("."), &["fabric.pfc.x=1".into()]).unwrap_err();
-        assert!(e.to_string().contains("fabric.pfc: unknown table: these keys are in [switch.pfc]"), "{e}");
-        let e = crate::scenario::load_str(ONE_FLOW, Path::new("."), &["fabric.ib.x=1".into()]).unwrap_err();
-        assert!(e.to_string().contains("fabric.ib") && e.to_string().contains("[switch] or [host]"), "{e}");
         // Its plan check and its warning are called from the list.
         let mut p = plan.clone();
         p.nodes.iter_mut().for_each(|n| n.kind = crate::plan::NodeKind::Host);
