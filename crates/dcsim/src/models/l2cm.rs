@@ -135,7 +135,6 @@ impl L2State {
 }
 
 impl crate::models::fabric_model::FabricModel for L2State {
-
     fn shift_times(&mut self, by: SimTime) {
         self.last_bcn00.values_mut().for_each(|t| *t = t.later(by));
     }

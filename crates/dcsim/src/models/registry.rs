@@ -247,6 +247,7 @@ macro_rules! fabric_models {
         /// (model, where its keys are in a scenario file, the keys) per model: the
         /// table `fabric.<name>`, a table of its own elsewhere (`switch.<table>`), or keys
         /// of a table it shares (`switch`: the keys its `Keys` struct has).
+        #[allow(clippy::vec_init_then_push)] // a line may be `#[cfg]`-ed out
         pub(crate) fn fabric_places() -> Vec<(&'static str, &'static str, &'static [&'static str])> {
             let mut v = Vec::new();
             $( $(#[cfg($cfg)])? v.push((

@@ -726,8 +726,7 @@ fn place_model_keys(v: &mut toml::Value, places: &Places) -> Result<()> {
             let Some(x) = t.remove(key) else { continue };
             x
         };
-        let Some(fabric) = v.as_table_mut().map(|t| t.entry("fabric").or_insert_with(|| toml::Value::Table(Default::default())))
-        else {
+        let Some(fabric) = v.as_table_mut().map(|t| t.entry("fabric").or_insert_with(|| toml::Value::Table(Default::default()))) else {
             continue;
         };
         if let Some(f) = fabric.as_table_mut() {

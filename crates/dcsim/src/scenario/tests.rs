@@ -561,7 +561,10 @@ fn new_sections_default_to_plan_defaults() {
 fn cnp_section_parses() {
     let t = format!("{STAR8}[host.cnp]\ninterval = \"0us\"\nnic_gap = \"1us\"\nsize = \"80B\"\npriority = 6\n");
     let p = load(&t, &[]).unwrap();
-    assert_eq!(p.fabric.cnp, CnpPlan { interval: SimTime::ZERO, nic_gap: SimTime::us(1), bytes: 80, priority: Some(6), delay: SimTime::ZERO });
+    assert_eq!(
+        p.fabric.cnp,
+        CnpPlan { interval: SimTime::ZERO, nic_gap: SimTime::us(1), bytes: 80, priority: Some(6), delay: SimTime::ZERO }
+    );
     let p = load(&t, &["host.cnp.priority=control"]).unwrap();
     assert_eq!(p.fabric.cnp.priority, None);
     let p = load(STAR8, &["host.cnp.interval=\"20us\""]).unwrap();
@@ -717,7 +720,10 @@ fn ecn_section_parses() {
         ],
     )
     .unwrap();
-    assert_eq!((p.fabric.marking.ecn.mode, p.fabric.marking.ecn.kmin, p.fabric.marking.ecn.kmax, p.fabric.marking.ecn.pmax), (EcnMode::Step, Some(30_000), None, 1.0));
+    assert_eq!(
+        (p.fabric.marking.ecn.mode, p.fabric.marking.ecn.kmin, p.fabric.marking.ecn.kmax, p.fabric.marking.ecn.pmax),
+        (EcnMode::Step, Some(30_000), None, 1.0)
+    );
     assert_eq!(p.fabric.marking.ecn.by_speed, vec![EcnSpeedPlan { rate: Rate::gbps(10), kmin: 12_000, kmax: 12_000, pmax: 1.0 }]);
 }
 

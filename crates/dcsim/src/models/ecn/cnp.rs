@@ -129,7 +129,6 @@ impl NotificationPoints {
 
 /// No table or summary of its own; nothing to merge.
 impl crate::models::fabric_model::FabricModel for NotificationPoints {
-
     fn shift_times(&mut self, by: SimTime) {
         self.qps.iter_mut().for_each(|q| q.last_cnp = q.last_cnp.map(|t| t.later(by)));
         self.nic_next.iter_mut().for_each(|t| *t = t.later(by));

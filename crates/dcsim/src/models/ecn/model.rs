@@ -87,7 +87,6 @@ impl Marking {
 }
 
 impl FabricModel for Marking {
-
     /// Congested intervals still open end with the run.
     fn end_run(&mut self, fx: &Fabric, end: crate::units::SimTime) {
         self.close(fx, end);

@@ -52,7 +52,6 @@ pub struct EveryNth {
 }
 
 impl FabricModel for EveryNth {
-
     fn new(ctx: &mut BuildCtx) -> Self {
         EveryNth { n: ctx.plan.fabric.every_nth.as_ref().map_or(0, |p| p.n as u64), seen: 0, marked: 0 }
     }

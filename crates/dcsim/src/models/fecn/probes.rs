@@ -14,7 +14,6 @@ use crate::units::Rate;
 pub(crate) struct FecnProbes;
 
 impl FabricModel for FecnProbes {
-
     fn new(_ctx: &mut BuildCtx) -> Self {
         FecnProbes
     }

@@ -72,7 +72,6 @@ impl IbCredits {
 
 /// No table or summary of its own; nothing to merge.
 impl crate::models::fabric_model::FabricModel for IbCredits {
-
     /// The periodic FCPs are one event for every port.
     fn new(ctx: &mut crate::models::fabric_model::BuildCtx) -> Self {
         let pfc = &ctx.plan.fabric.pfc;

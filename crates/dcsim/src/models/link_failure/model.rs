@@ -13,7 +13,6 @@ use crate::net::fabric::{After, Fabric};
 use crate::results::{Column, Table};
 
 impl FabricModel for LinkFaults {
-
     fn new(ctx: &mut BuildCtx) -> Self {
         if ctx.plan.fabric.link_faults.failures.is_empty() {
             return LinkFaults::default();
@@ -79,7 +78,12 @@ impl FabricModel for LinkFaults {
 
     /// Step `a` of the failures: a link going down is the world's to take down
     /// (`After::PortDown`, each end in turn).
-    fn on_event<F: Fn(crate::ids::FlowId) -> FlowInfo>(&mut self, fx: &mut Fabric, ev: ModelEvent, _cx: &EventCtx<F>) -> Option<ModelEvent> {
+    fn on_event<F: Fn(crate::ids::FlowId) -> FlowInfo>(
+        &mut self,
+        fx: &mut Fabric,
+        ev: ModelEvent,
+        _cx: &EventCtx<F>,
+    ) -> Option<ModelEvent> {
         for p in self.on_step(fx, ev.a()).into_iter().flatten() {
             fx.after.push(After::PortDown(p));
         }

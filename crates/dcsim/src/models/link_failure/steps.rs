@@ -4,8 +4,8 @@
 
 use super::{Action, LinkFaults, RouteInputs, Step};
 use crate::event::EventQueue;
-use crate::models::fabric_model::model_event;
 use crate::ids::{FlowId, PktId, PortId};
+use crate::models::fabric_model::model_event;
 use crate::net::fabric::Fabric;
 use crate::net::packet::PktKind;
 use crate::net::routing::{Graph, Routing};

@@ -149,7 +149,6 @@ impl LoadBalancing {
 }
 
 impl FabricModel for LoadBalancing {
-
     fn new(ctx: &mut BuildCtx) -> Self {
         let plan = ctx.plan;
         let p = plan.fabric.load_balancing.as_ref();

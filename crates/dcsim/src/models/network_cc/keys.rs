@@ -68,7 +68,10 @@ fn switch_names(k: &NetworkCcSwitchKeys, p: &mut NetworkCcPlan, path: &str, ctx:
     if let Some(list) = &k.switches {
         let at = at(path, "switches");
         p.nodes = Some(
-            list.iter().enumerate().map(|(i, name)| ctx.node(name, Some(NodeKind::Switch), &format!("{at}[{i}]"))).collect::<Result<_>>()?,
+            list.iter()
+                .enumerate()
+                .map(|(i, name)| ctx.node(name, Some(NodeKind::Switch), &format!("{at}[{i}]")))
+                .collect::<Result<_>>()?,
         );
     }
     Ok(())

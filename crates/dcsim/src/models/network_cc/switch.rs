@@ -54,7 +54,8 @@ impl NetCcState {
             };
         };
         let on = port_switch.iter().map(|s| s.is_some_and(|n| p.nodes.as_ref().is_none_or(|list| list.contains(&n)))).collect();
-        let threshold = port_rates.iter().map(|r| p.threshold.unwrap_or_else(|| thresholds_for(&plan.fabric.marking.ecn, *r).kmin)).collect();
+        let threshold =
+            port_rates.iter().map(|r| p.threshold.unwrap_or_else(|| thresholds_for(&plan.fabric.marking.ecn, *r).kmin)).collect();
         let rcp = port_rates.iter().flat_map(|r| std::iter::repeat_n(Rcp::new(*r), 8)).collect();
         // d: as configured, else the largest base RTT (at least 1 ns).
         let rtt = p.rcp.rtt.unwrap_or(base_rtt).max(SimTime::ns(1));
@@ -112,7 +113,6 @@ impl crate::models::fabric_model::FabricModel for NetCcState {
         self.last.values_mut().for_each(|t| *t = t.later(by));
         self.rcp.iter_mut().for_each(|r| r.shift_times(by));
     }
-
 
     fn wants_enqueued(&self) -> bool {
         self.active

@@ -44,7 +44,6 @@ impl Pfc {
         }
     }
 
-
     /// Queues a PFC frame (or 802.3x PAUSE) out of `port` for `class`. An XON carries
     /// `xon_quanta` instead of zero (a remote-PFC pause still running for the host behind
     /// the port, `models/remote_pfc/tor.rs`).
@@ -145,4 +144,3 @@ impl Pfc {
         }
     }
 }
-

@@ -15,10 +15,10 @@ pub mod keys;
 mod model;
 pub mod params;
 pub mod storm;
-pub mod switch_buffer;
 mod storm_keys;
+pub mod switch_buffer;
 pub mod watchdog;
 
 pub use frames::Pfc;
-pub use storm_keys::{PauseStorm, PauseStormKeys, PauseStormPlan, PauseStormSpec};
 pub use params::{FlowControl, Headroom, PauseMode, PfcPlan, WatchdogAction, WatchdogPlan};
+pub use storm_keys::{PauseStorm, PauseStormKeys, PauseStormPlan, PauseStormSpec};

@@ -23,7 +23,6 @@ fn node_name(fx: &Fabric, n: NodeId) -> String {
 }
 
 impl FabricModel for Pfc {
-
     /// The priorities whose frames must never drop, in words, with the key that says so.
     fn lossless_text(&self) -> Option<String> {
         Some(match self.plan.mode {
@@ -170,7 +169,6 @@ impl FabricModel for Pfc {
 }
 
 impl FabricModel for DeadlockDetector {
-
     fn stopped(&self) -> bool {
         self.stopped_at.is_some()
     }
@@ -221,7 +219,6 @@ impl FabricModel for DeadlockDetector {
 }
 
 impl FabricModel for PauseStorms {
-
     fn new(ctx: &mut BuildCtx) -> Self {
         let port_of: Vec<PortId> = (0..ctx.nodes.len() as u32).map(|h| ctx.host_port(h)).collect();
         PauseStorms::new(ctx.plan, ctx.q, |h| port_of[h as usize])
@@ -260,7 +257,6 @@ impl FabricModel for PauseStorms {
 }
 
 impl FabricModel for PfcWatchdog {
-
     /// A switch queue in a pause storm ignores the pauses of the NIC behind it (the
     /// watchdog's purpose), so that NIC's receive buffer may overflow.
     fn nic_drops_lossless(&self) -> bool {

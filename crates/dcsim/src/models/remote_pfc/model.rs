@@ -16,7 +16,6 @@ impl FabricModel for RemotePfc {
         self.tor.shift_times(by);
     }
 
-
     fn wants_enqueued(&self) -> bool {
         self.on
     }

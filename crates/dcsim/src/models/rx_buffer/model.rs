@@ -15,7 +15,6 @@ use crate::net::fabric::Fabric;
 use crate::results::{Column, Table};
 
 impl FabricModel for RxBuffers {
-
     fn end_run(&mut self, _fx: &crate::net::fabric::Fabric, end: crate::units::SimTime) {
         self.finish(end);
     }

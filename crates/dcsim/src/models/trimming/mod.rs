@@ -56,7 +56,6 @@ fn add(a: &mut [u64], b: &[u64]) {
 }
 
 impl FabricModel for Trimming {
-
     fn new(ctx: &mut BuildCtx) -> Self {
         let Some(p) = ctx.plan.fabric.trimming.as_ref().filter(|p| p.enabled) else { return Trimming::default() };
         let (np, nf) = (ctx.ports.len() * 8, ctx.plan.flows.len());

@@ -7,7 +7,6 @@ use crate::models::fabric_model::{BuildCtx, FabricModel};
 pub(crate) struct Uet;
 
 impl FabricModel for Uet {
-
     fn new(_ctx: &mut BuildCtx) -> Self {
         Uet
     }
