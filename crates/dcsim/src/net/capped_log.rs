@@ -64,9 +64,12 @@ impl<T: LogRow> Rows for Vec<T> {
     }
 }
 
-pub struct CappedLog<S> {
+pub struct CappedLog<S: Rows> {
     rows: S,
     max: usize,
+    /// Rows at or after this key are refused: the first `max` rows are known to come
+    /// before it (`refuse_from`).
+    closed_from: Option<S::Key>,
     /// Rows seen but not kept.
     dropped: u64,
     /// Once the log has outgrown `max`: `rows[..max]` are sorted and are the first `max`
@@ -76,7 +79,7 @@ pub struct CappedLog<S> {
 
 impl<S: Rows> CappedLog<S> {
     pub fn new(max: u64) -> Self {
-        CappedLog { rows: S::default(), max: max.min(usize::MAX as u64) as usize, dropped: 0, trimmed: false }
+        CappedLog { rows: S::default(), max: max.min(usize::MAX as u64) as usize, closed_from: None, dropped: 0, trimmed: false }
     }
 
     /// Records a row. Rows come nearly in the log's order (most logs by time), so a row past
@@ -84,7 +87,10 @@ impl<S: Rows> CappedLog<S> {
     /// and the log is trimmed again when it has grown by a quarter of its limit.
     #[inline]
     pub fn push(&mut self, row: S::Row) {
-        if self.max == 0 || (self.trimmed && S::key_of(&row) >= self.rows.key(self.max - 1)) {
+        if self.max == 0
+            || (self.trimmed && S::key_of(&row) >= self.rows.key(self.max - 1))
+            || self.closed_from.as_ref().is_some_and(|k| &S::key_of(&row) >= k)
+        {
             self.dropped += 1;
             return;
         }
@@ -102,6 +108,20 @@ impl<S: Rows> CappedLog<S> {
             self.rows.truncate(self.max);
             self.trimmed = true;
         }
+    }
+
+    /// Refuses rows at or after `key` from now on: the caller knows that at least `max`
+    /// rows before it exist, here or in the other partitions' logs (a parallel run, whose
+    /// merge then keeps the same rows as one world while each partition holds fewer).
+    pub fn refuse_from(&mut self, key: S::Key) {
+        if self.closed_from.as_ref().is_none_or(|k| &key < k) {
+            self.closed_from = Some(key);
+        }
+    }
+
+    /// The row limit.
+    pub fn max(&self) -> usize {
+        self.max
     }
 
     /// Moves another log's rows and counts here (a parallel run's merge); `finish` orders
@@ -198,6 +218,35 @@ mod tests {
             let (mut la, mut lb): (CappedLog<Vec<R>>, CappedLog<Vec<R>>) = (CappedLog::new(max), CappedLog::new(max));
             a.iter().for_each(|&r| la.push(r));
             b.iter().for_each(|&r| lb.push(r));
+            la.absorb(&mut lb);
+            la.finish();
+            assert_eq!((la.rows().to_vec(), la.dropped()), kept(max, &rows), "max {max}");
+        }
+    }
+
+    /// Two parts logging in key order (rows of one key from one part), in rounds of 10
+    /// keys: once they hold `max` rows between them at a round's start, both refuse rows
+    /// from there on, hold fewer, and the merge keeps what one log keeps.
+    #[test]
+    fn parts_that_refuse_rows_past_the_first_max_merge_the_same() {
+        let rows: Vec<R> = (0..600).map(|i| R(i / 3, i)).collect();
+        for max in [1, 50, 101, 300, 1000] {
+            let (mut la, mut lb): (CappedLog<Vec<R>>, CappedLog<Vec<R>>) = (CappedLog::new(max), CappedLog::new(max));
+            for round in 0..20 {
+                if (la.len() + lb.len()) as u64 >= max {
+                    la.refuse_from(round * 10);
+                    lb.refuse_from(round * 10);
+                }
+                for r in rows.iter().filter(|r| r.0 / 10 == round) {
+                    if r.0 % 2 == 0 {
+                        la.push(*r)
+                    } else {
+                        lb.push(*r)
+                    }
+                }
+            }
+            // At most a round's rows (30) past the limit between them, not a limit each.
+            assert!(la.len() + lb.len() <= max as usize + 30, "max {max}: held {} + {}", la.len(), lb.len());
             la.absorb(&mut lb);
             la.finish();
             assert_eq!((la.rows().to_vec(), la.dropped()), kept(max, &rows), "max {max}");

@@ -173,6 +173,8 @@ struct Shared {
     stalled: AtomicBool,
     /// A deadlock stopped the run (set by the check between rounds, read after it).
     halt: AtomicBool,
+    /// Per partition: the rows its rates log holds, all before the round about to start.
+    rate_rows: Vec<AtomicU64>,
 }
 
 impl Simulation {
@@ -191,6 +193,7 @@ impl Simulation {
             check_next: AtomicU64::new(self.models.next_check().0),
             stalled: AtomicBool::new(false),
             halt: AtomicBool::new(false),
+            rate_rows: (0..n).map(|_| AtomicU64::new(0)).collect(),
         };
         // Rounds served node by node are aligned to multiples of their length (no
         // longer than the lookahead): a window is one of them, whole.
@@ -308,9 +311,14 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
             // could reach another partition in that partition's past.
             let next = s.fx.q.next_time().map_or(u64::MAX, |t| t.0).min(s.models.next_poll().0);
             shared.next[me].store(next, Ordering::Relaxed);
+            shared.rate_rows[me].store(s.rec.rate_log.len() as u64, Ordering::Relaxed);
         }
         timing.time(true, || shared.barrier.wait());
         let t = shared.next.iter().map(|x| x.load(Ordering::Relaxed)).min().unwrap();
+        // Once the partitions' rates logs hold `stats.max_rows` rows between them, all
+        // before `t`, no row from `t` on is among the first: each partition refuses them
+        // instead of holding up to the limit of its own (the merge keeps the same rows).
+        let rate_rows: u64 = shared.rate_rows.iter().map(|x| x.load(Ordering::Relaxed)).sum();
         let check = shared.check_next.load(Ordering::Relaxed);
         if t > stop.0 && check > stop.0 {
             break;
@@ -319,6 +327,9 @@ fn rounds(me: usize, sims: &[Mutex<&mut Simulation>], shared: &Shared, part: &[u
         let w = window.last(t).min(stop.0).min(check);
         timing.time(false, || {
             let mut s = sims[me].lock().unwrap();
+            if rate_rows >= s.rec.rate_log.max() as u64 {
+                s.rec.rate_log.refuse_from((t, 0));
+            }
             s.run_local_until(SimTime(w));
             if s.watchdog.stalled.is_some() {
                 shared.stalled.store(true, Ordering::Relaxed);
