@@ -46,12 +46,6 @@ def dcqcn_row() -> str:
     return f"{gbps(g[0], 1)} / {gbps(g[1], 1)} Gb/s of {gbps(sum(g), 1)} after {steady_from:g} ms"
 
 
-def per_source_row(scenario: str, t0: float, t1: float) -> str:
-    res = run(scenario)
-    w = window_goodput(res, t0, t1)
-    return " / ".join(gbps(x, 1) for x in w.values()) + f" Gb/s ({t0:g}-{t1:g} ms)"
-
-
 def fecn_row(scenario: str) -> str:
     res = run(scenario)
     four = window_goodput(res, 20, 80)
