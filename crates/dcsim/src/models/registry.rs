@@ -373,12 +373,6 @@ macro_rules! fabric_models {
                 } )*
                 fx.mmu.under_xon(port, class)
             }
-            /// Whether some model takes links down.
-            pub fn down_ports(&self) -> bool {
-                let mut any = false;
-                $( $(#[cfg($cfg)])? { any |= $crate::models::fabric_model::FabricModel::wants_down_ports(&self.$name); } )*
-                any
-            }
             /// Whether a frame must not leave by `out`: some model says so.
             #[inline]
             pub fn unusable(&self, fx: &$crate::net::fabric::Fabric, out: $crate::ids::PortId) -> bool {

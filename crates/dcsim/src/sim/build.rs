@@ -233,7 +233,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         routes: &routes,
     };
     let models = FabricModels::new(&mut ctx);
-    let failures = models.down_ports();
+    // A model takes links down: lossless priorities can drop, quiet sends are off.
+    let failures = models.switch_hooks().unusable;
     let port_hooks = models.port_hooks();
     let mut sim = Simulation {
         end: plan.duration,

@@ -8,7 +8,8 @@
 //! NAK (go-back-N) or its timeout (`host.rto`, armed on lossless priorities too in a run
 //! with link failures), TCP's SACK recovery or timer.
 //!
-//! `steps.rs` holds the hooks (they take the fabric; the world empties a failed port,
+//! `steps.rs` holds the steps, `model.rs` the list's hooks: the frames a failed link
+//! loses, counted (they take the fabric; the world empties a failed port,
 //! `sim/link_down.rs`); this file the state and what is counted.
 
 mod checks;

@@ -7,10 +7,12 @@ use super::steps::LINK_STEP;
 use super::{Action, LinkFaults};
 use crate::event::owners::Subject;
 use crate::event::ModelEvent;
-use crate::ids::PortId;
+use crate::ids::{FlowId, PktId, PortId};
 use crate::models::fabric_model::{BuildCtx, EventCtx, FabricModel, FlowEnds, FlowInfo, Tables};
 use crate::net::fabric::{After, Fabric};
+use crate::net::packet::PktKind;
 use crate::results::{Column, Table};
+use crate::units::SimTime;
 
 impl FabricModel for LinkFaults {
     fn new(ctx: &mut BuildCtx) -> Self {
@@ -94,30 +96,65 @@ impl FabricModel for LinkFaults {
         self.active
     }
 
+    /// Its link is down, or `PortId::NONE`: the switch has no route.
     #[inline]
     fn unusable(&self, fx: &Fabric, out: PortId) -> bool {
-        LinkFaults::unusable(fx, out)
+        out == PortId::NONE || fx.ports[out.idx()].down
     }
 
-    fn drop_unusable(&mut self, fx: &mut Fabric, out: PortId, id: crate::ids::PktId) -> bool {
-        self.drop_at_unusable(fx, out, id)
+    /// Counted: a control frame freed here, a data frame returned for the world to lose.
+    #[cold]
+    fn drop_unusable(&mut self, fx: &mut Fabric, out: PortId, id: PktId) -> bool {
+        if fx.pool.get(id).kind != PktKind::Data {
+            self.control_dropped += 1;
+            fx.pool.free(id);
+            return false;
+        }
+        if out == PortId::NONE {
+            self.dropped_no_route += 1;
+        } else {
+            self.dropped_at_down_port += 1;
+        }
+        true
     }
 
+    /// On the wire when the link failed: it arrives while the link is down, or it left
+    /// before the link last came up. The time it left is its arrival time less the link
+    /// delay and its serialization at the transmitter's rate.
     #[inline]
-    fn lost_on_wire(&mut self, fx: &Fabric, p: PortId, id: crate::ids::PktId) -> bool {
-        LinkFaults::lost_on_wire(self, fx, p, id)
+    fn lost_on_wire(&mut self, fx: &Fabric, p: PortId, id: PktId) -> bool {
+        let port = &fx.ports[p.idx()];
+        if !port.down && port.up_at == SimTime::ZERO {
+            return false;
+        }
+        let lost = port.down || {
+            let wire = fx.pool.get(id).frame as u64 + fx.preamble as u64;
+            let tx = fx.ports[port.peer.idx()].line.tx_time(wire);
+            let left = fx.now().0.saturating_sub(port.delay.0 + tx.0);
+            left < port.up_at.0
+        };
+        if lost {
+            self.lost_in_flight += 1;
+        }
+        lost
     }
 
+    /// The control frames waiting at a down port (pause frames the switch sends out of
+    /// it, ACKs routed to it before convergence) are dropped.
+    #[cold]
     fn port_down(&mut self, fx: &mut Fabric, p: PortId) {
-        self.flush_control(fx, p);
+        while let Some(id) = fx.ports[p.idx()].ctrl.pop(&fx.pool) {
+            self.control_dropped += 1;
+            fx.pool.free(id);
+        }
     }
 
-    fn lost_at_down(&mut self, flow: crate::ids::FlowId, counted: bool, queued: bool) {
+    fn lost_at_down(&mut self, flow: FlowId, counted: bool, queued: bool) {
         if queued {
             self.dropped_at_down_port += 1;
         }
         if counted {
-            self.lost(flow);
+            self.lost_by_flow[flow.idx()] += 1;
         }
     }
 }

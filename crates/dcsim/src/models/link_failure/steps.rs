@@ -1,13 +1,12 @@
-//! Link failures on the fabric: the steps (down, up, routes converged) and the frames a
-//! failed link loses. Emptying a failed port's queues is the world's (`After::PortDown`,
+//! Link failures on the fabric: the steps (down, up, routes converged). The frames a
+//! failed link loses are counted by the list's hooks (`model.rs`). Emptying a failed port's queues is the world's (`After::PortDown`,
 //! `sim/link_down.rs`): it releases buffer and may send pause frames.
 
 use super::{Action, LinkFaults, RouteInputs, Step};
 use crate::event::EventQueue;
-use crate::ids::{FlowId, PktId, PortId};
+use crate::ids::PortId;
 use crate::models::fabric_model::model_event;
 use crate::net::fabric::Fabric;
-use crate::net::packet::PktKind;
 use crate::net::routing::{Graph, Routing};
 use crate::plan::Plan;
 use crate::units::SimTime;
@@ -87,66 +86,5 @@ impl LinkFaults {
             }
         }
         None
-    }
-
-    /// Drops the control frames waiting at a down port (PFC frames the switch sends out
-    /// of it, ACKs routed to it before convergence).
-    #[cold]
-    pub(crate) fn flush_control(&mut self, fx: &mut Fabric, p: PortId) {
-        while let Some(id) = fx.ports[p.idx()].ctrl.pop(&fx.pool) {
-            self.control_dropped += 1;
-            fx.pool.free(id);
-        }
-    }
-
-    /// Whether a frame must not be sent out of `out` (its link is down, or the switch has
-    /// no route).
-    #[inline]
-    pub(crate) fn unusable(fx: &Fabric, out: PortId) -> bool {
-        out == PortId::NONE || fx.ports[out.idx()].down
-    }
-
-    /// A frame routed to an unusable port (`unusable`) is dropped and counted: a control
-    /// frame is freed here; a data frame is returned for the world to lose (`lost`).
-    #[cold]
-    pub(crate) fn drop_at_unusable(&mut self, fx: &mut Fabric, out: PortId, id: PktId) -> bool {
-        if fx.pool.get(id).kind != PktKind::Data {
-            self.control_dropped += 1;
-            fx.pool.free(id);
-            return false;
-        }
-        if out == PortId::NONE {
-            self.dropped_no_route += 1;
-        } else {
-            self.dropped_at_down_port += 1;
-        }
-        true
-    }
-
-    /// Whether the frame `id` arriving at port `p` was on the wire when the link failed
-    /// (it arrives while the link is down, or it left before the link last came up);
-    /// such a frame is counted, and the world loses it. The time it left is its arrival
-    /// time less the link delay and its serialization at the transmitter's rate.
-    #[inline]
-    pub(crate) fn lost_on_wire(&mut self, fx: &Fabric, p: PortId, id: PktId) -> bool {
-        let port = &fx.ports[p.idx()];
-        if !port.down && port.up_at == SimTime::ZERO {
-            return false;
-        }
-        let lost = port.down || {
-            let wire = fx.pool.get(id).frame as u64 + fx.preamble as u64;
-            let tx = fx.ports[port.peer.idx()].line.tx_time(wire);
-            let left = fx.now().0.saturating_sub(port.delay.0 + tx.0);
-            left < port.up_at.0
-        };
-        if lost {
-            self.lost_in_flight += 1;
-        }
-        lost
-    }
-
-    /// A data frame of flow `f` lost to a failure.
-    pub(crate) fn lost(&mut self, f: FlowId) {
-        self.lost_by_flow[f.idx()] += 1;
     }
 }
