@@ -3,6 +3,7 @@
 //! At the end, the digest of the results (`Results::digest`): a run with
 //! `simulation.threads=N` among the overrides prints the same digest as one thread.
 //! `cargo run --release -p dcsim --example run_speed -- scenario.toml [step] [key=value ...]`
+//! Each line also shows the process's resident memory (Linux; `-` elsewhere).
 //! With `DCSIM_TIME_ORDER` set, every event is served in time order instead of in rounds
 //! node by node (`Simulation::set_node_rounds`): the same results, for comparing engines.
 use std::time::Instant;
@@ -18,7 +19,7 @@ fn main() {
     if std::env::var_os("DCSIM_TIME_ORDER").is_some() {
         sim.set_node_rounds(false);
     }
-    println!("built in {:.2} s", t0.elapsed().as_secs_f64());
+    println!("built in {:.2} s, resident {}", t0.elapsed().as_secs_f64(), rss());
     let end = sim.end();
     let step = step.unwrap_or(end);
     let (mut t, mut last_wall, mut last_hops) = (dcsim::SimTime(0), Instant::now(), 0u64);
@@ -31,27 +32,38 @@ fn main() {
         }
         let (wall, hops) = (last_wall.elapsed().as_secs_f64(), sim.packet_hops());
         println!(
-            "to {:>8.3} ms: wall {:7.2} s  hops {:>10}  {:6.0} ns/hop  in flight {}",
+            "to {:>8.3} ms: wall {:7.2} s  hops {:>10}  {:6.0} ns/hop  in flight {}  resident {}",
             t.0 as f64 / 1e9,
             wall,
             hops - last_hops,
             wall * 1e9 / (hops - last_hops).max(1) as f64,
-            sim.packets_in_flight()
+            sim.packets_in_flight(),
+            rss()
         );
         (last_wall, last_hops) = (Instant::now(), hops);
     }
     let wall = start.elapsed().as_secs_f64();
     println!(
-        "total: wall {:.2} s  events {}  hops {}  {:.0} ns/hop  peak packets {}",
+        "total: wall {:.2} s  events {}  hops {}  {:.0} ns/hop  peak packets {}  resident {}",
         wall,
         sim.events(),
         sim.packet_hops(),
         wall * 1e9 / sim.packet_hops().max(1) as f64,
-        sim.peak_packets()
+        sim.peak_packets(),
+        rss()
     );
     let res = sim.finish();
     // The tables' sizes: what the results hold in memory at the end.
     let rows: Vec<String> = res.tables.iter().filter(|(_, t)| t.rows() > 0).map(|(n, t)| format!("{n} {}", t.rows())).collect();
     println!("rows: {}", rows.join(", "));
+    println!("resident after finish {}", rss());
     println!("digest {:016x}", res.digest());
+}
+
+/// The process's resident memory now, from `/proc/self/statm` (pages of 4 KiB).
+fn rss() -> String {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or("-".into(), |pages| format!("{:.1} MiB", (pages * 4096) as f64 / (1 << 20) as f64))
 }

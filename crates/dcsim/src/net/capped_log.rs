@@ -127,7 +127,9 @@ impl<S: Rows> CappedLog<S> {
     /// Moves another log's rows and counts here (a parallel run's merge); `finish` orders
     /// and cuts the union.
     pub fn absorb(&mut self, o: &mut CappedLog<S>) {
-        self.rows.append(&mut o.rows);
+        // Taken, so that the other log's buffers are freed now, not with its partition:
+        // a long run's rates would otherwise be held twice for the rest of the merge.
+        self.rows.append(&mut std::mem::take(&mut o.rows));
         self.dropped += o.dropped;
         self.trimmed = false;
     }

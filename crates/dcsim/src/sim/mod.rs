@@ -369,7 +369,13 @@ impl Simulation {
         if self.part.par.is_some() {
             self.merge_partitions();
         }
-        output::finish(&mut self)
+        let (mut res, rates_at) = output::finish(&mut self);
+        // The rates table last, once the world is freed: a long run's largest table
+        // (10^7 rows, 240 MB as a table) is not built beside the world's records.
+        let rates = self.rec.rate_log.take_rows();
+        drop(self);
+        res.tables.insert(rates_at, ("rates".to_string(), output::rates_table(rates)));
+        res
     }
 
     #[inline]

@@ -139,6 +139,13 @@ impl<T> FlowSlots<T> {
     }
 }
 
+/// No flows: what a partition's records become once the merge has taken them.
+impl<T> Default for FlowSlots<T> {
+    fn default() -> Self {
+        FlowSlots { slot: Vec::new(), items: Vec::new(), free: Vec::new() }
+    }
+}
+
 impl<T> Index<usize> for FlowSlots<T> {
     type Output = T;
     #[inline]

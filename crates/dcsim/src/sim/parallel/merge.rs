@@ -71,6 +71,10 @@ impl Simulation {
                 }
                 self.rec.drops_by_flow[f] += o.rec.drops_by_flow[f];
             }
+            // Freed now, before the logs are appended: the merge of a long run does not
+            // hold two partitions' flow records at once (the records taken above are
+            // here; 100 ms of k = 16: about 100 MB).
+            (o.flow_stats, o.receivers, o.senders, o.ccs, o.cc_timers) = Default::default();
             self.rec.latency.absorb(&o.rec.latency);
             self.rec.msg_latency.absorb(&o.rec.msg_latency);
             self.models.merge(&mut o.models, &self.fx, &|n| part[n.idx()] == me);
