@@ -201,9 +201,8 @@ impl Rows for RateRows {
     }
     /// The log of a long run holds 10^7 rows (`stats.max_rows`), sorted when it outgrows
     /// its limit and at the end, after a parallel run's merge: the permutation is taken
-    /// in 4-byte positions and applied in place, so that the sort's memory is 4 B and a
-    /// bit per row (it was 8 B for the permutation and a copy of each column, 160 MB at
-    /// the end of the 100 ms k = 16 run, its peak).
+    /// in 4-byte positions and applied in place, so that the sort needs 4 B and a bit
+    /// per row, not a copy of the columns.
     fn sort(&mut self) {
         let n = self.len();
         if (1..n).all(|i| self.key(i - 1) <= self.key(i)) {
