@@ -33,7 +33,9 @@ pub trait Rows: Default {
     /// Orders the rows by key, ties in the order they came (a stable sort).
     fn sort(&mut self);
     fn truncate(&mut self, n: usize);
-    fn append(&mut self, other: &mut Self);
+    /// Moves `other`'s rows to the end; `other` is consumed, its buffers freed as soon
+    /// as their rows are copied.
+    fn append(&mut self, other: Self);
 }
 
 impl<T: LogRow> Rows for Vec<T> {
@@ -59,8 +61,8 @@ impl<T: LogRow> Rows for Vec<T> {
     fn truncate(&mut self, n: usize) {
         self.truncate(n)
     }
-    fn append(&mut self, other: &mut Self) {
-        self.append(other)
+    fn append(&mut self, mut other: Self) {
+        Vec::append(self, &mut other)
     }
 }
 
@@ -129,7 +131,7 @@ impl<S: Rows> CappedLog<S> {
     pub fn absorb(&mut self, o: &mut CappedLog<S>) {
         // Taken, so that the other log's buffers are freed now, not with its partition:
         // a long run's rates would otherwise be held twice for the rest of the merge.
-        self.rows.append(&mut std::mem::take(&mut o.rows));
+        self.rows.append(std::mem::take(&mut o.rows));
         self.dropped += o.dropped;
         self.trimmed = false;
     }

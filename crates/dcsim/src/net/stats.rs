@@ -220,10 +220,12 @@ impl Rows for RateRows {
     }
     /// Column by column, each of the other's freed once copied: the merge of a long
     /// run's two halves holds one column twice at a time, not all three.
-    fn append(&mut self, o: &mut Self) {
-        self.time.append(&mut std::mem::take(&mut o.time));
-        self.flow.append(&mut std::mem::take(&mut o.flow));
-        self.rate.append(&mut std::mem::take(&mut o.rate));
+    fn append(&mut self, RateRows { mut time, mut flow, mut rate }: Self) {
+        self.time.append(&mut time);
+        drop(time);
+        self.flow.append(&mut flow);
+        drop(flow);
+        self.rate.append(&mut rate);
     }
 }
 
