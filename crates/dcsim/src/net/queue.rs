@@ -53,6 +53,19 @@ pub enum Arbitration {
 
 const NONE: u32 = u32::MAX;
 
+/// Entries an empty ring keeps (2 KiB). A ring grows to its queue's deepest backlog;
+/// kept at that size, every port of a long run would hold room for the deepest burst
+/// it ever saw, not for what is queued now. Giving the room back when the queue
+/// empties and growing it again with the next burst costs a few copies per burst of
+/// hundreds of frames (k = 16, 20 ms: one shrink per 39,000 link hops).
+const RING_KEPT: usize = 256;
+
+#[cold]
+#[inline(never)]
+fn shrink(fifo: &mut VecDeque<Queued>) {
+    fifo.shrink_to(RING_KEPT);
+}
+
 /// What the egress side needs of a queued packet, kept beside its id so that dequeuing,
 /// scheduling and releasing the MMU charge never touch the (cold) packet itself. 8 bytes,
 /// eight to a cache line: a queue's ring is written once at enqueue and read once at
@@ -332,6 +345,9 @@ impl EgressQueues {
             // from the last enqueue; otherwise a queue that holds a frame or two walks
             // through the whole ring a past burst grew, a cold line every four frames.
             sub.fifo.clear();
+            if sub.fifo.capacity() > RING_KEPT {
+                shrink(&mut sub.fifo);
+            }
         }
         let key = sub.key;
         let q = &mut self.cells[qi].q;
@@ -446,6 +462,27 @@ mod tests {
 
     fn sched(kind: SchedulerKind, weights: [u32; 8]) -> SchedulerPlan {
         SchedulerPlan { kind, weights, strict_mask: 0, unit: EtsUnit::Bytes }
+    }
+
+    #[test]
+    fn a_ring_gives_back_its_room_when_it_empties() {
+        let mut q = EgressQueues::new(&[2, 2], Arbitration::Fifo, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        let cap = |q: &EgressQueues| q.sub(8).fifo.capacity();
+        for f in 0..4 * RING_KEPT as u32 {
+            push(&mut q, 1, 0, f, 1000, 0);
+        }
+        assert!(cap(&q) >= 4 * RING_KEPT - 1);
+        for f in 0..4 * RING_KEPT as u32 - 1 {
+            assert_eq!(q.dequeue(PortId(1), 0).id, PktId(f));
+            assert!(cap(&q) >= 4 * RING_KEPT - 1, "kept while frames wait");
+        }
+        q.dequeue(PortId(1), 0);
+        assert!(cap(&q) <= RING_KEPT, "{}", cap(&q));
+        // It grows again with the next burst, and serves it in order.
+        for f in 0..2 * RING_KEPT as u32 {
+            push(&mut q, 1, 0, f, 1000, 0);
+        }
+        assert!((0..2 * RING_KEPT as u32).all(|f| q.dequeue(PortId(1), 0).id == PktId(f)));
     }
 
     #[test]
