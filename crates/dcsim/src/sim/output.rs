@@ -254,6 +254,13 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
         tables.push(("tcp".to_string(), t));
     }
 
+    // What the summary says of the flows; then their records are freed, as no table
+    // below reads them: a long run's would be held beside every other table (100 ms of
+    // k = 16: 130 MB of statistics and receivers).
+    let totals = FlowTotals::of(s, reorder);
+    let checks = s.run_checks();
+    (s.flow_stats, s.receivers) = Default::default();
+
     // ports: one row per (port, priority in use)
     let mut cols: Vec<(&str, Vec<u64>)> = Vec::new();
     let mut node_col = Vec::new();
@@ -446,7 +453,6 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     let sum = |f: fn(&crate::net::stats::PrioCounters) -> u64| -> u64 { s.fx.prio_stats.iter().map(f).sum() };
     let lat = &s.rec.latency;
     let q = |p: f64| lat.quantile(p);
-    let finished = s.flow_stats.iter().filter(|f| f.finish.is_some()).count();
     let mut rows: serde_json::Map<String, serde_json::Value> = tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
     rows.insert("rates".to_string(), json!(s.rec.rate_log.len()));
     let mut summary = json!({
@@ -459,18 +465,18 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
         "counters": {
             "link_packet_hops": s.hops,
             "flows": s.flows.len(),
-            "flows_finished": finished,
-            "data_packets_delivered": s.flow_stats.iter().map(|f| f.pkts_rx).sum::<u64>(),
-            "payload_bytes_delivered": s.flow_stats.iter().map(|f| f.delivered).sum::<u64>(),
+            "flows_finished": totals.finished,
+            "data_packets_delivered": totals.pkts_rx,
+            "payload_bytes_delivered": totals.delivered,
             "drops_total": drops_total,
             "drops": drops,
             "pfc_xoff_sent": sum(|c| c.pfc_xoff_tx),
             "pfc_xon_sent": sum(|c| c.pfc_xon_tx),
             "pfc_pause_expired": sum(|c| c.pfc_expired),
-            "retransmitted_packets": s.flow_stats.iter().map(|f| f.retransmits).sum::<u64>(),
+            "retransmitted_packets": totals.retransmits,
             "ecn_marked": sum(|c| c.ecn_marked),
-            "cnps_sent": s.flow_stats.iter().map(|f| f.cnps_sent).sum::<u64>(),
-            "cnps_received": s.flow_stats.iter().map(|f| f.cnps_rx).sum::<u64>(),
+            "cnps_sent": totals.cnps_sent,
+            "cnps_received": totals.cnps_rx,
             "pfc_storms": sum(|c| c.pfc_storms),
             "pfc_storm_drops": sum(|c| c.pfc_storm_drops),
         },
@@ -501,7 +507,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
             "goodput_bins_not_kept": s.rec.goodput.dropped(),
             "rate_changes_not_kept": s.rec.rate_log.dropped(),
         },
-        "checks": s.run_checks(),
+        "checks": checks,
     });
     // TCP runs only (other summaries unchanged): totals and the 95th percentile of
     // message completion (seed 004 reports it).
@@ -528,11 +534,11 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     }
     // Runs where reordering can matter (as the flows table's columns): the receivers'
     // totals, and the largest reorder buffer any flow needed.
-    if reorder {
+    if let Some((ooo, peak, dup)) = totals.reorder {
         let c = &mut summary["counters"];
-        c["ooo_arrivals"] = json!(s.receivers.iter().map(|r| r.ooo_rx as u64).sum::<u64>());
-        c["reorder_peak_max"] = json!(s.receivers.iter().map(|r| r.held_peak).max().unwrap_or(0));
-        c["spurious_retransmits"] = json!(s.receivers.iter().map(|r| r.dup_rx as u64).sum::<u64>());
+        c["ooo_arrivals"] = json!(ooo);
+        c["reorder_peak_max"] = json!(peak);
+        c["spurious_retransmits"] = json!(dup);
     }
     if let Some((_, st)) = storage {
         summary["storage"] = st;
@@ -558,6 +564,38 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     // Loud in every test build: a violated invariant is a model error.
     debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.setup.name, summary["checks"]);
     (Results { tables, summary }, rates_at)
+}
+
+/// The summary's sums over the flows' records (`finish` frees the records before the
+/// summary is written).
+struct FlowTotals {
+    finished: usize,
+    pkts_rx: u64,
+    delivered: u64,
+    retransmits: u64,
+    cnps_sent: u64,
+    cnps_rx: u64,
+    /// Runs where reordering can matter: the receivers' out-of-order arrivals, largest
+    /// reorder buffer and spurious retransmissions.
+    reorder: Option<(u64, u32, u64)>,
+}
+
+impl FlowTotals {
+    fn of(s: &Simulation, reorder: bool) -> FlowTotals {
+        let st = || s.flow_stats.iter();
+        let rx = || s.receivers.iter();
+        FlowTotals {
+            finished: st().filter(|f| f.finish.is_some()).count(),
+            pkts_rx: st().map(|f| f.pkts_rx).sum(),
+            delivered: st().map(|f| f.delivered).sum(),
+            retransmits: st().map(|f| f.retransmits).sum(),
+            cnps_sent: st().map(|f| f.cnps_sent).sum(),
+            cnps_rx: st().map(|f| f.cnps_rx).sum(),
+            reorder: reorder.then(|| {
+                (rx().map(|r| r.ooo_rx as u64).sum(), rx().map(|r| r.held_peak).max().unwrap_or(0), rx().map(|r| r.dup_rx as u64).sum())
+            }),
+        }
+    }
 }
 
 /// The rates table: the longest log of a long run, whose columns become the table's
