@@ -3,6 +3,7 @@
 //! congestion management are in `models/`.
 
 pub mod capped_log;
+pub(crate) mod column_sort;
 pub mod fabric;
 pub mod mmu;
 pub mod packet;

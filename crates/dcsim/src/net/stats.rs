@@ -3,6 +3,7 @@
 //! and per-flow goodput bins (each capped at a configured number of rows, `capped_log`).
 
 use super::capped_log::{LogRow, Rows};
+use super::column_sort::{sort_rows, Columns};
 use crate::units::{Rate, SimTime};
 
 /// Counters of one (port, priority). Control frames count under the priority they
@@ -135,7 +136,37 @@ pub struct Samples {
     pub paused: Vec<u8>,
 }
 
+impl Columns for Samples {
+    type Row = (u64, u32, u8, u64, u64, u8);
+    fn len(&self) -> usize {
+        self.time.len()
+    }
+    fn row(&self, i: usize) -> Self::Row {
+        (self.time[i], self.port[i], self.prio[i], self.egress_bytes[i], self.ingress_bytes[i], self.paused[i])
+    }
+    fn set(&mut self, i: usize, row: Self::Row) {
+        (self.time[i], self.port[i], self.prio[i], self.egress_bytes[i], self.ingress_bytes[i], self.paused[i]) = row;
+    }
+}
+
 impl Samples {
+    /// Orders the samples by (time, port, priority) and keeps the first `max`; returns
+    /// how many it dropped.
+    pub fn sort_and_cut(&mut self, max: usize) -> u64 {
+        sort_rows(self, |s, i| (s.time[i], s.port[i], s.prio[i]));
+        let n = self.time.len();
+        if n <= max {
+            return 0;
+        }
+        self.time.truncate(max);
+        self.port.truncate(max);
+        self.prio.truncate(max);
+        self.egress_bytes.truncate(max);
+        self.ingress_bytes.truncate(max);
+        self.paused.truncate(max);
+        (n - max) as u64
+    }
+
     /// Moves another buffer's rows to the end of this one (a parallel run's merge).
     pub fn append(&mut self, o: &mut Samples) {
         self.time.append(&mut o.time);
@@ -200,18 +231,9 @@ impl Rows for RateRows {
         (self.time[i], self.flow[i])
     }
     /// The log of a long run holds 10^7 rows (`stats.max_rows`), sorted when it outgrows
-    /// its limit and at the end, after a parallel run's merge: the permutation is taken
-    /// in 4-byte positions and applied in place, so that the sort needs 4 B and a bit
-    /// per row, not a copy of the columns.
+    /// its limit and at the end, after a parallel run's merge: in place (`column_sort`).
     fn sort(&mut self) {
-        let n = self.len();
-        if (1..n).all(|i| self.key(i - 1) <= self.key(i)) {
-            return; // the common case: rows come in time order
-        }
-        match u32::try_from(n) {
-            Ok(_) => self.sort_by::<u32>(n),
-            Err(_) => self.sort_by::<usize>(n),
-        }
+        sort_rows(self, |r, i| r.key(i));
     }
     fn truncate(&mut self, n: usize) {
         self.time.truncate(n);
@@ -229,54 +251,16 @@ impl Rows for RateRows {
     }
 }
 
-/// A row position in a sort's permutation: `u32` for any log that fits.
-trait Pos: Copy + Ord {
-    fn from_usize(i: usize) -> Self;
-    fn ix(self) -> usize;
-}
-impl Pos for u32 {
-    fn from_usize(i: usize) -> u32 {
-        i as u32
+impl Columns for RateRows {
+    type Row = (u64, u32, u64);
+    fn len(&self) -> usize {
+        self.time.len()
     }
-    fn ix(self) -> usize {
-        self as usize
+    fn row(&self, i: usize) -> Self::Row {
+        (self.time[i], self.flow[i], self.rate[i])
     }
-}
-impl Pos for usize {
-    fn from_usize(i: usize) -> usize {
-        i
-    }
-    fn ix(self) -> usize {
-        self
-    }
-}
-
-impl RateRows {
-    /// Sorts the rows by key, ties in the order they came (the position breaks ties, so
-    /// an unstable sort, which needs no buffer, is stable here).
-    fn sort_by<P: Pos>(&mut self, n: usize) {
-        let mut ix: Vec<P> = (0..n).map(P::from_usize).collect();
-        ix.sort_unstable_by_key(|&i| (self.key(i.ix()), i));
-        // Row j takes row ix[j]: each cycle of the permutation is walked once, its first
-        // row held aside.
-        let mut done = vec![0u64; n.div_ceil(64)];
-        for start in 0..n {
-            if done[start / 64] >> (start % 64) & 1 == 1 {
-                continue;
-            }
-            let held = (self.time[start], self.flow[start], self.rate[start]);
-            let mut j = start;
-            loop {
-                done[j / 64] |= 1 << (j % 64);
-                let k = ix[j].ix();
-                if k == start {
-                    (self.time[j], self.flow[j], self.rate[j]) = held;
-                    break;
-                }
-                (self.time[j], self.flow[j], self.rate[j]) = (self.time[k], self.flow[k], self.rate[k]);
-                j = k;
-            }
-        }
+    fn set(&mut self, i: usize, row: Self::Row) {
+        (self.time[i], self.flow[i], self.rate[i]) = row;
     }
 }
 
@@ -327,27 +311,27 @@ mod tests {
         }
     }
 
-    /// Both widths of positions sort alike (logs of more than 2^32 rows take `usize`).
+    /// The samples keep the first `max` rows by (time, port, priority), ties in the order
+    /// they came.
     #[test]
-    fn rate_rows_sort_alike_with_either_position_width() {
-        let mut x = 11u64;
-        let mut rows = RateRows::default();
-        for i in 0..5000u64 {
+    fn samples_keep_the_first_rows_by_time_port_and_priority() {
+        let mut x = 3u64;
+        let mut s = Samples::default();
+        for i in 0..3000u64 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            rows.push((SimTime((x >> 33) % 300), ((x >> 20) % 7) as u32, Rate(i)));
+            s.time.push((x >> 33) % 100);
+            s.port.push(((x >> 20) % 5) as u32);
+            s.prio.push(((x >> 12) % 2) as u8);
+            s.egress_bytes.push(i);
+            s.ingress_bytes.push(2 * i);
+            s.paused.push((i % 2) as u8);
         }
-        let mut want: Vec<(u64, u32, u64)> = (0..rows.len()).map(|i| (rows.time[i], rows.flow[i], rows.rate[i])).collect();
-        want.sort_by_key(|r| (r.0, r.1));
-        for wide in [false, true] {
-            let mut r = RateRows { time: rows.time.clone(), flow: rows.flow.clone(), rate: rows.rate.clone() };
-            if wide {
-                r.sort_by::<usize>(r.len());
-            } else {
-                r.sort_by::<u32>(r.len());
-            }
-            let got: Vec<_> = (0..r.len()).map(|i| (r.time[i], r.flow[i], r.rate[i])).collect();
-            assert_eq!(got, want, "wide {wide}");
-        }
+        let mut want: Vec<_> = (0..s.len()).map(|i| s.row(i)).collect();
+        want.sort_by_key(|r| (r.0, r.1, r.2));
+        want.truncate(1000);
+        assert_eq!(s.sort_and_cut(1000), 2000);
+        assert_eq!((0..s.len()).map(|i| s.row(i)).collect::<Vec<_>>(), want);
+        assert_eq!(s.sort_and_cut(1000), 0);
     }
 
     #[test]

@@ -20,31 +20,10 @@ fn gbps(bytes: u64, t: SimTime) -> f64 {
 /// parallel run give the same rows. A log keeps at most `stats.max_rows` rows
 /// (`stats.max_pfc_events` for PFC events), the first in that order (`CappedLog`).
 fn canonical_logs(s: &mut Simulation) {
-    /// The permutation that sorts rows by `key` (stable).
-    fn order<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
-        let mut ix: Vec<usize> = (0..n).collect();
-        ix.sort_by_key(|&i| key(i));
-        ix
-    }
-    fn permute<T: Copy>(v: &mut Vec<T>, ix: &[usize], max: usize) {
-        *v = ix.iter().take(max).map(|&i| v[i]).collect();
-    }
-    let max = s.stats_cfg.max_rows.min(usize::MAX as u64) as usize;
     s.rec.rate_log.finish();
     s.rec.cc_trace.finish();
     s.rec.goodput.finish();
-    let sm = &mut s.rec.samples;
-    let n = sm.time.len();
-    if !(1..n).all(|i| (sm.time[i - 1], sm.port[i - 1], sm.prio[i - 1]) <= (sm.time[i], sm.port[i], sm.prio[i])) || n > max {
-        let ix = order(n, |i| (sm.time[i], sm.port[i], sm.prio[i]));
-        permute(&mut sm.time, &ix, max);
-        permute(&mut sm.port, &ix, max);
-        permute(&mut sm.prio, &ix, max);
-        permute(&mut sm.egress_bytes, &ix, max);
-        permute(&mut sm.ingress_bytes, &ix, max);
-        permute(&mut sm.paused, &ix, max);
-        s.rec.samples_dropped += n.saturating_sub(max) as u64;
-    }
+    s.rec.samples_dropped += s.rec.samples.sort_and_cut(s.stats_cfg.max_rows.min(usize::MAX as u64) as usize);
 }
 
 /// The result tables and summary, all but the rates table (`rates_table`), which
