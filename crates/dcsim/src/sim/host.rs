@@ -46,7 +46,7 @@ impl Simulation {
         let cc_dynamic = s.cc_dynamic;
         let st = &mut self.flow_stats[f.idx()];
         if st.finish.is_none() {
-            st.finish = Some(now);
+            st.finish.set(now);
         }
         if let Some(since) = st.limited_since.take() {
             st.limited_ps += (now - since).0;
@@ -316,10 +316,9 @@ impl Simulation {
                 let st = &mut self.flow_stats[f.idx()];
                 if r.rcv_next == hdr.npkts && st.finish.is_none() {
                     let lat = (now - hdr.start).0;
-                    st.finish = Some(now);
+                    st.finish.set(now);
                     st.msgs_done = 1;
-                    st.msg_lat_sum = lat as u128;
-                    st.msg_lats.push(lat);
+                    self.rec.msg_lats.push(f, lat);
                     self.rec.msg_latency.record(lat);
                 }
                 return;
@@ -555,8 +554,7 @@ impl Simulation {
             s.msgs_done += 1;
             let st = &mut self.flow_stats[f.idx()];
             st.msgs_done += 1;
-            st.msg_lat_sum += lat as u128;
-            st.msg_lats.push(lat);
+            self.rec.msg_lats.push(f, lat);
             self.rec.msg_latency.record(lat);
             if s.messages == 0 || s.msgs_done < s.messages {
                 s.msg_start = now;
@@ -577,7 +575,7 @@ impl Simulation {
         let s = &mut self.senders[f.idx()];
         s.done = true;
         let st = &mut self.flow_stats[f.idx()];
-        st.finish = Some(now);
+        st.finish.set(now);
         if let Some(since) = st.limited_since.take() {
             st.limited_ps += (now - since).0;
         }

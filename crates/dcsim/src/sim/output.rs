@@ -76,9 +76,9 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     // flows
     let steady = s.stats_cfg.steady_start;
     let mut t = Table::default();
-    // Each flow's message latencies in order, for the percentiles below (in place: a
-    // copy was 56 B per flow).
-    s.flow_stats.iter_mut().for_each(|st| st.msg_lats.sort_unstable());
+    // Each flow's message latencies in order, for the percentiles below.
+    s.rec.msg_lats.sort();
+    let msg_lats = s.rec.msg_lats.by_flow(s.flows.len());
     let fl: Vec<Flow<'_>> = s.flows.iter().zip(s.flow_stats.iter()).map(|(h, st)| Flow { h, st }).collect();
     t.push("flow_id", Column::U64((0..fl.len() as u64).collect()));
     t.push("src", Column::Str(fl.iter().map(|f| name(f.h.src)).collect()));
@@ -87,8 +87,8 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     t.push("priority", Column::U64(fl.iter().map(|f| f.h.prio as u64).collect()));
     t.push("size_bytes", Column::I64(fl.iter().map(|f| if f.h.size == u64::MAX { -1 } else { f.h.size as i64 }).collect()));
     t.push("start_ps", Column::U64(fl.iter().map(|f| f.h.start.0).collect()));
-    t.push("finish_ps", Column::I64(fl.iter().map(|f| f.st.finish.map_or(-1, |x| x.0 as i64)).collect()));
-    t.push("fct_ps", Column::I64(fl.iter().map(|f| f.st.finish.map_or(-1, |x| (x - f.h.start).0 as i64)).collect()));
+    t.push("finish_ps", Column::I64(fl.iter().map(|f| f.st.finish.get().map_or(-1, |x| x.0 as i64)).collect()));
+    t.push("fct_ps", Column::I64(fl.iter().map(|f| f.st.finish.get().map_or(-1, |x| (x - f.h.start).0 as i64)).collect()));
     // A job's queue pair carries every iteration's chunks with compute between them: its
     // times are the jobs' and collectives' tables', not a transfer's FCT to compare
     // with one alone.
@@ -98,7 +98,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
         "slowdown",
         Column::F64(
             fl.iter()
-                .map(|f| match f.st.finish {
+                .map(|f| match f.st.finish.get() {
                     Some(x) if f.st.ideal_fct.0 > 0 && !no_ideal(f) => (x - f.h.start).0 as f64 / f.st.ideal_fct.0 as f64,
                     _ => f64::NAN,
                 })
@@ -111,7 +111,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
         Column::F64(
             fl.iter()
                 .map(|f| {
-                    let stop = f.st.finish.unwrap_or(end).min(end);
+                    let stop = f.st.finish.get().unwrap_or(end).min(end);
                     if stop > f.h.start {
                         gbps(f.st.delivered, stop - f.h.start)
                     } else {
@@ -127,7 +127,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
             fl.iter()
                 .map(|f| {
                     let from = steady.max(f.h.start);
-                    let stop = f.st.finish.unwrap_or(end).min(end);
+                    let stop = f.st.finish.get().unwrap_or(end).min(end);
                     if stop > from {
                         gbps(f.st.steady_bytes, stop - from)
                     } else {
@@ -178,13 +178,14 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
         // Over the messages timed (a software-limited stream counts its completions
         // without timing them).
         Column::F64(
-            fl.iter()
-                .map(|f| if f.st.msg_lats.is_empty() { f64::NAN } else { f.st.msg_lat_sum as f64 / f.st.msg_lats.len() as f64 })
+            msg_lats
+                .iter()
+                .map(|v| if v.is_empty() { f64::NAN } else { v.iter().map(|&x| x as u128).sum::<u128>() as f64 / v.len() as f64 })
                 .collect(),
         ),
     );
     // Per-flow message latency percentiles (nearest rank over the completed messages).
-    let lats = || fl.iter().map(|f| &f.st.msg_lats[..]);
+    let lats = || msg_lats.iter().copied();
     for (col, q) in [
         ("message_latency_min_ps", 0.0),
         ("message_latency_p50_ps", 0.5),
@@ -235,10 +236,10 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
 
     // What the summary says of the flows; then their records are freed, as no table
     // below reads them: a long run's would be held beside every other table (100 ms of
-    // k = 16: 130 MB of statistics and receivers).
+    // k = 16: 130 MB of statistics, receivers and message latencies).
     let totals = FlowTotals::of(s, reorder);
     let checks = s.run_checks();
-    (s.flow_stats, s.receivers) = Default::default();
+    (s.flow_stats, s.receivers, s.rec.msg_lats) = Default::default();
 
     // ports: one row per (port, priority in use)
     let mut cols: Vec<(&str, Vec<u64>)> = Vec::new();

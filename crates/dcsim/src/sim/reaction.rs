@@ -166,7 +166,7 @@ impl Simulation {
         if rate < line {
             st.min_rate = st.min_rate.min(rate);
             if st.limited_since.is_none() {
-                st.limited_since = Some(now);
+                st.limited_since.set(now);
             }
         } else if let Some(since) = st.limited_since.take() {
             st.limited_ps += (now - since).0;

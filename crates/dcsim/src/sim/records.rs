@@ -13,6 +13,8 @@ pub(crate) struct Records {
     pub latency: Histogram,
     /// Completion times of messages (post to last ACK).
     pub msg_latency: Histogram,
+    /// The same, with their flows (the flows table's per-flow figures).
+    pub msg_lats: crate::sim::flow::MsgLats,
     /// Queue samples (`stats.sample_interval`), and those past `stats.max_rows`.
     pub samples: Samples,
     pub samples_dropped: u64,
@@ -42,6 +44,7 @@ impl Records {
         Records {
             latency: Histogram::default(),
             msg_latency: Histogram::default(),
+            msg_lats: Default::default(),
             samples: Default::default(),
             samples_dropped: 0,
             goodput: CappedLog::new(st.max_rows),

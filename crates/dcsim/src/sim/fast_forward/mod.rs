@@ -129,7 +129,11 @@ impl Simulation {
             shift(&mut s.msg_start);
         }
         self.receivers.iter_mut().for_each(|r| shift(&mut r.ack_oldest));
-        self.flow_stats.iter_mut().for_each(|s| s.limited_since = s.limited_since.map(|t| t.later(by)));
+        self.flow_stats.iter_mut().for_each(|s| {
+            if let Some(t) = s.limited_since.get() {
+                s.limited_since.set(t.later(by));
+            }
+        });
         for t in [&mut self.rec.next_sample, &mut self.rec.io_next] {
             shift(t);
         }

@@ -16,4 +16,4 @@ pub(crate) use header::{FlowHeader, FlowInit, FlowMaking, EAGER, NO_TCP, NO_UET}
 pub(crate) use receiver::Receiver;
 pub(crate) use sender::{CcTimers, QpState, Sender};
 pub(crate) use slots::FlowSlots;
-pub(crate) use stats::FlowStats;
+pub(crate) use stats::{FlowStats, MsgLats};

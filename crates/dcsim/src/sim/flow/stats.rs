@@ -1,11 +1,14 @@
 //! What is counted about a flow for the flows table (never read by the model).
 
+use crate::ids::FlowId;
+use crate::net::column_sort::{sort_rows, Columns};
 use crate::units::{Rate, SimTime};
 
 /// What is counted about a flow (the flows table); the model never reads it. Grouped by
 /// who writes it how often, a cache line each: the destination NIC for every data frame;
-/// the destination for marks and bins, and the source's rate limits; the source for
-/// every frame sent; completion. A frame touches one line of it at each end.
+/// the destination for marks and bins, the source's rate limits and completion; the
+/// source for every frame sent. A frame touches one line of it at each end. Its
+/// messages' latencies are logged apart (`MsgLats`): most flows complete one.
 #[derive(Default)]
 #[repr(C, align(64))]
 pub(crate) struct FlowStats {
@@ -19,14 +22,17 @@ pub(crate) struct FlowStats {
     pub delivered: u64,
     pub last_rx: SimTime,
     pub steady_bytes: u64,
-    // Destination, now and then; the source's rate limits.
+    // Destination, now and then; the source's rate limits; completion.
     pub first_arrival: SimTime,
     pub bin: u64,
     pub bin_bytes: u64,
     pub marked_rx: u64,
     pub cnps_sent: u64,
     pub limited_ps: u64,
-    pub limited_since: Option<SimTime>,
+    pub limited_since: When,
+    /// Completion: the last message acknowledged (RoCE), the last packet received (UDP)
+    /// or the source stopped.
+    pub finish: When,
     // Source, every frame sent; then fixed at the start.
     pub pkts_sent: u64,
     pub pkts_limited: u64,
@@ -37,22 +43,111 @@ pub(crate) struct FlowStats {
     pub min_rate: Rate,
     pub ideal_fct: SimTime,
     pub msgs_done: u32,
-    // Completion.
-    /// Completion: the last message acknowledged (RoCE), the last packet received (UDP)
-    /// or the source stopped.
-    pub finish: Option<SimTime>,
-    pub msg_lat_sum: u128,
-    /// Every completed message's latency (ps), for the per-flow percentiles; one entry
-    /// per message, so it grows with completions, never with packets.
-    pub msg_lats: Vec<u64>,
 }
 
 const _: () = assert!(
     std::mem::offset_of!(FlowStats, first_arrival) == 64
         && std::mem::offset_of!(FlowStats, pkts_sent) == 128
-        && std::mem::offset_of!(FlowStats, finish) == 192
+        && std::mem::size_of::<FlowStats>() == 192
 );
 
+/// A point in time or none, in 8 bytes (an `Option<SimTime>` takes 16): `u64::MAX`, a
+/// time no event has, is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct When(u64);
+
+impl Default for When {
+    fn default() -> Self {
+        When(u64::MAX)
+    }
+}
+
+impl When {
+    #[inline]
+    pub fn get(self) -> Option<SimTime> {
+        (self.0 != u64::MAX).then_some(SimTime(self.0))
+    }
+    #[inline]
+    pub fn set(&mut self, t: SimTime) {
+        debug_assert!(t != SimTime::MAX);
+        self.0 = t.0;
+    }
+    #[inline]
+    pub fn take(&mut self) -> Option<SimTime> {
+        std::mem::take(self).get()
+    }
+    #[inline]
+    pub fn is_some(self) -> bool {
+        self.0 != u64::MAX
+    }
+    #[inline]
+    pub fn is_none(self) -> bool {
+        self.0 == u64::MAX
+    }
+    /// This one if set, else `o`.
+    pub fn or(self, o: When) -> When {
+        if self.is_some() {
+            self
+        } else {
+            o
+        }
+    }
+}
+
+/// Every completed message's latency (ps) with its flow, for the flows table's
+/// per-flow mean and percentiles: a row per message, so it grows with completions,
+/// never with packets.
+#[derive(Default)]
+pub(crate) struct MsgLats {
+    flow: Vec<u32>,
+    lat: Vec<u64>,
+}
+
+impl MsgLats {
+    #[inline]
+    pub fn push(&mut self, f: FlowId, lat: u64) {
+        self.flow.push(f.0);
+        self.lat.push(lat);
+    }
+
+    /// Moves another partition's rows here (a parallel run's merge).
+    pub fn append(&mut self, mut o: MsgLats) {
+        self.flow.append(&mut o.flow);
+        self.lat.append(&mut o.lat);
+    }
+
+    /// Orders the rows by flow, then latency (the end of the run).
+    pub fn sort(&mut self) {
+        sort_rows(self, |m, i| (m.flow[i], m.lat[i]));
+    }
+
+    /// Each of `flows` flows' message latencies, in ascending order once sorted.
+    pub fn by_flow(&self, flows: usize) -> Vec<&[u64]> {
+        let mut out = Vec::with_capacity(flows);
+        let mut at = 0;
+        for f in 0..flows as u32 {
+            let from = at;
+            while at < self.flow.len() && self.flow[at] == f {
+                at += 1;
+            }
+            out.push(&self.lat[from..at]);
+        }
+        out
+    }
+}
+
+impl Columns for MsgLats {
+    type Row = (u32, u64);
+    fn len(&self) -> usize {
+        self.flow.len()
+    }
+    fn row(&self, i: usize) -> Self::Row {
+        (self.flow[i], self.lat[i])
+    }
+    fn set(&mut self, i: usize, row: Self::Row) {
+        (self.flow[i], self.lat[i]) = row;
+    }
+}
 impl FlowStats {
     /// The sum of the gaps between consecutive data frames' arrivals (ps).
     pub fn ipi_sum(&self) -> u64 {
@@ -61,5 +156,37 @@ impl FlowStats {
         } else {
             (self.last_arrival - self.first_arrival).0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn when_is_an_optional_time() {
+        let mut w = When::default();
+        assert!(w.is_none() && w.get().is_none() && w.take().is_none());
+        w.set(SimTime::ZERO);
+        assert_eq!(w.get(), Some(SimTime::ZERO));
+        assert_eq!(When::default().or(w), w);
+        assert_eq!(w.take(), Some(SimTime::ZERO));
+        assert!(w.is_none());
+    }
+
+    /// Each flow's latencies, in ascending order, whatever order the rows came in (a
+    /// parallel run appends its partitions' rows); a flow without a message has none.
+    #[test]
+    fn message_latencies_are_grouped_by_flow() {
+        let mut m = MsgLats::default();
+        for (f, lat) in [(2, 30), (0, 5), (2, 10), (3, 7)] {
+            m.push(FlowId(f), lat);
+        }
+        let mut o = MsgLats::default();
+        o.push(FlowId(0), 1);
+        m.append(o);
+        m.sort();
+        let want: [&[u64]; 5] = [&[1, 5], &[], &[10, 30], &[7], &[]];
+        assert_eq!(m.by_flow(5), want);
     }
 }

@@ -85,6 +85,7 @@ impl Simulation {
             (o.flow_stats, o.receivers, o.senders, o.ccs, o.cc_timers) = Default::default();
             self.rec.latency.absorb(&o.rec.latency);
             self.rec.msg_latency.absorb(&o.rec.msg_latency);
+            self.rec.msg_lats.append(std::mem::take(&mut o.rec.msg_lats));
             self.models.merge(&mut o.models, &self.fx, &|n| part[n.idx()] == me);
             self.rec.samples.append(&mut o.rec.samples);
             self.rec.samples_dropped += o.rec.samples_dropped;
@@ -118,8 +119,6 @@ impl FlowStats {
     fn absorb(&mut self, o: &mut FlowStats) {
         self.finish = self.finish.or(o.finish);
         self.msgs_done += o.msgs_done;
-        self.msg_lat_sum += o.msg_lat_sum;
-        self.msg_lats.append(&mut o.msg_lats);
         self.pkts_sent += o.pkts_sent;
         self.retransmits += o.retransmits;
         self.delivered += o.delivered;
