@@ -79,7 +79,8 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     // Each flow's message latencies in order, for the percentiles below.
     s.rec.msg_lats.sort();
     let msg_lats = s.rec.msg_lats.by_flow(s.flows.len());
-    let fl: Vec<Flow<'_>> = s.flows.iter().zip(s.flow_stats.iter()).map(|(h, st)| Flow { h, st }).collect();
+    // By flow id (`fill_stats` gave every flow its row).
+    let fl: Vec<Flow<'_>> = s.flows.iter().enumerate().map(|(i, h)| Flow { h, st: &s.flow_stats[i] }).collect();
     t.push("flow_id", Column::U64((0..fl.len() as u64).collect()));
     t.push("src", Column::Str(fl.iter().map(|f| name(f.h.src)).collect()));
     t.push("dst", Column::Str(fl.iter().map(|f| name(f.h.dst)).collect()));
