@@ -197,12 +197,7 @@ mod tests {
     fn keeps_the_first_rows_in_key_order_whatever_order_they_come_in() {
         // A deterministic shuffle with many ties (keys 0..50 over 1000 rows).
         let mut x = 12345u64;
-        let rows: Vec<R> = (0..1000)
-            .map(|i| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                R((x >> 33) as u32 % 50, i)
-            })
-            .collect();
+        let rows: Vec<R> = (0..1000).map(|i| R((crate::rng::splitmix64(&mut x) >> 33) as u32 % 50, i)).collect();
         for max in [0, 1, 7, 100, 999, 1000, 5000] {
             assert_eq!(kept(max as u64, &rows), expected(max, &rows), "max {max}");
         }

@@ -93,12 +93,7 @@ mod tests {
     #[test]
     fn sorts_columns_stably_with_either_position_width() {
         let mut x = 7u64;
-        let keys: Vec<u64> = (0..1000)
-            .map(|_| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                x >> 58
-            })
-            .collect();
+        let keys: Vec<u64> = (0..1000).map(|_| crate::rng::splitmix64(&mut x) >> 58).collect();
         let mut want: Vec<(u64, u32)> = keys.iter().copied().zip(0..).collect();
         want.sort_by_key(|r| r.0);
         for wide in [false, true] {

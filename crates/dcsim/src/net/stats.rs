@@ -282,10 +282,7 @@ mod tests {
     #[test]
     fn rate_columns_keep_the_first_rows_by_time_and_flow() {
         let mut x = 7u64;
-        let mut next = || {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            x >> 33
-        };
+        let mut next = || crate::rng::splitmix64(&mut x) >> 33;
         // Nearly in time order, with ties and late rows, rates telling rows apart.
         let rows: Vec<(SimTime, u32, Rate)> = (0..3000u64)
             .map(|i| (SimTime(i / 3 + if next() % 10 == 0 { 0 } else { next() % 40 }), (next() % 20) as u32, Rate(i)))
@@ -315,10 +312,10 @@ mod tests {
     /// they came.
     #[test]
     fn samples_keep_the_first_rows_by_time_port_and_priority() {
-        let mut x = 3u64;
+        let mut seed = 3u64;
         let mut s = Samples::default();
         for i in 0..3000u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let x = crate::rng::splitmix64(&mut seed);
             s.time.push((x >> 33) % 100);
             s.port.push(((x >> 20) % 5) as u32);
             s.prio.push(((x >> 12) % 2) as u8);
