@@ -17,8 +17,8 @@ pub trait LogRow: Copy {
     fn key(&self) -> Self::Key;
 }
 
-/// How a capped log holds its rows: a `Vec` of them, or columns (`RateRows`) for a log
-/// long enough that its table should take its columns as they are.
+/// How a capped log holds its rows: a `Vec` of them, or packed (`RateRows`) for a log long
+/// enough that its bytes per row matter.
 pub trait Rows: Default {
     type Row;
     type Key: Ord;
@@ -36,6 +36,11 @@ pub trait Rows: Default {
     /// Moves `other`'s rows to the end; `other` is consumed, its buffers freed as soon
     /// as their rows are copied.
     fn append(&mut self, other: Self);
+    /// The first key whose rows these cannot hold (`None`: any key), refused from the
+    /// start like those past the row limit.
+    fn first_unheld(&self) -> Option<Self::Key> {
+        None
+    }
 }
 
 impl<T: LogRow> Rows for Vec<T> {
@@ -81,7 +86,13 @@ pub struct CappedLog<S: Rows> {
 
 impl<S: Rows> CappedLog<S> {
     pub fn new(max: u64) -> Self {
-        CappedLog { rows: S::default(), max: max.min(usize::MAX as u64) as usize, closed_from: None, dropped: 0, trimmed: false }
+        CappedLog::of(S::default(), max)
+    }
+
+    /// A log that starts with `rows` (empty rows of a given shape).
+    pub fn of(rows: S, max: u64) -> Self {
+        let closed_from = rows.first_unheld();
+        CappedLog { rows, max: max.min(usize::MAX as u64) as usize, closed_from, dropped: 0, trimmed: false }
     }
 
     /// Records a row. Rows come nearly in the log's order (most logs by time), so a row past

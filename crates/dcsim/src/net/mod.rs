@@ -10,6 +10,7 @@ pub mod packet;
 pub mod pcap;
 pub mod port;
 pub mod queue;
+pub mod rate_rows;
 pub mod routing;
 pub mod stats;
 pub mod up_down;

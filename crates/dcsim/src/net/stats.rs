@@ -2,7 +2,7 @@
 //! PFC frames and paused time; a latency histogram; the PFC event log, queue samples
 //! and per-flow goodput bins (each capped at a configured number of rows, `capped_log`).
 
-use super::capped_log::{LogRow, Rows};
+use super::capped_log::LogRow;
 use super::column_sort::{sort_rows, Columns};
 use crate::units::{Rate, SimTime};
 
@@ -201,69 +201,6 @@ impl LogRow for PfcEvent {
     }
 }
 
-/// The queue pairs' rate changes as columns (time ps, flow, rate bit/s): the longest log
-/// of a long run (a row per rate update of every queue pair), whose `rates` table takes
-/// the time and rate columns as they are instead of copying them out of rows.
-#[derive(Default)]
-pub struct RateRows {
-    pub time: Vec<u64>,
-    pub flow: Vec<u32>,
-    pub rate: Vec<u64>,
-}
-
-impl Rows for RateRows {
-    type Row = (SimTime, u32, Rate);
-    type Key = (u64, u32);
-    fn len(&self) -> usize {
-        self.time.len()
-    }
-    #[inline]
-    fn push(&mut self, (t, f, r): Self::Row) {
-        self.time.push(t.0);
-        self.flow.push(f);
-        self.rate.push(r.0);
-    }
-    #[inline]
-    fn key_of(row: &Self::Row) -> Self::Key {
-        (row.0 .0, row.1)
-    }
-    fn key(&self, i: usize) -> Self::Key {
-        (self.time[i], self.flow[i])
-    }
-    /// The log of a long run holds 10^7 rows (`stats.max_rows`), sorted when it outgrows
-    /// its limit and at the end, after a parallel run's merge: in place (`column_sort`).
-    fn sort(&mut self) {
-        sort_rows(self, |r, i| r.key(i));
-    }
-    fn truncate(&mut self, n: usize) {
-        self.time.truncate(n);
-        self.flow.truncate(n);
-        self.rate.truncate(n);
-    }
-    /// Column by column, each of the other's freed once copied: the merge of a long
-    /// run's two halves holds one column twice at a time, not all three.
-    fn append(&mut self, RateRows { mut time, mut flow, mut rate }: Self) {
-        self.time.append(&mut time);
-        drop(time);
-        self.flow.append(&mut flow);
-        drop(flow);
-        self.rate.append(&mut rate);
-    }
-}
-
-impl Columns for RateRows {
-    type Row = (u64, u32, u64);
-    fn len(&self) -> usize {
-        self.time.len()
-    }
-    fn row(&self, i: usize) -> Self::Row {
-        (self.time[i], self.flow[i], self.rate[i])
-    }
-    fn set(&mut self, i: usize, row: Self::Row) {
-        (self.time[i], self.flow[i], self.rate[i]) = row;
-    }
-}
-
 /// A traced flow's (time, flow, window bytes or u64::MAX for none, rate).
 impl LogRow for (SimTime, u32, u64, Rate) {
     type Key = (SimTime, u32);
@@ -275,38 +212,6 @@ impl LogRow for (SimTime, u32, u64, Rate) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::capped_log::CappedLog;
-
-    /// The columns keep what a log of rows keeps: the first `max` rows by (time, flow),
-    /// ties in the order they came, also when two partitions' logs are merged.
-    #[test]
-    fn rate_columns_keep_the_first_rows_by_time_and_flow() {
-        let mut x = 7u64;
-        let mut next = || crate::rng::splitmix64(&mut x) >> 33;
-        // Nearly in time order, with ties and late rows, rates telling rows apart.
-        let rows: Vec<(SimTime, u32, Rate)> = (0..3000u64)
-            .map(|i| (SimTime(i / 3 + if next() % 10 == 0 { 0 } else { next() % 40 }), (next() % 20) as u32, Rate(i)))
-            .collect();
-        for max in [0u64, 1, 10, 500, 2999, 5000] {
-            let mut want = rows.clone();
-            want.sort_by_key(|r| (r.0, r.1));
-            want.truncate(max as usize);
-            let (mut a, mut b): (CappedLog<RateRows>, CappedLog<RateRows>) = (CappedLog::new(max), CappedLog::new(max));
-            for &r in &rows {
-                if r.1 % 2 == 0 {
-                    a.push(r)
-                } else {
-                    b.push(r)
-                }
-            }
-            a.absorb(&mut b);
-            a.finish();
-            let got = a.take_rows();
-            let got: Vec<_> = (0..got.time.len()).map(|i| (SimTime(got.time[i]), got.flow[i], Rate(got.rate[i]))).collect();
-            assert_eq!(got, want, "max {max}");
-            assert_eq!(a.dropped(), rows.len() as u64 - want.len() as u64);
-        }
-    }
 
     /// The samples keep the first `max` rows by (time, port, priority), ties in the order
     /// they came.

@@ -579,13 +579,14 @@ impl FlowTotals {
     }
 }
 
-/// The rates table: the longest log of a long run, whose columns become the table's
-/// (the rates converted in place), so that the table does not double it.
-pub(super) fn rates_table(rates: crate::net::stats::RateRows) -> Table {
+/// The rates table: the longest log of a long run, unpacked as its rows are freed
+/// (`RateRows::into_columns`), the rates converted in place.
+pub(super) fn rates_table(rates: crate::net::rate_rows::RateRows) -> Table {
+    let (time, flow, rate) = rates.into_columns();
     let mut t = Table::default();
-    t.push("time_ps", Column::U64(rates.time));
-    t.push("flow_id", Column::U64(rates.flow.into_iter().map(u64::from).collect()));
-    t.push("rate_gbps", Column::F64(rates.rate.into_iter().map(|r| crate::units::Rate(r).as_gbps_f64()).collect()));
+    t.push("time_ps", Column::U64(time));
+    t.push("flow_id", Column::U64(flow));
+    t.push("rate_gbps", Column::F64(rate.into_iter().map(|r| crate::units::Rate(r).as_gbps_f64()).collect()));
     t
 }
 

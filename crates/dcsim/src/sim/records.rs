@@ -4,7 +4,8 @@
 //! works on; `output.rs` turns it into tables and `parallel/merge.rs` adds partitions up.
 
 use crate::net::capped_log::CappedLog;
-use crate::net::stats::{GoodputRow, Histogram, RateRows, Samples};
+use crate::net::rate_rows::RateRows;
+use crate::net::stats::{GoodputRow, Histogram, Samples};
 use crate::plan::Plan;
 use crate::units::{Rate, SimTime};
 
@@ -48,7 +49,7 @@ impl Records {
             samples: Default::default(),
             samples_dropped: 0,
             goodput: CappedLog::new(st.max_rows),
-            rate_log: CappedLog::new(st.max_rows),
+            rate_log: CappedLog::of(RateRows::new(plan.duration, plan.flows.len(), fastest(plan)), st.max_rows),
             cc_trace: CappedLog::new(st.max_rows),
             cc_trace_last: if st.trace_flows.is_empty() { Vec::new() } else { vec![(u64::MAX - 1, Rate(0)); plan.flows.len()] },
             class_bins: match st.class_interval {
@@ -61,4 +62,9 @@ impl Records {
             io_next: SimTime::MAX,
         }
     }
+}
+
+/// The fastest rate a queue pair can be paced at: its NIC's line rate, a link's rate.
+fn fastest(plan: &Plan) -> Rate {
+    plan.links.iter().map(|l| l.rate).chain(plan.switch.rate_schedule.iter().map(|s| s.rate)).max().unwrap_or(Rate(1))
 }
