@@ -89,6 +89,49 @@ pub const MAX_RATE: Rate = Rate(8_000_000_000_000);
 /// time, a serialization time and a link delay to the clock without overflowing.
 pub const MAX_TIME: SimTime = SimTime(1 << 62);
 
+/// A point in time or none, in 8 bytes (an `Option<SimTime>` takes 16): `u64::MAX`, a
+/// time no event has, is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct When(u64);
+
+impl Default for When {
+    fn default() -> Self {
+        When(u64::MAX)
+    }
+}
+
+impl When {
+    #[inline]
+    pub fn get(self) -> Option<SimTime> {
+        (self.0 != u64::MAX).then_some(SimTime(self.0))
+    }
+    #[inline]
+    pub fn set(&mut self, t: SimTime) {
+        debug_assert!(t != SimTime::MAX);
+        self.0 = t.0;
+    }
+    #[inline]
+    pub fn take(&mut self) -> Option<SimTime> {
+        std::mem::take(self).get()
+    }
+    #[inline]
+    pub fn is_some(self) -> bool {
+        self.0 != u64::MAX
+    }
+    #[inline]
+    pub fn is_none(self) -> bool {
+        self.0 == u64::MAX
+    }
+    /// This one if set, else `o`.
+    pub fn or(self, o: When) -> When {
+        if self.is_some() {
+            self
+        } else {
+            o
+        }
+    }
+}
+
 /// A bit rate in bit/s.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Rate(pub u64);

@@ -21,7 +21,8 @@ struct Layout {
 
 impl Layout {
     /// A row of at most 128 bits: the time gets what the flow and rate leave, which is
-    /// all 64 bits of any time up to 16 Tb/s and a million flows.
+    /// any time a scenario may give (`MAX_TIME`, 62 bits) at any rate a link may have
+    /// (`MAX_RATE`, 43 bits) with up to 8 million flows.
     fn new(last_time: u64, flows: usize, fastest: Rate) -> Self {
         let bits = |x: u64| (64 - x.leading_zeros()).max(1);
         let (rate, flow) = (bits(fastest.0), bits(flows.saturating_sub(1) as u64));

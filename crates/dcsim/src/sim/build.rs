@@ -1,7 +1,9 @@
 //! Builds the world from a plan: ports from links, routing tables, per-port buffer
 //! settings (headroom, XOFF/XON, alpha), queue pairs and the first events.
 
-use super::flow::{CcTimers, FlowInit, EAGER};
+use std::num::NonZeroU64;
+
+use super::flow::{CcTimers, FlowInit, PerFlow, EAGER};
 use super::{Fabric, FlowHeader, FlowSlots, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation, Tx};
 use crate::error::try_vec;
 use crate::error::Result;
@@ -172,7 +174,12 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             && !traced
             && cc.window().is_none()
             && !matches!(cc_plan, crate::models::CcPlan::External(_));
-        let init = FlowInit { rate: fp.rate, messages: fp.messages, cc: if lazy { fp.cc } else { EAGER }, ideal_fct: ideal[i] };
+        let init = FlowInit {
+            rate: fp.rate.and_then(|r| NonZeroU64::new(r.0)),
+            messages: fp.messages,
+            cc: if lazy { fp.cc } else { EAGER },
+            ideal_fct: ideal[i],
+        };
         flow_init.push(init);
         if !lazy {
             let sw_ix = match &fp.sw_limit {
@@ -288,9 +295,9 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             preamble,
             after: Vec::new(),
         },
-        flows,
+        flows: PerFlow::new(flows),
         cc_timers,
-        make: super::flow::FlowMaking { init: flow_init, cc_plans: plan.ccs.clone(), base_rtt },
+        make: super::flow::FlowMaking { init: PerFlow::new(flow_init), cc_plans: plan.ccs.clone(), base_rtt },
         senders,
         receivers,
         flow_stats,
@@ -349,8 +356,8 @@ fn new_sender(init: &FlowInit, cc: &Cc, h: &FlowHeader, host_rate: Rate) -> Send
         msg_start: h.start,
         // A static algorithm's rate (`fixed_rate`) is never set by a hook: it paces
         // from the start, as the traffic entry's `rate` does.
-        pace: Sender::encode_pace([init.rate, cc.is_static().then(|| cc.rate())].into_iter().flatten().min().filter(|r| *r < host_rate)),
-        rate_cap: init.rate.map_or(host_rate, |r| r.min(host_rate)),
+        pace: Sender::encode_pace([init.rate(), cc.is_static().then(|| cc.rate())].into_iter().flatten().min().filter(|r| *r < host_rate)),
+        rate_cap: init.rate().map_or(host_rate, |r| r.min(host_rate)),
         next_seq: 0,
         snd_una: 0,
         resend: None,

@@ -71,8 +71,9 @@ pub struct Simulation {
     pub(crate) nics: Vec<Nic>,
     /// Per flow: its fixed description (what its frames' headers say), the sending queue
     /// pair (written only by the source NIC), the receiver (written only by the
-    /// destination NIC) and its statistics (written by whoever observes an event).
-    pub(crate) flows: Vec<FlowHeader>,
+    /// destination NIC) and its statistics (written by whoever observes an event). The
+    /// descriptions are one table that a parallel run's partitions share (`PerFlow`).
+    pub(crate) flows: flow::PerFlow<FlowHeader>,
     /// The source's working state (queue pair, timers, reaction point), created when
     /// the flow starts and retired when it finishes (`flow/slots.rs`; build time for the
     /// flows that `make.init` marks `EAGER`), in the partition of its source only.

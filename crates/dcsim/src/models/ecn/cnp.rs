@@ -10,7 +10,7 @@ use crate::ids::{FlowId, PortId};
 use crate::models::fabric_model::{model_event, EventCtx, FlowInfo};
 use crate::net::fabric::{After, Fabric};
 use crate::net::packet::Packet;
-use crate::units::SimTime;
+use crate::units::{SimTime, When};
 
 /// Notification point (dcqcn.md 4.3, variant A): at most one CNP per queue pair per
 /// `interval` (a mark inside the window yields one CNP at its end), and at most one CNP
@@ -33,11 +33,14 @@ pub struct CnpPlan {
 /// A queue pair's notification point, at its receiver.
 #[derive(Clone, Copy, Default)]
 struct QpNp {
-    last_cnp: Option<SimTime>,
+    last_cnp: When,
     marked_since_cnp: u32,
     /// A `CNP_DEFERRED` event is scheduled.
     pending: bool,
 }
+
+// 16 B: a queue pair's entry, in every partition, for every flow of the run.
+const _: () = assert!(std::mem::size_of::<QpNp>() == 16);
 
 /// The notification points of every NIC: per queue pair its CNP window, per NIC the
 /// earliest time it may send another CNP. Only a flow's destination NIC writes its entry.
@@ -59,11 +62,11 @@ impl NotificationPoints {
         let now = fx.now();
         let iv = self.cfg.interval;
         let qp = &mut self.qps[f.idx()];
-        if iv.0 == 0 || qp.last_cnp.is_none_or(|t| now - t >= iv) {
+        if iv.0 == 0 || qp.last_cnp.get().is_none_or(|t| now - t >= iv) {
             self.send(fx, f, flow);
         } else {
             qp.marked_since_cnp += 1;
-            let at = qp.last_cnp.unwrap() + iv;
+            let at = qp.last_cnp.get().unwrap() + iv;
             self.defer(fx, f, at);
         }
     }
@@ -85,7 +88,7 @@ impl NotificationPoints {
         if qp.marked_since_cnp == 0 {
             return;
         }
-        match qp.last_cnp {
+        match qp.last_cnp.get() {
             Some(t) if now - t < iv => self.defer(fx, f, t + iv),
             _ => self.send(fx, f, flow),
         }
@@ -104,7 +107,7 @@ impl NotificationPoints {
         }
         self.nic_next[flow.dst.idx()] = now + self.cfg.nic_gap;
         let qp = &mut self.qps[f.idx()];
-        qp.last_cnp = Some(now);
+        qp.last_cnp.set(now);
         qp.marked_since_cnp = 0;
         if self.delay.0 != 0 {
             // The NIC takes `delay` to build it: the rate limits above count from the
@@ -130,7 +133,11 @@ impl NotificationPoints {
 /// No table or summary of its own; nothing to merge.
 impl crate::models::fabric_model::FabricModel for NotificationPoints {
     fn shift_times(&mut self, by: SimTime) {
-        self.qps.iter_mut().for_each(|q| q.last_cnp = q.last_cnp.map(|t| t.later(by)));
+        for q in self.qps.iter_mut() {
+            if let Some(t) = q.last_cnp.get() {
+                q.last_cnp.set(t.later(by));
+            }
+        }
         self.nic_next.iter_mut().for_each(|t| *t = t.later(by));
     }
 

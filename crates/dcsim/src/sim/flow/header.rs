@@ -1,6 +1,8 @@
 //! What every frame of a flow says about it: fixed for the run (but for a storage queue
 //! pair's message size).
 
+use std::num::NonZeroU64;
+
 use crate::ids::NodeId;
 use crate::units::{Rate, SimTime};
 
@@ -51,7 +53,7 @@ pub(crate) const NO_UET: u32 = u32::MAX;
 /// What creating a flow's records at its start takes: per flow its static description,
 /// the congestion controls' plans and the fabric's base RTT (a reaction point's input).
 pub(crate) struct FlowMaking {
-    pub init: Vec<FlowInit>,
+    pub init: super::PerFlow<FlowInit>,
     pub cc_plans: Vec<crate::models::CcPlan>,
     pub base_rtt: SimTime,
 }
@@ -60,14 +62,23 @@ pub(crate) struct FlowMaking {
 /// reaction point and statistics row are made of when it starts.
 #[derive(Clone, Copy)]
 pub(crate) struct FlowInit {
-    /// The traffic entry's `rate`.
-    pub rate: Option<Rate>,
+    /// The traffic entry's `rate` (never 0: validated), in 8 bytes (`rate()`).
+    pub rate: Option<NonZeroU64>,
     pub messages: u32,
     /// Index in `FlowMaking::cc_plans` (`EAGER`: the sender was made at build time and
     /// lives for the whole run).
     pub cc: u32,
     /// Its FCT alone in the empty fabric (`FlowStats::ideal_fct`).
     pub ideal_fct: SimTime,
+}
+
+// 24 B: every partition holds one for every flow of the run.
+const _: () = assert!(std::mem::size_of::<FlowInit>() == 24);
+
+impl FlowInit {
+    pub fn rate(&self) -> Option<Rate> {
+        self.rate.map(|r| Rate(r.get()))
+    }
 }
 
 /// `FlowInit::cc` of a flow whose records (sender, receiver, statistics) are all made at

@@ -9,11 +9,13 @@
 mod header;
 mod receiver;
 mod sender;
+mod shared;
 mod slots;
 mod stats;
 
 pub(crate) use header::{FlowHeader, FlowInit, FlowMaking, EAGER, NO_TCP, NO_UET};
 pub(crate) use receiver::Receiver;
 pub(crate) use sender::{CcTimers, QpState, Sender};
+pub(crate) use shared::PerFlow;
 pub(crate) use slots::FlowSlots;
 pub(crate) use stats::{FlowStats, MsgLats};

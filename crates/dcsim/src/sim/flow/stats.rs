@@ -2,7 +2,7 @@
 
 use crate::ids::FlowId;
 use crate::net::column_sort::{sort_rows, Columns};
-use crate::units::{Rate, SimTime};
+use crate::units::{Rate, SimTime, When};
 
 /// What is counted about a flow (the flows table); the model never reads it. Grouped by
 /// who writes it how often, a cache line each: the destination NIC for every data frame;
@@ -50,49 +50,6 @@ const _: () = assert!(
         && std::mem::offset_of!(FlowStats, pkts_sent) == 128
         && std::mem::size_of::<FlowStats>() == 192
 );
-
-/// A point in time or none, in 8 bytes (an `Option<SimTime>` takes 16): `u64::MAX`, a
-/// time no event has, is none.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct When(u64);
-
-impl Default for When {
-    fn default() -> Self {
-        When(u64::MAX)
-    }
-}
-
-impl When {
-    #[inline]
-    pub fn get(self) -> Option<SimTime> {
-        (self.0 != u64::MAX).then_some(SimTime(self.0))
-    }
-    #[inline]
-    pub fn set(&mut self, t: SimTime) {
-        debug_assert!(t != SimTime::MAX);
-        self.0 = t.0;
-    }
-    #[inline]
-    pub fn take(&mut self) -> Option<SimTime> {
-        std::mem::take(self).get()
-    }
-    #[inline]
-    pub fn is_some(self) -> bool {
-        self.0 != u64::MAX
-    }
-    #[inline]
-    pub fn is_none(self) -> bool {
-        self.0 == u64::MAX
-    }
-    /// This one if set, else `o`.
-    pub fn or(self, o: When) -> When {
-        if self.is_some() {
-            self
-        } else {
-            o
-        }
-    }
-}
 
 /// Every completed message's latency (ps) with its flow, for the flows table's
 /// per-flow mean and percentiles: a row per message, so it grows with completions,

@@ -139,7 +139,10 @@ pub(super) fn split(sim: &mut Simulation, plan: &Plan) -> Result<()> {
     };
     let mut others = Vec::with_capacity(parts - 1);
     for _ in 1..parts {
-        others.push(super::build::build(plan)?);
+        let mut o = super::build::build(plan)?;
+        // Built alike, fixed from now on: one copy for all.
+        (o.flows, o.make.init) = (sim.flows.share(), sim.make.init.share());
+        others.push(o);
     }
     for (i, s) in std::iter::once(&mut *sim).chain(others.iter_mut()).enumerate() {
         s.part.owned = part.iter().map(|&p| p as usize == i).collect();
