@@ -142,9 +142,12 @@ pub struct FlowPlan {
     pub stop: Option<SimTime>,
     /// perftest's software rate limiter (`ib_write_bw`, `rate_limiter = "sw"`): the flow
     /// posts its data in bursts of messages instead of being paced (`rate` is then
-    /// `None`); `size` stays the stream's total (`None`: until the run ends).
-    pub sw_limit: Option<SwLimit>,
+    /// `None`); `size` stays the stream's total (`None`: until the run ends). Boxed:
+    /// few flows have one, and a plan holds every flow of the run (88 B a flow, not 120).
+    pub sw_limit: Option<Box<SwLimit>>,
 }
+
+const _: () = assert!(std::mem::size_of::<FlowPlan>() == 88);
 
 /// perftest's software rate limiter (`run_iter_bw`, `--rate_limit_type=SW`): every
 /// `burst × message × 8 / rate` the application may post `burst` more messages of

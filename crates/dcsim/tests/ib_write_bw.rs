@@ -157,7 +157,7 @@ fn bad_rate_limiter_settings_name_the_field() {
 fn plans_built_in_code_are_checked_too() {
     let mut plan = dcsim::scenario::load_str(&scenario("1us", "rate = \"5Gbps\"\nrate_limiter = \"sw\""), Path::new("."), &[]).unwrap();
     assert!(dcsim::scenario::validate::validate_plan(&plan).is_ok());
-    let good = plan.flows[0].sw_limit.unwrap();
+    let good = *plan.flows[0].sw_limit.clone().unwrap();
     for bad in [
         dcsim::plan::SwLimit { cq_mod: 0, ..good },
         dcsim::plan::SwLimit { cq_mod: good.tx_depth + 1, ..good },
@@ -165,11 +165,11 @@ fn plans_built_in_code_are_checked_too() {
         dcsim::plan::SwLimit { message: 0, ..good },
         dcsim::plan::SwLimit { rate: dcsim::Rate(0), ..good },
     ] {
-        plan.flows[0].sw_limit = Some(bad);
+        plan.flows[0].sw_limit = Some(Box::new(bad));
         let e = dcsim::scenario::validate::validate_plan(&plan).unwrap_err().to_string();
         assert!(e.starts_with("traffic[0].flows[0].sw_limit."), "{bad:?}: {e}");
     }
-    plan.flows[0].sw_limit = Some(good);
+    plan.flows[0].sw_limit = Some(Box::new(good));
     plan.flows[0].transport = dcsim::plan::Transport::Udp;
     assert!(dcsim::scenario::validate::validate_plan(&plan).is_err());
 }

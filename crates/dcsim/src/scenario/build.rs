@@ -412,7 +412,7 @@ fn stats(s: &StatsSpec, duration: SimTime) -> Result<StatsPlan> {
 
 /// An `ib_write_bw` entry's rate limiter: `None` for "hw" (the NIC paces the flow at
 /// `rate`, the template's job), the software limiter's plan for "sw".
-fn sw_limit(s: &IbWriteBwSpec, p: &str) -> Result<Option<SwLimit>> {
+fn sw_limit(s: &IbWriteBwSpec, p: &str) -> Result<Option<Box<SwLimit>>> {
     let sw = match s.rate_limiter.as_deref().unwrap_or("hw") {
         "hw" => false,
         "sw" => true,
@@ -445,7 +445,7 @@ fn sw_limit(s: &IbWriteBwSpec, p: &str) -> Result<Option<SwLimit>> {
     // perftest turns moderation off above 8 KiB unless asked, and caps it at the depth.
     let cq_mod = s.cq_mod.unwrap_or(if message > 8192 { 1 } else { 100.min(tx_depth) });
     // Checked with the flow's size (`SwLimit::problem`) once the size is known.
-    Ok(Some(SwLimit { rate, message, tx_depth, burst: s.burst.unwrap_or(tx_depth), cq_mod }))
+    Ok(Some(Box::new(SwLimit { rate, message, tx_depth, burst: s.burst.unwrap_or(tx_depth), cq_mod })))
 }
 
 fn count(v: u32, path: &str, min: u32) -> Result<u32> {
@@ -766,10 +766,10 @@ pub fn build_traffic(
                 // The software limiter posts bursts; the NIC does not pace the flow.
                 let rate = if sw.is_some() { &None } else { &s.rate };
                 let t = template(prio, &s.size, &c.start, rate, &p, g)?;
-                if let Some((field, why)) = sw.and_then(|l| l.problem(t.size)) {
+                if let Some((field, why)) = sw.as_ref().and_then(|l| l.problem(t.size)) {
                     return Err(Error::scenario(format!("{p}.{field}"), why));
                 }
-                flows.extend(traffic::incast(&senders, recv, 1, &t).into_iter().map(|f| FlowPlan { sw_limit: sw, ..f }));
+                flows.extend(traffic::incast(&senders, recv, 1, &t).into_iter().map(|f| FlowPlan { sw_limit: sw.clone(), ..f }));
             }
             TrafficSpec::Storage(s) => {
                 let per_client =

@@ -117,7 +117,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     for (i, fp) in plan.flows.iter().enumerate() {
         let src = fp.src as usize;
         // A software-limited stream is cut into its messages; `size` is its total.
-        let (npkts, last) = match fp.sw_limit.map(|l| l.message).or(fp.size) {
+        let (npkts, last) = match fp.sw_limit.as_ref().map(|l| l.message).or(fp.size) {
             None => (u32::MAX, plan.host.mtu),
             Some(s) => {
                 let np = s.div_ceil(plan.host.mtu as u64);
@@ -155,7 +155,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             prio: fp.priority,
             group: fp.group,
             start: fp.start,
-            size: fp.sw_limit.map(|l| l.message).or(fp.size).unwrap_or(u64::MAX),
+            size: fp.sw_limit.as_ref().map(|l| l.message).or(fp.size).unwrap_or(u64::MAX),
             npkts,
             last_payload: last,
             udp: fp.transport == crate::plan::Transport::Udp,
