@@ -53,9 +53,25 @@ fn main() {
         rss()
     );
     let res = sim.finish();
-    // The tables' sizes: what the results hold in memory at the end.
-    let rows: Vec<String> = res.tables.iter().filter(|(_, t)| t.rows() > 0).map(|(n, t)| format!("{n} {}", t.rows())).collect();
-    println!("rows: {}", rows.join(", "));
+    // The tables' sizes: what the results hold in memory at the end (a string cell as
+    // its `String` and its bytes).
+    let bytes = |c: &dcsim::results::Column| match c {
+        dcsim::results::Column::Str(v) => v.iter().map(|s| 24 + s.capacity()).sum(),
+        c => 8 * c.len(),
+    };
+    let mib = |b: usize| b as f64 / (1 << 20) as f64;
+    let mut total = 0;
+    let rows: Vec<String> = res
+        .tables
+        .iter()
+        .filter(|(_, t)| t.rows() > 0)
+        .map(|(n, t)| {
+            let b: usize = t.columns.iter().map(|(_, c)| bytes(c)).sum();
+            total += b;
+            format!("{n} {} x {} ({:.1} MiB)", t.rows(), t.columns.len(), mib(b))
+        })
+        .collect();
+    println!("rows: {}; {:.1} MiB in all", rows.join(", "), mib(total));
     println!("resident after finish {}", rss());
     println!("digest {:016x}", res.digest());
 }
