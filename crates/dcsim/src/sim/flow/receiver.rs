@@ -24,13 +24,6 @@ pub(crate) struct Receiver {
 }
 const _: () = assert!(std::mem::size_of::<Receiver>() == 64);
 
-impl Default for Receiver {
-    /// A go-back-N receiver (a parallel run's merge leaves one where it took a record).
-    fn default() -> Self {
-        Receiver::new(0)
-    }
-}
-
 impl Receiver {
     /// `window`: selective repeat's `host.ooo_window` (a multiple of 64), or 0 for
     /// go-back-N.

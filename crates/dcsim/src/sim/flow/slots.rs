@@ -107,18 +107,27 @@ impl<T> FlowSlots<T> {
         self.slot.len()
     }
 
-    /// Removes flow `f`'s record, if it has one (its slot becomes free).
-    pub fn take(&mut self, f: usize) -> Option<T>
-    where
-        T: Default,
-    {
-        if !self.has(f) {
-            return None;
+    /// Hands every record to `each` with its flow, the last slot's first, giving the
+    /// records' memory back as it goes: a parallel run's merge moves a partition's
+    /// records into another's without holding both whole (100 ms of k = 16: 28 MiB).
+    pub fn drain(self, mut each: impl FnMut(usize, T)) {
+        let FlowSlots { slot, mut items, .. } = self;
+        let mut flow_of = vec![u32::MAX; items.len()];
+        for (f, &s) in slot.iter().enumerate().filter(|(_, &s)| s < RETIRED) {
+            flow_of[s as usize] = f as u32;
         }
-        let s = self.slot[f];
-        self.free.push(s);
-        self.slot[f] = NOT_STARTED;
-        Some(std::mem::take(&mut self.items[s as usize]))
+        drop(slot);
+        /// Records between two returns of their memory.
+        const CHUNK: usize = 1 << 14;
+        while let Some(item) = items.pop() {
+            let s = items.len();
+            if flow_of[s] != u32::MAX {
+                each(flow_of[s] as usize, item);
+            }
+            if s % CHUNK == 0 {
+                items.shrink_to_fit();
+            }
+        }
     }
 
     /// The records that exist, in flow order.
@@ -176,5 +185,23 @@ mod tests {
         t.insert(3, 30);
         assert_eq!((t[3], t.items.len()), (30, 2));
         assert_eq!(t.iter_mut().map(|x| *x).collect::<Vec<_>>(), vec![30, 0]);
+    }
+
+    /// Every record comes out once with its own flow, none of a retired one, across the
+    /// points where the memory is given back.
+    #[test]
+    fn drain_hands_each_record_to_its_flow() {
+        let n = 40_000;
+        let mut t = FlowSlots::new(n, "flows").unwrap();
+        for f in (0..n).rev().filter(|f| f % 3 != 0) {
+            t.insert(f, f as u64 * 10);
+        }
+        t.retire(5);
+        t.insert(9, 90); // reuses the retired record's slot
+        let mut got = Vec::new();
+        t.drain(|f, v| got.push((f, v)));
+        got.sort();
+        let want: Vec<_> = (0..n).filter(|f| (f % 3 != 0 && *f != 5) || *f == 9).map(|f| (f, f as u64 * 10)).collect();
+        assert_eq!(got, want);
     }
 }

@@ -58,31 +58,31 @@ impl Simulation {
                         swap(&mut self.tp.tcp_tx[tcp], &mut o.tp.tcp_tx[tcp]);
                     }
                 }
-                if part[dst.idx()] == me {
-                    if let Some(r) = o.receivers.take(f) {
-                        if self.receivers.has(f) {
-                            self.receivers[f] = r;
-                        } else {
-                            self.receivers.insert(f, r);
-                        }
-                    }
-                    if tcp != crate::sim::NO_TCP as usize {
-                        swap(&mut self.tp.tcp_rx[tcp], &mut o.tp.tcp_rx[tcp]);
-                    }
-                }
-                if let Some(mut st) = o.flow_stats.take(f) {
-                    if self.flow_stats.has(f) {
-                        self.flow_stats[f].absorb(&mut st);
-                    } else {
-                        self.flow_stats.insert(f, st);
-                    }
+                if part[dst.idx()] == me && tcp != crate::sim::NO_TCP as usize {
+                    swap(&mut self.tp.tcp_rx[tcp], &mut o.tp.tcp_rx[tcp]);
                 }
                 self.rec.drops_by_flow[f] += o.rec.drops_by_flow[f];
             }
-            // Freed now, before the logs are appended: the merge of a long run does not
-            // hold two partitions' flow records at once (the records taken above are
-            // here; 100 ms of k = 16: about 100 MB).
-            (o.flow_stats, o.receivers, o.senders, o.ccs, o.cc_timers) = Default::default();
+            // The receivers of flows to its hosts and every statistics row, moved as
+            // they are freed: the merge of a long run never holds two partitions'
+            // records at once. Then the rest of them, before the logs are appended.
+            std::mem::take(&mut o.receivers).drain(|f, r| {
+                if part[self.flows[f].dst.idx()] == me {
+                    if self.receivers.has(f) {
+                        self.receivers[f] = r;
+                    } else {
+                        self.receivers.insert(f, r);
+                    }
+                }
+            });
+            std::mem::take(&mut o.flow_stats).drain(|f, mut st| {
+                if self.flow_stats.has(f) {
+                    self.flow_stats[f].absorb(&mut st);
+                } else {
+                    self.flow_stats.insert(f, st);
+                }
+            });
+            (o.senders, o.ccs, o.cc_timers) = Default::default();
             self.rec.latency.absorb(&o.rec.latency);
             self.rec.msg_latency.absorb(&o.rec.msg_latency);
             self.rec.msg_lats.append(std::mem::take(&mut o.rec.msg_lats));
