@@ -376,6 +376,7 @@ impl Simulation {
         let rates = self.rec.rate_log.take_rows();
         drop(self);
         res.tables.insert(rates_at, ("rates".to_string(), output::rates_table(rates)));
+        crate::alloc::give_back();
         res
     }
 
