@@ -36,6 +36,7 @@ impl Layout {
     }
 }
 
+/// The rows, `Layout::words` 32-bit words each, the row's low bits first.
 #[derive(Debug)]
 pub struct RateRows {
     words: Vec<u32>,
