@@ -30,7 +30,8 @@ impl Layout {
         Layout { rate, flow, time, words: (rate + flow + time).div_ceil(32) as usize }
     }
 
-    /// Rows at or after this time cannot be held (`None`: any time can).
+    /// Rows at or after this time cannot be held (`None`: any time can); the log
+    /// refuses them like those past the row limit (`Rows::first_unheld`).
     fn time_limit(&self) -> Option<u64> {
         (self.time < 64).then(|| 1u64 << self.time)
     }
@@ -48,12 +49,6 @@ impl RateRows {
     /// `fastest`.
     pub fn new(last_time: SimTime, flows: usize, fastest: Rate) -> Self {
         RateRows { words: Vec::new(), layout: Layout::new(last_time.0, flows, fastest) }
-    }
-
-    /// The first time whose rows this log cannot hold, if the run reaches it: its rows
-    /// are refused like those past the row limit (`CappedLog::refuse_from`).
-    pub fn time_limit(&self) -> Option<SimTime> {
-        self.layout.time_limit().map(SimTime)
     }
 
     #[inline]
@@ -205,7 +200,7 @@ mod tests {
         ] {
             let mut rows = RateRows::new(last, flows, fastest);
             assert_eq!(rows.layout.words, words, "{last:?} {flows} {fastest:?}");
-            let t = rows.time_limit().map_or(last.0, |m| last.0.min(m.0 - 1));
+            let t = rows.first_unheld().map_or(last.0, |(m, _)| last.0.min(m - 1));
             let top = ((flows - 1) as u32, fastest);
             rows.push((SimTime(t), top.0, top.1));
             rows.push((SimTime(0), 0, Rate(0)));
@@ -214,7 +209,7 @@ mod tests {
         }
         // The widest fields leave the time 32 bits: later rows are refused, and counted.
         let rows = RateRows::new(SimTime(u64::MAX), 1 << 32, Rate(u64::MAX));
-        assert_eq!(rows.time_limit(), Some(SimTime(1 << 32)));
+        assert_eq!(rows.first_unheld(), Some((1 << 32, 0)));
         let mut log = CappedLog::of(rows, 10);
         log.push((SimTime((1 << 32) - 1), 1, Rate(5)));
         log.push((SimTime(1 << 32), 1, Rate(5)));
