@@ -78,6 +78,8 @@ def test_native_exporter_format(example_raw):
         assert col.tolist()[: len(values)] == values
     assert np.isnan(flows["goodput_steady_gbps"][1])
     assert flows["src"] == ["h0", "h1"]
+    # Text columns are lists of `str`, one object per distinct value (8 bytes a row).
+    assert flows["dst"] == ["h2", "h2"] and flows["dst"][0] is flows["dst"][1]
     assert example_raw["tables"]["pfc_events"] == {}
     assert json.loads(example_raw["summary"])["pfc_frames"] == 3
     res = Results(example_raw)

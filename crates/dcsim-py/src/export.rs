@@ -1,18 +1,22 @@
 //! Hands `Results` to Python without per-element conversion: numeric columns become
 //! NumPy arrays (`uint64`, `int64`, `float64`) that take over the column's buffer,
-//! string columns become `list[str]`.
+//! string columns become `list[str]` whose rows share one `str` per distinct value.
 
 use dcsim::results::{Column, Results, Table};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 
 pub fn column_to_py(py: Python<'_>, col: Column) -> PyResult<Bound<'_, PyAny>> {
     Ok(match col {
         Column::U64(v) => v.into_pyarray(py).into_any(),
         Column::I64(v) => v.into_pyarray(py).into_any(),
         Column::F64(v) => v.into_pyarray(py).into_any(),
-        Column::Str(v) => PyList::new(py, v)?.into_any(),
+        Column::Str(v) => {
+            // 8 bytes a row: 374,302 flows' two host names take 6 MiB, not 46.
+            let values: Vec<Bound<'_, PyString>> = v.values().iter().map(|s| PyString::new(py, s)).collect();
+            PyList::new(py, v.codes().iter().map(|&c| &values[c as usize]))?.into_any()
+        }
     })
 }
 

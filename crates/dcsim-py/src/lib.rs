@@ -288,14 +288,14 @@ fn _example_results(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     use dcsim::results::{Column, Results, Table};
     let mut flows = Table::default();
     flows.push("flow", Column::U64(vec![0, 1]));
-    flows.push("src", Column::Str(vec!["h0".into(), "h1".into()]));
-    flows.push("dst", Column::Str(vec!["h2".into(), "h2".into()]));
+    flows.push("src", Column::Str(["h0", "h1"].into_iter().collect()));
+    flows.push("dst", Column::Str(["h2", "h2"].into_iter().collect()));
     flows.push("start_ps", Column::U64(vec![0, 1_000_000]));
     flows.push("fct_ps", Column::I64(vec![-1, 123_456_789]));
     flows.push("goodput_steady_gbps", Column::F64(vec![19.5, f64::NAN]));
     let mut nodes = Table::default();
     nodes.push("node", Column::U64(vec![0, 1, 2, 3]));
-    nodes.push("name", Column::Str(vec!["h0".into(), "h1".into(), "h2".into(), "s0".into()]));
+    nodes.push("name", Column::Str(["h0", "h1", "h2", "s0"].into_iter().collect()));
     let results = Results {
         tables: vec![("flows".into(), flows), ("nodes".into(), nodes), ("pfc_events".into(), Table::default())],
         summary: serde_json::json!({"name": "example", "seed": 1, "drops": 0, "pfc_frames": 3}),

@@ -53,10 +53,9 @@ fn main() {
         rss()
     );
     let res = sim.finish();
-    // The tables' sizes: what the results hold in memory at the end (a string cell as
-    // its `String` and its bytes).
+    // The tables' sizes: what the results hold in memory at the end.
     let bytes = |c: &dcsim::results::Column| match c {
-        dcsim::results::Column::Str(v) => v.iter().map(|s| 24 + s.capacity()).sum(),
+        dcsim::results::Column::Str(v) => v.heap_bytes(),
         c => 8 * c.len(),
     };
     let mib = |b: usize| b as f64 / (1 << 20) as f64;

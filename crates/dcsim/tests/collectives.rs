@@ -535,7 +535,7 @@ fn astra_ns3_switch() -> Vec<(String, u64, f64)> {
 
 fn job_times(r: &dcsim::Results) -> Vec<(String, u64)> {
     let jobs = match r.table("jobs").unwrap().get("job") {
-        Some(Column::Str(v)) => v.clone(),
+        Some(Column::Str(v)) => v.iter().map(String::from).collect::<Vec<_>>(),
         _ => panic!("jobs.job"),
     };
     jobs.into_iter().zip(u64s(r, "jobs", "iteration_ps").iter().copied()).collect()

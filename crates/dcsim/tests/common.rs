@@ -93,9 +93,9 @@ pub fn col_i64<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [i64] {
         c => panic!("{table}.{col}: {c:?}"),
     }
 }
-pub fn col_str<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [String] {
+pub fn col_str<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> Vec<&'a str> {
     match column(r, table, col) {
-        Some(dcsim::results::Column::Str(v)) => v,
+        Some(dcsim::results::Column::Str(v)) => v.iter().collect(),
         c => panic!("{table}.{col}: {c:?}"),
     }
 }

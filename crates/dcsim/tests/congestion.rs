@@ -7,9 +7,9 @@ use dcsim::plan::*;
 use dcsim::results::Column;
 use dcsim::{sim, SimTime};
 
-fn strs<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [String] {
+fn strs<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> Vec<&'a str> {
     match r.table(table).unwrap().get(col).unwrap() {
-        Column::Str(v) => v,
+        Column::Str(v) => v.iter().collect(),
         _ => panic!("{col} is not a string column"),
     }
 }

@@ -201,7 +201,7 @@ fn symmetric_senders_get_symmetric_service() {
     let r = sim::run(&plan).unwrap();
     let d = col_u64(&r, "ports", "drops_egress_full");
     let node = match r.table("ports").unwrap().get("node").unwrap() {
-        Column::Str(v) => v.clone(),
+        Column::Str(v) => v.iter().map(String::from).collect::<Vec<_>>(),
         _ => panic!(),
     };
     let per_sender: Vec<u64> = (0..d.len()).filter(|&i| node[i] == "S0" && d[i] > 0).map(|i| d[i]).collect();

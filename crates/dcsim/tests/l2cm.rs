@@ -12,9 +12,9 @@ fn scenario(name: &str, overrides: &[&str]) -> dcsim::Results {
     sim::run(&dcsim::scenario::load_file(&path, &ov).unwrap()).unwrap()
 }
 
-fn strs<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [String] {
+fn strs<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> Vec<&'a str> {
     match r.table(table).unwrap().get(col).unwrap() {
-        Column::Str(v) => v,
+        Column::Str(v) => v.iter().collect(),
         _ => panic!(),
     }
 }

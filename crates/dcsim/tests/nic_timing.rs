@@ -33,7 +33,7 @@ flows = [{ src = "h1", dst = "h0", size = "100KiB", start = "10us" }]
 fn ctrl_bytes_of(r: &dcsim::Results, node: &str) -> u64 {
     let nodes = col_str(r, "ports", "node");
     let bytes = col_u64(r, "ports", "ctrl_tx_bytes");
-    nodes.iter().zip(bytes).find(|(n, _)| n.as_str() == node).map(|(_, b)| *b).unwrap()
+    nodes.iter().zip(bytes).find(|(n, _)| **n == node).map(|(_, b)| *b).unwrap()
 }
 
 #[test]

@@ -14,9 +14,9 @@ fn ring(overrides: &[&str]) -> dcsim::Results {
     sim::run(&plan).unwrap()
 }
 
-fn strs<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> &'a [String] {
+fn strs<'a>(r: &'a dcsim::Results, table: &str, col: &str) -> Vec<&'a str> {
     match r.table(table).unwrap().get(col).unwrap() {
-        Column::Str(v) => v,
+        Column::Str(v) => v.iter().collect(),
         _ => panic!("{col} is not a string column"),
     }
 }

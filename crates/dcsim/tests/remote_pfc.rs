@@ -59,7 +59,7 @@ fn the_receivers_tor_sends_and_only_the_senders_tors_pause_their_hosts() {
     let pauses = col_u64(&on, "remote_pfc", "pauses_sent");
     let granted = col_u64(&on, "remote_pfc", "pause_granted_ps");
     let paused = col_u64(&on, "remote_pfc", "paused_ps");
-    let at = |name: &str| node.iter().position(|n| n == name).unwrap();
+    let at = |name: &str| node.iter().position(|n| *n == name).unwrap();
     assert!(sent[at("leaf0")] > 0, "the congested ToR (toward h0) sends messages");
     for l in 1..8 {
         let i = at(&format!("leaf{l}"));

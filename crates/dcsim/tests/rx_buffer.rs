@@ -48,7 +48,7 @@ fn run(extra: &str, overrides: &[&str]) -> dcsim::Results {
 
 fn port_u64(r: &dcsim::Results, node: &str, peer: &str, col: &str) -> u64 {
     let strs = |c: &str| match r.table("ports").unwrap().get(c).unwrap() {
-        dcsim::results::Column::Str(v) => v.clone(),
+        dcsim::results::Column::Str(v) => v.iter().map(String::from).collect::<Vec<_>>(),
         _ => panic!("{c} is not a string column"),
     };
     let (n, p, prio, v) = (strs("node"), strs("peer"), col_u64(r, "ports", "priority"), col_u64(r, "ports", col));

@@ -168,11 +168,11 @@ impl Simulation {
             summary.push(row);
         }
         let mut t = Table::default();
-        t.push("job", Column::Str(c.job));
+        t.push("job", Column::Str(c.job.into()));
         t.push("iteration", Column::U64(c.iteration));
         t.push("layer", Column::U64(c.layer));
-        t.push("kind", Column::Str(c.kind));
-        t.push("algorithm", Column::Str(c.algorithm));
+        t.push("kind", Column::Str(c.kind.into()));
+        t.push("algorithm", Column::Str(c.algorithm.into()));
         t.push("size_bytes", Column::U64(c.size));
         t.push("ranks", Column::U64(c.ranks));
         t.push("channels", Column::U64(c.channels));
@@ -190,7 +190,7 @@ impl Simulation {
         let it: Vec<u64> = j.start.iter().zip(&j.finish).map(|(a, b)| b - a).collect();
         let exposed: Vec<u64> = it.iter().zip(&j.compute).map(|(t, c)| t.saturating_sub(*c)).collect();
         let slowdown: Vec<f64> = it.iter().zip(&j.ideal).map(|(t, i)| *t as f64 / *i as f64).collect();
-        u.push("job", Column::Str(j.job));
+        u.push("job", Column::Str(j.job.into()));
         u.push("iteration", Column::U64(j.iteration));
         u.push("start_ps", Column::U64(j.start));
         u.push("finish_ps", Column::U64(j.finish));

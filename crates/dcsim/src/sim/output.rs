@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::Simulation;
 use crate::net::mmu::DROP_REASONS;
-use crate::results::{Column, Results, Table};
+use crate::results::{Column, Results, Strings, Table};
 use crate::units::SimTime;
 
 fn gbps(bytes: u64, t: SimTime) -> f64 {
@@ -62,7 +62,6 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     let peak_packets = s.fx.pool.peak();
     s.fx.pool = Default::default();
     let mut tables = Vec::new();
-    let name = |n: crate::ids::NodeId| s.fx.nodes[n.idx()].name.clone();
 
     // nodes
     let mut t = Table::default();
@@ -90,8 +89,9 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     // By flow id (`fill_stats` gave every flow its row).
     let fl: Vec<Flow<'_>> = s.flows.iter().enumerate().map(|(i, h)| Flow { h, st: &s.flow_stats[i] }).collect();
     t.push("flow_id", Column::U64((0..fl.len() as u64).collect()));
-    t.push("src", Column::Str(fl.iter().map(|f| name(f.h.src)).collect()));
-    t.push("dst", Column::Str(fl.iter().map(|f| name(f.h.dst)).collect()));
+    let names: Vec<String> = s.fx.nodes.iter().map(|n| n.name.clone()).collect();
+    t.push("src", Column::Str(Strings::from_codes(fl.iter().map(|f| f.h.src.0).collect(), names.clone())));
+    t.push("dst", Column::Str(Strings::from_codes(fl.iter().map(|f| f.h.dst.0).collect(), names)));
     t.push("group", Column::U64(fl.iter().map(|f| f.h.group as u64).collect()));
     t.push("priority", Column::U64(fl.iter().map(|f| f.h.prio as u64).collect()));
     t.push("size_bytes", Column::I64(fl.iter().map(|f| if f.h.size == u64::MAX { -1 } else { f.h.size as i64 }).collect()));
@@ -348,8 +348,8 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
         let (n, v) = it.next().unwrap();
         t.push(n, Column::U64(v));
     }
-    t.push("node", Column::Str(node_col));
-    t.push("peer", Column::Str(peer_col));
+    t.push("node", Column::Str(node_col.into()));
+    t.push("peer", Column::Str(peer_col.into()));
     for (n, v) in it {
         t.push(n, Column::U64(v));
     }

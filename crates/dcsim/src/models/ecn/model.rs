@@ -55,24 +55,24 @@ impl Marking {
             who.push(names.join(" "));
         }
         t.push("port_id", Column::U64(pid));
-        t.push("node", Column::Str(node));
+        t.push("node", Column::Str(node.into()));
         t.push("port", Column::U64(port));
-        t.push("peer", Column::Str(peer));
+        t.push("peer", Column::Str(peer.into()));
         t.push("priority", Column::U64(prio));
-        t.push("role", Column::Str(roles));
+        t.push("role", Column::Str(roles.into()));
         t.push("congested_ps", Column::U64(cong));
         t.push("root_ps", Column::U64(root));
         t.push("victim_ps", Column::U64(victim));
         t.push("intervals", Column::U64(nint));
         t.push("marked", Column::U64(marked));
         t.push("pkts_while_congested", Column::U64(crossed));
-        t.push("pairs", Column::Str(who));
+        t.push("pairs", Column::Str(who.into()));
         t
     }
 
     /// Each congestion interval of a (port, priority), as kept (`stats.max_rows`).
     fn interval_table(&self, fx: &Fabric) -> Table {
-        let name = |n: NodeId| fx.nodes[n.idx()].name.clone();
+        let name = |n: NodeId| fx.nodes[n.idx()].name.as_str();
         let iv = self.intervals.rows();
         let mut t = Table::default();
         t.push("node", Column::Str(iv.iter().map(|i| name(fx.ports[i.port as usize].node)).collect()));
