@@ -4,7 +4,7 @@
 use std::num::NonZeroU64;
 
 use super::flow::{CcTimers, FlowInit, PerFlow, EAGER};
-use super::{Fabric, FlowHeader, FlowSlots, FlowStats, Nic, Node, Port, QpState, Receiver, Sender, Simulation, Tx};
+use super::{Fabric, FlowHeader, FlowSlots, Nic, Node, Port, QpState, Receiver, RxStats, Sender, Simulation, Tx, TxStats};
 use crate::error::try_vec;
 use crate::error::Result;
 use crate::event::{Event, EventQueue};
@@ -90,7 +90,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     // Fallible: a scenario of many flows in a process with less memory than its limit
     // allows fails here with an error naming what was built, not an abort.
     let (mut flows, mut flow_init) = (try_vec(n_flows, "flows")?, try_vec(n_flows, "flows")?);
-    let (mut receivers, mut flow_stats) = (FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?);
+    let (mut receivers, mut tx_stats, mut rx_stats) =
+        (FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?);
     let (mut senders, mut ccs, mut cc_timers) =
         (FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?, FlowSlots::new(n_flows, "flows")?);
     // Senders that may be made at their flow's start and retired at its finish (see
@@ -200,7 +201,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             cc_timers.insert(i, CcTimers::default());
             let selective = (plan.host.selective_repeat && fp.transport == Transport::Roce) || fp.transport == Transport::Uet;
             receivers.insert(i, Receiver::new(if selective { plan.host.ooo_window } else { 0 }));
-            flow_stats.insert(i, FlowStats { ideal_fct: ideal[i], min_rate: host_rate, ..FlowStats::default() });
+            tx_stats.insert(i, TxStats { min_rate: host_rate, ..TxStats::default() });
+            rx_stats.insert(i, RxStats::default());
         }
         if fp.start <= plan.duration {
             q.schedule(fp.start, Event::FlowStart(FlowId(i as u32)));
@@ -300,7 +302,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         make: super::flow::FlowMaking { init: PerFlow::new(flow_init), cc_plans: plan.ccs.clone(), base_rtt },
         senders,
         receivers,
-        flow_stats,
+        tx_stats,
+        rx_stats,
         ccs,
         tp: super::transports::Transports { tcp_tx, tcp_rx, uet_tx, uet_rx, pacers: Vec::new(), uet: plan.fabric.uet.clone() },
     };
@@ -401,7 +404,7 @@ impl Simulation {
         self.senders.insert(f.idx(), s);
         self.ccs.insert(f.idx(), cc);
         self.cc_timers.insert(f.idx(), CcTimers::default());
-        self.open_stats(f);
+        self.open_tx_stats(f);
     }
 
     /// The line rate of flow `f`'s source.
@@ -409,28 +412,25 @@ impl Simulation {
         self.fx.ports[self.fx.nodes[self.flows[f.idx()].src.idx()].ports.start as usize].rate()
     }
 
-    /// Makes flow `f`'s statistics row if this partition has none yet: at its start here
-    /// (the source's), or at its first arrival (the destination's).
-    #[inline]
-    pub(crate) fn open_stats(&mut self, f: FlowId) {
-        if !self.flow_stats.has(f.idx()) {
-            self.new_stats(f);
+    /// Makes flow `f`'s source statistics row if this partition has none yet (its
+    /// start here).
+    fn open_tx_stats(&mut self, f: FlowId) {
+        if !self.tx_stats.has(f.idx()) {
+            self.tx_stats.insert(f.idx(), TxStats { min_rate: self.src_rate(f), ..TxStats::default() });
         }
     }
 
-    #[inline(never)]
-    fn new_stats(&mut self, f: FlowId) {
-        let st = FlowStats { ideal_fct: self.make.init[f.idx()].ideal_fct, min_rate: self.src_rate(f), ..FlowStats::default() };
-        self.flow_stats.insert(f.idx(), st);
-    }
-
-    /// Makes flow `f`'s receiver if this partition has none yet (its first arrival here).
+    /// Makes flow `f`'s receiver and destination statistics row if this partition has
+    /// none yet (its first arrival here).
     #[inline]
     pub(crate) fn open_receiver(&mut self, f: FlowId) {
         if !self.receivers.has(f.idx()) {
             // Flows made on demand are RoCE.
             let w = if self.host.selective_repeat { self.host.ooo_window } else { 0 };
             self.receivers.insert(f.idx(), Receiver::new(w));
+        }
+        if !self.rx_stats.has(f.idx()) {
+            self.rx_stats.insert(f.idx(), RxStats::default());
         }
     }
 
@@ -439,16 +439,24 @@ impl Simulation {
     /// written outside the flow's own events).
     pub(crate) fn make_eager(&mut self, f: FlowId) {
         self.create_sender(f);
-        self.open_stats(f);
+        self.open_tx_stats(f);
         self.open_receiver(f);
         self.make.init[f.idx()].cc = EAGER;
+    }
+
+    /// When flow `f` completed, from the rows this partition has (`finish_of`).
+    pub(crate) fn flow_finish(&self, f: usize) -> Option<SimTime> {
+        super::flow::finish_of(self.tx_stats.get(f), self.rx_stats.get(f))
     }
 
     /// After a run (its partitions merged): a statistics row for every flow, those that
     /// never started or arrived anywhere as built.
     pub(crate) fn fill_stats(&mut self) {
         for f in 0..self.flows.len() {
-            self.open_stats(FlowId(f as u32));
+            self.open_tx_stats(FlowId(f as u32));
+            if !self.rx_stats.has(f) {
+                self.rx_stats.insert(f, RxStats::default());
+            }
         }
     }
 

@@ -109,8 +109,9 @@ impl Simulation {
         let (mut sent, mut delivered, mut dropped, mut flying) = (0u64, 0u64, 0u64, 0u64);
         let mut failures = Vec::new();
         // By flow id: flows that never started have no record.
-        for (f, st) in (0..self.flows.len()).filter_map(|f| Some((f, self.flow_stats.get(f)?))) {
-            let (s, d, x, i) = (st.pkts_sent, st.pkts_rx, self.rec.drops_by_flow[f], in_flight[f]);
+        for (f, st) in (0..self.flows.len()).filter_map(|f| Some((f, self.tx_stats.get(f)?))) {
+            let d = self.rx_stats.get(f).map_or(0, |r| r.pkts_rx);
+            let (s, x, i) = (st.pkts_sent, self.rec.drops_by_flow[f], in_flight[f]);
             sent += s;
             delivered += d;
             dropped += x;
@@ -254,7 +255,7 @@ senders = ["h1", "h2"]
         let plan = crate::scenario::load_str(text, std::path::Path::new("."), &[]).unwrap();
         let mut s = Simulation::new(&plan).unwrap();
         while s.run_until(s.end()) {}
-        assert!(!s.flow_stats.has(0) && s.flow_stats.has(1));
+        assert!(!s.tx_stats.has(0) && s.tx_stats.has(1));
         let c = s.run_checks();
         assert_eq!(c["conservation"]["ok"], json!(true), "{c}");
         assert!(c["conservation"]["in_flight"].as_u64().unwrap() > 0, "{c}");
@@ -276,7 +277,7 @@ senders = ["h1", "h2"]
     #[test]
     fn violations_are_reported_with_flow_and_port() {
         let mut s = sim();
-        s.flow_stats[1].pkts_sent += 1;
+        s.tx_stats[1].pkts_sent += 1;
         let p = s.fx.nodes.iter().position(|n| !n.is_host).unwrap();
         let port = s.fx.nodes[p].ports.start as usize;
         s.fx.prio_stats[port * 8 + 3].drops[0] += 2;

@@ -66,7 +66,7 @@ impl Simulation {
             match self.fx.after[i] {
                 After::Kick(p) => self.kick(p),
                 After::Unpark(node, prio) => self.unpark(node, prio),
-                After::CnpSent(f) => self.flow_stats[f.idx()].cnps_sent += 1,
+                After::CnpSent(f) => self.rx_stats[f.idx()].cnps_sent += 1,
                 After::Pause(p, class, xoff) => self.send_pause(p, class, xoff),
                 After::Deliver(p, id) => self.nic_consume(p, id),
                 After::StormDrain(p, prio) => {
@@ -207,7 +207,7 @@ impl Simulation {
     /// The receiver of flow `f` got a CE-marked data packet: counted, then the models'
     /// `marked_arrived` (a CNP to send).
     pub(crate) fn on_marked(&mut self, f: FlowId) {
-        self.flow_stats[f.idx()].marked_rx += 1;
+        self.rx_stats[f.idx()].marked_rx += 1;
         if self.setup.port_hooks.marked_arrived {
             let flow = flow_info(&self.flows, f);
             let mark = self.fx.after.len();

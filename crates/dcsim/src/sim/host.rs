@@ -3,9 +3,10 @@
 //! ACKs (cumulatively, every `ack_every` packets and the last; every packet of a flow
 //! whose frames carry INT, echoing the stack), and asks for go-back-N
 //! retransmission with a NAK when a lossy fabric dropped something. The sending side
-//! writes only `senders`, the receiving side only `receivers`; both count in `flow_stats`.
+//! writes only `senders` and counts in `tx_stats`, the receiving side only `receivers`
+//! and `rx_stats`.
 
-use super::{FlowStats, QpState, Receiver, Simulation, NO_COLL, NO_IO, NO_SW, NO_TCP, NO_UET};
+use super::{QpState, Receiver, RxStats, Simulation, NO_COLL, NO_IO, NO_SW, NO_TCP, NO_UET};
 use crate::event::Event;
 use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::models::{nic_timing, Ack};
@@ -44,8 +45,10 @@ impl Simulation {
         s.messages = s.msgs_done + 1;
         s.done = true;
         let cc_dynamic = s.cc_dynamic;
-        let st = &mut self.flow_stats[f.idx()];
-        if st.finish.is_none() {
+        // (A UDP flow whose last packet arrived first is complete already.)
+        let arrived = self.rx_stats.get(f.idx()).is_some_and(|r| r.finish.is_some());
+        let st = &mut self.tx_stats[f.idx()];
+        if st.finish.is_none() && !arrived {
             st.finish.set(now);
         }
         if let Some(since) = st.limited_since.take() {
@@ -159,7 +162,7 @@ impl Simulation {
             let wire = frame + self.fx.preamble;
             s.last_tx = now;
             s.last_wire = wire;
-            let st = &mut self.flow_stats[f.idx()];
+            let st = &mut self.tx_stats[f.idx()];
             st.pkts_sent += 1;
             if let Some(rate) = s.pace() {
                 s.next_tx = now + rate.tx_time(wire as u64);
@@ -243,7 +246,7 @@ impl Simulation {
         let lat = (now - pkt.sent()).0;
         self.rec.latency.record(lat);
         // (The destination's row exists: made with the receiver, `receive_data`.)
-        let st = &mut self.flow_stats[pkt.flow.idx()];
+        let st = &mut self.rx_stats[pkt.flow.idx()];
         if st.pkts_rx == 0 {
             st.first_arrival = now;
         }
@@ -256,7 +259,7 @@ impl Simulation {
     /// Counts `payload` bytes of flow `f` delivered in order to the application.
     pub(crate) fn count_delivery(&mut self, f: FlowId, payload: u64) {
         let now = self.now_t();
-        let st = &mut self.flow_stats[f.idx()];
+        let st = &mut self.rx_stats[f.idx()];
         st.delivered += payload;
         st.last_rx = now;
         if now >= self.stats_cfg.steady_start {
@@ -270,7 +273,7 @@ impl Simulation {
                 st.bin_bytes = 0;
                 self.push_goodput(f, old * iv.0, bytes);
             }
-            self.flow_stats[f.idx()].bin_bytes += payload;
+            self.rx_stats[f.idx()].bin_bytes += payload;
         }
         if let Some(iv) = self.stats_cfg.class_interval {
             let prio = self.flows[f.idx()].prio as usize;
@@ -288,12 +291,10 @@ impl Simulation {
         // The receiver and the destination's statistics row are made at the flow's first
         // arrival here (flows made on demand are RoCE).
         let sr = self.host.selective_repeat;
-        let (stats, init, flows, fx) = (&mut self.flow_stats, &self.make.init, &self.flows, &self.fx);
+        let stats = &mut self.rx_stats;
         let make = || {
             if !stats.has(f.idx()) {
-                let src = fx.nodes[flows[f.idx()].src.idx()].ports.start as usize;
-                let row = FlowStats { ideal_fct: init[f.idx()].ideal_fct, min_rate: fx.ports[src].rate(), ..FlowStats::default() };
-                stats.insert(f.idx(), row);
+                stats.insert(f.idx(), RxStats::default());
             }
             Receiver::new(if sr { w } else { 0 })
         };
@@ -313,8 +314,10 @@ impl Simulation {
             let (hdr, r) = (&self.flows[f.idx()], self.receivers.at_mut(rs));
             if hdr.udp {
                 // No ACKs: a finite UDP flow is complete when its last packet arrives.
-                let st = &mut self.flow_stats[f.idx()];
-                if r.rcv_next == hdr.npkts && st.finish.is_none() {
+                // (Unless its source stopped first.)
+                let stopped = self.tx_stats.get(f.idx()).is_some_and(|t| t.finish.is_some());
+                let st = &mut self.rx_stats[f.idx()];
+                if r.rcv_next == hdr.npkts && st.finish.is_none() && !stopped {
                     let lat = (now - hdr.start).0;
                     st.finish.set(now);
                     st.msgs_done = 1;
@@ -464,7 +467,7 @@ impl Simulation {
                 let una = s.snd_una;
                 let named = pkt.kind == PktKind::Nak && pkt.nak_seq() == una;
                 if !named && s.resend != Some(una) {
-                    self.flow_stats[f.idx()].retransmits += 1;
+                    self.tx_stats[f.idx()].retransmits += 1;
                     match s.resend {
                         Some(_) if self.setup.sender_hooks.resends && self.models.queue_resend(f, una) => {}
                         _ => s.resend = Some(una),
@@ -496,7 +499,7 @@ impl Simulation {
             let n = if self.host.selective_repeat || uet {
                 // Resend only the packet the receiver is missing (with trimming, after
                 // those named before it).
-                self.flow_stats[f.idx()].retransmits += 1;
+                self.tx_stats[f.idx()].retransmits += 1;
                 match s.resend {
                     Some(r) if r != seq && self.setup.sender_hooks.resends && self.models.queue_resend(f, seq) => {}
                     _ => s.resend = Some(seq),
@@ -504,7 +507,7 @@ impl Simulation {
                 1
             } else {
                 let n = (s.next_seq - seq) as u64;
-                self.flow_stats[f.idx()].retransmits += n;
+                self.tx_stats[f.idx()].retransmits += n;
                 s.next_seq = seq;
                 n
             };
@@ -552,8 +555,7 @@ impl Simulation {
             // A message is complete: post the next one, or the flow is done.
             let lat = (now - s.msg_start).0;
             s.msgs_done += 1;
-            let st = &mut self.flow_stats[f.idx()];
-            st.msgs_done += 1;
+            self.tx_stats[f.idx()].msgs_done += 1;
             self.rec.msg_lats.push(f, lat);
             self.rec.msg_latency.record(lat);
             if s.messages == 0 || s.msgs_done < s.messages {
@@ -574,7 +576,7 @@ impl Simulation {
     pub(crate) fn sender_done(&mut self, f: FlowId, now: SimTime) {
         let s = &mut self.senders[f.idx()];
         s.done = true;
-        let st = &mut self.flow_stats[f.idx()];
+        let st = &mut self.tx_stats[f.idx()];
         st.finish.set(now);
         if let Some(since) = st.limited_since.take() {
             st.limited_ps += (now - since).0;
@@ -619,7 +621,7 @@ impl Simulation {
             if self.host.selective_repeat || uet {
                 // IRN: resend the first unacknowledged packet only; the receiver names
                 // the next hole below what it holds once that one arrives.
-                self.flow_stats[f.idx()].retransmits += 1;
+                self.tx_stats[f.idx()].retransmits += 1;
                 if let Some(r) = s.resend.filter(|&r| r != s.snd_una && self.setup.sender_hooks.resends) {
                     self.models.queue_resend(f, r); // a NAKed resend still pending
                 }
@@ -629,7 +631,7 @@ impl Simulation {
                 s.recover = s.next_seq;
             } else {
                 // Go back to the first unacknowledged packet.
-                self.flow_stats[f.idx()].retransmits += (s.next_seq - s.snd_una) as u64;
+                self.tx_stats[f.idx()].retransmits += (s.next_seq - s.snd_una) as u64;
                 s.next_seq = s.snd_una;
             }
         }

@@ -28,7 +28,7 @@ mod uet;
 use std::collections::VecDeque;
 
 pub(crate) use crate::collectives::world::NO_COLL;
-pub(crate) use flow::{FlowHeader, FlowSlots, FlowStats, QpState, Receiver, Sender, NO_TCP, NO_UET};
+pub(crate) use flow::{FlowHeader, FlowSlots, QpState, Receiver, RxStats, Sender, TxStats, NO_TCP, NO_UET};
 pub use storage::IoKpi;
 pub(crate) use storage::NO_IO;
 pub(crate) use sw_limiter::NO_SW;
@@ -81,11 +81,12 @@ pub struct Simulation {
     pub(crate) cc_timers: FlowSlots<flow::CcTimers>,
     /// What creating a flow's records at its start takes (`build::create_sender`).
     pub(crate) make: flow::FlowMaking,
-    /// Made at the flow's first arrival in the destination's partition, and the
-    /// statistics row at its start or first arrival in each partition that sees it
-    /// (`build::open_receiver`, `open_stats`; at build for `EAGER` flows); kept.
+    /// Made at the flow's first arrival in the destination's partition with the
+    /// destination's statistics row; the source's row at its start in the source's
+    /// (`build::open_receiver`, `open_tx_stats`; at build for `EAGER` flows); kept.
     pub(crate) receivers: FlowSlots<Receiver>,
-    pub(crate) flow_stats: FlowSlots<FlowStats>,
+    pub(crate) tx_stats: FlowSlots<TxStats>,
+    pub(crate) rx_stats: FlowSlots<RxStats>,
     /// Reaction-point state per flow, apart from `flows` so that the per-packet path does
     /// not carry it through the cache.
     pub(crate) ccs: FlowSlots<Cc>,

@@ -41,14 +41,14 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     }
     s.models.end_run(&s.fx, end);
     s.fill_stats();
-    for f in s.flow_stats.iter_mut() {
+    for f in s.tx_stats.iter_mut() {
         if let Some(since) = f.limited_since.take() {
             f.limited_ps += (end - since).0;
         }
     }
     if let Some(iv) = s.stats_cfg.goodput_interval {
-        for f in 0..s.flow_stats.len() {
-            let (bin, bytes) = (s.flow_stats[f].bin, s.flow_stats[f].bin_bytes);
+        for f in 0..s.rx_stats.len() {
+            let (bin, bytes) = (s.rx_stats[f].bin, s.rx_stats[f].bin_bytes);
             s.push_goodput(crate::ids::FlowId(f as u32), bin * iv.0, bytes);
         }
     }
@@ -86,102 +86,106 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     // Each flow's message latencies in order, for the percentiles below.
     s.rec.msg_lats.sort();
     let msg_lats = s.rec.msg_lats.by_flow(s.flows.len());
-    // By flow id (`fill_stats` gave every flow its row).
-    let fl: Vec<Flow<'_>> = s.flows.iter().enumerate().map(|(i, h)| Flow { h, st: &s.flow_stats[i] }).collect();
-    t.push("flow_id", Column::U64((0..fl.len() as u64).collect()));
+    // By flow id (`fill_stats` gave every flow its rows), made for each column as it is
+    // built: a table of them would be held beside the flows' records and the table.
+    let fl = || {
+        (0..s.flows.len()).map(|i| Flow {
+            h: &s.flows[i],
+            tx: &s.tx_stats[i],
+            rx: &s.rx_stats[i],
+            finish: s.flow_finish(i),
+            ideal: s.make.init[i].ideal_fct,
+        })
+    };
+    t.push("flow_id", Column::U64((0..s.flows.len() as u64).collect()));
     let names: Vec<String> = s.fx.nodes.iter().map(|n| n.name.clone()).collect();
-    t.push("src", Column::Str(Strings::from_codes(fl.iter().map(|f| f.h.src.0).collect(), names.clone())));
-    t.push("dst", Column::Str(Strings::from_codes(fl.iter().map(|f| f.h.dst.0).collect(), names)));
-    t.push("group", Column::U64(fl.iter().map(|f| f.h.group as u64).collect()));
-    t.push("priority", Column::U64(fl.iter().map(|f| f.h.prio as u64).collect()));
-    t.push("size_bytes", Column::I64(fl.iter().map(|f| if f.h.size == u64::MAX { -1 } else { f.h.size as i64 }).collect()));
-    t.push("start_ps", Column::U64(fl.iter().map(|f| f.h.start.0).collect()));
-    t.push("finish_ps", Column::I64(fl.iter().map(|f| f.st.finish.get().map_or(-1, |x| x.0 as i64)).collect()));
-    t.push("fct_ps", Column::I64(fl.iter().map(|f| f.st.finish.get().map_or(-1, |x| (x - f.h.start).0 as i64)).collect()));
+    t.push("src", Column::Str(Strings::from_codes(fl().map(|f| f.h.src.0).collect(), names.clone())));
+    t.push("dst", Column::Str(Strings::from_codes(fl().map(|f| f.h.dst.0).collect(), names)));
+    t.push("group", Column::U64(fl().map(|f| f.h.group as u64).collect()));
+    t.push("priority", Column::U64(fl().map(|f| f.h.prio as u64).collect()));
+    t.push("size_bytes", Column::I64(fl().map(|f| if f.h.size == u64::MAX { -1 } else { f.h.size as i64 }).collect()));
+    t.push("start_ps", Column::U64(fl().map(|f| f.h.start.0).collect()));
+    t.push("finish_ps", Column::I64(fl().map(|f| f.finish.map_or(-1, |x| x.0 as i64)).collect()));
+    t.push("fct_ps", Column::I64(fl().map(|f| f.finish.map_or(-1, |x| (x - f.h.start).0 as i64)).collect()));
     // A job's queue pair carries every iteration's chunks with compute between them: its
     // times are the jobs' and collectives' tables', not a transfer's FCT to compare
     // with one alone.
     let no_ideal = |f: &Flow| f.h.size == u64::MAX || f.h.coll != super::NO_COLL;
-    t.push("ideal_fct_ps", Column::I64(fl.iter().map(|f| if no_ideal(f) { -1 } else { f.st.ideal_fct.0 as i64 }).collect()));
+    t.push("ideal_fct_ps", Column::I64(fl().map(|f| if no_ideal(&f) { -1 } else { f.ideal.0 as i64 }).collect()));
     t.push(
         "slowdown",
         Column::F64(
-            fl.iter()
-                .map(|f| match f.st.finish.get() {
-                    Some(x) if f.st.ideal_fct.0 > 0 && !no_ideal(f) => (x - f.h.start).0 as f64 / f.st.ideal_fct.0 as f64,
-                    _ => f64::NAN,
-                })
-                .collect(),
+            fl().map(|f| match f.finish {
+                Some(x) if f.ideal.0 > 0 && !no_ideal(&f) => (x - f.h.start).0 as f64 / f.ideal.0 as f64,
+                _ => f64::NAN,
+            })
+            .collect(),
         ),
     );
-    t.push("bytes_delivered", Column::U64(fl.iter().map(|f| f.st.delivered).collect()));
+    t.push("bytes_delivered", Column::U64(fl().map(|f| f.rx.delivered).collect()));
     t.push(
         "goodput_gbps",
         Column::F64(
-            fl.iter()
-                .map(|f| {
-                    let stop = f.st.finish.get().unwrap_or(end).min(end);
-                    if stop > f.h.start {
-                        gbps(f.st.delivered, stop - f.h.start)
-                    } else {
-                        0.0
-                    }
-                })
-                .collect(),
+            fl().map(|f| {
+                let stop = f.finish.unwrap_or(end).min(end);
+                if stop > f.h.start {
+                    gbps(f.rx.delivered, stop - f.h.start)
+                } else {
+                    0.0
+                }
+            })
+            .collect(),
         ),
     );
     t.push(
         "goodput_steady_gbps",
         Column::F64(
-            fl.iter()
-                .map(|f| {
-                    let from = steady.max(f.h.start);
-                    let stop = f.st.finish.get().unwrap_or(end).min(end);
-                    if stop > from {
-                        gbps(f.st.steady_bytes, stop - from)
-                    } else {
-                        f64::NAN
-                    }
-                })
-                .collect(),
+            fl().map(|f| {
+                let from = steady.max(f.h.start);
+                let stop = f.finish.unwrap_or(end).min(end);
+                if stop > from {
+                    gbps(f.rx.steady_bytes, stop - from)
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect(),
         ),
     );
-    t.push("pkts_sent", Column::U64(fl.iter().map(|f| f.st.pkts_sent).collect()));
-    t.push("retransmits", Column::U64(fl.iter().map(|f| f.st.retransmits).collect()));
+    t.push("pkts_sent", Column::U64(fl().map(|f| f.tx.pkts_sent).collect()));
+    t.push("retransmits", Column::U64(fl().map(|f| f.tx.retransmits).collect()));
     // Reordering, as the RoCE receiver saw it (0 for TCP and UDP flows); in runs where
     // it can matter (`reorder`): selective repeat, or a model that spreads a flow over
     // paths.
     if reorder {
         // (A flow that never arrived has no receiver: zeros, as built.)
         let rx = |f: usize| s.receivers.get(f).map_or((0, 0, 0), |r| (r.ooo_rx, r.held_peak, r.dup_rx));
-        t.push("ooo_arrivals", Column::U64((0..fl.len()).map(|f| rx(f).0 as u64).collect()));
-        t.push("reorder_peak", Column::U64((0..fl.len()).map(|f| rx(f).1 as u64).collect()));
-        t.push("spurious_retransmits", Column::U64((0..fl.len()).map(|f| rx(f).2 as u64).collect()));
+        t.push("ooo_arrivals", Column::U64((0..s.flows.len()).map(|f| rx(f).0 as u64).collect()));
+        t.push("reorder_peak", Column::U64((0..s.flows.len()).map(|f| rx(f).1 as u64).collect()));
+        t.push("spurious_retransmits", Column::U64((0..s.flows.len()).map(|f| rx(f).2 as u64).collect()));
     }
-    t.push("pkts_received", Column::U64(fl.iter().map(|f| f.st.pkts_rx).collect()));
+    t.push("pkts_received", Column::U64(fl().map(|f| f.rx.pkts_rx).collect()));
     t.push(
         "latency_mean_ps",
-        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 0 { f.st.lat_sum as f64 / f.st.pkts_rx as f64 } else { f64::NAN }).collect()),
+        Column::F64(fl().map(|f| if f.rx.pkts_rx > 0 { f.rx.lat_sum as f64 / f.rx.pkts_rx as f64 } else { f64::NAN }).collect()),
     );
-    t.push("latency_max_ps", Column::U64(fl.iter().map(|f| f.st.lat_max).collect()));
+    t.push("latency_max_ps", Column::U64(fl().map(|f| f.rx.lat_max).collect()));
     t.push(
         "interarrival_mean_ps",
-        Column::F64(
-            fl.iter().map(|f| if f.st.pkts_rx > 1 { f.st.ipi_sum() as f64 / (f.st.pkts_rx - 1) as f64 } else { f64::NAN }).collect(),
-        ),
+        Column::F64(fl().map(|f| if f.rx.pkts_rx > 1 { f.rx.ipi_sum() as f64 / (f.rx.pkts_rx - 1) as f64 } else { f64::NAN }).collect()),
     );
-    t.push("marked_received", Column::U64(fl.iter().map(|f| f.st.marked_rx).collect()));
+    t.push("marked_received", Column::U64(fl().map(|f| f.rx.marked_rx).collect()));
     t.push(
         "mark_fraction",
-        Column::F64(fl.iter().map(|f| if f.st.pkts_rx > 0 { f.st.marked_rx as f64 / f.st.pkts_rx as f64 } else { f64::NAN }).collect()),
+        Column::F64(fl().map(|f| if f.rx.pkts_rx > 0 { f.rx.marked_rx as f64 / f.rx.pkts_rx as f64 } else { f64::NAN }).collect()),
     );
-    t.push("cnps_sent", Column::U64(fl.iter().map(|f| f.st.cnps_sent).collect()));
-    t.push("cnps_received", Column::U64(fl.iter().map(|f| f.st.cnps_rx).collect()));
-    t.push("min_rate_gbps", Column::F64(fl.iter().map(|f| f.st.min_rate.as_gbps_f64()).collect()));
-    t.push("rate_limited_ps", Column::U64(fl.iter().map(|f| f.st.limited_ps).collect()));
-    t.push("pkts_rate_limited", Column::U64(fl.iter().map(|f| f.st.pkts_limited).collect()));
-    t.push("feedback_received", Column::U64(fl.iter().map(|f| f.st.feedback_rx).collect()));
-    t.push("messages_completed", Column::U64(fl.iter().map(|f| f.st.msgs_done as u64).collect()));
+    t.push("cnps_sent", Column::U64(fl().map(|f| f.rx.cnps_sent).collect()));
+    t.push("cnps_received", Column::U64(fl().map(|f| f.tx.cnps_rx).collect()));
+    t.push("min_rate_gbps", Column::F64(fl().map(|f| f.tx.min_rate.as_gbps_f64()).collect()));
+    t.push("rate_limited_ps", Column::U64(fl().map(|f| f.tx.limited_ps).collect()));
+    t.push("pkts_rate_limited", Column::U64(fl().map(|f| f.tx.pkts_limited).collect()));
+    t.push("feedback_received", Column::U64(fl().map(|f| f.tx.feedback_rx).collect()));
+    t.push("messages_completed", Column::U64(fl().map(|f| (f.tx.msgs_done + f.rx.msgs_done) as u64).collect()));
     t.push(
         "message_latency_mean_ps",
         // Over the messages timed (a software-limited stream counts its completions
@@ -228,7 +232,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
         let tx = |i: usize| &s.tp.tcp_tx[s.flows[i].tcp as usize];
         let mut t = Table::default();
         t.push("flow_id", Column::U64(ids.iter().map(|&i| i as u64).collect()));
-        t.push("retransmits", Column::U64(ids.iter().map(|&i| s.flow_stats[i].retransmits).collect()));
+        t.push("retransmits", Column::U64(ids.iter().map(|&i| s.tx_stats[i].retransmits).collect()));
         t.push("fast_recoveries", Column::U64(ids.iter().map(|&i| tx(i).fast_recoveries).collect()));
         t.push("timeouts", Column::U64(ids.iter().map(|&i| tx(i).timeouts).collect()));
         t.push("rtt_samples", Column::U64(ids.iter().map(|&i| tx(i).rtt_n).collect()));
@@ -246,7 +250,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     // The flows' records are freed, as no table below reads them: a long run's would be
     // held beside every other table (100 ms of k = 16: 130 MB of statistics, receivers
     // and message latencies).
-    (s.flow_stats, s.receivers, s.rec.msg_lats) = Default::default();
+    (s.tx_stats, s.rx_stats, s.receivers, s.rec.msg_lats) = Default::default();
 
     // ports: one row per (port, priority in use)
     let mut cols: Vec<(&str, Vec<u64>)> = Vec::new();
@@ -569,17 +573,18 @@ struct FlowTotals {
 
 impl FlowTotals {
     fn of(s: &Simulation, reorder: bool) -> FlowTotals {
-        let st = || s.flow_stats.iter();
-        let rx = || s.receivers.iter();
+        let (tx, rx) = (|| s.tx_stats.iter(), || s.rx_stats.iter());
+        let receivers = || s.receivers.iter();
         FlowTotals {
-            finished: st().filter(|f| f.finish.is_some()).count(),
-            pkts_rx: st().map(|f| f.pkts_rx).sum(),
-            delivered: st().map(|f| f.delivered).sum(),
-            retransmits: st().map(|f| f.retransmits).sum(),
-            cnps_sent: st().map(|f| f.cnps_sent).sum(),
-            cnps_rx: st().map(|f| f.cnps_rx).sum(),
+            finished: (0..s.flows.len()).filter(|&f| s.flow_finish(f).is_some()).count(),
+            pkts_rx: rx().map(|f| f.pkts_rx).sum(),
+            delivered: rx().map(|f| f.delivered).sum(),
+            retransmits: tx().map(|f| f.retransmits).sum(),
+            cnps_sent: rx().map(|f| f.cnps_sent).sum(),
+            cnps_rx: tx().map(|f| f.cnps_rx).sum(),
             reorder: reorder.then(|| {
-                (rx().map(|r| r.ooo_rx as u64).sum(), rx().map(|r| r.held_peak).max().unwrap_or(0), rx().map(|r| r.dup_rx as u64).sum())
+                let r = receivers;
+                (r().map(|r| r.ooo_rx as u64).sum(), r().map(|r| r.held_peak).max().unwrap_or(0), r().map(|r| r.dup_rx as u64).sum())
             }),
         }
     }
@@ -596,10 +601,13 @@ pub(super) fn rates_table(rates: crate::net::rate_rows::RateRows) -> Table {
     t
 }
 
-/// A flow's header and statistics side by side, for the flows table.
+/// A flow's header and both ends' statistics side by side, for the flows table.
 struct Flow<'a> {
     h: &'a super::FlowHeader,
-    st: &'a super::FlowStats,
+    tx: &'a super::TxStats,
+    rx: &'a super::RxStats,
+    finish: Option<SimTime>,
+    ideal: SimTime,
 }
 
 /// The `q`-quantile of sorted `v` by nearest rank: the smallest value with at least

@@ -13,7 +13,7 @@ use crate::units::{Rate, SimTime};
 impl Simulation {
     /// A CNP for flow `f` reached its sender.
     pub(crate) fn on_cnp_received(&mut self, f: FlowId) {
-        self.flow_stats[f.idx()].cnps_rx += 1;
+        self.tx_stats[f.idx()].cnps_rx += 1;
         if self.senders.get(f.idx()).is_none_or(|s| s.done) {
             return;
         }
@@ -31,7 +31,7 @@ impl Simulation {
         if self.senders.get(f.idx()).is_none_or(|s| s.done) {
             return; // the source has stopped: nothing to regulate
         }
-        self.flow_stats[f.idx()].feedback_rx += 1;
+        self.tx_stats[f.idx()].feedback_rx += 1;
         self.cc_hook(f, |cc, ctx| cc.on_feedback(ctx, fb));
     }
 
@@ -160,7 +160,7 @@ impl Simulation {
         let now = self.now_t();
         let preamble = self.fx.preamble;
         let flow = &mut self.senders[f.idx()];
-        let st = &mut self.flow_stats[f.idx()];
+        let st = &mut self.tx_stats[f.idx()];
         let rate = rate.max(Rate(1));
         let line = flow.line_rate;
         if rate < line {

@@ -291,7 +291,7 @@ impl Simulation {
         let iv = self.io().interval.expect("KPI rows are due only with an interval");
         self.rec.io_next = if now + iv <= self.end { now + iv } else { SimTime::MAX };
         let marks: u64 = self.fx.prio_stats.iter().map(|c| c.ecn_marked).sum();
-        let cnps: u64 = self.flow_stats.iter().map(|f| f.cnps_sent).sum();
+        let cnps: u64 = self.rx_stats.iter().map(|f| f.cnps_sent).sum();
         let mut paused = 0u64;
         let (mut qsum, mut qmax, mut nq) = (0u64, 0u64, 0u64);
         for (p, port) in self.fx.ports.iter().enumerate() {

@@ -128,7 +128,7 @@ impl Simulation {
         let new = seen - l.completed;
         l.completed = seen;
         s.msgs_done += new;
-        self.flow_stats[f.idx()].msgs_done += new;
+        self.tx_stats[f.idx()].msgs_done += new;
         if l.total != 0 && seen == l.total {
             return self.sender_done(f, now);
         }

@@ -2,7 +2,7 @@
 //! timers, using the state machines of `models/tcp` (scoreboard, RTO, receiver) as
 //! `host.rs` does RoCE's. `host.rs` dispatches here by transport (`FlowHeader::tcp`); the
 //! sending side writes only `senders` and `tcp_tx`, the receiving side only `receivers`
-//! and `tcp_rx`; both count in `flow_stats`.
+//! and `tcp_rx`; each counts in its own (`tx_stats`, `rx_stats`).
 
 use super::Simulation;
 use crate::event::Event;
@@ -26,7 +26,7 @@ impl Simulation {
         let now = self.now_t();
         let tx = &mut self.tp.tcp_tx[t as usize];
         if resend || seq < tx.snd_max {
-            self.flow_stats[f.idx()].retransmits += 1;
+            self.tx_stats[f.idx()].retransmits += 1;
         } else if tx.cwr_pending {
             tx.cwr_pending = false;
             self.fx.pool.get_mut(id).flags |= FLAG_CWR;
@@ -152,7 +152,7 @@ impl Simulation {
         self.count_arrival(pkt);
         let ce = pkt.flags & FLAG_CE != 0;
         if ce {
-            self.flow_stats[f.idx()].marked_rx += 1;
+            self.rx_stats[f.idx()].marked_rx += 1;
         }
         let hdr = &self.flows[f.idx()];
         let (t, npkts, last_payload) = (hdr.tcp as usize, hdr.npkts, hdr.last_payload);

@@ -54,7 +54,7 @@ impl Simulation {
             return;
         }
         s.resend = Some(s.snd_una);
-        self.flow_stats[f.idx()].retransmits += 1;
+        self.tx_stats[f.idx()].retransmits += 1;
         self.activate(f);
     }
 

@@ -48,7 +48,7 @@ impl Simulation {
     /// An interval ends at `t`: record the flows' deliveries, and skip if they are steady.
     pub(crate) fn ff_flow_check(&mut self, t: SimTime) {
         let started = (0..self.flows.len()).filter(|&f| sender_started(&self.senders, f)).count();
-        let finished = self.flow_stats.iter().filter(|s| s.finish.is_some()).count();
+        let finished = (0..self.flows.len()).filter(|&f| self.flow_finish(f).is_some()).count();
         let (events, hops, end) = (self.fx.q.processed(), self.hops, self.end);
         let Some(ff) = self.ff.as_deref_mut() else { return };
         let (w, tol) = (ff.cfg.window as usize, ff.cfg.tolerance);
@@ -59,7 +59,7 @@ impl Simulation {
             if fs.marks.len() == 2 * w + 1 { fs.marks.pop_front().map(|m| m.delivered).unwrap_or_default() } else { Vec::new() };
         delivered.clear();
         // (A fast-forward run makes every flow's records at build: one row per flow.)
-        delivered.extend(self.flow_stats.iter().map(|s| s.delivered));
+        delivered.extend(self.rx_stats.iter().map(|s| s.delivered));
         fs.marks.push_back(Mark { started, finished, events, hops, delivered });
         if fs.marks.len() < 2 * w + 1 {
             return;
@@ -72,7 +72,7 @@ impl Simulation {
         // Per flow under way: its rate (bytes per ps) and the relative error of it.
         let mut rates = Vec::new();
         for f in 0..self.flows.len() {
-            if !sender_started(&self.senders, f) || self.flow_stats[f].finish.is_some() {
+            if !sender_started(&self.senders, f) || crate::sim::flow::finish_of(self.tx_stats.get(f), self.rx_stats.get(f)).is_some() {
                 continue;
             }
             let d: Vec<f64> = (0..2 * w).map(|i| (fs.marks[i + 1].delivered[f] - fs.marks[i].delivered[f]) as f64).collect();
@@ -87,7 +87,7 @@ impl Simulation {
         for &(f, r, _) in &rates {
             let h = &self.flows[f];
             if h.size != u64::MAX && r > 0.0 {
-                horizon = horizon.min((h.size - self.flow_stats[f].delivered) as f64 / r);
+                horizon = horizon.min((h.size - self.rx_stats[f].delivered) as f64 / r);
             }
         }
         let margin = 2.0 * w as f64 * iv;

@@ -129,7 +129,7 @@ impl Simulation {
             shift(&mut s.msg_start);
         }
         self.receivers.iter_mut().for_each(|r| shift(&mut r.ack_oldest));
-        self.flow_stats.iter_mut().for_each(|s| {
+        self.tx_stats.iter_mut().for_each(|s| {
             if let Some(t) = s.limited_since.get() {
                 s.limited_since.set(t.later(by));
             }
@@ -146,8 +146,8 @@ impl Simulation {
     fn credit(&mut self, f: usize, pkts: u64) {
         let payload = self.host.mtu as u64;
         let steady = self.clock >= self.stats_cfg.steady_start;
-        let st = &mut self.flow_stats[f];
-        st.pkts_sent += pkts;
+        self.tx_stats[f].pkts_sent += pkts;
+        let st = &mut self.rx_stats[f];
         st.pkts_rx += pkts;
         st.delivered += pkts * payload;
         if steady {

@@ -68,7 +68,7 @@ pub(crate) struct FlowInit {
     /// Index in `FlowMaking::cc_plans` (`EAGER`: the sender was made at build time and
     /// lives for the whole run).
     pub cc: u32,
-    /// Its FCT alone in the empty fabric (`FlowStats::ideal_fct`).
+    /// Its FCT alone in the empty fabric (the flows table's `ideal_fct_ps`).
     pub ideal_fct: SimTime,
 }
 

@@ -4,15 +4,15 @@ use crate::ids::FlowId;
 use crate::net::column_sort::{sort_rows, Columns};
 use crate::units::{Rate, SimTime, When};
 
-/// What is counted about a flow (the flows table); the model never reads it. Grouped by
-/// who writes it how often, a cache line each: the destination NIC for every data frame;
-/// the destination for marks and bins, the source's rate limits and completion; the
-/// source for every frame sent. A frame touches one line of it at each end. Its
-/// messages' latencies are logged apart (`MsgLats`): most flows complete one.
+/// What the destination counts about a flow (the flows table; the model never reads
+/// it): a row in the destination's partition, made at the flow's first arrival there.
+/// Its first cache line is written for every data frame, its second now and then.
+/// With `TxStats`, the source's, each partition of a parallel run holds the rows of its
+/// own hosts' ends only.
 #[derive(Default)]
 #[repr(C, align(64))]
-pub(crate) struct FlowStats {
-    // Destination, every data frame.
+pub(crate) struct RxStats {
+    // Every data frame.
     pub pkts_rx: u64,
     /// Arrival of the last data frame (with `first_arrival`, meaningful once `pkts_rx`
     /// is not 0): the inter-packet gaps add up to `last_arrival - first_arrival`.
@@ -22,18 +22,25 @@ pub(crate) struct FlowStats {
     pub delivered: u64,
     pub last_rx: SimTime,
     pub steady_bytes: u64,
-    // Destination, now and then; the source's rate limits; completion.
+    // Now and then.
     pub first_arrival: SimTime,
     pub bin: u64,
     pub bin_bytes: u64,
     pub marked_rx: u64,
     pub cnps_sent: u64,
-    pub limited_ps: u64,
-    pub limited_since: When,
-    /// Completion: the last message acknowledged (RoCE), the last packet received (UDP)
-    /// or the source stopped.
+    /// A UDP flow's completion: its last packet received (unless its source stopped
+    /// first, `TxStats::finish`).
     pub finish: When,
-    // Source, every frame sent; then fixed at the start.
+    pub msgs_done: u32,
+}
+
+const _: () = assert!(std::mem::offset_of!(RxStats, first_arrival) == 64 && std::mem::size_of::<RxStats>() == 128);
+
+/// What the source counts about a flow (the flows table; the model never reads it): a
+/// row in the source's partition, made when the flow starts. `pkts_sent` and
+/// `pkts_limited` are written for every frame sent.
+#[derive(Default)]
+pub(crate) struct TxStats {
     pub pkts_sent: u64,
     pub pkts_limited: u64,
     pub retransmits: u64,
@@ -41,15 +48,23 @@ pub(crate) struct FlowStats {
     /// Feedback frames (QCN, BCN) and FECN probe replies received.
     pub feedback_rx: u64,
     pub min_rate: Rate,
-    pub ideal_fct: SimTime,
+    pub limited_ps: u64,
+    pub limited_since: When,
+    /// Completion: the last message acknowledged (RoCE) or the source stopped.
+    pub finish: When,
     pub msgs_done: u32,
 }
 
-const _: () = assert!(
-    std::mem::offset_of!(FlowStats, first_arrival) == 64
-        && std::mem::offset_of!(FlowStats, pkts_sent) == 128
-        && std::mem::size_of::<FlowStats>() == 192
-);
+const _: () = assert!(std::mem::size_of::<TxStats>() == 80);
+
+/// A flow's completion from its two rows: the earlier end's (one world sets only one;
+/// the partitions of a parallel run may each see theirs).
+pub(crate) fn finish_of(tx: Option<&TxStats>, rx: Option<&RxStats>) -> Option<SimTime> {
+    match (tx.and_then(|t| t.finish.get()), rx.and_then(|r| r.finish.get())) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
 
 /// Every completed message's latency (ps) with its flow, for the flows table's
 /// per-flow mean and percentiles: a row per message, so it grows with completions,
@@ -105,7 +120,7 @@ impl Columns for MsgLats {
         (self.flow[i], self.lat[i]) = row;
     }
 }
-impl FlowStats {
+impl RxStats {
     /// The sum of the gaps between consecutive data frames' arrivals (ps).
     pub fn ipi_sum(&self) -> u64 {
         if self.pkts_rx == 0 {

@@ -12,7 +12,7 @@ use std::mem::swap;
 
 use super::Simulation;
 use crate::ids::PortId;
-use crate::sim::FlowStats;
+use crate::sim::{FlowSlots, RxStats, TxStats};
 
 impl Simulation {
     pub(in crate::sim) fn merge_partitions(&mut self) {
@@ -75,13 +75,8 @@ impl Simulation {
                     }
                 }
             });
-            std::mem::take(&mut o.flow_stats).drain(|f, mut st| {
-                if self.flow_stats.has(f) {
-                    self.flow_stats[f].absorb(&mut st);
-                } else {
-                    self.flow_stats.insert(f, st);
-                }
-            });
+            absorb_rows(&mut self.tx_stats, std::mem::take(&mut o.tx_stats), TxStats::absorb);
+            absorb_rows(&mut self.rx_stats, std::mem::take(&mut o.rx_stats), RxStats::absorb);
             (o.senders, o.ccs, o.cc_timers) = Default::default();
             self.rec.latency.absorb(&o.rec.latency);
             self.rec.msg_latency.absorb(&o.rec.msg_latency);
@@ -112,15 +107,41 @@ impl Simulation {
     }
 }
 
-impl FlowStats {
-    /// Adds what another partition counted about the flow. Each field is written by one
-    /// end of the flow only, so the other partition's value is the initial one: a sum,
-    /// the set option, the extreme, or the longer list gives the value one world has.
-    fn absorb(&mut self, o: &mut FlowStats) {
+/// Moves another partition's statistics rows here as they are freed, adding each to this
+/// partition's row of its flow if there is one (`EAGER` flows have rows in every
+/// partition).
+fn absorb_rows<T>(mine: &mut FlowSlots<T>, theirs: FlowSlots<T>, add: fn(&mut T, &T)) {
+    theirs.drain(|f, st| {
+        if mine.has(f) {
+            add(&mut mine[f], &st);
+        } else {
+            mine.insert(f, st);
+        }
+    });
+}
+
+// Adding what another partition counted about a flow. Each field is written by one end
+// of the flow only, so the other partition's value is the initial one: a sum, the set
+// option, the extreme, or the later arrivals give the value one world has.
+impl TxStats {
+    fn absorb(&mut self, o: &TxStats) {
         self.finish = self.finish.or(o.finish);
         self.msgs_done += o.msgs_done;
         self.pkts_sent += o.pkts_sent;
         self.retransmits += o.retransmits;
+        self.cnps_rx += o.cnps_rx;
+        self.min_rate = self.min_rate.min(o.min_rate);
+        self.limited_since = self.limited_since.or(o.limited_since);
+        self.limited_ps += o.limited_ps;
+        self.pkts_limited += o.pkts_limited;
+        self.feedback_rx += o.feedback_rx;
+    }
+}
+
+impl RxStats {
+    fn absorb(&mut self, o: &RxStats) {
+        self.finish = self.finish.or(o.finish);
+        self.msgs_done += o.msgs_done;
         self.delivered += o.delivered;
         self.steady_bytes += o.steady_bytes;
         self.last_rx = self.last_rx.max(o.last_rx);
@@ -134,11 +155,38 @@ impl FlowStats {
         self.bin_bytes += o.bin_bytes;
         self.marked_rx += o.marked_rx;
         self.cnps_sent += o.cnps_sent;
-        self.cnps_rx += o.cnps_rx;
-        self.min_rate = self.min_rate.min(o.min_rate);
-        self.limited_since = self.limited_since.or(o.limited_since);
-        self.limited_ps += o.limited_ps;
-        self.pkts_limited += o.pkts_limited;
-        self.feedback_rx += o.feedback_rx;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sim::Simulation;
+
+    /// Each end of a flow counts in its own partition: the source's row only where the
+    /// source is, the destination's (with the receiver) only where the destination is, so
+    /// a flow between two partitions holds one row of each, not two whole rows; merged,
+    /// every flow has both.
+    #[test]
+    fn each_end_keeps_its_row_in_its_own_partition() {
+        let text = "[simulation]\nduration = \"200us\"\nthreads = 2\n[topology]\ntype = \"fat_tree\"\nk = 4\nhost_rate = \"10Gbps\"\n\
+                    fabric_rate = \"10Gbps\"\ndelay = \"1us\"\n[[traffic]]\ntype = \"permutation\"\nsize = \"20KB\"\n";
+        let plan = crate::scenario::load_str(text, std::path::Path::new("."), &[]).unwrap();
+        let mut s = Simulation::new(&plan).unwrap();
+        while s.run_until(s.end()) {}
+        let par = s.part.par.as_ref().unwrap();
+        let worlds = [&s, &par.others[0]];
+        let mut across = 0;
+        for f in 0..s.flows.len() {
+            let (src, dst) = (par.part[s.flows[f].src.idx()] as usize, par.part[s.flows[f].dst.idx()] as usize);
+            across += (src != dst) as usize;
+            for (k, w) in worlds.iter().enumerate() {
+                assert_eq!(w.tx_stats.has(f), k == src, "flow {f}: source row in partition {k}");
+                assert_eq!(w.rx_stats.has(f) && w.receivers.has(f), k == dst, "flow {f}: destination rows in partition {k}");
+            }
+        }
+        assert!(across > 0, "no flow between the two partitions");
+        let res = s.finish();
+        let fct = res.table("flows").unwrap().get("fct_ps").unwrap();
+        assert!(matches!(fct, crate::results::Column::I64(v) if v.iter().all(|&t| t > 0)), "{fct:?}");
     }
 }
