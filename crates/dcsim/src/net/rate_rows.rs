@@ -126,9 +126,17 @@ impl Rows for RateRows {
     fn truncate(&mut self, n: usize) {
         self.words.truncate(n * self.layout.words);
     }
+    /// Moves the other rows here in their order, a chunk at a time from the front, the
+    /// other's room given back after each: a long run's rows are not held twice (100 ms
+    /// of k = 16: the merge peaked there, 58 MiB above the rows it started with).
     fn append(&mut self, mut other: Self) {
         debug_assert_eq!(self.layout, other.layout, "partitions of one run pack their rows alike");
-        self.words.append(&mut other.words);
+        const CHUNK: usize = 1 << 20;
+        while !other.words.is_empty() {
+            let n = CHUNK.min(other.words.len());
+            self.words.extend(other.words.drain(..n));
+            other.words.shrink_to_fit();
+        }
     }
     fn first_unheld(&self) -> Option<Self::Key> {
         self.layout.time_limit().map(|t| (t, 0))
@@ -227,5 +235,22 @@ mod tests {
         }
         let (t, f, r) = rows.into_columns();
         assert!((0..n).all(|i| t[i] == i as u64 * 7 && f[i] == i as u64 % 1000 && r[i] == i as u64 * 3));
+    }
+
+    /// Appending moves the other rows over several chunks and keeps them in their order
+    /// after this log's.
+    #[test]
+    fn appended_rows_keep_their_order_across_chunks() {
+        let new = || RateRows::new(SimTime::ms(10), 1000, Rate::gbps(100));
+        let row = |i: u64| (SimTime(i * 7), (i % 1000) as u32, Rate(i * 3));
+        let (n, m) = (5u64, (1 << 20) + 11);
+        let (mut a, mut b) = (new(), new());
+        (0..n).for_each(|i| a.push(row(i)));
+        (n..n + m).for_each(|i| b.push(row(i)));
+        assert!(b.words.len() > 2 * (1 << 20));
+        a.append(b);
+        let (t, f, r) = a.into_columns();
+        assert_eq!(t.len() as u64, n + m);
+        assert!((0..n + m).all(|i| (SimTime(t[i as usize]), f[i as usize] as u32, Rate(r[i as usize])) == row(i)));
     }
 }
