@@ -429,8 +429,13 @@ impl Simulation {
             let w = if self.host.selective_repeat { self.host.ooo_window } else { 0 };
             self.receivers.insert(f.idx(), Receiver::new(w));
         }
-        if !self.rx_stats.has(f.idx()) {
-            self.rx_stats.insert(f.idx(), RxStats::default());
+        self.open_rx_stats(f.idx());
+    }
+
+    /// Makes flow `f`'s destination statistics row if this partition has none yet.
+    fn open_rx_stats(&mut self, f: usize) {
+        if !self.rx_stats.has(f) {
+            self.rx_stats.insert(f, RxStats::default());
         }
     }
 
@@ -454,9 +459,7 @@ impl Simulation {
     pub(crate) fn fill_stats(&mut self) {
         for f in 0..self.flows.len() {
             self.open_tx_stats(FlowId(f as u32));
-            if !self.rx_stats.has(f) {
-                self.rx_stats.insert(f, RxStats::default());
-            }
+            self.open_rx_stats(f);
         }
     }
 

@@ -88,15 +88,8 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     let msg_lats = s.rec.msg_lats.by_flow(s.flows.len());
     // By flow id (`fill_stats` gave every flow its rows), made for each column as it is
     // built: a table of them would be held beside the flows' records and the table.
-    let fl = || {
-        (0..s.flows.len()).map(|i| Flow {
-            h: &s.flows[i],
-            tx: &s.tx_stats[i],
-            rx: &s.rx_stats[i],
-            finish: s.flow_finish(i),
-            ideal: s.make.init[i].ideal_fct,
-        })
-    };
+    let fl =
+        || (0..s.flows.len()).map(|i| Flow { h: &s.flows[i], tx: &s.tx_stats[i], rx: &s.rx_stats[i], ideal: s.make.init[i].ideal_fct });
     t.push("flow_id", Column::U64((0..s.flows.len() as u64).collect()));
     let names: Vec<String> = s.fx.nodes.iter().map(|n| n.name.clone()).collect();
     t.push("src", Column::Str(Strings::from_codes(fl().map(|f| f.h.src.0).collect(), names.clone())));
@@ -105,8 +98,8 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     t.push("priority", Column::U64(fl().map(|f| f.h.prio as u64).collect()));
     t.push("size_bytes", Column::I64(fl().map(|f| if f.h.size == u64::MAX { -1 } else { f.h.size as i64 }).collect()));
     t.push("start_ps", Column::U64(fl().map(|f| f.h.start.0).collect()));
-    t.push("finish_ps", Column::I64(fl().map(|f| f.finish.map_or(-1, |x| x.0 as i64)).collect()));
-    t.push("fct_ps", Column::I64(fl().map(|f| f.finish.map_or(-1, |x| (x - f.h.start).0 as i64)).collect()));
+    t.push("finish_ps", Column::I64(fl().map(|f| f.finish().map_or(-1, |x| x.0 as i64)).collect()));
+    t.push("fct_ps", Column::I64(fl().map(|f| f.finish().map_or(-1, |x| (x - f.h.start).0 as i64)).collect()));
     // A job's queue pair carries every iteration's chunks with compute between them: its
     // times are the jobs' and collectives' tables', not a transfer's FCT to compare
     // with one alone.
@@ -115,7 +108,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     t.push(
         "slowdown",
         Column::F64(
-            fl().map(|f| match f.finish {
+            fl().map(|f| match f.finish() {
                 Some(x) if f.ideal.0 > 0 && !no_ideal(&f) => (x - f.h.start).0 as f64 / f.ideal.0 as f64,
                 _ => f64::NAN,
             })
@@ -127,7 +120,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
         "goodput_gbps",
         Column::F64(
             fl().map(|f| {
-                let stop = f.finish.unwrap_or(end).min(end);
+                let stop = f.finish().unwrap_or(end).min(end);
                 if stop > f.h.start {
                     gbps(f.rx.delivered, stop - f.h.start)
                 } else {
@@ -142,7 +135,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
         Column::F64(
             fl().map(|f| {
                 let from = steady.max(f.h.start);
-                let stop = f.finish.unwrap_or(end).min(end);
+                let stop = f.finish().unwrap_or(end).min(end);
                 if stop > from {
                     gbps(f.rx.steady_bytes, stop - from)
                 } else {
@@ -606,8 +599,13 @@ struct Flow<'a> {
     h: &'a super::FlowHeader,
     tx: &'a super::TxStats,
     rx: &'a super::RxStats,
-    finish: Option<SimTime>,
     ideal: SimTime,
+}
+
+impl Flow<'_> {
+    fn finish(&self) -> Option<SimTime> {
+        super::flow::finish_of(Some(self.tx), Some(self.rx))
+    }
 }
 
 /// The `q`-quantile of sorted `v` by nearest rank: the smallest value with at least

@@ -48,7 +48,8 @@ impl Simulation {
     /// An interval ends at `t`: record the flows' deliveries, and skip if they are steady.
     pub(crate) fn ff_flow_check(&mut self, t: SimTime) {
         let started = (0..self.flows.len()).filter(|&f| sender_started(&self.senders, f)).count();
-        let finished = (0..self.flows.len()).filter(|&f| self.flow_finish(f).is_some()).count();
+        let done: Vec<bool> = (0..self.flows.len()).map(|f| self.flow_finish(f).is_some()).collect();
+        let finished = done.iter().filter(|&&d| d).count();
         let (events, hops, end) = (self.fx.q.processed(), self.hops, self.end);
         let Some(ff) = self.ff.as_deref_mut() else { return };
         let (w, tol) = (ff.cfg.window as usize, ff.cfg.tolerance);
@@ -71,8 +72,8 @@ impl Simulation {
         let iv = fs.interval.0 as f64;
         // Per flow under way: its rate (bytes per ps) and the relative error of it.
         let mut rates = Vec::new();
-        for f in 0..self.flows.len() {
-            if !sender_started(&self.senders, f) || crate::sim::flow::finish_of(self.tx_stats.get(f), self.rx_stats.get(f)).is_some() {
+        for (f, &done) in done.iter().enumerate() {
+            if !sender_started(&self.senders, f) || done {
                 continue;
             }
             let d: Vec<f64> = (0..2 * w).map(|i| (fs.marks[i + 1].delivered[f] - fs.marks[i].delivered[f]) as f64).collect();
