@@ -4,10 +4,10 @@ use serde_json::json;
 
 use super::Simulation;
 use crate::net::mmu::DROP_REASONS;
-use crate::results::{Column, Results, Strings, Table};
+use crate::results::{Column, Results, Table};
 use crate::units::SimTime;
 
-fn gbps(bytes: u64, t: SimTime) -> f64 {
+pub(super) fn gbps(bytes: u64, t: SimTime) -> f64 {
     if t.0 == 0 {
         0.0
     } else {
@@ -26,11 +26,28 @@ fn canonical_logs(s: &mut Simulation) {
     s.rec.samples_dropped += s.rec.samples.sort_and_cut(s.stats_cfg.max_rows.min(usize::MAX as u64) as usize);
 }
 
-/// The result tables and summary, all but the rates table (`rates_table`), which
-/// belongs at the place returned.
-pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
-    // A run stopped at a deadlock ends there.
-    let end = if s.models.stopped() { s.clock.min(s.end) } else { s.end };
+/// Where `finish` leaves out the two tables built once the world is freed: the flows
+/// table (`flows_table`) goes in at `flows`, then the rates table (`rates_table`) at
+/// `rates`, both places in the final list.
+pub(super) struct Places {
+    pub flows: usize,
+    pub rates: usize,
+    /// The columns the fabric models add to the flows table, in flow order.
+    pub flow_columns: Vec<(String, Column)>,
+}
+
+/// The end of the run: its duration, or where a deadlock stopped it.
+pub(super) fn run_end(s: &Simulation) -> SimTime {
+    if s.models.stopped() {
+        s.clock.min(s.end)
+    } else {
+        s.end
+    }
+}
+
+/// The result tables and summary, all but the flows and rates tables (`Places`).
+pub(super) fn finish(s: &mut Simulation) -> (Results, Places) {
+    let end = run_end(s);
     // Close what is still open at the end: pauses and goodput bins.
     for (p, port) in s.fx.ports.iter().enumerate() {
         for prio in 0..8 {
@@ -80,143 +97,14 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     t.push("delay_ps", Column::U64(s.links.iter().map(|l| l.delay.0).collect()));
     tables.push(("links".to_string(), t));
 
-    // flows
+    // flows: built once the world is freed (`flows_table`), at this place; until the
+    // fabric models have added their columns to it (`FabricModel::tables`), a table of
+    // flow ids stands in for it.
     let steady = s.stats_cfg.steady_start;
-    let mut t = Table::default();
-    // Each flow's message latencies in order, for the percentiles below.
-    s.rec.msg_lats.sort();
-    let msg_lats = s.rec.msg_lats.by_flow(s.flows.len());
-    // By flow id (`fill_stats` gave every flow its rows), made for each column as it is
-    // built: a table of them would be held beside the flows' records and the table.
-    let fl =
-        || (0..s.flows.len()).map(|i| Flow { h: &s.flows[i], tx: &s.tx_stats[i], rx: &s.rx_stats[i], ideal: s.make.init[i].ideal_fct });
-    t.push("flow_id", Column::U64((0..s.flows.len() as u64).collect()));
-    let names: Vec<String> = s.fx.nodes.iter().map(|n| n.name.clone()).collect();
-    t.push("src", Column::Str(Strings::from_codes(fl().map(|f| f.h.src.0).collect(), names.clone())));
-    t.push("dst", Column::Str(Strings::from_codes(fl().map(|f| f.h.dst.0).collect(), names)));
-    t.push("group", Column::U64(fl().map(|f| f.h.group as u64).collect()));
-    t.push("priority", Column::U64(fl().map(|f| f.h.prio as u64).collect()));
-    t.push("size_bytes", Column::I64(fl().map(|f| if f.h.size == u64::MAX { -1 } else { f.h.size as i64 }).collect()));
-    t.push("start_ps", Column::U64(fl().map(|f| f.h.start.0).collect()));
-    t.push("finish_ps", Column::I64(fl().map(|f| f.finish().map_or(-1, |x| x.0 as i64)).collect()));
-    t.push("fct_ps", Column::I64(fl().map(|f| f.finish().map_or(-1, |x| (x - f.h.start).0 as i64)).collect()));
-    // A job's queue pair carries every iteration's chunks with compute between them: its
-    // times are the jobs' and collectives' tables', not a transfer's FCT to compare
-    // with one alone.
-    let no_ideal = |f: &Flow| f.h.size == u64::MAX || f.h.coll != super::NO_COLL;
-    t.push("ideal_fct_ps", Column::I64(fl().map(|f| if no_ideal(&f) { -1 } else { f.ideal.0 as i64 }).collect()));
-    t.push(
-        "slowdown",
-        Column::F64(
-            fl().map(|f| match f.finish() {
-                Some(x) if f.ideal.0 > 0 && !no_ideal(&f) => (x - f.h.start).0 as f64 / f.ideal.0 as f64,
-                _ => f64::NAN,
-            })
-            .collect(),
-        ),
-    );
-    t.push("bytes_delivered", Column::U64(fl().map(|f| f.rx.delivered).collect()));
-    t.push(
-        "goodput_gbps",
-        Column::F64(
-            fl().map(|f| {
-                let stop = f.finish().unwrap_or(end).min(end);
-                if stop > f.h.start {
-                    gbps(f.rx.delivered, stop - f.h.start)
-                } else {
-                    0.0
-                }
-            })
-            .collect(),
-        ),
-    );
-    t.push(
-        "goodput_steady_gbps",
-        Column::F64(
-            fl().map(|f| {
-                let from = steady.max(f.h.start);
-                let stop = f.finish().unwrap_or(end).min(end);
-                if stop > from {
-                    gbps(f.rx.steady_bytes, stop - from)
-                } else {
-                    f64::NAN
-                }
-            })
-            .collect(),
-        ),
-    );
-    t.push("pkts_sent", Column::U64(fl().map(|f| f.tx.pkts_sent).collect()));
-    t.push("retransmits", Column::U64(fl().map(|f| f.tx.retransmits).collect()));
-    // Reordering, as the RoCE receiver saw it (0 for TCP and UDP flows); in runs where
-    // it can matter (`reorder`): selective repeat, or a model that spreads a flow over
-    // paths.
-    if reorder {
-        // (A flow that never arrived has no receiver: zeros, as built.)
-        let rx = |f: usize| s.receivers.get(f).map_or((0, 0, 0), |r| (r.ooo_rx, r.held_peak, r.dup_rx));
-        t.push("ooo_arrivals", Column::U64((0..s.flows.len()).map(|f| rx(f).0 as u64).collect()));
-        t.push("reorder_peak", Column::U64((0..s.flows.len()).map(|f| rx(f).1 as u64).collect()));
-        t.push("spurious_retransmits", Column::U64((0..s.flows.len()).map(|f| rx(f).2 as u64).collect()));
-    }
-    t.push("pkts_received", Column::U64(fl().map(|f| f.rx.pkts_rx).collect()));
-    t.push(
-        "latency_mean_ps",
-        Column::F64(fl().map(|f| if f.rx.pkts_rx > 0 { f.rx.lat_sum as f64 / f.rx.pkts_rx as f64 } else { f64::NAN }).collect()),
-    );
-    t.push("latency_max_ps", Column::U64(fl().map(|f| f.rx.lat_max).collect()));
-    t.push(
-        "interarrival_mean_ps",
-        Column::F64(fl().map(|f| if f.rx.pkts_rx > 1 { f.rx.ipi_sum() as f64 / (f.rx.pkts_rx - 1) as f64 } else { f64::NAN }).collect()),
-    );
-    t.push("marked_received", Column::U64(fl().map(|f| f.rx.marked_rx).collect()));
-    t.push(
-        "mark_fraction",
-        Column::F64(fl().map(|f| if f.rx.pkts_rx > 0 { f.rx.marked_rx as f64 / f.rx.pkts_rx as f64 } else { f64::NAN }).collect()),
-    );
-    t.push("cnps_sent", Column::U64(fl().map(|f| f.rx.cnps_sent).collect()));
-    t.push("cnps_received", Column::U64(fl().map(|f| f.tx.cnps_rx).collect()));
-    t.push("min_rate_gbps", Column::F64(fl().map(|f| f.tx.min_rate.as_gbps_f64()).collect()));
-    t.push("rate_limited_ps", Column::U64(fl().map(|f| f.tx.limited_ps).collect()));
-    t.push("pkts_rate_limited", Column::U64(fl().map(|f| f.tx.pkts_limited).collect()));
-    t.push("feedback_received", Column::U64(fl().map(|f| f.tx.feedback_rx).collect()));
-    t.push("messages_completed", Column::U64(fl().map(|f| (f.tx.msgs_done + f.rx.msgs_done) as u64).collect()));
-    t.push(
-        "message_latency_mean_ps",
-        // Over the messages timed (a software-limited stream counts its completions
-        // without timing them).
-        Column::F64(
-            msg_lats
-                .iter()
-                .map(|v| if v.is_empty() { f64::NAN } else { v.iter().map(|&x| x as u128).sum::<u128>() as f64 / v.len() as f64 })
-                .collect(),
-        ),
-    );
-    // Per-flow message latency percentiles (nearest rank over the completed messages).
-    let lats = || msg_lats.iter().copied();
-    for (col, q) in [
-        ("message_latency_min_ps", 0.0),
-        ("message_latency_p50_ps", 0.5),
-        ("message_latency_p99_ps", 0.99),
-        ("message_latency_p999_ps", 0.999),
-        ("message_latency_max_ps", 1.0),
-    ] {
-        t.push(col, Column::F64(lats().map(|v| nearest_rank(v, q).map_or(f64::NAN, |x| x as f64)).collect()));
-    }
-    t.push(
-        "message_latency_stdev_ps",
-        Column::F64(
-            lats()
-                .map(|v| {
-                    if v.is_empty() {
-                        return f64::NAN;
-                    }
-                    let n = v.len() as f64;
-                    let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n;
-                    (v.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n).sqrt()
-                })
-                .collect(),
-        ),
-    );
-    tables.push(("flows".to_string(), t));
+    let flows_at = tables.len();
+    let mut ids = Table::default();
+    ids.push("flow_id", Column::U64((0..s.flows.len() as u64).collect()));
+    tables.push(("flows".to_string(), ids));
 
     // tcp: one row per TCP flow, only when the run has any (other runs' tables are
     // unchanged).
@@ -239,11 +127,6 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
         t.push("cwnd_bytes", Column::F64(ids.iter().map(|&i| s.ccs[i].window().map_or(f64::NAN, |w| w as f64)).collect()));
         tables.push(("tcp".to_string(), t));
     }
-
-    // The flows' records are freed, as no table below reads them: a long run's would be
-    // held beside every other table (100 ms of k = 16: 130 MB of statistics, receivers
-    // and message latencies).
-    (s.tx_stats, s.rx_stats, s.receivers, s.rec.msg_lats) = Default::default();
 
     // ports: one row per (port, priority in use)
     let mut cols: Vec<(&str, Vec<u64>)> = Vec::new();
@@ -357,6 +240,8 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     // The fabric models' own tables (`FabricModel::tables`).
     let ends = |f: crate::ids::FlowId| (s.flows[f.idx()].src, s.flows[f.idx()].dst);
     s.models.tables(&s.fx, &ends, &mut tables);
+    let mut flow_columns = tables.remove(flows_at).1.columns;
+    flow_columns.remove(0);
 
     // samples
     let sm = &s.rec.samples;
@@ -381,7 +266,8 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     t.push("gbps", Column::F64(g.iter().map(|r| gbps(r.bytes, iv)).collect()));
     tables.push(("goodput".to_string(), t));
 
-    let rates_at = tables.len();
+    // (+1: the flows table goes in before it.)
+    let rates_at = tables.len() + 1;
 
     // On request only (other runs' tables are unchanged): the traced flows' window and
     // rate, and the throughput of each priority in use.
@@ -438,6 +324,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     let lat = &s.rec.latency;
     let q = |p: f64| lat.quantile(p);
     let mut rows: serde_json::Map<String, serde_json::Value> = tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
+    rows.insert("flows".to_string(), json!(s.flows.len()));
     rows.insert("rates".to_string(), json!(s.rec.rate_log.len()));
     let mut summary = json!({
         "name": s.setup.name,
@@ -547,10 +434,10 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, usize) {
     }
     // Loud in every test build: a violated invariant is a model error.
     debug_assert!(summary["checks"]["ok"] == json!(true), "{}: run checks failed: {}", s.setup.name, summary["checks"]);
-    (Results { tables, summary }, rates_at)
+    (Results { tables, summary }, Places { flows: flows_at, rates: rates_at, flow_columns })
 }
 
-/// The summary's sums over the flows' records (`finish` frees the records before the
+/// The summary's sums over the flows' records (taken out for the flows table once the
 /// summary is written).
 struct FlowTotals {
     finished: usize,
@@ -592,20 +479,6 @@ pub(super) fn rates_table(rates: crate::net::rate_rows::RateRows) -> Table {
     t.push("flow_id", Column::U64(flow));
     t.push("rate_gbps", Column::F64(rate.into_iter().map(|r| crate::units::Rate(r).as_gbps_f64()).collect()));
     t
-}
-
-/// A flow's header and both ends' statistics side by side, for the flows table.
-struct Flow<'a> {
-    h: &'a super::FlowHeader,
-    tx: &'a super::TxStats,
-    rx: &'a super::RxStats,
-    ideal: SimTime,
-}
-
-impl Flow<'_> {
-    fn finish(&self) -> Option<SimTime> {
-        super::flow::finish_of(Some(self.tx), Some(self.rx))
-    }
 }
 
 /// The `q`-quantile of sorted `v` by nearest rank: the smallest value with at least
