@@ -17,6 +17,9 @@ impl Simulation {
         let w = self.host.ooo_window;
         let f = pkt.flow;
         let seq = pkt.seq();
+        if self.receivers.retired(f.idx()) {
+            return; // every packet was delivered (`retire_receiver`): a stale copy
+        }
         let r = &mut self.receivers[f.idx()];
         if seq < r.rcv_next {
             return; // delivered since: a stale copy

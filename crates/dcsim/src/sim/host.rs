@@ -288,6 +288,9 @@ impl Simulation {
         let w = self.host.ooo_window;
         let now = self.now_t();
         let f = pkt.flow;
+        if self.receivers.retired(f.idx()) {
+            return self.late_copy(pkt, int);
+        }
         // The receiver and the destination's statistics row are made at the flow's first
         // arrival here (flows made on demand are RoCE).
         let sr = self.host.selective_repeat;
@@ -377,24 +380,10 @@ impl Simulation {
             Some(PktKind::Ack) // duplicate: repeat the cumulative ACK
         };
         // Storage: a leg's last packet arrived in order (one test per packet).
-        let io_done = self.flows[f.idx()].io != NO_IO && in_order && self.receivers.at(rs).rcv_next == self.flows[f.idx()].npkts;
+        let rcv_next = self.receivers.at(rs).rcv_next;
+        let io_done = self.flows[f.idx()].io != NO_IO && in_order && rcv_next == self.flows[f.idx()].npkts;
         if let Some(kind) = reply {
-            let hdr = &self.flows[f.idx()];
-            let (src, dst, seq) = (hdr.src, hdr.dst, self.receivers.at(rs).rcv_next);
-            let ece = pkt.flags & FLAG_CE != 0;
-            let mut ack = Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece, !self.host.acks_in_data);
-            if sack != 0 {
-                ack = ack.with_sack(sack);
-            }
-            let id = self.fx.pool.alloc(ack);
-            if let Some(int) = int {
-                // HPCC: the ACK echoes the data frame's INT stack to the sender.
-                self.fx.pool.get_mut(id).flags |= FLAG_INT;
-                *self.fx.pool.int_mut(id) = *int;
-            }
-            let p = self.host_port(dst);
-            self.fx.ports[p.idx()].ctrl.push(&mut self.fx.pool, id);
-            self.host_try_send(p);
+            self.send_reply(pkt, int, kind, rcv_next, sack);
         }
         if io_done {
             self.io_delivered(f);
@@ -402,6 +391,43 @@ impl Simulation {
         if in_order && self.flows[f.idx()].coll != NO_COLL {
             self.coll_received(f);
         }
+        if rcv_next == self.flows[f.idx()].npkts {
+            self.retire_receiver(f);
+        }
+    }
+
+    /// A data frame of a flow whose retired receiver had every packet
+    /// (`retire_receiver`): a late copy (a go-back-N resend), a duplicate, answered with
+    /// the cumulative ACK of them all.
+    #[cold]
+    #[inline(never)]
+    fn late_copy(&mut self, pkt: &Packet, int: Option<&IntStack>) {
+        self.count_arrival(pkt);
+        self.send_reply(pkt, int, PktKind::Ack, self.flows[pkt.flow.idx()].npkts, 0);
+    }
+
+    /// The receiver's answer to data frame `pkt`: an ACK or NAK of `kind` carrying the
+    /// cumulative `seq` (and a SACK offset, 0: none), echoing its ECN mark and its INT
+    /// stack.
+    #[inline(always)]
+    fn send_reply(&mut self, pkt: &Packet, int: Option<&IntStack>, kind: PktKind, seq: u32, sack: u16) {
+        let f = pkt.flow;
+        let hdr = &self.flows[f.idx()];
+        let (src, dst) = (hdr.src, hdr.dst);
+        let ece = pkt.flags & FLAG_CE != 0;
+        let mut ack = Packet::ack(kind, f, src, seq, self.host.ack_bytes, pkt.prio, pkt.sent(), ece, !self.host.acks_in_data);
+        if sack != 0 {
+            ack = ack.with_sack(sack);
+        }
+        let id = self.fx.pool.alloc(ack);
+        if let Some(int) = int {
+            // HPCC: the ACK echoes the data frame's INT stack to the sender.
+            self.fx.pool.get_mut(id).flags |= FLAG_INT;
+            *self.fx.pool.int_mut(id) = *int;
+        }
+        let p = self.host_port(dst);
+        self.fx.ports[p.idx()].ctrl.push(&mut self.fx.pool, id);
+        self.host_try_send(p);
     }
 
     /// Selective repeat: after `rcv_next` advanced, delivers the held packets that now

@@ -84,7 +84,9 @@ pub struct Simulation {
     pub(crate) make: flow::FlowMaking,
     /// Made at the flow's first arrival in the destination's partition with the
     /// destination's statistics row; the source's row at its start in the source's
-    /// (`build::open_receiver`, `open_tx_stats`; at build for `EAGER` flows); kept.
+    /// (`build::open_receiver`, `open_tx_stats`; at build for `EAGER` flows). The rows
+    /// are kept; a receiver is retired once it has every packet, where nothing else can
+    /// reach it (`build::retire_receiver`).
     pub(crate) receivers: FlowSlots<Receiver>,
     pub(crate) tx_stats: FlowSlots<TxStats>,
     pub(crate) rx_stats: FlowSlots<RxStats>,
