@@ -449,6 +449,12 @@ impl Simulation {
         self.make.init[f.idx()].cc = EAGER;
     }
 
+    /// Whether the run reports the receivers' reordering counters (the flows table's
+    /// columns, the summary's totals): selective repeat, or a model that reorders.
+    pub(crate) fn reports_reordering(&self) -> bool {
+        self.host.selective_repeat || self.models.reorders()
+    }
+
     /// When flow `f` completed, from the rows this partition has (`finish_of`).
     pub(crate) fn flow_finish(&self, f: usize) -> Option<SimTime> {
         super::flow::finish_of(self.tx_stats.get(f), self.rx_stats.get(f))
@@ -477,13 +483,12 @@ impl Simulation {
 
     /// Flow `f`'s receiver delivered its last packet: retires it if nothing but a late
     /// copy of a packet can reach it any more (a single-message RoCE flow made at its
-    /// start) and no table reads it (its reordering counters, in runs that report them:
-    /// selective repeat, or a model that reorders). A late copy is then answered as the
-    /// receiver would have (`receive_data`).
+    /// start) and no table reads it (its reordering counters, `reports_reordering`). A
+    /// late copy is then answered as the receiver would have (`receive_data`).
     pub(crate) fn retire_receiver(&mut self, f: FlowId) {
         let i = f.idx();
         let init = &self.make.init[i];
-        if init.cc == EAGER || init.messages != 1 || self.host.selective_repeat || self.models.reorders() {
+        if init.cc == EAGER || init.messages != 1 || self.reports_reordering() {
             return;
         }
         self.receivers.retire(i);

@@ -1,8 +1,8 @@
 //! The flows table: a row per flow, from both ends' records (`TxStats`, `RxStats`),
 //! the flows' headers and their message latencies. Built once the rest of the world is
-//! freed (`Simulation::finish`): a long run's records and the table it makes of them
-//! are its two largest things at the end but the rates (100 ms of k = 16: 130 MB of
-//! records and 100 MiB of table), and they were held beside the world.
+//! freed (`Simulation::finish`): a long run's records and the table made of them are,
+//! with the rates, its largest things at the end (100 ms of k = 16: 74 MiB of
+//! statistics rows, a table of 100 MiB), and were held beside the world.
 
 use super::flow::{finish_of, FlowInit, MsgLats, PerFlow};
 use super::{FlowHeader, FlowSlots, Receiver, RxStats, Simulation, TxStats};
@@ -41,7 +41,7 @@ impl Flow<'_> {
 impl FlowRecords {
     /// Takes the records out of `s` (after `fill_stats`, which gave every flow its rows).
     pub fn take(s: &mut Simulation) -> Self {
-        let reorder = s.host.selective_repeat || s.models.reorders();
+        let reorder = s.reports_reordering();
         let receivers = std::mem::take(&mut s.receivers);
         FlowRecords {
             headers: s.flows.share(),

@@ -73,7 +73,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, Places) {
     // What the summary says of the flows, and the run's checks, first: the frames still
     // in flight, which only the checks read, are then freed before the tables are built
     // beside the flows' records (100 ms of k = 16: 450,000 frames, 16 MiB).
-    let reorder = s.host.selective_repeat || s.models.reorders();
+    let reorder = s.reports_reordering();
     let totals = FlowTotals::of(s, reorder);
     let checks = s.run_checks();
     let peak_packets = s.fx.pool.peak();
