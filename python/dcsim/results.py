@@ -1,8 +1,8 @@
 """``Results``: the tables of a run as pandas DataFrames, plus the summary.
 
 The engine hands numeric columns over as NumPy arrays (``uint64``, ``int64``,
-``float64``) that own the engine's buffers, with no per-element conversion. String
-columns arrive as lists.
+``float64``) that own the engine's buffers, with no per-element conversion, and each
+table's DataFrame shares them. String columns arrive as lists.
 """
 
 from __future__ import annotations
@@ -35,9 +35,11 @@ def column_to_array(col: Any) -> np.ndarray:
 
 
 def table_to_frame(table: Mapping[str, Any]) -> pd.DataFrame:
-    """One table in the native format -> a DataFrame (columns in engine order)."""
+    """One table in the native format -> a DataFrame (columns in engine order) that
+    shares the arrays' memory: a long run's tables (hundreds of MiB) are not held twice,
+    as pandas' default copy of a dict of arrays would hold them."""
     data = {name: column_to_array(col) for name, col in table.items()}
-    return pd.DataFrame(data) if data else pd.DataFrame()
+    return pd.DataFrame(data, copy=False) if data else pd.DataFrame()
 
 
 class NoSuchTable(ArgumentError, KeyError):

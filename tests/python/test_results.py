@@ -41,6 +41,21 @@ def test_columns_from_arrays():
     assert res.events == 1234 and res.wall_s == 0.5
 
 
+def test_frames_share_the_engines_arrays(example_raw):
+    """A table's DataFrame holds the engine's arrays themselves, not a copy: a long
+    run's tables are in memory once (pandas copies a dict of arrays unless told not to)."""
+    raw = example_raw["tables"]["flows"]
+    res = Results(example_raw)
+    f = res.flows
+    numeric = [c for c, v in raw.items() if isinstance(v, np.ndarray) and len(v)]
+    assert numeric
+    for c in numeric:
+        assert np.shares_memory(f[c].to_numpy(), raw[c]), c
+    # Still writable, as a frame of one's own.
+    f.loc[0, "fct_ps"] = 7
+    assert f["fct_ps"].iloc[0] == 7
+
+
 def test_empty_and_missing_tables():
     res = Results(raw_synthetic())
     assert len(res.ports) == 0 and list(res.ports.columns) == ["port", "name"]
