@@ -12,20 +12,51 @@ dcsim.load_run("out/seed000")   # the same Results, read back
 
 from __future__ import annotations
 
+import importlib
 import os
-from typing import Any, Iterable, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Union
 
 from . import _native
 from ._native import DcsimError, ResourceError, ScenarioError, SimulationError
 from .cc import CongestionControl, classes_arg
 from .errors import ArgumentError, OutputError, bool_arg, path_list, str_list
-from .results import Results, load_run, run_id
 from .scenario import Scenario
-from .stepper import Stepper
 from .store import Store, open_store
-from .sweeps import compare, jain, sweep
+
+if TYPE_CHECKING:
+    from .results import Results, load_run
+    from .results import run_id as run_id
+    from .stepper import Stepper
+    from .sweeps import compare, jain, sweep
 
 __version__: str = _native.__version__
+
+# Names whose modules need pandas or NumPy (about 90 MiB and a third of a second to
+# import), loaded on first use: a process that only runs a scenario, such as a
+# benchmark's, does not hold them beside the simulation.
+_LAZY = {
+    "Results": "results",
+    "load_run": "results",
+    "run_id": "results",
+    "Stepper": "stepper",
+    "compare": "sweeps",
+    "jain": "sweeps",
+    "sweep": "sweeps",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dcsim' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "ArgumentError",
@@ -110,6 +141,8 @@ def run(
         raise ArgumentError(f"run() takes a Scenario, a path or a dict, not {type(scenario).__name__}")
     plan = sc.validate()
     raw = _native.run(plan, progress=progress, cc=classes if classes is not None else {})
+    from .results import Results, run_id
+
     res = Results(raw, scenario=sc)
     s = res.summary
     s.setdefault("name", plan.name)
