@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::ideal;
 use super::world::JobRt;
+use crate::net::stats::nearest_rank;
 use crate::results::{Column, Table};
 use crate::sim::Simulation;
 use crate::units::SimTime;
@@ -205,10 +206,4 @@ impl Simulation {
         }
         Some((t, u, Value::Array(summary)))
     }
-}
-
-/// The nearest-rank percentile of sorted values.
-fn nearest_rank(v: &[u64], q: f64) -> Option<u64> {
-    let k = (q * v.len() as f64).ceil() as usize;
-    (!v.is_empty()).then(|| v[k.clamp(1, v.len()) - 1])
 }

@@ -209,9 +209,36 @@ impl LogRow for (SimTime, u32, u64, Rate) {
     }
 }
 
+/// The `q`-quantile of sorted `v` by nearest rank: the smallest value with at least
+/// `q * n` values at or below it (`q = 0`: the minimum); `None` if `v` is empty.
+pub(crate) fn nearest_rank(v: &[u64], q: f64) -> Option<u64> {
+    if v.is_empty() {
+        return None;
+    }
+    let rank = (q * v.len() as f64).ceil() as usize;
+    Some(v[rank.clamp(1, v.len()) - 1])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        assert_eq!(nearest_rank(&[], 0.5), None);
+        let v: Vec<u64> = (1..=1000).collect();
+        assert_eq!(nearest_rank(&v, 0.0), Some(1));
+        assert_eq!(nearest_rank(&v, 0.5), Some(500));
+        assert_eq!(nearest_rank(&v, 0.99), Some(990));
+        assert_eq!(nearest_rank(&v, 0.999), Some(999));
+        assert_eq!(nearest_rank(&v, 1.0), Some(1000));
+        // Ten values: p99 and p99.9 are the largest; the median is the 5th.
+        let v: Vec<u64> = (1..=10).map(|x| x * 10).collect();
+        assert_eq!(nearest_rank(&v, 0.5), Some(50));
+        assert_eq!(nearest_rank(&v, 0.99), Some(100));
+        assert_eq!(nearest_rank(&v, 0.999), Some(100));
+        assert_eq!(nearest_rank(&[7], 0.999), Some(7));
+    }
 
     /// The samples keep the first `max` rows by (time, port, priority), ties in the order
     /// they came.

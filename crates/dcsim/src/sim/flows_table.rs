@@ -6,6 +6,7 @@
 
 use super::flow::{finish_of, FlowInit, MsgLats, PerFlow};
 use super::{FlowHeader, FlowSlots, Receiver, RxStats, Simulation, TxStats};
+use crate::net::stats::nearest_rank;
 use crate::results::{Column, Strings, Table};
 use crate::units::SimTime;
 
@@ -177,7 +178,7 @@ impl FlowRecords {
             ("message_latency_p999_ps", 0.999),
             ("message_latency_max_ps", 1.0),
         ] {
-            t.push(col, Column::F64(lats().map(|v| super::output::nearest_rank(v, q).map_or(f64::NAN, |x| x as f64)).collect()));
+            t.push(col, Column::F64(lats().map(|v| nearest_rank(v, q).map_or(f64::NAN, |x| x as f64)).collect()));
         }
         t.push(
             "message_latency_stdev_ps",

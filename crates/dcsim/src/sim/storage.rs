@@ -379,7 +379,7 @@ impl Simulation {
                 "ios": c.reads + c.writes,
                 "iops": n as f64 / secs,
                 "latency_mean_ps": (n > 0).then(|| c.lat_sum as f64 / n as f64),
-                "latency_p99_ps": super::output::nearest_rank(&lats, 0.99),
+                "latency_p99_ps": crate::net::stats::nearest_rank(&lats, 0.99),
             })
         };
         let ios: u64 = st.clients.iter().map(|c| c.reads + c.writes).sum();
@@ -398,7 +398,7 @@ impl Simulation {
             "write_bytes": st.clients.iter().map(|c| c.write_bytes).sum::<u64>(),
             "outstanding": st.slots.len(),
             "latency_mean_ps": (steady > 0).then(|| lat_sum as f64 / steady as f64),
-            "latency_p99_ps": super::output::nearest_rank(&all, 0.99),
+            "latency_p99_ps": crate::net::stats::nearest_rank(&all, 0.99),
             "clients": st.clients.iter().map(per_client).collect::<Vec<_>>(),
             "io_rows_not_kept": st.rows_dropped,
         });
