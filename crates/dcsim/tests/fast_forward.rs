@@ -55,6 +55,28 @@ fn the_ring_all_reduce_fast_forwarded_matches_the_exact_run() {
     assert_eq!(fd, xd);
 }
 
+/// The skip comes as early as the windows allow and goes as far as the run allows: the
+/// job's start begins its first period, so with windows of 2 a job steady from the start
+/// skips at the end of its 4th iteration; it resumes with room for the iteration then
+/// under way (one period and the tolerance of it) and less than one period more.
+#[test]
+fn a_job_skips_after_two_windows_of_iterations_and_keeps_one_period() {
+    let sets =
+        ["traffic[0].iterations=200", "simulation.duration=20ms", "simulation.fast_forward=true", "simulation.fast_forward_window=2"];
+    let ff = run("ai_ring_allreduce.toml", &[&sets[..], &["simulation.fast_forward_tolerance=0.05"]].concat());
+    let s = &ff.summary["fast_forward"];
+    let skip = &s["skips"][0];
+    let (from, by) = (skip["from_ps"].as_u64().unwrap(), skip["skipped_ps"].as_u64().unwrap());
+    let ends = col_u64(&ff, "jobs", "finish_ps");
+    // (The jobs table's end of an iteration is its last rank's, the skip's the round's
+    // in which every rank has ended it.)
+    assert!(ends[2] < from && from <= ends[3], "the skip starts at the 4th iteration's end ({ends:?}): {s}");
+    let n = skip["iterations"].as_u64().unwrap();
+    let period = by as f64 / n as f64;
+    let left = 20e9 - (from + by) as f64;
+    assert!(left >= period * 1.05 - 1.0 && left < period * 2.05, "{left} ps left after the skip, periods of {period}: {s}");
+}
+
 /// The expert-parallel job of the two-job scenario alone (its `moe_alone` variant: the
 /// other job and the background start after the end), 60 iterations of two all-to-alls.
 #[test]

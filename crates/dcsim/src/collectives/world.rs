@@ -224,12 +224,18 @@ impl Simulation {
         let now = self.now_t();
         let jobs = self.jobs_mut();
         let rk = &mut jobs.ranks[r as usize];
-        if rk.wait == Wait::NotStarted {
-            let jb = &mut jobs.jobs[rk.job as usize];
-            let i = jb.ri(rk.rank as usize, 0);
-            jb.iter_start[i] = now;
-        }
+        let start = rk.wait == Wait::NotStarted;
+        let (j, rank) = (rk.job as usize, rk.rank as usize);
         rk.wait = Wait::Ready;
+        if start {
+            let jb = &mut jobs.jobs[j];
+            let i = jb.ri(rank, 0);
+            jb.iter_start[i] = now;
+            // Every rank starts at the job's start: its first iteration's start, once.
+            if rank == 0 && self.ff.as_ref().is_some_and(|f| f.watches_job()) {
+                self.ff_job_start(j);
+            }
+        }
         self.rank_run(r);
     }
 

@@ -1,5 +1,6 @@
 //! Fast-forward of training jobs: each time every rank of a job has ended an iteration,
-//! the period since the previous such moment is recorded. A job is steady when the mean
+//! the period since the previous such moment (at first, the job's start, when every
+//! rank starts its first iteration) is recorded. A job is steady when the mean
 //! period of its last `window` iterations differs from that of the `window` before by
 //! at most `tolerance`, and the last window's mean is known to within `tolerance` too
 //! (twice its standard error).
@@ -65,7 +66,7 @@ fn steady(bounds: &[Boundary], w: usize, tol: f64) -> Option<(f64, f64)> {
 
 /// What the skip can be for one unfinished job: its period and error per period, the
 /// lowest iteration under way, and the most iterations it may skip (the ones under way
-/// and its last are simulated).
+/// are simulated, and may be its last).
 struct Room {
     job: usize,
     period: SimTime,
@@ -75,6 +76,19 @@ struct Room {
 }
 
 impl Simulation {
+    /// Job `j` starts, now: every rank starts its first iteration, which is where its
+    /// first period starts (one iteration fewer to simulate before it can be steady).
+    pub(crate) fn ff_job_start(&mut self, j: usize) {
+        let (now, events, hops) = (self.now_t(), self.fx.q.processed(), self.hops);
+        let n = self.jobs.as_deref().map_or(0, |jobs| jobs.jobs.len());
+        let Some(ff) = self.ff.as_deref_mut() else { return };
+        let Mode::Job(js) = &mut ff.mode else { return };
+        if js.bounds.len() < n {
+            js.bounds.resize_with(n, Vec::new);
+        }
+        js.bounds[j].push(Boundary { at: now, events, hops });
+    }
+
     /// Every rank of job `j` has ended iteration `it`, now: record it, and if every
     /// unfinished job is steady, decide the skip, made after this round (rounds node by
     /// node) or as an event due now (time order).
@@ -100,13 +114,14 @@ impl Simulation {
             }
             // A job not started yet has no iteration ends: nothing skips before it does.
             let Some((mean, err)) = steady(&js.bounds[i], w, tol) else { return };
-            let most = jb.iters.saturating_sub(hi + 2);
+            let most = jb.iters.saturating_sub(hi + 1);
             rooms.push(Room { job: i, period: SimTime(mean.round() as u64), err, at: lo, most });
         }
         let Some(anchor) = rooms.iter().position(|r| r.job == j) else { return };
-        // Two of the longest periods of slack before the run's end.
+        // Room before the run's end for the iterations under way to end after the skip:
+        // the longest period, and its tolerance as a margin.
         let longest = rooms.iter().map(|r| r.period.0).max().unwrap_or(0);
-        let room = end.0.saturating_sub(now.0).saturating_sub(2 * longest);
+        let room = end.0.saturating_sub(now.0).saturating_sub(longest + (longest as f64 * tol).ceil() as u64);
         let pa = rooms[anchor].period.0.max(1);
         let top = rooms[anchor].most.min((room / pa) as u32);
         // The longest skip in which every other job's error (its period's over the
