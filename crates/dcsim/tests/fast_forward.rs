@@ -50,9 +50,17 @@ fn the_ring_all_reduce_fast_forwarded_matches_the_exact_run() {
     println!("error estimate {:.1} us, job end off by {:.1} us", est / 1e6, made / 1e6);
     assert!(made <= est, "the job's end is off by {made} ps, more than the estimate {est} ps");
     assert!(xev as f64 / fev as f64 > 3.0, "{fev} events against {xev}");
-    // The job's queue pairs are credited the skipped iterations' packets.
+    // The job's queue pairs are credited the skipped iterations' packets, and finish
+    // with the job, as in the exact run.
     let (fd, xd) = (col_u64(&ff, "flows", "bytes_delivered"), col_u64(&exact, "flows", "bytes_delivered"));
     assert_eq!(fd, xd);
+    assert_eq!(col_i64(&ff, "flows", "size_bytes"), col_i64(&exact, "flows", "size_bytes"));
+    let (ff_fct, x_fct) = (col_i64(&ff, "flows", "fct_ps"), col_i64(&exact, "flows", "fct_ps"));
+    assert!(x_fct.iter().all(|&x| x > 0), "every queue pair finishes in the exact run");
+    for (q, (a, b)) in ff_fct.iter().zip(x_fct).enumerate() {
+        assert!(*a > 0 && (*a as f64 / *b as f64 - 1.0).abs() <= bound, "queue pair {q}: FCT {a} ps against {b} ps exactly");
+    }
+    assert_eq!(col_u64(&ff, "flows", "messages_completed"), col_u64(&exact, "flows", "messages_completed"));
 }
 
 /// The skip comes as early as the windows allow and goes as far as the run allows: the
@@ -126,6 +134,8 @@ fn two_jobs_fast_forwarded_match_the_exact_run() {
     assert!(made <= s["error_estimate_ps"].as_f64().unwrap(), "a job's end is off by {made} ps, more than the estimate: {s}");
     assert!(xev as f64 / fev as f64 > 1.8, "{fev} events against {xev}");
     assert_eq!(col_u64(&ff, "flows", "bytes_delivered"), col_u64(&exact, "flows", "bytes_delivered"));
+    // Both jobs' queue pairs finish with their jobs.
+    assert_eq!(col_u64(&ff, "flows", "messages_completed"), col_u64(&exact, "flows", "messages_completed"));
 }
 
 /// Runs it cannot skip in (a job beside other traffic, flows that never settle) are the
@@ -198,6 +208,8 @@ fn a_long_permutation_fast_forwarded_matches_the_exact_run() {
     assert!(s["skips"][0]["flows"].as_u64().unwrap() == 128, "{s}");
     assert!(worst <= s["tolerance"].as_f64().unwrap(), "a flow's completion off by {worst}");
     assert_eq!(col_u64(&ff, "flows", "bytes_delivered"), col_u64(&exact, "flows", "bytes_delivered"));
+    // The credited packets leave the sequence space, not the size the table shows.
+    assert_eq!(col_i64(&ff, "flows", "size_bytes"), col_i64(&exact, "flows", "size_bytes"));
     assert!(xev as f64 / fev as f64 > 2.0, "{fev} events against {xev}");
     // The frames in flight across the skip carry their send times moved with the world:
     // none arrives looking a skip old.

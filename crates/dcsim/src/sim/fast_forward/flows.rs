@@ -113,12 +113,13 @@ impl Simulation {
             let pkts = (r * by.0 as f64 / payload as f64).floor() as u64;
             let h = &mut self.flows[f];
             if h.size != u64::MAX {
-                // Keep what is sent, and one packet more, unshortened.
+                // Keep what is sent, and one packet more, unshortened. Its sequence
+                // space is shortened, not its size: the flows table shows the size, and
+                // size less delivered (credits included) is what is left.
                 let room = (h.npkts - self.senders[f].next_seq).saturating_sub(1) as u64;
                 let pkts = pkts.min(room) as u32;
                 let old = h.npkts;
                 h.npkts -= pkts;
-                h.size -= pkts as u64 * payload;
                 let s = &mut self.senders[f];
                 if s.msg_limit == old {
                     s.msg_limit = h.npkts;
