@@ -24,6 +24,7 @@ from .scenario import Scenario
 from .store import Store, open_store
 
 if TYPE_CHECKING:
+    from .ff_check import FastForwardCheck, check_fast_forward
     from .results import Results, load_run
     from .results import run_id as run_id
     from .stepper import Stepper
@@ -39,6 +40,8 @@ _LAZY = {
     "load_run": "results",
     "run_id": "results",
     "Stepper": "stepper",
+    "FastForwardCheck": "ff_check",
+    "check_fast_forward": "ff_check",
     "compare": "sweeps",
     "jain": "sweeps",
     "sweep": "sweeps",
@@ -79,6 +82,8 @@ __all__ = [
     "sweep",
     "compare",
     "jain",
+    "check_fast_forward",
+    "FastForwardCheck",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]

@@ -7,6 +7,7 @@
     dcsim plot [fct|jobs|cdf|pauses] RUN_DIR... [--queue NODE:PEER] [--groups G] [--out FILE]
     dcsim report RUN_DIR|STORE_DIR|SWEEP.csv [-o OUT.html] [--png-dir DIR]
     dcsim bench
+    dcsim check-fast-forward SCENARIO [--set path=value ...] [--variant NAME] [--data-root DIR ...]
     dcsim tune SCENARIO --param KEY=LOW:HIGH ... --objective OBJ [--trials N] [--seeds N] [--out DIR]
     dcsim tune [train|evaluate|all] [--out DIR] [--quick]
 
@@ -166,6 +167,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rp.add_argument("--vectors", action="store_true", help="also write an SVG and a PDF beside each PNG (about 3x the drawing time)")
     rp.set_defaults(func=cmd_report)
+
+    ffc = sub.add_parser(
+        "check-fast-forward",
+        help="run a scenario exactly and fast-forwarded and compare them; exit status 1 if fast-forward is off",
+        description="Runs SCENARIO twice: exactly, and with simulation.fast_forward = true (its tolerance, window "
+        "and interval as the scenario or --set gives them, on one thread). Compares the completion times both "
+        "runs have (the training jobs' iterations, or else the flows' FCTs) and the bytes of the flows that "
+        "finished in both, and exits with status 1 when a completion is off by more than the tolerance, by more "
+        "than the run's own error estimate, or a flow's bytes differ (docs/fast_forward.md).",
+    )
+    ffc.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
+    ffc.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
+    ffc.add_argument("--data-root", dest="data_roots", metavar="DIR", action="append", default=[], help=root_help)
+    ffc.add_argument("--max-events", type=_event_count, default=None, metavar="N", help=max_events_help)
+    ffc.add_argument("--variant", metavar="NAME", default=None, help="apply the scenario's [variants.NAME] (before any --set)")
+    ffc.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    ffc.set_defaults(func=cmd_check_fast_forward)
 
     b = sub.add_parser("bench", help="run the fixed benchmark scenarios (one process each)")
     b.add_argument("--only", metavar="NAME", help="only benchmarks whose name contains NAME")
@@ -580,6 +598,21 @@ def _fast_forward_line(ff: Dict[str, Any]) -> str:
         f"{what}about {ff['events_skipped_estimate'] / 1e6:.1f} M events); "
         f"error estimate {ff['error_estimate_fraction']:.2%} of the time skipped"
     )
+
+
+def cmd_check_fast_forward(args: argparse.Namespace) -> int:
+    from .ff_check import check_fast_forward
+
+    overrides = _variant_sets(args) + list(args.overrides)
+    check = check_fast_forward(args.scenario, overrides=overrides, data_roots=args.data_roots, progress=not args.quiet)
+    for line in check.lines():
+        print(line)
+    for problem in check.problems:
+        print(f"error: fast-forward: {problem}", file=sys.stderr)
+    if not check.ok:
+        return EXIT_ERROR
+    print("ok: every completion both runs have is within the tolerance and the error estimate")
+    return EXIT_OK
 
 
 def _on_signal(signum: int, frame: Any) -> None:

@@ -49,3 +49,65 @@ def test_a_run_that_cannot_skip_says_why():
 def test_bad_settings_name_the_field(sets, key):
     with pytest.raises(dcsim.ScenarioError, match=key.replace(".", r"\.")):
         dcsim.load(RING, overrides=sets)
+
+
+def test_the_check_compares_the_fast_forwarded_run_with_the_exact_one():
+    check = dcsim.check_fast_forward(RING, overrides=["traffic[0].iterations=24", "simulation.duration=20ms"])
+    assert check.ok, check.problems
+    assert check.compared == "iterations" and len(check.errors) == 24
+    assert list(check.errors.columns) == ["job", "iteration", "exact_ps", "ff_ps", "error"]
+    assert 0 < check.worst_error <= check.tolerance == 0.01
+    assert check.skipped_fraction > 0 and check.events_ratio > 2
+    # The job's queue pairs finish with it in both runs, with the same bytes.
+    assert check.flows_finished == 32 and check.bytes_differ == []
+
+
+def test_completions_are_matched_on_their_keys_and_unfinished_ones_left_out():
+    import pandas as pd
+
+    from dcsim.ff_check import compare_completions
+
+    exact = pd.DataFrame({"flow_id": [0, 1, 2, 3], "fct_ps": [100, 200, -1, 400]})
+    ff = pd.DataFrame({"flow_id": [3, 2, 1, 0], "fct_ps": [404, 300, -1, 101]})
+    m = compare_completions(exact, ff, ["flow_id"], "fct_ps")
+    assert list(m["flow_id"]) == [0, 3]
+    assert list(m["error"].round(6)) == [0.01, 0.01]
+
+
+def _failing_check():
+    import pandas as pd
+
+    from dcsim.ff_check import FastForwardCheck
+
+    errors = pd.DataFrame({"job": ["dp"], "iteration": [7], "exact_ps": [1_000_000], "ff_ps": [1_020_000], "error": [0.02]})
+    return FastForwardCheck(
+        name="x", compared="iterations", tolerance=0.01, errors=errors, worst_error=0.02, worst_error_ps=20_000.0,
+        last_error=0.02, error_estimate_ps=5_000.0, skipped_fraction=0.5, not_skipped_because=None, flows_finished=2,
+        bytes_differ=[1], events_exact=100, events_ff=10, wall_exact_s=1.0, wall_ff_s=0.1, summary={},
+    )  # fmt: skip
+
+
+def test_a_check_beyond_its_bounds_names_each_problem():
+    check = _failing_check()
+    assert not check.ok
+    tol, est, nbytes = check.problems
+    assert tol.startswith("completion times: job dp, iteration 7 off by +2.000% (+20000 ps), more than the tolerance 0.01"), tol
+    assert "more than the estimate 5000 ps" in est and "1 flows finished in both runs with different bytes" in nbytes
+
+
+def test_the_check_command_exits_1_when_fast_forward_is_off(monkeypatch, capsys):
+    from dcsim import cli, ff_check
+
+    monkeypatch.setattr(ff_check, "check_fast_forward", lambda *a, **k: _failing_check())
+    assert cli.main(["check-fast-forward", str(RING), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("error: fast-forward: ") == 3, err
+
+
+def test_the_check_command_takes_fast_forward_settings_alone(cli):
+    # The tolerance without `fast_forward = true`: the check turns it on for one run only.
+    sets = ["traffic[0].iterations=24", "simulation.duration=20ms", "simulation.fast_forward_tolerance=0.02"]
+    p = cli("check-fast-forward", RING, *[a for s in sets for a in ("--set", s)], "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert "iterations: 24 completions compared" in p.stdout and "tolerance 0.02" in p.stdout, p.stdout
+    assert p.stdout.rstrip().endswith("within the tolerance and the error estimate"), p.stdout
