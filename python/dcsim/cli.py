@@ -611,7 +611,7 @@ def cmd_check_fast_forward(args: argparse.Namespace) -> int:
         print(f"error: fast-forward: {problem}", file=sys.stderr)
     if not check.ok:
         return EXIT_ERROR
-    print("ok: every completion both runs have is within the tolerance and the error estimate")
+    print("ok: fast-forward is within the tolerance and the error estimate")
     return EXIT_OK
 
 

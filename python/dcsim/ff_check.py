@@ -3,8 +3,10 @@
 
 Both runs are made; the completion times they share (a training job's iterations, or
 else the flows' FCTs) are compared, and the check fails when one is off by more than the
-tolerance, when the error made is larger than the run's own error estimate, or when a
-flow that finished in both runs delivered different bytes."""
+tolerance, when the error made is larger than the run's own error estimate, when a
+flow that finished in both runs delivered different bytes, when one that finished in
+neither delivered bytes off by more than the tolerance, or when there is nothing to
+compare."""
 
 from __future__ import annotations
 
@@ -49,6 +51,11 @@ class FastForwardCheck:
     #: Flows that finished in both runs, and those of them whose bytes differ.
     flows_finished: int
     bytes_differ: List[int]
+    #: Flows that delivered bytes but finished in neither run (long-lived, or cut by the
+    #: run's end), and the largest relative difference of their bytes, with its flow.
+    flows_unfinished: int
+    worst_bytes_error: float
+    worst_bytes_flow: Optional[int]
     events_exact: int
     events_ff: int
     wall_exact_s: Optional[float]
@@ -71,6 +78,13 @@ class FastForwardCheck:
                 f"error estimate: a completion is off by {self.worst_error_ps:.0f} ps, more than the estimate "
                 f"{self.error_estimate_ps:.0f} ps"
             )
+        if self.worst_bytes_error > self.tolerance:
+            out.append(
+                f"bytes delivered: flow {self.worst_bytes_flow}, unfinished in both runs, off by "
+                f"{self.worst_bytes_error:.3%}, more than the tolerance {self.tolerance:g}"
+            )
+        if len(self.errors) == 0 and self.flows_unfinished == 0:
+            out.append("nothing to compare: no completion in both runs and no flow that delivered bytes")
         if self.bytes_differ:
             flows = ", ".join(str(f) for f in self.bytes_differ[:5]) + (" ..." if len(self.bytes_differ) > 5 else "")
             out.append(f"bytes delivered: {len(self.bytes_differ)} flows finished in both runs with different bytes (flows {flows})")
@@ -102,7 +116,7 @@ class FastForwardCheck:
             f"({self.worst_error_ps:.0f} ps), last {self.last_error:+.3%}; tolerance {self.tolerance:g}, "
             f"error estimate {self.error_estimate_ps:.0f} ps",
             f"bytes: {self.flows_finished - len(self.bytes_differ)} of the {self.flows_finished} flows finished in both runs "
-            "delivered the same bytes",
+            f"delivered the same bytes; {self.flows_unfinished} unfinished flows within {self.worst_bytes_error:.3%}",
         ]
 
 
@@ -165,6 +179,14 @@ def _check(exact: "Results", ff: "Results") -> FastForwardCheck:
     xb = exact.flows.set_index("flow_id").loc[done, "bytes_delivered"]
     fb = ff.flows.set_index("flow_id").loc[done, "bytes_delivered"]
     differ = [int(f) for f in done[(xb.values != fb.values)]]
+    # Flows finished in neither run: their bytes by the end (the skip credited them at
+    # their measured rates).
+    both = exact.flows[["flow_id", "fct_ps", "bytes_delivered"]].merge(
+        ff.flows[["flow_id", "fct_ps", "bytes_delivered"]], on="flow_id", suffixes=("_x", "_f")
+    )
+    open_ = both[(both["fct_ps_x"] < 0) & (both["fct_ps_f"] < 0) & (both["bytes_delivered_x"] > 0)]
+    rel = (open_["bytes_delivered_f"] / open_["bytes_delivered_x"] - 1.0).abs()
+    worst_flow = int(open_.loc[rel.idxmax(), "flow_id"]) if len(open_) else None
     absolute = (errors["ff_ps"] - errors["exact_ps"]).abs()
     last = errors.loc[errors["exact_ps"].idxmax(), "error"] if len(errors) else 0.0
     return FastForwardCheck(
@@ -180,6 +202,9 @@ def _check(exact: "Results", ff: "Results") -> FastForwardCheck:
         not_skipped_because=s.get("not_skipped_because"),
         flows_finished=len(done),
         bytes_differ=differ,
+        flows_unfinished=len(open_),
+        worst_bytes_error=float(rel.max()) if len(open_) else 0.0,
+        worst_bytes_flow=worst_flow,
         events_exact=int(exact.events or 0),
         events_ff=int(ff.events or 0),
         wall_exact_s=exact.wall_s,
