@@ -39,13 +39,6 @@ class Staging:
                     39, "output directory exists and is not empty (use --overwrite, or overwrite=True, to replace it)", str(self.out)
                 )
         self.tmp = self.out.parent / f".{self.out.name}{PARTIAL}{os.getpid()}"
-        try:
-            self.out.parent.mkdir(parents=True, exist_ok=True)
-            if self.tmp.exists():
-                shutil.rmtree(self.tmp)
-            self.tmp.mkdir()
-        except OSError as e:
-            raise output_error(e, e.filename or self.out) from None
         self._done = False
 
     def commit(self) -> Path:
@@ -71,6 +64,19 @@ class Staging:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self) -> "Staging":
+        # Made here, not in __init__: an interruption (Ctrl-C, SIGTERM) between the two
+        # would leave the directory with no __exit__ to remove it.
+        try:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            if self.tmp.exists():
+                shutil.rmtree(self.tmp)
+            self.tmp.mkdir()
+        except OSError as e:
+            self.discard()
+            raise output_error(e, e.filename or self.out) from None
+        except BaseException:
+            self.discard()
+            raise
         return self
 
     def __exit__(self, *exc: Any) -> None:
