@@ -173,9 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a scenario exactly and fast-forwarded and compare them; exit status 1 if fast-forward is off",
         description="Runs SCENARIO twice: exactly, and with simulation.fast_forward = true (its tolerance, window "
         "and interval as the scenario or --set gives them, on one thread). Compares the completion times both "
-        "runs have (the training jobs' iterations, or else the flows' FCTs) and the bytes of the flows that "
-        "finished in both, and exits with status 1 when a completion is off by more than the tolerance, by more "
-        "than the run's own error estimate, or a flow's bytes differ (docs/fast_forward.md).",
+        "runs have (the training jobs' iterations, or else the flows' FCTs), the bytes of the flows that "
+        "finished in both and those of the flows that finished in neither, and exits with status 1 when a "
+        "completion is off by more than the tolerance or the run's own error estimate, when bytes differ (beyond "
+        "the tolerance for unfinished flows), or when there is nothing to compare (docs/fast_forward.md).",
     )
     ffc.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
     ffc.add_argument("--set", dest="overrides", metavar="PATH=VALUE", action="append", default=[], type=_override, help=set_help)
