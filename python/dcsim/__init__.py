@@ -20,7 +20,7 @@ from . import _native
 from ._native import DcsimError, ResourceError, ScenarioError, SimulationError
 from .cc import CongestionControl, classes_arg
 from .errors import ArgumentError, OutputError, bool_arg, path_list, str_list
-from .scenario import Scenario
+from .scenario import Scenario, as_scenario
 from .store import Store, open_store
 
 if TYPE_CHECKING:
@@ -132,18 +132,7 @@ def run(
     classes = classes_arg(cc)
     bool_arg(progress, "progress")
     roots = path_list(data_roots, "data_roots")
-    if isinstance(scenario, Scenario):
-        sc = scenario.with_overrides(ov) if ov else scenario
-        if roots:
-            sc = sc.with_data_roots(roots)
-    elif isinstance(scenario, Mapping):
-        sc = Scenario.from_dict(scenario, data_roots=roots)
-        if ov:
-            sc = sc.with_overrides(ov)
-    elif isinstance(scenario, (str, os.PathLike)):
-        sc = Scenario.from_file(scenario, overrides=ov, data_roots=roots)
-    else:
-        raise ArgumentError(f"run() takes a Scenario, a path or a dict, not {type(scenario).__name__}")
+    sc = as_scenario(scenario, ov, roots, "run")
     plan = sc.validate()
     raw = _native.run(plan, progress=progress, cc=classes if classes is not None else {})
     from .results import Results, run_id

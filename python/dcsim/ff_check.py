@@ -14,8 +14,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Union
 
-from .errors import bool_arg, str_list
-from .scenario import PathLike, Scenario
+from .errors import bool_arg, path_list, str_list
+from .scenario import PathLike, Scenario, as_scenario
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -149,15 +149,10 @@ def check_fast_forward(
     from . import run
 
     bool_arg(progress, "progress")
-    ov = str_list(overrides, "overrides")
     # Not validated here: the fast-forward settings may be given without
     # `fast_forward = true`, which each run then sets or leaves out; the runs validate.
-    if isinstance(scenario, Scenario):
-        sc = scenario.with_overrides(ov) if ov else scenario
-    elif isinstance(scenario, Mapping):
-        sc = Scenario.from_dict(scenario, data_roots=data_roots).with_overrides(ov)
-    else:
-        sc = Scenario.from_file(scenario, overrides=ov, data_roots=data_roots)
+    ov, roots = str_list(overrides, "overrides"), path_list(data_roots, "data_roots")
+    sc = as_scenario(scenario, ov, roots, "check_fast_forward")
     d = sc.to_dict()
     sim = dict(d.get("simulation") or {})
     exact_d, ff_d = copy.deepcopy(d), copy.deepcopy(d)
@@ -171,19 +166,17 @@ def check_fast_forward(
 
 def _check(exact: "Results", ff: "Results") -> FastForwardCheck:
     s = ff.summary["fast_forward"]
+    fcts = compare_completions(exact.flows, ff.flows, ["flow_id"], "fct_ps")
     if "jobs" in exact.names and len(exact.table("jobs")):
         what, errors = "iterations", compare_completions(exact.table("jobs"), ff.table("jobs"), ["job", "iteration"], "finish_ps")
     else:
-        what, errors = "flows", compare_completions(exact.flows, ff.flows, ["flow_id"], "fct_ps")
-    done = compare_completions(exact.flows, ff.flows, ["flow_id"], "fct_ps")["flow_id"]
-    xb = exact.flows.set_index("flow_id").loc[done, "bytes_delivered"]
-    fb = ff.flows.set_index("flow_id").loc[done, "bytes_delivered"]
-    differ = [int(f) for f in done[(xb.values != fb.values)]]
-    # Flows finished in neither run: their bytes by the end (the skip credited them at
-    # their measured rates).
-    both = exact.flows[["flow_id", "fct_ps", "bytes_delivered"]].merge(
-        ff.flows[["flow_id", "fct_ps", "bytes_delivered"]], on="flow_id", suffixes=("_x", "_f")
-    )
+        what, errors = "flows", fcts
+    # Each flow's bytes in both runs: those finished in both must be equal; those
+    # finished in neither were credited at their measured rates over the skip.
+    cols = ["flow_id", "fct_ps", "bytes_delivered"]
+    both = exact.flows[cols].merge(ff.flows[cols], on="flow_id", suffixes=("_x", "_f"))
+    done = both[both["flow_id"].isin(fcts["flow_id"])]
+    differ = [int(f) for f in done.loc[done["bytes_delivered_x"] != done["bytes_delivered_f"], "flow_id"]]
     open_ = both[(both["fct_ps_x"] < 0) & (both["fct_ps_f"] < 0) & (both["bytes_delivered_x"] > 0)]
     rel = (open_["bytes_delivered_f"] / open_["bytes_delivered_x"] - 1.0).abs()
     worst_flow = int(open_.loc[rel.idxmax(), "flow_id"]) if len(open_) else None

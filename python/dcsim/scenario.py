@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Union
 
 from . import _native, _toml
-from .errors import DcsimError, output_error, path_arg, path_list, str_arg, str_list
+from .errors import ArgumentError, DcsimError, output_error, path_arg, path_list, str_arg, str_list
 
 if TYPE_CHECKING:
     from .results import Results
@@ -205,3 +205,17 @@ class Scenario:
         src = f"path={str(self._path)!r}" if self._path else f"{len(self._text)} chars"
         ov = f", overrides={self._overrides!r}" if self._overrides else ""
         return f"Scenario({src}{ov})"
+
+
+def as_scenario(scenario: Any, overrides: List[str], data_roots: List[Path], caller: str) -> Scenario:
+    """What ``run`` and the functions that run a scenario take: a ``Scenario``, a file
+    path or a dict, with further overrides and data roots; not validated here."""
+    if isinstance(scenario, Scenario):
+        sc = scenario.with_overrides(overrides) if overrides else scenario
+        return sc.with_data_roots(data_roots) if data_roots else sc
+    if isinstance(scenario, Mapping):
+        sc = Scenario.from_dict(scenario, data_roots=data_roots)
+        return sc.with_overrides(overrides) if overrides else sc
+    if isinstance(scenario, (str, os.PathLike)):
+        return Scenario.from_file(scenario, overrides=overrides, data_roots=data_roots)
+    raise ArgumentError(f"{caller}() takes a Scenario, a path or a dict, not {type(scenario).__name__}")

@@ -111,23 +111,12 @@ impl Simulation {
         }
         for (f, r, _) in rates {
             let pkts = (r * by.0 as f64 / payload as f64).floor() as u64;
-            let h = &mut self.flows[f];
-            if h.size != u64::MAX {
-                // Keep what is sent, and one packet more, unshortened. Its sequence
-                // space is shortened, not its size: the flows table shows the size, and
-                // size less delivered (credits included) is what is left.
-                let room = (h.npkts - self.senders[f].next_seq).saturating_sub(1) as u64;
-                let pkts = pkts.min(room) as u32;
-                let old = h.npkts;
-                h.npkts -= pkts;
-                let s = &mut self.senders[f];
-                if s.msg_limit == old {
-                    s.msg_limit = h.npkts;
-                }
-                self.credit(f, pkts as u64);
-            } else {
-                self.credit(f, pkts);
-            }
+            // Keep what is sent, and one packet more, unshortened.
+            let room = match self.flows[f].npkts {
+                u32::MAX => u64::MAX,
+                n => (n - self.senders[f].next_seq).saturating_sub(1) as u64,
+            };
+            self.credit(f, pkts.min(room));
         }
     }
 }

@@ -54,6 +54,16 @@ pub(crate) struct JobSteadiness {
     pub pending: Option<JobSkip>,
 }
 
+impl JobSteadiness {
+    /// Job `j`'s iteration ends (of `n` jobs).
+    fn job(&mut self, j: usize, n: usize) -> &mut Vec<Boundary> {
+        if self.bounds.len() < n {
+            self.bounds.resize_with(n, Vec::new);
+        }
+        &mut self.bounds[j]
+    }
+}
+
 /// The steady mean period of a job and its error estimate, if the last two windows of
 /// its periods agree.
 fn steady(bounds: &[Boundary], w: usize, tol: f64) -> Option<(f64, f64)> {
@@ -83,10 +93,7 @@ impl Simulation {
         let n = self.jobs.as_deref().map_or(0, |jobs| jobs.jobs.len());
         let Some(ff) = self.ff.as_deref_mut() else { return };
         let Mode::Job(js) = &mut ff.mode else { return };
-        if js.bounds.len() < n {
-            js.bounds.resize_with(n, Vec::new);
-        }
-        js.bounds[j].push(Boundary { at: now, events, hops });
+        js.job(j, n).push(Boundary { at: now, events, hops });
     }
 
     /// Every rank of job `j` has ended iteration `it`, now: record it, and if every
@@ -102,10 +109,7 @@ impl Simulation {
         if js.pending.is_some() {
             return;
         }
-        if js.bounds.len() < jobs.jobs.len() {
-            js.bounds.resize_with(jobs.jobs.len(), Vec::new);
-        }
-        js.bounds[j].push(Boundary { at: now, events, hops });
+        js.job(j, jobs.jobs.len()).push(Boundary { at: now, events, hops });
         let mut rooms = Vec::new();
         for (i, jb) in jobs.jobs.iter().enumerate() {
             let (lo, hi) = jobs.progress(i);
@@ -180,12 +184,9 @@ impl Simulation {
             let credits: Vec<(usize, u64)> =
                 (0..jb.graph.qps.len()).map(|q| (jb.plan.first_flow as usize + q, jb.graph.qp_pkts(q) as u64 * p.n as u64)).collect();
             jb.skip(p.at, p.n, p.period, skip.by, window);
+            // The skipped iterations' packets, never posted, leave the queue pairs'
+            // sequence space: each finishes with the job's last chunk, as exactly.
             for (f, pkts) in credits {
-                // Its sequence space loses the skipped iterations' packets, which are
-                // never posted: the queue pair finishes when the job's last chunk is
-                // acknowledged, as in the exact run.
-                let h = &mut self.flows[f];
-                h.npkts -= pkts as u32;
                 self.credit(f, pkts);
             }
         }

@@ -142,8 +142,22 @@ impl Simulation {
         self.models.shift_times(by);
     }
 
-    /// Credits flow `f` with `pkts` full packets delivered in the skipped time.
+    /// Credits flow `f` with `pkts` full packets delivered in the skipped time, and takes
+    /// them off the end of its sequence space (a long-lived flow has no end to shorten):
+    /// it finishes when what it still sends is acknowledged. Its size, which the flows
+    /// table shows, stays; size less delivered is what is left.
     fn credit(&mut self, f: usize, pkts: u64) {
+        let h = &mut self.flows[f];
+        if h.npkts != u32::MAX {
+            let old = h.npkts;
+            h.npkts -= pkts as u32;
+            // A single message's limit is the whole flow (a job's queue pair's is the
+            // chunks posted so far, below it).
+            let s = &mut self.senders[f];
+            if s.msg_limit == old {
+                s.msg_limit = h.npkts;
+            }
+        }
         let payload = self.host.mtu as u64;
         let steady = self.clock >= self.stats_cfg.steady_start;
         self.tx_stats[f].pkts_sent += pkts;
