@@ -31,6 +31,8 @@ pub(crate) struct BuildCtx<'a> {
     pub base_rtt: SimTime,
     /// The largest data frame on the wire, preamble and gap included.
     pub max_wire: u32,
+    /// Where each (port, priority)'s state is in per-(port, priority) arrays.
+    pub slots: crate::net::prio_slots::PrioSlots,
     /// What the routes were computed from (for a model that recomputes them).
     pub routes: &'a RouteInputs,
 }
@@ -326,12 +328,6 @@ pub(crate) trait FabricModel: Sized {
         None
     }
 
-    /// The priorities the model's own frames use (bit per priority), beside the flows'
-    /// (they show in the ports table).
-    fn frame_prios(&self) -> u8 {
-        0
-    }
-
     /// Whether the model may deliver a flow's frames out of order (the flows table's
     /// reordering columns).
     fn reorders(&self) -> bool {
@@ -482,6 +478,19 @@ pub(crate) trait FabricModel: Sized {
     /// their NAKs) may reach a sender after its last ACK.
     fn eager_senders(_plan: &Plan) -> bool {
         false
+    }
+
+    /// The priorities the model's own frames use in a run of `plan` (bit per priority),
+    /// beside the flows' (they show in the ports table).
+    fn frame_prios(_plan: &Plan) -> u8 {
+        0
+    }
+
+    /// Priorities beyond those the frames use (`prios`) whose per-(port, priority) state
+    /// the model reads or writes in a run of `plan` (PFC: the lossless priorities, which
+    /// its watchdog polls whether a flow uses them or not; 802.3x PAUSE: all eight).
+    fn state_prios(_plan: &Plan, _prios: u8) -> u8 {
+        0
     }
 }
 

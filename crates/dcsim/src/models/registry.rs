@@ -630,12 +630,6 @@ macro_rules! fabric_models {
                 } )*
                 l
             }
-            /// The priorities the models' own frames use.
-            pub fn frame_prios(&self) -> u8 {
-                let mut p = 0;
-                $( $(#[cfg($cfg)])? { p |= $crate::models::fabric_model::FabricModel::frame_prios(&self.$name); } )*
-                p
-            }
             /// Which hooks on a data frame's sender some model acts on (asked once per run).
             pub fn sender_hooks(&self) -> $crate::models::fabric_model::SenderHooks {
                 use $crate::models::fabric_model::FabricModel as M;
@@ -671,6 +665,19 @@ macro_rules! fabric_models {
                 let mut n = 0;
                 $( $(#[cfg($cfg)])? { n += $crate::models::fabric_model::FabricModel::resends_pending(&self.$name, f); } )*
                 n
+            }
+            /// The priorities the models' own frames use in a run of `plan`.
+            pub fn frame_prios(plan: &$crate::plan::Plan) -> u8 {
+                let mut p = 0;
+                $( $(#[cfg($cfg)])? { p |= <$Ty as $crate::models::fabric_model::FabricModel>::frame_prios(plan); } )*
+                p
+            }
+            /// The priorities with per-(port, priority) state in a run of `plan` whose
+            /// frames use `prios`: those and any other a model keeps state under.
+            pub fn state_prios(plan: &$crate::plan::Plan, prios: u8) -> u8 {
+                let mut p = prios;
+                $( $(#[cfg($cfg)])? { p |= <$Ty as $crate::models::fabric_model::FabricModel>::state_prios(plan, prios); } )*
+                p
             }
             /// Whether some model in `plan` needs every sender made at build.
             pub fn eager_senders(plan: &$crate::plan::Plan) -> bool {

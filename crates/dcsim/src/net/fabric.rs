@@ -12,6 +12,7 @@ use crate::ids::{FlowId, NodeId, PktId, PortId};
 use crate::net::mmu::Mmu;
 use crate::net::packet::{Feedback, PacketPool};
 use crate::net::port::{Node, Port};
+use crate::net::prio_slots::PrioSlots;
 use crate::net::queue::EgressQueues;
 use crate::net::routing::Routing;
 use crate::net::stats::PrioCounters;
@@ -58,8 +59,11 @@ pub struct Fabric {
     pub routing: Routing,
     pub egress: EgressQueues,
     pub mmu: Mmu,
-    /// Counters per (port, priority), `port * 8 + priority`.
+    /// Counters per (port, priority in use), at `slots.at(port, priority)`.
     pub prio_stats: Vec<PrioCounters>,
+    /// Where each (port, priority)'s state is, in the per-(port, priority) arrays of
+    /// the fabric and of the models.
+    pub slots: PrioSlots,
     /// Preamble, start delimiter and inter-frame gap added to each frame on the wire
     /// (0 when `host.preamble_ifg` is off).
     pub preamble: u32,
@@ -103,7 +107,7 @@ impl Fabric {
         }
         port.paused &= !(1 << prio);
         let since = port.paused_since[prio as usize];
-        self.prio_stats[p.idx() * 8 + prio as usize].paused_ps += (now - since).0;
+        self.prio_stats[self.slots.at(p.idx(), prio)].paused_ps += (now - since).0;
         let node = port.node;
         if self.nodes[node.idx()].is_host {
             self.after.push(After::Unpark(node, prio));

@@ -14,6 +14,7 @@
 //! bytes (a threshold written in cells is converted when the scenario is read).
 
 use crate::ids::PortId;
+use crate::net::prio_slots::PrioSlots;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -48,9 +49,10 @@ pub struct Mmu {
     /// Per switch: buffer size, the part set aside for reserves and headroom, and the
     /// shared bytes in use.
     pools: Vec<Pool>,
-    /// Per (port, class): the charges and what a frame's admission or release reads
-    /// with them.
+    /// Per (port, class in use): the charges and what a frame's admission or release
+    /// reads with them.
     charge: Vec<Charge>,
+    slots: PrioSlots,
 }
 
 #[derive(Copy, Clone, Default, Debug)]
@@ -100,11 +102,13 @@ pub struct PortBuffer {
 impl Mmu {
     /// `ports[p]` is `None` for host ports. `switch_total[s]` is the shared buffer of
     /// switch s (shared model).
+    /// Every class has its charges (unit tests).
     pub fn new(model: Model, resume_offset: u64, ports: &[Option<PortBuffer>], switch_total: &[u64], lossless_classes: u64) -> Self {
-        Self::with_cells(model, resume_offset, ports, switch_total, lossless_classes, 0)
+        Self::with_cells(model, resume_offset, ports, switch_total, lossless_classes, 0, PrioSlots::all())
     }
 
-    /// `new` with every charge rounded up to cells of `cell` bytes (0: bytes).
+    /// `new` with every charge rounded up to cells of `cell` bytes (0: bytes), and
+    /// charges for the classes of `slots` only.
     pub fn with_cells(
         model: Model,
         resume_offset: u64,
@@ -112,6 +116,7 @@ impl Mmu {
         switch_total: &[u64],
         lossless_classes: u64,
         cell: u64,
+        slots: PrioSlots,
     ) -> Self {
         let mut pools: Vec<Pool> = switch_total.iter().map(|&total| Pool { total, ..Default::default() }).collect();
         if let Model::Shared { reserve } = model {
@@ -136,11 +141,11 @@ impl Mmu {
                     xoff_sent: false,
                     ever_xoff: false,
                 };
-                [ch; 8]
+                std::iter::repeat_n(ch, slots.per_port())
             })
             .collect();
         let frame_bytes = if cell != 0 { vec![0; ports.len()] } else { Vec::new() };
-        Mmu { model, resume_offset, cell, frame_bytes, port_bytes: vec![0; ports.len()], pools, charge }
+        Mmu { model, resume_offset, cell, frame_bytes, port_bytes: vec![0; ports.len()], pools, charge, slots }
     }
 
     /// A parallel run's merge: port `p`'s charges, and its switch's pool, as `other`
@@ -150,8 +155,9 @@ impl Mmu {
         if self.cell != 0 {
             self.frame_bytes[p] = other.frame_bytes[p];
         }
-        self.charge[p * 8..p * 8 + 8].copy_from_slice(&other.charge[p * 8..p * 8 + 8]);
-        let sw = self.charge[p * 8].switch;
+        let r = self.slots.of_port(p);
+        self.charge[r.clone()].copy_from_slice(&other.charge[r.clone()]);
+        let sw = self.charge[r.start].switch;
         if sw != u32::MAX {
             self.pools[sw as usize] = other.pools[sw as usize];
         }
@@ -175,7 +181,7 @@ impl Mmu {
     #[inline]
     pub fn admit(&mut self, port: PortId, class: u8, size: u64, lossless: bool) -> Result<(), DropReason> {
         let p = port.idx();
-        let i = p * 8 + class as usize;
+        let i = self.slots.at(p, class);
         let frame = size;
         let size = self.charge_of(size);
         match self.model {
@@ -238,7 +244,8 @@ impl Mmu {
         let mut total = 0u64;
         for (i, c) in self.charge.iter().enumerate() {
             if c.ingress >= HALF || c.hdrm >= HALF {
-                bad.push(format!("MMU charge of port {} class {} is negative", i / 8, i % 8));
+                let (p, class) = self.slots.port_prio(i);
+                bad.push(format!("MMU charge of port {p} class {class} is negative"));
             }
             total = total.wrapping_add(c.ingress).wrapping_add(c.hdrm);
         }
@@ -253,7 +260,7 @@ impl Mmu {
         }
         if let Model::Static { .. } = self.model {
             for (p, &b) in self.port_bytes.iter().enumerate() {
-                let classes = self.charge[p * 8..p * 8 + 8].iter().fold(0u64, |a, c| a.wrapping_add(c.ingress));
+                let classes = self.charge[self.slots.of_port(p)].iter().fold(0u64, |a, c| a.wrapping_add(c.ingress));
                 if b >= HALF || b != classes {
                     bad.push(format!("MMU port {p}: {} B charged to the port, {} B to its classes", b as i64, classes as i64));
                 }
@@ -271,7 +278,7 @@ impl Mmu {
     #[inline]
     pub fn release(&mut self, port: PortId, class: u8, size: u64) {
         let p = port.idx();
-        let i = p * 8 + class as usize;
+        let i = self.slots.at(p, class);
         if self.cell != 0 {
             self.frame_bytes[p] = self.frame_bytes[p].wrapping_sub(size);
         }
@@ -300,7 +307,7 @@ impl Mmu {
     #[inline]
     pub fn over_xoff(&self, port: PortId, class: u8) -> bool {
         let p = port.idx();
-        let i = p * 8 + class as usize;
+        let i = self.slots.at(p, class);
         match self.model {
             Model::Static { .. } => self.charge[i].ingress >= self.charge[i].xoff,
             Model::Shared { reserve } => self.charge[i].hdrm > 0 || self.shared_used(i, reserve) >= self.threshold(i),
@@ -311,7 +318,7 @@ impl Mmu {
     #[inline]
     pub fn under_xon(&self, port: PortId, class: u8) -> bool {
         let p = port.idx();
-        let i = p * 8 + class as usize;
+        let i = self.slots.at(p, class);
         match self.model {
             Model::Static { .. } => self.charge[i].ingress <= self.charge[i].xon,
             Model::Shared { reserve } => {
@@ -330,7 +337,7 @@ impl Mmu {
 
     #[inline(always)]
     fn at(&self, port: PortId, class: u8) -> &Charge {
-        &self.charge[port.idx() * 8 + class as usize]
+        &self.charge[self.slots.at(port.idx(), class)]
     }
 
     /// Largest charge of (port, class) so far, and its smallest after the first XOFF
@@ -350,19 +357,19 @@ impl Mmu {
 
     /// Records an XOFF (true) or XON sent for (port, class).
     pub fn set_xoff_sent(&mut self, port: PortId, class: u8, xoff: bool) {
-        let c = &mut self.charge[port.idx() * 8 + class as usize];
+        let c = &mut self.charge[self.slots.at(port.idx(), class)];
         c.xoff_sent = xoff;
         c.ever_xoff |= xoff;
     }
 
     pub fn headroom(&self, port: PortId) -> u64 {
-        self.charge[port.idx() * 8].headroom
+        self.charge[self.slots.of_port(port.idx()).start].headroom
     }
     pub fn xoff(&self, port: PortId) -> u64 {
-        self.charge[port.idx() * 8].xoff
+        self.charge[self.slots.of_port(port.idx()).start].xoff
     }
     pub fn xon(&self, port: PortId) -> u64 {
-        self.charge[port.idx() * 8].xon
+        self.charge[self.slots.of_port(port.idx()).start].xon
     }
 }
 
@@ -379,7 +386,7 @@ mod tests {
     fn a_frame_takes_whole_cells() {
         let pb = PortBuffer { switch: 0, headroom: 0, xoff: 10_000, xon: 5_000, shift: 3 };
         for model in [Model::Static { port_buffer: 1 << 20 }, Model::Shared { reserve: 0 }] {
-            let mut m = Mmu::with_cells(model, 0, &[Some(pb)], &[1 << 20], 1, 208);
+            let mut m = Mmu::with_cells(model, 0, &[Some(pb)], &[1 << 20], 1, 208, PrioSlots::all());
             m.admit(PortId(0), 3, 65, true).unwrap();
             assert_eq!(m.occupancy(PortId(0), 3), 208);
             m.admit(PortId(0), 3, 209, true).unwrap();

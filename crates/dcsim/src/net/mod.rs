@@ -9,6 +9,7 @@ pub mod mmu;
 pub mod packet;
 pub mod pcap;
 pub mod port;
+pub mod prio_slots;
 pub mod queue;
 pub mod rate_rows;
 pub mod routing;

@@ -6,6 +6,7 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::ids::{FlowId, PktId, PortId};
+use crate::net::prio_slots::PrioSlots;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SchedulerKind {
@@ -159,6 +160,7 @@ pub struct EgressQueues {
     /// once, and then its ring, a cold line on a large fabric, is never touched; the
     /// next enqueue anywhere writes it first, so each ring keeps its order.
     pending: Option<(u32, Queued)>,
+    slots: PrioSlots,
 }
 
 impl EgressQueues {
@@ -168,18 +170,19 @@ impl EgressQueues {
     /// partition that ran it) has them. Only the counts: the frames stay in the other
     /// partition's pool, so the merged queues are read for their counts alone.
     pub fn adopt_counters(&mut self, other: &EgressQueues, p: PortId) {
-        for i in p.idx() * 8..p.idx() * 8 + 8 {
+        for i in self.slots.of_port(p.idx()) {
             self.cells[i].q.bytes = other.cells[i].q.bytes;
             self.cells[i].q.pkts = other.cells[i].q.pkts;
         }
     }
 
-    pub fn new(radix: &[u32], arbitration: Arbitration, scheduler: SchedulerPlan, quantum: u32) -> Self {
-        let n_cells = (radix.len() * 8) as u32;
-        let mut cells = Vec::with_capacity(radix.len() * 8);
+    /// Queues for the priorities of `slots` only.
+    pub fn new(radix: &[u32], arbitration: Arbitration, scheduler: SchedulerPlan, quantum: u32, slots: PrioSlots) -> Self {
+        let n_cells = slots.len(radix.len()) as u32;
+        let mut cells = Vec::with_capacity(n_cells as usize);
         let mut n_extra = 0u32;
         for &r in radix {
-            for _ in 0..8 {
+            for _ in 0..slots.per_port() {
                 let q = EgressQueue { bytes: 0, pkts: 0, active_head: NONE, active_tail: NONE, sub_base: n_cells + n_extra };
                 cells.push(Cell { q, own: SubQueue { next_active: NONE, ..Default::default() } });
                 if arbitration == Arbitration::PerPort {
@@ -197,12 +200,13 @@ impl EgressQueues {
             flow_subs: HashMap::default(),
             free_subs: Vec::new(),
             pending: None,
+            slots,
         }
     }
 
     #[inline]
     pub fn queue(&self, port: PortId, prio: u8) -> &EgressQueue {
-        &self.cells[port.idx() * 8 + prio as usize].q
+        &self.cells[self.slots.at(port.idx(), prio)].q
     }
 
     #[inline(always)]
@@ -224,7 +228,7 @@ impl EgressQueues {
     /// Corrupts a queue's byte count (tests of the run's checks).
     #[cfg(test)]
     pub(crate) fn queue_bytes_mut(&mut self, port: PortId, prio: u8, add: u64) {
-        self.cells[port.idx() * 8 + prio as usize].q.bytes += add;
+        self.cells[self.slots.at(port.idx(), prio)].q.bytes += add;
     }
 
     /// Prefetches the scheduling state of `port`.
@@ -245,7 +249,7 @@ impl EgressQueues {
     /// counts depends on the arbitration.
     #[inline]
     pub fn enqueue(&mut self, port: PortId, prio: u8, item: Queued, flow: FlowId) {
-        let qi = port.idx() * 8 + prio as usize;
+        let qi = self.slots.at(port.idx(), prio);
         let si = match self.arbitration {
             Arbitration::Fifo => qi as u32,
             Arbitration::PerPort => self.cells[qi].q.sub_base + item.in_local as u32,
@@ -314,7 +318,7 @@ impl EgressQueues {
     /// Calls `f` on every packet queued at (port, prio), in no particular order (for
     /// diagnostics such as deadlock detection, not the hot path).
     pub fn for_each_queued(&self, port: PortId, prio: u8, mut f: impl FnMut(&Queued)) {
-        let mut s = self.cells[port.idx() * 8 + prio as usize].q.active_head;
+        let mut s = self.cells[self.slots.at(port.idx(), prio)].q.active_head;
         while s != NONE {
             if let Some((held_in, held)) = &self.pending {
                 if *held_in == s {
@@ -329,7 +333,7 @@ impl EgressQueues {
     /// Removes the next packet of (port, prio) by the arbitration's turn.
     #[inline(always)]
     pub fn dequeue(&mut self, port: PortId, prio: u8) -> Queued {
-        let qi = port.idx() * 8 + prio as usize;
+        let qi = self.slots.at(port.idx(), prio);
         let si = self.cells[qi].q.active_head;
         let held = self.pending.take_if(|(held_in, _)| *held_in == si).map(|(_, h)| h);
         let sub = self.sub_mut(si);
@@ -377,7 +381,7 @@ impl EgressQueues {
     /// the miss overlaps the work in between.
     #[inline]
     pub fn next_up(&self, port: PortId, prio: u8) -> Option<PktId> {
-        let q = &self.cells[port.idx() * 8 + prio as usize].q;
+        let q = &self.cells[self.slots.at(port.idx(), prio)].q;
         if q.active_head == NONE {
             return None;
         }
@@ -431,7 +435,7 @@ impl EgressQueues {
                 let quantum = self.cost(self.quantum);
                 loop {
                     if eligible & (1 << p) != 0 {
-                        let qi = port.idx() * 8 + p as usize;
+                        let qi = self.slots.at(port.idx(), p);
                         let size = self.cost(self.head_frame(qi));
                         let st = &mut self.sched[port.idx()];
                         if st.deficit[p as usize] >= size {
@@ -466,7 +470,7 @@ mod tests {
 
     #[test]
     fn a_ring_gives_back_its_room_when_it_empties() {
-        let mut q = EgressQueues::new(&[2, 2], Arbitration::Fifo, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        let mut q = EgressQueues::new(&[2, 2], Arbitration::Fifo, sched(SchedulerKind::Strict, [1; 8]), 1000, PrioSlots::all());
         let cap = |q: &EgressQueues| q.sub(8).fifo.capacity();
         for f in 0..4 * RING_KEPT as u32 {
             push(&mut q, 1, 0, f, 1000, 0);
@@ -487,7 +491,7 @@ mod tests {
 
     #[test]
     fn per_port_arbitration_alternates_inputs() {
-        let mut q = EgressQueues::new(&[3, 3, 3], Arbitration::PerPort, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        let mut q = EgressQueues::new(&[3, 3, 3], Arbitration::PerPort, sched(SchedulerKind::Strict, [1; 8]), 1000, PrioSlots::all());
         // Four packets from input 0, then two from input 1.
         for _ in 0..4 {
             push(&mut q, 2, 0, 0, 100, 0);
@@ -505,7 +509,7 @@ mod tests {
     /// and the packets after it, in its queue or another, keep the FIFO order.
     #[test]
     fn a_held_packet_stays_first_in_its_queue() {
-        let mut q = EgressQueues::new(&[2, 2], Arbitration::Fifo, sched(SchedulerKind::Dwrr, [1; 8]), 1000);
+        let mut q = EgressQueues::new(&[2, 2], Arbitration::Fifo, sched(SchedulerKind::Dwrr, [1; 8]), 1000, PrioSlots::all());
         push(&mut q, 0, 3, 7, 300, 0);
         let mut seen = Vec::new();
         q.for_each_queued(PortId(0), 3, |it| seen.push(it.id.0));
@@ -525,7 +529,7 @@ mod tests {
 
     #[test]
     fn per_flow_arbitration_alternates_flows_of_one_input() {
-        let mut q = EgressQueues::new(&[2, 2], Arbitration::PerFlow, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        let mut q = EgressQueues::new(&[2, 2], Arbitration::PerFlow, sched(SchedulerKind::Strict, [1; 8]), 1000, PrioSlots::all());
         for f in [5, 5, 5, 7] {
             push(&mut q, 1, 3, f, 100, 0);
         }
@@ -535,9 +539,9 @@ mod tests {
 
     #[test]
     fn strict_and_round_robin_pick() {
-        let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Strict, [1; 8]), 1000);
+        let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Strict, [1; 8]), 1000, PrioSlots::all());
         assert_eq!(q.pick(PortId(0), 0b0000_1010), Some(3));
-        let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::RoundRobin, [1; 8]), 1000);
+        let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::RoundRobin, [1; 8]), 1000, PrioSlots::all());
         let picks: Vec<u8> = (0..4).map(|_| q.pick(PortId(0), 0b1000_0010).unwrap()).collect();
         assert_eq!(picks, vec![1, 7, 1, 7]);
     }
@@ -546,7 +550,7 @@ mod tests {
     fn dwrr_shares_bytes_by_weight() {
         let mut w = [1; 8];
         w[1] = 3;
-        let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Dwrr, w), 1000);
+        let mut q = EgressQueues::new(&[1], Arbitration::Fifo, sched(SchedulerKind::Dwrr, w), 1000, PrioSlots::all());
         for _ in 0..400 {
             for p in [0u8, 1] {
                 push(&mut q, 0, p, p as u32, 1000, 0);
@@ -568,7 +572,7 @@ mod tests {
     fn dwrr_units_bytes_packets_cells() {
         let share = |unit| {
             let plan = SchedulerPlan { unit, ..sched(SchedulerKind::Dwrr, [1; 8]) };
-            let mut q = EgressQueues::new(&[1], Arbitration::Fifo, plan, 1500);
+            let mut q = EgressQueues::new(&[1], Arbitration::Fifo, plan, 1500, PrioSlots::all());
             for _ in 0..2000 {
                 push(&mut q, 0, 0, 0, 1500, 0);
                 push(&mut q, 0, 1, 1, 1000, 0);

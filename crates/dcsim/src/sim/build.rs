@@ -13,6 +13,7 @@ use crate::models::fabric_model::BuildCtx;
 use crate::models::FabricModels;
 use crate::models::{Cc, NicSpec};
 use crate::net::packet::{PacketPool, PktFifo};
+use crate::net::prio_slots::PrioSlots;
 use crate::net::queue::EgressQueues;
 use crate::net::routing::{Graph, RouteInputs, Routing};
 use crate::net::stats::PrioCounters;
@@ -79,11 +80,14 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         Routing::build(&Graph { is_host: &is_host, node_ports: &node_ports, peer_node: &peer_node }, plan.seed, &overrides, up_down);
     let routes = RouteInputs { is_host, node_ports, peer_node, overrides, seed: plan.seed, up_down };
 
-    // Buffers.
+    // Buffers, with state for the priorities in use only: the flows', the models'
+    // frames', and any other a model keeps state under.
+    let used_prios = plan.flows.iter().fold(FabricModels::frame_prios(plan), |m, f| m | 1 << f.priority);
+    let slots = PrioSlots::new(FabricModels::state_prios(plan, used_prios));
     let (preamble, max_wire) = (plan.preamble(), plan.max_wire());
-    let mmu = crate::models::pfc::switch_buffer::mmu(plan, &nodes, &ports, max_wire)?;
+    let mmu = crate::models::pfc::switch_buffer::mmu(plan, &nodes, &ports, max_wire, slots)?;
     let radix: Vec<u32> = ports.iter().map(|p| nodes[p.node.idx()].ports.len() as u32).collect();
-    let egress = EgressQueues::new(&radix, plan.switch.arbitration, plan.switch.scheduler.clone(), max_wire);
+    let egress = EgressQueues::new(&radix, plan.switch.arbitration, plan.switch.scheduler.clone(), max_wire, slots);
 
     // Flows.
     let n_flows = plan.flows.len();
@@ -100,7 +104,6 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     let (mut tcp_tx, mut tcp_rx) = (Vec::new(), Vec::new());
     let (mut uet_tx, mut uet_rx) = (Vec::new(), Vec::new());
     let mut sw = Vec::new();
-    let mut used_prios = 0u8;
     // The event wheel spans the longest link delay plus the longest frame time.
     let horizon = ports.iter().map(|p| p.delay + p.line.tx_time(max_wire as u64)).max().unwrap_or(SimTime::us(1));
     let mut q = EventQueue::new(plan.seed, horizon + horizon);
@@ -125,7 +128,6 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
                 (np as u32, (s - (np - 1) * plan.host.mtu as u64) as u32)
             }
         };
-        used_prios |= 1 << fp.priority;
         let host_rate = ports[first[src] as usize].rate();
         let cc_plan = &plan.ccs[fp.cc as usize];
         let cc = Cc::new(cc_plan, &NicSpec { line_rate: host_rate, mtu_wire: max_wire, mss: plan.host.mtu, base_rtt });
@@ -240,6 +242,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         base_rtt,
         max_wire,
         routes: &routes,
+        slots,
     };
     let models = FabricModels::new(&mut ctx);
     // A model takes links down: lossless priorities can drop, quiet sends are off.
@@ -293,7 +296,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
             routing,
             egress,
             mmu,
-            prio_stats: vec![PrioCounters::default(); n_ports * 8],
+            prio_stats: vec![PrioCounters::default(); slots.len(n_ports)],
+            slots,
             preamble,
             after: Vec::new(),
         },
@@ -337,9 +341,8 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
     sim.setup.dequeue_hooks = sim.models.wants_dequeued();
     sim.setup.switch_hooks = sim.models.switch_hooks();
     sim.setup.sender_hooks = sim.models.sender_hooks();
-    // The models' own frames show in the ports table; a model's limit below the egress
-    // limit is where the world's limit test hands frames to it (`overflow`).
-    sim.setup.used_prios |= sim.models.frame_prios();
+    // A model's limit below the egress limit is where the world's limit test hands
+    // frames to it (`overflow`).
     if let Some(l) = sim.models.egress_limit().filter(|&l| l < sim.setup.egress_limit.unwrap_or(u64::MAX)) {
         sim.setup.egress_limit = Some(l);
     }

@@ -144,7 +144,7 @@ impl Simulation {
         let mut failures = Vec::new();
         let mut drops = 0u64;
         for (i, c) in self.fx.prio_stats.iter().enumerate() {
-            let (port, prio) = (i / 8, (i % 8) as u8);
+            let (port, prio) = self.fx.slots.port_prio(i);
             let n: u64 = c.drops.iter().sum();
             if n == 0 || !self.is_lossless(prio) {
                 continue;
@@ -183,7 +183,7 @@ impl Simulation {
         let mut failures = Vec::new();
         let mut queued = 0u64;
         for p in 0..self.fx.ports.len() {
-            for prio in 0..8u8 {
+            for prio in self.fx.slots.prios() {
                 let b = self.fx.egress.queue(PortId(p as u32), prio).bytes;
                 if b >= HALF && failures.len() < MAX_LISTED {
                     failures.push(format!("egress queue of port {p} priority {prio} is negative ({} B)", b as i64));
@@ -280,8 +280,8 @@ senders = ["h1", "h2"]
         s.tx_stats[1].pkts_sent += 1;
         let p = s.fx.nodes.iter().position(|n| !n.is_host).unwrap();
         let port = s.fx.nodes[p].ports.start as usize;
-        s.fx.prio_stats[port * 8 + 3].drops[0] += 2;
-        s.fx.egress.queue_bytes_mut(PortId(port as u32), 0, 5);
+        s.fx.prio_stats[s.fx.slots.at(port, 3)].drops[0] += 2;
+        s.fx.egress.queue_bytes_mut(PortId(port as u32), 3, 5);
         let c = s.run_checks();
         assert_eq!(c["ok"], json!(false));
         let f = |k: &str| c[k]["failures"].to_string();

@@ -136,7 +136,7 @@ impl Simulation {
     /// A frame routed to a queue in a storm (or held by it when the storm began) is
     /// dropped and counted against its flow.
     pub(crate) fn storm_drop(&mut self, out: PortId, prio: u8, id: PktId) {
-        self.fx.prio_stats[out.idx() * 8 + prio as usize].pfc_storm_drops += 1;
+        self.fx.prio_stats[self.fx.slots.at(out.idx(), prio)].pfc_storm_drops += 1;
         let pkt = *self.fx.pool.get(id);
         self.count_drop(&pkt);
         self.fx.pool.free(id);

@@ -19,7 +19,7 @@ impl Simulation {
             self.unpause(p, prio);
         }
         self.models.port_down(&mut self.fx, p);
-        for prio in 0..8u8 {
+        for prio in self.fx.slots.prios() {
             while self.fx.egress.queue(p, prio).pkts > 0 {
                 let item = self.dequeue_egress(p, prio);
                 self.release_ingress(self.ingress_of(p, &item), prio, item.frame as u64);

@@ -512,7 +512,7 @@ impl Simulation {
         match data_prio {
             None => port.ctrl_bytes += frame as u64,
             Some(prio) => {
-                let c = &mut self.fx.prio_stats[p.idx() * 8 + prio as usize];
+                let c = &mut self.fx.prio_stats[self.fx.slots.at(p.idx(), prio)];
                 c.tx_bytes += frame as u64;
                 c.tx_pkts += 1;
                 if self.setup.port_hooks.data_started {

@@ -50,9 +50,9 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, Places) {
     let end = run_end(s);
     // Close what is still open at the end: pauses and goodput bins.
     for (p, port) in s.fx.ports.iter().enumerate() {
-        for prio in 0..8 {
+        for prio in 0..8u8 {
             if port.paused & (1 << prio) != 0 {
-                s.fx.prio_stats[p * 8 + prio].paused_ps += (end - port.paused_since[prio]).0;
+                s.fx.prio_stats[s.fx.slots.at(p, prio)].paused_ps += (end - port.paused_since[prio as usize]).0;
             }
         }
     }
@@ -175,9 +175,9 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, Places) {
             if s.setup.used_prios & (1 << prio) == 0 {
                 continue;
             }
-            let c = &s.fx.prio_stats[p * 8 + prio as usize];
-            let class = s.class_of(prio) as usize;
-            let ci = &s.fx.prio_stats[p * 8 + class];
+            let c = &s.fx.prio_stats[s.fx.slots.at(p, prio)];
+            let class = s.class_of(prio);
+            let ci = &s.fx.prio_stats[s.fx.slots.at(p, class)];
             let is_sw = !s.fx.nodes[port.node.idx()].is_host;
             let vals = [
                 p as u64,
@@ -198,8 +198,8 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, Places) {
                 c.pfc_expired,
                 c.paused_ps,
                 c.max_egress.max(s.fx.egress.queue(pid, prio).bytes),
-                s.fx.mmu.peak(pid, class as u8),
-                match s.fx.mmu.low_after_xoff(pid, class as u8) {
+                s.fx.mmu.peak(pid, class),
+                match s.fx.mmu.low_after_xoff(pid, class) {
                     u64::MAX => 0,
                     low => low,
                 },

@@ -4,7 +4,9 @@
 use crate::units::SimTime;
 
 pub(crate) struct Setup {
-    /// Priorities some flow uses (bit per priority).
+    /// Priorities some flow or some model's frames use (bit per priority): the rows of
+    /// the ports table. The state of a (port, priority) may cover more
+    /// (`Fabric::slots`).
     pub used_prios: u8,
     /// A frame of a lossy priority that would take a switch egress queue above this many
     /// bytes goes to the models' `overflow` hooks, else is dropped (`switch.egress_limit`,

@@ -295,10 +295,10 @@ impl Simulation {
         let mut paused = 0u64;
         let (mut qsum, mut qmax, mut nq) = (0u64, 0u64, 0u64);
         for (p, port) in self.fx.ports.iter().enumerate() {
-            for prio in 0..8 {
-                paused += self.fx.prio_stats[p * 8 + prio].paused_ps;
+            for prio in self.fx.slots.prios() {
+                paused += self.fx.prio_stats[self.fx.slots.at(p, prio)].paused_ps;
                 if port.paused & (1 << prio) != 0 {
-                    paused += (now - port.paused_since[prio]).0;
+                    paused += (now - port.paused_since[prio as usize]).0;
                 }
             }
             if self.fx.nodes[port.node.idx()].is_host {

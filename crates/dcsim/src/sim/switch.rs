@@ -108,7 +108,7 @@ impl Simulation {
     pub(crate) fn drop_packet(&mut self, in_port: PortId, prio: u8, id: PktId, reason: DropReason) {
         let pkt = *self.fx.pool.get(id);
         self.input_dropped(in_port, &pkt);
-        self.fx.prio_stats[in_port.idx() * 8 + prio as usize].drops[reason as usize] += 1;
+        self.fx.prio_stats[self.fx.slots.at(in_port.idx(), prio)].drops[reason as usize] += 1;
         self.count_drop(&pkt);
         self.fx.pool.free(id);
     }
@@ -173,7 +173,7 @@ impl Simulation {
     #[inline(always)]
     pub(crate) fn dequeue_egress(&mut self, p: PortId, prio: u8) -> Queued {
         let before = self.fx.egress.queue(p, prio).bytes;
-        let st = &mut self.fx.prio_stats[p.idx() * 8 + prio as usize];
+        let st = &mut self.fx.prio_stats[self.fx.slots.at(p.idx(), prio)];
         st.max_egress = st.max_egress.max(before);
         self.fx.egress.dequeue(p, prio)
     }
@@ -228,6 +228,6 @@ mod tests {
         s.switch_try_send(p);
         assert!(!s.fx.mmu.xoff_sent(p, class), "the release sends XON");
         assert!(!s.fx.ports[p.idx()].ctrl.is_empty(), "the XON waits for the frame on the wire");
-        assert_eq!(s.fx.prio_stats[p.idx() * 8 + prio as usize].tx_pkts, 1);
+        assert_eq!(s.fx.prio_stats[s.fx.slots.at(p.idx(), prio)].tx_pkts, 1);
     }
 }

@@ -11,6 +11,7 @@ use crate::models::rcm::detection::{CongestionPoint, Demand, Interval, RECENT};
 use crate::net::capped_log::CappedLog;
 use crate::net::fabric::Fabric;
 use crate::net::packet::{PktKind, FLAG_CE};
+use crate::net::prio_slots::PrioSlots;
 use crate::net::queue::{FxHasher, Queued};
 use crate::plan::{Detection, EcnMode, MarkPoint, Plan};
 use crate::rng::{keyed, stream_key, unit};
@@ -64,8 +65,8 @@ pub(crate) struct Marking {
 
 impl Marking {
     /// `port_rates`, `port_nodes` and `radix`: per port, its rate, its node and its
-    /// node's number of ports.
-    pub fn new(plan: &Plan, port_rates: &[Rate], port_nodes: &[u32], radix: &[u32]) -> Self {
+    /// node's number of ports; `slots`: where each (port, priority)'s state is.
+    pub fn new(plan: &Plan, port_rates: &[Rate], port_nodes: &[u32], radix: &[u32], slots: PrioSlots) -> Self {
         let ecn = &plan.fabric.marking.ecn;
         let mut rules = vec![plan.fabric.marking.detection.clone()];
         let mut node_rule = vec![0u16; plan.nodes.len()];
@@ -97,8 +98,8 @@ impl Marking {
             port,
             rules,
             ths,
-            red: if ecn.mode == EcnMode::RedAvg { vec![RedAvg::default(); n * 8] } else { Vec::new() },
-            cps: if active { vec![CongestionPoint::default(); n * 8] } else { Vec::new() },
+            red: if ecn.mode == EcnMode::RedAvg { vec![RedAvg::default(); slots.len(n)] } else { Vec::new() },
+            cps: if active { vec![CongestionPoint::default(); slots.len(n)] } else { Vec::new() },
             pairs: HashSet::default(),
             intervals: CappedLog::new(plan.stats.max_rows),
             demand: any_1b.then(|| Demand::new(radix)),
@@ -134,7 +135,7 @@ impl Marking {
         let mark = match m.mode {
             EcnMode::RedAvg => {
                 let pkt_time = fx.ports[out.idx()].line.tx_time(fx.pool.get(id).frame as u64);
-                m.red[out.idx() * 8 + prio as usize].on_arrival(&th, m.wq, q_before, now, pkt_time, draw)
+                m.red[fx.slots.at(out.idx(), prio)].on_arrival(&th, m.wq, q_before, now, pkt_time, draw)
             }
             mode if m.point == MarkPoint::Enqueue => mark_instant(mode, &th, q_before, draw),
             _ => false,
@@ -142,7 +143,7 @@ impl Marking {
         if !mark {
             return;
         }
-        let ci = out.idx() * 8 + prio as usize;
+        let ci = fx.slots.at(out.idx(), prio);
         let victim = fx.ports[out.idx()].paused & (1 << prio) != 0 || self.cps[ci].is_victim();
         if !(root_only && victim) {
             self.set_ce(fx, out, prio, id);
@@ -154,7 +155,7 @@ impl Marking {
     pub fn on_dequeue(&mut self, fx: &mut Fabric, p: PortId, prio: u8, item: &Queued, q_after: u64) {
         let id = item.id;
         let now = fx.now();
-        let ci = p.idx() * 8 + prio as usize;
+        let ci = fx.slots.at(p.idx(), prio);
         let rate = fx.ports[p.idx()].rate();
         // The port is sending now, so its paused time is fully accounted.
         let paused_total = fx.prio_stats[ci].paused_ps;
@@ -275,7 +276,7 @@ impl Marking {
         let pkt = fx.pool.get_mut(id);
         if pkt.flags & FLAG_CE == 0 {
             pkt.flags |= FLAG_CE;
-            let ci = p.idx() * 8 + prio as usize;
+            let ci = fx.slots.at(p.idx(), prio);
             fx.prio_stats[ci].ecn_marked += 1;
             if let Some(cp) = self.cps.get_mut(ci) {
                 cp.marked += 1;
@@ -287,12 +288,13 @@ impl Marking {
     pub fn close(&mut self, fx: &Fabric, end: SimTime) {
         for ci in 0..self.cps.len() {
             let paused_total = fx.prio_stats[ci].paused_ps;
+            let (port, prio) = fx.slots.port_prio(ci);
             let cp = &mut self.cps[ci];
             if cp.congested {
                 if let Some((start, r, v)) = cp.evaluate(end, false, paused_total) {
-                    self.intervals.push(Interval { port: (ci / 8) as u32, prio: (ci % 8) as u8, start, end, root_ps: r, victim_ps: v });
+                    self.intervals.push(Interval { port: port as u32, prio, start, end, root_ps: r, victim_ps: v });
                 }
-                self.port[ci / 8].congested &= !(1 << (ci % 8));
+                self.port[port].congested &= !(1 << prio);
             }
         }
     }

@@ -30,12 +30,13 @@ impl Marking {
             if cp.intervals == 0 && cp.marked == 0 {
                 continue;
             }
-            let p = &fx.ports[ci / 8];
-            pid.push((ci / 8) as u64);
+            let (pi, q) = fx.slots.port_prio(ci);
+            let p = &fx.ports[pi];
+            pid.push(pi as u64);
             node.push(name(p.node));
             port.push(p.local as u64);
             peer.push(name(fx.ports[p.peer.idx()].node));
-            prio.push((ci % 8) as u64);
+            prio.push(q as u64);
             cong.push(cp.congested_ps());
             root.push(cp.root_ps);
             victim.push(cp.victim_ps);
@@ -129,7 +130,7 @@ impl FabricModel for Marking {
     fn new(ctx: &mut BuildCtx) -> Self {
         let port_nodes: Vec<u32> = ctx.ports.iter().map(|p| p.node.0).collect();
         let radix: Vec<u32> = ctx.ports.iter().map(|p| ctx.nodes[p.node.idx()].ports.len() as u32).collect();
-        Marking::new(ctx.plan, ctx.port_rates, &port_nodes, &radix)
+        Marking::new(ctx.plan, ctx.port_rates, &port_nodes, &radix, ctx.slots)
     }
 
     /// New RED thresholds during a run (seed 004's reconfiguration).
@@ -162,7 +163,7 @@ impl FabricModel for Marking {
         if !self.cps.is_empty() {
             for p in 0..fx.ports.len() {
                 if theirs(fx.ports[p].node) {
-                    let r = p * 8..p * 8 + 8;
+                    let r = fx.slots.of_port(p);
                     self.cps[r.clone()].copy_from_slice(&other.cps[r]);
                     self.port[p].congested = other.port[p].congested;
                 }

@@ -26,7 +26,7 @@ impl crate::models::l2cm::L2State {
             if fx.nodes[fx.ports[i].node.idx()].is_host {
                 continue;
             }
-            let qlen: u64 = (0..8u8).map(|pr| fx.egress.queue(PortId(i as u32), pr).bytes).sum();
+            let qlen: u64 = fx.slots.prios().map(|pr| fx.egress.queue(PortId(i as u32), pr).bytes).sum();
             let rate = fx.ports[i].rate();
             self.fecn[i].on_interval(&p, rate, qlen, p.interval);
         }

@@ -18,7 +18,7 @@ pub fn stamp(fx: &mut Fabric, p: PortId, id: PktId) {
     if pkt.flags & FLAG_INT == 0 || pkt.kind != PktKind::Data {
         return;
     }
-    let qlen = (0..8).map(|prio| fx.egress.queue(p, prio).bytes).sum();
+    let qlen = fx.slots.prios().map(|prio| fx.egress.queue(p, prio).bytes).sum();
     let hop = IntHop {
         ts: fx.now(),
         // The port's wire-byte counter (every frame kind, preamble/IFG included when

@@ -22,7 +22,7 @@ pub fn blocks(wire: u64) -> u64 {
     wire.div_ceil(BLOCK_BYTES)
 }
 
-/// Credit state of every (port, VL), indexed `port * 8 + vl` as the per-priority stats.
+/// Credit state of every (port, VL), indexed `port * 8 + vl`.
 #[derive(Debug, Default)]
 pub struct IbCredits {
     pub on: bool,

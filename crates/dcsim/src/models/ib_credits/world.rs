@@ -37,7 +37,7 @@ impl IbCredits {
         let ci = p.idx() * 8 + vl as usize;
         self.reported[ci] = self.granted[ci];
         let id = fx.pool.alloc(Packet::fcp(vl, self.granted[ci], FCP_BYTES));
-        fx.prio_stats[ci].pfc_xon_tx += 1;
+        fx.prio_stats[fx.slots.at(p.idx(), vl)].pfc_xon_tx += 1;
         let pool = &mut fx.pool;
         fx.ports[p.idx()].ctrl.push(pool, id);
         fx.kick(p);
@@ -63,7 +63,7 @@ impl IbCredits {
         let (vl, limit) = fx.pool.get(id).fcp_of();
         fx.pool.free(id);
         let ci = p.idx() * 8 + vl as usize;
-        fx.prio_stats[ci].pfc_xon_rx += 1;
+        fx.prio_stats[fx.slots.at(p.idx(), vl)].pfc_xon_rx += 1;
         // Cumulative: an older FCP overtaken by a newer one changes nothing.
         self.limit[ci] = self.limit[ci].max(limit);
         if self.credits(ci) >= self.max_need && fx.unpause(p, vl) {

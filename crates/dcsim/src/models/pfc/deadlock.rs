@@ -83,7 +83,7 @@ impl DeadlockDetector {
         self.reported.retain(|k| present.contains(k));
         let mut new_found = false;
         let mut suspects = BTreeMap::new();
-        let sent = |q: &QueueId| w.at(q.0).prio_stats[q.0 as usize * 8 + q.1 as usize].tx_pkts;
+        let sent = |q: &QueueId| w.at(q.0).prio_stats[w.at(q.0).slots.at(q.0 as usize, q.1)].tx_pkts;
         for (prio, cycle) in cycles {
             let stuck = cycle.iter().all(|q| self.suspects.get(q) == Some(&sent(q)));
             for q in &cycle {

@@ -60,19 +60,19 @@ impl Pfc {
         };
         let mask = if self.plan.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
         let id = fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
-        let ci = port.idx() * 8 + class as usize;
+        let (ci, gi) = (fx.slots.at(port.idx(), class), port.idx() * 8 + class as usize);
         fx.mmu.set_xoff_sent(port, class, xoff);
         if xoff {
             fx.prio_stats[ci].pfc_xoff_tx += 1;
             if self.plan.pause_mode != PauseMode::Infinite {
-                self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
+                self.refresh_gen[gi] = self.refresh_gen[gi].wrapping_add(1);
                 let dur = quanta_to_time(quanta, rate);
                 let after = SimTime((dur.0 as f64 * self.plan.refresh_fraction) as u64).max(SimTime(1));
-                fx.q.schedule(now + after, model_event::<Self>(PFC_REFRESH, class, port.0, self.refresh_gen[ci]));
+                fx.q.schedule(now + after, model_event::<Self>(PFC_REFRESH, class, port.0, self.refresh_gen[gi]));
             }
         } else {
             fx.prio_stats[ci].pfc_xon_tx += 1;
-            self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
+            self.refresh_gen[gi] = self.refresh_gen[gi].wrapping_add(1);
         }
         let fx_pool = &mut fx.pool;
         fx.ports[port.idx()].ctrl.push(fx_pool, id);
@@ -106,7 +106,7 @@ impl Pfc {
             let port = &mut fx.ports[p.idx()];
             port.pause_gen[prio as usize] = port.pause_gen[prio as usize].wrapping_add(1);
             if quanta > 0 && held & (1 << prio) != 0 {
-                fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
+                fx.prio_stats[fx.slots.at(p.idx(), prio)].pfc_xoff_rx += 1;
                 continue;
             }
             let port = &mut fx.ports[p.idx()];
@@ -120,9 +120,9 @@ impl Pfc {
                     let until = now + quanta_to_time(quanta, port.rate());
                     fx.q.schedule(until, model_event::<Self>(PAUSE_EXPIRE, prio, p.0, gen));
                 }
-                fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xoff_rx += 1;
+                fx.prio_stats[fx.slots.at(p.idx(), prio)].pfc_xoff_rx += 1;
             } else {
-                fx.prio_stats[p.idx() * 8 + prio as usize].pfc_xon_rx += 1;
+                fx.prio_stats[fx.slots.at(p.idx(), prio)].pfc_xon_rx += 1;
                 resumed |= fx.unpause(p, prio);
             }
         }
@@ -137,7 +137,7 @@ impl Pfc {
             return;
         }
         if fx.unpause(p, prio) {
-            fx.prio_stats[p.idx() * 8 + prio as usize].pfc_expired += 1;
+            fx.prio_stats[fx.slots.at(p.idx(), prio)].pfc_expired += 1;
             let now = fx.now();
             self.log.push(PfcEvent { time: now, port: p.0, prio, kind: 2 });
             fx.kick(p);

@@ -42,6 +42,18 @@ impl FabricModel for Pfc {
         Pfc::new(&ctx.plan.fabric.pfc, ctx.ports.len(), ctx.plan.stats.max_pfc_events)
     }
 
+    /// The lossless priorities (their ingress and egress queues are watched and paused
+    /// whether a flow uses them or not); every priority under PAUSE and credits, whose
+    /// frames pause or block them all.
+    fn state_prios(plan: &crate::plan::Plan, _prios: u8) -> u8 {
+        let pfc = &plan.fabric.pfc;
+        match pfc.mode {
+            FlowControl::None => 0,
+            FlowControl::Pfc => pfc.lossless,
+            FlowControl::Pause | FlowControl::IbCredits => u8::MAX,
+        }
+    }
+
     fn owns_frame(kind: PktKind) -> bool {
         kind == PktKind::Pfc
     }
@@ -224,6 +236,11 @@ impl FabricModel for PauseStorms {
         PauseStorms::new(ctx.plan, ctx.q, |h| port_of[h as usize])
     }
 
+    /// The storms' priorities: the ports they pause count them.
+    fn state_prios(plan: &crate::plan::Plan, _prios: u8) -> u8 {
+        plan.fabric.pause_storms.storms.iter().fold(0, |m, st| m | 1 << st.priority)
+    }
+
     /// A storm's frames leave its host's port.
     const EVENTS: &'static [(u8, Subject)] = &[(PAUSE_STORM, Subject::Listed)];
 
@@ -316,7 +333,7 @@ impl FabricModel for PfcWatchdog {
     fn refuses(&mut self, fx: &mut Fabric, out: PortId, prio: u8, _pkt: &Packet) -> bool {
         let drop = self.drops(out, prio);
         if drop {
-            fx.prio_stats[out.idx() * 8 + prio as usize].pfc_storm_drops += 1;
+            fx.prio_stats[fx.slots.at(out.idx(), prio)].pfc_storm_drops += 1;
         }
         drop
     }

@@ -11,7 +11,7 @@ use crate::units::Rate;
 
 /// The MMU of the fabric whose `nodes` and `ports` are built; `max_wire` is the largest
 /// data frame on the wire.
-pub fn mmu(plan: &Plan, nodes: &[Node], ports: &[Port], max_wire: u32) -> Result<Mmu> {
+pub fn mmu(plan: &Plan, nodes: &[Node], ports: &[Port], max_wire: u32, slots: crate::net::prio_slots::PrioSlots) -> Result<Mmu> {
     let pfc = &plan.fabric.pfc;
     let is_host = |p: &Port| nodes[p.node.idx()].is_host;
     let host_rate = ports.iter().filter(|p| is_host(p)).map(|p| p.rate()).min().unwrap_or(Rate(1));
@@ -53,5 +53,5 @@ pub fn mmu(plan: &Plan, nodes: &[Node], ports: &[Port], max_wire: u32) -> Result
         BufferPlan::Static { port_buffer } => (Model::Static { port_buffer }, vec![0; n_sw as usize]),
         BufferPlan::Shared { total, reserve, .. } => (Model::Shared { reserve }, vec![total; n_sw as usize]),
     };
-    Ok(Mmu::with_cells(model, pfc.resume_offset, &port_buf, &totals, pfc.classes(), plan.switch.cell.map_or(0, u64::from)))
+    Ok(Mmu::with_cells(model, pfc.resume_offset, &port_buf, &totals, pfc.classes(), plan.switch.cell.map_or(0, u64::from), slots))
 }

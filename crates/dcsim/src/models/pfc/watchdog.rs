@@ -121,7 +121,8 @@ impl PfcWatchdog {
     /// from now on; true is returned: with "drop" the caller drops what it holds); a
     /// storm ends when no pause arrived for `restoration`.
     fn poll_queue(&mut self, fx: &mut Fabric, p: PortId, c: u8, now: SimTime, w: &WatchdogPlan) -> bool {
-        let (pi, ci) = (p.idx(), p.idx() * 8 + c as usize);
+        // `ci`: the fabric's counters' slot; `last_pause` has all 8 priorities of a port.
+        let (pi, ci, li) = (p.idx(), fx.slots.at(p.idx(), c), p.idx() * 8 + c as usize);
         let storm = self.storm[pi] & (1 << c) != 0;
         let port = &fx.ports[pi];
         if !storm && port.paused & (1 << c) != 0 && now - port.paused_since[c as usize] >= w.detection && fx.egress.queue(p, c).pkts > 0 {
@@ -131,7 +132,7 @@ impl PfcWatchdog {
             fx.unpause(p, c);
             return true;
         }
-        if storm && now - self.last_pause[ci] >= w.restoration {
+        if storm && now - self.last_pause[li] >= w.restoration {
             self.storm[pi] &= !(1 << c);
             self.storms_now -= 1;
             fx.prio_stats[ci].pfc_storms_restored += 1;

@@ -80,8 +80,13 @@ impl FabricModel for RemotePfc {
         t.push("pauses_sent", Column::U64(self.tor.pauses.clone()));
         let granted = |n: &crate::net::port::Node| if n.is_host { self.tor.granted_ps[fx.ports[host_port(n)].peer.idx()] } else { 0 };
         t.push("pause_granted_ps", Column::U64(fx.nodes.iter().map(granted).collect()));
-        let paused =
-            |n: &crate::net::port::Node| if n.is_host { (0..8).map(|k| fx.prio_stats[host_port(n) * 8 + k].paused_ps).sum() } else { 0 };
+        let paused = |n: &crate::net::port::Node| {
+            if n.is_host {
+                fx.slots.prios().map(|k| fx.prio_stats[fx.slots.at(host_port(n), k)].paused_ps).sum()
+            } else {
+                0
+            }
+        };
         t.push("paused_ps", Column::U64(fx.nodes.iter().map(paused).collect()));
         out.push(("remote_pfc".to_string(), t));
     }

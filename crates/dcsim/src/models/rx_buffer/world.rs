@@ -74,7 +74,7 @@ impl RxBuffers {
         if nic.used + frame > size {
             nic.stats.drops += 1;
             let prio = fx.pool.get(id).prio;
-            fx.prio_stats[p.idx() * 8 + prio as usize].drops[DropReason::BufferFull as usize] += 1;
+            fx.prio_stats[fx.slots.at(p.idx(), prio)].drops[DropReason::BufferFull as usize] += 1;
             fx.after.push(After::Drop(id));
             return true;
         }

@@ -101,12 +101,8 @@ impl FabricModel for Trimming {
     }
 
     /// Headers travel at their own priority.
-    fn frame_prios(&self) -> u8 {
-        if self.on {
-            1 << self.header_prio
-        } else {
-            0
-        }
+    fn frame_prios(plan: &crate::plan::Plan) -> u8 {
+        plan.fabric.trimming.as_ref().filter(|t| t.enabled).map_or(0, |t| 1 << t.header_priority)
     }
 
     fn eager_senders(plan: &crate::plan::Plan) -> bool {

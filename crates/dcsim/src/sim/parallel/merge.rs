@@ -34,7 +34,7 @@ impl Simulation {
                     continue;
                 }
                 swap(&mut self.fx.ports[p], &mut o.fx.ports[p]);
-                let r = p * 8..p * 8 + 8;
+                let r = self.fx.slots.of_port(p);
                 self.fx.prio_stats[r.clone()].copy_from_slice(&o.fx.prio_stats[r.clone()]);
                 self.fx.egress.adopt_counters(&o.fx.egress, PortId(p as u32));
                 self.fx.mmu.adopt_port(&o.fx.mmu, p);
