@@ -556,6 +556,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         res = dcsim.run(sc, progress=not args.quiet)
         written = res.write_files(st.tmp, fmt="csv" if args.csv else "parquet")
         out = st.commit()
+    for line in cut_logs(res.summary):
+        print(f"warning: {line}", file=sys.stderr)
     pcap = res.summary.get("pcap") or {}
     if pcap.get("frames_not_written"):
         print(
@@ -587,6 +589,34 @@ def cmd_run(args: argparse.Namespace) -> int:
         files = ", ".join(p.name for p in written.values())
         print(f"outputs: {out}/ ({files})")
     return EXIT_OK
+
+
+# The logs a run caps (``summary.outputs``): what each counts, and the setting that caps it.
+_CAPPED_LOGS = {
+    "pfc_events_not_logged": ("pfc_events", "PFC events", "stats.max_pfc_events"),
+    "samples_not_kept": ("samples", "queue samples", "stats.max_rows"),
+    "goodput_bins_not_kept": ("goodput", "goodput bins", "stats.max_rows"),
+    "rate_changes_not_kept": ("rates", "rate changes", "stats.max_rows"),
+    "cc_trace_rows_not_kept": ("cc_trace", "traced changes", "stats.max_rows"),
+    "class_bins_not_kept": ("class_throughput", "class bins", "stats.max_rows"),
+    "congestion_intervals_not_kept": ("congestion_intervals", "congested intervals", "stats.max_rows"),
+}
+
+
+def cut_logs(summary: Dict[str, Any]) -> List[str]:
+    """A line for each table a cap cut short (``summary.outputs``), which ``dcsim run``
+    prints as a warning: a long run's rates table, for one, holds its first
+    ``stats.max_rows`` changes and stops where they end."""
+    out = summary.get("outputs") or {}
+    lines = []
+    for key, (table, what, setting) in _CAPPED_LOGS.items():
+        n = out.get(key) or 0
+        kept = (out.get("rows") or {}).get(table)
+        # Nothing kept of a log that had rows: its cap is 0, the log turned off on purpose.
+        if n > 0 and kept != 0:
+            held = f"the {table} table holds {kept:,} rows; " if kept is not None else ""
+            lines.append(f"{setting}: {held}{n:,} more {what} were not kept (raise {setting} to keep them)")
+    return lines
 
 
 def _fast_forward_line(ff: Dict[str, Any]) -> str:

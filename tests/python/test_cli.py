@@ -1,6 +1,7 @@
 import pytest
 
 import dcsim
+from conftest import REPO
 from dcsim import cli
 
 
@@ -191,6 +192,20 @@ def test_roce_on_a_lossy_priority_is_a_warning_in_the_cli_and_summary(tmp_path, 
     assert summary["warnings"] == [w for w in dcsim.load(sc).plan.warnings] and len(summary["warnings"]) == 1
     # On the lossless priority: no warning.
     assert dcsim.loads(LOSSY_ROCE.replace("priority = 0", "priority = 3")).plan.warnings == []
+
+
+def test_a_table_cut_short_by_its_cap_is_a_warning(tmp_path, capsys):
+    sc = str(REPO / "scenarios" / "seed000_parking_lot_pfc.toml")
+    caps = ["--set", "stats.max_rows=50", "--set", "stats.max_pfc_events=10"]
+    assert cli.main(["run", sc, "--out", str(tmp_path / "o"), "--quiet", *caps]) == 0
+    err = capsys.readouterr().err
+    assert "warning: stats.max_pfc_events: the pfc_events table holds 10 rows; " in err
+    assert "warning: stats.max_rows: the samples table holds 50 rows; " in err and "(raise stats.max_rows to keep them)" in err
+    assert "rate changes" not in err  # nothing cut: no line
+    # A log turned off (a cap of 0) is no surprise: no line for it.
+    off = ["--set", "stats.max_pfc_events=0"]
+    assert cli.main(["run", sc, "--out", str(tmp_path / "p"), "--quiet", *off]) == 0
+    assert "warning" not in capsys.readouterr().err
 
 
 def test_pfc_off_with_a_lossless_list_is_an_error_naming_the_field():
