@@ -64,20 +64,10 @@ impl PrioSlots {
         self.n as usize
     }
 
-    /// The priorities in use, a bit each.
-    pub fn used(&self) -> u8 {
-        self.used
-    }
-
     /// The priorities in use, in order.
     pub fn prios(&self) -> impl Iterator<Item = u8> {
         let used = self.used;
         (0..8u8).filter(move |p| used & (1 << p) != 0)
-    }
-
-    /// Whether priority `prio` has state.
-    pub fn has(&self, prio: u8) -> bool {
-        self.used & (1 << (prio & 7)) != 0
     }
 
     /// The (port, priority) of slot index `i`.
@@ -98,7 +88,7 @@ mod tests {
         assert_eq!((s.at(0, 3), s.at(0, 7), s.at(5, 3), s.at(5, 7)), (0, 1, 10, 11));
         assert_eq!(s.of_port(5), 10..12);
         assert_eq!((s.port_prio(11), s.port_prio(10)), ((5, 7), (5, 3)));
-        assert!(s.has(3) && !s.has(0));
+        assert_eq!(s.prios().collect::<Vec<_>>(), vec![3, 7]);
         let all = PrioSlots::all();
         assert_eq!((all.at(2, 5), all.of_port(2)), (21, 16..24));
         assert_eq!(PrioSlots::new(0), PrioSlots::new(1));

@@ -30,8 +30,9 @@ pub struct Pfc {
 }
 
 impl Pfc {
-    pub fn new(plan: &PfcPlan, n_ports: usize, max_events: u64) -> Self {
-        Pfc { plan: plan.clone(), refresh_gen: vec![0; n_ports * 8], log: CappedLog::new(max_events) }
+    /// `queues`: the number of (port, priority in use) slots (`PrioSlots::len`).
+    pub fn new(plan: &PfcPlan, queues: usize, max_events: u64) -> Self {
+        Pfc { plan: plan.clone(), refresh_gen: vec![0; queues], log: CappedLog::new(max_events) }
     }
 
     /// MMU accounting class of a priority: itself under PFC, one class under PAUSE.
@@ -60,19 +61,19 @@ impl Pfc {
         };
         let mask = if self.plan.mode == FlowControl::Pause { 0xFF } else { 1u8 << class };
         let id = fx.pool.alloc(Packet::pfc(mask, quanta, PFC_FRAME_BYTES));
-        let (ci, gi) = (fx.slots.at(port.idx(), class), port.idx() * 8 + class as usize);
+        let ci = fx.slots.at(port.idx(), class);
         fx.mmu.set_xoff_sent(port, class, xoff);
         if xoff {
             fx.prio_stats[ci].pfc_xoff_tx += 1;
             if self.plan.pause_mode != PauseMode::Infinite {
-                self.refresh_gen[gi] = self.refresh_gen[gi].wrapping_add(1);
+                self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
                 let dur = quanta_to_time(quanta, rate);
                 let after = SimTime((dur.0 as f64 * self.plan.refresh_fraction) as u64).max(SimTime(1));
-                fx.q.schedule(now + after, model_event::<Self>(PFC_REFRESH, class, port.0, self.refresh_gen[gi]));
+                fx.q.schedule(now + after, model_event::<Self>(PFC_REFRESH, class, port.0, self.refresh_gen[ci]));
             }
         } else {
             fx.prio_stats[ci].pfc_xon_tx += 1;
-            self.refresh_gen[gi] = self.refresh_gen[gi].wrapping_add(1);
+            self.refresh_gen[ci] = self.refresh_gen[ci].wrapping_add(1);
         }
         let fx_pool = &mut fx.pool;
         fx.ports[port.idx()].ctrl.push(fx_pool, id);
@@ -84,7 +85,7 @@ impl Pfc {
     /// and its XOFF outstanding), the world re-sends XOFF, or XON if the ingress is back
     /// under its threshold (`After::Refresh`).
     pub(super) fn on_refresh(&self, fx: &mut Fabric, port: PortId, class: u8, gen: u32) {
-        if gen == self.refresh_gen[port.idx() * 8 + class as usize] && fx.mmu.xoff_sent(port, class) {
+        if gen == self.refresh_gen[fx.slots.at(port.idx(), class)] && fx.mmu.xoff_sent(port, class) {
             fx.after.push(After::Refresh(port, class));
         }
     }

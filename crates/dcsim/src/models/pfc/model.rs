@@ -39,7 +39,7 @@ impl FabricModel for Pfc {
     }
 
     fn new(ctx: &mut BuildCtx) -> Self {
-        Pfc::new(&ctx.plan.fabric.pfc, ctx.ports.len(), ctx.plan.stats.max_pfc_events)
+        Pfc::new(&ctx.plan.fabric.pfc, ctx.slots.len(ctx.ports.len()), ctx.plan.stats.max_pfc_events)
     }
 
     /// The lossless priorities (their ingress and egress queues are watched and paused
@@ -300,7 +300,7 @@ impl FabricModel for PfcWatchdog {
     fn new(ctx: &mut BuildCtx) -> Self {
         let pfc = &ctx.plan.fabric.pfc;
         let lossless = (0..8u8).filter(|&c| pfc.is_lossless(c)).fold(0, |m, c| m | 1 << c);
-        PfcWatchdog::new(pfc.watchdog.clone().filter(|_| pfc.mode != FlowControl::None), ctx.ports.len(), lossless)
+        PfcWatchdog::new(pfc.watchdog.clone().filter(|_| pfc.mode != FlowControl::None), ctx.slots, ctx.ports.len(), lossless)
     }
 
     fn next_poll(&self) -> crate::units::SimTime {

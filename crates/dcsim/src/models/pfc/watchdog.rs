@@ -14,6 +14,7 @@
 use crate::ids::PortId;
 use crate::models::pfc::{WatchdogAction, WatchdogPlan};
 use crate::net::fabric::{After, Fabric};
+use crate::net::prio_slots::PrioSlots;
 use crate::units::SimTime;
 
 /// The watchdog's state (`Simulation::pfc_watchdog`).
@@ -25,8 +26,9 @@ pub struct PfcWatchdog {
     pub storm: Vec<u8>,
     /// Queues in a storm now (the per-frame check is skipped while 0).
     pub storms_now: u32,
-    /// Per (port, priority): when a pause last arrived for it.
+    /// Per (port, priority in use): when a pause last arrived for it.
     last_pause: Vec<SimTime>,
+    slots: PrioSlots,
     /// The lossless priorities (bit per priority): the queues polled.
     lossless: u8,
     /// The time of the poll under way.
@@ -34,7 +36,7 @@ pub struct PfcWatchdog {
 }
 
 impl PfcWatchdog {
-    pub fn new(plan: Option<WatchdogPlan>, ports: usize, lossless: u8) -> Self {
+    pub fn new(plan: Option<WatchdogPlan>, slots: PrioSlots, ports: usize, lossless: u8) -> Self {
         let on = plan.is_some();
         PfcWatchdog {
             lossless,
@@ -43,7 +45,8 @@ impl PfcWatchdog {
             plan,
             storm: if on { vec![0; ports] } else { Vec::new() },
             storms_now: 0,
-            last_pause: if on { vec![SimTime::ZERO; ports * 8] } else { Vec::new() },
+            last_pause: if on { vec![SimTime::ZERO; slots.len(ports)] } else { Vec::new() },
+            slots,
         }
     }
 
@@ -72,7 +75,7 @@ impl PfcWatchdog {
         if self.plan.is_none() {
             return false;
         }
-        self.last_pause[p.idx() * 8 + prio as usize] = now;
+        self.last_pause[self.slots.at(p.idx(), prio)] = now;
         self.in_storm(p, prio)
     }
 }
@@ -121,8 +124,7 @@ impl PfcWatchdog {
     /// from now on; true is returned: with "drop" the caller drops what it holds); a
     /// storm ends when no pause arrived for `restoration`.
     fn poll_queue(&mut self, fx: &mut Fabric, p: PortId, c: u8, now: SimTime, w: &WatchdogPlan) -> bool {
-        // `ci`: the fabric's counters' slot; `last_pause` has all 8 priorities of a port.
-        let (pi, ci, li) = (p.idx(), fx.slots.at(p.idx(), c), p.idx() * 8 + c as usize);
+        let (pi, ci) = (p.idx(), self.slots.at(p.idx(), c));
         let storm = self.storm[pi] & (1 << c) != 0;
         let port = &fx.ports[pi];
         if !storm && port.paused & (1 << c) != 0 && now - port.paused_since[c as usize] >= w.detection && fx.egress.queue(p, c).pkts > 0 {
@@ -132,7 +134,7 @@ impl PfcWatchdog {
             fx.unpause(p, c);
             return true;
         }
-        if storm && now - self.last_pause[li] >= w.restoration {
+        if storm && now - self.last_pause[ci] >= w.restoration {
             self.storm[pi] &= !(1 << c);
             self.storms_now -= 1;
             fx.prio_stats[ci].pfc_storms_restored += 1;
