@@ -153,6 +153,17 @@ impl<S: Rows> CappedLog<S> {
         self.trimmed = false;
     }
 
+    /// The rows `finish` will keep, counted without it: a log whose rows are in a file
+    /// (`RateRows`) is finished once the world is freed, its count needed before.
+    pub fn kept(&self) -> usize {
+        self.rows.len().min(self.max)
+    }
+
+    /// The rows `dropped` will count once `finish` has cut the log.
+    pub fn not_kept(&self) -> u64 {
+        self.dropped + self.rows.len().saturating_sub(self.max) as u64
+    }
+
     pub fn rows(&self) -> &S {
         &self.rows
     }
@@ -229,7 +240,9 @@ mod tests {
             a.iter().for_each(|&r| la.push(r));
             b.iter().for_each(|&r| lb.push(r));
             la.absorb(&mut lb);
+            let counts = (la.kept(), la.not_kept());
             la.finish();
+            assert_eq!(counts, (la.len(), la.dropped()), "max {max}: counted before the cut");
             assert_eq!((la.rows().to_vec(), la.dropped()), kept(max, &rows), "max {max}");
         }
     }

@@ -13,5 +13,6 @@ pub mod prio_slots;
 pub mod queue;
 pub mod rate_rows;
 pub mod routing;
+pub mod spill;
 pub mod stats;
 pub mod up_down;

@@ -2,10 +2,13 @@
 //! run, a row per rate update of every queue pair (10^7 rows at the default
 //! `stats.max_rows`). Each row is packed into as few 32-bit words as the run's latest
 //! time, highest flow id and fastest link need: 12 bytes for 100 ms of 374,302 flows at
-//! 100 Gb/s, where three columns took 20.
+//! 100 Gb/s, where three columns took 20. Past `SPILL_WORDS` the rows go to a temporary
+//! file as they come (`net/spill.rs`), and come back when they are sorted, once the
+//! world is freed: 10^7 rows are 114.5 MiB the run would otherwise hold to its end.
 
 use super::capped_log::Rows;
 use super::column_sort::{sort_rows, Columns};
+use super::spill::Spill;
 use crate::units::{Rate, SimTime};
 
 /// Bits of each field of a row, time above flow above rate, so that rows compare as
@@ -37,18 +40,79 @@ impl Layout {
     }
 }
 
-/// The rows, `Layout::words` 32-bit words each, the row's low bits first.
+/// Words held in memory before they are written to the log's file (8 MiB).
+const SPILL_WORDS: usize = 1 << 21;
+
+/// The rows, `Layout::words` 32-bit words each, the row's low bits first: those in
+/// `spilled` (the first), then those in `words`.
 #[derive(Debug)]
 pub struct RateRows {
     words: Vec<u32>,
     layout: Layout,
+    spilled: Option<Spill>,
+    /// `words` goes to the file when it holds this many (`usize::MAX`: never, for a log
+    /// whose file could not be made or written, or that is being sorted).
+    spill_at: usize,
+    /// The latest time pushed.
+    latest: u64,
 }
 
 impl RateRows {
     /// A log for rows up to time `last_time`, flow ids below `flows` and rates up to
     /// `fastest`.
     pub fn new(last_time: SimTime, flows: usize, fastest: Rate) -> Self {
-        RateRows { words: Vec::new(), layout: Layout::new(last_time.0, flows, fastest) }
+        #[cfg(not(test))]
+        let spill_at = SPILL_WORDS;
+        #[cfg(test)]
+        let spill_at = tests::SPILL_AT.load(std::sync::atomic::Ordering::Relaxed);
+        RateRows { words: Vec::new(), layout: Layout::new(last_time.0, flows, fastest), spilled: None, spill_at, latest: 0 }
+    }
+
+    /// The latest time of a row pushed (0 for none).
+    pub fn latest(&self) -> u64 {
+        self.latest
+    }
+
+    /// Writes the rows held in memory to the file (made on first use). Where it cannot
+    /// be made or written, the log keeps its rows in memory from then on: the results
+    /// are the same, only the memory differs.
+    fn spill(&mut self) {
+        if self.words.is_empty() {
+            return;
+        }
+        if self.spilled.is_none() {
+            self.spilled = Spill::new();
+        }
+        match self.spilled.as_mut().map(|f| f.write(&self.words)) {
+            Some(Ok(())) => self.words.clear(),
+            Some(Err(_)) => {
+                self.load();
+                self.spill_at = usize::MAX;
+            }
+            None => self.spill_at = usize::MAX,
+        }
+    }
+
+    /// A log that writes its rows out past `words` words (tests: files of a few rows).
+    #[cfg(test)]
+    fn spilling_at(mut self, words: usize) -> Self {
+        self.spill_at = words;
+        self
+    }
+
+    /// Every row back in memory, in order, the file dropped; later rows stay there.
+    ///
+    /// # Panics
+    /// If the file written cannot be read back (an error of the system, not of the run).
+    fn load(&mut self) {
+        self.spill_at = usize::MAX;
+        let Some(mut file) = self.spilled.take() else { return };
+        let mut all = Vec::with_capacity(file.len() + self.words.len());
+        if let Err(e) = file.read_into(&mut all) {
+            panic!("the rates log could not read back its temporary file: {e}");
+        }
+        all.extend_from_slice(&self.words);
+        self.words = all;
     }
 
     #[inline]
@@ -68,6 +132,7 @@ impl RateRows {
     /// last row back, the packed rows freed as they are read: the columns and the rows are
     /// never held whole at once.
     pub fn into_columns(mut self) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+        self.load();
         let n = Rows::len(&self);
         let (mut time, mut flow, mut rate) = (vec![0u64; n], vec![0u64; n], vec![0u64; n]);
         const CHUNK: usize = 1 << 20;
@@ -97,7 +162,7 @@ impl Rows for RateRows {
     type Row = (SimTime, u32, Rate);
     type Key = (u64, u32);
     fn len(&self) -> usize {
-        self.words.len() / self.layout.words
+        (self.spilled.as_ref().map_or(0, Spill::len) + self.words.len()) / self.layout.words
     }
     #[inline]
     fn push(&mut self, (t, f, r): Self::Row) {
@@ -107,35 +172,69 @@ impl Rows for RateRows {
             "a rate row outside its log's layout: {t:?} {f} {r:?} {l:?}"
         );
         let v = (t.0 as u128) << (l.rate + l.flow) | (f as u128) << l.rate | r.0 as u128;
+        self.latest = self.latest.max(t.0);
         self.words.extend((0..l.words).map(|k| (v >> (32 * k)) as u32));
+        if self.words.len() >= self.spill_at {
+            self.spill();
+        }
     }
     #[inline]
     fn key_of(row: &Self::Row) -> Self::Key {
         (row.0 .0, row.1)
     }
+    /// (Read only once the log has been sorted, which brings its rows back.)
     fn key(&self, i: usize) -> Self::Key {
+        debug_assert!(self.spilled.is_none(), "a row read from a log whose rows are in its file");
         let (t, f, _) = self.unpack(self.packed(i));
         (t, f)
     }
     /// Sorted when the log outgrows its limit and at the end, after a parallel run's
     /// merge: in place (`column_sort`), by the packed (time, flow).
     fn sort(&mut self) {
+        self.load();
         let rate_bits = self.layout.rate;
         sort_rows(self, |r, i| r.packed(i) >> rate_bits);
     }
     fn truncate(&mut self, n: usize) {
+        self.load();
         self.words.truncate(n * self.layout.words);
     }
     /// Moves the other rows here in their order, a chunk at a time from the front, the
     /// other's room given back after each: a long run's rows are not held twice (100 ms
     /// of k = 16: the merge peaked there, 58 MiB above the rows it started with).
+    /// With files: this log's rows in memory go to its file, and the other's file's
+    /// rows are copied after them.
     fn append(&mut self, mut other: Self) {
         debug_assert_eq!(self.layout, other.layout, "partitions of one run pack their rows alike");
         const CHUNK: usize = 1 << 20;
+        self.latest = self.latest.max(other.latest);
+        if let Some(t) = other.spilled.take() {
+            self.spill();
+            let mut theirs = Some(t);
+            if self.words.is_empty() {
+                match self.spilled.as_mut() {
+                    None => self.spilled = theirs.take(),
+                    Some(mine) => {
+                        if theirs.as_mut().is_some_and(|t| mine.append_from(t).is_ok()) {
+                            theirs = None;
+                        }
+                    }
+                }
+            }
+            if let Some(t) = theirs {
+                // A file that could not be made or written: every row in memory.
+                self.load();
+                other.spilled = Some(t);
+                other.load();
+            }
+        }
         while !other.words.is_empty() {
             let n = CHUNK.min(other.words.len());
             self.words.extend(other.words.drain(..n));
             other.words.shrink_to_fit();
+            if self.words.len() >= self.spill_at {
+                self.spill();
+            }
         }
     }
     fn first_unheld(&self) -> Option<Self::Key> {
@@ -160,9 +259,14 @@ impl Columns for RateRows {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::net::capped_log::CappedLog;
+
+    /// Where the logs made by tests write their rows out: a test may lower it to have a
+    /// whole run's log go through files (results are the same whatever it is, so the
+    /// tests running beside it are unaffected).
+    pub(crate) static SPILL_AT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(SPILL_WORDS);
 
     /// The log keeps what a log of rows keeps: the first `max` rows by (time, flow),
     /// ties in the order they came, also when two partitions' logs are merged.
@@ -174,25 +278,33 @@ mod tests {
         let rows: Vec<(SimTime, u32, Rate)> = (0..3000u64)
             .map(|i| (SimTime(i / 3 + if next() % 10 == 0 { 0 } else { next() % 40 }), (next() % 20) as u32, Rate(i)))
             .collect();
-        let log = |max| CappedLog::of(RateRows::new(SimTime(1100), 20, Rate(3000)), max);
-        for max in [0u64, 1, 10, 500, 2999, 5000] {
-            let mut want = rows.clone();
-            want.sort_by_key(|r| (r.0, r.1));
-            want.truncate(max as usize);
-            let (mut a, mut b) = (log(max), log(max));
-            for &r in &rows {
-                if r.1 % 2 == 0 {
-                    a.push(r)
-                } else {
-                    b.push(r)
+        // Rows in memory, and in files of a few rows, or of some, made as they come.
+        for spill_at in [usize::MAX, 5, 600] {
+            let log = |max| CappedLog::of(RateRows::new(SimTime(1100), 20, Rate(3000)).spilling_at(spill_at), max);
+            for max in [0u64, 1, 10, 500, 2999, 5000] {
+                let mut want = rows.clone();
+                want.sort_by_key(|r| (r.0, r.1));
+                want.truncate(max as usize);
+                let (mut a, mut b) = (log(max), log(max));
+                for &r in &rows {
+                    if r.1 % 2 == 0 {
+                        a.push(r)
+                    } else {
+                        b.push(r)
+                    }
                 }
+                let pushed = a.len() + b.len();
+                assert!(spill_at == usize::MAX || max < 1000 || a.rows().spilled.is_some(), "rows written out");
+                a.absorb(&mut b);
+                assert_eq!(a.len(), pushed, "spill_at {spill_at} max {max}: every row counted, in its file or not");
+                let counted = (a.kept(), a.not_kept());
+                a.finish();
+                assert_eq!(counted, (a.len(), a.dropped()));
+                let (t, f, r) = a.take_rows().into_columns();
+                let got: Vec<_> = (0..t.len()).map(|i| (SimTime(t[i]), f[i] as u32, Rate(r[i]))).collect();
+                assert_eq!(got, want, "spill_at {spill_at} max {max}");
+                assert_eq!(a.dropped(), rows.len() as u64 - want.len() as u64);
             }
-            a.absorb(&mut b);
-            a.finish();
-            let (t, f, r) = a.take_rows().into_columns();
-            let got: Vec<_> = (0..t.len()).map(|i| (SimTime(t[i]), f[i] as u32, Rate(r[i]))).collect();
-            assert_eq!(got, want, "max {max}");
-            assert_eq!(a.dropped(), rows.len() as u64 - want.len() as u64);
         }
     }
 
@@ -241,7 +353,7 @@ mod tests {
     /// after this log's.
     #[test]
     fn appended_rows_keep_their_order_across_chunks() {
-        let new = || RateRows::new(SimTime::ms(10), 1000, Rate::gbps(100));
+        let new = || RateRows::new(SimTime::ms(10), 1000, Rate::gbps(100)).spilling_at(usize::MAX);
         let row = |i: u64| (SimTime(i * 7), (i % 1000) as u32, Rate(i * 3));
         let (n, m) = (5u64, (1 << 20) + 11);
         let (mut a, mut b) = (new(), new());

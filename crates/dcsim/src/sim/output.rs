@@ -19,8 +19,9 @@ pub(super) fn gbps(bytes: u64, t: SimTime) -> f64 {
 /// which events due at one picosecond were served: one world and the partitions of a
 /// parallel run give the same rows. A log keeps at most `stats.max_rows` rows
 /// (`stats.max_pfc_events` for PFC events), the first in that order (`CappedLog`).
+/// The rates log is cut once the world is freed (`Simulation::finish`): its rows may be
+/// in a file, and sorting them needs them back in memory.
 fn canonical_logs(s: &mut Simulation) {
-    s.rec.rate_log.finish();
     s.rec.cc_trace.finish();
     s.rec.goodput.finish();
     s.rec.samples_dropped += s.rec.samples.sort_and_cut(s.stats_cfg.max_rows.min(usize::MAX as u64) as usize);
@@ -325,7 +326,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, Places) {
     let q = |p: f64| lat.quantile(p);
     let mut rows: serde_json::Map<String, serde_json::Value> = tables.iter().map(|(n, t)| (n.clone(), json!(t.rows()))).collect();
     rows.insert("flows".to_string(), json!(s.flows.len()));
-    rows.insert("rates".to_string(), json!(s.rec.rate_log.len()));
+    rows.insert("rates".to_string(), json!(s.rec.rate_log.kept()));
     let mut summary = json!({
         "name": s.setup.name,
         "seed": s.setup.seed,
@@ -376,7 +377,7 @@ pub(super) fn finish(s: &mut Simulation) -> (Results, Places) {
             "rows": rows,
             "samples_not_kept": s.rec.samples_dropped,
             "goodput_bins_not_kept": s.rec.goodput.dropped(),
-            "rate_changes_not_kept": s.rec.rate_log.dropped(),
+            "rate_changes_not_kept": s.rec.rate_log.not_kept(),
         },
         "checks": checks,
     });
@@ -470,10 +471,12 @@ impl FlowTotals {
     }
 }
 
-/// The rates table: the longest log of a long run, unpacked as its rows are freed
-/// (`RateRows::into_columns`), the rates converted in place.
-pub(super) fn rates_table(rates: crate::net::rate_rows::RateRows) -> Table {
-    let (time, flow, rate) = rates.into_columns();
+/// The rates table: the longest log of a long run, ordered and cut (`CappedLog::finish`)
+/// and unpacked as its rows are freed (`RateRows::into_columns`), the rates converted in
+/// place.
+pub(super) fn rates_table(mut log: crate::net::capped_log::CappedLog<crate::net::rate_rows::RateRows>) -> Table {
+    log.finish();
+    let (time, flow, rate) = log.take_rows().into_columns();
     let mut t = Table::default();
     t.push("time_ps", Column::U64(time));
     t.push("flow_id", Column::U64(flow));
@@ -504,6 +507,55 @@ mod tests {
             let rows = r.tables[at].1.rows();
             assert!(rows > 0, "DCQCN under incast changes rates");
             assert_eq!(r.summary["outputs"]["rows"]["rates"], serde_json::json!(rows), "threads {threads}");
+        }
+    }
+
+    /// A rates log written to files as it grows (here every two rows) gives the same
+    /// results as one held in memory, on one thread and two, cut by the row limit or
+    /// not.
+    #[test]
+    fn a_rates_log_in_files_gives_the_same_results() {
+        use crate::net::rate_rows::tests::SPILL_AT;
+        use std::sync::atomic::Ordering;
+        let text = "[simulation]\nduration = \"2ms\"\n[topology]\ntype = \"star\"\nhosts = 5\nrate = \"40Gbps\"\ndelay = \"1us\"\n\
+                    [host.cc]\ntype = \"dcqcn\"\n[switch.ecn]\nmode = \"red\"\n\
+                    [[traffic]]\ntype = \"incast\"\nreceiver = \"h0\"\nsenders = [\"h1\", \"h2\", \"h3\", \"h4\"]\nsize = \"2MB\"\n";
+        let run = |sets: &[String]| {
+            let plan = crate::scenario::load_str(text, std::path::Path::new("."), sets).unwrap();
+            crate::sim::run(&plan).unwrap()
+        };
+        let rates = |r: &crate::Results| {
+            let t = r.table("rates").unwrap();
+            let col = |c: &str| match t.get(c).unwrap() {
+                crate::results::Column::U64(v) => v.clone(),
+                crate::results::Column::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
+                _ => unreachable!(),
+            };
+            let (time, flow, rate) = (col("time_ps"), col("flow_id"), col("rate_gbps"));
+            (0..time.len()).map(|i| (time[i], flow[i], rate[i])).collect::<Vec<_>>()
+        };
+        for threads in ["1", "2"] {
+            let mut all = Vec::new();
+            for max_rows in ["10000000", "40"] {
+                let sets = [format!("simulation.threads={threads}"), format!("stats.max_rows={max_rows}")];
+                let held = SPILL_AT.load(Ordering::Relaxed);
+                let in_memory = run(&sets);
+                SPILL_AT.store(6, Ordering::Relaxed);
+                let in_files = run(&sets);
+                SPILL_AT.store(held, Ordering::Relaxed);
+                assert_eq!(in_files.digest(), in_memory.digest(), "threads {threads}, max_rows {max_rows}");
+                // The log cut at 40 rows keeps the first 40 of the whole log, however it
+                // refused the later ones while the run went.
+                let kept = rates(&in_memory);
+                if all.is_empty() {
+                    assert!(kept.len() >= 100, "threads {threads}: {} rows, enough to go through files", kept.len());
+                    all = kept;
+                } else {
+                    assert_eq!(kept, all[..40], "threads {threads}");
+                    let not_kept = in_memory.summary["outputs"]["rate_changes_not_kept"].as_u64().unwrap();
+                    assert_eq!(not_kept as usize, all.len() - 40, "threads {threads}");
+                }
+            }
         }
     }
 }
