@@ -63,19 +63,11 @@ impl Spill {
     /// file is left as it was.
     pub fn append_from(&mut self, from: &mut Spill) -> std::io::Result<()> {
         let before = self.words;
-        let result = (|| {
-            from.file.seek(SeekFrom::Start(0))?;
-            let mut bytes = vec![0u8; 4 * CHUNK];
-            let mut left = from.words;
-            while left > 0 {
-                let n = left.min(CHUNK);
-                from.file.read_exact(&mut bytes[..4 * n])?;
-                self.file.write_all(&bytes[..4 * n])?;
-                self.words += n;
-                left -= n;
-            }
-            from.file.seek(SeekFrom::End(0)).map(|_| ())
-        })();
+        let result = from.read_chunks(|bytes| {
+            self.file.write_all(bytes)?;
+            self.words += bytes.len() / 4;
+            Ok(())
+        });
         if result.is_err() {
             self.words = before;
             self.file.set_len(4 * before as u64)?;
@@ -86,17 +78,25 @@ impl Spill {
 
     /// Appends every word written, in order, to `out`.
     pub fn read_into(&mut self, out: &mut Vec<u32>) -> std::io::Result<()> {
+        self.read_chunks(|bytes| {
+            out.extend(bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+            Ok(())
+        })
+    }
+
+    /// Hands every word written to `f` as bytes, a chunk at a time, and leaves the file
+    /// at its end for the next write.
+    fn read_chunks(&mut self, mut f: impl FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()> {
         self.file.seek(SeekFrom::Start(0))?;
         let mut bytes = vec![0u8; 4 * CHUNK];
         let mut left = self.words;
         while left > 0 {
             let n = left.min(CHUNK);
             self.file.read_exact(&mut bytes[..4 * n])?;
-            out.extend(bytes[..4 * n].chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+            f(&bytes[..4 * n])?;
             left -= n;
         }
-        self.file.seek(SeekFrom::End(0))?;
-        Ok(())
+        self.file.seek(SeekFrom::End(0)).map(|_| ())
     }
 }
 
