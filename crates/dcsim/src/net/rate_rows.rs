@@ -209,7 +209,9 @@ impl Rows for RateRows {
         const CHUNK: usize = 1 << 20;
         self.latest = self.latest.max(other.latest);
         if let Some(t) = other.spilled.take() {
-            self.spill();
+            if self.spill_at != usize::MAX {
+                self.spill();
+            }
             let mut theirs = Some(t);
             if self.words.is_empty() {
                 match self.spilled.as_mut() {
@@ -305,6 +307,44 @@ pub(crate) mod tests {
                 assert_eq!(got, want, "spill_at {spill_at} max {max}");
                 assert_eq!(a.dropped(), rows.len() as u64 - want.len() as u64);
             }
+        }
+    }
+
+    /// A log whose file can no longer be written (a full disk) brings back what it wrote,
+    /// keeps its rows in memory and gives the same rows, also when another partition's
+    /// file is appended to it.
+    #[test]
+    fn a_log_whose_file_fails_keeps_its_rows() {
+        let rows: Vec<(SimTime, u32, Rate)> = (0..400u64).map(|i| (SimTime((i * 7919) % 300), (i % 20) as u32, Rate(i))).collect();
+        let mut want = rows.clone();
+        want.sort_by_key(|r| (r.0, r.1));
+        // Where each log's disk fills up (in words): a few writes of 6 words go through
+        // first; the last case fills the first log's disk when the other's file is
+        // appended to it.
+        for (full_a, full_b) in [(20, usize::MAX), (usize::MAX, 20), (700, usize::MAX)] {
+            let new = |full: usize| {
+                let mut r = RateRows::new(SimTime(1100), 20, Rate(3000)).spilling_at(6);
+                r.spilled = Some(Spill::full_at(full));
+                CappedLog::of(r, 1000)
+            };
+            let (mut a, mut b) = (new(full_a), new(full_b));
+            for &r in &rows {
+                if r.1 % 2 == 0 {
+                    a.push(r)
+                } else {
+                    b.push(r)
+                }
+            }
+            for (log, full) in [(&a, full_a), (&b, full_b)] {
+                let in_memory = log.rows().spilled.is_none() && log.rows().spill_at == usize::MAX;
+                assert_eq!(in_memory, full < 600, "back in memory for good once its disk is full");
+            }
+            a.absorb(&mut b);
+            assert_eq!(a.len(), rows.len());
+            a.finish();
+            let (t, f, r) = a.take_rows().into_columns();
+            let got: Vec<_> = (0..t.len()).map(|i| (SimTime(t[i]), f[i] as u32, Rate(r[i]))).collect();
+            assert_eq!(got, want, "disks full at {full_a} and {full_b} words");
         }
     }
 

@@ -16,6 +16,8 @@ const CHUNK: usize = 1 << 16;
 pub struct Spill {
     file: File,
     words: usize,
+    #[cfg(test)]
+    full_at: usize,
 }
 
 impl Spill {
@@ -32,9 +34,21 @@ impl Spill {
             };
             // Unlinked at once: nothing is left behind, whatever ends the process.
             let _ = std::fs::remove_file(&path);
-            return Some(Spill { file, words: 0 });
+            return Some(Spill {
+                file,
+                words: 0,
+                #[cfg(test)]
+                full_at: usize::MAX,
+            });
         }
         None
+    }
+
+    /// A file whose writes fail once it would hold more than `words`, as on a full disk
+    /// (tests).
+    #[cfg(test)]
+    pub fn full_at(words: usize) -> Spill {
+        Spill { full_at: words, ..Spill::new().expect("a temporary file") }
     }
 
     /// Words written so far.
@@ -47,15 +61,32 @@ impl Spill {
     }
 
     /// Appends `words`. On an error (a full disk) the file may hold part of them, which
-    /// `len` does not count and `read_into` does not read.
+    /// `len` does not count and `read_into` does not read (the next write would come
+    /// after them: a file that failed is not written again).
     pub fn write(&mut self, words: &[u32]) -> std::io::Result<()> {
         let mut bytes = Vec::with_capacity(4 * CHUNK.min(words.len()));
+        let before = self.words;
         for part in words.chunks(CHUNK) {
             bytes.clear();
             bytes.extend(part.iter().flat_map(|w| w.to_le_bytes()));
-            self.file.write_all(&bytes)?;
+            if let Err(e) = self.put(&bytes) {
+                self.words = before;
+                return Err(e);
+            }
         }
-        self.words += words.len();
+        Ok(())
+    }
+
+    /// Writes whole words' bytes at the end and counts them.
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        #[cfg(test)]
+        if self.words + bytes.len() / 4 > self.full_at {
+            // Part of them written, as a full disk leaves it.
+            self.file.write_all(&bytes[..bytes.len().min(5)])?;
+            return Err(std::io::ErrorKind::StorageFull.into());
+        }
+        self.file.write_all(bytes)?;
+        self.words += bytes.len() / 4;
         Ok(())
     }
 
@@ -63,11 +94,7 @@ impl Spill {
     /// file is left as it was.
     pub fn append_from(&mut self, from: &mut Spill) -> std::io::Result<()> {
         let before = self.words;
-        let result = from.read_chunks(|bytes| {
-            self.file.write_all(bytes)?;
-            self.words += bytes.len() / 4;
-            Ok(())
-        });
+        let result = from.read_chunks(|bytes| self.put(bytes));
         if result.is_err() {
             self.words = before;
             self.file.set_len(4 * before as u64)?;
