@@ -270,6 +270,25 @@ pub(crate) mod tests {
     /// tests running beside it are unaffected).
     pub(crate) static SPILL_AT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(SPILL_WORDS);
 
+    type Row = (SimTime, u32, Rate);
+
+    /// Rows of even flows to `a`, of odd ones to `b`: two partitions' logs.
+    fn push_split(rows: &[Row], a: &mut CappedLog<RateRows>, b: &mut CappedLog<RateRows>) {
+        for &r in rows {
+            if r.1 % 2 == 0 {
+                a.push(r)
+            } else {
+                b.push(r)
+            }
+        }
+    }
+
+    /// A finished log's rows, as its table has them.
+    fn table(log: &mut CappedLog<RateRows>) -> Vec<Row> {
+        let (t, f, r) = log.take_rows().into_columns();
+        (0..t.len()).map(|i| (SimTime(t[i]), f[i] as u32, Rate(r[i]))).collect()
+    }
+
     /// The log keeps what a log of rows keeps: the first `max` rows by (time, flow),
     /// ties in the order they came, also when two partitions' logs are merged.
     #[test]
@@ -288,13 +307,7 @@ pub(crate) mod tests {
                 want.sort_by_key(|r| (r.0, r.1));
                 want.truncate(max as usize);
                 let (mut a, mut b) = (log(max), log(max));
-                for &r in &rows {
-                    if r.1 % 2 == 0 {
-                        a.push(r)
-                    } else {
-                        b.push(r)
-                    }
-                }
+                push_split(&rows, &mut a, &mut b);
                 let pushed = a.len() + b.len();
                 assert!(spill_at == usize::MAX || max < 1000 || a.rows().spilled.is_some(), "rows written out");
                 a.absorb(&mut b);
@@ -302,9 +315,7 @@ pub(crate) mod tests {
                 let counted = (a.kept(), a.not_kept());
                 a.finish();
                 assert_eq!(counted, (a.len(), a.dropped()));
-                let (t, f, r) = a.take_rows().into_columns();
-                let got: Vec<_> = (0..t.len()).map(|i| (SimTime(t[i]), f[i] as u32, Rate(r[i]))).collect();
-                assert_eq!(got, want, "spill_at {spill_at} max {max}");
+                assert_eq!(table(&mut a), want, "spill_at {spill_at} max {max}");
                 assert_eq!(a.dropped(), rows.len() as u64 - want.len() as u64);
             }
         }
@@ -328,13 +339,7 @@ pub(crate) mod tests {
                 CappedLog::of(r, 1000)
             };
             let (mut a, mut b) = (new(full_a), new(full_b));
-            for &r in &rows {
-                if r.1 % 2 == 0 {
-                    a.push(r)
-                } else {
-                    b.push(r)
-                }
-            }
+            push_split(&rows, &mut a, &mut b);
             for (log, full) in [(&a, full_a), (&b, full_b)] {
                 let in_memory = log.rows().spilled.is_none() && log.rows().spill_at == usize::MAX;
                 assert_eq!(in_memory, full < 600, "back in memory for good once its disk is full");
@@ -342,9 +347,7 @@ pub(crate) mod tests {
             a.absorb(&mut b);
             assert_eq!(a.len(), rows.len());
             a.finish();
-            let (t, f, r) = a.take_rows().into_columns();
-            let got: Vec<_> = (0..t.len()).map(|i| (SimTime(t[i]), f[i] as u32, Rate(r[i]))).collect();
-            assert_eq!(got, want, "disks full at {full_a} and {full_b} words");
+            assert_eq!(table(&mut a), want, "disks full at {full_a} and {full_b} words");
         }
     }
 
