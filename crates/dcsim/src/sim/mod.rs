@@ -398,8 +398,8 @@ impl Simulation {
         let rates = std::mem::replace(&mut self.rec.rate_log, crate::net::capped_log::CappedLog::new(0));
         drop(self);
         // The world's small records' pages go back to the system before the tables are
-        // made, not after: freed but kept by malloc, they were 120 MiB of the 100 ms
-        // run's peak, which is now at the rates table's.
+        // made, not after: freed but kept by malloc, they would add to the peak of a
+        // long run, which is at the rates table's (docs/speed.md).
         crate::alloc::give_back();
         res.tables.insert(at.flows, ("flows".to_string(), flows.table(at.flow_columns)));
         crate::alloc::give_back();
