@@ -85,10 +85,8 @@ impl RateRows {
         }
         match self.spilled.as_mut().map(|f| f.write(&self.words)) {
             Some(Ok(())) => self.words.clear(),
-            Some(Err(_)) => {
-                self.load();
-                self.spill_at = usize::MAX;
-            }
+            // `load` leaves the log in memory for good.
+            Some(Err(_)) => self.load(),
             None => self.spill_at = usize::MAX,
         }
     }

@@ -179,7 +179,6 @@ impl Simulation {
             // own time t: after every event up to t, before any later one.
             let due = self.periodic_due();
             let limit = stop.min(due);
-            self.close_full_rate_log();
             if self.fx.q.round_len().is_some() {
                 while {
                     self.close_full_rate_log();
@@ -196,6 +195,7 @@ impl Simulation {
                     }
                 }
             } else {
+                self.close_full_rate_log();
                 while let Some((now, ev)) = self.fx.q.pop_until(limit) {
                     if self.serve(now, ev) {
                         return false;
