@@ -8,8 +8,9 @@
 //! runs. So, on Linux:
 //! * blocks of `BIG` bytes or more are mapped on their own, the whole mapping advised
 //!   (so that a block that grows, such as the packet pool, keeps the advice);
-//! * the main heap grows in `STEP`s (`M_TOP_PAD`), and each step is advised when a
-//!   block of the engine's finds the heap grown, before the engine touches it.
+//! * the main heap grows in `STEP`s (`M_TOP_PAD`) while a world lives (`WorldHeap`),
+//!   and each step is advised when a block of the engine's finds the heap grown,
+//!   before the engine touches it.
 //!
 //! Memory of other threads' malloc arenas (a parallel run's second partition growing its
 //! rings) stays on small pages. Placement never changes results.
@@ -79,8 +80,8 @@ mod os {
     static HEAP_END: AtomicUsize = AtomicUsize::new(0);
 
     /// After a small block: advises what the main heap grew by since the last look.
-    /// The first look only sets the growth step; what the process held before is left
-    /// as it is.
+    /// The first look only sets the growth step (which also fixes glibc's mmap
+    /// threshold from the start); what the process held before is left as it is.
     #[inline]
     pub fn heap_grown() {
         let brk = unsafe { libc::sbrk(0) } as usize;
@@ -94,6 +95,44 @@ mod os {
             unsafe { advise(done, brk) };
         }
         HEAP_END.store(brk, Ordering::Relaxed);
+    }
+
+    /// Worlds alive in the process (`WorldHeap`).
+    static WORLDS: AtomicUsize = AtomicUsize::new(0);
+
+    pub fn world_built() {
+        if WORLDS.fetch_add(1, Ordering::Relaxed) == 0 {
+            unsafe { libc::mallopt(libc::M_TOP_PAD, STEP as i32) };
+        }
+    }
+    pub fn world_freed() {
+        if WORLDS.fetch_sub(1, Ordering::Relaxed) == 1 {
+            unsafe { libc::mallopt(libc::M_TOP_PAD, 0) };
+        }
+    }
+}
+
+/// Held by a world while it lives: the main heap grows in `STEP`s (`M_TOP_PAD`) while
+/// any world does. The pad is glibc's for every arena, and a thread arena keeps that
+/// much of its free top when its blocks are freed, which `malloc_trim` does not give
+/// back (it trims only the main arena's top): so the pad goes back to glibc's default
+/// once the last world starts to be freed, before the frees, and a parallel run's
+/// second partition returns its arena (100 ms of k = 16: 0.93 of the benchmark's
+/// peak, docs/speed.md).
+pub(crate) struct WorldHeap(());
+
+impl WorldHeap {
+    pub(crate) fn hold() -> Self {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        os::world_built();
+        WorldHeap(())
+    }
+}
+
+impl Drop for WorldHeap {
+    fn drop(&mut self) {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        os::world_freed();
     }
 }
 

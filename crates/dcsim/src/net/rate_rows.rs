@@ -127,13 +127,14 @@ impl RateRows {
     }
 
     /// The rows as the table's three columns (time ps, flow, rate bit/s). Taken from the
-    /// last row back, the packed rows freed as they are read: the columns and the rows are
-    /// never held whole at once.
+    /// last row back, the packed rows freed as they are read, a chunk at a time: the
+    /// columns and the rows are never held whole at once, and once the columns are, at
+    /// most a chunk of rows is (768 KiB at 12 bytes a row).
     pub fn into_columns(mut self) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
         self.load();
         let n = Rows::len(&self);
         let (mut time, mut flow, mut rate) = (vec![0u64; n], vec![0u64; n], vec![0u64; n]);
-        const CHUNK: usize = 1 << 20;
+        const CHUNK: usize = 1 << 16;
         let mut end = n;
         while end > 0 {
             let start = end.saturating_sub(CHUNK);
@@ -204,7 +205,7 @@ impl Rows for RateRows {
     /// rows are copied after them.
     fn append(&mut self, mut other: Self) {
         debug_assert_eq!(self.layout, other.layout, "partitions of one run pack their rows alike");
-        const CHUNK: usize = 1 << 20;
+        const CHUNK: usize = 1 << 16;
         self.latest = self.latest.max(other.latest);
         if let Some(t) = other.spilled.take() {
             if self.spill_at != usize::MAX {

@@ -287,6 +287,7 @@ pub(super) fn build(plan: &Plan) -> Result<Simulation> {
         sw,
         part: Default::default(),
         owners: Default::default(),
+        heap: None,
         round_len: None,
         fx: Fabric {
             q,

@@ -118,12 +118,17 @@ pub struct Simulation {
     /// How long the rounds served node by node may be (`event/rounds.rs`): the shortest
     /// link delay, if it is above zero and every event of the run belongs to one node.
     pub(crate) round_len: Option<SimTime>,
+    /// The main heap's growth step while the world lives (`alloc::WorldHeap`), on the
+    /// first partition.
+    heap: Option<crate::alloc::WorldHeap>,
 }
 
 impl Simulation {
     /// Builds the world (routing tables, buffers, queue pairs) from a validated plan.
     pub fn new(plan: &Plan) -> Result<Self> {
+        let heap = crate::alloc::WorldHeap::hold();
         let mut sim = build::build(plan)?;
+        sim.heap = Some(heap);
         if plan.threads > 1 {
             parallel::split(&mut sim, plan)?;
         }
@@ -387,6 +392,8 @@ impl Simulation {
 
     /// Finalises statistics and returns the result tables and summary.
     pub fn finish(mut self) -> Results {
+        // Before the first partition's world and the others' are freed.
+        self.heap = None;
         if self.part.par.is_some() {
             self.merge_partitions();
         }
