@@ -205,7 +205,7 @@ impl Rows for RateRows {
     /// rows are copied after them.
     fn append(&mut self, mut other: Self) {
         debug_assert_eq!(self.layout, other.layout, "partitions of one run pack their rows alike");
-        const CHUNK: usize = 1 << 16;
+        const CHUNK: usize = 1 << 20;
         self.latest = self.latest.max(other.latest);
         if let Some(t) = other.spilled.take() {
             if self.spill_at != usize::MAX {
