@@ -53,6 +53,10 @@ pub(crate) struct Nic {
 }
 
 pub struct Simulation {
+    /// The main heap's growth step while the world lives (`alloc::WorldHeap`), on the
+    /// first partition; first, so that a world dropped unfinished lets go of it before
+    /// the rest is freed (`finish` lets go first thing).
+    heap: Option<crate::alloc::WorldHeap>,
     pub(crate) end: SimTime,
     pub(crate) host: HostPlan,
     /// The fabric models' state (the `fabric_models!` list of `models/mod.rs`).
@@ -118,9 +122,6 @@ pub struct Simulation {
     /// How long the rounds served node by node may be (`event/rounds.rs`): the shortest
     /// link delay, if it is above zero and every event of the run belongs to one node.
     pub(crate) round_len: Option<SimTime>,
-    /// The main heap's growth step while the world lives (`alloc::WorldHeap`), on the
-    /// first partition.
-    heap: Option<crate::alloc::WorldHeap>,
 }
 
 impl Simulation {
