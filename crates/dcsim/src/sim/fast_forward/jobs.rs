@@ -122,12 +122,12 @@ impl Simulation {
             rooms.push(Room { job: i, period: SimTime(mean.round() as u64), err, at: lo, most });
         }
         let Some(anchor) = rooms.iter().position(|r| r.job == j) else { return };
-        // Room before the run's end for the iterations under way to end after the skip:
-        // the longest period, and its tolerance as a margin.
-        let longest = rooms.iter().map(|r| r.period.0).max().unwrap_or(0);
-        let room = end.0.saturating_sub(now.0).saturating_sub(longest + (longest as f64 * tol).ceil() as u64);
+        // The skip lands before the run's end; the iterations under way after it are
+        // simulated and, as in the exact run, may be cut by the end (a job's last is
+        // never skipped: `most`).
+        let left = end.0.saturating_sub(now.0);
         let pa = rooms[anchor].period.0.max(1);
-        let top = rooms[anchor].most.min((room / pa) as u32);
+        let top = rooms[anchor].most.min((left / pa) as u32);
         // The longest skip in which every other job's error (its period's over the
         // periods it skips, and the phase it resumes at) is within the tolerance of the
         // time skipped: as much as the anchor's period may be off by.
