@@ -120,6 +120,16 @@ class Stepper:
     def finish(self) -> _RunResults: ...
 
 @final
+class PackedTable:
+    """The rates table as the engine holds it (12 bytes a row at most): unpacked by
+    ``Results`` when read, or a slice at a time when written."""
+    def __len__(self) -> int: ...
+    @property
+    def columns(self) -> List[str]: ...
+    def slice(self, start: int, stop: int) -> Dict[str, _Column]: ...
+    def take(self) -> Dict[str, _Column]: ...
+
+@final
 class CcContext:
     """What a hook of a Python congestion control sees and asks for."""
     @property
@@ -173,7 +183,7 @@ class Loss:
 _Column = Union[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.float64], List[str]]
 
 class _RawResults(TypedDict):
-    tables: Dict[str, Dict[str, _Column]]
+    tables: Dict[str, Union[Dict[str, _Column], PackedTable]]
     summary: str
 
 class _RunResults(_RawResults):

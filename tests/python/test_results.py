@@ -148,3 +148,37 @@ def test_wall_clock_chunks_do_not_change_the_summary():
     runs = [_native.run(plan, chunk_ps=c) for c in (None, 77_777, 333_333, 1_234_567)]
     summaries = [r["summary"] if isinstance(r["summary"], dict) else json.loads(r["summary"]) for r in runs]
     assert len({s["memory"]["peak_packets"] for s in summaries}) == 1, [s["memory"] for s in summaries]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_rates_arrive_packed_and_are_written_a_slice_at_a_time(tmp_path, monkeypatch, fmt):
+    """The rates table arrives packed: it is unpacked when read, and written a slice at
+    a time to the same file its DataFrame makes (here slices of 7 rows)."""
+    import dcsim.results as results_mod
+
+    text = (
+        '[simulation]\nduration = "1ms"\n[topology]\ntype = "star"\nhosts = 5\nrate = "40Gbps"\ndelay = "1us"\n'
+        '[host.cc]\ntype = "dcqcn"\n[switch.ecn]\nmode = "red"\n'
+        '[[traffic]]\ntype = "incast"\nreceiver = "h0"\nsenders = ["h1", "h2", "h3", "h4"]\nsize = "1MB"\n'
+    )
+    sc = dcsim.Scenario(text)
+    streamed, whole = dcsim.run(sc), dcsim.run(sc)
+    packed = streamed._raw_tables["rates"]
+    assert type(packed).__name__ == "PackedTable" and len(packed) > 20
+    assert f"rates={len(packed)}" in repr(streamed)
+    assert packed.columns == ["time_ps", "flow_id", "rate_gbps"]
+    monkeypatch.setattr(results_mod, "_WRITE_ROWS", 7)
+    a = streamed.write(tmp_path / "a", fmt=fmt)
+    assert type(streamed._raw_tables["rates"]).__name__ == "PackedTable", "written, not unpacked"
+    df = whole.rates  # unpacked whole, then written from its DataFrame
+    assert isinstance(whole._raw_tables["rates"], dict)
+    assert list(df.columns) == ["run_id", "time_ps", "flow_id", "rate_gbps"] and len(df) == len(packed)
+    b = whole.write(tmp_path / "b", fmt=fmt)
+    if fmt == "csv":
+        assert a["rates"].read_bytes() == b["rates"].read_bytes()
+    else:
+        assert pq.ParquetFile(a["rates"]).metadata.num_row_groups == -(-len(df) // 7)
+        assert pq.read_table(a["rates"]).to_pandas().equals(pq.read_table(b["rates"]).to_pandas())
+        assert pd.read_parquet(a["rates"]).equals(df)
+    assert streamed.rates.equals(df)
+    assert streamed.equals(whole)

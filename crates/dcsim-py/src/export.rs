@@ -1,8 +1,11 @@
 //! Hands `Results` to Python without per-element conversion: numeric columns become
 //! NumPy arrays (`uint64`, `int64`, `float64`) that take over the column's buffer,
-//! string columns become `list[str]` whose rows share one `str` per distinct value.
+//! string columns become `list[str]` whose rows share one `str` per distinct value;
+//! the rates table stays packed (`PackedTable`) until it is read.
 
 use dcsim::results::{Column, Results, Table};
+use dcsim::sim::PackedRates;
+use dcsim::Simulation;
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -28,13 +31,36 @@ pub fn table_to_py(py: Python<'_>, table: Table) -> PyResult<Bound<'_, PyDict>> 
     Ok(d)
 }
 
-/// `{"tables": {name: {col: ndarray | list[str]}}, "summary": json_str}`.
-pub fn results_to_py(py: Python<'_>, results: Results) -> PyResult<Bound<'_, PyDict>> {
+/// A finished run: its tables, and the rates table still packed with its place among them.
+pub struct Finished {
+    pub results: Results,
+    pub rates: Option<(usize, PackedRates)>,
+}
+
+/// Finishes a run (`Simulation::finish_rates_packed`).
+pub fn finish(sim: Simulation) -> Finished {
+    let (results, at, rates) = sim.finish_rates_packed();
+    Finished { results, rates: Some((at, rates)) }
+}
+
+/// `{"tables": {name: {col: ndarray | list[str]} | PackedTable}, "summary": json_str}`.
+pub fn results_to_py(py: Python<'_>, done: Finished) -> PyResult<Bound<'_, PyDict>> {
+    let Finished { results, mut rates } = done;
     let summary = serde_json::to_string(&results.summary).map_err(|e| crate::errors::SimulationError::new_err(format!("summary: {e}")))?;
     let tables = PyDict::new(py);
-    for (name, table) in results.tables {
+    let mut put_rates = |tables: &Bound<'_, PyDict>, i: usize| -> PyResult<()> {
+        if rates.as_ref().is_some_and(|(at, _)| *at == i) {
+            let (_, rows) = rates.take().expect("checked");
+            tables.set_item("rates", Bound::new(py, crate::packed_table::PackedTable::new(rows))?)?;
+        }
+        Ok(())
+    };
+    let n = results.tables.len();
+    for (i, (name, table)) in results.tables.into_iter().enumerate() {
+        put_rates(&tables, i)?;
         tables.set_item(name, table_to_py(py, table)?)?;
     }
+    put_rates(&tables, n)?;
     let out = PyDict::new(py);
     out.set_item("tables", tables)?;
     out.set_item("summary", summary)?;

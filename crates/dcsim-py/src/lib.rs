@@ -17,6 +17,7 @@ use pyo3::types::PyDict;
 
 mod errors;
 mod export;
+mod packed_table;
 mod python_cc;
 mod runner;
 mod stepper;
@@ -262,7 +263,7 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let handle = plan.get();
     let has_python = handle.plan.ccs.iter().any(|c| matches!(c, dcsim::models::CcPlan::External(_)));
-    let (mut results, stats) = match (has_python, cc) {
+    let (mut done, stats) = match (has_python, cc) {
         (true, Some(classes)) => {
             // A fresh copy per run: the error slot and the flow numbering are per run.
             let mut bound = handle.plan.clone();
@@ -273,9 +274,9 @@ fn run<'py>(
         _ => runner::run_plan(py, &handle.plan, progress, chunk_ps)?,
     };
     for (k, v) in input_summary(&handle.plan) {
-        results.summary[k] = v;
+        done.results.summary[k] = v;
     }
-    let out = export::results_to_py(py, results)?;
+    let out = export::results_to_py(py, done)?;
     out.set_item("events", stats.events)?;
     out.set_item("wall_s", stats.wall.as_secs_f64())?;
     Ok(out)
@@ -300,7 +301,7 @@ fn _example_results(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         tables: vec![("flows".into(), flows), ("nodes".into(), nodes), ("pfc_events".into(), Table::default())],
         summary: serde_json::json!({"name": "example", "seed": 1, "drops": 0, "pfc_frames": 3}),
     };
-    export::results_to_py(py, results)
+    export::results_to_py(py, export::Finished { results, rates: None })
 }
 
 /// The storage workload profiles of `[[traffic]] type = "storage"` (seed 004's table):
@@ -341,6 +342,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ResourceError", py.get_type::<errors::ResourceError>())?;
     m.add_class::<PlanHandle>()?;
     m.add_class::<stepper::Stepper>()?;
+    m.add_class::<packed_table::PackedTable>()?;
     m.add_class::<python_cc::PyCtx>()?;
     m.add_class::<python_cc::PyNic>()?;
     m.add_class::<python_cc::PyAck>()?;

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use dcsim::models::external::ExternalErrors;
 
 use crate::errors::{guard, to_pyerr, SimulationError, Stage};
+use crate::export::Finished;
 
 /// Wall time one chunk should take: frequent enough for a prompt Ctrl-C, rare enough
 /// that the checks cost nothing.
@@ -135,7 +136,7 @@ pub struct RunStats {
 }
 
 /// Builds and runs the simulation of `plan`; returns the finished results.
-pub fn run_plan(py: Python<'_>, plan: &Plan, progress: bool, fixed_chunk_ps: Option<u64>) -> PyResult<(dcsim::Results, RunStats)> {
+pub fn run_plan(py: Python<'_>, plan: &Plan, progress: bool, fixed_chunk_ps: Option<u64>) -> PyResult<(Finished, RunStats)> {
     run_plan_checked(py, plan, progress, fixed_chunk_ps, None)
 }
 
@@ -155,7 +156,7 @@ pub fn run_plan_checked(
     progress: bool,
     fixed_chunk_ps: Option<u64>,
     errors: Option<&ExternalErrors>,
-) -> PyResult<(dcsim::Results, RunStats)> {
+) -> PyResult<(Finished, RunStats)> {
     let started = Instant::now();
     let mut sim: Simulation = py.allow_threads(|| guard(|| Simulation::new(plan)))?.map_err(|e| to_pyerr(py, e, Stage::Run))?;
     check_external(errors)?;
@@ -193,7 +194,7 @@ pub fn run_plan_checked(
 
     let events = guard(|| sim.events())?;
     guard(|| sim.finish_pcap())?.map_err(|e| to_pyerr(py, e, Stage::Run))?;
-    let results = py.allow_threads(move || guard(move || sim.finish()))?;
+    let results = py.allow_threads(move || guard(move || crate::export::finish(sim)))?;
     Ok((results, RunStats { events, wall: started.elapsed() }))
 }
 

@@ -118,11 +118,11 @@ impl Stepper {
         let mut sim = self.sim.take().expect("checked above");
         let events = sim.events();
         guard(|| sim.finish_pcap())?.map_err(|e| to_pyerr(py, e, Stage::Run))?;
-        let mut results = py.allow_threads(move || guard(move || sim.finish()))?;
+        let mut done = py.allow_threads(move || guard(move || crate::export::finish(sim)))?;
         for (k, v) in &self.input {
-            results.summary[*k] = v.clone();
+            done.results.summary[*k] = v.clone();
         }
-        let out = crate::export::results_to_py(py, results)?;
+        let out = crate::export::results_to_py(py, done)?;
         out.set_item("events", events)?;
         out.set_item("wall_s", self.started.elapsed().as_secs_f64())?;
         Ok(out)

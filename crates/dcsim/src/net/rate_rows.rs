@@ -126,6 +126,29 @@ impl RateRows {
         (field(l.rate + l.flow, l.time), field(l.rate, l.flow) as u32, field(0, l.rate))
     }
 
+    /// The log with every row in memory and no room to spare (one sorted and cut by
+    /// `CappedLog::finish`, to be read a slice at a time: `columns_of`).
+    pub(crate) fn held(mut self) -> Self {
+        self.load();
+        self.words.shrink_to_fit();
+        self
+    }
+
+    /// Rows `rows` as the table's three columns (time ps, flow, rate bit/s), the rows
+    /// kept. Only for a log held in memory (`held`).
+    pub fn columns_of(&self, rows: std::ops::Range<usize>) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+        assert!(self.spilled.is_none(), "a rates log read by slices is held in memory");
+        let n = rows.len();
+        let (mut time, mut flow, mut rate) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        for i in rows {
+            let (t, f, r) = self.unpack(self.packed(i));
+            time.push(t);
+            flow.push(f as u64);
+            rate.push(r);
+        }
+        (time, flow, rate)
+    }
+
     /// The rows as the table's three columns (time ps, flow, rate bit/s). Taken from the
     /// last row back, the packed rows freed as they are read, a chunk at a time: the
     /// columns and the rows are never held whole at once, and once the columns are, at

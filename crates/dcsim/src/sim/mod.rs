@@ -16,6 +16,7 @@ mod output;
 mod parallel;
 mod pcap;
 mod prefetch;
+mod rates_table;
 mod reaction;
 mod records;
 mod setup;
@@ -30,6 +31,7 @@ use std::collections::VecDeque;
 
 pub(crate) use crate::collectives::world::NO_COLL;
 pub(crate) use flow::{FlowHeader, FlowSlots, QpState, Receiver, RxStats, Sender, TxStats, NO_TCP, NO_UET};
+pub use rates_table::{PackedRates, COLUMNS as RATES_COLUMNS};
 pub use storage::IoKpi;
 pub(crate) use storage::NO_IO;
 pub(crate) use sw_limiter::NO_SW;
@@ -392,7 +394,17 @@ impl Simulation {
     }
 
     /// Finalises statistics and returns the result tables and summary.
-    pub fn finish(mut self) -> Results {
+    pub fn finish(self) -> Results {
+        let (mut res, at, rates) = self.finish_rates_packed();
+        res.tables.insert(at, ("rates".to_string(), rates.into_table()));
+        crate::alloc::give_back();
+        res
+    }
+
+    /// As `finish`, but the rates table, the longest of a long run, is left out and
+    /// returned packed (`PackedRates`) with its place in the list of tables, for a reader
+    /// that unpacks it when it is read.
+    pub fn finish_rates_packed(mut self) -> (Results, usize, PackedRates) {
         // Before the first partition's world and the others' are freed.
         self.heap = None;
         if self.part.par.is_some() {
@@ -411,9 +423,9 @@ impl Simulation {
         crate::alloc::give_back();
         res.tables.insert(at.flows, ("flows".to_string(), flows.table(at.flow_columns)));
         crate::alloc::give_back();
-        res.tables.insert(at.rates, ("rates".to_string(), output::rates_table(rates)));
+        let rates = PackedRates::of(rates);
         crate::alloc::give_back();
-        res
+        (res, at.rates, rates)
     }
 
     #[inline]
