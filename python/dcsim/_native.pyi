@@ -15,6 +15,7 @@ __all__ = [
     "ResourceError",
     "PlanHandle",
     "Stepper",
+    "PackedTable",
     "CcContext",
     "Nic",
     "Ack",
