@@ -41,7 +41,8 @@ impl PackedTable {
     /// Rows `start` to `stop` (clamped to the table) as `{col: ndarray}`; the packed
     /// rows are kept.
     fn slice<'py>(&self, py: Python<'py>, start: usize, stop: usize) -> PyResult<Bound<'py, PyDict>> {
-        let t = self.rows()?.slice(start, stop);
+        let rows = self.rows()?;
+        let t = guard(|| rows.slice(start, stop))?;
         table_to_py(py, t)
     }
 
