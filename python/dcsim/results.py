@@ -317,15 +317,14 @@ class Results:
         rows), without holding its columns whole."""
         packed = self._raw_tables[name]
         n = len(packed)
-        starts = range(0, n, _WRITE_ROWS) if n else [0]
+        frames = (self._decorate(name, table_to_frame(packed.slice(s, s + _WRITE_ROWS))) for s in (range(0, n, _WRITE_ROWS) if n else [0]))
         if fmt == "parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
 
             writer = None
             try:
-                for start in starts:
-                    df = self._decorate(name, table_to_frame(packed.slice(start, start + _WRITE_ROWS)))
+                for df in frames:
                     t = pa.Table.from_pandas(df, preserve_index=False)
                     if writer is None:
                         writer = pq.ParquetWriter(path, t.schema)
@@ -334,8 +333,7 @@ class Results:
                 if writer is not None:
                     writer.close()
         else:
-            for i, start in enumerate(starts):
-                df = self._decorate(name, table_to_frame(packed.slice(start, start + _WRITE_ROWS)))
+            for i, df in enumerate(frames):
                 df.to_csv(path, index=False, mode="w" if i == 0 else "a", header=i == 0)
 
     def __repr__(self) -> str:

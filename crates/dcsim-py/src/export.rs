@@ -31,36 +31,30 @@ pub fn table_to_py(py: Python<'_>, table: Table) -> PyResult<Bound<'_, PyDict>> 
     Ok(d)
 }
 
-/// A finished run: its tables, and the rates table still packed with its place among them.
+/// A finished run: its tables, and the rates table still packed.
 pub struct Finished {
     pub results: Results,
-    pub rates: Option<(usize, PackedRates)>,
+    pub rates: Option<PackedRates>,
 }
 
 /// Finishes a run (`Simulation::finish_rates_packed`).
 pub fn finish(sim: Simulation) -> Finished {
-    let (results, at, rates) = sim.finish_rates_packed();
-    Finished { results, rates: Some((at, rates)) }
+    let (results, _, rates) = sim.finish_rates_packed();
+    Finished { results, rates: Some(rates) }
 }
 
-/// `{"tables": {name: {col: ndarray | list[str]} | PackedTable}, "summary": json_str}`.
+/// `{"tables": {name: {col: ndarray | list[str]} | PackedTable}, "summary": json_str}`
+/// (the tables' order is `Results.names`', not the dict's).
 pub fn results_to_py(py: Python<'_>, done: Finished) -> PyResult<Bound<'_, PyDict>> {
-    let Finished { results, mut rates } = done;
+    let Finished { results, rates } = done;
     let summary = serde_json::to_string(&results.summary).map_err(|e| crate::errors::SimulationError::new_err(format!("summary: {e}")))?;
     let tables = PyDict::new(py);
-    let mut put_rates = |tables: &Bound<'_, PyDict>, i: usize| -> PyResult<()> {
-        if rates.as_ref().is_some_and(|(at, _)| *at == i) {
-            let (_, rows) = rates.take().expect("checked");
-            tables.set_item("rates", Bound::new(py, crate::packed_table::PackedTable::new(rows))?)?;
-        }
-        Ok(())
-    };
-    let n = results.tables.len();
-    for (i, (name, table)) in results.tables.into_iter().enumerate() {
-        put_rates(&tables, i)?;
+    for (name, table) in results.tables {
         tables.set_item(name, table_to_py(py, table)?)?;
     }
-    put_rates(&tables, n)?;
+    if let Some(rows) = rates {
+        tables.set_item("rates", Bound::new(py, crate::packed_table::PackedTable::new(rows))?)?;
+    }
     let out = PyDict::new(py);
     out.set_item("tables", tables)?;
     out.set_item("summary", summary)?;

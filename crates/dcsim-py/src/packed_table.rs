@@ -12,24 +12,25 @@ use crate::export::table_to_py;
 
 #[pyclass(module = "dcsim._native")]
 pub struct PackedTable {
+    /// `None` once taken.
     rows: Option<PackedRates>,
-    len: usize,
 }
 
 impl PackedTable {
     pub fn new(rows: PackedRates) -> Self {
-        PackedTable { len: rows.len(), rows: Some(rows) }
+        PackedTable { rows: Some(rows) }
     }
+}
 
-    fn rows(&self) -> PyResult<&PackedRates> {
-        self.rows.as_ref().ok_or_else(|| SimulationError::new_err("the packed table was taken"))
-    }
+fn taken() -> PyErr {
+    SimulationError::new_err("the packed table was taken")
 }
 
 #[pymethods]
 impl PackedTable {
+    /// Its rows (none once taken).
     fn __len__(&self) -> usize {
-        self.len
+        self.rows.as_ref().map_or(0, PackedRates::len)
     }
 
     /// The column names, in order.
@@ -41,7 +42,7 @@ impl PackedTable {
     /// Rows `start` to `stop` (clamped to the table) as `{col: ndarray}`; the packed
     /// rows are kept.
     fn slice<'py>(&self, py: Python<'py>, start: usize, stop: usize) -> PyResult<Bound<'py, PyDict>> {
-        let rows = self.rows()?;
+        let rows = self.rows.as_ref().ok_or_else(taken)?;
         let t = guard(|| rows.slice(start, stop))?;
         table_to_py(py, t)
     }
@@ -49,13 +50,12 @@ impl PackedTable {
     /// The whole table as `{col: ndarray}`, the packed rows freed as they are unpacked;
     /// the object holds nothing after.
     fn take<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        self.rows()?;
-        let rows = self.rows.take().expect("checked above");
+        let rows = self.rows.take().ok_or_else(taken)?;
         let t = py.allow_threads(move || guard(move || rows.into_table()))?;
         table_to_py(py, t)
     }
 
     fn __repr__(&self) -> String {
-        format!("PackedTable(rows={}, taken={})", self.len, self.rows.is_none())
+        format!("PackedTable(rows={}, taken={})", self.__len__(), self.rows.is_none())
     }
 }
