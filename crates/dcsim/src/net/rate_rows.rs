@@ -139,14 +139,17 @@ impl RateRows {
     pub fn columns_of(&self, rows: std::ops::Range<usize>) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
         assert!(self.spilled.is_none(), "a rates log read by slices is held in memory");
         let n = rows.len();
-        let (mut time, mut flow, mut rate) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-        for i in rows {
-            let (t, f, r) = self.unpack(self.packed(i));
-            time.push(t);
-            flow.push(f as u64);
-            rate.push(r);
-        }
+        let (mut time, mut flow, mut rate) = (vec![0u64; n], vec![0u64; n], vec![0u64; n]);
+        self.unpack_into(rows.start, &mut time, &mut flow, &mut rate);
         (time, flow, rate)
+    }
+
+    /// Rows from `first` on, unpacked into the columns' slices (as many rows as they hold).
+    fn unpack_into(&self, first: usize, time: &mut [u64], flow: &mut [u64], rate: &mut [u64]) {
+        for (k, ((t, f), r)) in time.iter_mut().zip(flow.iter_mut()).zip(rate.iter_mut()).enumerate() {
+            let (tv, fv, rv) = self.unpack(self.packed(first + k));
+            (*t, *f, *r) = (tv, fv as u64, rv);
+        }
     }
 
     /// The rows as the table's three columns (time ps, flow, rate bit/s). Taken from the
@@ -161,10 +164,7 @@ impl RateRows {
         let mut end = n;
         while end > 0 {
             let start = end.saturating_sub(CHUNK);
-            for i in start..end {
-                let (t, f, r) = self.unpack(self.packed(i));
-                (time[i], flow[i], rate[i]) = (t, f as u64, r);
-            }
+            self.unpack_into(start, &mut time[start..end], &mut flow[start..end], &mut rate[start..end]);
             self.words.truncate(start * self.layout.words);
             self.words.shrink_to_fit();
             end = start;
